@@ -1,0 +1,23 @@
+// Each `kforge` subcommand lives in its own cli/cmd_<name>.cpp and registers itself here.
+// The CLI only parses arguments, reads the environment and calls libkforge.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace kforge::cli {
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;     // the command ran, the answer is negative (e.g. a candidate failed)
+inline constexpr int kExitUserError = 2;   // bad spec, program, flag or file
+inline constexpr int kExitEnvironment = 3; // missing GPU, toolchain or service
+
+// A subcommand sets its callback to store its exit code here.
+int& exit_code();
+
+void register_check(CLI::App& app);
+void register_sol(CLI::App& app);
+void register_calibrate(CLI::App& app);
+void register_db(CLI::App& app);
+
+}  // namespace kforge::cli

@@ -1,0 +1,107 @@
+// The problem IR: named dims, tensors, an op graph in topological order, outputs, a precision
+// policy and a tolerance. Produced by parse_problem() (problem/spec.h), which validates it and
+// infers every intermediate tensor's shape and dtype; all other stages read it, none changes it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kforge {
+
+enum class DType { kF64, kF32, kF16, kBF16, kI32, kI64 };
+std::string_view to_string(DType d);
+std::optional<DType> dtype_from_string(std::string_view s);
+int dtype_bytes(DType d);
+
+// What compute precision a candidate may use; results are reported per policy.
+enum class PrecisionPolicy { kFp32Strict, kTf32, kBf16, kFp16 };
+std::string_view to_string(PrecisionPolicy p);
+std::optional<PrecisionPolicy> policy_from_string(std::string_view s);
+
+enum class OpKind {
+    // matrix
+    kMatmul, kLinear,
+    // binary element-wise with broadcasting (numpy rules)
+    kAdd, kSub, kMul, kDiv,
+    // unary element-wise
+    kScale, kRelu, kLeakyRelu, kGelu, kSilu, kSigmoid, kTanh, kMish, kHardtanh, kClamp,
+    kSoftplus, kExp, kLog, kMinScalar, kMaxScalar, kDropout, kNeg, kAbs, kSqrt, kRsqrt, kSquare,
+    kAddScalar,
+    // reductions over one axis
+    kSum, kMean, kMax, kMin,
+    // row-wise (over one axis, default the last)
+    kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm,
+};
+std::string_view to_string(OpKind k);
+std::optional<OpKind> op_from_string(std::string_view s);
+
+enum class OpClass { kMatrix, kElementwise, kReduction, kRowwise };
+OpClass op_class(OpKind k);
+
+enum class GeluApprox { kErf, kTanh };
+
+// Attributes; each op reads only the ones it documents (docs/problem-spec.md).
+struct OpAttrs {
+    bool transpose_a = false;     // matmul
+    bool transpose_b = false;     // matmul
+    int64_t axis = -1;            // reductions, softmax family, norms (normalized: >= 0 after parse)
+    bool keepdim = false;         // reductions
+    double scalar = 0.0;          // scale, min/max with a scalar, add_scalar
+    double negative_slope = 0.01; // leaky_relu
+    double lo = -1.0, hi = 1.0;   // hardtanh, clamp
+    double beta = 1.0, threshold = 20.0;  // softplus
+    double eps = 1e-5;            // layer_norm, rms_norm, group_norm
+    int64_t num_groups = 1;       // group_norm (channels on axis 1)
+    double p = 0.0;               // dropout (eval mode: identity)
+    GeluApprox gelu = GeluApprox::kErf;
+    std::vector<int64_t> normalized_shape;  // layer_norm / rms_norm: trailing dims normalized
+};
+
+struct Op {
+    OpKind kind;
+    std::vector<std::string> inputs;  // tensor names; optional operands (bias, weight) appended
+    std::string output;
+    OpAttrs attrs;
+    std::string json_path;            // "graph[3]" for messages
+};
+
+enum class TensorRole { kInput, kParam, kIntermediate, kOutput };
+std::string_view to_string(TensorRole r);
+
+struct Tensor {
+    std::string name;
+    std::vector<std::string> dim_names;  // symbolic dims ("M", "N"), "" where anonymous
+    std::vector<int64_t> shape;          // concrete values
+    DType dtype = DType::kF32;
+    TensorRole role = TensorRole::kInput;
+    int64_t numel() const;
+    int64_t bytes() const;
+};
+
+struct Tolerance {
+    double atol = 1e-4;
+    double rtol = 1e-4;
+    double min_fraction = 1.0;  // required fraction of elements within atol + rtol * |ref|
+    double max_error = 0.0;     // cap on the worst |out - ref| (0: 100 * (atol + rtol))
+};
+
+struct Problem {
+    std::string name;
+    std::string description;
+    std::map<std::string, int64_t> dims;  // named dims and their values
+    std::vector<Tensor> tensors;          // inputs and params first, then in definition order
+    std::vector<Op> ops;                  // topological order
+    std::vector<std::string> outputs;
+    PrecisionPolicy policy = PrecisionPolicy::kFp32Strict;
+    Tolerance tolerance;
+
+    const Tensor* find_tensor(std::string_view name) const;
+    const Op* producer(std::string_view tensor_name) const;  // nullptr for inputs and params
+    std::vector<const Tensor*> graph_inputs() const;         // inputs and params, in order
+};
+
+}  // namespace kforge
