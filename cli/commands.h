@@ -19,5 +19,7 @@ void register_check(CLI::App& app);
 void register_sol(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_db(CLI::App& app);
+void register_fmt(CLI::App& app);
+void register_compile(CLI::App& app);
 
 }  // namespace kforge::cli

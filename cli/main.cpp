@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
     register_sol(app);
     register_calibrate(app);
     register_db(app);
+    register_fmt(app);
+    register_compile(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
