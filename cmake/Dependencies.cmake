@@ -4,6 +4,7 @@ find_package(CUDAToolkit 12.0 REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
+find_package(OpenSSL REQUIRED)  # libcrypto: SHA-256 content hashes
 
 if(KFORGE_CUTLASS_DIR STREQUAL "")
     file(GLOB _kforge_cutlass_candidates

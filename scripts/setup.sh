@@ -15,7 +15,7 @@ apt_packages=(
     build-essential cmake ninja-build pkg-config git python3-venv
     clang libclang-rt-14-dev
     libsqlite3-dev sqlite3
-    nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
+    libssl-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
     libgtest-dev googletest
 )
 missing=()

@@ -1,0 +1,140 @@
+// AST of the kforge kernel language (docs/language.md). Produced by parse_program()
+// (dsl/parser.h); read by the checker, the canonical printer and codegen. Plain data.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "problem/problem.h"
+
+namespace kforge::dsl {
+
+struct SourceLoc {
+    int line = 0;  // 1-based; 0 = unknown
+    int col = 0;   // 1-based
+};
+
+// A tensor as a program names it: `X[M,K]`. Dims are the problem's dim names, or integers
+// written as text ("1"). A scalar tensor is `alpha[]`.
+struct TensorRef {
+    std::string name;
+    std::vector<std::string> dims;
+    SourceLoc loc;
+};
+
+enum class KernelKind { kGemm, kRowwise, kMap };
+std::string_view to_string(KernelKind k);
+
+// One statement of a chain (`{ add b[N]; gelu tanh; cast bf16; store Y[M,N] }`).
+enum class ChainOpKind {
+    // binary with a tensor (broadcast by dims) or a number
+    kAdd, kSub, kMul, kDiv,
+    // unary
+    kRelu, kLeakyRelu, kGelu, kSilu, kSigmoid, kTanh, kMish, kSoftplus, kExp, kLog, kNeg, kAbs,
+    kSqrt, kRsqrt, kSquare,
+    // with numbers
+    kClamp, kMin, kMax,
+    // dtype and memory
+    kCast, kStore,
+    // reduction of the value over one dim into a smaller tensor (gemm epilogue or map):
+    // `reduce sum over N -> S[M]`
+    kReduce,
+};
+std::string_view to_string(ChainOpKind k);
+std::optional<ChainOpKind> chain_op_from_string(std::string_view s);
+
+enum class ReduceKind { kSum, kMax, kMin, kMean };
+std::string_view to_string(ReduceKind k);
+std::optional<ReduceKind> reduce_kind_from_string(std::string_view s);
+
+struct ChainOp {
+    ChainOpKind kind = ChainOpKind::kRelu;
+    std::optional<TensorRef> tensor;   // add/sub/mul/div with a tensor; store; reduce target
+    std::vector<double> numbers;       // add/sub/mul/div by a number; leaky_relu slope; clamp lo hi;
+                                       // min/max value; softplus beta threshold
+    GeluApprox gelu = GeluApprox::kErf;
+    DType cast_to = DType::kF32;       // cast
+    ReduceKind reduce = ReduceKind::kSum;
+    std::string reduce_over;           // dim name for reduce
+    SourceLoc loc;
+};
+
+// GEMM knobs.
+enum class Schedule {
+    kTmaWarpSpecialized,  // `tma_ws`: Hopper TMA + warp-specialized, one tile per CTA
+    kCooperative,         // `cooperative`: persistent, two consumer warpgroups share a tile
+    kPingpong,            // `pingpong`: persistent, consumer warpgroups alternate tiles
+    kStreamK,             // `stream_k`: cooperative with the stream-K tile scheduler
+    kMultistage,          // `multistage`: Ampere-style cp.async multistage (sm_80+), also SIMT
+};
+std::string_view to_string(Schedule s);
+std::optional<Schedule> schedule_from_string(std::string_view s);
+
+// Operand precision of the multiply: what the tensor cores (or SIMT units) consume.
+enum class MathMode { kAuto, kF32Simt, kTf32, kTf32x3, kBf16, kF16 };
+std::string_view to_string(MathMode m);
+std::optional<MathMode> math_from_string(std::string_view s);
+
+enum class Raster { kAuto, kAlongM, kAlongN };
+std::string_view to_string(Raster r);
+std::optional<Raster> raster_from_string(std::string_view s);
+
+struct GemmConfig {
+    int tile_m = 128, tile_n = 128, tile_k = 64;
+    int cluster_m = 1, cluster_n = 1;
+    int stages = 0;  // 0 = auto (as many as shared memory allows)
+    Schedule schedule = Schedule::kCooperative;
+    MathMode math = MathMode::kAuto;
+    DType acc = DType::kF32;
+    Raster raster = Raster::kAuto;
+    int swizzle = 1;   // 1, 2, 4, 8
+    int split_k = 1;
+};
+
+enum class RowOp { kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm, kSum, kMean, kMax, kMin };
+std::string_view to_string(RowOp r);
+std::optional<RowOp> row_op_from_string(std::string_view s);
+
+struct RowwiseConfig {
+    int rows_per_block = 1;
+    int threads = 256;
+    int vec = 4;         // elements per vector access
+    int passes = 1;      // 1: row cached in registers/smem; 2: re-read from memory
+    bool online = false; // online softmax (running max and sum in one sweep)
+    int split = 1;       // blocks (or cluster CTAs) cooperating on one row
+};
+
+struct MapConfig {
+    int block = 256;
+    int vec = 4;
+    int items_per_thread = 1;
+    bool grid_stride = false;
+};
+
+struct Kernel {
+    std::string name;
+    KernelKind kind = KernelKind::kMap;
+    std::vector<TensorRef> args;  // gemm: A, B; rowwise: X [, weight [, bias]]; map: the chain start
+    RowOp row_op = RowOp::kSoftmax;   // rowwise
+    std::string over;                 // rowwise: dim reduced/normalized (empty: the last)
+    std::optional<double> eps;        // layer_norm / rms_norm / group_norm
+    std::optional<int64_t> groups;    // group_norm
+    GemmConfig gemm;
+    RowwiseConfig rowwise;
+    MapConfig map;
+    std::vector<ChainOp> chain;       // applied to the accumulator / row-op result / value; ends in stores
+    std::vector<std::pair<std::string, SourceLoc>> knob_locs;  // knob name -> where written
+    SourceLoc loc;
+};
+
+struct Program {
+    std::string name;
+    std::string problem;  // the problem's name
+    std::vector<Kernel> kernels;
+    SourceLoc loc;
+};
+
+}  // namespace kforge::dsl
