@@ -1,0 +1,46 @@
+// Per-kernel lowering entry points, called by lower_program() (codegen/lower.h) in program
+// order. Each turns one checked dsl::Kernel into CUDA source plus its launches.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/launch_plan.h"
+#include "common/expected.h"
+#include "dsl/ast.h"
+#include "problem/problem.h"
+
+namespace kforge::codegen {
+
+// A tensor as codegen sees it: a problem tensor or a program intermediate, with concrete
+// shape and the dtype it is stored in.
+struct TensorInfo {
+    std::string name;
+    std::vector<std::string> dim_names;
+    std::vector<int64_t> shape;
+    DType dtype = DType::kF32;
+    bool intermediate = false;  // defined by the program (lives in a BufferDecl)
+};
+
+struct LowerContext {
+    const Problem* problem = nullptr;
+    const dsl::Program* program = nullptr;
+    std::map<std::string, TensorInfo> tensors;  // every tensor the program names
+    int sm_count = 132;                         // target device, for persistent grids
+    std::string arch = "sm_90a";
+};
+
+// What one kernel contributes to the translation unit and the plan.
+struct KernelCode {
+    std::string device_source;  // device code and any type definitions; included once
+    std::string host_source;    // extern "C" param builders (CUTLASS only); empty otherwise
+    std::vector<KernelLaunch> launches;
+    std::vector<BufferDecl> buffers;  // workspaces this kernel needs
+};
+
+Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& ctx);
+Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext& ctx);
+Expected<KernelCode> lower_map(const dsl::Kernel& kernel, const LowerContext& ctx);
+
+}  // namespace kforge::codegen
