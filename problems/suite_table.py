@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Prints the Markdown table of the built-in problem suite (problems/README.md) from the specs.
 
-Counting conventions (a rough model for picking sizes, not kforge's SOL model in sol/):
-- FLOPs: matmul/linear 2*M*N*K per batch (+ M*N for a bias); element-wise ops 1 per output
-  element (a transcendental counts as 1); sum/mean/max/min 1 per input element; softmax,
-  log_softmax, logsumexp 4; rms_norm 4; layer_norm and group_norm 7 per element.
+Counting conventions (those of problem/work.h; a planning model, not kforge's SOL in sol/):
+- FLOPs: matmul/linear 2*M*N*K per batch (+ M*N for a bias); element-wise ops per output
+  element: 1 for simple arithmetic, 0 dropout, 4 exp/log/sqrt/rsqrt/tanh/sigmoid, 5 silu,
+  6 softplus, 8 gelu, 10 mish; sum/mean/max/min 1 per input element; softmax, log_softmax,
+  logsumexp 5; layer_norm, rms_norm, group_norm 8 per element.
 - Bytes, fused: every graph input and output once (compulsory traffic).
 - Bytes, eager: per op, its inputs read once plus its output written once (PyTorch eager,
   one kernel per op, GEMM operands streamed once).
@@ -23,12 +24,13 @@ DTYPE_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i32": 4, "i64": 8}
 GEMM_PEAK = {"bf16": 700e12, "fp16": 700e12, "tf32": 350e12, "fp32_strict": 50e12}
 SIMT_PEAK = 50e12
 BANDWIDTH = 3.5e12
-ELEMENTWISE = {"add", "sub", "mul", "div", "scale", "add_scalar", "min_scalar", "max_scalar",
-               "relu", "sigmoid", "tanh", "silu", "mish", "exp", "log", "neg", "abs", "sqrt",
-               "rsqrt", "square", "leaky_relu", "gelu", "hardtanh", "clamp", "softplus",
-               "dropout"}
-ROWWISE_FLOPS = {"softmax": 4, "log_softmax": 4, "rms_norm": 4, "layer_norm": 7,
-                 "group_norm": 7}
+ELEMENTWISE = {"add": 1, "sub": 1, "mul": 1, "div": 1, "scale": 1, "add_scalar": 1,
+               "min_scalar": 1, "max_scalar": 1, "relu": 1, "leaky_relu": 1, "hardtanh": 1,
+               "clamp": 1, "neg": 1, "abs": 1, "square": 1, "dropout": 0, "exp": 4, "log": 4,
+               "sqrt": 4, "rsqrt": 4, "tanh": 4, "sigmoid": 4, "silu": 5, "softplus": 6,
+               "gelu": 8, "mish": 10}
+ROWWISE_FLOPS = {"softmax": 5, "log_softmax": 5, "rms_norm": 8, "layer_norm": 8,
+                 "group_norm": 8}
 REDUCE = {"sum", "mean", "max", "min", "logsumexp"}
 
 
@@ -59,7 +61,7 @@ def infer(op, shapes):
         return out, 2 * math.prod(out) * x[-1], math.prod(out) if len(ins) > 2 else 0
     if kind in ELEMENTWISE:
         out = ins[0] if len(ins) == 1 else broadcast(ins[0], ins[1])
-        return out, 0, math.prod(out)
+        return out, 0, ELEMENTWISE[kind] * math.prod(out)
     if kind in REDUCE:
         axis = op.get("axis", -1) % len(ins[0])
         out = list(ins[0])
@@ -67,7 +69,7 @@ def infer(op, shapes):
             out[axis] = 1
         else:
             del out[axis]
-        return out, 0, (4 if kind == "logsumexp" else 1) * numel
+        return out, 0, (5 if kind == "logsumexp" else 1) * numel
     if kind in ROWWISE_FLOPS:
         return ins[0], 0, ROWWISE_FLOPS[kind] * numel
     raise ValueError(f"unknown op {kind}")
