@@ -1,0 +1,125 @@
+#include "sol/bounds.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kforge {
+
+std::string_view to_string(BoundKind k) {
+    return k == BoundKind::kCompute ? "compute" : "memory";
+}
+
+std::optional<BoundKind> bound_kind_from_string(std::string_view s) {
+    if (s == "compute") return BoundKind::kCompute;
+    if (s == "memory") return BoundKind::kMemory;
+    return std::nullopt;
+}
+
+ComputeUnit matrix_unit(PrecisionPolicy policy, DType operand) {
+    if (operand == DType::kF64) return ComputeUnit::kFp64Tensor;
+    switch (policy) {
+        case PrecisionPolicy::kFp32Strict: return ComputeUnit::kFp32Simt;
+        case PrecisionPolicy::kTf32: return ComputeUnit::kTf32Tensor;
+        case PrecisionPolicy::kBf16: return ComputeUnit::kBf16Tensor;
+        case PrecisionPolicy::kFp16: return ComputeUnit::kFp16Tensor;
+    }
+    return ComputeUnit::kFp32Simt;
+}
+
+namespace {
+
+// The unit actually used on this device: a missing unit falls back (fp64 tensor -> fp64 SIMT,
+// anything else -> fp32 SIMT).
+ComputeUnit available_unit(ComputeUnit u, const Ceilings& c) {
+    if (c.peak(u) > 0.0) return u;
+    if (u == ComputeUnit::kFp64Tensor && c.peak(ComputeUnit::kFp64Simt) > 0.0) {
+        return ComputeUnit::kFp64Simt;
+    }
+    return ComputeUnit::kFp32Simt;
+}
+
+}  // namespace
+
+Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings,
+                                const BoundsOptions& options) {
+    if (!(options.gaming_factor > 0.0 && options.gaming_factor <= 1.0)) {
+        return make_error("--gaming-factor", "must be in (0, 1], got " +
+                                                 std::to_string(options.gaming_factor));
+    }
+    const double bw = ceilings.dram_bytes_per_s;
+    const double fp32 = ceilings.peak(ComputeUnit::kFp32Simt);
+    const double tf32 = ceilings.peak(ComputeUnit::kTf32Tensor);
+    if (!(bw > 0.0)) return make_error(ceilings.device, "no DRAM bandwidth for this device");
+    if (!(fp32 > 0.0)) return make_error(ceilings.device, "no fp32 SIMT peak for this device");
+
+    auto work = count_work(problem);
+    if (!work) return work.error();
+
+    Bounds b;
+    b.device = ceilings.device;
+    b.ceilings_source = ceilings.source;
+    b.policy = options.policy.value_or(problem.policy);
+    b.work = std::move(*work);
+
+    bool first_matrix = true;
+    for (size_t i = 0; i < problem.ops.size(); ++i) {
+        const Op& op = problem.ops[i];
+        const OpWork& ow = b.work.per_op[i];
+        const Tensor* a = problem.find_tensor(op.inputs.front());  // count_work checked it
+        OpBound ob;
+        ob.output = ow.output;
+        ob.matrix_unit = available_unit(matrix_unit(b.policy, a->dtype), ceilings);
+        if (ow.flops_matrix > 0.0 && first_matrix) {
+            b.matrix_unit = ob.matrix_unit;
+            first_matrix = false;
+        }
+        const double t_matrix = ow.flops_matrix > 0.0
+                                    ? ow.flops_matrix / ceilings.peak(ob.matrix_unit) : 0.0;
+        const double t_other = ow.flops_other / fp32;
+        ob.time_compute_s = t_matrix + t_other;
+        ob.time_memory_s = ow.bytes() / bw;
+        ob.time_s = std::max(ob.time_compute_s, ob.time_memory_s);
+
+        double t_matrix_floor = t_matrix;
+        if (ob.matrix_unit == ComputeUnit::kFp32Simt && ow.flops_matrix > 0.0 && tf32 > 0.0) {
+            t_matrix_floor = std::min(t_matrix, 3.0 * ow.flops_matrix / tf32);  // 3xTF32
+        }
+        b.time_compute_s += ob.time_compute_s;
+        b.time_compute_floor_s += t_matrix_floor + t_other;
+        b.time_unfused_s += ob.time_s;
+        b.per_op.push_back(std::move(ob));
+    }
+    b.time_memory_fused_s = b.work.bytes_fused / bw;
+    b.time_memory_unfused_s = b.work.bytes_unfused / bw;
+    b.time_fused_s = std::max(b.time_compute_s, b.time_memory_fused_s);
+    b.kind = b.time_compute_s > b.time_memory_fused_s ? BoundKind::kCompute : BoundKind::kMemory;
+    b.arithmetic_intensity = b.work.bytes_fused > 0.0 ? b.work.flops() / b.work.bytes_fused : 0.0;
+    b.gaming_threshold_s =
+        options.gaming_factor * std::max(b.time_compute_floor_s, b.time_memory_fused_s);
+    return b;
+}
+
+Expected<double> sol_score(double time_s, double time_sol_s, double time_base_s) {
+    if (!(time_s > 0.0) || !(time_sol_s > 0.0) || !(time_base_s > 0.0)) {
+        return make_error("sol_score", "times must be positive");
+    }
+    if (!(time_base_s > time_sol_s)) {
+        return make_error("sol_score", "baseline time must exceed the SOL time (no headroom "
+                                       "between them to score)");
+    }
+    const double denom = 1.0 + (time_s - time_sol_s) / (time_base_s - time_sol_s);
+    if (!(denom > 0.0) || !std::isfinite(denom)) {
+        return make_error("sol_score", "time is implausibly far below the SOL time");
+    }
+    return 1.0 / denom;
+}
+
+double headroom(double time_s, const Bounds& bounds) {
+    return bounds.time_fused_s > 0.0 ? time_s / bounds.time_fused_s : 0.0;
+}
+
+bool below_gaming_threshold(double time_s, const Bounds& bounds) {
+    return time_s < bounds.gaming_threshold_s;
+}
+
+}  // namespace kforge

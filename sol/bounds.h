@@ -1,0 +1,97 @@
+// Speed-of-light (SOL) bounds of a problem on a device under a precision policy, the SOL score,
+// headroom and the gaming threshold. Pure functions of the work count (problem/work.h) and the
+// ceilings (sol/calibration.h).
+//
+// Compute time: matrix FLOPs at the peak of the unit the policy allows (matrix_unit()), all
+// other FLOPs at the fp32 SIMT peak.
+//   fp32_strict -> fp32 SIMT (a 4096^3 fp32 matmul on an H200: 1.374e11 / 67e12 = 2.05 ms)
+//   tf32        -> tf32 tensor (same matmul: 1.374e11 / 494.7e12 = 0.278 ms)
+//   bf16, fp16  -> bf16 / fp16 tensor; f64 operands -> fp64 tensor where present, else fp64 SIMT
+// A unit the device lacks falls back to fp32 SIMT (fp64 tensor: fp64 SIMT).
+//
+// fp32_strict and 3xTF32: the kernel language may compute fp32 products as three TF32 passes
+// (3xTF32, fp32-accurate). The SOL bound T_sol stays on the fp32 SIMT peak (the conventional
+// fp32 roofline), but the *floor* used for the gaming threshold is the fastest legal way,
+// min(fp32 SIMT time, 3 x tf32 time), so a legitimate 3xTF32 kernel beating the SIMT roofline
+// is not flagged as gaming. time_compute_floor_s holds that floor.
+//
+// Memory time: bytes / DRAM bandwidth. Bounds:
+//   fused    T_sol = max(compute, bytes_fused / bw): one ideal kernel for the whole graph.
+//   unfused  sum over ops of max(op compute, op bytes / bw): one ideal kernel per op, every
+//            intermediate through DRAM. This per-op roofline is >= the aggregate
+//            max(compute, bytes_unfused / bw) and is what an unfused eager baseline can reach
+//            at best, so it is the one reported.
+// Gaming threshold: gaming_factor x max(compute floor, bytes_fused / bw); a time below it is
+// physically implausible (default factor 0.9 leaves 10% for clock and measurement noise).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/expected.h"
+#include "problem/problem.h"
+#include "problem/work.h"
+#include "sol/calibration.h"
+
+namespace kforge {
+
+enum class BoundKind { kCompute, kMemory };
+std::string_view to_string(BoundKind k);
+std::optional<BoundKind> bound_kind_from_string(std::string_view s);
+
+inline constexpr double kDefaultGamingFactor = 0.9;
+
+struct BoundsOptions {
+    std::optional<PrecisionPolicy> policy;     // overrides the problem's own policy
+    double gaming_factor = kDefaultGamingFactor;  // in (0, 1]
+};
+
+struct OpBound {
+    std::string output;
+    ComputeUnit matrix_unit = ComputeUnit::kFp32Simt;
+    double time_compute_s = 0.0;
+    double time_memory_s = 0.0;
+    double time_s = 0.0;  // max of the two
+};
+
+struct Bounds {
+    std::string device;
+    std::string ceilings_source;
+    PrecisionPolicy policy = PrecisionPolicy::kFp32Strict;
+    ComputeUnit matrix_unit = ComputeUnit::kFp32Simt;  // of the first matrix op (or fp32 SIMT)
+    WorkCount work;
+    double time_compute_s = 0.0;
+    double time_compute_floor_s = 0.0;
+    double time_memory_fused_s = 0.0;
+    double time_memory_unfused_s = 0.0;
+    double time_fused_s = 0.0;    // T_sol
+    double time_unfused_s = 0.0;  // per-op roofline sum
+    BoundKind kind = BoundKind::kMemory;  // what limits time_fused_s
+    double arithmetic_intensity = 0.0;    // FLOPs / bytes_fused
+    double gaming_threshold_s = 0.0;
+    std::vector<OpBound> per_op;
+};
+
+// The unit that matrix FLOPs on `operand` dtype run on under `policy` (before device fallback).
+ComputeUnit matrix_unit(PrecisionPolicy policy, DType operand);
+
+// Bounds of a validated problem. Errors: bad gaming factor, missing bandwidth or fp32 peak,
+// work-count errors.
+Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings,
+                                const BoundsOptions& options = {});
+
+// SOL score S = 1 / (1 + (T - T_sol) / (T_base - T_sol)): 1 at T_sol, 0.5 at T_base, towards 0
+// as T grows; above 1 when T < T_sol (check gaming). T_base is a baseline time (the unfused
+// bound or a measured PyTorch time) and must exceed T_sol. Error for non-positive times, for
+// T_base <= T_sol and for T so far below T_sol that the formula breaks down (T <= 2 T_sol - T_base).
+Expected<double> sol_score(double time_s, double time_sol_s, double time_base_s);
+
+// T / T_sol (>= 1 unless suspicious): how far a time is from the speed of light.
+double headroom(double time_s, const Bounds& bounds);
+
+// True when a measured time lies below the gaming threshold.
+bool below_gaming_threshold(double time_s, const Bounds& bounds);
+
+}  // namespace kforge

@@ -1,0 +1,145 @@
+// SOL bounds, score, headroom and gaming threshold, checked by hand arithmetic on the H200's
+// datasheet ceilings (67 TFLOP/s fp32, 494.7 tf32, 989.4 bf16, 4.8 TB/s).
+#include <gtest/gtest.h>
+
+#include "sol/bounds.h"
+#include "tests/sol/problems.h"
+
+namespace kforge {
+namespace {
+
+using testing::chain_problem;
+using testing::matmul_problem;
+using testing::softmax_problem;
+
+Ceilings h200() { return effective_ceilings(*find_device("h200"), std::nullopt); }
+
+constexpr double kFlops4096 = 2.0 * 4096.0 * 4096.0 * 4096.0;  // 1.374e11
+constexpr double kBw = 4.8e12;
+
+TEST(Bounds, Fp32StrictMatmulUsesSimtPeak) {
+    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kF32,
+                                           PrecisionPolicy::kFp32Strict), h200());
+    ASSERT_TRUE(b.ok()) << b.error().to_string();
+    EXPECT_EQ(b->matrix_unit, ComputeUnit::kFp32Simt);
+    EXPECT_NEAR(b->time_compute_s, 2.0513e-3, 1e-6);           // 1.374e11 / 67e12
+    EXPECT_NEAR(b->time_compute_s, kFlops4096 / 67e12, 1e-12);
+    EXPECT_NEAR(b->time_memory_fused_s, 3.0 * 4096 * 4096 * 4 / kBw, 1e-12);  // 41.9 us
+    EXPECT_DOUBLE_EQ(b->time_fused_s, b->time_compute_s);
+    EXPECT_EQ(b->kind, BoundKind::kCompute);
+    EXPECT_NEAR(b->arithmetic_intensity, kFlops4096 / (3.0 * 4096 * 4096 * 4), 1e-9);  // 682.7
+    // 3xTF32 floor: 3 x 0.2778 ms = 0.8335 ms < 2.05 ms; threshold 0.9 x that.
+    EXPECT_NEAR(b->time_compute_floor_s, 3.0 * kFlops4096 / 494.7e12, 1e-12);
+    EXPECT_NEAR(b->gaming_threshold_s, 0.9 * 3.0 * kFlops4096 / 494.7e12, 1e-12);
+    EXPECT_FALSE(below_gaming_threshold(1.0e-3, *b));  // a legal 3xTF32 kernel
+    EXPECT_TRUE(below_gaming_threshold(0.5e-3, *b));
+}
+
+TEST(Bounds, Tf32PolicyMatmul) {
+    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kF32,
+                                           PrecisionPolicy::kTf32), h200());
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(b->matrix_unit, ComputeUnit::kTf32Tensor);
+    EXPECT_NEAR(b->time_compute_s, 0.2778e-3, 1e-6);
+    EXPECT_DOUBLE_EQ(b->time_compute_floor_s, b->time_compute_s);
+    EXPECT_NEAR(b->gaming_threshold_s, 0.9 * b->time_fused_s, 1e-15);
+}
+
+TEST(Bounds, PolicyOverrideAndBf16) {
+    BoundsOptions o;
+    o.policy = PrecisionPolicy::kBf16;
+    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kBF16,
+                                           PrecisionPolicy::kFp32Strict), h200(), o);
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(b->policy, PrecisionPolicy::kBf16);
+    EXPECT_EQ(b->matrix_unit, ComputeUnit::kBf16Tensor);
+    EXPECT_NEAR(b->time_compute_s, kFlops4096 / 989.4e12, 1e-12);  // 0.139 ms
+}
+
+TEST(Bounds, SoftmaxIsMemoryBound) {
+    const double n = 32768.0 * 4096.0;
+    auto b = compute_bounds(softmax_problem(32768, 4096), h200());
+    ASSERT_TRUE(b.ok());
+    EXPECT_NEAR(b->time_compute_s, 5.0 * n / 67e12, 1e-15);     // 10 us
+    EXPECT_NEAR(b->time_memory_fused_s, 2.0 * n * 4 / kBw, 1e-15);  // 0.2237 ms
+    EXPECT_EQ(b->kind, BoundKind::kMemory);
+    EXPECT_DOUBLE_EQ(b->time_fused_s, b->time_memory_fused_s);
+    EXPECT_DOUBLE_EQ(b->time_unfused_s, b->time_fused_s);  // one op: nothing to fuse
+    EXPECT_NEAR(b->arithmetic_intensity, 5.0 / 8.0, 1e-12);
+    EXPECT_NEAR(b->gaming_threshold_s, 0.9 * b->time_fused_s, 1e-15);
+}
+
+TEST(Bounds, FusedChainVersusUnfused) {
+    const double r = 8192, c = 4096, n = r * c;
+    auto b = compute_bounds(chain_problem(8192, 4096), h200());
+    ASSERT_TRUE(b.ok());
+    // fused: X, b, G read and Y written once; unfused: each op reads its inputs and writes
+    EXPECT_NEAR(b->time_fused_s, 4.0 * (3 * n + c) / kBw, 1e-15);
+    const double add = 4.0 * (2 * n + c), relu = 4.0 * 2 * n, mul = 4.0 * 3 * n;
+    EXPECT_NEAR(b->time_unfused_s, (add + relu + mul) / kBw, 1e-15);
+    EXPECT_NEAR(b->time_memory_unfused_s, b->time_unfused_s, 1e-15);
+    EXPECT_NEAR(b->time_unfused_s / b->time_fused_s, 7.0 / 3.0, 1e-4);
+    ASSERT_EQ(b->per_op.size(), 3u);
+    EXPECT_EQ(b->per_op[2].output, "Y");
+    EXPECT_EQ(b->kind, BoundKind::kMemory);
+}
+
+TEST(Bounds, CalibratedCeilingsOverrideDatasheet) {
+    Calibration cal;
+    cal.device = "h200";
+    cal.dram_bytes_per_s = 4.0e12;
+    cal.peak_flops["fp32_simt"] = 50e12;
+    auto c = effective_ceilings(*find_device("h200"), cal);
+    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kF32,
+                                           PrecisionPolicy::kFp32Strict), c);
+    ASSERT_TRUE(b.ok());
+    EXPECT_NEAR(b->time_compute_s, kFlops4096 / 50e12, 1e-12);
+    EXPECT_NEAR(b->time_memory_fused_s, 3.0 * 4096 * 4096 * 4 / 4.0e12, 1e-12);
+}
+
+TEST(Bounds, Fp64FallsBackToSimtWithoutFp64TensorCores) {
+    auto c = effective_ceilings(*find_device("rtx4090"), std::nullopt);
+    auto b = compute_bounds(matmul_problem(1024, 1024, 1024, DType::kF64,
+                                           PrecisionPolicy::kFp32Strict), c);
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(b->matrix_unit, ComputeUnit::kFp64Simt);
+    EXPECT_NEAR(b->time_compute_s, 2.0 * 1024 * 1024 * 1024 / 1.29e12, 1e-12);
+}
+
+TEST(Bounds, BadGamingFactorIsAnError) {
+    BoundsOptions o;
+    o.gaming_factor = 1.5;
+    auto b = compute_bounds(softmax_problem(4, 4), h200(), o);
+    ASSERT_FALSE(b.ok());
+    EXPECT_EQ(b.error().where, "--gaming-factor");
+}
+
+TEST(SolScore, OneAtSolHalfAtBaseline) {
+    EXPECT_DOUBLE_EQ(*sol_score(1.0e-3, 1.0e-3, 3.0e-3), 1.0);
+    EXPECT_DOUBLE_EQ(*sol_score(3.0e-3, 1.0e-3, 3.0e-3), 0.5);
+    EXPECT_NEAR(*sol_score(5.0e-3, 1.0e-3, 3.0e-3), 1.0 / 3.0, 1e-12);  // 1 / (1 + 4/2)
+    EXPECT_GT(*sol_score(0.9e-3, 1.0e-3, 3.0e-3), 1.0);                 // below SOL
+}
+
+TEST(SolScore, InvalidInputsAreErrors) {
+    EXPECT_FALSE(sol_score(1.0, 2.0, 2.0).ok());   // baseline not above SOL
+    EXPECT_FALSE(sol_score(1.0, 2.0, 1.5).ok());
+    EXPECT_FALSE(sol_score(0.0, 1.0, 2.0).ok());
+    EXPECT_FALSE(sol_score(0.5, 2.0, 3.0).ok());   // T <= 2 T_sol - T_base
+}
+
+TEST(SolScore, Headroom) {
+    auto b = compute_bounds(softmax_problem(32768, 4096), h200());
+    ASSERT_TRUE(b.ok());
+    EXPECT_NEAR(headroom(2.0 * b->time_fused_s, *b), 2.0, 1e-12);
+}
+
+TEST(BoundKind, RoundTrips) {
+    for (auto k : {BoundKind::kCompute, BoundKind::kMemory}) {
+        EXPECT_EQ(bound_kind_from_string(to_string(k)), k);
+    }
+    EXPECT_FALSE(bound_kind_from_string("neither").has_value());
+}
+
+}  // namespace
+}  // namespace kforge
