@@ -1,0 +1,107 @@
+// The device interface (a real plug-in point): the CUDA device runs compiled candidates on a
+// GPU through the driver API; the simulated device runs the same requests on the CPU with the
+// fp64 interpreter and an analytic time model, and can inject faults. Both are driven by the
+// worker (eval/worker.h); search, gates, store and reports never know which one ran.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/launch_plan.h"
+#include "common/expected.h"
+#include "dsl/ast.h"
+#include "problem/problem.h"
+#include "store/enums.h"
+
+namespace kforge::eval {
+
+// Host copies of tensors, element values as double in row-major order (rounded to the tensor's
+// dtype where the data came from or goes to a device).
+using TensorData = std::map<std::string, std::vector<double>>;
+
+struct DeviceInfo {
+    std::string name;          // "NVIDIA H200" or "simulated (h200 model)"
+    bool simulated = false;
+    std::string datasheet_key; // sol/ device table key, e.g. "h200"
+    int sm_count = 0;
+    int64_t l2_bytes = 0;
+    int64_t memory_bytes = 0;
+    std::string driver;        // driver / toolchain version string
+    std::string uuid;
+};
+
+// Faults the simulated device injects (the fault suite's scenarios); the CUDA device gets the
+// same faults from real faulty kernels instead (tests/faults/).
+enum class SimFault {
+    kNone, kOutOfBounds, kHang, kPartialWrite, kCachedResult, kLowPrecision, kNaN, kSlow,
+};
+std::string_view to_string(SimFault f);
+std::optional<SimFault> sim_fault_from_string(std::string_view s);
+
+// A candidate ready to run: what compile/ produced for one program at one binding of dims.
+struct Candidate {
+    const Problem* problem = nullptr;         // bound to the shapes to run at
+    const dsl::Program* program = nullptr;    // the simulated device models this
+    codegen::LaunchPlan plan;                 // the CUDA device executes this
+    std::string cubin_path;
+    std::string host_library_path;            // param builders (CUTLASS kernels), may be empty
+    SimFault sim_fault = SimFault::kNone;     // simulated device only
+};
+
+// One execution: outputs, or the status that ended it (a failing candidate is a result).
+struct RunResult {
+    EvalStatus status = EvalStatus::kPassed;  // kPassed here means "ran to completion"
+    std::string message;
+    TensorData outputs;                       // problem outputs only
+};
+
+struct TimingOptions {
+    int warmup_iterations = 5;
+    int iterations = 50;
+    bool flush_l2 = true;        // write a buffer of >= 2x L2 before each timed iteration
+    bool use_graph = false;      // capture the launch sequence in a CUDA graph
+    double max_seconds = 10.0;   // stop measuring early past this much GPU time
+};
+
+struct TimingSample {
+    double time_ns = 0;
+    int sm_clock_mhz = 0;
+    int mem_clock_mhz = 0;
+    int temperature_c = 0;
+    uint64_t throttle_reasons = 0;
+};
+
+struct TimingResult {
+    EvalStatus status = EvalStatus::kPassed;
+    std::string message;
+    std::vector<TimingSample> samples;
+};
+
+class Device {
+public:
+    virtual ~Device() = default;
+    virtual DeviceInfo info() const = 0;
+
+    // Loads the candidate (module, param builders, buffers sized for its problem).
+    virtual Status load(const Candidate& candidate) = 0;
+    // Copies `inputs` in, poisons every output and intermediate with NaN, runs the launch
+    // sequence once, synchronizes and copies the outputs back.
+    virtual RunResult run(const TensorData& inputs) = 0;
+    // Times the loaded candidate on the inputs of the last run().
+    virtual TimingResult time(const TimingOptions& options) = 0;
+    // Frees the candidate's resources; the device stays usable for the next load().
+    virtual void unload() = 0;
+    // Device memory in use, for the leak check between tasks (0 where unknown).
+    virtual int64_t memory_used_bytes() const = 0;
+};
+
+// The CUDA device on GPU `index`, or an environment error (no driver, no GPU).
+Expected<std::unique_ptr<Device>> make_cuda_device(int index);
+// The simulated device modelling `datasheet_key` (sol/ device table).
+Expected<std::unique_ptr<Device>> make_sim_device(const std::string& datasheet_key);
+
+}  // namespace kforge::eval
