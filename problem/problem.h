@@ -38,9 +38,11 @@ enum class OpKind {
 };
 std::string_view to_string(OpKind k);
 std::optional<OpKind> op_from_string(std::string_view s);
+std::vector<std::string_view> all_op_names();  // every op's spec name, in OpKind order
 
 enum class OpClass { kMatrix, kElementwise, kReduction, kRowwise };
 OpClass op_class(OpKind k);
+std::string_view to_string(OpClass c);
 
 enum class GeluApprox { kErf, kTanh };
 

@@ -1,0 +1,167 @@
+// The graph half of parse_problem(): tensor names, a stable topological order, shape inference
+// in that order, dangling intermediates and outputs.
+#include <functional>
+#include <queue>
+#include <unordered_map>
+
+#include "problem/spec_internal.h"
+
+namespace kforge::spec {
+namespace {
+
+// Checks that each op writes a new name and reads a defined one; returns the producer of each
+// op-written tensor (op index in spec order).
+Expected<std::unordered_map<std::string, size_t>> check_names(const Problem& p) {
+    std::unordered_map<std::string, size_t> producer;
+    std::vector<std::string> known;
+    for (const Tensor& t : p.tensors) known.push_back(t.name);
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+        const Op& op = p.ops[i];
+        if (p.find_tensor(op.output) != nullptr) {
+            return make_error(op.json_path + ".output",
+                              "tensor " + quote(op.output) + " is defined twice: it is an input");
+        }
+        auto [it, fresh] = producer.emplace(op.output, i);
+        if (!fresh) {
+            return make_error(op.json_path + ".output",
+                              "tensor " + quote(op.output) + " is defined twice: " +
+                                  p.ops[it->second].json_path + " also writes it");
+        }
+        known.push_back(op.output);
+    }
+    for (const Op& op : p.ops) {
+        for (size_t k = 0; k < op.inputs.size(); ++k) {
+            if (p.find_tensor(op.inputs[k]) == nullptr && producer.count(op.inputs[k]) == 0) {
+                return make_error(op.json_path + ".inputs[" + std::to_string(k) + "]",
+                                  "unknown tensor " + quote(op.inputs[k]) +
+                                      "; known tensors: " + join(known));
+            }
+        }
+    }
+    return producer;
+}
+
+Status check_outputs(const Problem& p, const std::unordered_map<std::string, size_t>& producer) {
+    std::vector<std::string> produced;
+    for (const Op& op : p.ops) produced.push_back(op.output);
+    for (size_t i = 0; i < p.outputs.size(); ++i) {
+        const std::string& name = p.outputs[i];
+        if (producer.count(name) != 0) continue;
+        std::string path = "outputs[" + std::to_string(i) + "]";
+        if (p.find_tensor(name) != nullptr) {
+            return make_error(path, "output " + quote(name) +
+                                        " is a graph input, not produced by the graph");
+        }
+        return make_error(path, "output " + quote(name) + " is not produced by the graph; " +
+                                    "tensors the graph produces: " + join(produced));
+    }
+    return Ok{};
+}
+
+// Kahn's algorithm, always taking the lowest spec index that is ready: a graph already in
+// order keeps its order.
+Expected<std::vector<size_t>> topological_order(
+    const Problem& p, const std::unordered_map<std::string, size_t>& producer) {
+    size_t n = p.ops.size();
+    std::vector<size_t> pending(n, 0);
+    std::vector<std::vector<size_t>> consumers(n);
+    for (size_t i = 0; i < n; ++i) {
+        for (const std::string& in : p.ops[i].inputs) {
+            auto it = producer.find(in);
+            if (it == producer.end()) continue;
+            ++pending[i];
+            consumers[it->second].push_back(i);
+        }
+    }
+    std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+    for (size_t i = 0; i < n; ++i) {
+        if (pending[i] == 0) ready.push(i);
+    }
+    std::vector<size_t> order;
+    while (!ready.empty()) {
+        size_t i = ready.top();
+        ready.pop();
+        order.push_back(i);
+        for (size_t c : consumers[i]) {
+            if (--pending[c] == 0) ready.push(c);
+        }
+    }
+    if (order.size() == n) return order;
+    std::vector<std::string> stuck;
+    size_t first = n;
+    for (size_t i = 0; i < n; ++i) {
+        if (pending[i] == 0) continue;
+        stuck.push_back(p.ops[i].json_path);
+        first = std::min(first, i);
+    }
+    const Op& op = p.ops[first];
+    size_t k = 0;
+    while (k < op.inputs.size() &&
+           (producer.count(op.inputs[k]) == 0 || pending[producer.at(op.inputs[k])] == 0)) {
+        ++k;
+    }
+    k = std::min(k, op.inputs.size() - 1);
+    return make_error(op.json_path + ".inputs[" + std::to_string(k) + "]",
+                      "cycle: " + quote(op.inputs[k]) + " is written by " +
+                          p.ops[producer.at(op.inputs[k])].json_path +
+                          ", which depends on this op; no order of the graph fixes it (ops in " +
+                          "or behind the cycle: " + join(stuck) + ")");
+}
+
+Status check_dangling(const Problem& p, const std::unordered_map<std::string, size_t>& producer) {
+    std::vector<bool> needed(p.ops.size(), false);
+    std::vector<size_t> work;
+    for (const std::string& out : p.outputs) work.push_back(producer.at(out));
+    while (!work.empty()) {
+        size_t i = work.back();
+        work.pop_back();
+        if (needed[i]) continue;
+        needed[i] = true;
+        for (const std::string& in : p.ops[i].inputs) {
+            auto it = producer.find(in);
+            if (it != producer.end()) work.push_back(it->second);
+        }
+    }
+    for (size_t i = 0; i < p.ops.size(); ++i) {
+        if (needed[i]) continue;
+        return make_error(p.ops[i].json_path + ".output",
+                          "dangling tensor " + quote(p.ops[i].output) +
+                              ": no output depends on it; outputs: " + join(p.outputs));
+    }
+    return Ok{};
+}
+
+}  // namespace
+
+Status build_graph(Problem& p) {
+    auto producer = check_names(p);
+    if (!producer) return producer.error();
+    if (auto s = check_outputs(p, *producer); !s) return s;
+    auto order = topological_order(p, *producer);
+    if (!order) return order.error();
+    if (auto s = check_dangling(p, *producer); !s) return s;
+
+    std::vector<Op> sorted;
+    std::unordered_map<std::string, Tensor> defined;
+    for (const Tensor& t : p.tensors) defined.emplace(t.name, t);
+    std::vector<Tensor> intermediates;
+    for (size_t i : *order) {
+        Op op = p.ops[i];
+        std::vector<const Tensor*> inputs;
+        for (const std::string& name : op.inputs) inputs.push_back(&defined.at(name));
+        auto out = infer_op(op, inputs);
+        if (!out) return out.error();
+        if (auto s = check_shape_limits(out->shape, op.json_path + ".output"); !s) return s;
+        for (const std::string& o : p.outputs) {
+            if (o == op.output) out->role = TensorRole::kOutput;
+        }
+        intermediates.push_back(*out);
+        defined.emplace(out->name, std::move(*out));
+        sorted.push_back(std::move(op));
+    }
+    p.ops = std::move(sorted);
+    for (Tensor& t : intermediates) p.tensors.push_back(std::move(t));
+    return Ok{};
+}
+
+}  // namespace kforge::spec

@@ -1,0 +1,104 @@
+// Input generation: SplitMix64 stream, Box-Muller normals, Student-t(3), dtype rounding.
+#include "problem/inputs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kforge {
+namespace {
+
+struct SplitMix64 {
+    uint64_t state;
+    uint64_t next() {
+        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
+    double normal() {  // Box-Muller, one value per call (the pair's sine half is dropped)
+        double u1 = 1.0 - uniform();  // (0, 1]
+        double u2 = uniform();
+        return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+    }
+};
+
+uint64_t fnv1a(std::string_view s) {
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
+    return h;
+}
+
+// Rounds to a binary float format with `digits` significant bits (implicit bit included),
+// smallest normal exponent `min_exp` (value 2^min_exp) and largest finite value `max_finite`.
+double round_float(double x, int digits, int min_exp, double max_finite) {
+    if (!std::isfinite(x) || x == 0.0) return x;
+    int e = std::max(std::ilogb(x), min_exp);  // subnormals share the smallest quantum
+    double quantum = std::ldexp(1.0, e - (digits - 1));
+    double r = std::nearbyint(x / quantum) * quantum;  // default rounding mode: ties to even
+    if (std::fabs(r) > max_finite) return std::copysign(std::numeric_limits<double>::infinity(), x);
+    return r;
+}
+
+double round_int(double x, double lo, double hi) {
+    if (std::isnan(x)) return 0.0;
+    return std::clamp(std::nearbyint(x), lo, hi);
+}
+
+}  // namespace
+
+std::string_view to_string(Distribution d) {
+    switch (d) {
+        case Distribution::kUniform01: return "uniform01";
+        case Distribution::kNormal: return "normal";
+        case Distribution::kHeavyTailed: return "heavy_tailed";
+    }
+    return "?";
+}
+
+std::optional<Distribution> distribution_from_string(std::string_view s) {
+    for (Distribution d : {Distribution::kUniform01, Distribution::kNormal,
+                           Distribution::kHeavyTailed}) {
+        if (to_string(d) == s) return d;
+    }
+    return std::nullopt;
+}
+
+double round_to_dtype(double x, DType dtype) {
+    switch (dtype) {
+        case DType::kF64: return x;
+        case DType::kF32: return round_float(x, 24, -126, 0x1.fffffep127);
+        case DType::kF16: return round_float(x, 11, -14, 65504.0);
+        case DType::kBF16: return round_float(x, 8, -126, 0x1.fep127);
+        case DType::kI32: return round_int(x, -2147483648.0, 2147483647.0);
+        case DType::kI64: return round_int(x, -0x1p63, 0x1p63 - 1024.0);
+    }
+    return x;
+}
+
+std::vector<double> generate(const Tensor& tensor, Distribution distribution, uint64_t seed) {
+    SplitMix64 rng{seed ^ fnv1a(tensor.name)};
+    rng.next();
+    std::vector<double> values(static_cast<size_t>(tensor.numel()));
+    for (double& v : values) {
+        switch (distribution) {
+            case Distribution::kUniform01: v = rng.uniform(); break;
+            case Distribution::kNormal: v = rng.normal(); break;
+            case Distribution::kHeavyTailed: {
+                double z = rng.normal();
+                double chi2 = 0.0;
+                for (int k = 0; k < 3; ++k) {
+                    double g = rng.normal();
+                    chi2 += g * g;
+                }
+                v = std::clamp(z / std::sqrt(std::max(chi2, 1e-300) / 3.0), -1e4, 1e4);
+                break;
+            }
+        }
+        v = round_to_dtype(v, tensor.dtype);
+    }
+    return values;
+}
+
+}  // namespace kforge

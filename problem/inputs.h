@@ -1,0 +1,34 @@
+// Deterministic input generation for evaluation. The same (tensor name, shape, dtype,
+// distribution, seed) gives the same values on every platform: the generator is kforge's own
+// (SplitMix64 + Box-Muller), never the standard library's distributions. Values are rounded to
+// the tensor's dtype so that the fp64 reference sees exactly what the GPU sees.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "problem/problem.h"
+
+namespace kforge {
+
+// kUniform01: uniform on [0, 1).
+// kNormal: standard normal N(0, 1).
+// kHeavyTailed: Student-t with 3 degrees of freedom (finite variance, heavy tails), clipped to
+//   [-1e4, 1e4] so that every value is finite in f16; stresses max-shifts and accumulation.
+// Integer dtypes take the value rounded to the nearest integer (half to even).
+enum class Distribution { kUniform01, kNormal, kHeavyTailed };
+std::string_view to_string(Distribution d);
+std::optional<Distribution> distribution_from_string(std::string_view s);  // "uniform01", ...
+
+// numel(tensor) values for `tensor`, row-major, each already round_to_dtype(tensor.dtype). The
+// stream depends on `seed` and on the tensor's name, so two inputs drawn with one seed differ.
+std::vector<double> generate(const Tensor& tensor, Distribution distribution, uint64_t seed);
+
+// Rounds x to the nearest value of `dtype` (round to nearest, ties to even), as a cast on the
+// GPU does: f32, f16 and bf16 with subnormals and overflow to infinity; f64 unchanged; i32 and
+// i64 to the nearest integer, saturated to the type's range (NaN gives 0).
+double round_to_dtype(double x, DType dtype);
+
+}  // namespace kforge

@@ -1,0 +1,28 @@
+// The op families of the reference interpreter (interpret_*.cpp); interpret.cpp dispatches.
+#pragma once
+
+#include <vector>
+
+#include "problem/problem.h"
+
+namespace kforge::interp {
+
+// One op's operands and result tensor; data[i] holds inputs[i]'s values, row-major.
+struct OpArgs {
+    const Op& op;
+    std::vector<const Tensor*> inputs;
+    std::vector<const std::vector<double>*> data;
+    const Tensor& out;
+};
+
+// Strides that map an index of `out_shape` to a flat index of a tensor of `in_shape` that
+// broadcasts to it (right-aligned; 0 where the input has size 1 or lacks the dim).
+std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in_shape,
+                                       const std::vector<int64_t>& out_shape);
+
+std::vector<double> eval_matrix(const OpArgs& a);       // matmul, linear
+std::vector<double> eval_elementwise(const OpArgs& a);  // unary and binary element-wise
+std::vector<double> eval_reduction(const OpArgs& a);    // sum, mean, max, min, softmax family
+std::vector<double> eval_norm(const OpArgs& a);         // layer_norm, rms_norm, group_norm
+
+}  // namespace kforge::interp

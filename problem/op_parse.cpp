@@ -1,0 +1,206 @@
+// One graph entry -> Op: the op name, its operand list and its attributes, each checked against
+// the table in docs/problem-spec.md. Shapes are checked later (shape_infer.cpp).
+#include <cmath>
+#include <limits>
+
+#include "problem/spec.h"
+#include "problem/spec_internal.h"
+
+namespace kforge::spec {
+namespace {
+
+struct OpSignature {
+    size_t min_inputs, max_inputs;
+    const char* operands;                 // for messages: "X, W, [b]"
+    std::vector<std::string> attributes;  // besides op, inputs, output
+};
+
+OpSignature signature(OpKind k) {
+    switch (k) {
+        case OpKind::kMatmul: return {2, 2, "A, B", {"transpose_a", "transpose_b"}};
+        case OpKind::kLinear: return {2, 3, "X, W, [b]", {}};
+        case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv:
+            return {2, 2, "A, B", {}};
+        case OpKind::kScale: case OpKind::kAddScalar: case OpKind::kMinScalar:
+        case OpKind::kMaxScalar:
+            return {1, 1, "X", {"value"}};
+        case OpKind::kLeakyRelu: return {1, 1, "X", {"negative_slope"}};
+        case OpKind::kGelu: return {1, 1, "X", {"approximate"}};
+        case OpKind::kHardtanh: case OpKind::kClamp: return {1, 1, "X", {"min", "max"}};
+        case OpKind::kSoftplus: return {1, 1, "X", {"beta", "threshold"}};
+        case OpKind::kDropout: return {1, 1, "X", {"p"}};
+        case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:
+        case OpKind::kLogsumexp:
+            return {1, 1, "X", {"axis", "keepdim"}};
+        case OpKind::kSoftmax: case OpKind::kLogSoftmax: return {1, 1, "X", {"axis"}};
+        case OpKind::kLayerNorm:
+            return {1, 3, "X, [weight], [bias]", {"normalized_shape", "eps"}};
+        case OpKind::kRmsNorm: return {1, 2, "X, [weight]", {"normalized_shape", "eps"}};
+        case OpKind::kGroupNorm: return {1, 3, "X, [weight], [bias]", {"num_groups", "eps"}};
+        default: return {1, 1, "X", {}};
+    }
+}
+
+bool is_scalar_op(OpKind k) {
+    return k == OpKind::kScale || k == OpKind::kAddScalar || k == OpKind::kMinScalar ||
+           k == OpKind::kMaxScalar;
+}
+
+Status read_attr(const Json& v, const std::string& key, const std::string& path, Op& op,
+                 const std::map<std::string, int64_t>& dims) {
+    OpAttrs& a = op.attrs;
+    auto number = [&](double& field) -> Status {
+        auto x = read_number(v, path);
+        if (!x) return x.error();
+        field = *x;
+        return Ok{};
+    };
+    if (key == "transpose_a" || key == "transpose_b" || key == "keepdim") {
+        auto b = read_bool(v, path);
+        if (!b) return b.error();
+        (key == "transpose_a" ? a.transpose_a : key == "transpose_b" ? a.transpose_b : a.keepdim) = *b;
+        return Ok{};
+    }
+    if (key == "value") return number(a.scalar);
+    if (key == "negative_slope") return number(a.negative_slope);
+    if (key == "min") return number(a.lo);
+    if (key == "max") return number(a.hi);
+    if (key == "threshold") return number(a.threshold);
+    if (key == "beta") {
+        if (auto s = number(a.beta); !s) return s;
+        if (a.beta == 0) return make_error(path, "beta must be non-zero");
+        return Ok{};
+    }
+    if (key == "eps") {
+        if (auto s = number(a.eps); !s) return s;
+        if (a.eps < 0) return make_error(path, "eps must be >= 0, got " + v.dump());
+        return Ok{};
+    }
+    if (key == "p") {
+        if (auto s = number(a.p); !s) return s;
+        if (a.p < 0 || a.p >= 1) return make_error(path, "p must be in [0, 1), got " + v.dump());
+        return Ok{};
+    }
+    if (key == "axis" || key == "num_groups") {
+        auto i = read_int(v, path);
+        if (!i) return i.error();
+        if (key == "axis") {
+            if (*i < -kMaxRank || *i >= kMaxRank) {
+                return make_error(path, "axis " + std::to_string(*i) + " is out of range");
+            }
+            a.axis = *i;
+        } else {
+            if (*i <= 0 || *i > kMaxDimValue) {
+                return make_error(path, "num_groups must be a positive integer, got " + v.dump());
+            }
+            a.num_groups = *i;
+        }
+        return Ok{};
+    }
+    if (key == "approximate") {
+        auto s = read_string(v, path);
+        if (!s) return s.error();
+        if (*s == "none") a.gelu = GeluApprox::kErf;
+        else if (*s == "tanh") a.gelu = GeluApprox::kTanh;
+        else return make_error(path, "approximate must be \"none\" or \"tanh\", got " + quote(*s));
+        return Ok{};
+    }
+    if (key == "normalized_shape") {
+        if (!v.is_array() || v.empty()) {
+            return make_error(path, "expected a non-empty array of dims, got " + type_name(v));
+        }
+        if (v.size() > static_cast<size_t>(kMaxRank)) {
+            return make_error(path, "normalized_shape has more than 8 dims");
+        }
+        for (size_t i = 0; i < v.size(); ++i) {
+            auto d = read_dim_entry(v[i], path + "[" + std::to_string(i) + "]", dims);
+            if (!d) return d.error();
+            a.normalized_shape.push_back(d->value);
+        }
+        return Ok{};
+    }
+    return make_error(path, "attribute " + quote(key) + " has no reader");  // unreachable
+}
+
+}  // namespace
+
+Expected<Op> parse_op(const Json& v, const std::string& path,
+                      const std::map<std::string, int64_t>& dims) {
+    if (!v.is_object()) {
+        return make_error(path, "expected an op object {op, inputs, output, ...}, got " +
+                                    type_name(v));
+    }
+    for (const char* key : {"op", "inputs", "output"}) {
+        if (!v.contains(key)) return make_error(path, "missing key " + quote(key));
+    }
+    Op op;
+    op.json_path = path;
+    auto name = read_string(v["op"], path + ".op");
+    if (!name) return name.error();
+    auto kind = op_from_string(*name);
+    if (!kind) {
+        std::vector<std::string> known;
+        for (std::string_view n : all_op_names()) known.emplace_back(n);
+        return make_error(path + ".op", "unknown op " + quote(*name) + "; known ops: " + join(known));
+    }
+    op.kind = *kind;
+    OpSignature sig = signature(op.kind);
+
+    const Json& inputs = v["inputs"];
+    if (!inputs.is_array()) {
+        return make_error(path + ".inputs", "expected an array of tensor names, got " +
+                                                type_name(inputs));
+    }
+    if (inputs.size() < sig.min_inputs || inputs.size() > sig.max_inputs) {
+        std::string count = sig.min_inputs == sig.max_inputs
+                                ? std::to_string(sig.min_inputs)
+                                : std::to_string(sig.min_inputs) + " to " +
+                                      std::to_string(sig.max_inputs);
+        return make_error(path + ".inputs", "op " + quote(*name) + " takes " + count +
+                                                " inputs (" + sig.operands + "); got " +
+                                                std::to_string(inputs.size()));
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        auto t = read_string(inputs[i], path + ".inputs[" + std::to_string(i) + "]");
+        if (!t) return t.error();
+        op.inputs.push_back(*t);
+    }
+    auto output = read_string(v["output"], path + ".output");
+    if (!output) return output.error();
+    if (!is_identifier(*output)) {
+        return make_error(path + ".output", "tensor name " + quote(*output) +
+                                                " is not an identifier");
+    }
+    op.output = *output;
+
+    if (op.kind == OpKind::kClamp) {  // a bound that is not given does not clamp
+        op.attrs.lo = -std::numeric_limits<double>::infinity();
+        op.attrs.hi = std::numeric_limits<double>::infinity();
+    }
+    for (const auto& [key, value] : v.items()) {
+        if (key == "op" || key == "inputs" || key == "output") continue;
+        bool known = false;
+        for (const std::string& a : sig.attributes) known = known || a == key;
+        if (!known) {
+            return make_error(path + "." + key, "unknown attribute " + quote(key) + " for op " +
+                                                    quote(*name) + "; known attributes: " +
+                                                    join(sig.attributes));
+        }
+        if (auto s = read_attr(value, key, path + "." + key, op, dims); !s) return s.error();
+    }
+    if (is_scalar_op(op.kind) && !v.contains("value")) {
+        return make_error(path, "missing key \"value\" (op " + quote(*name) + ")");
+    }
+    if (op.kind == OpKind::kClamp && !v.contains("min") && !v.contains("max")) {
+        return make_error(path, "op \"clamp\" needs at least one of \"min\" and \"max\"");
+    }
+    if ((op.kind == OpKind::kHardtanh || op.kind == OpKind::kClamp) && op.attrs.lo > op.attrs.hi) {
+        return make_error(path + ".min", "min must not exceed max");
+    }
+    if (op.kind == OpKind::kGroupNorm && !v.contains("num_groups")) {
+        return make_error(path, "missing key \"num_groups\" (op \"group_norm\")");
+    }
+    return op;
+}
+
+}  // namespace kforge::spec

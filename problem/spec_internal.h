@@ -1,0 +1,57 @@
+// Pieces of parse_problem() shared by its files (not part of the library's interface).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/expected.h"
+#include "problem/problem.h"
+
+namespace kforge::spec {
+
+using Json = nlohmann::ordered_json;
+
+// Typed reads of one JSON value; the Error names `path` and says what was expected.
+std::string type_name(const Json& v);
+Expected<std::string> read_string(const Json& v, const std::string& path);
+Expected<double> read_number(const Json& v, const std::string& path);  // finite
+Expected<int64_t> read_int(const Json& v, const std::string& path);
+Expected<bool> read_bool(const Json& v, const std::string& path);
+
+// `name` matches [A-Za-z_][A-Za-z0-9_]* (and at most 128 characters).
+bool is_identifier(std::string_view name);
+std::string join(const std::vector<std::string>& names);
+std::string quote(std::string_view s);
+
+// Rejects a key of `object` that is not in `known` (path + key as where).
+Status check_keys(const Json& object, const std::string& path,
+                  const std::vector<std::string>& known);
+
+// One shape entry: a dim name (resolved against `dims`) or a positive integer literal.
+struct DimEntry {
+    std::string name;  // "" for a literal
+    int64_t value = 0;
+};
+Expected<DimEntry> read_dim_entry(const Json& v, const std::string& path,
+                                  const std::map<std::string, int64_t>& dims);
+
+// Parses graph[index] into an Op (kind, inputs, output, attributes; normalized_shape resolved
+// against dims). Shapes are not looked at here.
+Expected<Op> parse_op(const Json& v, const std::string& path,
+                      const std::map<std::string, int64_t>& dims);
+
+// Infers the output tensor of `op` (name, shape, dim names, dtype) from its inputs, checking
+// shapes and dtypes, and normalizes op.attrs (axis >= 0, normalized_shape filled in).
+Expected<Tensor> infer_op(Op& op, const std::vector<const Tensor*>& inputs);
+
+// Checks `shape` against the rank and size limits; where is `path`.
+Status check_shape_limits(const std::vector<int64_t>& shape, const std::string& path);
+
+// Names, stable topological order, shapes, dangling intermediates and outputs of a problem whose
+// dims, inputs, ops (in spec order) and outputs are filled in. Appends intermediate tensors.
+Status build_graph(Problem& problem);
+
+}  // namespace kforge::spec

@@ -1,0 +1,138 @@
+// Typed JSON reads and name checks shared by the spec parser.
+#include <cmath>
+#include <limits>
+
+#include "problem/spec.h"
+#include "problem/spec_internal.h"
+
+namespace kforge::spec {
+
+std::string type_name(const Json& v) {
+    if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
+    if (v.is_number_float()) return "a number";
+    if (v.is_string()) return "a string";
+    if (v.is_boolean()) return "a boolean";
+    if (v.is_array()) return "an array";
+    if (v.is_object()) return "an object";
+    return "null";
+}
+
+std::string quote(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s.substr(0, 200)) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) {
+            out += '?';
+            continue;
+        }
+        out += c;
+    }
+    if (s.size() > 200) out += "...";
+    return out + "\"";
+}
+
+std::string join(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? "(none)" : out;
+}
+
+Expected<std::string> read_string(const Json& v, const std::string& path) {
+    if (!v.is_string()) return make_error(path, "expected a string, got " + type_name(v));
+    return v.get<std::string>();
+}
+
+Expected<double> read_number(const Json& v, const std::string& path) {
+    if (!v.is_number()) return make_error(path, "expected a number, got " + type_name(v));
+    double x = v.get<double>();
+    if (!std::isfinite(x)) return make_error(path, "expected a finite number");
+    return x;
+}
+
+Expected<int64_t> read_int(const Json& v, const std::string& path) {
+    if (v.is_number_unsigned()) {
+        uint64_t u = v.get<uint64_t>();
+        if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+            return make_error(path, "integer " + std::to_string(u) + " is out of range");
+        }
+        return static_cast<int64_t>(u);
+    }
+    if (v.is_number_integer()) return v.get<int64_t>();
+    if (v.is_number_float()) {
+        double x = v.get<double>();
+        if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 9.0e15) {
+            return static_cast<int64_t>(x);
+        }
+        return make_error(path, "expected an integer, got " + v.dump());
+    }
+    return make_error(path, "expected an integer, got " + type_name(v));
+}
+
+Expected<bool> read_bool(const Json& v, const std::string& path) {
+    if (!v.is_boolean()) return make_error(path, "expected true or false, got " + type_name(v));
+    return v.get<bool>();
+}
+
+bool is_identifier(std::string_view name) {
+    if (name.empty() || name.size() > 128) return false;
+    auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+    if (!alpha(name[0])) return false;
+    for (char c : name) {
+        if (!alpha(c) && !(c >= '0' && c <= '9')) return false;
+    }
+    return true;
+}
+
+Status check_keys(const Json& object, const std::string& path,
+                  const std::vector<std::string>& known) {
+    for (const auto& [key, value] : object.items()) {
+        bool found = false;
+        for (const std::string& k : known) found = found || k == key;
+        if (!found) {
+            std::string where = path.empty() ? key : path + "." + key;
+            return make_error(where, "unknown key " + quote(key) + "; known keys: " + join(known));
+        }
+    }
+    return Ok{};
+}
+
+Expected<DimEntry> read_dim_entry(const Json& v, const std::string& path,
+                                  const std::map<std::string, int64_t>& dims) {
+    if (v.is_string()) {
+        std::string name = v.get<std::string>();
+        auto it = dims.find(name);
+        if (it == dims.end()) {
+            std::vector<std::string> known;
+            for (const auto& [k, value] : dims) known.push_back(k);
+            return make_error(path, "unknown dim " + quote(name) + "; known dims: " + join(known));
+        }
+        return DimEntry{name, it->second};
+    }
+    if (!v.is_number()) {
+        return make_error(path, "expected a dim name or a positive integer, got " + type_name(v));
+    }
+    auto value = read_int(v, path);
+    if (!value) return value.error();
+    if (*value <= 0 || *value > kMaxDimValue) {
+        return make_error(path, "dim value " + std::to_string(*value) +
+                                    " is not a positive integer of at most 2^40");
+    }
+    return DimEntry{"", *value};
+}
+
+Status check_shape_limits(const std::vector<int64_t>& shape, const std::string& path) {
+    if (static_cast<int>(shape.size()) > kMaxRank) {
+        return make_error(path, "rank " + std::to_string(shape.size()) +
+                                    " is above the limit of " + std::to_string(kMaxRank));
+    }
+    int64_t n = 1;
+    for (int64_t d : shape) {
+        if (d <= 0 || n > kMaxTensorElements / d) {
+            return make_error(path, "tensor too large: more than 2^50 elements");
+        }
+        n *= d;
+    }
+    return Ok{};
+}
+
+}  // namespace kforge::spec

@@ -1,0 +1,103 @@
+// problem_to_json(): a validated Problem back to its spec. Attributes are written only where
+// they differ from the op's default, so a written spec reads like a hand-written one.
+#include <cmath>
+
+#include "problem/spec.h"
+#include "problem/spec_internal.h"
+
+namespace kforge {
+namespace {
+
+using spec::Json;
+
+Json dim_json(const std::string& name, int64_t value) {
+    return name.empty() ? Json(value) : Json(name);
+}
+
+void write_attrs(const Op& op, const Problem& p, Json& j) {
+    const OpAttrs& a = op.attrs;
+    const Tensor* x = p.find_tensor(op.inputs[0]);
+    switch (op.kind) {
+        case OpKind::kMatmul:
+            if (a.transpose_a) j["transpose_a"] = true;
+            if (a.transpose_b) j["transpose_b"] = true;
+            break;
+        case OpKind::kScale: case OpKind::kAddScalar: case OpKind::kMinScalar:
+        case OpKind::kMaxScalar:
+            j["value"] = a.scalar;
+            break;
+        case OpKind::kLeakyRelu: j["negative_slope"] = a.negative_slope; break;
+        case OpKind::kGelu: if (a.gelu == GeluApprox::kTanh) j["approximate"] = "tanh"; break;
+        case OpKind::kHardtanh: case OpKind::kClamp:
+            if (std::isfinite(a.lo)) j["min"] = a.lo;
+            if (std::isfinite(a.hi)) j["max"] = a.hi;
+            break;
+        case OpKind::kSoftplus:
+            j["beta"] = a.beta;
+            j["threshold"] = a.threshold;
+            break;
+        case OpKind::kDropout: if (a.p != 0) j["p"] = a.p; break;
+        case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:
+        case OpKind::kLogsumexp:
+            j["axis"] = a.axis;
+            if (a.keepdim) j["keepdim"] = true;
+            break;
+        case OpKind::kSoftmax: case OpKind::kLogSoftmax: j["axis"] = a.axis; break;
+        case OpKind::kLayerNorm: case OpKind::kRmsNorm: {
+            Json ns = Json::array();
+            for (size_t i = static_cast<size_t>(a.axis); x && i < x->shape.size(); ++i) {
+                ns.push_back(dim_json(x->dim_names[i], x->shape[i]));
+            }
+            j["normalized_shape"] = ns;
+            j["eps"] = a.eps;
+            break;
+        }
+        case OpKind::kGroupNorm:
+            j["num_groups"] = a.num_groups;
+            j["eps"] = a.eps;
+            break;
+        default: break;
+    }
+}
+
+}  // namespace
+
+nlohmann::ordered_json problem_to_json(const Problem& p) {
+    Json j;
+    j["name"] = p.name;
+    if (!p.description.empty()) j["description"] = p.description;
+    j["dims"] = Json::object();
+    for (const auto& [name, value] : p.dims) j["dims"][name] = value;
+    j["inputs"] = Json::object();
+    for (const Tensor* t : p.graph_inputs()) {
+        Json shape = Json::array();
+        for (size_t i = 0; i < t->shape.size(); ++i) {
+            shape.push_back(dim_json(t->dim_names[i], t->shape[i]));
+        }
+        Json entry;
+        entry["shape"] = shape;
+        entry["dtype"] = std::string(to_string(t->dtype));
+        if (t->role == TensorRole::kParam) entry["param"] = true;
+        j["inputs"][t->name] = entry;
+    }
+    j["graph"] = Json::array();
+    for (const Op& op : p.ops) {
+        Json o;
+        o["op"] = std::string(to_string(op.kind));
+        o["inputs"] = op.inputs;
+        o["output"] = op.output;
+        write_attrs(op, p, o);
+        j["graph"].push_back(o);
+    }
+    j["outputs"] = p.outputs;
+    Json precision;
+    precision["policy"] = std::string(to_string(p.policy));
+    precision["atol"] = p.tolerance.atol;
+    precision["rtol"] = p.tolerance.rtol;
+    precision["min_fraction"] = p.tolerance.min_fraction;
+    precision["max_error"] = p.tolerance.max_error;
+    j["precision"] = precision;
+    return j;
+}
+
+}  // namespace kforge
