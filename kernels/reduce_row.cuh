@@ -1,0 +1,41 @@
+// Reductions over the last dim: sum, mean, max, min (PyTorch semantics: max/min propagate NaN;
+// accumulation in f32 whatever the input dtype). One sweep over memory.
+#pragma once
+
+#include "kernels/row.cuh"
+
+namespace kforge {
+
+enum class ReduceMode { kSum, kMean, kMax, kMin };
+
+template <ReduceMode M> struct ReduceTraits;
+template <> struct ReduceTraits<ReduceMode::kSum> { using Op = OpSum; static constexpr float kInit = 0.f; };
+template <> struct ReduceTraits<ReduceMode::kMean> { using Op = OpSum; static constexpr float kInit = 0.f; };
+template <> struct ReduceTraits<ReduceMode::kMax> { using Op = OpMax; static constexpr float kInit = -INFINITY; };
+template <> struct ReduceTraits<ReduceMode::kMin> { using Op = OpMin; static constexpr float kInit = INFINITY; };
+
+// One entry point. x: [rows, n]; chain.run(v, row) stores the row's result. Launch like
+// softmax_rows.
+template <class C, ReduceMode M, typename T, class Chain>
+__device__ __forceinline__ void reduce_rows(const T* __restrict__ x, int64_t rows, int64_t n,
+                                            const Chain& chain) {
+    using Op = typename ReduceTraits<M>::Op;
+    const RowPlace p = row_place<C>(rows, n);
+    RowView<C, T> rv(x, n, p);
+    rv.load();
+    __shared__ ReduceSmem<C, float> s1;
+    // Two independent accumulators per thread shorten the dependency chain.
+    float acc[2] = {ReduceTraits<M>::kInit, ReduceTraits<M>::kInit};
+    rv.each([&](const float (&v)[C::VEC], int64_t) {
+#pragma unroll
+        for (int j = 0; j < C::VEC; ++j) acc[j & 1] = Op{}(acc[j & 1], v[j]);
+    });
+    float r = row_allreduce<C>(Op{}(acc[0], acc[1]), Op{}, s1);
+    if constexpr (M == ReduceMode::kMean) r /= float(n);
+    if (p.valid && p.lane == 0 && p.rank == 0) {
+        float y[1] = {r};
+        chain.run(y, p.row);
+    }
+}
+
+}  // namespace kforge

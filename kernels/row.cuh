@@ -1,0 +1,81 @@
+// Access to one CTA's part of a row: cached in registers (RowCfg::ITEMS > 0, one pass over
+// memory) or streamed from memory with UNROLL vector loads in flight per thread (ITEMS == 0,
+// every sweep re-reads). Columns are dealt out in vectors of VEC: thread `lane` of the row group
+// owns vectors lane, lane + TPR, ... so each warp access is contiguous (coalesced).
+#pragma once
+
+#include "kernels/common.cuh"
+
+namespace kforge {
+
+// Where this thread's row lies: row index, CTA rank within a split row, column range.
+struct RowPlace {
+    int64_t row;
+    int lane;       // thread within the row group
+    int rank;       // CTA within the cluster sharing the row
+    bool valid;     // row < rows (row groups past the end still join the reductions)
+    int64_t begin;  // this CTA's columns [begin, end); empty for invalid rows
+    int64_t end;
+};
+
+template <class C> __device__ __forceinline__ RowPlace row_place(int64_t rows, int64_t n) {
+    RowPlace p;
+    const int group = threadIdx.x / C::TPR;
+    p.lane = threadIdx.x % C::TPR;
+    p.rank = blockIdx.x % C::SPLIT;
+    p.row = int64_t(blockIdx.x / C::SPLIT) * C::RPB + group;
+    p.valid = p.row < rows;
+    // Split chunks are whole vectors so that each CTA's vectors stay aligned.
+    const int64_t chunk = ((n + C::SPLIT - 1) / C::SPLIT + C::VEC - 1) / C::VEC * C::VEC;
+    p.begin = min(n, p.rank * chunk);
+    p.end = p.valid ? min(n, p.begin + chunk) : p.begin;
+    return p;
+}
+
+template <class C, typename T> struct RowView {
+    const T* __restrict__ row;  // the row's first element
+    int64_t begin, end;
+    int lane;
+    float cache[C::ITEMS > 0 ? C::ITEMS : 1][C::VEC];
+
+    __device__ __forceinline__ RowView(const T* x, int64_t n, const RowPlace& p)
+        : row(x + (p.valid ? p.row * n : 0)), begin(p.begin), end(p.end), lane(p.lane) {}
+
+    // Cached rows: read this thread's vectors once, all loads issued before any use.
+    __device__ __forceinline__ void load() {
+        if constexpr (C::ITEMS > 0) {
+#pragma unroll
+            for (int k = 0; k < C::ITEMS; ++k) {
+                const int64_t col = begin + int64_t(k * C::TPR + lane) * C::VEC;
+                if (col < end) load_vec<C::VEC>(cache[k], row + col);
+            }
+        }
+    }
+
+    // Call f(const float (&v)[VEC], col) for each of this thread's vectors.
+    template <class F> __device__ __forceinline__ void each(F f) {
+        if constexpr (C::ITEMS > 0) {
+#pragma unroll
+            for (int k = 0; k < C::ITEMS; ++k) {
+                const int64_t col = begin + int64_t(k * C::TPR + lane) * C::VEC;
+                if (col < end) f(cache[k], col);
+            }
+        } else {
+            constexpr int64_t kStep = int64_t(C::TPR) * C::VEC;
+            for (int64_t base = begin + int64_t(lane) * C::VEC; base < end;
+                 base += kStep * C::UNROLL) {
+                float buf[C::UNROLL][C::VEC];
+#pragma unroll
+                for (int u = 0; u < C::UNROLL; ++u) {
+                    if (base + u * kStep < end) load_vec<C::VEC>(buf[u], row + base + u * kStep);
+                }
+#pragma unroll
+                for (int u = 0; u < C::UNROLL; ++u) {
+                    if (base + u * kStep < end) f(buf[u], base + u * kStep);
+                }
+            }
+        }
+    }
+};
+
+}  // namespace kforge
