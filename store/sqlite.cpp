@@ -38,7 +38,9 @@ Expected<Database> Database::open(const std::string& path, int busy_timeout_ms) 
     // The first read of the file: a file that is not an SQLite database fails here
     // ("file is not a database"), before anything is written to it.
     auto mode = db.query_text("PRAGMA journal_mode=WAL");
-    if (!mode) return mode.error();
+    if (!mode) {
+        return make_error(path, std::string("cannot read the database: ") + sqlite3_errmsg(raw));
+    }
     if (*mode != "wal" && *mode != "memory") {
         return make_error(path, "cannot switch the database to WAL mode (journal_mode is '" +
                                     *mode + "')");
@@ -183,7 +185,8 @@ double Statement::column_double(int col) const { return sqlite3_column_double(st
 std::string Statement::column_text(int col) const {
     const unsigned char* p = sqlite3_column_text(stmt_, col);
     int n = sqlite3_column_bytes(stmt_, col);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(n)) : std::string();
+    if (!p) return {};
+    return std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(n));
 }
 
 std::optional<int64_t> Statement::column_opt_int(int col) const {

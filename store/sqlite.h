@@ -66,7 +66,9 @@ public:
     Statement& bind(int index, double value);
     Statement& bind(int index, std::string_view text);
     Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
-    Statement& bind(int index, const std::string& text) { return bind(index, std::string_view(text)); }
+    Statement& bind(int index, const std::string& text) {
+        return bind(index, std::string_view(text));
+    }
     Statement& bind_null(int index);
     template <typename T>
     Statement& bind(int index, const std::optional<T>& value) {

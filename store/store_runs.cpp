@@ -86,7 +86,8 @@ Expected<CandidateInsert> Store::add_candidate(const NewCandidate& c) {
     if (c.program_text.empty()) return make_error("candidate", "program text is empty");
     auto txn = Transaction::begin(db_);
     if (!txn) return txn.error();
-    auto existing = db_.prepare("SELECT id FROM candidates WHERE run_id = ?1 AND content_hash = ?2");
+    auto existing =
+        db_.prepare("SELECT id FROM candidates WHERE run_id = ?1 AND content_hash = ?2");
     if (!existing) return existing.error();
     auto row = existing->bind(1, c.run_id).bind(2, c.content_hash).step();
     if (!row) return row.error();

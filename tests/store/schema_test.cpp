@@ -1,5 +1,5 @@
 // Schema versions: a new file is created at the current version, an older one is migrated with
-// its data kept, a newer one or a foreign database is refused with a clear message.
+// its data kept (refusals are in errors_test.cpp).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -74,36 +74,6 @@ TEST_F(SchemaTest, MigratesVersion1ToCurrentKeepingData) {
     r.prompt = "p";
     r.reply = "r";
     EXPECT_TRUE(s->add_llm_request(r).ok());
-}
-
-TEST_F(SchemaTest, RefusesANewerSchema) {
-    {
-        auto db = Database::open(db_path());
-        ASSERT_TRUE(db.ok());
-        ASSERT_TRUE(migrate(*db).ok());
-        ASSERT_TRUE(db->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion + 1)).ok());
-    }
-    auto s = open_store(db_path());
-    ASSERT_FALSE(s.ok());
-    EXPECT_EQ(s.error().where, db_path());
-    EXPECT_NE(s.error().message.find("newer than this kforge"), std::string::npos)
-        << s.error().to_string();
-    // Refusing leaves the file alone.
-    auto db = Database::open(db_path());
-    ASSERT_TRUE(db.ok());
-    EXPECT_EQ(*schema_version(*db), kSchemaVersion + 1);
-}
-
-TEST_F(SchemaTest, RefusesADatabaseOfAnotherApplication) {
-    {
-        auto db = Database::open(db_path());
-        ASSERT_TRUE(db.ok());
-        ASSERT_TRUE(db->exec("CREATE TABLE customers (id INTEGER)").ok());
-    }
-    auto s = open_store(db_path());
-    ASSERT_FALSE(s.ok());
-    EXPECT_NE(s.error().message.find("not a kforge database"), std::string::npos)
-        << s.error().to_string();
 }
 
 TEST_F(SchemaTest, InMemoryStoreWorks) {

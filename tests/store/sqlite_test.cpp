@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "store/sqlite.h"
 #include "store_fixture.h"
@@ -87,21 +86,6 @@ TEST_F(SqliteTest, ErrorsNameTheDatabaseAndCarrySqliteMessage) {
     auto st = ins->run();
     ASSERT_FALSE(st.ok());
     EXPECT_NE(st.error().message.find("NOT NULL"), std::string::npos) << st.error().message;
-}
-
-TEST_F(SqliteTest, OpenRejectsAFileThatIsNotADatabase) {
-    std::ofstream(db_path()) << "this is not an SQLite database, just some text long enough "
-                                "to fill the header of one........................";
-    auto db = Database::open(db_path());
-    ASSERT_FALSE(db.ok());
-    EXPECT_NE(db.error().message.find("not a database"), std::string::npos)
-        << db.error().to_string();
-}
-
-TEST_F(SqliteTest, OpenFailsInAMissingFolder) {
-    auto db = Database::open((dir_ / "no" / "such" / "dir" / "x.db").string());
-    ASSERT_FALSE(db.ok());
-    EXPECT_NE(db.error().message.find("cannot open"), std::string::npos);
 }
 
 }  // namespace
