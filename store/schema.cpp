@@ -159,14 +159,6 @@ Status migrate(Database& db, int target_version) {
                               std::to_string(kSchemaVersion) +
                               "); use a newer kforge or another database file");
     }
-    if (*current == 0) {
-        auto tables = db.query_text("SELECT count(*) FROM sqlite_master");
-        if (!tables) return tables.error();
-        if (*tables != "0") {
-            return make_error(db.path(), "not a kforge database (it has tables but no kforge "
-                                         "schema version)");
-        }
-    }
     for (int next = *current + 1; next <= target_version; ++next) {
         auto txn = Transaction::begin(db);
         if (!txn) return txn.error();
@@ -174,6 +166,14 @@ Status migrate(Database& db, int target_version) {
         auto now = schema_version(db);
         if (!now) return now.error();
         if (*now >= next) continue;
+        if (*now == 0) {
+            auto tables = db.query_text("SELECT count(*) FROM sqlite_master");
+            if (!tables) return tables.error();
+            if (*tables != "0") {
+                return make_error(db.path(), "not a kforge database (it has tables but no "
+                                             "kforge schema version)");
+            }
+        }
         if (auto st = db.exec(kMigrations[next - 1]); !st) {
             Error e = st.error();
             e.message = "migration to schema version " + std::to_string(next) + " failed: " +

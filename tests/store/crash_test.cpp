@@ -104,5 +104,51 @@ TEST(StoreCrash, KilledWritersLeaveWholeEvaluations) {
     std::filesystem::remove_all(dir);
 }
 
+// Several processes open one fresh file at once (racing to create the schema) and write
+// concurrently: the busy timeout and IMMEDIATE transactions serialize them, nothing is lost.
+TEST(StoreCrash, ConcurrentWritersOnAFreshDatabaseAllSucceed) {
+    auto dir = test::make_temp_dir();
+    std::string path = (dir / "kforge.db").string();
+    constexpr int kWriters = 4, kEvaluations = 40;
+    std::vector<pid_t> pids;
+    for (int w = 0; w < kWriters; ++w) {
+        pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            auto s = open_store(path);
+            if (!s) _exit(10);
+            auto device = s->upsert_device(test::test_device());
+            auto problem = s->upsert_problem("gemm_small", test::kSpecJson);
+            if (!device || !problem) _exit(11);
+            NewRun r;
+            r.problem_id = *problem;
+            r.device_id = *device;
+            auto run = s->create_run(r);
+            if (!run) _exit(12);
+            auto c = s->add_candidate(test::test_candidate(*run, *problem, "program a"));
+            if (!c) _exit(13);
+            for (int i = 0; i < kEvaluations; ++i) {
+                if (!s->add_evaluation(test::test_evaluation(c->id, *device, 8))) _exit(14);
+            }
+            _exit(0);
+        }
+        pids.push_back(pid);
+    }
+    for (pid_t pid : pids) {
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    }
+    auto s = open_store(path);
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    EXPECT_EQ(*s->db().query_text("SELECT count(*) FROM devices"), "1");
+    EXPECT_EQ(*s->db().query_text("SELECT count(*) FROM problems"), "1");
+    EXPECT_EQ(*s->db().query_text("SELECT count(*) FROM evaluations"),
+              std::to_string(kWriters * kEvaluations));
+    EXPECT_EQ(*s->db().query_text("SELECT count(*) FROM measurements"),
+              std::to_string(kWriters * kEvaluations * 8));
+    std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kforge
