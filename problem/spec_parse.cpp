@@ -80,6 +80,13 @@ Expected<Json> parse_text(std::string_view text, std::string_view source_name) {
         std::string reason = colon == std::string::npos ? what : what.substr(colon);
         return text_error(text, e.byte == 0 ? 0 : e.byte - 1, source_name,
                           "malformed JSON: " + reason);
+    } catch (const Json::out_of_range& e) {  // a number literal beyond double's range
+        std::string what = e.what();
+        size_t open = what.find('\''), close = what.rfind('\'');
+        std::string literal = open < close ? what.substr(open + 1, close - open - 1) : "";
+        size_t pos = literal.empty() ? 0 : text.find(literal);
+        return text_error(text, pos == std::string_view::npos ? 0 : pos, source_name,
+                          "malformed JSON: number " + literal + " is out of range");
     }
 }
 
