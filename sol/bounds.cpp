@@ -48,7 +48,10 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
     }
     const double bw = ceilings.dram_bytes_per_s;
     const double fp32 = ceilings.peak(ComputeUnit::kFp32Simt);
-    const double tf32 = ceilings.peak(ComputeUnit::kTf32Tensor);
+    const double tf32_phys = std::max(ceilings.peak(ComputeUnit::kTf32Tensor),
+                                      ceilings.physical_peak(ComputeUnit::kTf32Tensor));
+    const double fp32_phys = std::max(fp32, ceilings.physical_peak(ComputeUnit::kFp32Simt));
+    const double bw_phys = std::max(bw, ceilings.physical_dram_bytes_per_s);
     if (!(bw > 0.0)) return make_error(ceilings.device, "no DRAM bandwidth for this device");
     if (!(fp32 > 0.0)) return make_error(ceilings.device, "no fp32 SIMT peak for this device");
 
@@ -80,22 +83,28 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
         ob.time_memory_s = ow.bytes() / bw;
         ob.time_s = std::max(ob.time_compute_s, ob.time_memory_s);
 
-        double t_matrix_floor = t_matrix;
-        if (ob.matrix_unit == ComputeUnit::kFp32Simt && ow.flops_matrix > 0.0 && tf32 > 0.0) {
-            t_matrix_floor = std::min(t_matrix, 3.0 * ow.flops_matrix / tf32);  // 3xTF32
+        double t_matrix_floor = 0.0;
+        if (ow.flops_matrix > 0.0) {
+            const double phys = std::max(ceilings.peak(ob.matrix_unit),
+                                         ceilings.physical_peak(ob.matrix_unit));
+            t_matrix_floor = ow.flops_matrix / phys;
+            if (ob.matrix_unit == ComputeUnit::kFp32Simt && tf32_phys > 0.0) {
+                t_matrix_floor = std::min(t_matrix_floor, 3.0 * ow.flops_matrix / tf32_phys);
+            }
         }
         b.time_compute_s += ob.time_compute_s;
-        b.time_compute_floor_s += t_matrix_floor + t_other;
+        b.time_compute_floor_s += t_matrix_floor + ow.flops_other / fp32_phys;
         b.time_unfused_s += ob.time_s;
         b.per_op.push_back(std::move(ob));
     }
     b.time_memory_fused_s = b.work.bytes_fused / bw;
     b.time_memory_unfused_s = b.work.bytes_unfused / bw;
+    b.time_memory_floor_s = b.work.bytes_fused / bw_phys;
     b.time_fused_s = std::max(b.time_compute_s, b.time_memory_fused_s);
     b.kind = b.time_compute_s > b.time_memory_fused_s ? BoundKind::kCompute : BoundKind::kMemory;
     b.arithmetic_intensity = b.work.bytes_fused > 0.0 ? b.work.flops() / b.work.bytes_fused : 0.0;
     b.gaming_threshold_s =
-        options.gaming_factor * std::max(b.time_compute_floor_s, b.time_memory_fused_s);
+        options.gaming_factor * std::max(b.time_compute_floor_s, b.time_memory_floor_s);
     return b;
 }
 

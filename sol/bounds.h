@@ -21,7 +21,9 @@
 //            intermediate through DRAM. This per-op roofline is >= the aggregate
 //            max(compute, bytes_unfused / bw) and is what an unfused eager baseline can reach
 //            at best, so it is the one reported.
-// Gaming threshold: gaming_factor x max(compute floor, bytes_fused / bw); a time below it is
+// Gaming threshold: gaming_factor x max(compute floor, bytes_fused / bw), both on the physical
+// ceilings (Ceilings::physical_*: the larger of datasheet and calibration, since a calibrated
+// ceiling is what cuBLAS or a copy reached, which a good kernel may beat). A time below it is
 // physically implausible (default factor 0.9 leaves 10% for clock and measurement noise).
 #pragma once
 
@@ -63,7 +65,8 @@ struct Bounds {
     ComputeUnit matrix_unit = ComputeUnit::kFp32Simt;  // of the first matrix op (or fp32 SIMT)
     WorkCount work;
     double time_compute_s = 0.0;
-    double time_compute_floor_s = 0.0;
+    double time_compute_floor_s = 0.0;   // physical ceilings, 3xTF32 allowed (see above)
+    double time_memory_floor_s = 0.0;    // bytes_fused at the physical bandwidth
     double time_memory_fused_s = 0.0;
     double time_memory_unfused_s = 0.0;
     double time_fused_s = 0.0;    // T_sol

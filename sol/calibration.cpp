@@ -1,5 +1,6 @@
 #include "sol/calibration.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -98,24 +99,33 @@ double Ceilings::peak(ComputeUnit u) const {
     return it == peak_flops.end() ? 0.0 : it->second;
 }
 
+double Ceilings::physical_peak(ComputeUnit u) const {
+    auto it = physical_peak_flops.find(u);
+    return it == physical_peak_flops.end() ? 0.0 : it->second;
+}
+
 Ceilings effective_ceilings(const DeviceSpec& spec, const std::optional<Calibration>& cal) {
     Ceilings c;
     c.device = spec.name;
     c.dram_bytes_per_s = spec.dram_bytes_per_s;
     c.peak_flops = spec.peak_flops;
     c.source = "datasheet";
+    c.physical_dram_bytes_per_s = spec.dram_bytes_per_s;
+    c.physical_peak_flops = spec.peak_flops;
     if (!cal) return c;
     c.source = "calibrated " + (cal->measured_at.empty() ? std::string("(undated)")
                                                          : cal->measured_at);
     if (cal->dram_bytes_per_s > 0.0) {
         c.dram_bytes_per_s = cal->dram_bytes_per_s;
         c.calibrated_dram = true;
+        c.physical_dram_bytes_per_s = std::max(spec.dram_bytes_per_s, cal->dram_bytes_per_s);
     }
     for (const auto& [key, flops] : cal->peak_flops) {
         auto unit = compute_unit_from_string(key);
         if (!unit || !(flops > 0.0)) continue;  // calibration_from_json rejects these
         c.peak_flops[*unit] = flops;
         c.calibrated[*unit] = true;
+        c.physical_peak_flops[*unit] = std::max(c.physical_peak_flops[*unit], flops);
     }
     return c;
 }

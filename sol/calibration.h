@@ -42,8 +42,13 @@ struct Ceilings {
     bool calibrated_dram = false;
     std::map<ComputeUnit, bool> calibrated;     // true where the figure was measured
     std::string source;                         // "datasheet" or "calibrated <measured_at>"
+    // The physical limits: per figure, the larger of datasheet and measurement. The gaming
+    // threshold uses these: a kernel may beat cuBLAS or a copy engine, never the hardware.
+    double physical_dram_bytes_per_s = 0.0;
+    std::map<ComputeUnit, double> physical_peak_flops;
 
-    double peak(ComputeUnit u) const;  // 0 when the unit is not present
+    double peak(ComputeUnit u) const;           // 0 when the unit is not present
+    double physical_peak(ComputeUnit u) const;  // likewise
 };
 
 Ceilings effective_ceilings(const DeviceSpec& spec, const std::optional<Calibration>& cal);

@@ -97,6 +97,29 @@ TEST(Bounds, CalibratedCeilingsOverrideDatasheet) {
     EXPECT_NEAR(b->time_memory_fused_s, 3.0 * 4096 * 4096 * 4 / 4.0e12, 1e-12);
 }
 
+TEST(Bounds, GamingThresholdUsesPhysicalCeilingsNotCalibratedOnes) {
+    // A measured ceiling below the datasheet (what cuBLAS / a copy reached) sets T_sol, but a
+    // kernel that beats cuBLAS is not gaming: the threshold keeps the datasheet peak.
+    Calibration cal;
+    cal.device = "h200";
+    cal.dram_bytes_per_s = 4.2e12;
+    cal.peak_flops["tf32_tensor"] = 414e12;
+    auto c = effective_ceilings(*find_device("h200"), cal);
+    EXPECT_DOUBLE_EQ(c.physical_dram_bytes_per_s, 4.8e12);
+    EXPECT_DOUBLE_EQ(c.physical_peak(ComputeUnit::kTf32Tensor), 494.7e12);
+    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kF32,
+                                           PrecisionPolicy::kTf32), c);
+    ASSERT_TRUE(b.ok());
+    EXPECT_NEAR(b->time_fused_s, kFlops4096 / 414e12, 1e-12);
+    EXPECT_NEAR(b->gaming_threshold_s, 0.9 * kFlops4096 / 494.7e12, 1e-12);
+    auto m = compute_bounds(softmax_problem(32768, 4096), c);
+    ASSERT_TRUE(m.ok());
+    const double bytes = 2.0 * 32768 * 4096 * 4;
+    EXPECT_NEAR(m->time_fused_s, bytes / 4.2e12, 1e-12);
+    EXPECT_NEAR(m->time_memory_floor_s, bytes / 4.8e12, 1e-12);
+    EXPECT_NEAR(m->gaming_threshold_s, 0.9 * bytes / 4.8e12, 1e-12);
+}
+
 TEST(Bounds, Fp64FallsBackToSimtWithoutFp64TensorCores) {
     auto c = effective_ceilings(*find_device("rtx4090"), std::nullopt);
     auto b = compute_bounds(matmul_problem(1024, 1024, 1024, DType::kF64,
