@@ -1,0 +1,75 @@
+// The checker of the kernel language (docs/language.md). Run after parse_program(), before
+// codegen. It proves two things and reports every problem it finds (not only the first):
+//  1. semantics: the program computes the problem's graph (dsl/check_semantics.cpp, with the
+//     canonical expression form in dsl/check_expr.h), and every tensor it names resolves;
+//  2. legality: every kernel's configuration runs on the target device (shared memory,
+//     registers, tiles, clusters, alignment, math mode vs precision policy, row-wise and map
+//     knobs) (dsl/check_legality*.cpp).
+// Errors are user errors: `where` is "file:line:col", `message` says what is wrong and what would
+// be legal, `detail` is the source line with a caret when the source text is given.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/expected.h"
+#include "dsl/ast.h"
+#include "problem/problem.h"
+
+namespace kforge {
+struct DeviceSpec;
+}
+
+namespace kforge::dsl {
+
+// What the checker needs to know about the target GPU.
+struct DeviceLimits {
+    std::string name = "h200";               // for messages ("the h200 allows 227 KiB")
+    int cc_major = 9;
+    int cc_minor = 0;
+    int sm_count = 132;
+    int64_t smem_per_block_optin_bytes = 227 * 1024;  // cudaDevAttrMaxSharedMemoryPerBlockOptin
+    int64_t smem_per_sm_bytes = 228 * 1024;
+    int max_threads_per_block = 1024;
+    int regs_per_sm = 65536;
+    int max_regs_per_thread = 255;
+    int cluster_max = 4;  // CTAs per cluster kforge's gemm schedules allow (1: no clusters)
+};
+
+// The limits of a device table entry (sol/device.h).
+DeviceLimits device_limits(const DeviceSpec& device);
+
+// A tensor the program names, resolved against the problem.
+struct ResolvedTensor {
+    std::string name;
+    std::vector<std::string> dim_names;  // as the program writes them ("M", "1")
+    std::vector<int64_t> shape;
+    DType dtype = DType::kF32;           // as stored in memory
+    TensorRole role = TensorRole::kIntermediate;  // kInput/kParam/kOutput: the problem's
+    int stored_by = -1;                  // index of the kernel that stores it; -1 for inputs
+    std::vector<int> read_by;            // kernels that read it, in order
+};
+
+struct CheckResult {
+    std::vector<Error> errors;
+    std::vector<std::string> warnings;
+    std::vector<ResolvedTensor> tensors;  // problem tensors first, then intermediates
+
+    bool ok() const { return errors.empty(); }
+    const ResolvedTensor* find_tensor(std::string_view name) const;
+};
+
+// Where and how to render errors: `file_name` goes into "file:line:col"; when `source` is the
+// program text, every error also carries the source line and a caret under the column.
+struct CheckOptions {
+    std::string_view file_name = "<program>";
+    std::string_view source;
+};
+
+// Checks `program` against `problem` for a device with `limits`: semantics, then legality.
+CheckResult check_program(const Program& program, const Problem& problem,
+                          const DeviceLimits& limits, const CheckOptions& options = {});
+
+}  // namespace kforge::dsl

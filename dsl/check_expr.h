@@ -1,0 +1,81 @@
+// Canonical expression graphs for the checker's semantic pass. The problem's op graph and the
+// program's kernels are both translated into an ExprGraph whose builders normalize as they go, so
+// that two computations that are equal by the identities below get the same key:
+//
+//   - values carry NAMED dims (size-1 dims dropped); a contraction is contract(A, B over K) with
+//     its operands unordered, so matmul transposes and gemm operand layouts follow from dims;
+//   - linear(X, W, b)            = contract(X, W over K) + b
+//   - add, mul                   n-ary, flattened, operands sorted, numbers folded (x+0, x*1 drop)
+//   - sub(a, b)                  = a + b * -1;  sub by a number c = add -c;  neg x = x * -1
+//   - scale c, div by number c   = mul c, mul 1/c;   add_scalar c = add c
+//   - relu = clamp(0, inf); hardtanh/clamp(lo, hi) = clamp; min_scalar c = clamp(-inf, c);
+//     max_scalar c = clamp(c, inf); clamp(clamp(x, a, b), c, d) = clamp(x, max(a,c), min(b,d))
+//     when the ranges overlap
+//   - dropout (eval) = identity; cast = identity (dtypes are checked at stores instead)
+//   - a reduction (problem sum/mean/max/min, program rowwise sum/... or `reduce .. over D`)
+//     = reduce_<kind> over D; softmax, log_softmax, logsumexp and norms keep their axis as a dim
+//     name, eps and groups as numbers.
+// Each node remembers where it came from (a problem op's "graph[i]" or a program's "line:col")
+// so that diff() can say which op is missing or changed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kforge::dsl {
+
+struct Expr {
+    std::string op;                    // "leaf", "const", "contract", "add", "mul", "div",
+                                       // "clamp", "gelu", "softmax", "reduce_sum", ...
+    std::vector<double> params;        // const value; clamp lo hi; gelu approx; eps; groups ...
+    std::vector<std::string> over;     // contract: contracted dim; row ops / reduces: their dims
+    std::vector<int> args;             // operand nodes (sorted by key for add, mul, contract)
+    std::vector<std::string> arg_where;  // add/mul: where each operand was introduced
+    std::string leaf;                  // leaf: tensor name
+    std::vector<std::string> dims;     // named dims of the value
+    std::string display;               // "gelu (tanh)", "add b", "linear"
+    std::string where;                 // "graph[1]" / "4:12"
+    std::string subject;               // problem: the tensor the op applies to
+    std::string key;                   // canonical form; equal keys = equal computations
+};
+
+// Where a node is built from: used for display and messages only.
+struct Origin {
+    std::string where;
+    std::string subject;
+    std::string display;
+};
+
+class ExprGraph {
+public:
+    const Expr& at(int id) const { return nodes_[static_cast<size_t>(id)]; }
+
+    int leaf(const std::string& name, std::vector<std::string> dims, const Origin& origin);
+    int constant(double value, const Origin& origin);
+    int contract(int a, int b, const std::string& k, const Origin& origin);
+    int add(int a, int b, const Origin& origin);
+    int mul(int a, int b, const Origin& origin);
+    int div(int a, int b, const Origin& origin);
+    int clamp(int x, double lo, double hi, const Origin& origin);
+    // Any other op: element-wise (over empty), row ops and reductions (over = their dims, which
+    // a reduction removes from the value's dims when `drops_over`).
+    int apply(const std::string& op, std::vector<int> args, std::vector<double> params,
+              std::vector<std::string> over, bool drops_over, const Origin& origin);
+
+private:
+    int push(Expr e);
+    int flat(const std::string& op, int a, int b, const Origin& origin);
+    std::vector<Expr> nodes_;
+};
+
+// Dims of a broadcast of two named-dim values; nullopt where neither contains the other.
+std::optional<std::vector<std::string>> broadcast_dims(const std::vector<std::string>& a,
+                                                       const std::vector<std::string>& b);
+
+// The first difference between problem node `p` (in `pg`) and program node `q` (in `qg`), as a
+// sentence for the program's output `out`; nullopt when they compute the same.
+std::optional<std::string> diff(const ExprGraph& pg, int p, const ExprGraph& qg, int q,
+                                const std::string& out);
+
+}  // namespace kforge::dsl

@@ -1,0 +1,81 @@
+// Pieces the checker's passes share (dsl/check.h): error reporting with carets, and the facts the
+// semantic pass learns about each kernel that the legality pass needs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dsl/check.h"
+#include "dsl/check_expr.h"
+
+namespace kforge::dsl {
+
+class Reporter {
+public:
+    Reporter(const CheckOptions& options, CheckResult& result) : options_(options), result_(result) {}
+
+    // "4:12" (used inside messages), "file:4:12" (an Error's where).
+    static std::string loc_text(SourceLoc loc);
+    std::string where(SourceLoc loc) const;
+    void error(SourceLoc loc, std::string message);
+    void warn(SourceLoc loc, std::string message);
+    CheckResult& result() { return result_; }
+
+private:
+    const CheckOptions& options_;
+    CheckResult& result_;
+};
+
+// What the semantic pass resolved about one kernel (resolved == false when its tensors did not).
+struct KernelFacts {
+    bool resolved = false;
+    std::vector<std::string> value_dims;  // dims of the chain's value (map: after broadcasting)
+    int64_t numel = 0;                    // elements of the value
+    int64_t last_extent = 0;              // extent of the value's innermost dim
+    int64_t row_len = 0;                  // rowwise: extent of the dim reduced/normalized
+    int64_t rows = 0;                     // rowwise: number of rows
+    int max_elem_bytes = 4;               // widest element the kernel reads or writes
+    int max_out_bytes = 4;                // widest element it stores
+    bool reads_residual = false;          // gemm: the epilogue reads a tensor of the output's size
+};
+
+// Semantics (check_semantics.cpp): resolves tensors into result().tensors, proves that the program
+// computes the problem's outputs, and returns one KernelFacts per kernel.
+std::vector<KernelFacts> check_semantics(const Program& program, const Problem& problem,
+                                         Reporter& reporter);
+
+// Legality on the device (check_legality*.cpp); runs after check_semantics.
+void check_legality_gemm(const Kernel& kernel, const KernelFacts& facts, const Problem& problem,
+                         const CheckResult& tensors, const DeviceLimits& limits,
+                         Reporter& reporter);
+void check_legality_rowwise(const Kernel& kernel, const KernelFacts& facts,
+                            const CheckResult& tensors, const DeviceLimits& limits,
+                            Reporter& reporter);
+void check_legality_map(const Kernel& kernel, const KernelFacts& facts,
+                        const DeviceLimits& limits, Reporter& reporter);
+
+// The problem's op graph as canonical expressions (check_problem_expr.cpp): node of every tensor.
+struct ProblemExprs {
+    ExprGraph graph;
+    std::map<std::string, int> value;  // tensor name -> node
+};
+ProblemExprs problem_exprs(const Problem& problem);
+
+// A problem tensor's dim i as a program writes it: its name, or its extent where anonymous.
+std::string dim_text(const Tensor& tensor, size_t i);
+// Named dims of a value: size-1 dims ("1") dropped.
+std::vector<std::string> named_dims(const std::vector<std::string>& dims);
+// "gelu (tanh)", "leaky_relu 0.2", "softmax over N": how messages name a problem op.
+std::string op_display(const Op& op, const Problem& problem);
+
+// "[M,N]" and "X[M,K]" for messages.
+std::string join_dims(const std::vector<std::string>& dims);
+std::string ref_text(const TensorRef& ref);
+
+// Where a knob was written (knob_locs), else the kernel's location.
+SourceLoc knob_loc(const Kernel& kernel, std::string_view knob);
+
+}  // namespace kforge::dsl

@@ -1,0 +1,248 @@
+// Legality of a gemm kernel on the target device: schedule vs architecture, math mode vs
+// precision policy, tile shape, accumulator registers, cluster, pipeline stages vs shared memory,
+// split-K, and TMA alignment. Divisibility of M and N by the tile is a warning (CUTLASS
+// predicates the edge tiles).
+#include <algorithm>
+#include <cctype>
+
+#include "dsl/check_internal.h"
+
+namespace kforge::dsl {
+namespace {
+
+bool is_tma(Schedule s) { return s != Schedule::kMultistage; }
+
+std::string kib(int64_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
+
+std::string upper(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+int64_t extent(const Problem& problem, const std::string& dim) {
+    auto it = problem.dims.find(dim);
+    if (it != problem.dims.end()) return it->second;
+    return !dim.empty() && std::all_of(dim.begin(), dim.end(), ::isdigit) ? std::stoll(dim) : 0;
+}
+
+// The math modes a precision policy allows on f32 operands.
+std::vector<MathMode> allowed_f32_math(PrecisionPolicy policy) {
+    std::vector<MathMode> m{MathMode::kF32Simt, MathMode::kTf32x3};
+    if (policy != PrecisionPolicy::kFp32Strict) m.push_back(MathMode::kTf32);
+    if (policy == PrecisionPolicy::kBf16) m.push_back(MathMode::kBf16);
+    if (policy == PrecisionPolicy::kFp16) m.push_back(MathMode::kF16);
+    return m;
+}
+
+std::string or_list(const std::vector<MathMode>& modes) {
+    std::string s;
+    for (size_t i = 0; i < modes.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == modes.size() ? " or " : ", ") + std::string(to_string(modes[i]));
+    return s;
+}
+
+// Consumer threads that hold the accumulator tile.
+int consumer_threads(const GemmConfig& c) {
+    switch (c.schedule) {
+    case Schedule::kCooperative:
+    case Schedule::kStreamK: return 256;  // two consumer warpgroups share one tile
+    case Schedule::kTmaWarpSpecialized:
+    case Schedule::kPingpong: return 128;  // one consumer warpgroup holds a whole tile
+    case Schedule::kMultistage: break;
+    }
+    // CUTLASS 2.x: 64x64 warp tiles, 4 to 8 warps per CTA.
+    return std::clamp(c.tile_m * c.tile_n / 4096, 4, 8) * 32;
+}
+
+void check_math(const Kernel& kn, DType a, DType b, const Problem& problem, Reporter& rep) {
+    const GemmConfig& c = kn.gemm;
+    const SourceLoc at = knob_loc(kn, "math");
+    if (a != b) {
+        rep.error(kn.loc, "gemm operands differ in dtype (" + std::string(to_string(a)) + " and " +
+                              std::string(to_string(b)) + "); both must have one dtype");
+        return;
+    }
+    const std::string policy(to_string(problem.policy));
+    if (a == DType::kBF16 || a == DType::kF16) {
+        MathMode want = a == DType::kBF16 ? MathMode::kBf16 : MathMode::kF16;
+        if (c.math != MathMode::kAuto && c.math != want) {
+            rep.error(at, "math " + std::string(to_string(c.math)) + " on " +
+                              std::string(to_string(a)) + " operands; use math " +
+                              std::string(to_string(want)) + " (or auto)");
+        }
+    } else if (a == DType::kF32) {
+        auto allowed = allowed_f32_math(problem.policy);
+        if (c.math != MathMode::kAuto &&
+            std::find(allowed.begin(), allowed.end(), c.math) == allowed.end()) {
+            rep.error(at, "math " + std::string(to_string(c.math)) + " on f32 operands is not allowed "
+                          "under precision policy " + policy + "; " + policy + " allows " +
+                          or_list(allowed));
+        }
+    } else {
+        rep.error(kn.loc, "gemm operands are " + std::string(to_string(a)) +
+                              "; kforge's gemm takes f32, bf16 or f16");
+    }
+    if (c.acc == DType::kF16 && !(problem.policy == PrecisionPolicy::kFp16 && a == DType::kF16)) {
+        rep.error(knob_loc(kn, "acc"), "acc f16 needs f16 operands and precision policy fp16 (the "
+                                       "problem's is " + policy + "); use acc f32");
+    }
+    if (c.math == MathMode::kF32Simt && is_tma(c.schedule)) {
+        rep.error(at, "math f32_simt runs on CUDA cores; the Hopper schedule " +
+                          std::string(to_string(c.schedule)) + " is tensor-core only: use schedule "
+                          "multistage, or math tf32x3");
+    }
+}
+
+void check_tile(const Kernel& kn, int bytes, Reporter& rep) {
+    const GemmConfig& c = kn.gemm;
+    const SourceLoc at = knob_loc(kn, "tile");
+    const std::string tile = std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "x" +
+                             std::to_string(c.tile_k);
+    if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 256)
+        rep.error(at, "tile " + tile + ": tile M must be 64, 128 or 256");
+    if (c.tile_n < 16 || c.tile_n > 256 || c.tile_n % 16 != 0)
+        rep.error(at, "tile " + tile + ": tile N must be a multiple of 16 from 16 to 256");
+    if (c.tile_k != 16 && c.tile_k != 32 && c.tile_k != 64 && c.tile_k != 128)
+        rep.error(at, "tile " + tile + ": tile K must be 16, 32, 64 or 128");
+    if ((c.schedule == Schedule::kCooperative || c.schedule == Schedule::kStreamK) && c.tile_m < 128) {
+        rep.error(at, "tile " + tile + ": schedule " + std::string(to_string(c.schedule)) +
+                          " splits tile M over two consumer warpgroups of 64 rows, so tile M must "
+                          "be 128 or 256; use tma_ws or pingpong for tile M 64");
+    }
+    const int k_multiple = is_tma(c.schedule) ? 64 : 32;
+    if (c.tile_k * bytes % k_multiple != 0) {
+        std::string legal;
+        for (int k : {16, 32, 64, 128})
+            if (k * bytes % k_multiple == 0) legal += (legal.empty() ? "" : ", ") + std::to_string(k);
+        rep.error(at, "tile " + tile + ": tile K " + std::to_string(c.tile_k) + " x " +
+                          std::to_string(bytes) + " bytes = " + std::to_string(c.tile_k * bytes) +
+                          " bytes; " + (is_tma(c.schedule) ? "TMA schedules" : "multistage") +
+                          " need a multiple of " + std::to_string(k_multiple) + " bytes: tile K in {" +
+                          legal + "}");
+    }
+    const int threads = consumer_threads(c);
+    const int acc_regs = c.tile_m * c.tile_n * (c.acc == DType::kF16 ? 1 : 2) / 2 / threads;
+    if (acc_regs > 255) {
+        rep.error(at, "tile " + tile + " keeps " + std::to_string(acc_regs) +
+                          " accumulator registers per thread (" + std::to_string(threads) +
+                          " consumer threads); a thread has at most 255: use a smaller tile" +
+                          (threads == 128 ? " or schedule cooperative" : ""));
+    }
+}
+
+}  // namespace
+
+void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Problem& problem,
+                         const CheckResult& tensors, const DeviceLimits& limits, Reporter& rep) {
+    const GemmConfig& c = kn.gemm;
+    const ResolvedTensor* a = tensors.find_tensor(kn.args[0].name);
+    const ResolvedTensor* b = tensors.find_tensor(kn.args[1].name);
+    if (a == nullptr || b == nullptr) return;
+    const std::string sched(to_string(c.schedule));
+    const std::string device = upper(limits.name);
+    const std::string arch = "sm_" + std::to_string(limits.cc_major * 10 + limits.cc_minor);
+    if (is_tma(c.schedule) && limits.cc_major < 9) {
+        rep.error(knob_loc(kn, "schedule"), "schedule " + sched + " needs sm_90 (Hopper TMA and "
+                  "wgmma); the " + device + " is " + arch + ": use schedule multistage");
+    }
+    if (!is_tma(c.schedule) && limits.cc_major < 8) {
+        rep.error(knob_loc(kn, "schedule"), "schedule multistage needs sm_80 or newer; the " +
+                                                device + " is " + arch);
+    }
+    check_math(kn, a->dtype, b->dtype, problem, rep);
+    const int bytes = dtype_bytes(a->dtype);
+    check_tile(kn, bytes, rep);
+
+    // Cluster.
+    const SourceLoc cl = knob_loc(kn, "cluster");
+    auto pow_ok = [](int v) { return v == 1 || v == 2 || v == 4; };
+    const std::string cluster = std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n);
+    if (!pow_ok(c.cluster_m) || !pow_ok(c.cluster_n) || c.cluster_m * c.cluster_n > 4) {
+        rep.error(cl, "cluster " + cluster + ": each dim must be 1, 2 or 4 and M*N at most 4");
+    } else if (c.cluster_m * c.cluster_n > 1 && (!is_tma(c.schedule) || limits.cluster_max < 2)) {
+        rep.error(cl, "cluster " + cluster + " needs an sm_90 schedule (tma_ws, cooperative, "
+                      "pingpong, stream_k) on an sm_90 device; use cluster 1x1");
+    } else if (c.cluster_m * c.cluster_n > limits.cluster_max) {
+        rep.error(cl, "cluster " + cluster + ": the " + device + " allows at most " +
+                          std::to_string(limits.cluster_max) + " CTAs per cluster");
+    }
+
+    // Stages vs shared memory: operand tiles per stage, plus the epilogue's staging of D (and C
+    // where the epilogue reads a residual) for the TMA epilogue, plus pipeline barriers.
+    const int64_t per_stage = int64_t{c.tile_m + c.tile_n} * c.tile_k * bytes;
+    const int64_t epi_tile = int64_t{c.tile_m} * std::min(c.tile_n, 32) * facts.max_out_bytes * 2;
+    const int64_t epilogue = is_tma(c.schedule) ? epi_tile * (facts.reads_residual ? 2 : 1) : 0;
+    const int64_t limit = limits.smem_per_block_optin_bytes;
+    auto need = [&](int stages) { return stages * per_stage + epilogue + stages * 32; };
+    const int fit = static_cast<int>((limit - epilogue) / (per_stage + 32));
+    const SourceLoc st = knob_loc(kn, "stages");
+    if (c.stages != 0 && (c.stages < 2 || c.stages > 8)) {
+        rep.error(st, "stages " + std::to_string(c.stages) + ": use auto or 2..8");
+    }
+    if (c.stages >= 2 && need(c.stages) > limit) {
+        rep.error(st, "stages " + std::to_string(c.stages) + " needs " + kib(need(c.stages)) +
+                          " of shared memory; the " + device + " allows " + kib(limit) +
+                          (fit >= 2 ? "; at most " + std::to_string(fit) + " fit"
+                                    : "; even 2 stages do not fit: use a smaller tile"));
+    } else if (c.stages == 0 && fit < 2) {
+        rep.error(knob_loc(kn, "tile"), "tile needs " + kib(per_stage) + " of shared memory per "
+                  "stage; even 2 stages (" + kib(need(2)) + ") exceed the " + device + "'s " +
+                  kib(limit) + ": use a smaller tile");
+    }
+
+    // Split-K, against the contracted extent.
+    int64_t k_extent = 0;
+    for (const auto& d : named_dims(a->dim_names)) {
+        const auto& bd = b->dim_names;
+        const auto& vd = facts.value_dims;
+        if (std::find(bd.begin(), bd.end(), d) != bd.end() &&
+            std::find(vd.begin(), vd.end(), d) == vd.end())
+            k_extent = extent(problem, d);
+    }
+    const SourceLoc sk = knob_loc(kn, "splitk");
+    if (c.split_k < 1 || c.split_k > 16) rep.error(sk, "splitk must be 1..16");
+    if (c.split_k > 1 && c.schedule == Schedule::kStreamK) {
+        rep.error(sk, "splitk " + std::to_string(c.split_k) + " with schedule stream_k: stream-K "
+                      "already splits K; use splitk 1, or schedule cooperative with split-K");
+    }
+    const int64_t k_tiles = (k_extent + c.tile_k - 1) / c.tile_k;
+    if (k_extent > 0 && c.split_k > k_tiles) {
+        rep.error(sk, "splitk " + std::to_string(c.split_k) + " leaves splits without work: K = " +
+                          std::to_string(k_extent) + " has " + std::to_string(k_tiles) +
+                          " k-tiles of " + std::to_string(c.tile_k));
+    }
+    if (c.swizzle != 1 && c.swizzle != 2 && c.swizzle != 4 && c.swizzle != 8)
+        rep.error(knob_loc(kn, "swizzle"), "swizzle must be 1, 2, 4 or 8");
+
+    // Alignment of each operand's contiguous (last) dim: TMA needs 16-byte row strides;
+    // multistage's cp.async needs 4 bytes on tensor cores (SIMT takes any).
+    for (const TensorRef& ref : kn.args) {
+        const ResolvedTensor* t = tensors.find_tensor(ref.name);
+        if (t == nullptr || t->shape.empty()) continue;
+        const int64_t row = t->shape.back() * dtype_bytes(t->dtype);
+        const std::string what = ref_text(ref) + ": its contiguous dim " + t->dim_names.back() +
+                                 " = " + std::to_string(t->shape.back()) + " elements of " +
+                                 std::to_string(dtype_bytes(t->dtype)) + " bytes = " +
+                                 std::to_string(row) + " bytes";
+        if (is_tma(c.schedule) && row % 16 != 0) {
+            rep.error(ref.loc, what + ", not a multiple of 16 as TMA requires; use schedule "
+                               "multistage (smaller alignment) or pad " + t->dim_names.back());
+        } else if (!is_tma(c.schedule) && c.math != MathMode::kF32Simt && row % 4 != 0) {
+            rep.error(ref.loc, what + ", not a multiple of 4 as cp.async requires; use math "
+                               "f32_simt or pad " + t->dim_names.back());
+        }
+    }
+    // Divisibility: a warning.
+    const auto& vd = facts.value_dims;
+    if (vd.size() >= 2) {
+        const int64_t m = extent(problem, vd[vd.size() - 2]), n = extent(problem, vd.back());
+        if (m % c.tile_m != 0 || n % c.tile_n != 0) {
+            rep.warn(knob_loc(kn, "tile"), "kernel " + kn.name + ": M x N = " + std::to_string(m) +
+                     " x " + std::to_string(n) + " is not a multiple of the tile " +
+                     std::to_string(c.tile_m) + " x " + std::to_string(c.tile_n) +
+                     "; CUTLASS predicates the edge tiles");
+        }
+    }
+}
+
+}  // namespace kforge::dsl

@@ -1,0 +1,168 @@
+// The problem's op graph as canonical expressions (identities in dsl/check_expr.h).
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "dsl/check_internal.h"
+
+namespace kforge::dsl {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+std::vector<std::string> dims_of(const Tensor& t) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < t.shape.size(); ++i) out.push_back(dim_text(t, i));
+    return out;
+}
+
+// The dim an op's axis names on its first input.
+std::string axis_dim(const Op& op, const Problem& problem) {
+    const Tensor* x = problem.find_tensor(op.inputs.at(0));
+    if (x == nullptr || x->shape.empty()) return "";
+    int64_t axis = op.attrs.axis < 0 ? op.attrs.axis + static_cast<int64_t>(x->shape.size())
+                                     : op.attrs.axis;
+    if (axis < 0 || axis >= static_cast<int64_t>(x->shape.size())) return "";
+    return dim_text(*x, static_cast<size_t>(axis));
+}
+
+// layer_norm / rms_norm: the trailing dims normalized_shape covers (default the last).
+std::vector<std::string> norm_dims(const Op& op, const Problem& problem) {
+    const Tensor* x = problem.find_tensor(op.inputs.at(0));
+    std::vector<std::string> dims = x ? dims_of(*x) : std::vector<std::string>{};
+    size_t n = std::max<size_t>(1, op.attrs.normalized_shape.size());
+    n = std::min(n, dims.size());
+    return {dims.end() - static_cast<std::ptrdiff_t>(n), dims.end()};
+}
+
+}  // namespace
+
+std::string dim_text(const Tensor& tensor, size_t i) {
+    if (i < tensor.dim_names.size() && !tensor.dim_names[i].empty()) return tensor.dim_names[i];
+    return std::to_string(tensor.shape.at(i));
+}
+
+std::vector<std::string> named_dims(const std::vector<std::string>& dims) {
+    std::vector<std::string> out;
+    for (const auto& d : dims)
+        if (d != "1") out.push_back(d);
+    return out;
+}
+
+std::string op_display(const Op& op, const Problem& problem) {
+    std::string name(to_string(op.kind));
+    const OpAttrs& a = op.attrs;
+    switch (op.kind) {
+    case OpKind::kGelu: return name + (a.gelu == GeluApprox::kTanh ? " (tanh)" : " (erf)");
+    case OpKind::kLeakyRelu: return name + " " + num(a.negative_slope);
+    case OpKind::kHardtanh:
+    case OpKind::kClamp: return name + " " + num(a.lo) + " " + num(a.hi);
+    case OpKind::kSoftplus: return name + " " + num(a.beta) + " " + num(a.threshold);
+    case OpKind::kScale:
+    case OpKind::kAddScalar:
+    case OpKind::kMinScalar:
+    case OpKind::kMaxScalar: return name + " " + num(a.scalar);
+    case OpKind::kLayerNorm:
+    case OpKind::kRmsNorm: return name + " eps " + num(a.eps);
+    case OpKind::kGroupNorm: return name + " groups " + std::to_string(a.num_groups) + " eps " +
+                                    num(a.eps);
+    default: break;
+    }
+    if (op_class(op.kind) == OpClass::kReduction || op_class(op.kind) == OpClass::kRowwise)
+        return name + " over " + axis_dim(op, problem);
+    return name;
+}
+
+ProblemExprs problem_exprs(const Problem& problem) {
+    ProblemExprs pe;
+    ExprGraph& g = pe.graph;
+    for (const Tensor* t : problem.graph_inputs()) {
+        pe.value[t->name] = g.leaf(t->name, named_dims(dims_of(*t)), Origin{"its inputs", t->name, t->name});
+    }
+    for (const Op& op : problem.ops) {
+        Origin o{op.json_path, op.inputs.empty() ? "" : op.inputs[0], op_display(op, problem)};
+        std::vector<int> in;
+        bool missing = false;
+        for (const auto& name : op.inputs) {
+            auto it = pe.value.find(name);
+            if (it == pe.value.end()) {
+                missing = true;
+                break;
+            }
+            in.push_back(it->second);
+        }
+        if (missing || in.empty()) continue;  // parse_problem rejects such graphs
+        const OpAttrs& a = op.attrs;
+        auto unary = [&](const std::string& name, std::vector<double> params = {}) {
+            return g.apply(name, {in[0]}, std::move(params), {}, false, o);
+        };
+        int v = in[0];
+        switch (op.kind) {
+        case OpKind::kMatmul: {
+            const Tensor* ta = problem.find_tensor(op.inputs[0]);
+            size_t r = ta->shape.size();
+            std::string k = dim_text(*ta, a.transpose_a && r >= 2 ? r - 2 : r - 1);
+            v = g.contract(in[0], in[1], k, o);
+            break;
+        }
+        case OpKind::kLinear: {
+            const Tensor* tx = problem.find_tensor(op.inputs[0]);
+            v = g.contract(in[0], in[1], dim_text(*tx, tx->shape.size() - 1), o);
+            if (in.size() > 2) v = g.add(v, in[2], o);
+            break;
+        }
+        case OpKind::kAdd: v = g.add(in[0], in[1], o); break;
+        case OpKind::kSub: v = g.add(in[0], g.mul(in[1], g.constant(-1.0, o), o), o); break;
+        case OpKind::kMul: v = g.mul(in[0], in[1], o); break;
+        case OpKind::kDiv: v = g.div(in[0], in[1], o); break;
+        case OpKind::kScale: v = g.mul(in[0], g.constant(a.scalar, o), o); break;
+        case OpKind::kAddScalar: v = g.add(in[0], g.constant(a.scalar, o), o); break;
+        case OpKind::kNeg: v = g.mul(in[0], g.constant(-1.0, o), o); break;
+        case OpKind::kRelu: v = g.clamp(in[0], 0.0, kInf, o); break;
+        case OpKind::kHardtanh:
+        case OpKind::kClamp: v = g.clamp(in[0], a.lo, a.hi, o); break;
+        case OpKind::kMinScalar: v = g.clamp(in[0], -kInf, a.scalar, o); break;
+        case OpKind::kMaxScalar: v = g.clamp(in[0], a.scalar, kInf, o); break;
+        case OpKind::kDropout: break;
+        case OpKind::kLeakyRelu: v = unary("leaky_relu", {a.negative_slope}); break;
+        case OpKind::kGelu: v = unary("gelu", {a.gelu == GeluApprox::kTanh ? 1.0 : 0.0}); break;
+        case OpKind::kSoftplus: v = unary("softplus", {a.beta, a.threshold}); break;
+        case OpKind::kSilu: case OpKind::kSigmoid: case OpKind::kTanh: case OpKind::kMish:
+        case OpKind::kExp: case OpKind::kLog: case OpKind::kAbs: case OpKind::kSqrt:
+        case OpKind::kRsqrt: case OpKind::kSquare:
+            v = unary(std::string(to_string(op.kind)));
+            break;
+        case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:
+            v = g.apply("reduce_" + std::string(to_string(op.kind)), {in[0]}, {},
+                        {axis_dim(op, problem)}, true, o);
+            break;
+        case OpKind::kSoftmax: case OpKind::kLogSoftmax:
+            v = g.apply(std::string(to_string(op.kind)), {in[0]}, {}, {axis_dim(op, problem)},
+                        false, o);
+            break;
+        case OpKind::kLogsumexp:
+            v = g.apply("logsumexp", {in[0]}, {}, {axis_dim(op, problem)}, true, o);
+            break;
+        case OpKind::kLayerNorm: case OpKind::kRmsNorm:
+            v = g.apply(std::string(to_string(op.kind)), in, {a.eps}, norm_dims(op, problem),
+                        false, o);
+            break;
+        case OpKind::kGroupNorm: {
+            const Tensor* x = problem.find_tensor(op.inputs[0]);
+            std::string c = x->shape.size() > 1 ? dim_text(*x, 1) : "";
+            v = g.apply("group_norm", in, {static_cast<double>(a.num_groups), a.eps}, {c}, false, o);
+            break;
+        }
+        }
+        pe.value[op.output] = v;
+    }
+    return pe;
+}
+
+}  // namespace kforge::dsl

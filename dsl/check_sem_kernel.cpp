@@ -1,0 +1,236 @@
+// One kernel of a program as canonical expressions: its head (gemm contraction, row op, map
+// input), then its chain (identities in dsl/check_expr.h).
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include "dsl/check_sem_kernel.h"
+
+namespace kforge::dsl {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+std::string chain_display(const ChainOp& op) {
+    std::string s(to_string(op.kind));
+    if (op.kind == ChainOpKind::kGelu) return s + (op.gelu == GeluApprox::kTanh ? " (tanh)" : " (erf)");
+    if (op.kind == ChainOpKind::kReduce) {
+        return "reduce " + std::string(to_string(op.reduce)) + " over " + op.reduce_over;
+    }
+    if (op.tensor) return s + " " + op.tensor->name;
+    for (double v : op.numbers) s += " " + num(v);
+    return s;
+}
+
+OpKind row_op_kind(RowOp r) {
+    switch (r) {
+    case RowOp::kSoftmax: return OpKind::kSoftmax;
+    case RowOp::kLogSoftmax: return OpKind::kLogSoftmax;
+    case RowOp::kLogsumexp: return OpKind::kLogsumexp;
+    case RowOp::kLayerNorm: return OpKind::kLayerNorm;
+    case RowOp::kRmsNorm: return OpKind::kRmsNorm;
+    case RowOp::kGroupNorm: return OpKind::kGroupNorm;
+    case RowOp::kSum: return OpKind::kSum;
+    case RowOp::kMean: return OpKind::kMean;
+    case RowOp::kMax: return OpKind::kMax;
+    case RowOp::kMin: return OpKind::kMin;
+    }
+    return OpKind::kSoftmax;
+}
+
+// The gemm's contracted dim: shared by both operands and absent from the first store.
+std::optional<std::string> gemm_k(const Kernel& kn, Reporter& reporter) {
+    std::vector<std::string> a = named_dims(kn.args[0].dims), b = named_dims(kn.args[1].dims);
+    std::vector<std::string> shared, out;
+    for (const auto& d : a)
+        if (std::find(b.begin(), b.end(), d) != b.end()) shared.push_back(d);
+    for (const ChainOp& op : kn.chain) {
+        if (op.kind == ChainOpKind::kStore && op.tensor) {
+            out = named_dims(op.tensor->dims);
+            break;
+        }
+    }
+    std::vector<std::string> cands;
+    for (const auto& d : shared)
+        if (std::find(out.begin(), out.end(), d) == out.end()) cands.push_back(d);
+    if (cands.size() == 1) return cands[0];
+    if (shared.size() == 1) return shared[0];
+    reporter.error(kn.loc, "gemm(" + ref_text(kn.args[0]) + ", " + ref_text(kn.args[1]) +
+                               "): cannot tell which dim to contract; the operands must share "
+                               "exactly one dim that the stored output does not have (shared: " +
+                               join_dims(shared) + ")");
+    return std::nullopt;
+}
+
+}  // namespace
+
+KernelFacts check_kernel_semantics(Sem& sem, int k) {
+    const Kernel& kn = sem.program.kernels[static_cast<size_t>(k)];
+    Reporter& rep = sem.reporter;
+    ExprGraph& g = sem.graph;
+    KernelFacts f;
+    sem.max_bytes = sem.max_out_bytes = 0;
+    const std::string at = Reporter::loc_text(kn.loc);
+    std::optional<int> v;
+    const size_t want_args = kn.kind == KernelKind::kGemm ? 2 : 1;
+    if (kn.args.size() < want_args) {
+        rep.error(kn.loc, "kernel " + kn.name + " needs " + std::to_string(want_args) + " operand(s)");
+    } else if (kn.kind == KernelKind::kGemm) {
+        auto a = sem.read(kn.args[0], k);
+        auto b = sem.read(kn.args[1], k);
+        auto kdim = gemm_k(kn, rep);
+        if (a && b && kdim) v = g.contract(*a, *b, *kdim, Origin{at, kn.args[0].name, "gemm"});
+    } else if (kn.kind == KernelKind::kMap) {
+        v = sem.read(kn.args[0], k);
+    } else {
+        const TensorRef& x = kn.args[0];
+        const OpKind kind = row_op_kind(kn.row_op);
+        const Op* like = nullptr;
+        for (const Op& op : sem.problem.ops)
+            if (op.kind == kind && like == nullptr) like = &op;
+        std::string over = kn.over.empty() ? (x.dims.empty() ? "" : x.dims.back()) : kn.over;
+        const size_t max_args = kind == OpKind::kRmsNorm ? 2
+                                : (kind == OpKind::kLayerNorm || kind == OpKind::kGroupNorm) ? 3 : 1;
+        auto xn = sem.read(x, k);
+        std::vector<int> in;
+        if (xn) in.push_back(*xn);
+        for (size_t i = 1; i < kn.args.size(); ++i) {
+            if (i >= max_args) {
+                rep.error(kn.args[i].loc, std::string(to_string(kn.row_op)) + " takes at most " +
+                                              std::to_string(max_args) + " tensor(s)");
+            } else if (auto w = sem.read(kn.args[i], k)) {
+                in.push_back(*w);
+            }
+        }
+        if (std::find(x.dims.begin(), x.dims.end(), over) == x.dims.end()) {
+            rep.error(knob_loc(kn, "over"), "over " + over + ": " + ref_text(x) + " has no dim " + over);
+        } else if (xn && in.size() == kn.args.size()) {
+            const double eps = kn.eps ? *kn.eps : like ? like->attrs.eps : 1e-5;
+            const double groups = static_cast<double>(kn.groups ? *kn.groups
+                                                      : like ? like->attrs.num_groups : 1);
+            std::string name(to_string(kind));
+            Origin o{at, x.name, name + " over " + over};
+            f.row_len = sem.extent(over);
+            f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
+            if (kind == OpKind::kLayerNorm || kind == OpKind::kRmsNorm) {
+                v = g.apply(name, in, {eps}, {over}, false, o);
+            } else if (kind == OpKind::kGroupNorm) {
+                std::string c = x.dims.size() > 1 ? x.dims[1] : over;
+                v = g.apply(name, in, {groups, eps}, {c}, false, o);
+                f.rows = sem.extent(x.dims[0]) * static_cast<int64_t>(groups);
+                f.row_len = f.rows > 0 ? sem.numel(x.dims) / f.rows : 0;
+            } else if (kind == OpKind::kSoftmax || kind == OpKind::kLogSoftmax) {
+                v = g.apply(name, in, {}, {over}, false, o);
+            } else {
+                v = g.apply(kind == OpKind::kLogsumexp ? name : "reduce_" + name, in, {}, {over},
+                            true, o);
+            }
+        }
+    }
+
+    DType dtype = DType::kF32;
+    bool failed = !v.has_value();
+    for (const ChainOp& op : kn.chain) {
+        Origin o{Reporter::loc_text(op.loc), kn.name, chain_display(op)};
+        if (op.kind == ChainOpKind::kCast) {
+            dtype = op.cast_to;
+            continue;
+        }
+        if (op.kind == ChainOpKind::kStore || op.kind == ChainOpKind::kReduce) {
+            if (!op.tensor) continue;
+            int node = failed ? -1 : *v;
+            if (!failed && op.kind == ChainOpKind::kReduce) {
+                const auto& dims = g.at(*v).dims;
+                if (std::find(dims.begin(), dims.end(), op.reduce_over) == dims.end()) {
+                    rep.error(op.loc, "reduce over " + op.reduce_over + ": the value's dims are " +
+                                          join_dims(dims));
+                    node = -1;
+                } else {
+                    node = g.apply("reduce_" + std::string(to_string(op.reduce)), {*v}, {},
+                                   {op.reduce_over}, true, o);
+                }
+            }
+            sem.store(*op.tensor, node, dtype, k);
+            continue;
+        }
+        if (failed) {
+            if (op.tensor) sem.read(*op.tensor, k);
+            continue;
+        }
+        const bool binary = op.kind == ChainOpKind::kAdd || op.kind == ChainOpKind::kSub ||
+                            op.kind == ChainOpKind::kMul || op.kind == ChainOpKind::kDiv;
+        std::optional<int> operand;
+        if (binary && op.tensor) {
+            operand = sem.read(*op.tensor, k);
+            if (!operand) {
+                failed = true;
+                continue;
+            }
+            if (!broadcast_dims(g.at(*v).dims, g.at(*operand).dims)) {
+                rep.error(op.tensor->loc, "cannot broadcast " + ref_text(*op.tensor) +
+                                              " against the value's dims " + join_dims(g.at(*v).dims));
+                failed = true;
+                continue;
+            }
+            if (named_dims(op.tensor->dims) == g.at(*v).dims) f.reads_residual = true;
+        }
+        const size_t need = op.kind == ChainOpKind::kClamp ? 2
+                            : (binary && !op.tensor) || op.kind == ChainOpKind::kMin ||
+                                      op.kind == ChainOpKind::kMax ? 1 : 0;
+        if (op.numbers.size() < need) {
+            rep.error(op.loc, std::string(to_string(op.kind)) + " needs " + std::to_string(need) +
+                                  " number(s)");
+            failed = true;
+            continue;
+        }
+        const double c = op.numbers.empty() ? 0.0 : op.numbers[0];
+        if (op.kind == ChainOpKind::kDiv && !op.tensor && c == 0.0) {
+            rep.error(op.loc, "div 0: division by zero");
+            failed = true;
+            continue;
+        }
+        auto number = [&](double x) { return g.constant(x, o); };
+        switch (op.kind) {
+        case ChainOpKind::kAdd: v = g.add(*v, operand ? *operand : number(c), o); break;
+        case ChainOpKind::kSub:
+            v = g.add(*v, operand ? g.mul(*operand, number(-1.0), o) : number(-c), o);
+            break;
+        case ChainOpKind::kMul: v = g.mul(*v, operand ? *operand : number(c), o); break;
+        case ChainOpKind::kDiv: v = operand ? g.div(*v, *operand, o) : g.mul(*v, number(1.0 / c), o); break;
+        case ChainOpKind::kNeg: v = g.mul(*v, number(-1.0), o); break;
+        case ChainOpKind::kRelu: v = g.clamp(*v, 0.0, kInf, o); break;
+        case ChainOpKind::kClamp: v = g.clamp(*v, op.numbers[0], op.numbers[1], o); break;
+        case ChainOpKind::kMin: v = g.clamp(*v, -kInf, c, o); break;
+        case ChainOpKind::kMax: v = g.clamp(*v, c, kInf, o); break;
+        case ChainOpKind::kLeakyRelu:
+            v = g.apply("leaky_relu", {*v}, {op.numbers.empty() ? 0.01 : c}, {}, false, o);
+            break;
+        case ChainOpKind::kGelu:
+            v = g.apply("gelu", {*v}, {op.gelu == GeluApprox::kTanh ? 1.0 : 0.0}, {}, false, o);
+            break;
+        case ChainOpKind::kSoftplus:
+            v = g.apply("softplus", {*v}, {op.numbers.size() > 0 ? op.numbers[0] : 1.0,
+                                           op.numbers.size() > 1 ? op.numbers[1] : 20.0},
+                        {}, false, o);
+            break;
+        default: v = g.apply(std::string(to_string(op.kind)), {*v}, {}, {}, false, o); break;
+        }
+    }
+    if (v) {
+        f.resolved = !failed;
+        f.value_dims = g.at(*v).dims;
+        f.numel = sem.numel(f.value_dims);
+        f.last_extent = f.value_dims.empty() ? 1 : sem.extent(f.value_dims.back());
+    }
+    f.max_elem_bytes = std::max({sem.max_bytes, sem.max_out_bytes, 1});
+    f.max_out_bytes = std::max(sem.max_out_bytes, 1);
+    return f;
+}
+
+}  // namespace kforge::dsl

@@ -1,0 +1,199 @@
+// Semantics: resolve every tensor a program names, build the program's canonical expressions
+// (check_expr.h) kernel by kernel, and compare each problem output with what the program stores.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "dsl/check_internal.h"
+#include "dsl/check_sem_kernel.h"
+
+namespace kforge::dsl {
+
+std::string join_dims(const std::vector<std::string>& dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + dims[i];
+    return s + "]";
+}
+
+std::string ref_text(const TensorRef& ref) { return ref.name + join_dims(ref.dims); }
+
+int64_t Sem::extent(const std::string& dim) const {
+    auto it = problem.dims.find(dim);
+    if (it != problem.dims.end()) return it->second;
+    return std::all_of(dim.begin(), dim.end(), ::isdigit) && !dim.empty() ? std::stoll(dim) : 0;
+}
+
+int64_t Sem::numel(const std::vector<std::string>& dims) const {
+    int64_t n = 1;
+    for (const auto& d : dims) n *= extent(d);
+    return n;
+}
+
+ResolvedTensor& Sem::entry(const std::string& name) {
+    auto& tensors = reporter.result().tensors;
+    for (auto& t : tensors)
+        if (t.name == name) return t;
+    tensors.emplace_back();
+    tensors.back().name = name;
+    return tensors.back();
+}
+
+bool Sem::dims_known(const TensorRef& ref) {
+    for (const auto& d : ref.dims) {
+        if (extent(d) > 0) continue;
+        std::string known;
+        for (const auto& [name, value] : problem.dims) known += (known.empty() ? "" : ", ") + name;
+        reporter.error(ref.loc, "unknown dim " + d + " in " + ref_text(ref) +
+                                    "; the problem's dims are " + known + " (or write an integer)");
+        return false;
+    }
+    return true;
+}
+
+bool Sem::problem_dims_match(const TensorRef& ref, const Tensor& t) {
+    std::vector<std::string> want;
+    for (size_t i = 0; i < t.shape.size(); ++i) want.push_back(dim_text(t, i));
+    if (ref.dims == want) return true;
+    reporter.error(ref.loc, ref.name + " is " + join_dims(want) + " in the problem; the program writes " +
+                                ref_text(ref) + " (write " + t.name + join_dims(want) + ")");
+    return false;
+}
+
+std::optional<int> Sem::read(const TensorRef& ref, int kernel) {
+    if (!dims_known(ref)) return std::nullopt;
+    const Tensor* t = problem.find_tensor(ref.name);
+    const bool is_input = t && (t->role == TensorRole::kInput || t->role == TensorRole::kParam);
+    if (is_input) {
+        if (!problem_dims_match(ref, *t)) return std::nullopt;
+        entry(ref.name).read_by.push_back(kernel);
+        Origin o{Reporter::loc_text(ref.loc), ref.name, ref.name};
+        max_bytes = std::max(max_bytes, dtype_bytes(t->dtype));
+        return graph.leaf(ref.name, named_dims(ref.dims), o);
+    }
+    auto it = bound.find(ref.name);
+    if (it != bound.end() && it->second.kernel < kernel) {
+        if (ref.dims != it->second.dims) {
+            reporter.error(ref.loc, ref.name + " was stored as " + ref.name +
+                                        join_dims(it->second.dims) + " at " +
+                                        Reporter::loc_text(it->second.loc) + "; read it with the same dims");
+            return std::nullopt;
+        }
+        it->second.read = true;
+        entry(ref.name).read_by.push_back(kernel);
+        if (it->second.node < 0) return std::nullopt;  // its kernel failed; reported there
+        max_bytes = std::max(max_bytes, dtype_bytes(it->second.dtype));
+        return it->second.node;
+    }
+    auto st = stores.find(ref.name);
+    if (st != stores.end()) {
+        const auto& [k, loc] = st->second.front();
+        reporter.error(ref.loc, ref.name + " is read by kernel " + program.kernels[kernel].name +
+                                    " before it is stored: kernel " + program.kernels[k].name +
+                                    " stores it at " + Reporter::loc_text(loc) +
+                                    "; an intermediate must be stored by an earlier kernel");
+        return std::nullopt;
+    }
+    std::string inputs;
+    for (const Tensor* in : problem.graph_inputs()) inputs += (inputs.empty() ? "" : ", ") + in->name;
+    reporter.error(ref.loc, "unknown tensor " + ref.name + ": not an input of the problem (" + inputs +
+                                ") and no earlier kernel stores it");
+    return std::nullopt;
+}
+
+void Sem::store(const TensorRef& ref, int node, DType dtype, int kernel) {
+    if (!dims_known(ref)) return;
+    const Tensor* t = problem.find_tensor(ref.name);
+    if (t && (t->role == TensorRole::kInput || t->role == TensorRole::kParam)) {
+        reporter.error(ref.loc, "cannot store " + ref.name + ": it is an input of the problem");
+        return;
+    }
+    const bool is_output = t && t->role == TensorRole::kOutput;
+    if (is_output && !problem_dims_match(ref, *t)) return;
+    if (node >= 0 && named_dims(ref.dims) != graph.at(node).dims) {
+        reporter.error(ref.loc, "store " + ref_text(ref) + " writes a value with dims " +
+                                    join_dims(graph.at(node).dims));
+        return;
+    }
+    auto it = bound.find(ref.name);
+    if (it != bound.end()) {
+        reporter.error(ref.loc, ref.name + " is stored twice (first at " +
+                                    Reporter::loc_text(it->second.loc) + "); " +
+                                    (is_output ? "every problem output is stored exactly once"
+                                               : "an intermediate is stored once"));
+        return;
+    }
+    if (is_output && dtype != t->dtype) {
+        std::string want(to_string(t->dtype));
+        reporter.error(ref.loc, "store " + ref_text(ref) + " writes " + std::string(to_string(dtype)) +
+                                    " but the problem's output " + ref.name + " is " + want +
+                                    "; add `cast " + want + "` before the store");
+    }
+    max_out_bytes = std::max(max_out_bytes, dtype_bytes(dtype));
+    bound[ref.name] = Bound{node, dtype, ref.dims, kernel, ref.loc, false};
+    ResolvedTensor& e = entry(ref.name);
+    e.dim_names = ref.dims;
+    e.shape.clear();
+    for (const auto& d : ref.dims) e.shape.push_back(extent(d));
+    e.dtype = dtype;
+    e.role = is_output ? TensorRole::kOutput : TensorRole::kIntermediate;
+    e.stored_by = kernel;
+}
+
+std::vector<KernelFacts> check_semantics(const Program& program, const Problem& problem,
+                                         Reporter& reporter) {
+    if (program.problem != problem.name) {
+        reporter.error(program.loc, "program " + program.name + " is for problem \"" +
+                                        program.problem + "\", not \"" + problem.name + "\"");
+    }
+    Sem sem{program, problem, reporter, {}, {}, {}, 0, 0};
+    for (const Tensor& t : problem.tensors) {
+        if (t.role == TensorRole::kIntermediate) continue;
+        ResolvedTensor& e = sem.entry(t.name);
+        for (size_t i = 0; i < t.shape.size(); ++i) e.dim_names.push_back(dim_text(t, i));
+        e.shape = t.shape;
+        e.dtype = t.dtype;
+        e.role = t.role;
+    }
+    for (size_t k = 0; k < program.kernels.size(); ++k) {
+        for (const ChainOp& op : program.kernels[k].chain) {
+            if ((op.kind == ChainOpKind::kStore || op.kind == ChainOpKind::kReduce) && op.tensor)
+                sem.stores[op.tensor->name].emplace_back(static_cast<int>(k), op.tensor->loc);
+        }
+    }
+    std::vector<KernelFacts> facts;
+    for (size_t k = 0; k < program.kernels.size(); ++k)
+        facts.push_back(check_kernel_semantics(sem, static_cast<int>(k)));
+
+    ProblemExprs pe = problem_exprs(problem);
+    for (const std::string& out : problem.outputs) {
+        const Op* producer = problem.producer(out);
+        auto it = sem.bound.find(out);
+        if (it == sem.bound.end()) {
+            const Tensor* t = problem.find_tensor(out);
+            std::vector<std::string> dims;
+            for (size_t i = 0; t && i < t->shape.size(); ++i) dims.push_back(dim_text(*t, i));
+            reporter.error(program.loc, "the problem's output " + out +
+                                            (producer ? " (" + op_display(*producer, problem) +
+                                                            " at " + producer->json_path + ")"
+                                                      : std::string()) +
+                                            " is never stored; add `store " + out +
+                                            join_dims(dims) + "` to the kernel that computes it");
+            continue;
+        }
+        if (pe.value.count(out) == 0 || it->second.node < 0) continue;
+        if (auto d = diff(pe.graph, pe.value[out], sem.graph, it->second.node, out)) {
+            reporter.error(it->second.loc, out + " is not what the problem computes: " + *d);
+        }
+    }
+    for (const auto& [name, b] : sem.bound) {
+        const Tensor* t = problem.find_tensor(name);
+        if (!b.read && !(t && t->role == TensorRole::kOutput)) {
+            reporter.warn(b.loc, "intermediate " + name + " is stored by kernel " +
+                                     program.kernels[b.kernel].name + " but never read");
+        }
+    }
+    return facts;
+}
+
+}  // namespace kforge::dsl

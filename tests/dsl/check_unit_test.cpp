@@ -1,0 +1,114 @@
+// Correct programs for several problem shapes pass the checker, with their tensors resolved.
+#include "check_test_util.h"
+
+namespace kforge::dsl::testing {
+namespace {
+
+TEST(CheckUnit, GemmBiasRelu) {
+    auto r = check_suite("linear_bias_relu_bf16", R"(program p for "linear_bias_relu_bf16"
+kernel k0 = gemm(X[M,K], W[N,K])
+    tile 128x256x64 cluster 2x1 stages auto schedule cooperative math bf16 acc f32
+    raster along_n swizzle 8 splitk 1
+    { add b[N]; relu; cast bf16; store Y[M,N] }
+)");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    EXPECT_TRUE(r.warnings.empty()) << all_errors(r);
+    const ResolvedTensor* y = r.find_tensor("Y");
+    ASSERT_NE(y, nullptr);
+    EXPECT_EQ(y->role, TensorRole::kOutput);
+    EXPECT_EQ(y->dtype, DType::kBF16);
+    EXPECT_EQ(y->shape, (std::vector<int64_t>{8192, 8192}));
+    EXPECT_EQ(y->stored_by, 0);
+    ASSERT_NE(r.find_tensor("W"), nullptr);
+    EXPECT_EQ(r.find_tensor("W")->role, TensorRole::kParam);
+}
+
+TEST(CheckUnit, ReluAsMaxZeroAndBiasFirst) {
+    // relu == max 0 == clamp(0, inf); add is commutative.
+    auto r = check_suite("linear_bias_relu_bf16", R"(program p for "linear_bias_relu_bf16"
+kernel k0 = gemm(X[M,K], W[N,K]) schedule pingpong tile 64x128x64
+    { add b[N]; max 0; cast bf16; store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, LinearLogsumexpTwoKernels) {
+    auto r = check_suite("linear_logsumexp_bf16", R"(program p for "linear_logsumexp_bf16"
+kernel k0 = gemm(X[M,K], W[N,K]) tile 128x128x64 schedule cooperative
+    { add b[N]; store T[M,N] }
+kernel k1 = rowwise logsumexp(T[M,N]) threads 256 vec 4 online
+    { cast bf16; store Y[M] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    const ResolvedTensor* t = r.find_tensor("T");
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->role, TensorRole::kIntermediate);
+    EXPECT_EQ(t->dtype, DType::kF32);
+    EXPECT_EQ(t->stored_by, 0);
+    EXPECT_EQ(t->read_by, (std::vector<int>{1}));
+}
+
+TEST(CheckUnit, Softmax) {
+    auto r = check_suite("softmax_short_rows_f32", R"(program p for "softmax_short_rows_f32"
+kernel k0 = rowwise softmax(X[R,C]) over C rows_per_block 4 threads 128 vec 4 online
+    { store Y[R,C] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, LayerNormEpsFromProblem) {
+    auto r = check_suite("layer_norm_f32", R"(program p for "layer_norm_f32"
+kernel k0 = rowwise layer_norm(X[R,C], w[C], b[C]) threads 512 vec 4 passes 1
+    { store Y[R,C] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, GroupNorm) {
+    auto r = check_suite("group_norm_f32", R"(program p for "group_norm_f32"
+kernel k0 = rowwise group_norm(X[N,C,H,W], w[C], b[C]) threads 1024 vec 4 passes 2
+    { store Y[N,C,H,W] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, SwigluTwoGemms) {
+    auto r = check_suite("swiglu_bf16", R"(program p for "swiglu_bf16"
+kernel k0 = gemm(X[M,K], W3[N,K]) { store U[M,N] }
+kernel k1 = gemm(X[M,K], W1[N,K]) tile 128x128x64
+    { silu; mul U[M,N]; cast bf16; store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, MapChainWithBroadcast) {
+    auto r = check_suite("bias_gelu_mul_f32", R"(program p for "bias_gelu_mul_f32"
+kernel k0 = map(X[R,C]) block 256 vec 4
+    { add b[C]; gelu erf; mul G[R,C]; store Y[R,C] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, BatchedMatmul) {
+    auto r = check_suite("bmm_bf16", R"(program p for "bmm_bf16"
+kernel k0 = gemm(A[B,M,K], Bm[B,K,N]) tile 128x128x64 { cast bf16; store C[B,M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, TransposedMatmul) {
+    // transpose_b in the problem: B is stored [N,K]; the dims say so.
+    auto r = check_suite("gemm_nt_fp16", R"(program p for "gemm_nt_fp16"
+kernel k0 = gemm(A[M,K], B[N,K]) math f16 { cast f16; store C[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, MatmulRowsumAsEpilogueReduce) {
+    auto r = check_suite("matmul_rowsum_f32", R"(program p for "matmul_rowsum_f32"
+kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 math tf32x3
+    { reduce sum over N -> Y[M] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, IntermediateNeverReadWarns) {
+    auto r = check_suite("bias_gelu_mul_f32", R"(program p for "bias_gelu_mul_f32"
+kernel k0 = map(X[R,C]) { add b[C]; store H2[R,C]; gelu erf; mul G[R,C]; store Y[R,C] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find("H2"), std::string::npos) << r.warnings[0];
+}
+
+}  // namespace
+}  // namespace kforge::dsl::testing
