@@ -187,6 +187,20 @@ std::optional<std::string> diff(const ExprGraph& pg, int p, const ExprGraph& qg,
     if (P.key == Q.key) return std::nullopt;
     const std::string chain = "the program's chain for " + out;
 
+    // One side applies an op the other does not (n-ary add/mul are matched term by term below).
+    for (int c : P.args) {
+        if (P.op != "add" && P.op != "mul" && pg.at(c).key == Q.key) {
+            return "the problem applies " + P.display + " to " + P.subject + " at " + P.where +
+                   "; " + chain + " skips it";
+        }
+    }
+    for (int c : Q.args) {
+        if (Q.op != "add" && Q.op != "mul" && qg.at(c).key == P.key) {
+            return chain + " applies " + Q.display + " at " + Q.where +
+                   ", which the problem does not";
+        }
+    }
+
     // Commutative operands: match them as multisets and explain what is left over.
     if ((commutative(P.op) || commutative(Q.op)) && (P.op == Q.op || P.op == "add" ||
                                                      P.op == "mul" || Q.op == "add" ||
@@ -230,18 +244,6 @@ std::optional<std::string> diff(const ExprGraph& pg, int p, const ExprGraph& qg,
     if (P.op == Q.op && P.params == Q.params && P.over == Q.over && P.args.size() == Q.args.size()) {
         for (size_t i = 0; i < P.args.size(); ++i) {
             if (auto d = diff(pg, P.args[i], qg, Q.args[i], out)) return d;
-        }
-    }
-    for (int c : P.args) {
-        if (pg.at(c).key == Q.key) {
-            return "the problem applies " + P.display + " to " + P.subject + " at " + P.where +
-                   "; " + chain + " skips it";
-        }
-    }
-    for (int c : Q.args) {
-        if (qg.at(c).key == P.key) {
-            return chain + " applies " + Q.display + " at " + Q.where +
-                   ", which the problem does not";
         }
     }
     if (P.op == "leaf") {

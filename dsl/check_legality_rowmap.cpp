@@ -27,13 +27,13 @@ std::string legal_vecs(int64_t extent, int bytes) {
     return s;
 }
 
-void check_threads(const Kernel& kn, const char* knob, int threads, const DeviceLimits& limits,
+bool check_threads(const Kernel& kn, const char* knob, int threads, const DeviceLimits& limits,
                    Reporter& rep) {
-    if (threads < 32 || threads > limits.max_threads_per_block || threads % 32 != 0) {
-        rep.error(knob_loc(kn, knob), std::string(knob) + " " + std::to_string(threads) +
-                                          ": use a multiple of 32 from 32 to " +
-                                          std::to_string(limits.max_threads_per_block));
-    }
+    if (threads >= 32 && threads <= limits.max_threads_per_block && threads % 32 == 0) return true;
+    rep.error(knob_loc(kn, knob), std::string(knob) + " " + std::to_string(threads) +
+                                      ": use a multiple of 32 from 32 to " +
+                                      std::to_string(limits.max_threads_per_block));
+    return false;
 }
 
 // vec: one of 1, 2, 4, 8; at most 16 bytes per access; divides `extent` (named `what`).
@@ -61,7 +61,7 @@ void check_legality_rowwise(const Kernel& kn, const KernelFacts& facts,
     const std::string op(to_string(kn.row_op));
     const ResolvedTensor* x = tensors.find_tensor(kn.args.at(0).name);
     const int bytes = x ? dtype_bytes(x->dtype) : 4;
-    check_threads(kn, "threads", c.threads, limits, rep);
+    const bool threads_ok = check_threads(kn, "threads", c.threads, limits, rep);
     if (c.split < 1 || c.split > 16) rep.error(knob_loc(kn, "split"), "split must be 1..16");
     const int64_t len = facts.row_len / std::max(1, c.split);
     check_vec(kn, c.vec, bytes, facts.row_len % std::max(1, c.split) == 0 ? len : facts.row_len,
@@ -79,6 +79,7 @@ void check_legality_rowwise(const Kernel& kn, const KernelFacts& facts,
         rep.error(knob_loc(kn, "groups"), "groups applies to group_norm, not " + op);
     if (c.passes != 1 && c.passes != 2) rep.error(knob_loc(kn, "passes"), "passes must be 1 or 2");
 
+    if (!threads_ok) return;
     const SourceLoc rpb_at = knob_loc(kn, "rows_per_block");
     if (c.rows_per_block < 1 || c.rows_per_block > 64) {
         rep.error(rpb_at, "rows_per_block must be 1..64");

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,20 @@ inline CheckResult check_text(std::string_view problem_json, std::string_view pr
         return failed;
     }
     return check_program(*parsed, *problem, limits, CheckOptions{"t.kf", program});
+}
+
+// As check_suite, after `edit` changed the parsed program: knob values the parser already
+// refuses reach the checker only from hand-built programs (e.g. by proposers).
+inline CheckResult check_edited(const std::string& name, std::string_view program,
+                                const std::function<void(Program&)>& edit) {
+    auto problem = load_problem(std::string(KFORGE_SOURCE_DIR) + "/problems/" + name + ".json");
+    auto parsed = parse_program(program, "t.kf");
+    if (!problem.ok() || !parsed.ok()) {
+        ADD_FAILURE() << "problem or program does not parse";
+        return {};
+    }
+    edit(*parsed);
+    return check_program(*parsed, *problem, h200(), CheckOptions{"t.kf", program});
 }
 
 // As check_text, with the problem from the built-in suite (problems/<name>.json).

@@ -1,0 +1,117 @@
+// Configurations that cannot run on the target device are rejected with what would be legal.
+#include "check_test_util.h"
+
+namespace kforge::dsl::testing {
+namespace {
+
+// bf16 linear + bias + relu, M = N = 8192, K = 4096, on the H200 (227 KiB per block).
+CheckResult gemm(const std::string& knobs, const std::string& problem = "linear_bias_relu_bf16") {
+    return check_suite(problem, "program p for \"" + problem + "\"\nkernel k0 = gemm(X[M,K], "
+                       "W[N,K]) " + knobs + " { add b[N]; relu; cast bf16; store Y[M,N] }\n");
+}
+
+TEST(CheckLegalityError, SharedMemory) {
+    auto r = gemm("tile 128x256x64 stages 8");
+    expect_one_error(r, "t.kf:2:50", {"stages 8 needs 401 KiB of shared memory",
+                                      "the H200 allows 227 KiB; at most 4 fit"});
+}
+
+TEST(CheckLegalityError, Cluster) {
+    auto r = gemm("cluster 4x2");
+    expect_one_error(r, "t.kf:2:34", {"cluster 4x2", "M*N at most 4"});
+    auto s = gemm("schedule multistage tile 128x128x32 cluster 2x1");
+    expect_one_error(s, "t.kf:2:70", {"cluster 2x1 needs an sm_90 schedule"});
+}
+
+TEST(CheckLegalityError, TileForSchedule) {
+    auto r = gemm("tile 64x128x64 schedule cooperative");
+    expect_one_error(r, "t.kf:2:34", {"tile M must be 128 or 256", "tma_ws or pingpong"});
+}
+
+TEST(CheckLegalityError, TileKBytesForTma) {
+    auto r = gemm("tile 128x128x16");
+    expect_one_error(r, "t.kf:2:34", {"tile K 16 x 2 bytes = 32 bytes",
+                                      "multiple of 64 bytes: tile K in {32, 64, 128}"});
+}
+
+TEST(CheckLegalityError, AccumulatorRegisters) {
+    auto r = gemm("tile 256x256x64 schedule pingpong stages 2");
+    expect_one_error(r, "t.kf:2:34", {"keeps 512 accumulator registers per thread",
+                                      "(128 consumer threads)", "schedule cooperative"});
+}
+
+TEST(CheckLegalityError, MathVsPolicy) {
+    auto s = check_suite("gemm_f32_4096", R"(program p for "gemm_f32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) math tf32 { store C[M,N] })");
+    expect_one_error(s, "t.kf:2:34", {"math tf32 on f32 operands is not allowed under precision "
+                                      "policy fp32_strict", "fp32_strict allows f32_simt or tf32x3"});
+    auto t = check_suite("gemm_tf32_4096", R"(program p for "gemm_tf32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) math bf16 { store C[M,N] })");
+    expect_one_error(t, "t.kf:2:34", {"tf32 allows f32_simt, tf32x3 or tf32"});
+}
+
+TEST(CheckLegalityError, SplitKWithStreamK) {
+    auto r = gemm("schedule stream_k splitk 2");
+    expect_one_error(r, "t.kf:2:52", {"splitk 2 with schedule stream_k"});
+}
+
+TEST(CheckLegalityError, TmaAlignment) {
+    auto r = check_text(R"({"name": "odd_k", "dims": {"M": 512, "N": 512, "K": 1001},
+        "inputs": {"X": {"shape": ["M", "K"], "dtype": "bf16"},
+                   "W": {"shape": ["N", "K"], "dtype": "bf16", "param": true}},
+        "graph": [{"op": "linear", "inputs": ["X", "W"], "output": "Y"}],
+        "outputs": ["Y"], "precision": {"policy": "bf16"}})",
+                        R"(program p for "odd_k"
+kernel k0 = gemm(X[M,K], W[N,K]) { cast bf16; store Y[M,N] })");
+    ASSERT_EQ(r.errors.size(), 2u) << all_errors(r);  // X and W
+    EXPECT_EQ(r.errors[0].where, "t.kf:2:18");
+    EXPECT_NE(r.errors[0].message.find("X[M,K]: its contiguous dim K = 1001 elements of 2 bytes "
+                                       "= 2002 bytes, not a multiple of 16 as TMA requires; use "
+                                       "schedule multistage"), std::string::npos) << all_errors(r);
+}
+
+TEST(CheckLegalityError, DivisibilityIsAWarning) {
+    auto r = gemm("tile 128x192x64");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find("not a multiple of the tile 128 x 192"), std::string::npos);
+}
+
+constexpr const char* kSoftmax = "program p for \"softmax_short_rows_f32\"\n"
+                                 "kernel k0 = rowwise softmax(X[R,C]) ";
+
+TEST(CheckLegalityError, RowwiseKnobs) {
+    auto r = check_edited("softmax_short_rows_f32", std::string(kSoftmax) + "{ store Y[R,C] }",
+                          [](Program& p) { p.kernels[0].rowwise.threads = 100; });
+    expect_one_error(r, "t.kf:2:1", {"threads 100: use a multiple of 32 from 32 to 1024"});
+    r = check_suite("layer_norm_f32", "program p for \"layer_norm_f32\"\nkernel k0 = rowwise "
+                    "layer_norm(X[R,C], w[C], b[C]) online { store Y[R,C] }");
+    expect_one_error(r, "t.kf:2:52", {"online applies to softmax, log_softmax and logsumexp"});
+    r = check_suite("softmax_short_rows_f32", std::string(kSoftmax) + "vec 8 { store Y[R,C] }");
+    expect_one_error(r, "t.kf:2:37", {"vec 8 x 4 bytes = 32 bytes", "use vec 1, 2, 4"});
+    r = check_suite("softmax_short_rows_f32", std::string(kSoftmax) + "rows_per_block 3 { store Y[R,C] }");
+    expect_one_error(r, "t.kf:2:37", {"rows_per_block 3 with threads 256"});
+}
+
+TEST(CheckLegalityError, RowLengthNotDivisibleByVec) {
+    auto r = check_text(R"({"name": "sm", "dims": {"R": 64, "C": 1002},
+        "inputs": {"X": {"shape": ["R", "C"], "dtype": "f32"}},
+        "graph": [{"op": "softmax", "inputs": ["X"], "output": "Y"}],
+        "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})",
+                        "program p for \"sm\"\nkernel k0 = rowwise softmax(X[R,C]) vec 4 { store Y[R,C] }");
+    expect_one_error(r, "t.kf:2:37", {"vec 4 does not divide the row length = 1002",
+                                      "legal vec values: 1, 2"});
+}
+
+TEST(CheckLegalityError, MapKnobs) {
+    const std::string head = "program p for \"bias_gelu_mul_f32\"\nkernel k0 = map(X[R,C]) ";
+    const std::string chain = " { add b[C]; gelu erf; mul G[R,C]; store Y[R,C] }";
+    auto r = check_edited("bias_gelu_mul_f32", head + chain,
+                          [](Program& p) { p.kernels[0].map.block = 2048; });
+    expect_one_error(r, "t.kf:2:1", {"block 2048: use a multiple of 32 from 32 to 1024"});
+    r = check_suite("bias_gelu_mul_f32", head + "vec 8" + chain);
+    expect_one_error(r, "t.kf:2:25", {"vec 8 x 4 bytes = 32 bytes per access; at most 16"});
+}
+
+}  // namespace
+}  // namespace kforge::dsl::testing
