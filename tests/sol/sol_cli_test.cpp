@@ -1,0 +1,95 @@
+// `kforge sol` and `kforge calibrate` through the binary: exit codes and messages for bad input,
+// JSON output on a built-in problem.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct CliRun {
+    int rc = -1;
+    std::string out;  // stdout and stderr together
+};
+
+CliRun run_cli(const std::string& args) {
+    CliRun r;
+    const std::string cmd = std::string(KFORGE_CLI_PATH) + " " + args + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return r;
+    std::array<char, 4096> buf{};
+    while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+    const int status = pclose(p);
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+const std::string kGemm = std::string(KFORGE_SOURCE_DIR) + "/problems/gemm_f32_4096.json";
+
+TEST(SolCli, BoundsAsJson) {
+    CliRun r = run_cli("sol --json --device h200 " + kGemm);
+    ASSERT_EQ(r.rc, 0) << r.out;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["device"], "h200");
+    EXPECT_EQ(j[0]["bound_kind"], "compute");
+    EXPECT_NEAR(j[0]["time_fused_s"].get<double>(), 2.0513e-3, 1e-6);
+}
+
+TEST(SolCli, PolicyOverride) {
+    CliRun r = run_cli("sol --json --policy tf32 " + kGemm);
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_NEAR(nlohmann::json::parse(r.out)[0]["time_fused_s"].get<double>(), 0.2778e-3, 1e-6);
+}
+
+TEST(SolCli, BadDeviceIsUserError) {
+    CliRun r = run_cli("sol --device h300 " + kGemm);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.out.find("unknown device \"h300\"; known devices: "), std::string::npos) << r.out;
+}
+
+TEST(SolCli, BadPolicyIsUserError) {
+    CliRun r = run_cli("sol --policy bf17 " + kGemm);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.out.find("unknown policy"), std::string::npos) << r.out;
+}
+
+TEST(SolCli, MissingSpecIsUserError) {
+    CliRun r = run_cli("sol /nonexistent/kforge/problem.json");
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.out.find("/nonexistent/kforge/problem.json"), std::string::npos) << r.out;
+}
+
+TEST(SolCli, CalibrationFromAnotherDeviceIsUserError) {
+    const auto path = std::filesystem::temp_directory_path() / "kforge_sol_cli_cal.json";
+    std::ofstream(path) << R"({"device": "a100-sxm", "dram_bytes_per_s": 1.9e12})";
+    CliRun r = run_cli("sol --device h200 --calibration " + path.string() + " " + kGemm);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.out.find("measured on \"a100-sxm\""), std::string::npos) << r.out;
+    std::ofstream(path) << R"({"device": "h200", "dram_bytes_per_s": 1e12,
+                               "peak_flops": {"fp32_simt": 50e12}})";
+    r = run_cli("sol --json --calibration " + path.string() + " " + kGemm);
+    ASSERT_EQ(r.rc, 0) << r.out;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_NEAR(j[0]["time_compute_s"].get<double>(), 2.0 * 4096.0 * 4096 * 4096 / 50e12, 1e-9);
+    std::filesystem::remove(path);
+}
+
+TEST(CalibrateCli, NoGpuIsEnvironmentError) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) {
+        GTEST_SKIP() << "a GPU is present; this case covers machines without one";
+    }
+    CliRun r = run_cli("calibrate");
+    EXPECT_EQ(r.rc, 3);
+    EXPECT_NE(r.out.find("no CUDA device"), std::string::npos) << r.out;
+}
+
+}  // namespace
