@@ -15,6 +15,7 @@ namespace kforge::dsl {
 struct SourceLoc {
     int line = 0;  // 1-based; 0 = unknown
     int col = 0;   // 1-based
+    bool operator==(const SourceLoc&) const = default;
 };
 
 // A tensor as a program names it: `X[M,K]`. Dims are the problem's dim names, or integers
@@ -23,10 +24,12 @@ struct TensorRef {
     std::string name;
     std::vector<std::string> dims;
     SourceLoc loc;
+    bool operator==(const TensorRef&) const = default;
 };
 
 enum class KernelKind { kGemm, kRowwise, kMap };
 std::string_view to_string(KernelKind k);
+std::optional<KernelKind> kernel_kind_from_string(std::string_view s);
 
 // One statement of a chain (`{ add b[N]; gelu tanh; cast bf16; store Y[M,N] }`).
 enum class ChainOpKind {
@@ -60,6 +63,7 @@ struct ChainOp {
     ReduceKind reduce = ReduceKind::kSum;
     std::string reduce_over;           // dim name for reduce
     SourceLoc loc;
+    bool operator==(const ChainOp&) const = default;
 };
 
 // GEMM knobs.
@@ -92,6 +96,7 @@ struct GemmConfig {
     Raster raster = Raster::kAuto;
     int swizzle = 1;   // 1, 2, 4, 8
     int split_k = 1;
+    bool operator==(const GemmConfig&) const = default;
 };
 
 enum class RowOp { kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm, kSum, kMean, kMax, kMin };
@@ -105,6 +110,7 @@ struct RowwiseConfig {
     int passes = 1;      // 1: row cached in registers/smem; 2: re-read from memory
     bool online = false; // online softmax (running max and sum in one sweep)
     int split = 1;       // blocks (or cluster CTAs) cooperating on one row
+    bool operator==(const RowwiseConfig&) const = default;
 };
 
 struct MapConfig {
@@ -112,6 +118,7 @@ struct MapConfig {
     int vec = 4;
     int items_per_thread = 1;
     bool grid_stride = false;
+    bool operator==(const MapConfig&) const = default;
 };
 
 struct Kernel {
@@ -128,6 +135,7 @@ struct Kernel {
     std::vector<ChainOp> chain;       // applied to the accumulator / row-op result / value; ends in stores
     std::vector<std::pair<std::string, SourceLoc>> knob_locs;  // knob name -> where written
     SourceLoc loc;
+    bool operator==(const Kernel&) const = default;  // compares locations too
 };
 
 struct Program {
@@ -135,6 +143,10 @@ struct Program {
     std::string problem;  // the problem's name
     std::vector<Kernel> kernels;
     SourceLoc loc;
+    bool operator==(const Program&) const = default;  // compares locations too
 };
+
+// `p` with every SourceLoc and knob_locs cleared: compare programs by meaning.
+Program strip_locations(Program p);
 
 }  // namespace kforge::dsl

@@ -1,0 +1,72 @@
+#include "dsl/chain_ops.h"
+
+namespace kforge::dsl {
+
+const std::vector<ChainOpSpec>& chain_op_table() {
+    using K = ChainOpKind;
+    using A = ChainArgs;
+    static const std::vector<ChainOpSpec> table = {
+        {"add", K::kAdd, A::kTensorOrNumber, {}, "add T[..] | add 1.5", "value + tensor (broadcast by dims) or number"},
+        {"sub", K::kSub, A::kTensorOrNumber, {}, "sub T[..] | sub 1.5", "value - tensor or number"},
+        {"mul", K::kMul, A::kTensorOrNumber, {}, "mul T[..] | mul 1.5", "value * tensor or number"},
+        {"div", K::kDiv, A::kTensorOrNumber, {}, "div T[..] | div 1.5", "value / tensor or number"},
+        {"relu", K::kRelu, A::kNone, {}, "relu", "max(x, 0)"},
+        {"leaky_relu", K::kLeakyRelu, A::kOptionalNumber, {0.01}, "leaky_relu [slope]",
+         "negative slope, default 0.01"},
+        {"gelu", K::kGelu, A::kGeluApprox, {}, "gelu [erf|tanh]", "GELU, default erf"},
+        {"silu", K::kSilu, A::kNone, {}, "silu", "x * sigmoid(x)"},
+        {"sigmoid", K::kSigmoid, A::kNone, {}, "sigmoid", ""},
+        {"tanh", K::kTanh, A::kNone, {}, "tanh", ""},
+        {"mish", K::kMish, A::kNone, {}, "mish", "x * tanh(softplus(x))"},
+        {"softplus", K::kSoftplus, A::kSoftplus, {1.0, 20.0}, "softplus [beta threshold]",
+         "defaults 1 20"},
+        {"exp", K::kExp, A::kNone, {}, "exp", ""},
+        {"log", K::kLog, A::kNone, {}, "log", ""},
+        {"neg", K::kNeg, A::kNone, {}, "neg", ""},
+        {"abs", K::kAbs, A::kNone, {}, "abs", ""},
+        {"sqrt", K::kSqrt, A::kNone, {}, "sqrt", ""},
+        {"rsqrt", K::kRsqrt, A::kNone, {}, "rsqrt", ""},
+        {"square", K::kSquare, A::kNone, {}, "square", ""},
+        {"clamp", K::kClamp, A::kTwoNumbers, {}, "clamp lo hi", "clamp into [lo, hi]"},
+        {"min", K::kMin, A::kOneNumber, {}, "min c", "min(x, c)"},
+        {"max", K::kMax, A::kOneNumber, {}, "max c", "max(x, c)"},
+        {"cast", K::kCast, A::kDType, {}, "cast f32|f16|bf16", "value dtype from here on"},
+        {"store", K::kStore, A::kTensor, {}, "store Y[..]",
+         "write the value (several stores allowed; the first defines an intermediate)"},
+        {"reduce", K::kReduce, A::kReduce, {}, "reduce sum|max|min|mean over D -> S[..]",
+         "reduce the value over dim D into tensor S"},
+    };
+    return table;
+}
+
+const ChainOpSpec* find_chain_op(std::string_view name) {
+    for (const ChainOpSpec& s : chain_op_table()) {
+        if (s.name == name) return &s;
+    }
+    return nullptr;
+}
+
+const std::vector<RowOpSpec>& row_op_table() {
+    static const std::vector<RowOpSpec> table = {
+        {"softmax", RowOp::kSoftmax, 1, "softmax over the row"},
+        {"log_softmax", RowOp::kLogSoftmax, 1, "log of softmax"},
+        {"logsumexp", RowOp::kLogsumexp, 1, "log(sum(exp(x))), one value per row"},
+        {"layer_norm", RowOp::kLayerNorm, 3, "(x - mean) / sqrt(var + eps) [* weight [+ bias]]"},
+        {"rms_norm", RowOp::kRmsNorm, 2, "x / sqrt(mean(x^2) + eps) [* weight]"},
+        {"group_norm", RowOp::kGroupNorm, 3, "layer_norm per channel group [* weight [+ bias]]"},
+        {"sum", RowOp::kSum, 1, "sum of the row"},
+        {"mean", RowOp::kMean, 1, "mean of the row"},
+        {"max", RowOp::kMax, 1, "max of the row"},
+        {"min", RowOp::kMin, 1, "min of the row"},
+    };
+    return table;
+}
+
+const RowOpSpec* find_row_op(std::string_view name) {
+    for (const RowOpSpec& s : row_op_table()) {
+        if (s.name == name) return &s;
+    }
+    return nullptr;
+}
+
+}  // namespace kforge::dsl

@@ -1,0 +1,221 @@
+#include "dsl/knobs.h"
+
+#include <algorithm>
+
+namespace kforge::dsl {
+
+bool IntDomain::contains(int64_t v) const {
+    if (!values.empty()) return std::find(values.begin(), values.end(), v) != values.end();
+    return v >= lo && v <= hi && (v - lo) % step == 0;
+}
+
+std::string IntDomain::describe() const {
+    std::string s;
+    if (!values.empty()) {
+        s = "one of ";
+        for (size_t i = 0; i < values.size(); ++i) {
+            s += (i ? ", " : "") + std::to_string(values[i]);
+        }
+        return s;
+    }
+    s = std::to_string(lo) + ".." + std::to_string(hi);
+    if (step > 1) s += ", a multiple of " + std::to_string(step);
+    return s;
+}
+
+std::string_view value_dtype_name(DType d) {
+    switch (d) {
+        case DType::kF16: return "f16";
+        case DType::kBF16: return "bf16";
+        default: return "f32";
+    }
+}
+
+std::optional<DType> value_dtype_from_string(std::string_view s) {
+    if (s == "f32") return DType::kF32;
+    if (s == "f16") return DType::kF16;
+    if (s == "bf16") return DType::kBF16;
+    return std::nullopt;
+}
+
+namespace {
+
+KnobValue ints(std::vector<int64_t> v) { return KnobValue{std::move(v), {}, 0.0}; }
+KnobValue word(std::string_view w) { return KnobValue{{}, std::string(w), 0.0}; }
+int as_int(const KnobValue& v, size_t i) { return static_cast<int>(v.ints.at(i)); }
+
+const IntDomain kOneTo16{{}, 1, 16, 1};
+const IntDomain kThreads{{}, 32, 1024, 32};
+const IntDomain kVec{{1, 2, 4, 8}, 0, 0, 1};
+
+bool is_norm(RowOp op) {
+    return op == RowOp::kLayerNorm || op == RowOp::kRmsNorm || op == RowOp::kGroupNorm;
+}
+
+std::vector<KnobSpec> gemm_knobs() {
+    return {
+        {"tile", KnobValueKind::kInts, {"M", "N", "K"},
+         {IntDomain{{64, 128, 256}}, IntDomain{{}, 16, 256, 16}, IntDomain{{16, 32, 64, 128}}},
+         {}, "128x128x64", "CTA tile MxNxK",
+         [](Kernel& k, const KnobValue& v) {
+             k.gemm.tile_m = as_int(v, 0), k.gemm.tile_n = as_int(v, 1), k.gemm.tile_k = as_int(v, 2);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             return ints({k.gemm.tile_m, k.gemm.tile_n, k.gemm.tile_k});
+         }},
+        {"cluster", KnobValueKind::kInts, {"M", "N"},
+         {IntDomain{{1, 2, 4}}, IntDomain{{1, 2, 4}}}, {}, "1x1",
+         "thread-block cluster MxN (M*N <= 4 on Hopper)",
+         [](Kernel& k, const KnobValue& v) {
+             k.gemm.cluster_m = as_int(v, 0), k.gemm.cluster_n = as_int(v, 1);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             return ints({k.gemm.cluster_m, k.gemm.cluster_n});
+         }},
+        {"stages", KnobValueKind::kIntOrAuto, {}, {IntDomain{{}, 2, 8, 1}}, {}, "auto",
+         "pipeline stages (auto: as many as shared memory allows)",
+         [](Kernel& k, const KnobValue& v) {
+             k.gemm.stages = v.ints.empty() ? 0 : as_int(v, 0);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             return k.gemm.stages == 0 ? word("auto") : ints({k.gemm.stages});
+         }},
+        {"schedule", KnobValueKind::kWord, {}, {},
+         {"tma_ws", "cooperative", "pingpong", "stream_k", "multistage"}, "cooperative",
+         "mainloop/tile schedule (multistage: Ampere cp.async, also SIMT)",
+         [](Kernel& k, const KnobValue& v) {
+             k.gemm.schedule = *schedule_from_string(v.word);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> { return word(to_string(k.gemm.schedule)); }},
+        {"math", KnobValueKind::kWord, {}, {}, {"auto", "f32_simt", "tf32", "tf32x3", "bf16", "f16"},
+         "auto", "operand precision of the multiply (auto: from dtypes and policy)",
+         [](Kernel& k, const KnobValue& v) {
+             k.gemm.math = *math_from_string(v.word);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> { return word(to_string(k.gemm.math)); }},
+        {"acc", KnobValueKind::kWord, {}, {}, {"f32", "f16"}, "f32", "accumulator dtype",
+         [](Kernel& k, const KnobValue& v) {
+             k.gemm.acc = *value_dtype_from_string(v.word);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             return word(value_dtype_name(k.gemm.acc));
+         }},
+        {"raster", KnobValueKind::kWord, {}, {}, {"auto", "along_m", "along_n"}, "auto",
+         "order in which CTAs walk the output tiles",
+         [](Kernel& k, const KnobValue& v) {
+             k.gemm.raster = *raster_from_string(v.word);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> { return word(to_string(k.gemm.raster)); }},
+        {"swizzle", KnobValueKind::kInts, {}, {IntDomain{{1, 2, 4, 8}}}, {}, "1",
+         "tile swizzle width for L2 locality",
+         [](Kernel& k, const KnobValue& v) { k.gemm.swizzle = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.gemm.swizzle}); }},
+        {"splitk", KnobValueKind::kInts, {}, {kOneTo16}, {}, "1", "split of K across CTAs",
+         [](Kernel& k, const KnobValue& v) { k.gemm.split_k = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.gemm.split_k}); }},
+    };
+}
+
+std::vector<KnobSpec> rowwise_knobs() {
+    return {
+        {"over", KnobValueKind::kDim, {}, {}, {}, "the last dim", "the dim reduced or normalized",
+         [](Kernel& k, const KnobValue& v) { k.over = v.word; return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (k.over.empty()) return std::nullopt;
+             return word(k.over);
+         }},
+        {"eps", KnobValueKind::kNumber, {}, {}, {}, "the problem's", "norms: epsilon",
+         [](Kernel& k, const KnobValue& v) {
+             if (!is_norm(k.row_op)) return std::string("eps applies to layer_norm, rms_norm, group_norm only");
+             k.eps = v.number;
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (!k.eps) return std::nullopt;
+             return KnobValue{{}, {}, *k.eps};
+         }},
+        {"groups", KnobValueKind::kInts, {}, {IntDomain{{}, 1, 1 << 20, 1}}, {}, "the problem's",
+         "group_norm: number of groups",
+         [](Kernel& k, const KnobValue& v) {
+             if (k.row_op != RowOp::kGroupNorm) return std::string("groups applies to group_norm only");
+             k.groups = v.ints.at(0);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (!k.groups) return std::nullopt;
+             return ints({*k.groups});
+         }},
+        {"rows_per_block", KnobValueKind::kInts, {}, {IntDomain{{}, 1, 64, 1}}, {}, "1",
+         "rows one thread block handles",
+         [](Kernel& k, const KnobValue& v) { k.rowwise.rows_per_block = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.rowwise.rows_per_block}); }},
+        {"threads", KnobValueKind::kInts, {}, {kThreads}, {}, "256", "threads per block",
+         [](Kernel& k, const KnobValue& v) { k.rowwise.threads = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.rowwise.threads}); }},
+        {"vec", KnobValueKind::kInts, {}, {kVec}, {}, "4", "elements per vector load/store",
+         [](Kernel& k, const KnobValue& v) { k.rowwise.vec = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.rowwise.vec}); }},
+        {"passes", KnobValueKind::kInts, {}, {IntDomain{{1, 2}}}, {}, "1",
+         "1: row kept on chip; 2: row re-read from memory",
+         [](Kernel& k, const KnobValue& v) { k.rowwise.passes = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.rowwise.passes}); }},
+        {"online", KnobValueKind::kFlag, {}, {}, {}, "off", "online softmax: max and sum in one sweep",
+         [](Kernel& k, const KnobValue&) { k.rowwise.online = true; return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (!k.rowwise.online) return std::nullopt;
+             return KnobValue{};
+         }},
+        {"split", KnobValueKind::kInts, {}, {kOneTo16}, {}, "1", "blocks cooperating on one row",
+         [](Kernel& k, const KnobValue& v) { k.rowwise.split = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.rowwise.split}); }},
+    };
+}
+
+std::vector<KnobSpec> map_knobs() {
+    return {
+        {"block", KnobValueKind::kInts, {}, {kThreads}, {}, "256", "threads per block",
+         [](Kernel& k, const KnobValue& v) { k.map.block = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.map.block}); }},
+        {"vec", KnobValueKind::kInts, {}, {kVec}, {}, "4", "elements per vector load/store",
+         [](Kernel& k, const KnobValue& v) { k.map.vec = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.map.vec}); }},
+        {"items", KnobValueKind::kInts, {}, {kOneTo16}, {}, "1", "vectors per thread",
+         [](Kernel& k, const KnobValue& v) { k.map.items_per_thread = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.map.items_per_thread}); }},
+        {"grid_stride", KnobValueKind::kFlag, {}, {}, {}, "off", "grid-stride loop over the elements",
+         [](Kernel& k, const KnobValue&) { k.map.grid_stride = true; return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (!k.map.grid_stride) return std::nullopt;
+             return KnobValue{};
+         }},
+    };
+}
+
+}  // namespace
+
+const std::vector<KnobSpec>& knob_table(KernelKind kind) {
+    static const std::vector<KnobSpec> gemm = gemm_knobs();
+    static const std::vector<KnobSpec> rowwise = rowwise_knobs();
+    static const std::vector<KnobSpec> map = map_knobs();
+    switch (kind) {
+        case KernelKind::kGemm: return gemm;
+        case KernelKind::kRowwise: return rowwise;
+        default: return map;
+    }
+}
+
+const KnobSpec* find_knob(KernelKind kind, std::string_view name) {
+    for (const KnobSpec& k : knob_table(kind)) {
+        if (k.name == name) return &k;
+    }
+    return nullptr;
+}
+
+}  // namespace kforge::dsl

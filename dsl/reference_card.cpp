@@ -1,0 +1,103 @@
+#include "dsl/reference_card.h"
+
+#include "dsl/chain_ops.h"
+#include "dsl/knobs.h"
+
+namespace kforge::dsl {
+namespace {
+
+constexpr std::string_view kGrammar = R"(## Grammar
+```
+program := 'program' NAME 'for' "problem_name" kernel+
+kernel  := 'kernel' NAME '=' head knob* '{' stmt (';' stmt)* [';'] '}'
+head    := 'gemm' '(' A ',' B ')' | 'rowwise' ROWOP '(' X [',' weight [',' bias]] ')' | 'map' '(' X ')'
+tensor  := NAME '[' [dim (',' dim)*] ']'     dim := a problem dim name | integer;  scalar: alpha[]
+```
+`#` starts a comment. Tensors carry the problem's dim names: a gemm contracts the dim its two
+operands share and the output lacks (`W[N,K]` is a K-major B); batched gemm has a leading dim on
+both operands (`A[B,M,K]`, `Bm[B,K,N]`). A tensor that is neither a problem input nor output is
+an intermediate; its first `store` defines it. The chain starts from the gemm accumulator, the
+row op's result, or the map's input, as f32.
+)";
+
+constexpr std::string_view kExamples = R"(## Examples
+```
+program gemm_bias_relu for "gemm_bias_relu_bf16_8192"
+kernel k0 = gemm(X[M,K], W[N,K]) tile 128x256x64 cluster 2x1 schedule cooperative math bf16
+    { add b[N]; relu; cast bf16; store Y[M,N] }
+```
+```
+program linear_logsumexp for "linear_logsumexp_f32"
+kernel k0 = gemm(X[M,K], W[N,K]) tile 128x128x32 math tf32x3 { add b[N]; store T[M,N] }
+kernel k1 = rowwise logsumexp(T[M,N]) threads 256 vec 4 online { store Y[M] }
+```
+)";
+
+std::string values_text(const KnobSpec& s) {
+    switch (s.kind) {
+        case KnobValueKind::kFlag: return "flag (no value)";
+        case KnobValueKind::kDim: return "a dim name";
+        case KnobValueKind::kNumber: return "a positive number";
+        case KnobValueKind::kWord: {
+            std::string out;
+            for (size_t i = 0; i < s.words.size(); ++i) {
+                out += (i ? ", `" : "`") + std::string(s.words[i]) + "`";
+            }
+            return out;
+        }
+        case KnobValueKind::kIntOrAuto: return "`auto` or " + s.domains[0].describe();
+        case KnobValueKind::kInts: break;
+    }
+    if (s.parts.empty()) return s.domains[0].describe();
+    std::string out;
+    for (size_t i = 0; i < s.parts.size(); ++i) {
+        out += (i ? "; " : "") + std::string(s.parts[i]) + " " + s.domains[i].describe();
+    }
+    return out;
+}
+
+std::string knob_section(KernelKind kind) {
+    std::string out = "\n### " + std::string(to_string(kind)) + " knobs\n| knob | values | default | meaning |\n"
+                      "|---|---|---|---|\n";
+    for (const KnobSpec& s : knob_table(kind)) {
+        std::string form(s.name);
+        if (!s.parts.empty()) {
+            form += " ";
+            for (size_t i = 0; i < s.parts.size(); ++i) form += (i ? "x" : "") + std::string(s.parts[i]);
+        }
+        out += "| `" + form + "` | " + values_text(s) + " | " + std::string(s.default_text) + " | " +
+               std::string(s.doc) + " |\n";
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string reference_card() {
+    std::string out = "# kforge kernel language: reference card\n\n";
+    out += kGrammar;
+    out += "\n## Chain statements (`;`-separated, applied in order, end with a `store`)\n";
+    out += "| statement | meaning |\n|---|---|\n";
+    std::string unary;
+    for (const ChainOpSpec& s : chain_op_table()) {
+        if (s.args == ChainArgs::kNone) {
+            unary += (unary.empty() ? "`" : ", `") + std::string(s.name) + "`";
+            continue;
+        }
+        out += "| `" + std::string(s.syntax) + "` | " + std::string(s.doc) + " |\n";
+    }
+    out += "| " + unary + " | element-wise, no arguments |\n";
+    out += "\n## Row ops (`rowwise OP(X[..] [, weight [, bias]])`)\n";
+    for (const RowOpSpec& r : row_op_table()) {
+        out += "- `" + std::string(r.name) + "`: " + std::string(r.doc) + "\n";
+    }
+    out += "\n## Knobs (written after the head in any order; each at most once)\n";
+    out += knob_section(KernelKind::kGemm);
+    out += knob_section(KernelKind::kRowwise);
+    out += knob_section(KernelKind::kMap);
+    out += "\n";
+    out += kExamples;
+    return out;
+}
+
+}  // namespace kforge::dsl
