@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace kforge {
 
@@ -38,6 +39,15 @@ ComputeUnit available_unit(ComputeUnit u, const Ceilings& c) {
     return ComputeUnit::kFp32Simt;
 }
 
+// Busy time per unit; units run concurrently, so compute time is the busiest unit's.
+using Busy = std::map<ComputeUnit, double>;
+
+double busiest(const Busy& busy) {
+    double t = 0.0;
+    for (const auto& [unit, seconds] : busy) t = std::max(t, seconds);
+    return t;
+}
+
 }  // namespace
 
 Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings,
@@ -64,6 +74,7 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
     b.policy = options.policy.value_or(problem.policy);
     b.work = std::move(*work);
 
+    Busy busy, busy_floor;  // whole graph, per unit
     bool first_matrix = true;
     for (size_t i = 0; i < problem.ops.size(); ++i) {
         const Op& op = problem.ops[i];
@@ -76,27 +87,31 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
             b.matrix_unit = ob.matrix_unit;
             first_matrix = false;
         }
-        const double t_matrix = ow.flops_matrix > 0.0
-                                    ? ow.flops_matrix / ceilings.peak(ob.matrix_unit) : 0.0;
-        const double t_other = ow.flops_other / fp32;
-        ob.time_compute_s = t_matrix + t_other;
+        Busy op_busy, op_floor;
+        if (ow.flops_matrix > 0.0) {
+            op_busy[ob.matrix_unit] += ow.flops_matrix / ceilings.peak(ob.matrix_unit);
+            ComputeUnit floor_unit = ob.matrix_unit;
+            double t_floor = ow.flops_matrix / std::max(ceilings.peak(ob.matrix_unit),
+                                                        ceilings.physical_peak(ob.matrix_unit));
+            if (ob.matrix_unit == ComputeUnit::kFp32Simt && tf32_phys > 0.0 &&
+                3.0 * ow.flops_matrix / tf32_phys < t_floor) {  // 3xTF32
+                floor_unit = ComputeUnit::kTf32Tensor;
+                t_floor = 3.0 * ow.flops_matrix / tf32_phys;
+            }
+            op_floor[floor_unit] += t_floor;
+        }
+        op_busy[ComputeUnit::kFp32Simt] += ow.flops_other / fp32;
+        op_floor[ComputeUnit::kFp32Simt] += ow.flops_other / fp32_phys;
+        ob.time_compute_s = busiest(op_busy);
         ob.time_memory_s = ow.bytes() / bw;
         ob.time_s = std::max(ob.time_compute_s, ob.time_memory_s);
-
-        double t_matrix_floor = 0.0;
-        if (ow.flops_matrix > 0.0) {
-            const double phys = std::max(ceilings.peak(ob.matrix_unit),
-                                         ceilings.physical_peak(ob.matrix_unit));
-            t_matrix_floor = ow.flops_matrix / phys;
-            if (ob.matrix_unit == ComputeUnit::kFp32Simt && tf32_phys > 0.0) {
-                t_matrix_floor = std::min(t_matrix_floor, 3.0 * ow.flops_matrix / tf32_phys);
-            }
-        }
-        b.time_compute_s += ob.time_compute_s;
-        b.time_compute_floor_s += t_matrix_floor + ow.flops_other / fp32_phys;
+        for (const auto& [u, t] : op_busy) busy[u] += t;
+        for (const auto& [u, t] : op_floor) busy_floor[u] += t;
         b.time_unfused_s += ob.time_s;
         b.per_op.push_back(std::move(ob));
     }
+    b.time_compute_s = busiest(busy);
+    b.time_compute_floor_s = busiest(busy_floor);
     b.time_memory_fused_s = b.work.bytes_fused / bw;
     b.time_memory_unfused_s = b.work.bytes_unfused / bw;
     b.time_memory_floor_s = b.work.bytes_fused / bw_phys;

@@ -3,7 +3,10 @@
 // ceilings (sol/calibration.h).
 //
 // Compute time: matrix FLOPs at the peak of the unit the policy allows (matrix_unit()), all
-// other FLOPs at the fp32 SIMT peak.
+// other FLOPs at the fp32 SIMT peak. Each unit's busy time is its FLOPs / its peak; tensor
+// cores and CUDA cores run concurrently, so the compute time is the busiest unit's (a GEMM's
+// bf16 tensor time and its epilogue's SIMT time overlap; fp32_strict matrix FLOPs share the
+// SIMT unit with the epilogue and add up).
 //   fp32_strict -> fp32 SIMT (a 4096^3 fp32 matmul on an H200: 1.374e11 / 67e12 = 2.05 ms)
 //   tf32        -> tf32 tensor (same matmul: 1.374e11 / 494.7e12 = 0.278 ms)
 //   bf16, fp16  -> bf16 / fp16 tensor; f64 operands -> fp64 tensor where present, else fp64 SIMT

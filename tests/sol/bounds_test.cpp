@@ -56,6 +56,33 @@ TEST(Bounds, PolicyOverrideAndBf16) {
     EXPECT_NEAR(b->time_compute_s, kFlops4096 / 989.4e12, 1e-12);  // 0.139 ms
 }
 
+TEST(Bounds, TensorAndSimtUnitsOverlapSameUnitAddsUp) {
+    // Y = relu(X @ W^T + b), 4096^3: 2 * 4096^2 epilogue FLOPs (bias add, relu) on fp32 SIMT.
+    auto linear = [](DType dtype, PrecisionPolicy policy) {
+        const int64_t n = 4096;
+        Problem p;
+        p.tensors = {testing::tensor("X", {n, n}, dtype, TensorRole::kInput),
+                     testing::tensor("W", {n, n}, dtype, TensorRole::kParam),
+                     testing::tensor("b", {n}, dtype, TensorRole::kParam),
+                     testing::tensor("H", {n, n}, dtype, TensorRole::kIntermediate),
+                     testing::tensor("Y", {n, n}, dtype, TensorRole::kOutput)};
+        p.ops = {testing::op(OpKind::kLinear, {"X", "W", "b"}, "H"),
+                 testing::op(OpKind::kRelu, {"H"}, "Y")};
+        p.outputs = {"Y"};
+        p.policy = policy;
+        return p;
+    };
+    const double epilogue = 2.0 * 4096.0 * 4096.0;
+    auto bf16 = compute_bounds(linear(DType::kBF16, PrecisionPolicy::kBf16), h200());
+    ASSERT_TRUE(bf16.ok());
+    EXPECT_NEAR(bf16->time_compute_s, kFlops4096 / 989.4e12, 1e-12);  // max, not sum
+    auto fp32 = compute_bounds(linear(DType::kF32, PrecisionPolicy::kFp32Strict), h200());
+    ASSERT_TRUE(fp32.ok());
+    EXPECT_NEAR(fp32->time_compute_s, (kFlops4096 + epilogue) / 67e12, 1e-12);  // one unit
+    // Floor: matrix as 3xTF32 on tensor cores overlaps the SIMT epilogue.
+    EXPECT_NEAR(fp32->time_compute_floor_s, 3.0 * kFlops4096 / 494.7e12, 1e-12);
+}
+
 TEST(Bounds, SoftmaxIsMemoryBound) {
     const double n = 32768.0 * 4096.0;
     auto b = compute_bounds(softmax_problem(32768, 4096), h200());
