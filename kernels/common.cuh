@@ -148,7 +148,8 @@ template <int TPR_, int RPB_, int VEC_, int ITEMS_, int SPLIT_> struct RowCfg {
     static constexpr int TPR = TPR_, RPB = RPB_, VEC = VEC_, ITEMS = ITEMS_, SPLIT = SPLIT_;
     static constexpr int THREADS = TPR * RPB;
     static constexpr int WARPS_PER_ROW = TPR > 32 ? TPR / 32 : 1;
-    static constexpr int UNROLL = 4;  // vectors in flight per thread when streaming
+    // vectors in flight per thread when streaming: 16 values (4 x 16 B for f32 VEC 4)
+    static constexpr int UNROLL = VEC >= 16 ? 1 : 16 / VEC;
     static_assert(TPR % 32 == 0 || (TPR <= 32 && (32 % TPR) == 0), "threads per row");
     static_assert(SPLIT == 1 || RPB == 1, "a split row needs one row per block");
 };

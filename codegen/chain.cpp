@@ -1,0 +1,278 @@
+// Emission of element-wise chains as CUDA functors (see chain.h).
+#include "codegen/chain.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace kforge::codegen {
+namespace {
+
+std::string where_of(const dsl::SourceLoc& loc) {
+    if (loc.line == 0) return "chain";
+    return std::to_string(loc.line) + ":" + std::to_string(loc.col);
+}
+
+std::string dims_text(const std::vector<std::string>& dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + dims[i];
+    return s + "]";
+}
+
+// Offset expression (in `e`, the space's linear index) of a tensor whose dims are matched to
+// the space, plus whether V consecutive elements are contiguous in it (as a C++ constant
+// expression of V).
+struct Access {
+    std::string offset;
+    std::string contig;
+};
+
+Expected<Access> broadcast_access(const dsl::TensorRef& ref, const TensorInfo& info,
+                                  const ChainSpace& space, const dsl::SourceLoc& loc) {
+    const std::string where = where_of(loc);
+    if (ref.dims.size() != info.shape.size()) {
+        return make_error(where, "tensor " + ref.name + dims_text(ref.dims) + " has " +
+                                     std::to_string(info.shape.size()) + " dims in the problem");
+    }
+    const int rank = int(space.dims.size());
+    std::vector<int64_t> space_stride(rank, 1);
+    for (int d = rank - 2; d >= 0; --d) space_stride[d] = space_stride[d + 1] * space.shape[d + 1];
+    // Match right to left: each tensor dim to the nearest space dim of that name on the left of
+    // the previous match.
+    std::vector<std::string> terms;
+    bool inner_contig = false;
+    int next = rank - 1;
+    int64_t stride = 1;
+    for (int t = int(ref.dims.size()) - 1; t >= 0; --t) {
+        const int64_t size = info.shape[t];
+        int d = next;
+        while (d >= 0 && space.dims[d] != ref.dims[t]) --d;
+        if (d < 0) {
+            if (size == 1) continue;  // a literal or size-1 dim broadcasts
+            return make_error(where, "tensor " + ref.name + dims_text(ref.dims) +
+                                         " does not broadcast to " + dims_text(space.dims) +
+                                         ": no dim " + ref.dims[t] + " to match");
+        }
+        if (size != space.shape[d] && size != 1) {
+            return make_error(where, "tensor " + ref.name + " dim " + ref.dims[t] + " has size " +
+                                         std::to_string(size) + ", expected " +
+                                         std::to_string(space.shape[d]));
+        }
+        next = d - 1;
+        if (size == 1) continue;
+        if (d == rank - 1 && stride == 1) inner_contig = true;
+        std::string coord = "e";
+        if (space_stride[d] != 1) coord = "(" + coord + " / " + std::to_string(space_stride[d]) + ")";
+        if (d != 0) coord = "(" + coord + " % " + std::to_string(space.shape[d]) + ")";
+        terms.push_back(stride == 1 ? coord : coord + " * " + std::to_string(stride));
+        stride *= size;
+    }
+    Access a;
+    if (terms.empty()) {
+        a.offset = "int64_t(0)";
+    } else if (stride == space.numel() && inner_contig && int(terms.size()) == rank) {
+        a.offset = "e";  // same shape as the space
+    } else {
+        for (size_t k = 0; k < terms.size(); ++k) a.offset += (k ? " + " : "") + terms[k];
+    }
+    a.contig = inner_contig ? "(V == 1 || " + std::to_string(space.shape[rank - 1]) + " % V == 0)"
+                            : "(V == 1)";
+    return a;
+}
+
+std::string binary_symbol(dsl::ChainOpKind k) {
+    switch (k) {
+        case dsl::ChainOpKind::kAdd: return "+";
+        case dsl::ChainOpKind::kSub: return "-";
+        case dsl::ChainOpKind::kMul: return "*";
+        default: return "/";
+    }
+}
+
+double number_or(const dsl::ChainOp& op, size_t k, double fallback) {
+    return op.numbers.size() > k ? op.numbers[k] : fallback;
+}
+
+// The expression of `x` after a unary statement; empty for statements that are not unary.
+std::string unary_expr(const dsl::ChainOp& op, const std::string& x) {
+    using K = dsl::ChainOpKind;
+    const auto lit = [&](size_t k, double d) { return cuda_float_literal(number_or(op, k, d)); };
+    switch (op.kind) {
+        case K::kRelu: return "kforge::act_relu(" + x + ")";
+        case K::kLeakyRelu: return "kforge::act_leaky_relu(" + x + ", " + lit(0, 0.01) + ")";
+        case K::kGelu:
+            return op.gelu == GeluApprox::kTanh ? "kforge::act_gelu_tanh(" + x + ")"
+                                                : "kforge::act_gelu_erf(" + x + ")";
+        case K::kSilu: return "kforge::act_silu(" + x + ")";
+        case K::kSigmoid: return "kforge::act_sigmoid(" + x + ")";
+        case K::kTanh: return "tanhf(" + x + ")";
+        case K::kMish: return "kforge::act_mish(" + x + ")";
+        case K::kSoftplus:
+            return "kforge::act_softplus(" + x + ", " + lit(0, 1.0) + ", " + lit(1, 20.0) + ")";
+        case K::kExp: return "expf(" + x + ")";
+        case K::kLog: return "logf(" + x + ")";
+        case K::kNeg: return "-" + x;
+        case K::kAbs: return "fabsf(" + x + ")";
+        case K::kSqrt: return "sqrtf(" + x + ")";
+        case K::kRsqrt: return "rsqrtf(" + x + ")";
+        case K::kSquare: return "kforge::act_square(" + x + ")";
+        case K::kClamp: return "kforge::act_clamp(" + x + ", " + lit(0, -1.0) + ", " + lit(1, 1.0) + ")";
+        case K::kMin: return "kforge::min_nan(" + x + ", " + lit(0, 0.0) + ")";
+        case K::kMax: return "kforge::max_nan(" + x + ", " + lit(0, 0.0) + ")";
+        default: return "";
+    }
+}
+
+}  // namespace
+
+int64_t ChainSpace::numel() const {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return n;
+}
+
+Expected<std::string> cuda_float_type(DType d, std::string_view where) {
+    switch (d) {
+        case DType::kF32: return std::string("float");
+        case DType::kBF16: return std::string("__nv_bfloat16");
+        case DType::kF16: return std::string("__half");
+        default:
+            return make_error(std::string(where),
+                              "kforge's row-wise and element-wise kernels take f32, bf16 or f16 "
+                              "tensors");
+    }
+}
+
+std::string cuda_float_literal(double v) {
+    if (std::isnan(v)) return "NAN";
+    if (std::isinf(v)) return v > 0 ? "INFINITY" : "-INFINITY";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    std::string s = buf;
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return s + "f";
+}
+
+Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl::ChainOp>& chain,
+                               const ChainSpace& space,
+                               const std::optional<dsl::TensorRef>& input,
+                               const LowerContext& ctx) {
+    ChainCode code;
+    code.type_name = std::string(type_name);
+    std::ostringstream loads, body;
+    int slots = 1;
+    bool stored = false;
+
+    const auto param_for = [&](const dsl::TensorRef& ref, bool written,
+                               const dsl::SourceLoc& loc) -> Expected<const TensorInfo*> {
+        auto it = ctx.tensors.find(ref.name);
+        if (it == ctx.tensors.end()) {
+            return make_error(where_of(loc), "unknown tensor " + ref.name);
+        }
+        auto type = cuda_float_type(it->second.dtype, where_of(loc) + ": tensor " + ref.name);
+        if (!type) return type.error();
+        bool seen = false;
+        for (ChainParam& p : code.params) {
+            if (p.name == ref.name) seen = true, p.written = p.written || written;
+        }
+        if (!seen) code.params.push_back({ref.name, it->second.dtype, written});
+        return &it->second;
+    };
+    const auto emit_load = [&](std::ostringstream& out, const dsl::TensorRef& ref, int slot,
+                               const dsl::SourceLoc& loc) -> Status {
+        auto info = param_for(ref, false, loc);
+        if (!info) return info.error();
+        auto access = broadcast_access(ref, **info, space, loc);
+        if (!access) return access.error();
+        out << "        kforge::load_bcast<V, " << access->contig << ">(s[" << slot << "], t_"
+              << ref.name << ", i, [](int64_t e) -> int64_t { return " << access->offset
+              << "; });\n";
+        return Ok{};
+    };
+
+    std::ostringstream input_load;
+    if (input) {
+        if (auto st = emit_load(input_load, *input, 0, input->loc); !st) return st.error();
+    }
+
+    for (const dsl::ChainOp& op : chain) {
+        const std::string where = where_of(op.loc);
+        using K = dsl::ChainOpKind;
+        if (op.kind == K::kAdd || op.kind == K::kSub || op.kind == K::kMul || op.kind == K::kDiv) {
+            std::string rhs;
+            if (op.tensor) {
+                if (auto st = emit_load(loads, *op.tensor, slots, op.loc); !st) return st.error();
+                rhs = "s[" + std::to_string(slots++) + "][j]";
+            } else if (!op.numbers.empty()) {
+                rhs = cuda_float_literal(op.numbers[0]);
+            } else {
+                return make_error(where, "add/sub/mul/div needs a tensor or a number");
+            }
+            body << "        for (int j = 0; j < V; ++j) v[j] = v[j] " << binary_symbol(op.kind)
+                 << " " << rhs << ";\n";
+        } else if (op.kind == K::kCast) {
+            auto type = cuda_float_type(op.cast_to, where);
+            if (!type) return type.error();
+            body << "        for (int j = 0; j < V; ++j) v[j] = kforge::round_to<" << *type
+                 << ">(v[j]);\n";
+        } else if (op.kind == K::kStore) {
+            if (!op.tensor) return make_error(where, "store needs a tensor");
+            auto info = param_for(*op.tensor, true, op.loc);
+            if (!info) return info.error();
+            int64_t numel = 1;
+            for (int64_t d : (*info)->shape) numel *= d;
+            if (numel != space.numel()) {
+                return make_error(where, "store " + op.tensor->name + ": " +
+                                             std::to_string(numel) + " elements, but the value has " +
+                                             std::to_string(space.numel()) + " (" +
+                                             dims_text(space.dims) + ")");
+            }
+            body << "        kforge::store_vec<V>(t_" << op.tensor->name << " + i, v);\n";
+            stored = true;
+        } else if (op.kind == K::kReduce) {
+            return make_error(where, "reduce is not supported in row-wise or map chains; use a "
+                                     "rowwise sum/mean/max/min kernel");
+        } else {
+            const std::string e = unary_expr(op, "v[j]");
+            if (e.empty()) return make_error(where, "unsupported chain statement");
+            body << "        for (int j = 0; j < V; ++j) v[j] = " << e << ";\n";
+        }
+    }
+    if (!stored) return make_error("kernel", "the chain stores nothing; end it with store Y[..]");
+
+    std::ostringstream s;
+    s << "struct " << code.type_name << " {\n";
+    s << "    static constexpr int kSlots = " << slots << ";\n";
+    for (const ChainParam& p : code.params) {
+        s << "    " << (p.written ? "" : "const ") << *cuda_float_type(p.dtype, "")
+          << "* __restrict__ t_" << p.name << ";\n";
+    }
+    s << "    template <int V> __device__ __forceinline__ bool aligned() const {\n"
+      << "        return true";
+    for (const ChainParam& p : code.params) s << " && kforge::is_aligned<V>(t_" << p.name << ")";
+    s << ";\n    }\n";
+    s << "    template <int V>\n"
+      << "    __device__ __forceinline__ void load_operands(float (&s)[kSlots][V], int64_t i) "
+         "const {\n"
+      << loads.str() << "    }\n";
+    if (input) {
+        s << "    template <int V>\n"
+          << "    __device__ __forceinline__ void load(float (&s)[kSlots][V], int64_t i) const {\n"
+          << input_load.str() << "        load_operands<V>(s, i);\n    }\n";
+    }
+    s << "    template <int V>\n"
+      << "    __device__ __forceinline__ void apply(float (&s)[kSlots][V], int64_t i) const {\n"
+      << "        float (&v)[V] = s[0];\n"
+      << body.str() << "    }\n";
+    s << "    template <int V>\n"
+      << "    __device__ __forceinline__ void run(const float (&in)[V], int64_t i) const {\n"
+      << "        float s[kSlots][V];\n"
+      << "        for (int j = 0; j < V; ++j) s[0][j] = in[j];\n"
+      << "        load_operands<V>(s, i);\n"
+      << "        apply<V>(s, i);\n    }\n";
+    s << "};\n";
+    code.definition = s.str();
+    return code;
+}
+
+}  // namespace kforge::codegen

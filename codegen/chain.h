@@ -1,0 +1,66 @@
+// Emission of an element-wise chain (`{ add b[N]; gelu tanh; cast bf16; store Y[M,N] }`) as a
+// CUDA functor struct that kforge's templates (kernels/*.cuh) call per vector of V consecutive
+// output elements. Used by lower_rowwise and lower_map; usable by gemm epilogues.
+//
+// The functor, `struct <type_name>`, has one pointer member per tensor it touches, named
+// `t_<tensor>`, in `ChainCode::params` order (aggregate-initialise it from kernel params of the
+// same names), and:
+//   static constexpr int kSlots;                              // value + one per tensor operand
+//   template <int V> bool aligned() const;                    // every pointer V-vector aligned
+//   template <int V> void load(float (&s)[kSlots][V], i);     // map input into s[0] + operands
+//   template <int V> void apply(float (&s)[kSlots][V], i);    // chain on s[0], with stores
+//   template <int V> void run(const float (&v)[V], i);        // load operands, apply
+// where i is the linear (row-major) index of the first of the V elements in the chain's index
+// space. Broadcast operands are matched to the space's dims by name, right to left (`b[N]`,
+// `c[M]`, `alpha[]`); a literal `1` dim broadcasts. V consecutive elements are loaded as one
+// vector where the operand is contiguous along the innermost dim, else element by element.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen/kernel_lowering.h"
+#include "common/expected.h"
+#include "dsl/ast.h"
+#include "problem/problem.h"
+
+namespace kforge::codegen {
+
+// The index space of a chain's value: dim names and concrete sizes, row-major.
+struct ChainSpace {
+    std::vector<std::string> dims;
+    std::vector<int64_t> shape;
+    int64_t numel() const;
+};
+
+struct ChainParam {
+    std::string name;  // tensor name; the member and kernel param are `t_<name>`
+    DType dtype = DType::kF32;
+    bool written = false;  // a store target
+};
+
+struct ChainCode {
+    std::string type_name;
+    std::string definition;         // the struct, device code
+    std::vector<ChainParam> params;  // pointer members in declaration order
+};
+
+// Emits the functor for `chain` over `space`. `input`: the map's input tensor (loaded into the
+// value by `load`), or nullopt for chains that start from a computed value. Errors (user
+// errors, `where` = line:col of the statement): unknown tensor, dims that do not broadcast to
+// the space, a store whose size differs from the space, no store, `reduce` (not supported in
+// element-wise chains), a dtype with no CUDA float type.
+Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl::ChainOp>& chain,
+                               const ChainSpace& space,
+                               const std::optional<dsl::TensorRef>& input,
+                               const LowerContext& ctx);
+
+// CUDA type of a float dtype: float, __nv_bfloat16, __half; an error for others.
+Expected<std::string> cuda_float_type(DType d, std::string_view where);
+
+// A float literal that CUDA parses as the same f32 value: "1.5f", "-INFINITY".
+std::string cuda_float_literal(double v);
+
+}  // namespace kforge::codegen

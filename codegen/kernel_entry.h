@@ -1,0 +1,76 @@
+// Parameters of a generated extern "C" entry point, kept in one order for both the CUDA
+// signature and the launch plan's KernelParam list (row-wise and map lowering).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/chain.h"
+#include "codegen/launch_plan.h"
+
+namespace kforge::codegen {
+
+class EntryParams {
+public:
+    // A tensor pointer `t_<name>`; a tensor added twice is one parameter (written wins).
+    void add_tensor(const std::string& name, const std::string& ctype, bool written) {
+        for (Entry& e : entries_) {
+            if (e.param.kind == ParamKind::kTensor && e.param.name == name) {
+                e.written = e.written || written;
+                return;
+            }
+        }
+        entries_.push_back({{ParamKind::kTensor, name, 0, 0.0}, ctype, written});
+    }
+    void add_chain(const ChainCode& chain) {
+        for (const ChainParam& p : chain.params) {
+            add_tensor(p.name, *cuda_float_type(p.dtype, ""), p.written);
+        }
+    }
+    void add_workspace(const std::string& name) {
+        entries_.push_back({{ParamKind::kWorkspace, name, 0, 0.0}, "float", true});
+    }
+    void add_int64(const std::string& name, int64_t value) {
+        entries_.push_back({{ParamKind::kInt64, name, value, 0.0}, "int64_t", false});
+    }
+
+    std::string signature() const {
+        std::string s;
+        for (size_t i = 0; i < entries_.size(); ++i) {
+            const Entry& e = entries_[i];
+            s += i ? ", " : "";
+            if (e.param.kind == ParamKind::kInt64) {
+                s += "int64_t " + e.param.name;
+            } else {
+                const std::string prefix = e.param.kind == ParamKind::kWorkspace ? "w_" : "t_";
+                s += std::string(e.written ? "" : "const ") + e.ctype + "* __restrict__ " +
+                     prefix + e.param.name;
+            }
+        }
+        return s;
+    }
+    std::vector<KernelParam> plan_params() const {
+        std::vector<KernelParam> v;
+        for (const Entry& e : entries_) v.push_back(e.param);
+        return v;
+    }
+
+private:
+    struct Entry {
+        KernelParam param;
+        std::string ctype;
+        bool written = false;
+    };
+    std::vector<Entry> entries_;
+};
+
+// `Chain chain{t_a, t_b};` for a chain functor whose pointers come from the entry's params.
+inline std::string chain_init(const ChainCode& chain) {
+    std::string s = "    const " + chain.type_name + " chain{";
+    for (size_t i = 0; i < chain.params.size(); ++i) {
+        s += (i ? ", " : "") + std::string("t_") + chain.params[i].name;
+    }
+    return s + "};\n";
+}
+
+}  // namespace kforge::codegen

@@ -1,0 +1,160 @@
+// lower_rowwise: a checked `rowwise` kernel to an extern "C" entry point that instantiates one
+// of kforge's templates (kernels/softmax.cuh, norm.cuh, reduce_row.cuh, reduce_col.cuh) with the
+// kernel's knobs and its generated chain (codegen/chain.h), plus its launches and workspace.
+//
+// Row ops run over the last dim (norms: over the trailing dims from `over`, or the weight's
+// dims). sum/mean/max/min over a leading dim become a column reduction. The vector width is the
+// largest of 8, 4, 2, 1 not above `vec` that divides the row (so rows stay aligned); the entry
+// point falls back to scalar accesses at run time when a pointer is not vector-aligned.
+#include <algorithm>
+#include <sstream>
+
+#include "codegen/chain.h"
+#include "codegen/kernel_lowering.h"
+#include "codegen/lower_rowwise_detail.h"
+
+namespace kforge::codegen {
+namespace {
+
+int64_t product(const std::vector<int64_t>& v, size_t from, size_t to) {
+    int64_t p = 1;
+    for (size_t i = from; i < to; ++i) p *= v[i];
+    return p;
+}
+
+// The problem op this kernel implements, for default eps / groups.
+const Op* problem_op(const LowerContext& ctx, OpKind kind) {
+    if (ctx.problem == nullptr) return nullptr;
+    for (const Op& op : ctx.problem->ops) {
+        if (op.kind == kind) return &op;
+    }
+    return nullptr;
+}
+
+struct RowOpInfo {
+    const char* tmpl;  // template function
+    std::string mode;  // enum value passed as a template argument
+    bool per_row_result;
+};
+
+RowOpInfo row_op_info(dsl::RowOp op) {
+    using R = dsl::RowOp;
+    switch (op) {
+        case R::kSoftmax: return {"softmax_rows", "kforge::SoftmaxMode::kSoftmax", false};
+        case R::kLogSoftmax: return {"softmax_rows", "kforge::SoftmaxMode::kLogSoftmax", false};
+        case R::kLogsumexp: return {"softmax_rows", "kforge::SoftmaxMode::kLogsumexp", true};
+        case R::kLayerNorm: return {"norm_rows", "kforge::NormMode::kLayerNorm", false};
+        case R::kRmsNorm: return {"norm_rows", "kforge::NormMode::kRmsNorm", false};
+        case R::kGroupNorm: return {"norm_rows", "kforge::NormMode::kGroupNorm", false};
+        case R::kSum: return {"reduce_rows", "kforge::ReduceMode::kSum", true};
+        case R::kMean: return {"reduce_rows", "kforge::ReduceMode::kMean", true};
+        case R::kMax: return {"reduce_rows", "kforge::ReduceMode::kMax", true};
+        default: return {"reduce_rows", "kforge::ReduceMode::kMin", true};
+    }
+}
+
+bool is_norm(dsl::RowOp op) {
+    return op == dsl::RowOp::kLayerNorm || op == dsl::RowOp::kRmsNorm ||
+           op == dsl::RowOp::kGroupNorm;
+}
+
+const char* header_of(dsl::RowOp op) {
+    if (is_norm(op)) return "kernels/norm.cuh";
+    if (op == dsl::RowOp::kSoftmax || op == dsl::RowOp::kLogSoftmax ||
+        op == dsl::RowOp::kLogsumexp) {
+        return "kernels/softmax.cuh";
+    }
+    return "kernels/reduce_col.cuh";  // includes reduce_row.cuh
+}
+
+}  // namespace
+
+Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    const std::string where = "kernel " + kernel.name;
+    if (kernel.args.empty()) return make_error(where, "rowwise needs an input tensor");
+    const dsl::TensorRef& xref = kernel.args[0];
+    auto xit = ctx.tensors.find(xref.name);
+    if (xit == ctx.tensors.end()) return make_error(where, "unknown tensor " + xref.name);
+    const TensorInfo& x = xit->second;
+    const std::vector<int64_t>& shape = x.shape;
+    const size_t rank = shape.size();
+    if (rank == 0) return make_error(where, "rowwise input " + xref.name + " is a scalar");
+    if (xref.dims.size() != rank) {
+        return make_error(where, xref.name + " has " + std::to_string(rank) + " dims");
+    }
+    const dsl::RowwiseConfig& cfg = kernel.rowwise;
+    if (cfg.threads < 32 || cfg.threads > 1024 || cfg.threads % 32 != 0) {
+        return make_error(where, "threads must be a multiple of 32 in 32..1024");
+    }
+
+    // The dim reduced / normalized from (`over`), default the last (norms: the weight's dims).
+    size_t axis = rank - 1;
+    if (!kernel.over.empty()) {
+        auto it = std::find(xref.dims.rbegin(), xref.dims.rend(), kernel.over);
+        if (it == xref.dims.rend()) {
+            return make_error(where, "over " + kernel.over + ": " + xref.name + " has no such dim");
+        }
+        axis = rank - 1 - size_t(it - xref.dims.rbegin());
+    } else if ((kernel.row_op == dsl::RowOp::kLayerNorm || kernel.row_op == dsl::RowOp::kRmsNorm) &&
+               kernel.args.size() > 1 && kernel.args[1].dims.size() <= rank) {
+        axis = rank - std::max<size_t>(1, kernel.args[1].dims.size());
+    }
+
+    detail::RowwisePlan plan;
+    plan.kernel = &kernel;
+    plan.x = &x;
+    plan.axis = axis;
+    const RowOpInfo info = row_op_info(kernel.row_op);
+    plan.tmpl = info.tmpl;
+    plan.mode = info.mode;
+    plan.header = header_of(kernel.row_op);
+
+    // The chain's index space: the input, or the input without the reduced dim.
+    ChainSpace space;
+    for (size_t d = 0; d < rank; ++d) {
+        if (info.per_row_result && d == axis) continue;
+        space.dims.push_back(xref.dims[d]);
+        space.shape.push_back(shape[d]);
+    }
+
+    if (kernel.row_op == dsl::RowOp::kGroupNorm) {
+        if (rank < 2) return make_error(where, "group_norm needs X[N, C, *]");
+        const Op* op = problem_op(ctx, OpKind::kGroupNorm);
+        const int64_t groups = kernel.groups.value_or(op ? op->attrs.num_groups : 1);
+        if (groups < 1 || shape[1] % groups != 0) {
+            return make_error(where, "groups " + std::to_string(groups) + " must divide C = " +
+                                         std::to_string(shape[1]));
+        }
+        plan.groups = groups;
+        plan.group_channels = shape[1] / groups;
+        plan.spatial = product(shape, 2, rank);
+        plan.rows = shape[0] * groups;
+        plan.n = plan.group_channels * plan.spatial;
+    } else if (is_norm(kernel.row_op) || axis == rank - 1) {
+        plan.rows = product(shape, 0, axis);
+        plan.n = product(shape, axis, rank);
+    } else if (info.per_row_result && kernel.row_op != dsl::RowOp::kLogsumexp) {
+        plan.column = true;
+        plan.outer = product(shape, 0, axis);
+        plan.n = shape[axis];
+        plan.inner = product(shape, axis + 1, rank);
+    } else {
+        return make_error(where, "rowwise over " + kernel.over +
+                                     ": softmax, log_softmax and logsumexp run over the last dim");
+    }
+    if (is_norm(kernel.row_op)) {
+        const OpKind kind = kernel.row_op == dsl::RowOp::kLayerNorm ? OpKind::kLayerNorm
+                            : kernel.row_op == dsl::RowOp::kRmsNorm ? OpKind::kRmsNorm
+                                                                    : OpKind::kGroupNorm;
+        const Op* op = problem_op(ctx, kind);
+        plan.eps = kernel.eps.value_or(op ? op->attrs.eps : 1e-5);
+    }
+
+    auto chain = emit_chain("kforge_" + kernel.name + "_chain", kernel.chain, space, std::nullopt,
+                            ctx);
+    if (!chain) return chain.error();
+    plan.chain = &*chain;
+    return plan.column ? detail::emit_column_reduce(plan, ctx) : detail::emit_row_kernel(plan, ctx);
+}
+
+}  // namespace kforge::codegen

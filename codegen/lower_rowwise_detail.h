@@ -1,0 +1,31 @@
+// Internals of lower_rowwise shared by its two source files: the analysed kernel (shape
+// reduced to rows x n, or outer x R x inner for a column reduction) and the emitters.
+#pragma once
+
+#include <string>
+
+#include "codegen/chain.h"
+#include "codegen/kernel_lowering.h"
+
+namespace kforge::codegen::detail {
+
+struct RowwisePlan {
+    const dsl::Kernel* kernel = nullptr;
+    const TensorInfo* x = nullptr;
+    const ChainCode* chain = nullptr;
+    size_t axis = 0;
+    std::string tmpl, mode, header;
+    // row kernels: rows x n; column reductions: outer x n x inner (n = the reduced length)
+    bool column = false;
+    int64_t rows = 0, n = 0, outer = 0, inner = 0;
+    double eps = 1e-5;
+    int64_t groups = 1, group_channels = 1, spatial = 1;
+};
+
+// Largest of 8, 4, 2, 1 that is <= vec and divides len.
+int pick_vec(int vec, int64_t len);
+
+Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext& ctx);
+Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerContext& ctx);
+
+}  // namespace kforge::codegen::detail
