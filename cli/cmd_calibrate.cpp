@@ -19,8 +19,9 @@ struct CalibrateArgs {
 int run_calibrate(const CalibrateArgs& a) {
     const int count = cuda_device_count();
     if (count == 0) {
-        std::fprintf(stderr, "kforge calibrate: no CUDA device visible (cudaGetDeviceCount "
-                             "found none); calibration needs a GPU\n");
+        std::fprintf(stderr,
+                     "kforge calibrate: no CUDA device visible (cudaGetDeviceCount "
+                     "found none); calibration needs a GPU\n");
         return kExitEnvironment;
     }
     if (a.device_index < 0 || a.device_index >= count) {

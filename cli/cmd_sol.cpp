@@ -1,11 +1,10 @@
 // `kforge sol PROBLEM...`: speed-of-light bounds of problem specs on a device.
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "problem/spec.h"
@@ -64,10 +63,13 @@ nlohmann::ordered_json to_json(const Problem& p, const Bounds& b, const Ceilings
     for (size_t i = 0; i < b.per_op.size(); ++i) {
         const auto& ob = b.per_op[i];
         const auto& ow = b.work.per_op[i];
-        ops.push_back({{"output", ob.output}, {"op", std::string(to_string(ow.kind))},
-                       {"flops", ow.flops()}, {"bytes", ow.bytes()},
+        ops.push_back({{"output", ob.output},
+                       {"op", std::string(to_string(ow.kind))},
+                       {"flops", ow.flops()},
+                       {"bytes", ow.bytes()},
                        {"time_compute_s", ob.time_compute_s},
-                       {"time_memory_s", ob.time_memory_s}, {"time_s", ob.time_s}});
+                       {"time_memory_s", ob.time_memory_s},
+                       {"time_s", ob.time_s}});
     }
     j["per_op"] = ops;
     return j;
@@ -78,23 +80,23 @@ void print_text(const Problem& p, const Bounds& b, const Ceilings& c, double fac
                 b.ceilings_source.c_str(), std::string(to_string(b.policy)).c_str());
     std::printf("  work       %s matrix + %s other; %s fused, %s unfused\n",
                 human(b.work.flops_matrix, "FLOP").c_str(),
-                human(b.work.flops_other, "FLOP").c_str(),
-                human(b.work.bytes_fused, "B").c_str(), human(b.work.bytes_unfused, "B").c_str());
+                human(b.work.flops_other, "FLOP").c_str(), human(b.work.bytes_fused, "B").c_str(),
+                human(b.work.bytes_unfused, "B").c_str());
     std::printf("  compute    %s (matrix on %s at %s/s, other on fp32_simt)\n",
                 ms(b.time_compute_s).c_str(), std::string(to_string(b.matrix_unit)).c_str(),
                 human(c.peak(b.matrix_unit), "FLOP").c_str());
-    std::printf("  memory     %s fused, %s unfused (at %s/s)\n",
-                ms(b.time_memory_fused_s).c_str(), ms(b.time_memory_unfused_s).c_str(),
-                human(c.dram_bytes_per_s, "B").c_str());
+    std::printf("  memory     %s fused, %s unfused (at %s/s)\n", ms(b.time_memory_fused_s).c_str(),
+                ms(b.time_memory_unfused_s).c_str(), human(c.dram_bytes_per_s, "B").c_str());
     std::printf("  bound      fused %s (%s-bound), unfused %s (per-op roofline sum)\n",
                 ms(b.time_fused_s).c_str(), std::string(to_string(b.kind)).c_str(),
                 ms(b.time_unfused_s).c_str());
     std::printf("  intensity  %.4g FLOP/B (ridge %.4g FLOP/B)\n", b.arithmetic_intensity,
                 c.peak(b.matrix_unit) / c.dram_bytes_per_s);
-    std::printf("  gaming     a time below %s is implausible (%.2g x max(physical compute floor "
-                "%s, memory floor %s))\n",
-                ms(b.gaming_threshold_s).c_str(), factor, ms(b.time_compute_floor_s).c_str(),
-                ms(b.time_memory_floor_s).c_str());
+    std::printf(
+        "  gaming     a time below %s is implausible (%.2g x max(physical compute floor "
+        "%s, memory floor %s))\n",
+        ms(b.gaming_threshold_s).c_str(), factor, ms(b.time_compute_floor_s).c_str(),
+        ms(b.time_memory_floor_s).c_str());
 }
 
 int run_sol(const SolArgs& a) {
@@ -108,8 +110,10 @@ int run_sol(const SolArgs& a) {
     if (!a.policy.empty()) {
         options.policy = policy_from_string(a.policy);
         if (!options.policy) {
-            std::fprintf(stderr, "kforge sol: --policy: unknown policy \"%s\"; known: "
-                                 "fp32_strict, tf32, bf16, fp16\n", a.policy.c_str());
+            std::fprintf(stderr,
+                         "kforge sol: --policy: unknown policy \"%s\"; known: "
+                         "fp32_strict, tf32, bf16, fp16\n",
+                         a.policy.c_str());
             return kExitUserError;
         }
     }

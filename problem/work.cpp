@@ -37,15 +37,28 @@ double rowwise_flops_per_element(OpKind kind) {
 
 double elementwise_flops_per_element(OpKind kind) {
     switch (kind) {
-        case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv:
-        case OpKind::kScale: case OpKind::kAddScalar: case OpKind::kRelu:
-        case OpKind::kLeakyRelu: case OpKind::kHardtanh: case OpKind::kClamp:
-        case OpKind::kMinScalar: case OpKind::kMaxScalar: case OpKind::kNeg: case OpKind::kAbs:
+        case OpKind::kAdd:
+        case OpKind::kSub:
+        case OpKind::kMul:
+        case OpKind::kDiv:
+        case OpKind::kScale:
+        case OpKind::kAddScalar:
+        case OpKind::kRelu:
+        case OpKind::kLeakyRelu:
+        case OpKind::kHardtanh:
+        case OpKind::kClamp:
+        case OpKind::kMinScalar:
+        case OpKind::kMaxScalar:
+        case OpKind::kNeg:
+        case OpKind::kAbs:
         case OpKind::kSquare:
             return 1.0;
         case OpKind::kDropout:
             return 0.0;
-        case OpKind::kExp: case OpKind::kLog: case OpKind::kSqrt: case OpKind::kRsqrt:
+        case OpKind::kExp:
+        case OpKind::kLog:
+        case OpKind::kSqrt:
+        case OpKind::kRsqrt:
         case OpKind::kTanh:
             return 4.0;
         case OpKind::kSigmoid:
@@ -67,8 +80,8 @@ Expected<WorkCount> count_work(const Problem& problem) {
     WorkCount w;
     for (size_t i = 0; i < problem.ops.size(); ++i) {
         const Op& op = problem.ops[i];
-        const std::string where = op.json_path.empty() ? "graph[" + std::to_string(i) + "]"
-                                                       : op.json_path;
+        const std::string where =
+            op.json_path.empty() ? "graph[" + std::to_string(i) + "]" : op.json_path;
         const Tensor* out = problem.find_tensor(op.output);
         if (!out) return make_error(where, "unknown output tensor \"" + op.output + "\"");
         if (op.inputs.empty()) return make_error(where, "op has no inputs");

@@ -33,11 +33,11 @@
 namespace kforge {
 
 struct OpWork {
-    std::string output;        // the tensor the op writes (names the op)
+    std::string output;  // the tensor the op writes (names the op)
     OpKind kind = OpKind::kAdd;
     double flops_matrix = 0.0;
     double flops_other = 0.0;
-    double bytes_read = 0.0;   // all inputs, each at its own size (no broadcast expansion)
+    double bytes_read = 0.0;  // all inputs, each at its own size (no broadcast expansion)
     double bytes_written = 0.0;
 
     double flops() const { return flops_matrix + flops_other; }

@@ -6,9 +6,7 @@
 
 namespace kforge {
 
-std::string_view to_string(BoundKind k) {
-    return k == BoundKind::kCompute ? "compute" : "memory";
-}
+std::string_view to_string(BoundKind k) { return k == BoundKind::kCompute ? "compute" : "memory"; }
 
 std::optional<BoundKind> bound_kind_from_string(std::string_view s) {
     if (s == "compute") return BoundKind::kCompute;
@@ -19,10 +17,14 @@ std::optional<BoundKind> bound_kind_from_string(std::string_view s) {
 ComputeUnit matrix_unit(PrecisionPolicy policy, DType operand) {
     if (operand == DType::kF64) return ComputeUnit::kFp64Tensor;
     switch (policy) {
-        case PrecisionPolicy::kFp32Strict: return ComputeUnit::kFp32Simt;
-        case PrecisionPolicy::kTf32: return ComputeUnit::kTf32Tensor;
-        case PrecisionPolicy::kBf16: return ComputeUnit::kBf16Tensor;
-        case PrecisionPolicy::kFp16: return ComputeUnit::kFp16Tensor;
+        case PrecisionPolicy::kFp32Strict:
+            return ComputeUnit::kFp32Simt;
+        case PrecisionPolicy::kTf32:
+            return ComputeUnit::kTf32Tensor;
+        case PrecisionPolicy::kBf16:
+            return ComputeUnit::kBf16Tensor;
+        case PrecisionPolicy::kFp16:
+            return ComputeUnit::kFp16Tensor;
     }
     return ComputeUnit::kFp32Simt;
 }
@@ -53,8 +55,8 @@ double busiest(const Busy& busy) {
 Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings,
                                 const BoundsOptions& options) {
     if (!(options.gaming_factor > 0.0 && options.gaming_factor <= 1.0)) {
-        return make_error("--gaming-factor", "must be in (0, 1], got " +
-                                                 std::to_string(options.gaming_factor));
+        return make_error("--gaming-factor",
+                          "must be in (0, 1], got " + std::to_string(options.gaming_factor));
     }
     const double bw = ceilings.dram_bytes_per_s;
     const double fp32 = ceilings.peak(ComputeUnit::kFp32Simt);
@@ -128,8 +130,9 @@ Expected<double> sol_score(double time_s, double time_sol_s, double time_base_s)
         return make_error("sol_score", "times must be positive");
     }
     if (!(time_base_s > time_sol_s)) {
-        return make_error("sol_score", "baseline time must exceed the SOL time (no headroom "
-                                       "between them to score)");
+        return make_error("sol_score",
+                          "baseline time must exceed the SOL time (no headroom "
+                          "between them to score)");
     }
     const double denom = 1.0 + (time_s - time_sol_s) / (time_base_s - time_sol_s);
     if (!(denom > 0.0) || !std::isfinite(denom)) {

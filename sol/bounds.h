@@ -49,7 +49,7 @@ std::optional<BoundKind> bound_kind_from_string(std::string_view s);
 inline constexpr double kDefaultGamingFactor = 0.9;
 
 struct BoundsOptions {
-    std::optional<PrecisionPolicy> policy;     // overrides the problem's own policy
+    std::optional<PrecisionPolicy> policy;        // overrides the problem's own policy
     double gaming_factor = kDefaultGamingFactor;  // in (0, 1]
 };
 
@@ -68,12 +68,12 @@ struct Bounds {
     ComputeUnit matrix_unit = ComputeUnit::kFp32Simt;  // of the first matrix op (or fp32 SIMT)
     WorkCount work;
     double time_compute_s = 0.0;
-    double time_compute_floor_s = 0.0;   // physical ceilings, 3xTF32 allowed (see above)
-    double time_memory_floor_s = 0.0;    // bytes_fused at the physical bandwidth
+    double time_compute_floor_s = 0.0;  // physical ceilings, 3xTF32 allowed (see above)
+    double time_memory_floor_s = 0.0;   // bytes_fused at the physical bandwidth
     double time_memory_fused_s = 0.0;
     double time_memory_unfused_s = 0.0;
-    double time_fused_s = 0.0;    // T_sol
-    double time_unfused_s = 0.0;  // per-op roofline sum
+    double time_fused_s = 0.0;            // T_sol
+    double time_unfused_s = 0.0;          // per-op roofline sum
     BoundKind kind = BoundKind::kMemory;  // what limits time_fused_s
     double arithmetic_intensity = 0.0;    // FLOPs / bytes_fused
     double gaming_threshold_s = 0.0;
@@ -91,7 +91,8 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
 // SOL score S = 1 / (1 + (T - T_sol) / (T_base - T_sol)): 1 at T_sol, 0.5 at T_base, towards 0
 // as T grows; above 1 when T < T_sol (check gaming). T_base is a baseline time (the unfused
 // bound or a measured PyTorch time) and must exceed T_sol. Error for non-positive times, for
-// T_base <= T_sol and for T so far below T_sol that the formula breaks down (T <= 2 T_sol - T_base).
+// T_base <= T_sol and for T so far below T_sol that the formula breaks down (T <= 2 T_sol -
+// T_base).
 Expected<double> sol_score(double time_s, double time_sol_s, double time_base_s);
 
 // T / T_sol (>= 1 unless suspicious): how far a time is from the speed of light.

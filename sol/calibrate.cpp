@@ -88,8 +88,7 @@ Expected<double> measure_copy(const CalibrateOptions& o, int64_t l2_bytes, int64
     if (!dst) return dst.error();
     KFORGE_CUDA_CHECK(cudaMemset(src->get(), 1, bytes));
     auto t = time_median(o, [&]() -> Status {
-        KFORGE_CUDA_CHECK(cudaMemcpyAsync(dst->get(), src->get(), bytes,
-                                          cudaMemcpyDeviceToDevice));
+        KFORGE_CUDA_CHECK(cudaMemcpyAsync(dst->get(), src->get(), bytes, cudaMemcpyDeviceToDevice));
         return Ok{};
     });
     if (!t) return t.error();
@@ -167,8 +166,9 @@ Expected<std::string> cuda_device_name(int device_index) {
 
 Expected<Calibration> calibrate(const CalibrateOptions& o) {
     if (cuda_device_count() == 0) {
-        return make_error("calibrate", "no CUDA device visible (cudaGetDeviceCount found none); "
-                                       "calibration needs a GPU");
+        return make_error("calibrate",
+                          "no CUDA device visible (cudaGetDeviceCount found none); "
+                          "calibration needs a GPU");
     }
     if (o.gemm_size < 256 || o.timed_runs < 1 || o.warmup_runs < 0) {
         return make_error("calibrate", "gemm_size must be >= 256 and timed_runs >= 1");
@@ -216,17 +216,17 @@ Expected<Calibration> calibrate(const CalibrateOptions& o) {
         if (!f) return f.error();
         cal.peak_flops[g.unit] = *f;
     }
-    cal.driver = "CUDA driver " + std::to_string(driver) + ", runtime " +
-                 std::to_string(runtime) + ", cuBLAS " + std::to_string(cublas_version);
-    cal.notes = "cuda_name=" + *name + "; cc=" + std::to_string(prop.major) + "." +
-                std::to_string(prop.minor) + "; sm_count=" +
-                std::to_string(prop.multiProcessorCount) + "; l2_bytes=" +
-                std::to_string(prop.l2CacheSize) + "; smem_per_block_optin=" +
-                std::to_string(prop.sharedMemPerBlockOptin) + "; clock_khz=" +
-                std::to_string(clock_khz) + "; copy 2 x " + std::to_string(copy_bytes) +
-                " bytes D2D; cuBLAS GemmEx " + std::to_string(o.gemm_size) +
-                "^3 on random data; median of " + std::to_string(o.timed_runs) + " after " +
-                std::to_string(o.warmup_runs) + " warm-up runs";
+    cal.driver = "CUDA driver " + std::to_string(driver) + ", runtime " + std::to_string(runtime) +
+                 ", cuBLAS " + std::to_string(cublas_version);
+    cal.notes =
+        "cuda_name=" + *name + "; cc=" + std::to_string(prop.major) + "." +
+        std::to_string(prop.minor) + "; sm_count=" + std::to_string(prop.multiProcessorCount) +
+        "; l2_bytes=" + std::to_string(prop.l2CacheSize) +
+        "; smem_per_block_optin=" + std::to_string(prop.sharedMemPerBlockOptin) +
+        "; clock_khz=" + std::to_string(clock_khz) + "; copy 2 x " + std::to_string(copy_bytes) +
+        " bytes D2D; cuBLAS GemmEx " + std::to_string(o.gemm_size) +
+        "^3 on random data; median of " + std::to_string(o.timed_runs) + " after " +
+        std::to_string(o.warmup_runs) + " warm-up runs";
     return cal;
 }
 

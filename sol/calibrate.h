@@ -13,10 +13,10 @@ namespace kforge {
 
 struct CalibrateOptions {
     int device_index = 0;
-    int gemm_size = 8192;         // M = N = K
-    int64_t copy_bytes = 0;       // per buffer; 0: max(1 GiB, 8 x L2), within free memory
+    int gemm_size = 8192;    // M = N = K
+    int64_t copy_bytes = 0;  // per buffer; 0: max(1 GiB, 8 x L2), within free memory
     int warmup_runs = 3;
-    int timed_runs = 10;          // median of these
+    int timed_runs = 10;  // median of these
 };
 
 // How many CUDA devices are visible; 0 when there is no device or no driver.

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace kforge {
 
@@ -113,8 +112,8 @@ Ceilings effective_ceilings(const DeviceSpec& spec, const std::optional<Calibrat
     c.physical_dram_bytes_per_s = spec.dram_bytes_per_s;
     c.physical_peak_flops = spec.peak_flops;
     if (!cal) return c;
-    c.source = "calibrated " + (cal->measured_at.empty() ? std::string("(undated)")
-                                                         : cal->measured_at);
+    c.source =
+        "calibrated " + (cal->measured_at.empty() ? std::string("(undated)") : cal->measured_at);
     if (cal->dram_bytes_per_s > 0.0) {
         c.dram_bytes_per_s = cal->dram_bytes_per_s;
         c.calibrated_dram = true;

@@ -12,12 +12,12 @@
 namespace kforge {
 
 struct Calibration {
-    std::string device;                       // device table name ("h200") or the CUDA name
-    double dram_bytes_per_s = 0.0;            // bytes read + written per second
-    std::map<std::string, double> peak_flops; // by unit key (to_string(ComputeUnit)), FLOP/s
-    std::string measured_at;                  // ISO 8601 UTC
-    std::string driver;                       // e.g. "CUDA driver 13000, runtime 13000"
-    std::string notes;                        // method, sizes, what the hardware reported
+    std::string device;                        // device table name ("h200") or the CUDA name
+    double dram_bytes_per_s = 0.0;             // bytes read + written per second
+    std::map<std::string, double> peak_flops;  // by unit key (to_string(ComputeUnit)), FLOP/s
+    std::string measured_at;                   // ISO 8601 UTC
+    std::string driver;                        // e.g. "CUDA driver 13000, runtime 13000"
+    std::string notes;                         // method, sizes, what the hardware reported
 };
 
 // JSON object with the keys above, in that order (2-space indented).
@@ -40,8 +40,8 @@ struct Ceilings {
     double dram_bytes_per_s = 0.0;
     std::map<ComputeUnit, double> peak_flops;  // FLOP/s; a unit missing = not present
     bool calibrated_dram = false;
-    std::map<ComputeUnit, bool> calibrated;     // true where the figure was measured
-    std::string source;                         // "datasheet" or "calibrated <measured_at>"
+    std::map<ComputeUnit, bool> calibrated;  // true where the figure was measured
+    std::string source;                      // "datasheet" or "calibrated <measured_at>"
     // The physical limits: per figure, the larger of datasheet and measurement. The gaming
     // threshold uses these: a kernel may beat cuBLAS or a copy engine, never the hardware.
     double physical_dram_bytes_per_s = 0.0;

@@ -40,13 +40,13 @@ struct DeviceSpec {
     int cc_major = 0;
     int cc_minor = 0;
     int sm_count = 0;
-    double boost_clock_mhz = 0.0;         // max SM clock
+    double boost_clock_mhz = 0.0;  // max SM clock
     int64_t l2_bytes = 0;
     int64_t dram_bytes = 0;
     double dram_bytes_per_s = 0.0;
     int64_t smem_per_sm_bytes = 0;
-    int64_t smem_per_block_optin_bytes = 0;  // cudaDevAttrMaxSharedMemoryPerBlockOptin
-    int regs_per_sm = 0;                     // 32-bit registers
+    int64_t smem_per_block_optin_bytes = 0;    // cudaDevAttrMaxSharedMemoryPerBlockOptin
+    int regs_per_sm = 0;                       // 32-bit registers
     std::map<ComputeUnit, double> peak_flops;  // dense FLOP/s; a unit missing = not present
     std::string notes;
 };

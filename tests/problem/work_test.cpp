@@ -1,8 +1,8 @@
 // Work counting (problem/work.h): FLOP and byte conventions checked by hand arithmetic on
 // problems built directly (no parser).
-#include <gtest/gtest.h>
-
 #include "problem/work.h"
+
+#include <gtest/gtest.h>
 
 namespace kforge {
 namespace {
@@ -64,10 +64,9 @@ TEST(Work, BatchedTransposedMatmulUsesContractedDim) {
 
 TEST(Work, LinearBiasCountsBiasAddAsOther) {
     Problem p;
-    p.tensors = {tensor("X", {128, 256}, DType::kBF16, kIn),
-                 tensor("W", {512, 256}, DType::kBF16, kParam),
-                 tensor("b", {512}, DType::kBF16, kParam),
-                 tensor("Y", {128, 512}, DType::kBF16, kOut)};
+    p.tensors = {
+        tensor("X", {128, 256}, DType::kBF16, kIn), tensor("W", {512, 256}, DType::kBF16, kParam),
+        tensor("b", {512}, DType::kBF16, kParam), tensor("Y", {128, 512}, DType::kBF16, kOut)};
     p.ops = {op(OpKind::kLinear, {"X", "W", "b"}, "Y")};
     p.outputs = {"Y"};
     auto w = count_work(p);
@@ -93,8 +92,7 @@ TEST(Work, SoftmaxIsFivePerElement) {
 TEST(Work, ReductionCountsInputElementsAndNormsEight) {
     Problem p;
     p.tensors = {tensor("X", {64, 1000}, DType::kF32, kIn),
-                 tensor("N", {64, 1000}, DType::kF32, kMid),
-                 tensor("S", {64}, DType::kF32, kOut)};
+                 tensor("N", {64, 1000}, DType::kF32, kMid), tensor("S", {64}, DType::kF32, kOut)};
     p.ops = {op(OpKind::kRmsNorm, {"X"}, "N"), op(OpKind::kSum, {"N"}, "S")};
     p.outputs = {"S"};
     auto w = count_work(p);
@@ -109,8 +107,8 @@ TEST(Work, FusedChainCountsIntermediatesOnlyUnfused) {
     // Y = gelu(X + b) * G, b broadcast [C]: fused reads X, b, G and writes Y once.
     const int64_t r = 1024, c = 512, n = r * c;
     Problem p;
-    p.tensors = {tensor("X", {r, c}, DType::kF32, kIn), tensor("b", {c}, DType::kF32, kParam),
-                 tensor("G", {r, c}, DType::kF32, kIn), tensor("H", {r, c}, DType::kF32, kMid),
+    p.tensors = {tensor("X", {r, c}, DType::kF32, kIn),  tensor("b", {c}, DType::kF32, kParam),
+                 tensor("G", {r, c}, DType::kF32, kIn),  tensor("H", {r, c}, DType::kF32, kMid),
                  tensor("A", {r, c}, DType::kF32, kMid), tensor("Y", {r, c}, DType::kF32, kOut)};
     p.ops = {op(OpKind::kAdd, {"X", "b"}, "H"), op(OpKind::kGelu, {"H"}, "A"),
              op(OpKind::kMul, {"A", "G"}, "Y")};

@@ -1,8 +1,9 @@
 // SOL bounds, score, headroom and gaming threshold, checked by hand arithmetic on the H200's
 // datasheet ceilings (67 TFLOP/s fp32, 494.7 tf32, 989.4 bf16, 4.8 TB/s).
+#include "sol/bounds.h"
+
 #include <gtest/gtest.h>
 
-#include "sol/bounds.h"
 #include "tests/sol/problems.h"
 
 namespace kforge {
@@ -18,11 +19,11 @@ constexpr double kFlops4096 = 2.0 * 4096.0 * 4096.0 * 4096.0;  // 1.374e11
 constexpr double kBw = 4.8e12;
 
 TEST(Bounds, Fp32StrictMatmulUsesSimtPeak) {
-    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kF32,
-                                           PrecisionPolicy::kFp32Strict), h200());
+    auto b = compute_bounds(
+        matmul_problem(4096, 4096, 4096, DType::kF32, PrecisionPolicy::kFp32Strict), h200());
     ASSERT_TRUE(b.ok()) << b.error().to_string();
     EXPECT_EQ(b->matrix_unit, ComputeUnit::kFp32Simt);
-    EXPECT_NEAR(b->time_compute_s, 2.0513e-3, 1e-6);           // 1.374e11 / 67e12
+    EXPECT_NEAR(b->time_compute_s, 2.0513e-3, 1e-6);  // 1.374e11 / 67e12
     EXPECT_NEAR(b->time_compute_s, kFlops4096 / 67e12, 1e-12);
     EXPECT_NEAR(b->time_memory_fused_s, 3.0 * 4096 * 4096 * 4 / kBw, 1e-12);  // 41.9 us
     EXPECT_DOUBLE_EQ(b->time_fused_s, b->time_compute_s);
@@ -36,8 +37,8 @@ TEST(Bounds, Fp32StrictMatmulUsesSimtPeak) {
 }
 
 TEST(Bounds, Tf32PolicyMatmul) {
-    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kF32,
-                                           PrecisionPolicy::kTf32), h200());
+    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kF32, PrecisionPolicy::kTf32),
+                            h200());
     ASSERT_TRUE(b.ok());
     EXPECT_EQ(b->matrix_unit, ComputeUnit::kTf32Tensor);
     EXPECT_NEAR(b->time_compute_s, 0.2778e-3, 1e-6);
@@ -48,8 +49,8 @@ TEST(Bounds, Tf32PolicyMatmul) {
 TEST(Bounds, PolicyOverrideAndBf16) {
     BoundsOptions o;
     o.policy = PrecisionPolicy::kBf16;
-    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kBF16,
-                                           PrecisionPolicy::kFp32Strict), h200(), o);
+    auto b = compute_bounds(
+        matmul_problem(4096, 4096, 4096, DType::kBF16, PrecisionPolicy::kFp32Strict), h200(), o);
     ASSERT_TRUE(b.ok());
     EXPECT_EQ(b->policy, PrecisionPolicy::kBf16);
     EXPECT_EQ(b->matrix_unit, ComputeUnit::kBf16Tensor);
@@ -87,7 +88,7 @@ TEST(Bounds, SoftmaxIsMemoryBound) {
     const double n = 32768.0 * 4096.0;
     auto b = compute_bounds(softmax_problem(32768, 4096), h200());
     ASSERT_TRUE(b.ok());
-    EXPECT_NEAR(b->time_compute_s, 5.0 * n / 67e12, 1e-15);     // 10 us
+    EXPECT_NEAR(b->time_compute_s, 5.0 * n / 67e12, 1e-15);         // 10 us
     EXPECT_NEAR(b->time_memory_fused_s, 2.0 * n * 4 / kBw, 1e-15);  // 0.2237 ms
     EXPECT_EQ(b->kind, BoundKind::kMemory);
     EXPECT_DOUBLE_EQ(b->time_fused_s, b->time_memory_fused_s);
@@ -117,8 +118,8 @@ TEST(Bounds, CalibratedCeilingsOverrideDatasheet) {
     cal.dram_bytes_per_s = 4.0e12;
     cal.peak_flops["fp32_simt"] = 50e12;
     auto c = effective_ceilings(*find_device("h200"), cal);
-    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kF32,
-                                           PrecisionPolicy::kFp32Strict), c);
+    auto b = compute_bounds(
+        matmul_problem(4096, 4096, 4096, DType::kF32, PrecisionPolicy::kFp32Strict), c);
     ASSERT_TRUE(b.ok());
     EXPECT_NEAR(b->time_compute_s, kFlops4096 / 50e12, 1e-12);
     EXPECT_NEAR(b->time_memory_fused_s, 3.0 * 4096 * 4096 * 4 / 4.0e12, 1e-12);
@@ -134,8 +135,8 @@ TEST(Bounds, GamingThresholdUsesPhysicalCeilingsNotCalibratedOnes) {
     auto c = effective_ceilings(*find_device("h200"), cal);
     EXPECT_DOUBLE_EQ(c.physical_dram_bytes_per_s, 4.8e12);
     EXPECT_DOUBLE_EQ(c.physical_peak(ComputeUnit::kTf32Tensor), 494.7e12);
-    auto b = compute_bounds(matmul_problem(4096, 4096, 4096, DType::kF32,
-                                           PrecisionPolicy::kTf32), c);
+    auto b =
+        compute_bounds(matmul_problem(4096, 4096, 4096, DType::kF32, PrecisionPolicy::kTf32), c);
     ASSERT_TRUE(b.ok());
     EXPECT_NEAR(b->time_fused_s, kFlops4096 / 414e12, 1e-12);
     EXPECT_NEAR(b->gaming_threshold_s, 0.9 * kFlops4096 / 494.7e12, 1e-12);
@@ -149,8 +150,8 @@ TEST(Bounds, GamingThresholdUsesPhysicalCeilingsNotCalibratedOnes) {
 
 TEST(Bounds, Fp64FallsBackToSimtWithoutFp64TensorCores) {
     auto c = effective_ceilings(*find_device("rtx4090"), std::nullopt);
-    auto b = compute_bounds(matmul_problem(1024, 1024, 1024, DType::kF64,
-                                           PrecisionPolicy::kFp32Strict), c);
+    auto b = compute_bounds(
+        matmul_problem(1024, 1024, 1024, DType::kF64, PrecisionPolicy::kFp32Strict), c);
     ASSERT_TRUE(b.ok());
     EXPECT_EQ(b->matrix_unit, ComputeUnit::kFp64Simt);
     EXPECT_NEAR(b->time_compute_s, 2.0 * 1024 * 1024 * 1024 / 1.29e12, 1e-12);
@@ -172,10 +173,10 @@ TEST(SolScore, OneAtSolHalfAtBaseline) {
 }
 
 TEST(SolScore, InvalidInputsAreErrors) {
-    EXPECT_FALSE(sol_score(1.0, 2.0, 2.0).ok());   // baseline not above SOL
+    EXPECT_FALSE(sol_score(1.0, 2.0, 2.0).ok());  // baseline not above SOL
     EXPECT_FALSE(sol_score(1.0, 2.0, 1.5).ok());
     EXPECT_FALSE(sol_score(0.0, 1.0, 2.0).ok());
-    EXPECT_FALSE(sol_score(0.5, 2.0, 3.0).ok());   // T <= 2 T_sol - T_base
+    EXPECT_FALSE(sol_score(0.5, 2.0, 3.0).ok());  // T <= 2 T_sol - T_base
 }
 
 TEST(SolScore, Headroom) {

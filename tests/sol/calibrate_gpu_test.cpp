@@ -1,7 +1,6 @@
 // Calibration on a real GPU (label gpu): skips visibly where no CUDA device is present.
-#include <gtest/gtest.h>
-
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 
 #include "sol/calibrate.h"
 

@@ -1,9 +1,9 @@
 // Calibration JSON round trip and validation; calibrated ceilings overriding the datasheet.
+#include "sol/calibration.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
-
-#include "sol/calibration.h"
 
 namespace kforge {
 namespace {
@@ -47,8 +47,7 @@ TEST(Calibration, BadInputsAreUserErrors) {
     auto expect_error = [](const std::string& text, const std::string& needle) {
         auto c = calibration_from_json(text, "cal.json");
         ASSERT_FALSE(c.ok()) << text;
-        EXPECT_NE(c.error().to_string().find(needle), std::string::npos)
-            << c.error().to_string();
+        EXPECT_NE(c.error().to_string().find(needle), std::string::npos) << c.error().to_string();
     };
     expect_error("{", "malformed");
     expect_error("[1]", "JSON object");
@@ -58,7 +57,8 @@ TEST(Calibration, BadInputsAreUserErrors) {
     expect_error(R"({"device": "h200", "dram_bytes_per_s": 1e12, "peak_flops": {"bf16": 1}})",
                  "unknown compute unit");
     expect_error(R"({"device": "h200", "dram_bytes_per_s": 1e12,
-                     "peak_flops": {"bf16_tensor": "fast"}})", "positive number");
+                     "peak_flops": {"bf16_tensor": "fast"}})",
+                 "positive number");
     EXPECT_FALSE(load_calibration("/nonexistent/kforge/cal.json").ok());
 }
 

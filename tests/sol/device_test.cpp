@@ -1,7 +1,7 @@
 // The device table: lookups, CUDA-name mapping, unit names and datasheet sanity.
-#include <gtest/gtest.h>
-
 #include "sol/device.h"
+
+#include <gtest/gtest.h>
 
 namespace kforge {
 namespace {

@@ -1,16 +1,14 @@
 // `kforge sol` and `kforge calibrate` through the binary: exit codes and messages for bad input,
 // JSON output on a built-in problem.
-#include <gtest/gtest.h>
-
 #include <cuda_runtime.h>
+#include <gtest/gtest.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace {
 
