@@ -44,6 +44,9 @@ struct KernelLaunch {
     // (TMA descriptors included) from device pointers and returns grid, block and smem. Then
     // `params` is a single kParamBlob and grid/block/smem above are filled in by the builder.
     std::string param_builder;
+    // With a param builder: the tensors whose device pointers the builder takes, in order
+    // (codegen/host_abi.h, KforgeBuildArgs::tensors).
+    std::vector<std::string> builder_tensors;
 };
 
 // A device buffer the harness allocates besides the problem's inputs and outputs: program

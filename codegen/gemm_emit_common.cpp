@@ -1,0 +1,150 @@
+// See gemm_emit_common.h.
+#include "codegen/gemm_emit_common.h"
+
+namespace kforge::codegen {
+
+std::string cutlass_prelude(bool sm90, bool sm80) {
+    std::string s = R"(#include <cstring>
+
+#include "cutlass/cutlass.h"
+#include "cute/tensor.hpp"
+#include "cutlass/numeric_types.h"
+#include "cutlass/epilogue/thread/activation.h"
+#include "cutlass/util/packed_stride.hpp"
+)";
+    if (sm90)
+        s += R"(#include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/epilogue/fusion/sm90_visitor_tma_warpspecialized.hpp"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+)";
+    if (sm80)
+        s += R"(#include "cutlass/gemm/kernel/default_gemm_universal_with_visitor.h"
+#include "cutlass/epilogue/threadblock/fusion/visitors.hpp"
+#include "cutlass/gemm/threadblock/threadblock_swizzle.h"
+)";
+    s += R"(
+
+static_assert(KFORGE_HOST_ABI_VERSION == 1, "kforge host ABI version mismatch");
+
+namespace kforge_cutlass {
+// Applies a scalar float functor element-wise (epilogue visitors call functors on Arrays).
+template <class Op, class T>
+struct ScalarApply {
+    CUTLASS_DEVICE T operator()(T const& x) const { return T(Op{}(float(x))); }
+};
+template <class Op, class E, int N>
+struct ScalarApply<Op, cutlass::Array<E, N>> {
+    CUTLASS_DEVICE cutlass::Array<E, N> operator()(cutlass::Array<E, N> const& x) const {
+        cutlass::Array<E, N> y;
+        CUTLASS_PRAGMA_UNROLL
+        for (int i = 0; i < N; ++i) y[i] = E(Op{}(float(x[i])));
+        return y;
+    }
+};
+}  // namespace kforge_cutlass
+)";
+    return s;
+}
+
+std::string symbol_of(const std::string& kernel) { return "kforge_" + kernel; }
+std::string builder_symbol_of(const std::string& kernel) { return "kforge_build_" + kernel; }
+
+std::string builder_head(const GemmSpec& spec, const LowerContext& ctx, const std::string& fn) {
+    std::string s = "extern \"C\" int " + fn +
+                    "(const KforgeBuildArgs* in, KforgeBuiltLaunch* out) {\n"
+                    "    using namespace cute;\n"
+                    "    if (in == nullptr || out == nullptr || "
+                    "in->abi_version != KFORGE_HOST_ABI_VERSION ||\n"
+                    "        in->num_tensors != " + std::to_string(spec.tensor_order.size()) +
+                    " || in->tensors == nullptr)\n"
+                    "        return KFORGE_BUILD_BAD_ARGS;\n"
+                    "    void* const* tensors = in->tensors;\n";
+    s += "    int64_t M = " + std::to_string(spec.m) + ", N = " + std::to_string(spec.n) +
+         ", K = " + std::to_string(spec.k) + ", L = " + std::to_string(spec.l) + ";\n";
+    s += "    if (in->dims != nullptr) {\n        if (in->num_dims != " +
+         std::to_string(ctx.problem->dims.size()) + ") return KFORGE_BUILD_BAD_ARGS;\n";
+    int i = 0;
+    for (const auto& [name, value] : ctx.problem->dims) {
+        (void)value;
+        const char* var = name == spec.dim_m ? "M" : name == spec.dim_n ? "N"
+                        : name == spec.dim_k ? "K" : name == spec.dim_l ? "L" : nullptr;
+        if (var) s += std::string("        ") + var + " = in->dims[" + std::to_string(i) + "];\n";
+        ++i;
+    }
+    s += "    }\n    if (M < 1 || N < 1 || K < 1 || L < 1) return KFORGE_BUILD_BAD_ARGS;\n";
+    return s;
+}
+
+std::string builder_tail(const GemmSpec& /*spec*/, bool sm90) {
+    std::string s;
+    if (sm90) {
+        s += "    if (!Gemm::can_implement(args))\n"
+             "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
+             "    size_t workspace_bytes = Gemm::get_workspace_size(args);\n";
+    } else {
+        s += "    if (Gemm::can_implement(args) != cutlass::Status::kSuccess)\n"
+             "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
+             "    typename Gemm::Params params(args, in->sm_count, /*sm_occupancy=*/1);\n"
+             "    size_t workspace_bytes = params.get_workspace_size();\n";
+    }
+    s += "    out->workspace_bytes = workspace_bytes;\n"
+         "    if (workspace_bytes > 0 && in->workspace == nullptr)\n"
+         "        return KFORGE_BUILD_NEED_WORKSPACE;\n";
+    if (sm90) {
+        s += "    typename Gemm::Params params = Gemm::to_underlying_arguments(args, "
+             "in->workspace);\n"
+             "    dim3 grid = Gemm::get_grid_shape(params);\n"
+             "    dim3 block = Gemm::get_block_shape();\n"
+             "    unsigned smem = Gemm::SharedStorageSize;\n"
+             "    unsigned cluster_m = size<0>(ClusterShape{}), cluster_n = "
+             "size<1>(ClusterShape{});\n";
+    } else {
+        s += "    dim3 grid = params.get_grid_dims();\n"
+             "    dim3 block(Gemm::kThreadCount, 1, 1);\n"
+             "    unsigned smem = sizeof(typename Gemm::SharedStorage);\n"
+             "    unsigned cluster_m = 1, cluster_n = 1;\n";
+    }
+    s += "    if (out->params == nullptr || out->params_capacity < sizeof(params))\n"
+         "        return KFORGE_BUILD_PARAMS_TOO_LARGE;\n"
+         "    std::memcpy(out->params, &params, sizeof(params));\n"
+         "    out->params_bytes = sizeof(params);\n"
+         "    out->grid[0] = grid.x; out->grid[1] = grid.y; out->grid[2] = grid.z;\n"
+         "    out->block[0] = block.x; out->block[1] = block.y; out->block[2] = block.z;\n"
+         "    out->cluster[0] = cluster_m; out->cluster[1] = cluster_n; out->cluster[2] = 1;\n"
+         "    out->smem_bytes = smem;\n"
+         "    return KFORGE_BUILD_OK;\n}\n";
+    return s;
+}
+
+Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel, bool tma) {
+    struct Extent {
+        const char* what;
+        std::string tensor;
+        int64_t elements;
+        DType dtype;
+    };
+    std::vector<Extent> extents = {
+        {"its contiguous dim", g.a, g.a_row_major ? g.k : g.m, g.dtype_a},
+        {"its contiguous dim", g.b, g.b_col_major ? g.k : g.n, g.dtype_b},
+        {"N", g.d, g.n, g.dtype_d},
+    };
+    for (const auto& s : g.steps) {
+        if (s.kind != EpiStepKind::kBinaryTensor || s.broadcast == Broadcast::kScalar) continue;
+        extents.push_back({s.broadcast == Broadcast::kCol ? "M" : "N", s.tensor,
+                           s.broadcast == Broadcast::kCol ? g.m : g.n, s.dtype});
+    }
+    for (const auto& e : extents) {
+        if ((e.elements * dtype_bytes(e.dtype)) % 16 == 0) continue;
+        return make_error(kernel.name, std::string("not supported by the CUTLASS lowering: ") +
+                                           "tensor " + e.tensor + ": " + e.what + " (" +
+                                           std::to_string(e.elements) + " elements) is not a "
+                                           "multiple of 16 bytes" +
+                                           (tma ? " (TMA and vector accesses need it)"
+                                                : " (vector accesses need it)"));
+    }
+    return Ok{};
+}
+
+}  // namespace kforge::codegen

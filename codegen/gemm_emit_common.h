@@ -1,0 +1,28 @@
+// Text pieces shared by the sm90 and sm80 gemm emitters (lower_gemm.cpp, lower_gemm_sm80.cpp):
+// the CUTLASS prelude, the builder's argument decoding, and the alignment checks.
+#pragma once
+
+#include <string>
+
+#include "codegen/gemm_spec.h"
+
+namespace kforge::codegen {
+
+// #includes and helper templates every CUTLASS kernel of a translation unit needs (once).
+std::string cutlass_prelude(bool sm90, bool sm80);
+
+// The opening of an `extern "C"` param builder: signature, ABI checks, and locals
+// `tensors`, M, N, K, L decoded from KforgeBuildArgs (dims by the problem's sorted dim order).
+std::string builder_head(const GemmSpec& spec, const LowerContext& ctx, const std::string& fn);
+
+// The tail of a builder after `typename Gemm::Arguments args` is set up: can_implement,
+// workspace query, Params encoding, launch geometry. `sm90`: 3.x kernel API, else 2.x.
+std::string builder_tail(const GemmSpec& spec, bool sm90);
+
+// Contiguous-extent checks so every global access is 16-byte (TMA) or `align`-element aligned.
+Status check_alignment(const GemmSpec& spec, const dsl::Kernel& kernel, bool tma);
+
+std::string symbol_of(const std::string& kernel);          // kforge_<kernel>
+std::string builder_symbol_of(const std::string& kernel);  // kforge_build_<kernel>
+
+}  // namespace kforge::codegen

@@ -1,0 +1,65 @@
+// Analysis of one gemm kernel for the CUTLASS lowering: operand roles and layouts, the problem
+// shape, the resolved math mode and the epilogue chain as a list of steps. Pure (no source
+// text); lower_gemm*.cpp and evt_emit.cpp turn it into CUDA. Run after the tensor table of the
+// LowerContext is built (lower_program).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_lowering.h"
+
+namespace kforge::codegen {
+
+// Where a chain operand tensor sits relative to the output tile [(L,) M, N].
+enum class Broadcast { kScalar, kRow /*[N]*/, kCol /*[M]*/, kMatrix /*[M,N] or [L,M,N]*/ };
+
+enum class EpiStepKind {
+    kCutlassUnary,  // an activation functor of CUTLASS (cutlass::epilogue::thread::<functor>)
+    kScalarUnary,   // a kforge scalar functor: `expr` in terms of float x
+    kBinaryTensor,  // functor(value, tensor) with the tensor broadcast
+    kCast,          // round the value to `dtype`
+    kStore,         // the last step: write D
+};
+
+struct EpiStep {
+    EpiStepKind kind = EpiStepKind::kScalarUnary;
+    std::string functor;  // kCutlassUnary, kBinaryTensor: e.g. "cutlass::plus"
+    std::string expr;     // kScalarUnary: a float expression in x
+    std::string tensor;   // kBinaryTensor, kStore
+    Broadcast broadcast = Broadcast::kScalar;
+    bool batched = false; // kBinaryTensor kMatrix: has its own L stride
+    DType dtype = DType::kF32;  // kCast target; kBinaryTensor / kStore: the tensor's dtype
+};
+
+struct GemmSpec {
+    std::string kernel;  // program kernel name (k0)
+    dsl::GemmConfig config;
+    dsl::MathMode math = dsl::MathMode::kBf16;  // resolved (never kAuto)
+    std::string a, b, d;                         // tensor names
+    DType dtype_a = DType::kBF16, dtype_b = DType::kBF16, dtype_d = DType::kF32;
+    bool a_row_major = true;   // A[M,K]; false: A[K,M]
+    bool b_col_major = true;   // B[N,K] (K-major); false: B[K,N]
+    std::string dim_m, dim_n, dim_k, dim_l;  // problem dim names ("" for L when not batched)
+    int64_t m = 0, n = 0, k = 0, l = 1;
+    std::optional<std::string> source;  // the residual matrix read as CUTLASS's C operand
+    DType dtype_c = DType::kF32;
+    std::vector<EpiStep> steps;
+    std::vector<std::string> tensor_order;  // builder_tensors: A, B, D, then chain operands
+};
+
+// Analyses `kernel` (a gemm). User errors for programs the CUTLASS lowering cannot express
+// ("not supported by the CUTLASS lowering: ...") and for inconsistent dims.
+Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& ctx);
+
+// C++ literal of a float constant ("0.01f").
+std::string float_literal(double v);
+
+// The language's spelling of a math mode (docs/language.md), for messages and comments.
+std::string_view math_name(dsl::MathMode m);
+
+// "cutlass::bfloat16_t" etc.
+std::string cutlass_type(DType d);
+
+}  // namespace kforge::codegen

@@ -1,0 +1,60 @@
+/* ABI of the kforge-generated host param builders (CUTLASS kernels; see codegen/lower_gemm.cpp).
+ * Plain C so both the generated .cu (compiled by nvcc into the plan's host library) and the
+ * evaluator (which dlopen()s that library) include it. A builder never launches anything: it
+ * encodes the kernel's Params (TMA descriptors included) into a caller-owned blob and returns
+ * the launch geometry; the harness launches with cuLaunchKernelEx.
+ *
+ * Protocol, per kernel with `param_builder` in plan.json:
+ *   1. call with workspace == NULL. Returns KFORGE_BUILD_OK (no workspace needed, everything
+ *      filled) or KFORGE_BUILD_NEED_WORKSPACE (only workspace_bytes filled);
+ *   2. on NEED_WORKSPACE: allocate workspace_bytes of device memory, zero it before every launch
+ *      sequence (stream-K/split-K barriers expect zeros), and call again with it.
+ * Bump KFORGE_HOST_ABI_VERSION on any change; generated sources static_assert on it, so the
+ * compile cache (keyed by source text) never serves a library built against another ABI. */
+#ifndef KFORGE_CODEGEN_HOST_ABI_H
+#define KFORGE_CODEGEN_HOST_ABI_H
+
+#include <stdint.h>
+
+#define KFORGE_HOST_ABI_VERSION 1
+
+#define KFORGE_BUILD_OK 0
+#define KFORGE_BUILD_NEED_WORKSPACE 1
+#define KFORGE_BUILD_BAD_ARGS 2         /* wrong tensor count, ABI version, or dims */
+#define KFORGE_BUILD_CANNOT_IMPLEMENT 3 /* CUTLASS can_implement() refused the shapes */
+#define KFORGE_BUILD_PARAMS_TOO_LARGE 4 /* params_capacity < sizeof(Params) */
+#define KFORGE_BUILD_INIT_FAILED 5      /* to_underlying_arguments failed (TMA encode) */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct KforgeBuildArgs {
+    int32_t abi_version;        /* KFORGE_HOST_ABI_VERSION */
+    int32_t num_tensors;        /* == builder_tensors.size() in plan.json */
+    void* const* tensors;       /* device pointers in plan.json builder_tensors order */
+    int32_t num_dims;           /* the problem's dims, sorted by name (std::map order), or 0 */
+    const int64_t* dims;        /* NULL: the shapes the kernel was lowered for */
+    void* workspace;            /* device memory of workspace_bytes, or NULL (query) */
+    int32_t sm_count;           /* SMs of the device the kernel will run on */
+    int32_t device_id;
+} KforgeBuildArgs;
+
+typedef struct KforgeBuiltLaunch {
+    void* params;               /* caller-owned, 64-byte aligned */
+    uint64_t params_capacity;   /* bytes available at params */
+    uint64_t params_bytes;      /* out: sizeof(GemmKernel::Params) */
+    uint32_t grid[3];           /* out */
+    uint32_t block[3];          /* out */
+    uint32_t cluster[3];        /* out: cluster dims (cuLaunchKernelEx attribute) */
+    uint32_t smem_bytes;        /* out: dynamic shared memory (set the max-dynamic attribute) */
+    uint64_t workspace_bytes;   /* out */
+} KforgeBuiltLaunch;
+
+typedef int (*KforgeParamBuilderFn)(const KforgeBuildArgs* args, KforgeBuiltLaunch* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KFORGE_CODEGEN_HOST_ABI_H */

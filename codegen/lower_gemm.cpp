@@ -1,0 +1,211 @@
+// lower_gemm: one gemm kernel -> a CUTLASS 3.x kernel (sm90 TMA warp-specialized collectives,
+// epilogue as an EVT) plus an extern "C" __global__ wrapper and an extern "C" param builder
+// (codegen/host_abi.h). `schedule multistage` goes to lower_gemm_sm80 (CUTLASS 2.x).
+#include <string>
+
+#include "codegen/evt_emit.h"
+#include "codegen/gemm_emit_common.h"
+#include "codegen/gemm_spec.h"
+#include "codegen/kernel_lowering.h"
+#include "codegen/lower_gemm_sm80.h"
+
+namespace kforge::codegen {
+namespace {
+
+Error unsupported(const dsl::Kernel& k, const std::string& what) {
+    return make_error(k.name, "not supported by the CUTLASS lowering: " + what);
+}
+
+struct Sm90Schedule {
+    const char* kernel;
+    const char* epilogue;
+    const char* scheduler;
+};
+
+Expected<Sm90Schedule> sm90_schedule(const GemmSpec& g, const dsl::Kernel& k) {
+    const auto& c = g.config;
+    bool split = c.split_k > 1;
+    switch (c.schedule) {
+        case dsl::Schedule::kTmaWarpSpecialized:
+            if (split) return unsupported(k, "splitk > 1 with schedule tma_ws (use cooperative)");
+            return Sm90Schedule{"cutlass::gemm::KernelTmaWarpSpecialized",
+                                "cutlass::epilogue::TmaWarpSpecialized", "void"};
+        case dsl::Schedule::kPingpong:
+            if (split)
+                return unsupported(k, "splitk > 1 with schedule pingpong (CUTLASS's ping-pong "
+                                      "kernel has no stream-K/split-K scheduler)");
+            return Sm90Schedule{"cutlass::gemm::KernelTmaWarpSpecializedPingpong",
+                                "cutlass::epilogue::TmaWarpSpecialized",
+                                "cutlass::gemm::PersistentScheduler"};
+        case dsl::Schedule::kCooperative:
+        case dsl::Schedule::kStreamK:
+            if (c.tile_m % 128 != 0)
+                return unsupported(k, "tile M " + std::to_string(c.tile_m) + " with a cooperative "
+                                      "schedule (needs a multiple of 128; use pingpong)");
+            return Sm90Schedule{"cutlass::gemm::KernelTmaWarpSpecializedCooperative",
+                                "cutlass::epilogue::TmaWarpSpecializedCooperative",
+                                c.schedule == dsl::Schedule::kStreamK || split
+                                    ? "cutlass::gemm::StreamKScheduler"
+                                    : "cutlass::gemm::PersistentScheduler"};
+        case dsl::Schedule::kMultistage: break;
+    }
+    return unsupported(k, "internal: multistage reached the sm90 emitter");
+}
+
+std::string shape3(int a, int b, int c) {
+    return "Shape<_" + std::to_string(a) + ", _" + std::to_string(b) + ", _" + std::to_string(c) +
+           ">";
+}
+
+std::string types_of(const GemmSpec& g, const Sm90Schedule& sch, const EvtCode& evt) {
+    const auto& c = g.config;
+    std::string acc = c.acc == DType::kF16 ? "cutlass::half_t" : "float";
+    std::string elem_c = g.source ? cutlass_type(g.dtype_c) : "void";
+    std::string s;
+    s += "using ElementA = " + cutlass_type(g.dtype_a) + ";\n";
+    s += std::string("using LayoutA = cutlass::layout::") +
+         (g.a_row_major ? "RowMajor" : "ColumnMajor") + ";\n";
+    s += "using ElementB = " + cutlass_type(g.dtype_b) + ";\n";
+    s += std::string("using LayoutB = cutlass::layout::") +
+         (g.b_col_major ? "ColumnMajor" : "RowMajor") + ";\n";
+    s += "using ElementC = " + elem_c + ";\n";
+    s += "using ElementD = " + cutlass_type(g.dtype_d) + ";\n";
+    s += "using LayoutC = cutlass::layout::RowMajor;\nusing LayoutD = cutlass::layout::RowMajor;\n";
+    s += "constexpr int AlignmentA = 128 / cutlass::sizeof_bits<ElementA>::value;\n"
+         "constexpr int AlignmentB = 128 / cutlass::sizeof_bits<ElementB>::value;\n"
+         "constexpr int AlignmentD = 128 / cutlass::sizeof_bits<ElementD>::value;\n";
+    s += g.source ? "constexpr int AlignmentC = 128 / cutlass::sizeof_bits<ElementC>::value;\n"
+                  : "constexpr int AlignmentC = AlignmentD;\n";
+    s += "using ElementAccumulator = " + acc + ";\nusing ElementCompute = float;\n";
+    s += "constexpr auto RoundStyle = cutlass::FloatRoundStyle::round_to_nearest;\n";
+    s += "using TileShape = " + shape3(c.tile_m, c.tile_n, c.tile_k) + ";\n";
+    s += "using ClusterShape = " + shape3(c.cluster_m, c.cluster_n, 1) + ";\n";
+    s += std::string("using KernelSchedule = ") + sch.kernel + ";\n";
+    s += std::string("using EpilogueSchedule = ") + sch.epilogue + ";\n";
+    s += std::string("using TileScheduler = ") + sch.scheduler + ";\n";
+    s += evt.types;
+    s += "using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<\n"
+         "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,\n"
+         "    cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, "
+         "ElementCompute,\n"
+         "    ElementC, LayoutC, AlignmentC, ElementD, LayoutD, AlignmentD,\n"
+         "    EpilogueSchedule, Evt>::CollectiveOp;\n";
+    std::string stages =
+        c.stages > 0 ? "cutlass::gemm::collective::StageCount<" + std::to_string(c.stages) + ">"
+                     : "cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(\n"
+                       "        sizeof(typename CollectiveEpilogue::SharedStorage))>";
+    s += "using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
+         "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,\n"
+         "    ElementA, LayoutA, AlignmentA, ElementB, LayoutB, AlignmentB, "
+         "ElementAccumulator,\n"
+         "    TileShape, ClusterShape,\n    " + stages + ",\n    KernelSchedule>::CollectiveOp;\n";
+    s += "using GemmKernel = cutlass::gemm::kernel::GemmUniversal<\n"
+         "    Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue, "
+         "TileScheduler>;\n";
+    s += "using StrideA = typename GemmKernel::StrideA;\nusing StrideB = typename "
+         "GemmKernel::StrideB;\n"
+         "using StrideC = typename GemmKernel::StrideC;\nusing StrideD = typename "
+         "GemmKernel::StrideD;\n";
+    return s;
+}
+
+std::string builder_of(const GemmSpec& g, const LowerContext& ctx, const EvtCode& evt) {
+    const auto& c = g.config;
+    std::string ns = "kforge_gemm_" + g.kernel;
+    std::string s = builder_head(g, ctx, builder_symbol_of(g.kernel));
+    s += "    using namespace " + ns + ";\n    using Gemm = GemmKernel;\n";
+    s += "    StrideA stride_a = cutlass::make_cute_packed_stride(StrideA{}, "
+         "cute::make_shape(int(M), int(K), int(L)));\n"
+         "    StrideB stride_b = cutlass::make_cute_packed_stride(StrideB{}, "
+         "cute::make_shape(int(N), int(K), int(L)));\n"
+         "    StrideC stride_c = cutlass::make_cute_packed_stride(StrideC{}, "
+         "cute::make_shape(int(M), int(N), int(L)));\n"
+         "    StrideD stride_d = cutlass::make_cute_packed_stride(StrideD{}, "
+         "cute::make_shape(int(M), int(N), int(L)));\n";
+    bool source_batched = false;
+    for (const auto& st : g.steps)
+        if (st.kind == EpiStepKind::kBinaryTensor && st.broadcast == Broadcast::kMatrix)
+            source_batched = st.batched;
+    if (g.source && !source_batched) s += "    cute::get<2>(stride_c) = 0;  // one C for all batches\n";
+    std::string ptr_c = "nullptr";
+    if (g.source) {
+        int idx = 0;
+        for (size_t i = 0; i < g.tensor_order.size(); ++i)
+            if (g.tensor_order[i] == *g.source) idx = static_cast<int>(i);
+        ptr_c = "static_cast<const ElementC*>(tensors[" + std::to_string(idx) + "])";
+    }
+    s += "    typename Gemm::Arguments args{\n"
+         "        L > 1 ? cutlass::gemm::GemmUniversalMode::kBatched : "
+         "cutlass::gemm::GemmUniversalMode::kGemm,\n"
+         "        {int(M), int(N), int(K), int(L)},\n"
+         "        {static_cast<const ElementA*>(tensors[0]), stride_a,\n"
+         "         static_cast<const ElementB*>(tensors[1]), stride_b},\n"
+         "        {{}, " + ptr_c + ", stride_c, static_cast<ElementD*>(tensors[2]), stride_d}};\n";
+    s += "    args.epilogue.thread = typename Evt::Arguments" + evt.arguments + ";\n";
+    s += "    args.hw_info.device_id = in->device_id;\n"
+         "    args.hw_info.sm_count = in->sm_count;\n";
+    s += "    using Raster = decltype(args.scheduler.raster_order);\n";
+    const char* raster = c.raster == dsl::Raster::kAlongM   ? "AlongM"
+                         : c.raster == dsl::Raster::kAlongN ? "AlongN"
+                                                            : "Heuristic";
+    s += std::string("    args.scheduler.raster_order = Raster::") + raster + ";\n";
+    s += "    args.scheduler.max_swizzle_size = " + std::to_string(c.swizzle) + ";\n";
+    if (c.schedule == dsl::Schedule::kStreamK || c.split_k > 1) {
+        s += "    using Decomposition = decltype(args.scheduler.decomposition_mode);\n";
+        if (c.split_k > 1)
+            s += "    args.scheduler.splits = " + std::to_string(c.split_k) +
+                 ";\n    args.scheduler.decomposition_mode = Decomposition::SplitK;\n";
+        else
+            s += "    args.scheduler.decomposition_mode = Decomposition::StreamK;\n";
+    }
+    s += builder_tail(g, true);
+    return s;
+}
+
+}  // namespace
+
+Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    auto spec = analyze_gemm(kernel, ctx);
+    if (!spec) return spec.error();
+    if (kernel.gemm.schedule == dsl::Schedule::kMultistage) return lower_gemm_sm80(*spec, kernel, ctx);
+    const GemmSpec& g = *spec;
+    if (g.math == dsl::MathMode::kTf32x3 || g.math == dsl::MathMode::kF32Simt)
+        return unsupported(kernel, "math " + std::string(math_name(g.math)) + " with a Hopper "
+                                   "schedule (CUTLASS has 3xTF32 and SIMT only in the sm80 "
+                                   "multistage path: use schedule multistage)");
+    if (ctx.arch.rfind("sm_90", 0) != 0)
+        return unsupported(kernel, "schedule with TMA warp-specialization on " + ctx.arch +
+                                   " (needs sm_90a; use schedule multistage)");
+    if (auto st = check_alignment(g, kernel, true); !st) return st.error();
+    auto sch = sm90_schedule(g, kernel);
+    if (!sch) return sch.error();
+    auto evt = emit_evt(g, EvtFamily::kSm90);
+    if (!evt) return evt.error();
+
+    std::string ns = "kforge_gemm_" + g.kernel;
+    KernelCode code;
+    code.device_source = "// kernel " + g.kernel + ": CUTLASS 3.x sm90 gemm, math " +
+                         std::string(math_name(g.math)) + "\nnamespace " + ns +
+                         " {\nusing namespace cute;\n" + types_of(g, *sch, *evt) + "}  // namespace " +
+                         ns + "\n\n";
+    code.device_source +=
+        "extern \"C\" __global__ void\n__launch_bounds__(" + ns +
+        "::GemmKernel::MaxThreadsPerBlock, " + ns + "::GemmKernel::MinBlocksPerMultiprocessor)\n" +
+        symbol_of(g.kernel) + "(CUTLASS_GRID_CONSTANT typename " + ns +
+        "::GemmKernel::Params const params) {\n"
+        "    extern __shared__ char smem[];\n    " + ns +
+        "::GemmKernel op;\n    op(params, smem);\n}\n";
+    code.host_source = builder_of(g, ctx, *evt);
+    KernelLaunch launch;
+    launch.name = g.kernel;
+    launch.symbol = symbol_of(g.kernel);
+    launch.cluster = {static_cast<unsigned>(g.config.cluster_m),
+                      static_cast<unsigned>(g.config.cluster_n), 1};
+    launch.params = {KernelParam{ParamKind::kParamBlob, "", 0, 0.0}};
+    launch.param_builder = builder_symbol_of(g.kernel);
+    launch.builder_tensors = g.tensor_order;
+    code.launches.push_back(launch);
+    return code;
+}
+
+}  // namespace kforge::codegen

@@ -1,0 +1,131 @@
+// lower_gemm_sm80: see lower_gemm_sm80.h.
+#include "codegen/lower_gemm_sm80.h"
+
+#include "codegen/evt_emit.h"
+#include "codegen/gemm_emit_common.h"
+
+namespace kforge::codegen {
+namespace {
+
+Error unsupported(const dsl::Kernel& k, const std::string& what) {
+    return make_error(k.name, "not supported by the CUTLASS lowering: " + what);
+}
+
+std::string gemm_shape(int m, int n, int k) {
+    return "cutlass::gemm::GemmShape<" + std::to_string(m) + ", " + std::to_string(n) + ", " +
+           std::to_string(k) + ">";
+}
+
+struct MathConfig {
+    const char* op_class;
+    const char* instruction;
+    const char* op;
+};
+
+MathConfig math_config(dsl::MathMode m) {
+    switch (m) {
+        case dsl::MathMode::kF32Simt:
+            return {"cutlass::arch::OpClassSimt", "cutlass::gemm::GemmShape<1, 1, 1>",
+                    "cutlass::arch::OpMultiplyAdd"};
+        case dsl::MathMode::kTf32:
+            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 8>",
+                    "cutlass::arch::OpMultiplyAdd"};
+        case dsl::MathMode::kTf32x3:
+            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 8>",
+                    "cutlass::arch::OpMultiplyAddFastF32"};
+        default:
+            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 16>",
+                    "cutlass::arch::OpMultiplyAdd"};
+    }
+}
+
+}  // namespace
+
+Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kernel,
+                                     const LowerContext& ctx) {
+    const auto& c = g.config;
+    if (c.split_k > 1)
+        return unsupported(kernel, "splitk > 1 with schedule multistage (CUTLASS's Sm80 epilogue "
+                                   "visitor kernel has no serial split-K)");
+    if (c.cluster_m * c.cluster_n > 1)
+        return unsupported(kernel, "a cluster with schedule multistage");
+    if (g.l > 1) return unsupported(kernel, "a batched gemm with schedule multistage");
+    if (c.tile_m % 2 != 0 || c.tile_n % 2 != 0 || c.tile_m / 2 < 16 || c.tile_n / 2 < 8)
+        return unsupported(kernel, "tile " + std::to_string(c.tile_m) + "x" +
+                                   std::to_string(c.tile_n) + " with schedule multistage "
+                                   "(2x2 warps of at least 16x8)");
+    if (auto st = check_alignment(g, kernel, false); !st) return st.error();
+    auto evt = emit_evt(g, EvtFamily::kSm80);
+    if (!evt) return evt.error();
+    MathConfig mc = math_config(g.math);
+    int stages = c.stages > 0 ? c.stages : 3;
+    std::string ns = "kforge_gemm_" + g.kernel;
+    std::string t;
+    t += "using ElementA = " + cutlass_type(g.dtype_a) + ";\n";
+    t += std::string("using LayoutA = cutlass::layout::") +
+         (g.a_row_major ? "RowMajor" : "ColumnMajor") + ";\n";
+    t += "using ElementB = " + cutlass_type(g.dtype_b) + ";\n";
+    t += std::string("using LayoutB = cutlass::layout::") +
+         (g.b_col_major ? "ColumnMajor" : "RowMajor") + ";\n";
+    t += "using ElementD = " + cutlass_type(g.dtype_d) + ";\n";
+    t += std::string("using ElementAccumulator = ") +
+         (c.acc == DType::kF16 ? "cutlass::half_t" : "float") + ";\n";
+    t += "using ElementCompute = float;\n"
+         "constexpr auto RoundStyle = cutlass::FloatRoundStyle::round_to_nearest;\n"
+         "constexpr int AlignmentA = 128 / cutlass::sizeof_bits<ElementA>::value;\n"
+         "constexpr int AlignmentB = 128 / cutlass::sizeof_bits<ElementB>::value;\n"
+         "constexpr int AlignmentD = 128 / cutlass::sizeof_bits<ElementD>::value;\n";
+    if (g.math == dsl::MathMode::kF32Simt)
+        t += "constexpr int AlignmentSimt = 1;  // SIMT loads one element per access\n";
+    t += "using ThreadblockShape = " + gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";
+    t += "using WarpShape = " + gemm_shape(c.tile_m / 2, c.tile_n / 2, c.tile_k) + ";\n";
+    t += std::string("using InstructionShape = ") + mc.instruction + ";\n";
+    t += "constexpr int kStages = " + std::to_string(stages) + ";\n";
+    t += "constexpr int kEpilogueStages = 1;\n";
+    t += "using OutputTileThreadMap = cutlass::epilogue::threadblock::OutputTileThreadLayout<\n"
+         "    ThreadblockShape, WarpShape, ElementD, AlignmentD, kEpilogueStages>;\n";
+    t += evt->types;
+    bool simt = g.math == dsl::MathMode::kF32Simt;
+    std::string align_a = simt ? "AlignmentSimt" : "AlignmentA";
+    std::string align_b = simt ? "AlignmentSimt" : "AlignmentB";
+    t += "using GemmKernel = typename cutlass::gemm::kernel::DefaultGemmWithVisitor<\n"
+         "    ElementA, LayoutA, cutlass::ComplexTransform::kNone, " + align_a + ",\n"
+         "    ElementB, LayoutB, cutlass::ComplexTransform::kNone, " + align_b + ",\n"
+         "    ElementD, cutlass::layout::RowMajor, AlignmentD,\n"
+         "    ElementAccumulator, ElementCompute, " + mc.op_class + ", cutlass::arch::Sm80,\n"
+         "    ThreadblockShape, WarpShape, InstructionShape, Evt,\n"
+         "    cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<" +
+         std::to_string(c.swizzle) + ">,\n"
+         "    kStages, " + mc.op + ", kEpilogueStages>::GemmKernel;\n";
+
+    KernelCode code;
+    code.device_source = "// kernel " + g.kernel + ": CUTLASS 2.x sm80 multistage gemm, math " +
+                         std::string(math_name(g.math)) + "\nnamespace " + ns +
+                         " {\nusing namespace cute;\n" + t + "}  // namespace " + ns + "\n\n";
+    code.device_source += "extern \"C\" __global__ void __launch_bounds__(" + ns +
+                          "::GemmKernel::kThreadCount, 1)\n" + symbol_of(g.kernel) +
+                          "(typename " + ns + "::GemmKernel::Params params) {\n"
+                          "    extern __shared__ int4 smem[];\n    " + ns +
+                          "::GemmKernel::invoke(params,\n        *reinterpret_cast<typename " +
+                          ns + "::GemmKernel::SharedStorage*>(smem));\n}\n";
+    std::string b = builder_head(g, ctx, builder_symbol_of(g.kernel));
+    b += "    using namespace " + ns + ";\n    using Gemm = GemmKernel;\n";
+    b += "    typename Evt::Arguments evt_args" + evt->arguments + ";\n";
+    std::string lda = g.a_row_major ? "K" : "M", ldb = g.b_col_major ? "K" : "N";
+    b += "    typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kGemm,\n"
+         "        {int(M), int(N), int(K)}, /*batch_count=*/1, evt_args,\n"
+         "        tensors[0], tensors[1], nullptr, nullptr,\n"
+         "        M * K, N * K, 0, 0, " + lda + ", " + ldb + ", 0, 0);\n";
+    b += builder_tail(g, false);
+    code.host_source = b;
+    KernelLaunch launch;
+    launch.name = g.kernel;
+    launch.symbol = symbol_of(g.kernel);
+    launch.params = {KernelParam{ParamKind::kParamBlob, "", 0, 0.0}};
+    launch.param_builder = builder_symbol_of(g.kernel);
+    launch.builder_tensors = g.tensor_order;
+    code.launches.push_back(launch);
+    return code;
+}
+
+}  // namespace kforge::codegen

@@ -1,0 +1,180 @@
+// Gemm lowering: golden CUDA for pinned programs (a codegen refactor must produce identical
+// source), the plan it writes, and the constructs the CUTLASS lowering refuses.
+// Update the goldens: configure with -DKFORGE_UPDATE_GOLDENS=ON, run this test, review the diff.
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "codegen/lower.h"
+#include "tests/codegen/gemm_fixtures.h"
+
+namespace kforge::codegen {
+namespace {
+
+using namespace gemm_testing;
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void expect_golden(const std::string& name, const std::string& source) {
+    std::string path = std::string(KFORGE_TEST_DATA_DIR) + "/golden/" + name + ".cu";
+#ifdef KFORGE_UPDATE_GOLDENS
+    std::ofstream(path) << source;
+    GTEST_SKIP() << "golden updated: " << path;
+#else
+    std::string want = read_file(path);
+    ASSERT_FALSE(want.empty()) << "missing golden " << path
+                               << " (configure with -DKFORGE_UPDATE_GOLDENS=ON to write it)";
+    EXPECT_EQ(source, want) << "generated source differs from " << path;
+#endif
+}
+
+Lowered lower_ok(const dsl::Program& program, const Problem& problem) {
+    auto out = lower_program(program, problem, LowerOptions{});
+    EXPECT_TRUE(out.ok()) << (out.ok() ? "" : out.error().to_string());
+    return out.ok() ? *out : Lowered{};
+}
+
+TEST(GemmGolden, BiasReluBf16Cooperative) {
+    Lowered out = lower_ok(program_gemm_bias_relu_bf16(), problem_gemm_bias_relu_bf16());
+    expect_golden("gemm_bias_relu_bf16", out.cuda_source);
+}
+
+TEST(GemmGolden, ResidualGeluF16Pingpong) {
+    Lowered out = lower_ok(program_residual_gelu_f16(), problem_residual_gelu_f16());
+    expect_golden("residual_gelu_f16_pingpong", out.cuda_source);
+}
+
+TEST(GemmGolden, LinearTf32x3Multistage) {
+    Lowered out = lower_ok(program_linear_f32(dsl::Schedule::kMultistage, dsl::MathMode::kTf32x3),
+                           problem_linear_f32());
+    expect_golden("linear_tf32x3_multistage", out.cuda_source);
+}
+
+TEST(GemmGolden, SplitKStreamK) {
+    dsl::Program p = program_gemm_bias_relu_bf16();
+    p.kernels[0].gemm.schedule = dsl::Schedule::kStreamK;
+    p.kernels[0].gemm.split_k = 4;
+    Lowered out = lower_ok(p, problem_gemm_bias_relu_bf16());
+    expect_golden("gemm_bias_relu_bf16_splitk", out.cuda_source);
+}
+
+TEST(GemmLower, PlanNamesWrapperBuilderAndTensors) {
+    Lowered out = lower_ok(program_gemm_bias_relu_bf16(), problem_gemm_bias_relu_bf16());
+    ASSERT_EQ(out.plan.kernels.size(), 1u);
+    const KernelLaunch& k = out.plan.kernels[0];
+    EXPECT_EQ(k.symbol, "kforge_k0");
+    EXPECT_EQ(k.param_builder, "kforge_build_k0");
+    EXPECT_EQ(k.builder_tensors, (std::vector<std::string>{"X", "W", "Y", "b"}));
+    EXPECT_EQ(k.cluster, (std::array<unsigned, 3>{2, 1, 1}));
+    ASSERT_EQ(k.params.size(), 1u);
+    EXPECT_EQ(k.params[0].kind, ParamKind::kParamBlob);
+    EXPECT_TRUE(out.has_host_code);
+    EXPECT_TRUE(out.uses_cutlass);
+    EXPECT_EQ(out.plan.host_library, "kernels_host.so");
+    EXPECT_TRUE(out.plan.buffers.empty());
+    EXPECT_NE(out.cuda_source.find("extern \"C\" __global__"), std::string::npos);
+    EXPECT_NE(out.cuda_source.find("cutlass::epilogue::fusion::Sm90RowBroadcast"),
+              std::string::npos);
+    EXPECT_NE(out.cuda_source.find("Raster::AlongN"), std::string::npos);
+    EXPECT_NE(out.cuda_source.find("max_swizzle_size = 8"), std::string::npos);
+}
+
+TEST(GemmLower, DumpHookSeesEveryPassInOrder) {
+    std::vector<std::string> passes;
+    LowerOptions options;
+    options.dump = [&](std::string_view pass, std::string_view) { passes.emplace_back(pass); };
+    auto out = lower_program(program_gemm_bias_relu_bf16(), problem_gemm_bias_relu_bf16(), options);
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(passes, (std::vector<std::string>{"tensors", "kernel k0", "source", "plan"}));
+}
+
+TEST(GemmLower, IntermediateTakesDtypeOfLastCast) {
+    dsl::Program p = program_gemm_bias_relu_bf16();
+    p.kernels[0].chain.back().tensor->name = "T";  // store into an intermediate instead of Y
+    auto table = build_tensor_table(p, problem_gemm_bias_relu_bf16());
+    ASSERT_TRUE(table.ok()) << table.error().to_string();
+    ASSERT_TRUE(table->count("T"));
+    EXPECT_TRUE(table->at("T").intermediate);
+    EXPECT_EQ(table->at("T").dtype, DType::kBF16);
+    EXPECT_EQ(table->at("T").shape, (std::vector<int64_t>{4096, 4096}));
+}
+
+// Each case: a change to a valid program and the phrase its error must contain.
+struct Refusal {
+    const char* what;
+    void (*mutate)(dsl::Program&);
+    const char* message;
+};
+
+TEST(GemmLowerError, RefusesWhatCutlassCannotExpress) {
+    const Refusal cases[] = {
+        {"second store", [](dsl::Program& p) {
+             auto& c = p.kernels[0].chain;
+             c.insert(c.begin() + 1, chain_tensor(dsl::ChainOpKind::kStore, "Y", {"M", "N"}));
+         }, "second `store`"},
+        {"reduce", [](dsl::Program& p) {
+             dsl::ChainOp r = chain_tensor(dsl::ChainOpKind::kReduce, "S", {"M"});
+             r.reduce_over = "N";
+             auto& c = p.kernels[0].chain;
+             c.insert(c.begin() + 1, r);
+         }, "`reduce`"},
+        {"pingpong split-K", [](dsl::Program& p) {
+             p.kernels[0].gemm.schedule = dsl::Schedule::kPingpong;
+             p.kernels[0].gemm.split_k = 2;
+         }, "pingpong"},
+        {"cooperative tile 64", [](dsl::Program& p) { p.kernels[0].gemm.tile_m = 64; },
+         "multiple of 128"},
+        {"bf16 math on sm80", [](dsl::Program& p) {
+             p.kernels[0].gemm.math = dsl::MathMode::kTf32;
+         }, "not supported by the CUTLASS lowering: math tf32 on bf16"},
+        {"broadcast [K]", [](dsl::Program& p) {
+             p.kernels[0].chain[0].tensor->dims = {"K"};
+         }, "broadcast"},
+    };
+    for (const auto& c : cases) {
+        dsl::Program p = program_gemm_bias_relu_bf16();
+        c.mutate(p);
+        auto out = lower_program(p, problem_gemm_bias_relu_bf16(), LowerOptions{});
+        ASSERT_FALSE(out.ok()) << c.what;
+        EXPECT_NE(out.error().message.find(c.message), std::string::npos)
+            << c.what << ": " << out.error().to_string();
+        EXPECT_EQ(out.error().where, "k0") << c.what;
+    }
+}
+
+TEST(GemmLowerError, Tf32x3NeedsMultistage) {
+    auto out = lower_program(program_linear_f32(dsl::Schedule::kCooperative,
+                                                dsl::MathMode::kTf32x3),
+                             problem_linear_f32(), LowerOptions{});
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.error().message.find("use schedule multistage"), std::string::npos)
+        << out.error().to_string();
+}
+
+TEST(GemmLowerError, UnknownTensorIsAUserError) {
+    dsl::Program p = program_gemm_bias_relu_bf16();
+    p.kernels[0].args[1].name = "Wt";
+    auto out = lower_program(p, problem_gemm_bias_relu_bf16(), LowerOptions{});
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.error().message.find("\"Wt\""), std::string::npos) << out.error().to_string();
+}
+
+TEST(GemmLowerError, MisalignedRowsAreRefused) {
+    Problem problem = problem_gemm_bias_relu_bf16();
+    problem.dims["K"] = 4095;
+    for (auto& t : problem.tensors)
+        for (size_t i = 0; i < t.dim_names.size(); ++i)
+            if (t.dim_names[i] == "K") t.shape[i] = 4095;
+    auto out = lower_program(program_gemm_bias_relu_bf16(), problem, LowerOptions{});
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.error().message.find("16 bytes"), std::string::npos) << out.error().to_string();
+}
+
+}  // namespace
+}  // namespace kforge::codegen
