@@ -1,0 +1,322 @@
+// compile_cuda / compile_many: see compile.h. Cache layout: <cache>/<key[0:2]>/<key>/ holding
+// kernels.cubin, kernels_host.so (with host code) and result.json; a compile writes into
+// <cache>/tmp/<unique>/ and renames it into place, so concurrent writers never see half a
+// result (the loser of a rename race drops its copy and reads the winner's).
+#include "compile/compile.h"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "common/hash.h"
+#include "compile/nvrtc_compile.h"
+#include "compile/process.h"
+
+namespace kforge::compile {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kCubin = "kernels.cubin";
+constexpr const char* kHostLib = "kernels_host.so";
+constexpr const char* kResult = "result.json";
+
+// arch "sm_90a" -> "90a"
+std::string arch_digits(const std::string& arch) {
+    return arch.rfind("sm_", 0) == 0 ? arch.substr(3) : arch;
+}
+
+// nvcc's flags, without input/output paths (they go into the cache key).
+std::vector<std::string> nvcc_flags(const CompileOptions& o) {
+    std::string a = arch_digits(o.arch);
+    std::vector<std::string> f = {"-gencode=arch=compute_" + a + ",code=sm_" + a, "-std=c++17",
+                                  "--expt-relaxed-constexpr", "-O3", "-DNDEBUG", "-Xptxas", "-v"};
+    for (const auto& d : o.include_dirs) f.push_back("-I" + d);
+    if (o.host_library) {
+        f.insert(f.end(), {"-shared", "-Xcompiler", "-fPIC"});
+    } else {
+        f.push_back("-cubin");
+    }
+    for (const auto& x : o.extra_flags) f.push_back(x);
+    return f;
+}
+
+std::string read_text(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+bool write_text(const fs::path& p, std::string_view text) {
+    std::ofstream out(p, std::ios::binary);
+    out << text;
+    return static_cast<bool>(out);
+}
+
+nlohmann::json result_json(const CompileResult& r) {
+    nlohmann::json j;
+    j["status"] = to_string(r.status);
+    j["backend"] = to_string(r.backend);
+    j["log"] = r.log;
+    j["time_compile_ns"] = r.time_compile_ns;
+    j["host_library"] = !r.host_library_path.empty();
+    j["kernels"] = nlohmann::json::array();
+    for (const auto& k : r.kernels)
+        j["kernels"].push_back({{"name", k.name}, {"arch", k.arch}, {"registers", k.registers},
+                                {"barriers", k.barriers}, {"smem_bytes", k.smem_bytes},
+                                {"cmem_bytes", k.cmem_bytes}, {"stack_bytes", k.stack_bytes},
+                                {"spill_stores_bytes", k.spill_stores_bytes},
+                                {"spill_loads_bytes", k.spill_loads_bytes}});
+    return j;
+}
+
+// A cached result.json back into a result whose paths point into `dir`.
+std::optional<CompileResult> load_cached(const fs::path& dir) {
+    std::error_code ec;
+    if (!fs::exists(dir / kResult, ec)) return std::nullopt;
+    auto j = nlohmann::json::parse(read_text(dir / kResult), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return std::nullopt;
+    CompileResult r;
+    auto st = compile_status_from_string(j.value("status", ""));
+    if (!st) return std::nullopt;
+    r.status = *st;
+    r.backend = j.value("backend", "nvcc") == "nvrtc" ? CompileBackend::kNvrtc
+                                                      : CompileBackend::kNvcc;
+    r.log = j.value("log", "");
+    for (const auto& k : j.value("kernels", nlohmann::json::array())) {
+        KernelResources kr;
+        kr.name = k.value("name", "");
+        kr.arch = k.value("arch", "");
+        kr.registers = k.value("registers", 0);
+        kr.barriers = k.value("barriers", 0);
+        kr.smem_bytes = k.value("smem_bytes", int64_t{0});
+        kr.cmem_bytes = k.value("cmem_bytes", int64_t{0});
+        kr.stack_bytes = k.value("stack_bytes", int64_t{0});
+        kr.spill_stores_bytes = k.value("spill_stores_bytes", int64_t{0});
+        kr.spill_loads_bytes = k.value("spill_loads_bytes", int64_t{0});
+        r.kernels.push_back(kr);
+    }
+    if (r.status == CompileStatus::kOk) {
+        r.cubin_path = (dir / kCubin).string();
+        if (j.value("host_library", false)) r.host_library_path = (dir / kHostLib).string();
+    }
+    r.cache_hit = true;
+    return r;
+}
+
+// Compiles into `dir` (exists, empty). Never throws; statuses for compiler failures.
+Expected<CompileResult> compile_into(std::string_view source, const CompileOptions& o,
+                                     const fs::path& dir) {
+    CompileResult r;
+    auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now() - start).count();
+    };
+    if (o.try_nvrtc && !o.host_library) {
+        auto n = nvrtc_compile_cubin(source, o);
+        if (n.ok()) {
+            if (!write_text(dir / kCubin, n->cubin))
+                return make_error(dir.string(), "cannot write the cubin");
+            r.status = CompileStatus::kOk;
+            r.backend = CompileBackend::kNvrtc;
+            r.log = n->log;
+            r.kernels = parse_ptxas_report(n->log);
+            r.cubin_path = (dir / kCubin).string();
+            r.time_compile_ns = elapsed();
+            return r;
+        }
+        r.log = "NVRTC failed, falling back to nvcc:\n" + n.error().to_string() + "\n";
+    }
+    if (!write_text(dir / "kernels.cu", source))
+        return make_error(dir.string(), "cannot write the source");
+    std::vector<std::string> argv = {o.nvcc};
+    for (auto& f : nvcc_flags(o)) argv.push_back(std::move(f));
+    fs::path keep = dir / "keep";
+    if (o.host_library) {
+        fs::create_directories(keep);
+        argv.insert(argv.end(), {"--keep", "--keep-dir", keep.string(), "-o",
+                                 (dir / kHostLib).string()});
+    } else {
+        argv.insert(argv.end(), {"-o", (dir / kCubin).string()});
+    }
+    argv.push_back((dir / "kernels.cu").string());
+    auto p = run_process(argv, o.timeout_s, dir.string());
+    r.backend = CompileBackend::kNvcc;
+    if (!p) {
+        r.status = CompileStatus::kToolchainMissing;
+        r.log += p.error().to_string();
+        return r;
+    }
+    r.log += p->output;
+    r.time_compile_ns = elapsed();
+    if (p->timed_out) {
+        r.status = CompileStatus::kTimedOut;
+        r.log += "\nnvcc timed out after " + std::to_string(o.timeout_s) + " s (killed)";
+        return r;
+    }
+    if (p->exit_code != 0) {
+        r.status = CompileStatus::kCompileFailed;
+        return r;
+    }
+    if (o.host_library) {  // the cubin of the one device compile, kept by --keep
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(keep, ec))
+            if (e.path().extension() == ".cubin") fs::rename(e.path(), dir / kCubin, ec);
+        fs::remove_all(keep, ec);
+        r.host_library_path = (dir / kHostLib).string();
+    }
+    if (!fs::exists(dir / kCubin)) {
+        r.status = CompileStatus::kCompileFailed;
+        r.log += "\nnvcc succeeded but produced no cubin";
+        return r;
+    }
+    r.status = CompileStatus::kOk;
+    r.cubin_path = (dir / kCubin).string();
+    r.kernels = parse_ptxas_report(r.log);
+    return r;
+}
+
+std::string unique_suffix() {
+    static std::atomic<uint64_t> counter{0};
+    std::ostringstream s;
+    s << getpid() << "." << std::hash<std::thread::id>{}(std::this_thread::get_id()) << "."
+      << counter++;
+    return s.str();
+}
+
+}  // namespace
+
+std::string_view to_string(CompileStatus s) {
+    switch (s) {
+        case CompileStatus::kOk: return "ok";
+        case CompileStatus::kCompileFailed: return "compile_failed";
+        case CompileStatus::kTimedOut: return "timed_out";
+        case CompileStatus::kToolchainMissing: return "toolchain_missing";
+    }
+    return "?";
+}
+
+std::optional<CompileStatus> compile_status_from_string(std::string_view s) {
+    for (auto st : {CompileStatus::kOk, CompileStatus::kCompileFailed, CompileStatus::kTimedOut,
+                    CompileStatus::kToolchainMissing})
+        if (to_string(st) == s) return st;
+    return std::nullopt;
+}
+
+std::string_view to_string(CompileBackend b) {
+    return b == CompileBackend::kNvrtc ? "nvrtc" : "nvcc";
+}
+
+CompileOptions default_compile_options(const std::string& arch) {
+    CompileOptions o;
+    o.nvcc = KFORGE_NVCC;
+    o.arch = arch;
+    std::string cutlass = KFORGE_CUTLASS_INCLUDE;
+    o.include_dirs = {cutlass, (fs::path(cutlass).parent_path() / "tools/util/include").string(),
+                      KFORGE_SOURCE_DIR};
+    return o;
+}
+
+Expected<std::string> nvcc_version(const std::string& nvcc) {
+    static std::mutex mu;
+    static std::map<std::string, std::string> memo;
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        auto it = memo.find(nvcc);
+        if (it != memo.end()) return it->second;
+    }
+    auto p = run_process({nvcc, "--version"}, 60);
+    if (!p) return make_error(nvcc, "nvcc not found: " + p.error().message);
+    if (p->exit_code != 0) return make_error(nvcc, "`nvcc --version` failed: " + p->output);
+    std::lock_guard<std::mutex> lock(mu);
+    memo[nvcc] = p->output;
+    return p->output;
+}
+
+std::string compile_key(std::string_view source, const std::string& version,
+                        const CompileOptions& o) {
+    std::string k = "kforge-compile-v1\n" + version + "\narch=" + o.arch + "\nnvrtc=" +
+                    (o.try_nvrtc ? "1" : "0") + "\n";
+    for (const auto& f : nvcc_flags(o)) k += f + "\n";
+    k += "--source--\n";
+    k.append(source);
+    return sha256_hex(k);
+}
+
+Expected<CompileResult> compile_cuda(std::string_view source, const CompileOptions& o) {
+    auto version = nvcc_version(o.nvcc);
+    if (!version) {
+        CompileResult r;
+        r.status = CompileStatus::kToolchainMissing;
+        r.log = version.error().to_string();
+        return r;
+    }
+    std::string key = compile_key(source, *version, o);
+    std::error_code ec;
+    if (o.cache_dir.empty()) {
+        if (o.out_dir.empty()) return make_error("compile", "no cache_dir and no out_dir");
+        fs::create_directories(o.out_dir, ec);
+        if (ec) return make_error(o.out_dir, "cannot create: " + ec.message());
+        auto r = compile_into(source, o, o.out_dir);
+        if (r) r->key = key;
+        return r;
+    }
+    fs::path final_dir = fs::path(o.cache_dir) / key.substr(0, 2) / key;
+    if (auto hit = load_cached(final_dir)) {
+        hit->key = key;
+        return *hit;
+    }
+    fs::path tmp = fs::path(o.cache_dir) / "tmp" / (key + "." + unique_suffix());
+    fs::create_directories(tmp, ec);
+    if (ec) return make_error(tmp.string(), "cannot create: " + ec.message());
+    auto r = compile_into(source, o, tmp);
+    if (!r) {
+        fs::remove_all(tmp, ec);
+        return r;
+    }
+    bool cacheable = r->status == CompileStatus::kOk || r->status == CompileStatus::kCompileFailed;
+    if (!cacheable) {  // load-dependent outcomes are not cached; keep the log, drop the files
+        fs::remove_all(tmp, ec);
+        r->cubin_path.clear();
+        r->host_library_path.clear();
+        r->key = key;
+        return r;
+    }
+    write_text(tmp / kResult, result_json(*r).dump(2));
+    fs::create_directories(final_dir.parent_path(), ec);
+    fs::rename(tmp, final_dir, ec);
+    if (ec) fs::remove_all(tmp, ec);  // another writer won the race: use its copy
+    auto stored = load_cached(final_dir);
+    if (!stored) return make_error(final_dir.string(), "cache entry unreadable after write");
+    stored->cache_hit = false;
+    stored->time_compile_ns = r->time_compile_ns;
+    stored->backend = r->backend;
+    stored->key = key;
+    return *stored;
+}
+
+std::vector<Expected<CompileResult>> compile_many(const std::vector<std::string>& sources,
+                                                  const CompileOptions& o, int workers) {
+    if (workers <= 0) workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    workers = std::min<int>(workers, static_cast<int>(sources.size()));
+    std::vector<Expected<CompileResult>> out(sources.size(), make_error("", "not compiled"));
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (int w = 0; w < workers; ++w)
+        pool.emplace_back([&] {
+            for (size_t i = next++; i < sources.size(); i = next++)
+                out[i] = compile_cuda(sources[i], o);
+        });
+    for (auto& t : pool) t.join();
+    return out;
+}
+
+}  // namespace kforge::compile

@@ -1,0 +1,124 @@
+// compile_cuda with the real nvcc (and NVRTC) on tiny kernels: cubin, ptxas report, compile
+// errors as a status, the content-addressed cache (miss, hit, a changed flag misses), and the
+// parallel pool. Integration: needs the CUDA toolkit, no GPU.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "compile/compile.h"
+
+namespace kforge::compile {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr const char* kKernel = R"(
+extern "C" __global__ void kforge_scale(float* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+)";
+
+fs::path fresh_dir(const std::string& name) {
+    fs::path d = fs::temp_directory_path() / ("kforge_compile_test_" + name + "_" +
+                                              std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+CompileOptions options_in(const fs::path& cache) {
+    CompileOptions o = default_compile_options("sm_90a");
+    o.cache_dir = cache.string();
+    o.timeout_s = 300;
+    return o;
+}
+
+TEST(CompileCuda, NvccCubinReportAndCache) {
+    fs::path cache = fresh_dir("cache");
+    CompileOptions o = options_in(cache);
+    auto first = compile_cuda(kKernel, o);
+    ASSERT_TRUE(first.ok()) << first.error().to_string();
+    ASSERT_EQ(first->status, CompileStatus::kOk) << first->log;
+    EXPECT_FALSE(first->cache_hit);
+    EXPECT_GT(first->time_compile_ns, 0);
+    EXPECT_TRUE(fs::file_size(first->cubin_path) > 0);
+    EXPECT_EQ(fs::path(first->cubin_path).parent_path().filename().string(), first->key);
+    EXPECT_EQ(fs::path(first->cubin_path).parent_path().parent_path().filename().string(),
+              first->key.substr(0, 2));
+    ASSERT_EQ(first->kernels.size(), 1u) << first->log;
+    EXPECT_EQ(first->kernels[0].name, "kforge_scale");
+    EXPECT_GT(first->kernels[0].registers, 0);
+
+    auto second = compile_cuda(kKernel, o);
+    ASSERT_TRUE(second.ok());
+    EXPECT_TRUE(second->cache_hit);
+    EXPECT_EQ(second->key, first->key);
+    EXPECT_EQ(second->cubin_path, first->cubin_path);
+    EXPECT_EQ(second->kernels[0].registers, first->kernels[0].registers);
+
+    o.extra_flags = {"-lineinfo"};
+    auto third = compile_cuda(kKernel, o);
+    ASSERT_TRUE(third.ok());
+    EXPECT_FALSE(third->cache_hit);
+    EXPECT_NE(third->key, first->key);
+    EXPECT_FALSE(fs::exists(cache / "tmp") && !fs::is_empty(cache / "tmp"));
+    fs::remove_all(cache);
+}
+
+TEST(CompileCuda, CompileErrorIsAStatusWithTheMessage) {
+    fs::path cache = fresh_dir("error");
+    auto r = compile_cuda("extern \"C\" __global__ void k() { undefined_name = 1; }\n",
+                          options_in(cache));
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_EQ(r->status, CompileStatus::kCompileFailed);
+    EXPECT_NE(r->log.find("undefined_name"), std::string::npos) << r->log;
+    auto again = compile_cuda("extern \"C\" __global__ void k() { undefined_name = 1; }\n",
+                              options_in(cache));
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(again->cache_hit);  // a failure is deterministic: not compiled twice
+    EXPECT_EQ(again->status, CompileStatus::kCompileFailed);
+    fs::remove_all(cache);
+}
+
+TEST(CompileCuda, MissingNvccIsToolchainMissing) {
+    CompileOptions o = options_in(fresh_dir("missing"));
+    o.nvcc = "/nonexistent/nvcc";
+    auto r = compile_cuda(kKernel, o);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->status, CompileStatus::kToolchainMissing);
+    fs::remove_all(o.cache_dir);
+}
+
+TEST(CompileCuda, NvrtcCompilesPlainKernels) {
+    fs::path cache = fresh_dir("nvrtc");
+    CompileOptions o = options_in(cache);
+    o.try_nvrtc = true;
+    auto r = compile_cuda(kKernel, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    ASSERT_EQ(r->status, CompileStatus::kOk) << r->log;
+    EXPECT_EQ(r->backend, CompileBackend::kNvrtc) << r->log;
+    ASSERT_EQ(r->kernels.size(), 1u) << r->log;
+    EXPECT_EQ(r->kernels[0].name, "kforge_scale");
+    fs::remove_all(cache);
+}
+
+TEST(CompileCuda, PoolCompilesManyAndSharesTheCache) {
+    fs::path cache = fresh_dir("pool");
+    std::vector<std::string> sources;
+    for (int i = 0; i < 3; ++i)
+        sources.push_back(std::string(kKernel) + "// variant " + std::to_string(i % 2) + "\n");
+    auto results = compile_many(sources, options_in(cache), 2);
+    ASSERT_EQ(results.size(), 3u);
+    for (const auto& r : results) {
+        ASSERT_TRUE(r.ok()) << r.error().to_string();
+        EXPECT_EQ(r->status, CompileStatus::kOk) << r->log;
+    }
+    EXPECT_EQ(results[0]->key, results[2]->key);
+    EXPECT_NE(results[0]->key, results[1]->key);
+    EXPECT_EQ(results[0]->cubin_path, results[2]->cubin_path);
+    fs::remove_all(cache);
+}
+
+}  // namespace
+}  // namespace kforge::compile
