@@ -117,8 +117,9 @@ Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerCont
         KernelLaunch second;
         second.name = k.name;
         second.symbol = fsym;
-        // The scalar fallback needs vec times more threads: size the grid for it.
-        second.grid = {unsigned(ceil_div(total, kFinishThreads)), 1, 1};
+        // 32 column vectors per block; sized for the scalar fallback (vec 1), the vector path
+        // leaves the extra blocks idle.
+        second.grid = {unsigned(ceil_div(total, 32)), 1, 1};
         second.block = {unsigned(kFinishThreads), 1, 1};
         second.params = fin.plan_params();
         code.launches.push_back(second);

@@ -75,19 +75,44 @@ __device__ __forceinline__ void reduce_cols(const T* __restrict__ x, float* __re
     }
 }
 
-// Second launch when S > 1: one thread per VEC outputs combines the S partials in order.
-// Grid: ceil(outer * inner / (blockDim.x * VEC)).
+// Second launch when S > 1. A block of 256 threads = 32 column vectors x 8 slice groups: each
+// thread combines every 8th partial (4 loads in flight), then the 8 meet in shared memory in
+// a fixed order. Grid: ceil(outer * inner / (32 * VEC)) blocks of 256 threads.
 template <int VEC, ReduceMode M, class Chain>
 __device__ __forceinline__ void reduce_col_finish(const float* __restrict__ ws, int64_t slices,
                                                   int64_t total, int64_t r_len,
                                                   const Chain& chain) {
     using Op = typename ReduceTraits<M>::Op;
-    const int64_t i = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * VEC;
-    if (i >= total) return;
-    float acc[VEC], v[VEC];
-    load_vec<VEC>(acc, ws + i);
-    for (int64_t s = 1; s < slices; ++s) {
-        load_vec<VEC>(v, ws + s * total + i);
+    constexpr int kTx = 32, kTy = 8, kUnroll = 4;
+    __shared__ __align__(16) float part[kTy][kTx * VEC];
+    const int tx = threadIdx.x % kTx, ty = threadIdx.x / kTx;
+    const int64_t i = (int64_t(blockIdx.x) * kTx + tx) * VEC;
+    float acc[VEC];
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) acc[j] = ReduceTraits<M>::kInit;
+    if (i < total) {
+        for (int64_t s = ty; s < slices; s += kTy * kUnroll) {
+            float v[kUnroll][VEC];
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                if (s + u * kTy < slices) load_vec<VEC>(v[u], ws + (s + u * kTy) * total + i);
+            }
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) {
+                if (s + u * kTy < slices) {
+#pragma unroll
+                    for (int j = 0; j < VEC; ++j) acc[j] = Op{}(acc[j], v[u][j]);
+                }
+            }
+        }
+    }
+    store_vec<VEC>(&part[ty][tx * VEC], acc);
+    __syncthreads();
+    if (ty != 0 || i >= total) return;
+#pragma unroll
+    for (int t = 1; t < kTy; ++t) {
+        float v[VEC];
+        load_vec<VEC>(v, &part[t][tx * VEC]);
 #pragma unroll
         for (int j = 0; j < VEC; ++j) acc[j] = Op{}(acc[j], v[j]);
     }

@@ -1,7 +1,7 @@
 // Bandwidth benchmark of kforge's row-wise and element-wise templates at large sizes.
 // Build and run from the repo root (one command):
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. \
-//        bench/kernels/rowwise_bench.cu -o build/rowwise_bench && build/rowwise_bench
+//        bench/kernels/rowwise_bench.cu -o build/rowwise_bench && build/rowwise_bench   # mkdir -p build first
 // Protocol: 5 warm-up runs, then 50 timed runs, each after flushing L2 (a memset of a buffer
 // of 2x the L2 size), timed alone with CUDA events; the median is reported, with min and max.
 // GB/s = (bytes read + bytes written, each tensor once) / median time. "copy" is the map
@@ -52,7 +52,7 @@ template <int V> __global__ void k_fin(const float* ws, float* y, int64_t s, int
 template <typename T, long long N, int SPLIT, bool CACHED> struct Auto {
     static constexpr int VEC = 16 / sizeof(T);
     static constexpr long long VECS = N / SPLIT / VEC;
-    static constexpr int TPR = VECS <= 32 ? int(VECS) : int(std::min<long long>(1024, std::max<long long>(32, VECS / 4)));
+    static constexpr int TPR = VECS <= 128 ? int(std::max<long long>(1, VECS / 4)) : int(std::min<long long>(1024, std::max<long long>(32, VECS / 4)));
     static constexpr int RPB = TPR >= 256 ? 1 : 256 / TPR;
     using Cfg = RowCfg<TPR, RPB, VEC, CACHED ? int((VECS + TPR - 1) / TPR) : 0, SPLIT>;
 };
@@ -138,6 +138,15 @@ template <typename T, long long ROWS, long long N, int SPLIT> void row_suite(Tim
     tm.run("softmax online stream (2 reads)", shape, rw, [&] {
         row_launch(k_softmax<CS, S::kSoftmax, true, T>, CS{}, (const T*)x.dev, y.dev, rows, n);
     });
+    if constexpr (SPLIT > 1) {
+        using CP = typename Auto<T, N, SPLIT, false>::Cfg;
+        tm.run("softmax online stream split", shape, rw, [&] {
+            row_launch(k_softmax<CP, S::kSoftmax, true, T>, CP{}, (const T*)x.dev, y.dev, rows, n);
+        });
+        tm.run("layer_norm stream split", shape, rw, [&] {
+            row_launch(k_norm<CP, NormMode::kLayerNorm, T>, CP{}, (const T*)x.dev, (const T*)w.dev, (const T*)b.dev, y.dev, rows, n);
+        });
+    }
     tm.run("logsumexp online stream", shape, double(e) * sizeof(T) + rows * sizeof(T), [&] {
         row_launch(k_softmax<CS, S::kLogsumexp, true, T>, CS{}, (const T*)x.dev, y.dev, rows, n);
     });
@@ -152,7 +161,7 @@ template <typename T, long long ROWS, long long N, int SPLIT> void row_suite(Tim
     Buf<float> ws(s2 * n), yc(n);
     tm.run("sum cols (over dim 0)", shape, double(e) * sizeof(T) + n * 4.0, [&] {
         k_cols<TX, TY, V, T><<<dim3(unsigned(blocks_x), unsigned(s2)), TX * TY>>>(x.dev, ws.dev, yc.dev, rows, n, chunk);
-        if (s2 > 1) k_fin<4><<<unsigned((n + 1023) / 1024), 256>>>(ws.dev, yc.dev, s2, n, rows);
+        if (s2 > 1) k_fin<4><<<unsigned((n + 127) / 128), 256>>>(ws.dev, yc.dev, s2, n, rows);
     });
 }
 

@@ -3,7 +3,7 @@
 // Outputs are poisoned with NaN before each run, so an element left unwritten fails.
 // Build and run (repo root; exits 0 when all pass, 1 on a failure, 3 without a GPU):
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. \
-//        tests/kernels/gpu_selftest.cu -o build/gpu_selftest && build/gpu_selftest
+//        tests/kernels/gpu_selftest.cu -o build/gpu_selftest && build/gpu_selftest   # mkdir -p build first
 #include "kernels/map.cuh"
 #include "kernels/chain_ops.cuh"
 #include "kernels/norm.cuh"
@@ -175,7 +175,7 @@ void cols_case(int64_t outer, int64_t len, int64_t inner, int64_t slices, std::m
                              len, inner, chunk));
     if (slices > 1) {
         const int64_t total = outer * inner;
-        launch(k_cols_finish<V, M>, unsigned((total + 255) / 256), 256u, 1u, (const float*)ws.dev,
+        launch(k_cols_finish<V, M>, unsigned((total + 31) / 32), 256u, 1u, (const float*)ws.dev,
                y.dev, slices, total, len);
     }
     CHECK(cudaDeviceSynchronize());
