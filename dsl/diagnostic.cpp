@@ -18,18 +18,35 @@ Error source_error(std::string_view source, std::string_view file_name, SourceLo
     }
     size_t end = std::min(source.find('\n', begin), source.size());
     std::string_view line = source.substr(begin, end - begin);
-    if (line.size() > 200) line = line.substr(0, 200);  // keep messages short on huge lines
+    // On long lines show a window of at most 160 bytes around the column.
+    int col = std::max(loc.col, 1);
     std::string shown;
-    std::string caret;
+    if (line.size() > 160) {
+        size_t from = col > 80 ? static_cast<size_t>(col - 80) : 0;
+        from = std::min(from, line.size());
+        line = line.substr(from, 160);
+        if (from > 0) {
+            shown = "...";
+            col = col - static_cast<int>(from) + 3;
+        }
+    }
+    std::string caret(shown.size(), ' ');
     for (size_t i = 0; i < line.size(); ++i) {
         auto c = static_cast<unsigned char>(line[i]);
         bool printable = c == '\t' || (c >= 0x20 && c < 0x7f);
         shown.push_back(printable ? static_cast<char>(c) : '?');
-        if (static_cast<int>(i) + 1 < loc.col) caret.push_back(c == '\t' ? '\t' : ' ');
+        if (caret.size() + 1 < static_cast<size_t>(col)) caret.push_back(c == '\t' ? '\t' : ' ');
     }
-    while (static_cast<int>(caret.size()) + 1 < loc.col) caret.push_back(' ');
+    while (caret.size() + 1 < static_cast<size_t>(col) && caret.size() <= shown.size()) {
+        caret.push_back(' ');
+    }
     caret.append(static_cast<size_t>(std::clamp(length, 1, 80)), '^');
     return make_error(std::move(where), std::move(message), "    " + shown + "\n    " + caret);
+}
+
+std::string clip_text(std::string_view text, size_t max) {
+    if (text.size() <= max) return std::string(text);
+    return std::string(text.substr(0, max)) + "...";
 }
 
 namespace {

@@ -16,6 +16,9 @@ namespace kforge::dsl {
 Error source_error(std::string_view source, std::string_view file_name, SourceLoc loc,
                    int length, std::string message);
 
+// `text` cut to `max` bytes with "..." appended when longer: source text echoed in messages.
+std::string clip_text(std::string_view text, size_t max = 40);
+
 // The name in `candidates` closest to `word` by edit distance, or "" when none is close.
 std::string closest_name(std::string_view word, const std::vector<std::string_view>& candidates);
 

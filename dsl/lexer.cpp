@@ -129,7 +129,7 @@ private:
 
     Error bad_number(size_t begin, SourceLoc loc, std::string_view what) {
         while (is_ident_char(peek()) || peek() == '.') ++pos_;
-        std::string text(src_.substr(begin, pos_ - begin));
+        std::string text = clip_text(src_.substr(begin, pos_ - begin));
         return error_at(loc, static_cast<int>(pos_ - begin),
                         "malformed number '" + text + "': expected " + std::string(what));
     }
@@ -169,8 +169,8 @@ Expected<std::vector<Token>> lex(std::string_view source, std::string_view file_
 std::string describe(const Token& t) {
     switch (t.kind) {
         case TokenKind::kEnd: return "end of input";
-        case TokenKind::kString: return "\"" + std::string(t.text) + "\"";
-        default: return "'" + std::string(t.text) + "'";
+        case TokenKind::kString: return "\"" + clip_text(t.text) + "\"";
+        default: return "'" + clip_text(t.text) + "'";
     }
 }
 

@@ -1,4 +1,5 @@
 // Knobs of one kernel, checked against the knob tables (dsl/knobs.h).
+#include "dsl/diagnostic.h"
 #include "dsl/parser_internal.h"
 
 namespace kforge::dsl::detail {
@@ -82,7 +83,7 @@ Expected<KnobValue> Parser::knob_value(const KnobSpec& spec, const Token& name) 
                     return v;
                 }
             }
-            return error_at(w, knob + " " + std::string(w.text) + ": expected " + expect +
+            return error_at(w, knob + " " + clip_text(w.text) + ": expected " + expect +
                                    did_you_mean(w.text, spec.words));
         }
         case KnobValueKind::kDim:
@@ -95,7 +96,7 @@ Expected<KnobValue> Parser::knob_value(const KnobSpec& spec, const Token& name) 
             Expected<double> d = number(t);
             if (!d) return d.error();
             if (!(*d > 0.0)) {
-                return error_at(t, knob + " " + std::string(t.text) + ": expected a positive number");
+                return error_at(t, knob + " " + clip_text(t.text) + ": expected a positive number");
             }
             v.number = *d;
             return v;
@@ -123,7 +124,7 @@ Expected<KnobValue> Parser::knob_ints(const KnobSpec& spec) {
     if (peek().kind == TokenKind::kTimes) return error_at(peek(), form + ", got " + describe(peek()));
     const Token& first = toks.front();
     const Token& last = toks.back();
-    std::string written(source_text(first, last));
+    std::string written = clip_text(source_text(first, last));
     for (size_t i = 0; i < parts; ++i) {
         Expected<int64_t> n = integer(toks[i]);
         if (!n) return n.error();

@@ -78,8 +78,9 @@ Expected<TensorRef> Parser::tensor(std::string_view role) {
     Token name = take();
     TensorRef t{std::string(name.text), {}, name.loc};
     if (!at_punct('[')) {
-        return expected("'[' after tensor name '" + t.name + "' (a tensor is written with its dims: " +
-                        t.name + "[M,K], or " + t.name + "[] for a scalar)");
+        std::string n = clip_text(t.name);
+        return expected("'[' after tensor name '" + n + "' (a tensor is written with its dims: " + n +
+                        "[M,K], or " + n + "[] for a scalar)");
     }
     take();
     if (at_punct(']')) {
@@ -88,7 +89,7 @@ Expected<TensorRef> Parser::tensor(std::string_view role) {
     }
     while (true) {
         if (static_cast<int>(t.dims.size()) == kMaxDims) {
-            return error_at(peek(), "tensor '" + t.name + "' has more than " +
+            return error_at(peek(), "tensor '" + clip_text(t.name) + "' has more than " +
                                         std::to_string(kMaxDims) + " dims");
         }
         if (peek().kind == TokenKind::kIdent) {
@@ -99,10 +100,10 @@ Expected<TensorRef> Parser::tensor(std::string_view role) {
             take();
             t.dims.push_back(std::to_string(*v));
         } else {
-            return expected("a dim (a name such as M, or an integer) in tensor '" + t.name + "'");
+            return expected("a dim (a name such as M, or an integer) in tensor '" + clip_text(t.name) + "'");
         }
         if (at_punct(']')) break;
-        if (!at_punct(',')) return expected("',' or ']' in the dims of tensor '" + t.name + "'");
+        if (!at_punct(',')) return expected("',' or ']' in the dims of tensor '" + clip_text(t.name) + "'");
         take();
     }
     take();
@@ -143,7 +144,7 @@ Status Parser::kernel(Program& p) {
     k.name = std::string(name.text);
     for (const Kernel& other : p.kernels) {
         if (other.name == k.name) {
-            return error_at(name, "kernel '" + k.name + "' is already defined at " +
+            return error_at(name, "kernel '" + clip_text(k.name) + "' is already defined at " +
                                       std::to_string(other.loc.line) + ":" +
                                       std::to_string(other.loc.col));
         }

@@ -207,5 +207,26 @@ TEST(ParseError, CaretKeepsTabs) {
     EXPECT_NE(f.message.find("did you mean 'block'?"), std::string::npos);
 }
 
+TEST(ParseError, HugeInputsGiveShortMessagesQuickly) {
+    std::string long_name(1 << 20, 'a');
+    Failure f = parse_fail(std::string(kHead) + "kernel k = map(X[R]) " + long_name + " { store Y[R] }");
+    EXPECT_EQ(f.message, "expected a knob (block, vec, items, ...) or '{', got '" +
+                             std::string(40, 'a') + "...'");
+    EXPECT_LT(f.source_line.size(), 200u);
+    f = parse_fail(std::string(kHead) + "kernel k = map(X[R]) " + std::string(5000, ' ') + "@");
+    EXPECT_EQ(f.where, "t.kf:2:5022");
+    EXPECT_LT(f.source_line.size(), 200u);
+    EXPECT_EQ(f.caret_line.find('^'), f.source_line.find('@'));
+    // many statements and brackets: bounded, iterative
+    std::string many = std::string(kHead) + "kernel k = map(X[R]) {";
+    for (int i = 0; i < 300; ++i) many += " relu;";
+    EXPECT_EQ(parse_fail(many + " store Y[R] }").message, "more than 256 chain statements");
+    EXPECT_EQ(parse_fail(std::string(kHead) + "kernel k = map(X" + std::string(100000, '[')).message,
+              "expected a dim (a name such as M, or an integer) in tensor 'X', got '['");
+    EXPECT_EQ(parse_fail(std::string(kHead) + "kernel k = map(X[A,B,C,D,E,F,G,H,I]) { store Y[R] }")
+                  .message,
+              "tensor 'X' has more than 8 dims");
+}
+
 }  // namespace
 }  // namespace kforge::dsl
