@@ -1,6 +1,8 @@
 // lower_gemm_sm80: see lower_gemm_sm80.h.
 #include "codegen/lower_gemm_sm80.h"
 
+#include <algorithm>
+
 #include "codegen/evt_emit.h"
 #include "codegen/gemm_emit_common.h"
 
@@ -78,7 +80,15 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
     if (g.math == dsl::MathMode::kF32Simt)
         t += "constexpr int AlignmentSimt = 1;  // SIMT loads one element per access\n";
     t += "using ThreadblockShape = " + gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";
-    t += "using WarpShape = " + gemm_shape(c.tile_m / 2, c.tile_n / 2, c.tile_k) + ";\n";
+    // 2x2 warps; 3xTF32 keeps three operand fragments live, so its warp tile stays at most
+    // 64x32 (as CUTLASS's 3xTF32 examples) to avoid spills: up to 8 warps.
+    int warp_m = c.tile_m / 2, warp_n = c.tile_n / 2;
+    if (g.math == dsl::MathMode::kTf32x3) {
+        warp_m = std::min(warp_m, 64);
+        warp_n = std::min(warp_n, 32);
+        if ((c.tile_m / warp_m) * (c.tile_n / warp_n) > 8) warp_n = c.tile_n / (8 / (c.tile_m / warp_m));
+    }
+    t += "using WarpShape = " + gemm_shape(warp_m, warp_n, c.tile_k) + ";\n";
     t += std::string("using InstructionShape = ") + mc.instruction + ";\n";
     t += "constexpr int kStages = " + std::to_string(stages) + ";\n";
     t += "constexpr int kEpilogueStages = 1;\n";
