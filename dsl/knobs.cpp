@@ -18,6 +18,7 @@ std::string IntDomain::describe() const {
         }
         return s;
     }
+    if (lo == 1 && step == 1 && hi >= (1 << 20)) return "a positive integer";
     s = std::to_string(lo) + ".." + std::to_string(hi);
     if (step > 1) s += ", a multiple of " + std::to_string(step);
     return s;

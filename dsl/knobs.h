@@ -28,6 +28,7 @@ struct IntDomain {
     int64_t lo = 0, hi = 0, step = 1;
     bool contains(int64_t v) const;
     std::string describe() const;  // "one of 1, 2, 4, 8" / "1..16" / "32..1024, a multiple of 32"
+                                   // / "a positive integer" (1..2^20 and more)
 };
 
 // A parsed knob value. kIntOrAuto: `word` is "auto" or `ints` holds the integer.

@@ -77,16 +77,15 @@ std::string reference_card() {
     std::string out = "# kforge kernel language: reference card\n\n";
     out += kGrammar;
     out += "\n## Chain statements (`;`-separated, applied in order, end with a `store`)\n";
-    out += "| statement | meaning |\n|---|---|\n";
     std::string unary;
     for (const ChainOpSpec& s : chain_op_table()) {
         if (s.args == ChainArgs::kNone) {
             unary += (unary.empty() ? "`" : ", `") + std::string(s.name) + "`";
             continue;
         }
-        out += "| `" + std::string(s.syntax) + "` | " + std::string(s.doc) + " |\n";
+        out += "- `" + std::string(s.syntax) + "`: " + std::string(s.doc) + "\n";
     }
-    out += "| " + unary + " | element-wise, no arguments |\n";
+    out += "- " + unary + ": element-wise, no arguments\n";
     out += "\n## Row ops (`rowwise OP(X[..] [, weight [, bias]])`)\n";
     for (const RowOpSpec& r : row_op_table()) {
         out += "- `" + std::string(r.name) + "`: " + std::string(r.doc) + "\n";
