@@ -50,6 +50,7 @@ struct Candidate {
     std::string cubin_path;
     std::string host_library_path;            // param builders (CUTLASS kernels), may be empty
     SimFault sim_fault = SimFault::kNone;     // simulated device only
+    double run_timeout_s = 10.0;              // run(): give up (kTimedOut) past this
 };
 
 // One execution: outputs, or the status that ended it (a failing candidate is a result).
@@ -57,6 +58,7 @@ struct RunResult {
     EvalStatus status = EvalStatus::kPassed;  // kPassed here means "ran to completion"
     std::string message;
     TensorData outputs;                       // problem outputs only
+    bool context_lost = false;                // sticky CUDA error: restart the worker
 };
 
 struct TimingOptions {
@@ -65,6 +67,7 @@ struct TimingOptions {
     bool flush_l2 = true;        // write a buffer of >= 2x L2 before each timed iteration
     bool use_graph = false;      // capture the launch sequence in a CUDA graph
     double max_seconds = 10.0;   // stop measuring early past this much GPU time
+    int audit_iteration = -1;    // >= 0: copy the outputs back after this timed iteration
 };
 
 struct TimingSample {
@@ -79,6 +82,9 @@ struct TimingResult {
     EvalStatus status = EvalStatus::kPassed;
     std::string message;
     std::vector<TimingSample> samples;
+    TensorData audit_outputs;    // outputs after options.audit_iteration (empty if none)
+    bool context_lost = false;   // sticky CUDA error: restart the worker
+    std::string clock_note;      // e.g. "NVML unavailable: clocks not recorded"
 };
 
 class Device {

@@ -1,0 +1,87 @@
+// Correctness gates: comparison of a candidate's outputs with the fp64 reference. Pure functions.
+//
+// Per output element: ok when |out - ref| <= atol + rtol * |ref| (problem Tolerance). A tensor
+// passes when (1) the fraction of ok elements >= min_fraction, (2) the worst |out - ref| <=
+// effective_max_error(tolerance), (3) no element is NaN/Inf where the reference is finite (the
+// harness poisons outputs with NaN before every run, so an element the candidate never wrote
+// is NaN too and fails here as "non-finite or unwritten"), (4) it is not all zeros where the
+// reference is not. A non-finite reference element needs the identical value (same Inf, or NaN).
+//
+// Error profile (anti-gaming): a policy that demands more precision than the outputs show is
+// flagged. Over the elements with |ref| >= 0.1 * rms(ref) (no cancellation blow-up), the median
+// of |out - ref| / |ref| is compared with what rounding to a narrower format leaves behind:
+// >= kProfileBf16 (bf16 keeps 8 mantissa bits, median ~1e-3) looks like bf16, >= kProfileHalf
+// (tf32/fp16: 11 bits, median ~1.2e-4) looks like tf32/fp16. Applied only to f32/f64 outputs:
+// fp32_strict flags both, tf32 flags bf16, bf16/fp16 policies flag nothing. A profile flag
+// needs the worst relative error below kProfileMaxRel (rounding, not garbage): the comparison
+// then says kFlaggedGaming even when the tolerance passed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/device.h"
+#include "problem/problem.h"
+#include "store/enums.h"
+
+namespace kforge::eval {
+
+inline constexpr double kProfileBf16 = 3e-4;
+inline constexpr double kProfileHalf = 4e-5;
+inline constexpr double kProfileMaxRel = 0.1;
+inline constexpr int64_t kProfileMinElements = 16;
+
+struct TensorComparison {
+    std::string tensor;
+    int64_t count = 0;
+    int64_t ok_count = 0;
+    int64_t nonfinite_count = 0;  // NaN/Inf (or still the NaN poison) where ref is finite
+    double fraction_ok = 0;
+    double max_abs_err = 0;       // over finite pairs
+    double max_rel_err = 0;       // |out - ref| / |ref| over finite pairs with ref != 0
+    int64_t worst_index = -1;     // of max_abs_err (or the first non-finite element)
+    double worst_out = 0;
+    double worst_ref = 0;
+    bool all_zero = false;        // output all zero while the reference is not
+    bool passed = false;
+    std::string failure;          // empty when passed
+};
+
+struct PrecisionProfile {
+    std::string looks_like;       // "", "bf16", "tf32/fp16"
+    double median_rel_err = 0;
+    int64_t sample_count = 0;
+};
+
+struct Comparison {
+    EvalStatus status = EvalStatus::kPassed;  // kPassed, kIncorrect or kFlaggedGaming
+    std::string message;                      // first failure in words; empty when passed
+    std::vector<TensorComparison> tensors;
+    std::vector<PrecisionProfile> profiles;   // per tensor, same order
+    bool passed() const { return status == EvalStatus::kPassed; }
+};
+
+// Compares one output tensor of dtype `dtype` under `tolerance`.
+TensorComparison compare_tensor(const std::string& name, const std::vector<double>& out,
+                                const std::vector<double>& ref, const Tolerance& tolerance);
+
+// The error profile of one tensor (see above); looks_like is empty when nothing is flagged.
+PrecisionProfile precision_profile(PrecisionPolicy policy, DType dtype,
+                                   const std::vector<double>& out, const std::vector<double>& ref);
+
+// Compares every problem output (missing or mis-sized tensors fail) and runs the profile.
+Comparison compare_outputs(const Problem& problem, const TensorData& outputs,
+                           const TensorData& reference);
+
+// True when every output tensor holds bit-identical values in `a` and `b` (NaN equals NaN).
+bool outputs_identical(const TensorData& a, const TensorData& b);
+
+// Evidence JSON: per tensor max abs/rel error, fraction ok, worst index and values, counts,
+// profile; plus the tolerance.
+nlohmann::ordered_json to_json(const Comparison& c, const Tolerance& tolerance);
+
+}  // namespace kforge::eval

@@ -1,0 +1,179 @@
+#include "eval/sim_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "sol/bounds.h"
+
+namespace kforge::eval {
+namespace {
+
+struct Shape {
+    std::vector<int64_t> dims;
+    DType dtype = DType::kF32;
+    double numel() const {
+        double n = 1;
+        for (int64_t d : dims) n *= static_cast<double>(d);
+        return n;
+    }
+    double bytes() const { return numel() * dtype_bytes(dtype); }
+};
+
+Expected<Shape> shape_of(const dsl::TensorRef& ref, const Problem& problem) {
+    Shape s;
+    if (const Tensor* t = problem.find_tensor(ref.name)) s.dtype = t->dtype;
+    for (const std::string& d : ref.dims) {
+        auto it = problem.dims.find(d);
+        if (it != problem.dims.end()) {
+            s.dims.push_back(it->second);
+            continue;
+        }
+        char* end = nullptr;
+        long long v = std::strtoll(d.c_str(), &end, 10);
+        if (d.empty() || *end != '\0' || v <= 0)
+            return make_error(ref.name, "unknown dim '" + d + "' in the simulated time model");
+        s.dims.push_back(v);
+    }
+    return s;
+}
+
+double vec_efficiency(int vec) {
+    if (vec <= 1) return 0.55;
+    if (vec == 2) return 0.72;
+    if (vec < 8) return 0.86;
+    return 0.9;
+}
+
+double stage_efficiency(int stages) {
+    if (stages == 0 || stages >= 4) return 0.93;
+    if (stages == 3) return 0.88;
+    if (stages == 2) return 0.75;
+    return 0.55;
+}
+
+ComputeUnit gemm_unit(const dsl::GemmConfig& g, PrecisionPolicy policy, DType operand) {
+    switch (g.math) {
+        case dsl::MathMode::kF32Simt: return ComputeUnit::kFp32Simt;
+        case dsl::MathMode::kTf32:
+        case dsl::MathMode::kTf32x3: return ComputeUnit::kTf32Tensor;
+        case dsl::MathMode::kBf16: return ComputeUnit::kBf16Tensor;
+        case dsl::MathMode::kF16: return ComputeUnit::kFp16Tensor;
+        case dsl::MathMode::kAuto: break;
+    }
+    return matrix_unit(policy, operand);
+}
+
+// Bytes of the chain's tensors: reads (add/mul/... with a tensor) and writes (store, reduce).
+Expected<std::pair<double, double>> chain_bytes(const dsl::Kernel& k, const Problem& problem) {
+    double read = 0, written = 0;
+    for (const dsl::ChainOp& op : k.chain) {
+        if (!op.tensor) continue;
+        auto s = shape_of(*op.tensor, problem);
+        if (!s) return s.error();
+        bool writes = op.kind == dsl::ChainOpKind::kStore || op.kind == dsl::ChainOpKind::kReduce;
+        (writes ? written : read) += s->bytes();
+    }
+    return std::make_pair(read, written);
+}
+
+Expected<SimKernelTime> gemm_time(const dsl::Kernel& k, const Problem& problem,
+                                  const Ceilings& ceil, int sm_count) {
+    SimKernelTime t{k.name};
+    if (k.args.size() < 2) return make_error(k.name, "gemm kernel without two operands");
+    auto a = shape_of(k.args[0], problem);
+    if (!a) return a.error();
+    auto b = shape_of(k.args[1], problem);
+    if (!b) return b.error();
+    const dsl::TensorRef* store = nullptr;
+    for (const dsl::ChainOp& op : k.chain)
+        if (op.kind == dsl::ChainOpKind::kStore && op.tensor) {
+            store = &*op.tensor;
+            break;
+        }
+    if (!store) return make_error(k.name, "gemm kernel without a store");
+    auto out = shape_of(*store, problem);
+    if (!out) return out.error();
+    if (out->dims.size() < 2 || a->dims.empty()) return make_error(k.name, "gemm rank < 2");
+    double n = static_cast<double>(out->dims.back());
+    double m = static_cast<double>(out->dims[out->dims.size() - 2]);
+    double batch = out->numel() / (m * n);
+    double kk = a->numel() / (batch * m);
+    const dsl::GemmConfig& g = k.gemm;
+    double tiles = std::ceil(m / g.tile_m) * std::ceil(n / g.tile_n) * batch;
+    double waves = std::ceil(tiles / std::max(1, sm_count));
+    double quant = tiles / (waves * std::max(1, sm_count));
+    double tile_eff = std::pow(std::min(1.0, double(g.tile_m) * g.tile_n / (128.0 * 128.0)), 0.25);
+    ComputeUnit unit = gemm_unit(g, problem.policy, a->dtype);
+    double peak = ceil.peak(unit);
+    if (peak <= 0) peak = ceil.peak(ComputeUnit::kFp32Simt);
+    if (g.math == dsl::MathMode::kTf32x3) peak /= 3;
+    t.flops = 2.0 * batch * m * n * kk;
+    double compute_s = t.flops / (peak * quant * stage_efficiency(g.stages) * tile_eff);
+    auto cb = chain_bytes(k, problem);
+    if (!cb) return cb.error();
+    t.bytes = a->bytes() + b->bytes() + cb->first + cb->second;
+    if (g.split_k > 1) t.bytes += 2.0 * g.split_k * out->numel() * 4;  // f32 partials
+    double memory_s = t.bytes / ceil.dram_bytes_per_s;
+    t.compute_bound = compute_s >= memory_s;
+    t.time_ns = std::max(compute_s, memory_s) * 1e9;
+    return t;
+}
+
+Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& problem,
+                                       const Ceilings& ceil) {
+    SimKernelTime t{k.name};
+    double read = 0, numel = 0;
+    for (const dsl::TensorRef& arg : k.args) {
+        auto s = shape_of(arg, problem);
+        if (!s) return s.error();
+        read += s->bytes();
+        numel = std::max(numel, s->numel());
+    }
+    if (k.kind == dsl::KernelKind::kRowwise && k.rowwise.passes > 1 && !k.args.empty())
+        read *= 1.0 + 1.0 / std::max<double>(1.0, double(k.args.size()));
+    auto cb = chain_bytes(k, problem);
+    if (!cb) return cb.error();
+    t.bytes = read + cb->first + cb->second;
+    int vec = k.kind == dsl::KernelKind::kMap ? k.map.vec : k.rowwise.vec;
+    t.flops = numel * (4.0 + static_cast<double>(k.chain.size()));
+    double memory_s = t.bytes / (ceil.dram_bytes_per_s * vec_efficiency(vec));
+    double compute_s = t.flops / ceil.peak(ComputeUnit::kFp32Simt);
+    t.compute_bound = compute_s > memory_s;
+    t.time_ns = std::max(memory_s, compute_s) * 1e9;
+    return t;
+}
+
+}  // namespace
+
+Expected<SimEstimate> model_time(const Problem& problem, const dsl::Program& program,
+                                 const Ceilings& ceilings, int sm_count) {
+    if (ceilings.dram_bytes_per_s <= 0 || ceilings.peak(ComputeUnit::kFp32Simt) <= 0)
+        return make_error(ceilings.device, "the simulated model needs bandwidth and fp32 peak");
+    SimEstimate e;
+    for (const dsl::Kernel& k : program.kernels) {
+        auto t = k.kind == dsl::KernelKind::kGemm ? gemm_time(k, problem, ceilings, sm_count)
+                                                  : streaming_time(k, problem, ceilings);
+        if (!t) return t.error();
+        t->time_ns += kSimLaunchOverheadNs;
+        e.time_ns += t->time_ns;
+        e.kernels.push_back(*t);
+    }
+    return e;
+}
+
+double sim_noise_factor(const std::string& key, int64_t index) {
+    uint64_t h = 1469598103934665603ULL;
+    for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    h ^= static_cast<uint64_t>(index) * 0x9e3779b97f4a7c15ULL;
+    double sum = 0;  // Irwin-Hall of 4 uniforms: mean 2, sd ~0.577
+    for (int i = 0; i < 4; ++i) {
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 33;
+        sum += static_cast<double>(h >> 11) / 9007199254740992.0;
+    }
+    return 1.0 + 0.01 * (sum - 2.0) / 0.577;
+}
+
+}  // namespace kforge::eval
