@@ -1,0 +1,42 @@
+// The evaluation worker: a process bound to one device that reads tasks (eval/protocol.h) from
+// stdin and writes exactly one answer per task to stdout, nothing else. It says hello first.
+// Anything a library prints to stdout is redirected to stderr (the worker's log), so that the
+// protocol stream can only be corrupted by a crash, which the supervisor detects.
+#pragma once
+
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "common/expected.h"
+#include "eval/device.h"
+#include "store/enums.h"
+
+namespace kforge::eval {
+
+struct TaskOutcome {
+    EvalStatus status = EvalStatus::kPassed;
+    nlohmann::json report = nlohmann::json::object();
+    bool restart = false;  // the device is unusable now (e.g. a sticky CUDA error)
+};
+
+// Runs one evaluate task's payload on `device`. An Error means a malformed payload (answered
+// with an error message; the worker goes on).
+using EvaluateTask = std::function<Expected<TaskOutcome>(Device&, const nlohmann::json&)>;
+
+// The default: decodes the payload as an EvalRequest (eval/request.h) and evaluates it.
+Expected<TaskOutcome> evaluate_task(Device& device, const nlohmann::json& payload);
+
+// Whether a task that ended with `status` leaves the worker's device in doubt, so the
+// supervisor must replace the worker: a launch failure or crash may be a sticky CUDA error
+// (illegal address, trap, device-side timeout) that poisons the context for every later task.
+bool device_in_doubt(EvalStatus status);
+
+// Writes the hello, then serves tasks from `in_fd` until a shutdown task or EOF. Returns the
+// process exit code: 0 after shutdown or EOF, 1 when the supervisor cannot be written to.
+int serve_tasks(Device& device, const EvaluateTask& evaluate, int in_fd, int out_fd);
+
+// serve_tasks on stdin and a private duplicate of stdout, with stdout itself pointed at stderr.
+int run_worker(Device& device, const EvaluateTask& evaluate);
+
+}  // namespace kforge::eval
