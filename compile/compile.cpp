@@ -251,7 +251,8 @@ std::string compile_key(std::string_view source, const std::string& version,
     return sha256_hex(k);
 }
 
-Expected<CompileResult> compile_cuda(std::string_view source, const CompileOptions& o) {
+Expected<CompileResult> compile_cuda(std::string_view source, const CompileOptions& options) {
+    CompileOptions o = options;
     auto version = nvcc_version(o.nvcc);
     if (!version) {
         CompileResult r;
@@ -261,6 +262,10 @@ Expected<CompileResult> compile_cuda(std::string_view source, const CompileOptio
     }
     std::string key = compile_key(source, *version, o);
     std::error_code ec;
+    // nvcc runs in its own working directory: every path it is given must be absolute, or a
+    // relative cache would fail to compile and, worse, cache that failure.
+    if (!o.cache_dir.empty()) o.cache_dir = fs::absolute(o.cache_dir, ec).string();
+    if (!o.out_dir.empty()) o.out_dir = fs::absolute(o.out_dir, ec).string();
     if (o.cache_dir.empty()) {
         if (o.out_dir.empty()) return make_error("compile", "no cache_dir and no out_dir");
         fs::create_directories(o.out_dir, ec);

@@ -57,6 +57,9 @@ void check_legality_rowwise(const Kernel& kernel, const KernelFacts& facts,
 void check_legality_map(const Kernel& kernel, const KernelFacts& facts,
                         const DeviceLimits& limits, Reporter& reporter);
 
+// Limits of kforge's code generators (check_lowering.cpp); runs after check_semantics.
+void check_lowering(const Kernel& kernel, Reporter& reporter);
+
 // The problem's op graph as canonical expressions (check_problem_expr.cpp): node of every tensor.
 struct ProblemExprs {
     ExprGraph graph;

@@ -113,5 +113,14 @@ TEST(CheckLegalityError, MapKnobs) {
     expect_one_error(r, "t.kf:2:25", {"vec 8 x 4 bytes = 32 bytes per access; at most 16"});
 }
 
+TEST(CheckLoweringError, LimitsOfTheCodeGenerators) {
+    auto a = check_suite("gemm_f32_4096", R"(program p for "gemm_f32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 math tf32x3 { store C[M,N] })");
+    expect_one_error(a, "t.kf:2:50", {"math tf32x3 is lowered only with schedule multistage"});
+    auto b = check_suite("softmax_long_rows_f32", R"(program p for "softmax_long_rows_f32"
+kernel k0 = rowwise softmax(X[R,C]) threads 1024 vec 4 passes 2 online split 16 { store Y[R,C] })");
+    expect_one_error(b, "t.kf:2:72", {"split 16: a split row is one thread-block cluster, at most 8"});
+}
+
 }  // namespace
 }  // namespace kforge::dsl::testing

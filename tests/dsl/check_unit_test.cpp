@@ -96,10 +96,14 @@ kernel k0 = gemm(A[M,K], B[N,K]) math f16 { cast f16; store C[M,N] })");
 }
 
 TEST(CheckUnit, MatmulRowsumAsEpilogueReduce) {
+    // Semantically right, but no code generator lowers `reduce` yet: the checker says so
+    // instead of letting codegen refuse it after a compile slot was spent.
     auto r = check_suite("matmul_rowsum_f32", R"(program p for "matmul_rowsum_f32"
-kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 math tf32x3
+kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 schedule multistage math tf32x3
     { reduce sum over N -> Y[M] })");
-    EXPECT_TRUE(r.ok()) << all_errors(r);
+    ASSERT_EQ(r.errors.size(), 1u) << all_errors(r);
+    EXPECT_NE(r.errors[0].message.find("reduce in a chain is not lowered yet"), std::string::npos)
+        << all_errors(r);
 }
 
 TEST(CheckUnit, IntermediateNeverReadWarns) {
