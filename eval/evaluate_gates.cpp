@@ -1,0 +1,136 @@
+// The measuring gates of the pipeline (eval/evaluate.h): correctness rounds, audit, full-shape
+// sanity, timing (optionally interleaved with a baseline) and the SOL gaming check.
+#include <cmath>
+
+#include "eval/evaluate_internal.h"
+#include "eval/gates.h"
+#include "problem/interpret.h"
+
+namespace kforge::eval::detail {
+namespace {
+
+constexpr Distribution kRoundDistributions[] = {Distribution::kUniform01, Distribution::kNormal,
+                                                Distribution::kHeavyTailed};
+
+bool has_f16(const Problem& p) {
+    for (const Tensor& t : p.tensors)
+        if (t.dtype == DType::kF16) return true;
+    return false;
+}
+
+}  // namespace
+
+TensorData Pipeline::make_inputs(const Problem& shape, Distribution d, uint64_t seed) const {
+    TensorData inputs;
+    bool scale = d == Distribution::kHeavyTailed && has_f16(shape);
+    for (const Tensor* t : shape.graph_inputs()) {
+        std::vector<double> v = generate(*t, d, seed);
+        if (scale)
+            for (double& x : v) x = round_to_dtype(x / 64.0, t->dtype);
+        inputs[t->name] = std::move(v);
+    }
+    return inputs;
+}
+
+RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed) {
+    RoundResult r;
+    TensorData inputs = make_inputs(shape, d, seed);
+    r.evidence["distribution"] = std::string(to_string(d));
+    r.evidence["seed"] = seed;
+    auto reference = interpret(shape, inputs);
+    if (!reference) {
+        r.status = EvalStatus::kNotSupported;
+        r.message = "the CPU reference failed: " + reference.error().to_string();
+        return r;
+    }
+    r.reference = std::move(*reference);
+    RunResult run = device_.run(inputs);
+    if (run.status != EvalStatus::kPassed) {
+        r.status = run.status;
+        r.message = run.message;
+        r.context_lost = run.context_lost;
+        return r;
+    }
+    r.outputs = std::move(run.outputs);
+    timing_inputs_ = std::move(inputs);
+    return r;
+}
+
+bool Pipeline::gate_correctness(const std::string& gate, const Problem& shape, int rounds,
+                                uint64_t seed_base, std::unique_ptr<Prepared>& keep) {
+    bool is_full = shape.dims == request_.problem.dims;
+    Prepared* prep = full_.get();
+    if (!is_full) {
+        keep = prepare(shape, program_, gate);
+        if (!keep) return false;
+        prep = keep.get();
+    }
+    if (!load(*prep, gate)) return false;
+    nlohmann::ordered_json evidence;
+    evidence["dims"] = shapes_key(shape);
+    if (gate == "correctness_full" && !is_full)
+        evidence["note"] = "full-shape correctness was checked at the largest CPU-feasible shape " +
+                           shapes_key(shape) + " (the hidden second shape), not at " +
+                           report_.shapes_key + ": no GPU reference is available yet";
+    RoundResult previous;
+    for (int i = 0; i < rounds; ++i) {
+        RoundResult r = round(shape, kRoundDistributions[i % 3], seed_base + i);
+        r.evidence["round"] = i;
+        if (r.status != EvalStatus::kPassed) {
+            report_.context_lost = r.context_lost;
+            evidence["rounds"].push_back(r.evidence);
+            return fail(gate, r.status, r.message, evidence);
+        }
+        if (i > 0 && outputs_identical(previous.outputs, r.outputs) &&
+            !outputs_identical(previous.reference, r.reference)) {
+            evidence["rounds"].push_back(r.evidence);
+            return fail(gate, EvalStatus::kIncorrect,
+                        "outputs did not change when the inputs changed (round " +
+                            std::to_string(i) + "): a cached or input-independent result",
+                        evidence);
+        }
+        Comparison c = compare_outputs(shape, r.outputs, r.reference);
+        r.evidence["comparison"] = to_json(c, shape.tolerance);
+        evidence["rounds"].push_back(r.evidence);
+        if (!c.passed()) return fail(gate, c.status, c.message, evidence);
+        previous = std::move(r);
+    }
+    pass(gate, std::to_string(rounds) + " round(s) match the fp64 reference at " +
+                   shapes_key(shape), evidence);
+    if (gate != "correctness_full") return true;
+    if (!gate_audit(*prep, previous.reference)) return false;
+    full_ready_ = is_full;
+    return true;
+}
+
+bool Pipeline::gate_audit(Prepared& prepared, const TensorData& reference) {
+    TimingOptions options;
+    options.warmup_iterations = 1;
+    options.iterations = full_tier() ? 20 : 5;
+    options.max_seconds = 5.0;
+    uint64_t h = (request_.seed + 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
+    options.audit_iteration = static_cast<int>((h >> 17) % options.iterations);
+    TimingResult t = device_.time(options);
+    nlohmann::ordered_json evidence{{"iteration", options.audit_iteration},
+                                    {"iterations", options.iterations},
+                                    {"dims", shapes_key(prepared.problem)}};
+    if (t.status != EvalStatus::kPassed) {
+        report_.context_lost = t.context_lost;
+        return fail("audit", t.status, t.message, evidence);
+    }
+    if (t.audit_outputs.empty()) {
+        pass("audit", "the audited iteration was not reached (time budget)", evidence, true);
+        return true;
+    }
+    Comparison c = compare_outputs(prepared.problem, t.audit_outputs, reference);
+    evidence["comparison"] = to_json(c, prepared.problem.tolerance);
+    if (!c.passed())
+        return fail("audit", c.status == EvalStatus::kPassed ? EvalStatus::kIncorrect : c.status,
+                    "outputs after timed iteration " + std::to_string(options.audit_iteration) +
+                        ": " + c.message, evidence);
+    pass("audit", "outputs after timed iteration " + std::to_string(options.audit_iteration) +
+                      " match the reference", evidence);
+    return true;
+}
+
+}  // namespace kforge::eval::detail

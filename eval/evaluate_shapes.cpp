@@ -1,0 +1,99 @@
+// Shape selection for the correctness gates (eval/evaluate.h: small_shape, check_shape).
+#include <algorithm>
+
+#include "dsl/check.h"
+#include "dsl/parser.h"
+#include "eval/evaluate.h"
+#include "problem/interpret.h"
+#include "problem/work.h"
+#include "sol/device.h"
+
+namespace kforge::eval {
+namespace {
+
+int64_t total_elements(const Problem& p) {
+    int64_t n = 0;
+    for (const Tensor& t : p.tensors) n += t.numel();
+    return n;
+}
+
+bool reference_feasible(const Problem& p, double max_flops) {
+    auto w = count_work(p);
+    return w.ok() && w->flops() <= max_flops && total_elements(p) <= kCheckShapeMaxElements;
+}
+
+int64_t shrink_dim(int64_t value, int64_t cap) {
+    if (value <= cap) return value;
+    int64_t unit = value & -value;  // largest power of two dividing value
+    unit = std::min(unit, cap);
+    return std::max(unit, cap / unit * unit);
+}
+
+// The problem with every dim shrunk to `cap`, if the program checks on it.
+Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
+                         const dsl::DeviceLimits& limits, int64_t cap) {
+    std::map<std::string, int64_t> dims;
+    for (const auto& [name, value] : problem.dims) dims[name] = shrink_dim(value, cap);
+    auto p = rebind_dims(problem, dims);
+    if (!p) return p.error();
+    auto checked = dsl::check_program(program, *p, limits);
+    if (!checked.ok()) return checked.errors.front();
+    return p;
+}
+
+struct Context {
+    dsl::Program program;
+    dsl::DeviceLimits limits;
+};
+
+Expected<Context> context_of(const std::string& program_text, const std::string& device_key) {
+    auto program = dsl::parse_program(program_text, "<program>");
+    if (!program) return program.error();
+    Context c{*program, {}};
+    if (auto spec = find_device(device_key); spec.ok()) c.limits = dsl::device_limits(*spec);
+    return c;
+}
+
+}  // namespace
+
+std::string shapes_key(const Problem& problem) {
+    std::string key;
+    for (const auto& [name, value] : problem.dims)
+        key += (key.empty() ? "" : ",") + name + "=" + std::to_string(value);
+    return key;
+}
+
+Expected<Problem> small_shape(const Problem& problem, const std::string& program_text,
+                              const std::string& device_key, double max_flops) {
+    auto ctx = context_of(program_text, device_key);
+    if (!ctx) return ctx.error();
+    std::string last;
+    for (int64_t cap : {128, 256, 512, 1024}) {
+        auto p = shrink(problem, ctx->program, ctx->limits, cap);
+        if (!p) {
+            last = p.error().to_string();
+            continue;
+        }
+        if (reference_feasible(*p, max_flops)) return p;
+        last = "the reference at dims " + shapes_key(*p) + " exceeds the CPU budget";
+        break;  // larger caps only cost more
+    }
+    return make_error("correctness_small", "no small shape fits the program and the CPU "
+                                           "reference budget (" + last + ")");
+}
+
+Expected<Problem> check_shape(const Problem& problem, const Problem& small,
+                              const std::string& program_text, const std::string& device_key) {
+    if (reference_feasible(problem, kCheckShapeMaxFlops)) return problem;
+    auto ctx = context_of(program_text, device_key);
+    if (!ctx) return ctx.error();
+    for (int64_t cap : {4096, 2048, 1024, 512, 256}) {
+        auto p = shrink(problem, ctx->program, ctx->limits, cap);
+        if (!p || !reference_feasible(*p, kCheckShapeMaxFlops)) continue;
+        if (p->dims == small.dims) break;
+        return p;
+    }
+    return small;  // nothing larger is feasible: the small shape is the largest checkable
+}
+
+}  // namespace kforge::eval

@@ -1,0 +1,180 @@
+// Full-shape sanity, timing (optionally interleaved with a baseline) and the SOL gaming check
+// of the pipeline (eval/evaluate.h).
+#include <cmath>
+
+#include "eval/evaluate_internal.h"
+#include "eval/gates.h"
+#include "problem/interpret.h"
+#include "problem/work.h"
+#include "sol/bounds.h"
+#include "sol/device.h"
+
+namespace kforge::eval::detail {
+namespace {
+
+std::string us(double ns) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
+    return buf;
+}
+
+nlohmann::ordered_json stats_json(const TimingStats& s) {
+    return {{"count", s.count},          {"median_ns", s.median_ns}, {"iqr_ns", s.iqr_ns},
+            {"ci95_low_ns", s.ci95_low_ns}, {"ci95_high_ns", s.ci95_high_ns},
+            {"min_ns", s.min_ns},        {"max_ns", s.max_ns}};
+}
+
+}  // namespace
+
+bool Pipeline::ready_for_timing(Prepared& p, const std::string& gate) {
+    if (!load(p, gate)) return false;
+    bool interpretable = false;
+    if (auto w = count_work(p.problem); w.ok()) interpretable = w->flops() < kCheckShapeMaxFlops;
+    if (report_.simulated && !interpretable) return true;  // the model needs no inputs
+    if (timing_inputs_.empty() || p.problem.dims != request_.problem.dims ||
+        timing_inputs_.begin()->second.size() !=
+            static_cast<size_t>(p.problem.find_tensor(timing_inputs_.begin()->first)->numel()))
+        timing_inputs_ = make_inputs(p.problem, Distribution::kUniform01, request_.seed + 4242);
+    RunResult r = device_.run(timing_inputs_);
+    if (r.status == EvalStatus::kPassed) return true;
+    report_.context_lost = r.context_lost;
+    return fail(gate, r.status, r.message);
+}
+
+bool Pipeline::gate_full_shape() {
+    if (full_ready_) return true;
+    nlohmann::ordered_json evidence{{"dims", report_.shapes_key}};
+    timing_inputs_.clear();
+    if (report_.simulated) {
+        if (!load(*full_, "full_shape")) return false;
+        full_ready_ = true;
+        pass("full_shape", "not run: the simulated device cannot interpret the full shape; "
+                           "correctness was checked at " + shapes_key(*check_shape_),
+             evidence, true);
+        return true;
+    }
+    if (!ready_for_timing(*full_, "full_shape")) return false;
+    RunResult r = device_.run(timing_inputs_);
+    if (r.status != EvalStatus::kPassed) {
+        report_.context_lost = r.context_lost;
+        return fail("full_shape", r.status, r.message, evidence);
+    }
+    evidence["note"] = "no reference at the full shape: checked for NaN/Inf/unwritten and "
+                       "all-zero outputs only";
+    for (const auto& [name, values] : r.outputs) {
+        int64_t bad = 0;
+        bool all_zero = true;
+        for (double v : values) {
+            if (!std::isfinite(v)) ++bad;
+            if (v != 0) all_zero = false;
+        }
+        if (bad > 0)
+            return fail("full_shape", EvalStatus::kIncorrect,
+                        name + ": " + std::to_string(bad) + " NaN/Inf or unwritten elements",
+                        evidence);
+        if (all_zero && !values.empty())
+            return fail("full_shape", EvalStatus::kIncorrect, name + ": all zeros", evidence);
+    }
+    full_ready_ = true;
+    pass("full_shape", "ran at " + report_.shapes_key + " with finite outputs", evidence);
+    return true;
+}
+
+bool Pipeline::gate_timing() {
+    TimingOptions options;
+    options.warmup_iterations = full_tier() ? 10 : 3;
+    options.iterations = full_tier() ? 100 : 20;
+    options.max_seconds = full_tier() ? 10.0 : 2.0;
+    nlohmann::ordered_json evidence{{"warmup", options.warmup_iterations},
+                                    {"iterations", options.iterations},
+                                    {"flush_l2", options.flush_l2},
+                                    {"dims", report_.shapes_key}};
+    std::unique_ptr<Prepared> base;
+    if (baseline_) {
+        base = prepare(request_.problem, *baseline_, "timing");
+        if (!base) return false;
+    }
+    auto take = [&](Prepared* p, int iterations, int warmup,
+                    std::vector<TimingSample>& into) -> bool {
+        if (p && !ready_for_timing(*p, "timing")) return false;
+        TimingOptions o = options;
+        o.iterations = iterations;
+        o.warmup_iterations = warmup;
+        TimingResult t = device_.time(o);
+        if (!t.clock_note.empty()) evidence["clock_note"] = t.clock_note;
+        if (t.status != EvalStatus::kPassed) {
+            report_.context_lost = t.context_lost;
+            return fail("timing", t.status, t.message, evidence);
+        }
+        into.insert(into.end(), t.samples.begin(), t.samples.end());
+        return true;
+    };
+    if (!base) {
+        if (!take(nullptr, options.iterations, options.warmup_iterations, report_.samples))
+            return false;
+    } else {
+        constexpr int kChunk = 10;
+        evidence["interleaved_chunk"] = kChunk;
+        for (int done = 0; done < options.iterations; done += kChunk) {
+            int n = std::min(kChunk, options.iterations - done);
+            int warm = done == 0 ? options.warmup_iterations : 2;
+            if (!take(done == 0 ? nullptr : full_.get(), n, warm, report_.samples)) return false;
+            if (!take(base.get(), n, warm, report_.baseline_samples)) return false;
+        }
+    }
+    std::vector<double> times;
+    for (const TimingSample& s : report_.samples) times.push_back(s.time_ns);
+    report_.stats = timing_stats(times, 1000, request_.seed);
+    evidence["candidate"] = stats_json(report_.stats);
+    if (base) {
+        times.clear();
+        for (const TimingSample& s : report_.baseline_samples) times.push_back(s.time_ns);
+        report_.baseline_stats = timing_stats(times, 1000, request_.seed + 1);
+        evidence["baseline"] = stats_json(report_.baseline_stats);
+    }
+    pass("timing", "median " + us(report_.stats.median_ns) + " (IQR " +
+                       us(report_.stats.iqr_ns) + ")" + (report_.simulated ? " (simulated)" : ""),
+         evidence);
+    return true;
+}
+
+bool Pipeline::gate_sol_gaming() {
+    auto spec = find_device(device_key_);
+    if (!spec) {
+        pass("sol_gaming", "skipped: the device has no table entry for SOL bounds", {}, true);
+        return true;
+    }
+    auto bounds = compute_bounds(request_.problem, effective_ceilings(*spec, std::nullopt));
+    if (!bounds) {
+        pass("sol_gaming", "skipped: " + bounds.error().to_string(), {}, true);
+        return true;
+    }
+    double median_s = report_.stats.median_ns * 1e-9;
+    nlohmann::ordered_json evidence{{"median_s", median_s},
+                                    {"time_sol_s", bounds->time_fused_s},
+                                    {"gaming_threshold_s", bounds->gaming_threshold_s},
+                                    {"headroom", headroom(median_s, *bounds)}};
+    if (!below_gaming_threshold(median_s, *bounds)) {
+        pass("sol_gaming", "time is physically plausible", evidence);
+        return true;
+    }
+    Prepared* check = check_ ? check_.get() : full_.get();
+    std::string reverify = "re-verification could not load the candidate";
+    if (device_.load(check->candidate).ok()) {
+        RoundResult r = round(check->problem, Distribution::kNormal, request_.seed * 1000 + 777);
+        Comparison c;
+        if (r.status == EvalStatus::kPassed) c = compare_outputs(check->problem, r.outputs,
+                                                                 r.reference);
+        reverify = r.status != EvalStatus::kPassed ? "failed: " + r.message
+                   : c.passed()                    ? "passed at " + shapes_key(check->problem)
+                                                   : "failed: " + c.message;
+    }
+    evidence["reverification"] = reverify;
+    return fail("sol_gaming", EvalStatus::kFlaggedGaming,
+                "median " + us(report_.stats.median_ns) + " is below the gaming threshold " +
+                    us(bounds->gaming_threshold_s * 1e9) + " (speed of light " +
+                    us(bounds->time_fused_s * 1e9) + "); re-verification " + reverify,
+                evidence);
+}
+
+}  // namespace kforge::eval::detail
