@@ -21,5 +21,6 @@ void register_calibrate(CLI::App& app);
 void register_db(CLI::App& app);
 void register_fmt(CLI::App& app);
 void register_compile(CLI::App& app);
+void register_worker(CLI::App& app);
 
 }  // namespace kforge::cli

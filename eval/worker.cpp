@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "eval/protocol.h"
+#include "problem/spec.h"
 
 namespace kforge::eval {
 
@@ -58,7 +59,96 @@ uint64_t salvage_id(const std::string& line) {
     return 0;
 }
 
+Expected<std::string> string_field(const nlohmann::json& j, const char* key, bool required,
+                                   std::string fallback = {}) {
+    auto it = j.find(key);
+    if (it == j.end()) {
+        if (required) return make_error(std::string("payload.") + key, "missing");
+        return fallback;
+    }
+    if (!it->is_string()) return make_error(std::string("payload.") + key, "not a string");
+    return it->get<std::string>();
+}
+
 }  // namespace
+
+nlohmann::ordered_json eval_request_to_json(const EvalRequest& r) {
+    nlohmann::ordered_json j;
+    j["problem"] = problem_to_json(r.problem);
+    j["program"] = r.program_text;
+    j["program_file"] = r.program_file;
+    j["tier"] = to_string(r.tier);
+    if (r.baseline_program_text) j["baseline_program"] = *r.baseline_program_text;
+    j["sim_fault"] = to_string(r.sim_fault);
+    j["seed"] = r.seed;
+    j["run_timeout_s"] = r.run_timeout_s;
+    j["compile_cache_dir"] = r.compile_cache_dir;
+    j["work_dir"] = r.work_dir;
+    j["proposer"] = r.proposer;
+    return j;
+}
+
+Expected<EvalRequest> eval_request_from_json(const nlohmann::json& j) {
+    if (!j.is_object()) return make_error("payload", "not an object");
+    if (j.contains("prebuilt"))  // a hand-written .cu + plan.json (tests/faults/)
+        return make_error("payload.prebuilt",
+                          "running a prebuilt cubin with its plan needs EvalRequest support "
+                          "(eval/evaluate.h has no prebuilt candidate yet)");
+    EvalRequest r;
+    auto spec = j.find("problem");
+    if (spec == j.end() || !spec->is_object())
+        return make_error("payload.problem", "missing or not a problem spec object");
+    auto problem = parse_problem(spec->dump(), "payload.problem");
+    if (!problem) return problem.error();
+    r.problem = std::move(*problem);
+    auto program = string_field(j, "program", true);
+    if (!program) return program.error();
+    r.program_text = std::move(*program);
+    auto file = string_field(j, "program_file", false, "<program>");
+    auto tier = string_field(j, "tier", false, "quick");
+    auto fault = string_field(j, "sim_fault", false, "none");
+    auto cache = string_field(j, "compile_cache_dir", false);
+    auto work = string_field(j, "work_dir", false);
+    auto proposer = string_field(j, "proposer", false, "human");
+    for (auto* f : {&file, &tier, &fault, &cache, &work, &proposer})
+        if (!*f) return f->error();
+    r.program_file = *file;
+    auto t = eval_tier_from_string(*tier);
+    if (!t) return make_error("payload.tier", "unknown tier '" + *tier + "'");
+    r.tier = *t;
+    auto sf = sim_fault_from_string(*fault);
+    if (!sf) return make_error("payload.sim_fault", "unknown fault '" + *fault + "'");
+    r.sim_fault = *sf;
+    r.compile_cache_dir = *cache;
+    r.work_dir = *work;
+    r.proposer = *proposer;
+    if (j.contains("baseline_program")) {
+        auto b = string_field(j, "baseline_program", true);
+        if (!b) return b.error();
+        r.baseline_program_text = std::move(*b);
+    }
+    if (auto it = j.find("seed"); it != j.end()) {
+        if (!it->is_number_unsigned()) return make_error("payload.seed", "not an unsigned integer");
+        r.seed = it->get<uint64_t>();
+    }
+    if (auto it = j.find("run_timeout_s"); it != j.end()) {
+        if (!it->is_number() || it->get<double>() <= 0)
+            return make_error("payload.run_timeout_s", "not a positive number");
+        r.run_timeout_s = it->get<double>();
+    }
+    return r;
+}
+
+Expected<TaskOutcome> evaluate_task(Device& device, const nlohmann::json& payload) {
+    auto request = eval_request_from_json(payload);
+    if (!request) return request.error();
+    EvalReport report = evaluate(device, *request);
+    TaskOutcome out;
+    out.status = report.status;
+    out.restart = report.context_lost;
+    out.report = to_json(report);
+    return out;
+}
 
 bool device_in_doubt(EvalStatus status) {
     return status == EvalStatus::kLaunchFailed || status == EvalStatus::kCrashed ||

@@ -10,6 +10,7 @@
 
 #include "common/expected.h"
 #include "eval/device.h"
+#include "eval/evaluate.h"
 #include "store/enums.h"
 
 namespace kforge::eval {
@@ -24,7 +25,15 @@ struct TaskOutcome {
 // with an error message; the worker goes on).
 using EvaluateTask = std::function<Expected<TaskOutcome>(Device&, const nlohmann::json&)>;
 
-// The default: decodes the payload as an EvalRequest (eval/request.h) and evaluates it.
+// The evaluate payload: an EvalRequest without its in-process parts (store, run id):
+// {"problem": spec JSON, "program": text, "program_file", "tier", "baseline_program",
+//  "sim_fault", "seed", "run_timeout_s", "compile_cache_dir", "work_dir", "proposer"}.
+nlohmann::ordered_json eval_request_to_json(const EvalRequest& request);
+// An Error names the field ("payload.tier") or the problem spec's own error.
+Expected<EvalRequest> eval_request_from_json(const nlohmann::json& payload);
+
+// The default: decodes the payload as an EvalRequest and runs evaluate(); the report is
+// to_json(EvalReport) and a lost CUDA context asks for a restart.
 Expected<TaskOutcome> evaluate_task(Device& device, const nlohmann::json& payload);
 
 // Whether a task that ended with `status` leaves the worker's device in doubt, so the

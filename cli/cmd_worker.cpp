@@ -1,0 +1,43 @@
+// `kforge worker --device cuda|sim [--gpu N] [--sim-model KEY]`: an evaluation worker bound to
+// one device, speaking the worker protocol (eval/protocol.h) on stdin/stdout. Started by the
+// supervisor (eval/supervisor.h), not by people. Nothing but protocol lines reaches stdout;
+// diagnostics go to stderr (the supervisor's worker log). Exit 3 when the device cannot be
+// opened (no GPU, no driver), 2 for a bad flag.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "eval/worker.h"
+
+namespace kforge::cli {
+
+void register_worker(CLI::App& app) {
+    auto* cmd =
+        app.add_subcommand("worker", "evaluation worker process (started by the supervisor)");
+    struct Args {
+        std::string device = "sim";
+        int gpu = 0;
+        std::string sim_model = "h200";
+    };
+    auto args = std::make_shared<Args>();
+    cmd->add_option("--device", args->device, "cuda or sim")
+        ->check(CLI::IsMember({"cuda", "sim"}))
+        ->required();
+    cmd->add_option("--gpu", args->gpu, "CUDA device index (--device cuda)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--sim-model", args->sim_model,
+                    "device table key the simulated device models (--device sim)");
+    cmd->callback([args] {
+        auto device = args->device == "cuda" ? eval::make_cuda_device(args->gpu)
+                                             : eval::make_sim_device(args->sim_model);
+        if (!device) {
+            std::fprintf(stderr, "kforge worker: %s\n", device.error().to_string().c_str());
+            exit_code() = args->device == "cuda" ? kExitEnvironment : kExitUserError;
+            return;
+        }
+        exit_code() = eval::run_worker(**device, eval::evaluate_task);
+    });
+}
+
+}  // namespace kforge::cli
