@@ -21,6 +21,7 @@ void register_calibrate(CLI::App& app);
 void register_db(CLI::App& app);
 void register_fmt(CLI::App& app);
 void register_compile(CLI::App& app);
+void register_eval(CLI::App& app);
 void register_worker(CLI::App& app);
 
 }  // namespace kforge::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     register_db(app);
     register_fmt(app);
     register_compile(app);
+    register_eval(app);
     register_worker(app);
     try {
         app.parse(argc, argv);

@@ -1,0 +1,170 @@
+// Unit tests of the correctness gates (eval/gates.h): one case per failure class.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "eval/gates.h"
+#include "problem/inputs.h"
+#include "problem/spec.h"
+
+namespace kforge::eval {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Problem problem(const char* policy, const char* dtype) {
+    std::string spec = std::string(R"({"name": "p", "dims": {"N": 64},
+        "inputs": {"X": {"shape": ["N"], "dtype": ")") + dtype + R"("}},
+        "graph": [{"op": "relu", "inputs": ["X"], "output": "Y"}], "outputs": ["Y"],
+        "precision": {"policy": ")" + policy + R"(", "atol": 0.001, "rtol": 0.001}})";
+    auto p = parse_problem(spec, "<test>");
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
+    return *p;
+}
+
+std::vector<double> ramp(int n) {
+    std::vector<double> v(n);
+    for (int i = 0; i < n; ++i) v[i] = 1.0 + 0.37 * i;
+    return v;
+}
+
+TEST(Gates, ExactOutputsPass) {
+    Problem p = problem("fp32_strict", "f32");
+    Comparison c = compare_outputs(p, {{"Y", ramp(64)}}, {{"Y", ramp(64)}});
+    EXPECT_TRUE(c.passed()) << c.message;
+    EXPECT_EQ(c.tensors[0].fraction_ok, 1.0);
+    EXPECT_EQ(c.tensors[0].max_abs_err, 0.0);
+}
+
+TEST(Gates, OutOfToleranceIsIncorrectWithWorstIndex) {
+    Problem p = problem("fp32_strict", "f32");
+    std::vector<double> out = ramp(64);
+    out[17] += 0.05;
+    Comparison c = compare_outputs(p, {{"Y", out}}, {{"Y", ramp(64)}});
+    EXPECT_EQ(c.status, EvalStatus::kIncorrect);
+    EXPECT_EQ(c.tensors[0].worst_index, 17);
+    EXPECT_NEAR(c.tensors[0].max_abs_err, 0.05, 1e-12);
+    EXPECT_NE(c.message.find("within atol"), std::string::npos) << c.message;
+    auto j = to_json(c, p.tolerance);
+    EXPECT_EQ(j["tensors"][0]["worst_index"], 17);
+}
+
+TEST(Gates, MinFractionAllowsSomeMissesButTheCapStillHolds) {
+    Tolerance t{1e-3, 0, 0.9, 0.01};
+    std::vector<double> ref(100, 1.0), out(100, 1.0);
+    out[3] = 1.005;  // outside atol, inside the cap
+    EXPECT_TRUE(compare_tensor("Y", out, ref, t).passed);
+    out[4] = 1.5;  // beyond the cap of 0.01
+    TensorComparison c = compare_tensor("Y", out, ref, t);
+    EXPECT_FALSE(c.passed);
+    EXPECT_NE(c.failure.find("exceeds the cap"), std::string::npos) << c.failure;
+}
+
+TEST(Gates, NaNWhereTheReferenceIsFiniteFails) {
+    Problem p = problem("fp32_strict", "f32");
+    std::vector<double> out = ramp(64);
+    out[5] = kNaN;
+    Comparison c = compare_outputs(p, {{"Y", out}}, {{"Y", ramp(64)}});
+    EXPECT_EQ(c.status, EvalStatus::kIncorrect);
+    EXPECT_EQ(c.tensors[0].nonfinite_count, 1);
+    EXPECT_EQ(c.tensors[0].worst_index, 5);
+}
+
+TEST(Gates, UnwrittenPoisonedElementsFail) {
+    Problem p = problem("fp32_strict", "f32");
+    std::vector<double> out = ramp(64);
+    for (int i = 56; i < 64; ++i) out[i] = kNaN;  // the harness's NaN poison, never written
+    Comparison c = compare_outputs(p, {{"Y", out}}, {{"Y", ramp(64)}});
+    EXPECT_EQ(c.status, EvalStatus::kIncorrect);
+    EXPECT_EQ(c.tensors[0].nonfinite_count, 8);
+    EXPECT_NE(c.message.find("unwritten"), std::string::npos);
+}
+
+TEST(Gates, InfOutputFailsButMatchingInfReferencePasses) {
+    Tolerance t{1e-3, 1e-3, 1.0, 0};
+    std::vector<double> ref = {1.0, kInf, -kInf, kNaN};
+    EXPECT_TRUE(compare_tensor("Y", {1.0, kInf, -kInf, kNaN}, ref, t).passed);
+    EXPECT_FALSE(compare_tensor("Y", {kInf, kInf, -kInf, kNaN}, ref, t).passed);
+    EXPECT_FALSE(compare_tensor("Y", {1.0, -kInf, -kInf, kNaN}, ref, t).passed);
+}
+
+TEST(Gates, AllZeroOutputFailsUnlessTheReferenceIsZero) {
+    Tolerance t{10.0, 0, 1.0, 100.0};  // loose enough that zeros would be "within tolerance"
+    std::vector<double> zeros(64, 0.0);
+    TensorComparison c = compare_tensor("Y", zeros, ramp(64), t);
+    EXPECT_FALSE(c.passed);
+    EXPECT_TRUE(c.all_zero);
+    EXPECT_TRUE(compare_tensor("Y", zeros, zeros, t).passed);
+}
+
+TEST(Gates, MissingOrMisSizedOutputFails) {
+    Problem p = problem("fp32_strict", "f32");
+    EXPECT_EQ(compare_outputs(p, {}, {{"Y", ramp(64)}}).status, EvalStatus::kIncorrect);
+    EXPECT_EQ(compare_outputs(p, {{"Y", ramp(63)}}, {{"Y", ramp(64)}}).status,
+              EvalStatus::kIncorrect);
+}
+
+std::vector<double> rounded(const std::vector<double>& v, DType d) {
+    std::vector<double> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i) out[i] = round_to_dtype(v[i], d);
+    return out;
+}
+
+std::vector<double> normal_values(int n) {
+    Tensor t{"Y", {"N"}, {n}, DType::kF64, TensorRole::kOutput};
+    return generate(t, Distribution::kNormal, 7);
+}
+
+TEST(Gates, Bf16ErrorProfileIsFlaggedUnderFp32Strict) {
+    std::vector<double> ref = normal_values(4096);
+    PrecisionProfile prof = precision_profile(PrecisionPolicy::kFp32Strict, DType::kF32,
+                                              rounded(ref, DType::kBF16), ref);
+    EXPECT_EQ(prof.looks_like, "bf16");
+    EXPECT_GT(prof.median_rel_err, kProfileBf16);
+    PrecisionProfile half = precision_profile(PrecisionPolicy::kFp32Strict, DType::kF32,
+                                              rounded(ref, DType::kF16), ref);
+    EXPECT_EQ(half.looks_like, "tf32/fp16") << half.median_rel_err;
+    PrecisionProfile f32 = precision_profile(PrecisionPolicy::kFp32Strict, DType::kF32,
+                                             rounded(ref, DType::kF32), ref);
+    EXPECT_EQ(f32.looks_like, "");
+}
+
+TEST(Gates, ProfileRespectsPolicyAndOutputDtype) {
+    std::vector<double> ref = normal_values(4096);
+    std::vector<double> bf = rounded(ref, DType::kBF16);
+    EXPECT_EQ(precision_profile(PrecisionPolicy::kBf16, DType::kF32, bf, ref).looks_like, "");
+    EXPECT_EQ(precision_profile(PrecisionPolicy::kFp32Strict, DType::kBF16, bf, ref).looks_like,
+              "");
+    EXPECT_EQ(precision_profile(PrecisionPolicy::kTf32, DType::kF32, bf, ref).looks_like, "bf16");
+    std::vector<double> half = rounded(ref, DType::kF16);
+    EXPECT_EQ(precision_profile(PrecisionPolicy::kTf32, DType::kF32, half, ref).looks_like, "");
+}
+
+TEST(Gates, Bf16LookingOutputIsFlaggedGamingWithEvidence) {
+    Problem p = problem("fp32_strict", "f32");
+    std::vector<double> ref = normal_values(64);
+    for (double& v : ref) v = std::fabs(v) + 0.5;
+    Comparison c = compare_outputs(p, {{"Y", rounded(ref, DType::kBF16)}}, {{"Y", ref}});
+    EXPECT_EQ(c.status, EvalStatus::kFlaggedGaming);
+    EXPECT_NE(c.message.find("error profile looks like bf16 (median rel err"), std::string::npos)
+        << c.message;
+}
+
+TEST(Gates, GarbageIsIncorrectNotAPrecisionFlag) {
+    Problem p = problem("fp32_strict", "f32");
+    std::vector<double> out = ramp(64);
+    for (double& v : out) v *= 1.5;
+    EXPECT_EQ(compare_outputs(p, {{"Y", out}}, {{"Y", ramp(64)}}).status, EvalStatus::kIncorrect);
+}
+
+TEST(Gates, OutputsIdentical) {
+    TensorData a{{"Y", {1.0, kNaN}}}, b{{"Y", {1.0, kNaN}}}, c{{"Y", {1.0, 2.0}}};
+    EXPECT_TRUE(outputs_identical(a, b));
+    EXPECT_FALSE(outputs_identical(a, c));
+    EXPECT_FALSE(outputs_identical(a, {}));
+}
+
+}  // namespace
+}  // namespace kforge::eval
