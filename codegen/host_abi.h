@@ -33,8 +33,8 @@ typedef struct KforgeBuildArgs {
     int32_t abi_version;        /* KFORGE_HOST_ABI_VERSION */
     int32_t num_tensors;        /* == builder_tensors.size() in plan.json */
     void* const* tensors;       /* device pointers in plan.json builder_tensors order */
-    int32_t num_dims;           /* the problem's dims, sorted by name (std::map order), or 0 */
-    const int64_t* dims;        /* NULL: the shapes the kernel was lowered for */
+    int32_t num_dims;           /* the problem's dims, sorted by name (std::map order) */
+    const int64_t* dims;        /* required: generated sources hold no shape, so one build serves all */
     void* workspace;            /* device memory of workspace_bytes, or NULL (query) */
     int32_t sm_count;           /* SMs of the device the kernel will run on */
     int32_t device_id;

@@ -90,9 +90,9 @@ extern "C" int kforge_build_k0(const KforgeBuildArgs* in, KforgeBuiltLaunch* out
         in->num_tensors != 5 || in->tensors == nullptr)
         return KFORGE_BUILD_BAD_ARGS;
     void* const* tensors = in->tensors;
-    int64_t M = 1024, N = 512, K = 256, L = 1;
-    if (in->dims != nullptr) {
-        if (in->num_dims != 3) return KFORGE_BUILD_BAD_ARGS;
+    int64_t M = 1, N = 1, K = 1, L = 1;
+    if (in->dims == nullptr || in->num_dims != 3) return KFORGE_BUILD_BAD_ARGS;
+    {
         K = in->dims[0];
         M = in->dims[1];
         N = in->dims[2];
