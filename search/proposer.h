@@ -1,0 +1,69 @@
+// The proposer plug-in point: built-in proposers (parameter, diagnosis-driven, random, seed)
+// and the LLM proposer (llm/) all implement Proposer. The search loop (search/loop.h) builds a
+// ProposalContext from the store and the evaluation results, asks each proposer for programs,
+// and screens what comes back through the fidelity ladder. Proposers never evaluate anything.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "problem/problem.h"
+#include "sol/bounds.h"
+#include "store/enums.h"
+
+namespace kforge::search {
+
+// What a proposer may know about one evaluated (or rejected) candidate.
+struct CandidateView {
+    std::string program_text;     // canonical text
+    std::string program_hash;
+    EvalStatus status = EvalStatus::kPassed;
+    std::string message;          // checker / compiler / gate message when it failed
+    std::optional<double> median_ns;
+    std::optional<double> fraction_of_sol;  // T_sol / T (1.0 = at the fused SOL bound)
+    std::string diagnosis;        // bottleneck class and evidence (profile/), may be empty
+    std::string ptxas_summary;    // registers, smem, spills per kernel
+    std::string proposer;
+    std::string move;
+};
+
+struct ProposalContext {
+    const Problem* problem = nullptr;
+    std::string problem_spec_json;           // the spec as the user wrote it
+    const sol::Bounds* bounds = nullptr;     // fused/unfused SOL on the target device
+    std::string device_key = "h200";
+    std::vector<CandidateView> best;         // best passed candidates, fastest first
+    std::vector<CandidateView> recent_failures;
+    std::vector<std::string> helpful_moves;  // moves that helped on similar problems (store)
+    int count = 4;                           // how many programs to propose
+    uint64_t seed = 1;
+};
+
+struct Proposal {
+    std::string program_text;
+    std::vector<std::string> parent_hashes;  // empty for a seed; two for a crossover
+    std::string move;                        // e.g. "tile 128x128x64 -> 128x256x64"
+};
+
+// Usage counters a proposer reports (LLM tokens and cost; zero for built-in proposers).
+struct ProposerUsage {
+    int64_t tokens_in = 0;
+    int64_t tokens_out = 0;
+    double cost_usd = 0.0;
+    int requests = 0;
+};
+
+class Proposer {
+public:
+    virtual ~Proposer() = default;
+    virtual std::string name() const = 0;
+    // Programs for the context; may return fewer than asked (or none when it has nothing new).
+    virtual std::vector<Proposal> propose(const ProposalContext& context) = 0;
+    virtual ProposerUsage usage() const { return {}; }
+    // False once the proposer's own budget (e.g. LLM tokens) is spent.
+    virtual bool exhausted() const { return false; }
+};
+
+}  // namespace kforge::search
