@@ -3,6 +3,7 @@
 // gates are in evaluate_gates.cpp; the store in evaluate_store.cpp.
 #include "eval/evaluate.h"
 
+#include <cctype>
 #include <filesystem>
 
 #include "compile/compile.h"
@@ -113,8 +114,12 @@ std::unique_ptr<Prepared> Pipeline::prepare(const Problem& shape, const dsl::Pro
     if (options.cache_dir.empty()) {
         fs::path dir = request_.work_dir.empty() ? fs::temp_directory_path() / "kforge-eval"
                                                  : fs::path(request_.work_dir);
-        options.out_dir = (dir / (lower.program_hash.substr(0, 16) + "-" + shapes_key(shape)))
-                              .string();
+        // Letters, digits and '_' only: nvcc passes the path inside comma/equals-separated
+        // options (fatbinary reads "K=4096,M=..." as keywords).
+        std::string name = lower.program_hash.substr(0, 16) + "_" + shapes_key(shape);
+        for (char& ch : name)
+            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+        options.out_dir = (dir / name).string();
         std::error_code ec;
         fs::create_directories(options.out_dir, ec);
     }
