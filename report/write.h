@@ -1,0 +1,25 @@
+// Writing a report's files: DIR/report.md, DIR/report.html, DIR/report.json.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/expected.h"
+#include "report/model.h"
+
+namespace kforge::report {
+
+enum class ReportFormat { kMarkdown, kHtml, kJson };
+std::string_view to_string(ReportFormat f);  // "md", "html", "json"
+std::optional<ReportFormat> report_format_from_string(std::string_view s);
+
+// "md,html,json" -> formats; an unknown or empty entry is a user error.
+Expected<std::vector<ReportFormat>> parse_report_formats(std::string_view list);
+
+// Renders and writes each format into `out_dir` (created if absent); returns the paths written.
+Expected<std::vector<std::string>> write_report(const Report& report, const std::string& out_dir,
+                                                const std::vector<ReportFormat>& formats);
+
+}  // namespace kforge::report
