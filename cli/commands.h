@@ -23,5 +23,6 @@ void register_fmt(CLI::App& app);
 void register_compile(CLI::App& app);
 void register_eval(CLI::App& app);
 void register_worker(CLI::App& app);
+void register_report(CLI::App& app);
 
 }  // namespace kforge::cli

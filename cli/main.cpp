@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     register_compile(app);
     register_eval(app);
     register_worker(app);
+    register_report(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

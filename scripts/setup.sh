@@ -17,6 +17,7 @@ apt_packages=(
     libsqlite3-dev sqlite3
     libssl-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
     libgtest-dev googletest
+    chromium
 )
 missing=()
 for p in "${apt_packages[@]}"; do
