@@ -1,0 +1,162 @@
+// seed_program / seed_variants (search/seed.h): the partition (seed_plan.cpp) gives each kernel
+// its candidate configurations; this file picks, kernel by kernel, the first candidate with no
+// checker error on that kernel whose lowering does not fail on it. To tell whose error is whose,
+// each kernel's source locations are set to line = its index + 1 while selecting; the returned
+// program has no locations.
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <set>
+
+#include "codegen/lower.h"
+#include "dsl/printer.h"
+#include "search/seed_internal.h"
+
+namespace kforge::search {
+namespace {
+
+constexpr const char* kFile = "seed";
+
+void set_locs(dsl::Kernel& kn, int line) {
+    const dsl::SourceLoc loc{line, 1};
+    kn.loc = loc;
+    for (auto& a : kn.args) a.loc = loc;
+    for (auto& c : kn.chain) {
+        c.loc = loc;
+        if (c.tensor) c.tensor->loc = loc;
+    }
+}
+
+// The kernel an error is about: "seed:L:C" or "L:C" (line L = kernel L-1), "kernel kN",
+// "kN" or "kN (line ..)"; -1 when it names none.
+int error_kernel(const Error& e, size_t kernels) {
+    std::string w = e.where;
+    if (w.rfind(std::string(kFile) + ":", 0) == 0) w = w.substr(std::string(kFile).size() + 1);
+    if (w.rfind("kernel ", 0) == 0) w = w.substr(7);
+    if (!w.empty() && w[0] == 'k') {
+        size_t i = 1;
+        while (i < w.size() && std::isdigit(static_cast<unsigned char>(w[i]))) ++i;
+        if (i > 1 && (i == w.size() || w[i] == ' ')) {
+            const int k = std::stoi(w.substr(1, i - 1));
+            return k < static_cast<int>(kernels) ? k : -1;
+        }
+        return -1;
+    }
+    size_t i = 0;
+    while (i < w.size() && std::isdigit(static_cast<unsigned char>(w[i]))) ++i;
+    if (i > 0 && i < w.size() && w[i] == ':') {
+        const int line = std::stoi(w.substr(0, i));
+        return line >= 1 && line <= static_cast<int>(kernels) ? line - 1 : -1;
+    }
+    return -1;
+}
+
+std::string program_name(const Problem& problem) {
+    std::string s = "seed_";
+    for (char c : problem.name)
+        s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+    return s;
+}
+
+std::string arch_of(const dsl::DeviceLimits& limits) {
+    std::string arch = "sm_" + std::to_string(limits.cc_major * 10 + limits.cc_minor);
+    return limits.cc_major >= 9 ? arch + "a" : arch;
+}
+
+dsl::Program assemble(const Problem& problem, const std::vector<detail::PlannedKernel>& plan,
+                      const std::vector<size_t>& choice) {
+    dsl::Program prog;
+    prog.name = program_name(problem);
+    prog.problem = problem.name;
+    for (size_t k = 0; k < plan.size(); ++k) {
+        prog.kernels.push_back(plan[k].candidates[choice[k]]);
+        set_locs(prog.kernels.back(), static_cast<int>(k) + 1);
+    }
+    return prog;
+}
+
+// The first error about kernel k (or about no kernel at all when k < 0), if any.
+std::optional<Error> error_of(const std::vector<Error>& errors, int k, size_t kernels) {
+    for (const Error& e : errors)
+        if (error_kernel(e, kernels) == k) return e;
+    return std::nullopt;
+}
+
+}  // namespace
+
+Expected<dsl::Program> seed_program(const Problem& problem, const dsl::DeviceLimits& limits,
+                                    const SeedOptions& options) {
+    auto plan = detail::plan_kernels(problem, limits, options);
+    if (!plan) return plan.error();
+    const size_t n = plan->size();
+    if (n == 0) return make_error(problem.name, "not expressible: the problem has no ops");
+    codegen::LowerOptions lower;
+    lower.arch = arch_of(limits);
+    lower.sm_count = limits.sm_count;
+    const dsl::CheckOptions check{kFile, {}};
+    std::vector<size_t> choice(n, 0);
+    for (size_t k = 0; k < n; ++k) {
+        std::optional<Error> first;
+        bool accepted = false;
+        for (size_t c = 0; c < (*plan)[k].candidates.size() && !accepted; ++c) {
+            choice[k] = c;
+            const dsl::Program prog = assemble(problem, *plan, choice);
+            const dsl::CheckResult res = dsl::check_program(prog, problem, limits, check);
+            std::optional<Error> err = error_of(res.errors, static_cast<int>(k), n);
+            if (!err) {
+                auto low = codegen::lower_program(prog, problem, lower);
+                if (!low) {
+                    const int at = error_kernel(low.error(), n);
+                    if (at < 0 || at <= static_cast<int>(k)) err = low.error();
+                }
+            }
+            if (!err) accepted = true;
+            else if (!first) first = err;
+        }
+        if (!accepted) {
+            Error e = *first;
+            e.message = "kernel k" + std::to_string(k) + " (from " + (*plan)[k].origin +
+                        "): no configuration checks and lowers: " + e.where + ": " + e.message;
+            e.where = problem.name;
+            return e;
+        }
+    }
+    dsl::Program prog = assemble(problem, *plan, choice);
+    const dsl::CheckResult res = dsl::check_program(prog, problem, limits, check);
+    if (!res.ok()) {
+        Error e = res.errors.front();
+        e.message = "the seeded program does not check: " + e.where + ": " + e.message;
+        e.where = problem.name;
+        return e;
+    }
+    auto low = codegen::lower_program(prog, problem, lower);
+    if (!low) {
+        Error e = low.error();
+        e.message = "the seeded program does not lower: " + e.where + ": " + e.message;
+        e.where = problem.name;
+        return e;
+    }
+    return dsl::strip_locations(std::move(prog));
+}
+
+std::vector<dsl::Program> seed_variants(const Problem& problem, const dsl::DeviceLimits& limits) {
+    std::vector<SeedOptions> plans(6);
+    plans[1].gemm_tiles = SeedGemmTiles::kSquare;
+    plans[2].gemm_tiles = SeedGemmTiles::kWide;
+    plans[3].fuse = false;
+    plans[4].intermediates_f32 = true;
+    plans[5].rowwise_threads_scale = 2.0;
+    std::vector<dsl::Program> out;
+    std::set<std::string> seen;
+    for (size_t i = 0; i < plans.size(); ++i) {
+        auto prog = seed_program(problem, limits, plans[i]);
+        if (!prog) {
+            if (i == 0) return {};
+            continue;
+        }
+        if (seen.insert(dsl::print_canonical(*prog)).second) out.push_back(std::move(*prog));
+    }
+    return out;
+}
+
+}  // namespace kforge::search

@@ -1,0 +1,178 @@
+// Knob rules of the fusion planner: each kernel's candidate configurations, preferred first.
+// The partition (seed.cpp) takes the first candidate that checks and lowers, so the later
+// entries are the safe fallbacks (smaller tile, stages auto, multistage, smaller vec, passes 2).
+#include <algorithm>
+
+#include "search/seed_internal.h"
+
+namespace kforge::search::detail {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t next_pow2(int64_t v) {
+    int64_t p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
+
+// Largest of 8/4/2/1 that divides `extent` with at most 16 bytes per access.
+int vec_for(int64_t extent, int bytes) {
+    for (int v : {8, 4, 2, 1})
+        if (v * bytes <= 16 && extent % v == 0) return v;
+    return 1;
+}
+
+dsl::GemmConfig config(int tm, int tn, int tk, int cm, dsl::Schedule schedule, dsl::MathMode math,
+                       int stages, int swizzle) {
+    dsl::GemmConfig c;
+    c.tile_m = tm;
+    c.tile_n = tn;
+    c.tile_k = tk;
+    c.cluster_m = cm;
+    c.cluster_n = 1;
+    c.schedule = schedule;
+    c.math = math;
+    c.stages = stages;
+    c.raster = dsl::Raster::kAlongN;
+    c.swizzle = swizzle;
+    return c;
+}
+
+}  // namespace
+
+// Rules:
+//  - math: bf16/f16 operands -> the same; f32 -> tf32x3 under fp32_strict (lowered only with
+//    schedule multistage), else tf32.
+//  - Hopper (sm_90) with a tensor-core math other than tf32x3, tile K = 128 bytes of operand:
+//      K <= 128                                   -> pingpong 128x128, cluster 2x1
+//      fewer 128x128 tiles than SMs and K >= 4096 -> stream_k 128x128, cluster 1x1
+//      at least one wave of 128x256 tiles         -> cooperative 128x256, cluster 2x1
+//      otherwise                                  -> cooperative 128x128 (cluster 2x1 if M allows)
+//    then the safer cooperative 128x128 cluster 1x1, tma_ws 64x128, and the multistage list.
+//  - multistage (tf32x3, or before sm_90): 128x128x32 stages 4, 128x64x32 stages 3, 64x64x32.
+std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy policy,
+                                             const dsl::DeviceLimits& limits,
+                                             const SeedOptions& options) {
+    using dsl::MathMode;
+    using dsl::Schedule;
+    const int bytes = dtype_bytes(s.dtype);
+    MathMode math = s.dtype == DType::kBF16  ? MathMode::kBf16
+                    : s.dtype == DType::kF16 ? MathMode::kF16
+                    : policy == PrecisionPolicy::kFp32Strict ? MathMode::kTf32x3
+                                                             : MathMode::kTf32;
+    std::vector<dsl::GemmConfig> out;
+    const bool tma = limits.cc_major >= 9 && math != MathMode::kTf32x3;
+    if (tma) {
+        const int tk = 128 / bytes;
+        const int64_t m_tiles = ceil_div(s.m, 128);
+        const int cm = m_tiles >= 2 && limits.cluster_max >= 2 ? 2 : 1;
+        const int64_t square = s.l * m_tiles * ceil_div(s.n, 128);
+        const int64_t wide = s.l * m_tiles * ceil_div(s.n, 256);
+        const bool want_wide = options.gemm_tiles == SeedGemmTiles::kWide ||
+                               (options.gemm_tiles == SeedGemmTiles::kAuto && wide >= limits.sm_count);
+        if (s.k <= 128 && options.gemm_tiles == SeedGemmTiles::kAuto) {
+            out.push_back(config(128, 128, tk, cm, Schedule::kPingpong, math, 0, 8));
+        } else if (square < limits.sm_count && s.k >= 4096 &&
+                   options.gemm_tiles == SeedGemmTiles::kAuto) {
+            out.push_back(config(128, 128, tk, 1, Schedule::kStreamK, math, 0, 1));
+        } else if (want_wide) {
+            out.push_back(config(128, 256, tk, cm, Schedule::kCooperative, math, 0, 8));
+        } else {
+            out.push_back(config(128, 128, tk, cm, Schedule::kCooperative, math, 0, 8));
+        }
+        out.push_back(config(128, 128, tk, 1, Schedule::kCooperative, math, 0, 8));
+        out.push_back(config(64, 128, tk, 1, Schedule::kTmaWarpSpecialized, math, 0, 1));
+    }
+    if (limits.cc_major >= 8) {
+        for (auto [tm, tn, st] : {std::tuple{128, 128, 4}, {128, 64, 3}, {64, 64, 3}})
+            out.push_back(config(tm, tn, 32, 1, Schedule::kMultistage, math, st, 8));
+    }
+    return out;
+}
+
+// Rules (n = elements per row, v = largest legal vec, rows of one CTA share 256 threads):
+//  - column reductions: 256 threads, vec dividing the reduced extent, one pass;
+//  - threads per row: a power of two covering n / v vectors when that is at most a warp, else
+//    about two vectors per thread, 32..512 (times rowwise_threads_scale);
+//  - at most 64 cached values per thread in one pass: else 1024 threads, then split the row
+//    over up to 8 CTAs of a cluster, beyond that passes 2 (online for the softmax family);
+//  - few long rows (rows < SMs, n >= 8192): split the row to fill the SMs;
+//  - short rows (< 128 threads per row): rows_per_block = 256 / threads per row (at most 64).
+std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
+                                                   const dsl::DeviceLimits& limits,
+                                                   const SeedOptions& options) {
+    std::vector<dsl::RowwiseConfig> out;
+    dsl::RowwiseConfig c;
+    c.online = s.softmax_family;
+    if (s.column) {
+        c.threads = 256;
+        c.vec = vec_for(s.len, s.elem_bytes);
+        out.push_back(c);
+    } else {
+        const int max_threads = std::min(1024, limits.max_threads_per_block);
+        int64_t vecs = ceil_div(s.len, vec_for(s.len, s.elem_bytes));
+        int64_t tpr = vecs <= 32 ? next_pow2(vecs) : std::clamp<int64_t>(next_pow2(ceil_div(vecs, 2)), 32, 512);
+        if (options.rowwise_threads_scale != 1.0 && tpr >= 32) {
+            tpr = std::clamp<int64_t>(static_cast<int64_t>(tpr * options.rowwise_threads_scale), 32,
+                                      max_threads);
+        }
+        int split = 1;
+        int passes = 1;
+        auto cached = [&](int64_t t, int sp) { return ceil_div(ceil_div(s.len, sp), t); };
+        if (cached(tpr, 1) > 64) {
+            while (split < 8 && cached(tpr, split) > 64) split *= 2;
+            if (cached(tpr, split) > 64) tpr = max_threads;
+            if (cached(tpr, split) > 64) passes = 2;
+        }
+        if (split == 1 && s.rows < limits.sm_count && s.len >= 8192 && tpr >= 32) {
+            while (split < 8 && s.rows * split * 2 <= limits.sm_count &&
+                   s.len % (split * 2) == 0)
+                split *= 2;
+        }
+        while (split > 1 && s.len % split != 0) split /= 2;
+        c.split = split;
+        c.passes = passes;
+        c.vec = vec_for(s.len / split, s.elem_bytes);
+        if (tpr < 128 && split == 1) {
+            c.rows_per_block = static_cast<int>(std::min<int64_t>(64, 256 / tpr));
+            c.threads = static_cast<int>(tpr) * c.rows_per_block;
+        } else {
+            c.threads = static_cast<int>(tpr);
+        }
+        out.push_back(c);
+        dsl::RowwiseConfig two = c;
+        two.passes = 2;
+        out.push_back(two);
+        dsl::RowwiseConfig wide = c;
+        wide.rows_per_block = 1;
+        wide.threads = max_threads;
+        wide.split = 1;
+        wide.passes = 2;
+        wide.vec = vec_for(s.len, s.elem_bytes);
+        out.push_back(wide);
+    }
+    dsl::RowwiseConfig safe;
+    safe.threads = 256;
+    safe.vec = 1;
+    safe.passes = 2;
+    safe.online = s.softmax_family;
+    out.push_back(safe);
+    return out;
+}
+
+// Rules: vec = largest of 8/4/2/1 dividing the innermost dim with at most 16 bytes of the widest
+// element per access; block 256; 2 items per thread when there are more than 8 waves of blocks.
+std::vector<dsl::MapConfig> map_candidates(int64_t numel, int64_t innermost, int max_elem_bytes,
+                                           const dsl::DeviceLimits& limits) {
+    dsl::MapConfig c;
+    c.block = 256;
+    c.vec = vec_for(innermost, max_elem_bytes);
+    c.items_per_thread = numel >= int64_t{limits.sm_count} * 8 * c.block * c.vec * 2 ? 2 : 1;
+    dsl::MapConfig safe;
+    safe.block = 256;
+    safe.vec = 1;
+    return {c, safe};
+}
+
+}  // namespace kforge::search::detail

@@ -1,0 +1,406 @@
+// The partition of the fusion planner (search/seed.h): one walk over the ops in topological
+// order; matrix ops start gemm kernels, reductions/softmax/norms rowwise kernels, other
+// element-wise ops map kernels; each kernel's chain then absorbs the element-wise consumers of
+// its value (absorb()). Invariant: a tensor that a later kernel reads was stored by an earlier one.
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "search/seed_internal.h"
+
+namespace kforge::search::detail {
+namespace {
+
+using dsl::ChainOp;
+using dsl::ChainOpKind;
+
+std::vector<std::string> dims_of(const Tensor& t) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < t.shape.size(); ++i)
+        out.push_back(i < t.dim_names.size() && !t.dim_names[i].empty() ? t.dim_names[i]
+                                                                          : std::to_string(t.shape[i]));
+    return out;
+}
+
+std::vector<std::string> named(const std::vector<std::string>& dims) {
+    std::vector<std::string> out;
+    for (const auto& d : dims)
+        if (d != "1") out.push_back(d);
+    return out;
+}
+
+Error not_expressible(const Op& op, const std::string& why) {
+    return make_error(op.json_path, "not expressible: " + std::string(to_string(op.kind)) + ": " + why);
+}
+
+ChainOp stmt(ChainOpKind kind, std::vector<double> numbers = {}) {
+    ChainOp c;
+    c.kind = kind;
+    c.numbers = std::move(numbers);
+    return c;
+}
+
+bool is_float_storage(DType d) { return d == DType::kF32 || d == DType::kF16 || d == DType::kBF16; }
+
+// The chain statements of element-wise `op` applied to the value, which is its input `pos`;
+// `other` is the other operand of a binary op. nullopt where no chain expresses it.
+std::optional<std::vector<ChainOp>> translate(const Op& op, size_t pos,
+                                              const std::optional<dsl::TensorRef>& other) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    const OpAttrs& a = op.attrs;
+    auto binary = [&](ChainOpKind kind) {
+        ChainOp c = stmt(kind);
+        c.tensor = other;
+        return c;
+    };
+    switch (op.kind) {
+    case OpKind::kAdd: return std::vector{binary(ChainOpKind::kAdd)};
+    case OpKind::kMul: return std::vector{binary(ChainOpKind::kMul)};
+    case OpKind::kSub:
+        if (pos == 0) return std::vector{binary(ChainOpKind::kSub)};
+        return std::vector{stmt(ChainOpKind::kNeg), binary(ChainOpKind::kAdd)};
+    case OpKind::kDiv:
+        if (pos == 0) return std::vector{binary(ChainOpKind::kDiv)};
+        return std::nullopt;  // other / value: the language has no reciprocal
+    case OpKind::kScale: return std::vector{stmt(ChainOpKind::kMul, {a.scalar})};
+    case OpKind::kAddScalar: return std::vector{stmt(ChainOpKind::kAdd, {a.scalar})};
+    case OpKind::kMinScalar: return std::vector{stmt(ChainOpKind::kMin, {a.scalar})};
+    case OpKind::kMaxScalar: return std::vector{stmt(ChainOpKind::kMax, {a.scalar})};
+    case OpKind::kHardtanh:
+    case OpKind::kClamp:
+        if (a.lo == -kInf && a.hi == kInf) return std::vector<ChainOp>{};
+        if (a.lo == -kInf) return std::vector{stmt(ChainOpKind::kMin, {a.hi})};
+        if (a.hi == kInf) return std::vector{stmt(ChainOpKind::kMax, {a.lo})};
+        return std::vector{stmt(ChainOpKind::kClamp, {a.lo, a.hi})};
+    case OpKind::kDropout: return std::vector<ChainOp>{};
+    case OpKind::kLeakyRelu: return std::vector{stmt(ChainOpKind::kLeakyRelu, {a.negative_slope})};
+    case OpKind::kSoftplus: return std::vector{stmt(ChainOpKind::kSoftplus, {a.beta, a.threshold})};
+    case OpKind::kGelu: {
+        ChainOp c = stmt(ChainOpKind::kGelu);
+        c.gelu = a.gelu;
+        return std::vector{c};
+    }
+    case OpKind::kRelu: return std::vector{stmt(ChainOpKind::kRelu)};
+    case OpKind::kSilu: return std::vector{stmt(ChainOpKind::kSilu)};
+    case OpKind::kSigmoid: return std::vector{stmt(ChainOpKind::kSigmoid)};
+    case OpKind::kTanh: return std::vector{stmt(ChainOpKind::kTanh)};
+    case OpKind::kMish: return std::vector{stmt(ChainOpKind::kMish)};
+    case OpKind::kExp: return std::vector{stmt(ChainOpKind::kExp)};
+    case OpKind::kLog: return std::vector{stmt(ChainOpKind::kLog)};
+    case OpKind::kNeg: return std::vector{stmt(ChainOpKind::kNeg)};
+    case OpKind::kAbs: return std::vector{stmt(ChainOpKind::kAbs)};
+    case OpKind::kSqrt: return std::vector{stmt(ChainOpKind::kSqrt)};
+    case OpKind::kRsqrt: return std::vector{stmt(ChainOpKind::kRsqrt)};
+    case OpKind::kSquare: return std::vector{stmt(ChainOpKind::kSquare)};
+    default: return std::nullopt;
+    }
+}
+
+dsl::RowOp row_op_of(OpKind k) {
+    switch (k) {
+    case OpKind::kSoftmax: return dsl::RowOp::kSoftmax;
+    case OpKind::kLogSoftmax: return dsl::RowOp::kLogSoftmax;
+    case OpKind::kLogsumexp: return dsl::RowOp::kLogsumexp;
+    case OpKind::kLayerNorm: return dsl::RowOp::kLayerNorm;
+    case OpKind::kRmsNorm: return dsl::RowOp::kRmsNorm;
+    case OpKind::kGroupNorm: return dsl::RowOp::kGroupNorm;
+    case OpKind::kSum: return dsl::RowOp::kSum;
+    case OpKind::kMean: return dsl::RowOp::kMean;
+    case OpKind::kMax: return dsl::RowOp::kMax;
+    default: return dsl::RowOp::kMin;
+    }
+}
+
+struct Planner {
+    const Problem& p;
+    const dsl::DeviceLimits& limits;
+    const SeedOptions& opt;
+    std::set<std::string> available;            // inputs and tensors stored so far
+    std::map<std::string, DType> stored_dtype;  // as the program stores them
+    std::map<std::string, std::vector<size_t>> readers;  // tensor -> op indices (one per use)
+    std::vector<bool> done;
+    std::vector<PlannedKernel> kernels;
+
+    const Tensor& tensor(const std::string& name) const { return *p.find_tensor(name); }
+    dsl::TensorRef ref(const std::string& name) const {
+        return dsl::TensorRef{name, dims_of(tensor(name)), {}};
+    }
+    bool is_output(const std::string& name) const {
+        return std::find(p.outputs.begin(), p.outputs.end(), name) != p.outputs.end();
+    }
+    DType dtype_of(const std::string& name) const {
+        auto it = stored_dtype.find(name);
+        return it != stored_dtype.end() ? it->second : tensor(name).dtype;
+    }
+
+    // The dtype the program stores `name` in: the problem's, or f32 for an intermediate that
+    // only rowwise/map kernels read when intermediates_f32 is on.
+    DType store_dtype(const std::string& name) const {
+        const Tensor& t = tensor(name);
+        if (is_output(name) || !opt.intermediates_f32) return t.dtype;
+        for (size_t r : readers.at(name)) {
+            if (op_class(p.ops[r].kind) == OpClass::kMatrix) return t.dtype;
+        }
+        return DType::kF32;
+    }
+
+    Status emit_store(dsl::Kernel& kn, DType& value, const std::string& name, const Op& op) {
+        const DType d = store_dtype(name);
+        if (!is_float_storage(d)) {
+            return not_expressible(op, "tensor " + name + " is " + std::string(to_string(d)) +
+                                           "; chains store only f32, f16 or bf16");
+        }
+        if (d != value) {
+            ChainOp c = stmt(ChainOpKind::kCast);
+            c.cast_to = d;
+            kn.chain.push_back(c);
+            value = d;
+        }
+        ChainOp s = stmt(ChainOpKind::kStore);
+        s.tensor = ref(name);
+        kn.chain.push_back(s);
+        available.insert(name);
+        stored_dtype[name] = d;
+        return Ok{};
+    }
+
+    // Whether a gemm epilogue can read `other` (dims [], [N], [M], [M,N] or [L,M,N]).
+    static bool epilogue_operand(const std::vector<std::string>& other,
+                                 const std::vector<std::string>& out) {
+        if (other.empty() || other == out) return true;
+        if (out.size() < 2) return false;
+        const std::string& m = out[out.size() - 2];
+        const std::string& n = out.back();
+        return other == std::vector{n} || other == std::vector{m} ||
+               other == std::vector<std::string>{m, n};
+    }
+
+    // Absorbs the element-wise consumers of `cur` into `kn`'s chain, then stores the value.
+    Status absorb(dsl::Kernel& kn, std::string cur, DType& value, const Op& start) {
+        const bool gemm = kn.kind == dsl::KernelKind::kGemm;
+        const std::vector<std::string> gemm_out = named(dims_of(tensor(cur)));
+        bool residual = false;
+        for (const ChainOp& c : kn.chain)
+            if (c.tensor && named(c.tensor->dims) == gemm_out) residual = true;
+        while (opt.fuse) {
+            const auto& rs = readers[cur];
+            if (rs.size() != 1 || done[rs[0]] || (gemm && is_output(cur))) break;
+            const Op& op = p.ops[rs[0]];
+            if (op_class(op.kind) != OpClass::kElementwise) break;
+            const size_t pos = op.inputs[0] == cur ? 0 : 1;
+            std::optional<dsl::TensorRef> other;
+            if (op.inputs.size() > 1) {
+                const std::string& o = op.inputs[1 - pos];
+                if (!available.count(o)) break;
+                if (named(dims_of(tensor(op.output))) != named(dims_of(tensor(cur)))) break;
+                other = ref(o);
+                const auto od = named(other->dims);
+                if (gemm && (!epilogue_operand(od, gemm_out) || (od == gemm_out && residual)))
+                    break;
+                if (od == gemm_out) residual = true;
+            }
+            auto stmts = translate(op, pos, other);
+            if (!stmts) break;
+            if (is_output(cur)) {
+                if (auto st = emit_store(kn, value, cur, op); !st) return st;
+            }
+            kn.chain.insert(kn.chain.end(), stmts->begin(), stmts->end());
+            done[rs[0]] = true;
+            cur = op.output;
+        }
+        return emit_store(kn, value, cur, start);
+    }
+
+    Status add_gemm(const Op& op);
+    Status add_rowwise(const Op& op);
+    Status add_map(const Op& op);
+    int max_bytes(const dsl::Kernel& kn) const;
+};
+
+Status Planner::add_gemm(const Op& op) {
+    const Tensor& a = tensor(op.inputs[0]);
+    const Tensor& b = tensor(op.inputs[1]);
+    const Tensor& y = tensor(op.output);
+    const auto da = dims_of(a), db = dims_of(b);
+    const bool plain = da.size() == 2 && db.size() == 2;
+    const bool batched = da.size() == 3 && db.size() == 3 && da[0] == db[0];
+    if (!plain && !batched) {
+        return not_expressible(op, "operands of rank " + std::to_string(da.size()) + " and " +
+                                       std::to_string(db.size()) + "; a gemm takes [M,K] x [K,N] "
+                                       "matrices or a batch [L,M,K] x [L,K,N] with one batch dim");
+    }
+    const DType dt = dtype_of(a.name);
+    if (dt != dtype_of(b.name) || !is_float_storage(dt)) {
+        return not_expressible(op, "gemm operands " + a.name + " and " + b.name + " must share one "
+                                   "dtype of f32, f16 or bf16");
+    }
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kGemm;
+    kn.args = {ref(a.name), ref(b.name)};
+    if (op.kind == OpKind::kLinear && op.inputs.size() > 2) {
+        ChainOp c = stmt(ChainOpKind::kAdd);
+        c.tensor = ref(op.inputs[2]);
+        kn.chain.push_back(c);
+    }
+    DType value = DType::kF32;
+    if (auto st = absorb(kn, op.output, value, op); !st) return st;
+    GemmShape s;
+    s.dtype = dt;
+    const size_t r = y.shape.size();
+    s.l = batched ? y.shape[0] : 1;
+    s.m = y.shape[r - 2];
+    s.n = y.shape[r - 1];
+    const bool ta = op.kind == OpKind::kMatmul && op.attrs.transpose_a;
+    s.k = a.shape[ta ? a.shape.size() - 2 : a.shape.size() - 1];
+    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
+    for (const auto& c : gemm_candidates(s, p.policy, limits, opt)) {
+        kn.gemm = c;
+        pk.candidates.push_back(kn);
+    }
+    kernels.push_back(std::move(pk));
+    return Ok{};
+}
+
+Status Planner::add_rowwise(const Op& op) {
+    const Tensor& x = tensor(op.inputs[0]);
+    const auto dx = dims_of(x);
+    const size_t rank = dx.size();
+    if (rank == 0) return not_expressible(op, "a scalar input");
+    const size_t axis = static_cast<size_t>(op.attrs.axis < 0 ? op.attrs.axis + int64_t(rank)
+                                                              : op.attrs.axis);
+    const bool norm = op.kind == OpKind::kLayerNorm || op.kind == OpKind::kRmsNorm;
+    const bool group = op.kind == OpKind::kGroupNorm;
+    const bool softmax = op.kind == OpKind::kSoftmax || op.kind == OpKind::kLogSoftmax ||
+                         op.kind == OpKind::kLogsumexp;
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kRowwise;
+    kn.row_op = row_op_of(op.kind);
+    for (const auto& in : op.inputs) kn.args.push_back(ref(in));
+    RowShape s;
+    s.elem_bytes = dtype_bytes(dtype_of(x.name));
+    s.softmax_family = softmax;
+    int64_t numel = 1;
+    for (int64_t v : x.shape) numel *= v;
+    if (norm) {
+        if (op.attrs.normalized_shape.size() > 1) {
+            return not_expressible(op, "normalizes over " +
+                                           std::to_string(op.attrs.normalized_shape.size()) +
+                                           " trailing dims; the rowwise kernel normalizes one dim");
+        }
+        kn.eps = op.attrs.eps;
+        s.len = x.shape.back();
+    } else if (group) {
+        if (rank < 2) return not_expressible(op, "group_norm needs X[N, C, *]");
+        kn.eps = op.attrs.eps;
+        kn.groups = op.attrs.num_groups;
+        s.rows = x.shape[0] * op.attrs.num_groups;
+        s.len = numel / std::max<int64_t>(1, s.rows);
+    } else {
+        if (std::count(dx.begin(), dx.end(), dx[axis]) != 1) {
+            return not_expressible(op, "the reduced dim " + dx[axis] + " appears more than once in " +
+                                           x.name + "; name the dims apart");
+        }
+        if (axis != rank - 1) {
+            if (softmax) {
+                return not_expressible(op, "over " + dx[axis] + ", not the last dim: softmax, "
+                                               "log_softmax and logsumexp run over the last dim");
+            }
+            kn.over = dx[axis];
+            s.column = true;
+        }
+        s.len = x.shape[axis];
+    }
+    if (!group) s.rows = numel / std::max<int64_t>(1, s.len);
+    DType value = DType::kF32;
+    if (auto st = absorb(kn, op.output, value, op); !st) return st;
+    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
+    for (const auto& c : rowwise_candidates(s, limits, opt)) {
+        kn.rowwise = c;
+        pk.candidates.push_back(kn);
+    }
+    kernels.push_back(std::move(pk));
+    return Ok{};
+}
+
+int Planner::max_bytes(const dsl::Kernel& kn) const {
+    int bytes = 1;
+    for (const auto& a : kn.args) bytes = std::max(bytes, dtype_bytes(dtype_of(a.name)));
+    DType value = DType::kF32;
+    for (const auto& c : kn.chain) {
+        if (c.kind == ChainOpKind::kCast) value = c.cast_to;
+        if (c.kind == ChainOpKind::kStore) bytes = std::max(bytes, dtype_bytes(value));
+        else if (c.tensor) bytes = std::max(bytes, dtype_bytes(dtype_of(c.tensor->name)));
+    }
+    return bytes;
+}
+
+Status Planner::add_map(const Op& op) {
+    const auto out = named(dims_of(tensor(op.output)));
+    size_t pos = 0;
+    std::optional<dsl::TensorRef> other;
+    if (op.inputs.size() > 1) {
+        const bool first_full = named(dims_of(tensor(op.inputs[0]))) == out;
+        const bool second_full = named(dims_of(tensor(op.inputs[1]))) == out;
+        if (!first_full && second_full && translate(op, 1, ref(op.inputs[0]))) pos = 1;
+        other = ref(op.inputs[1 - pos]);
+    }
+    auto stmts = translate(op, pos, other);
+    if (!stmts) return not_expressible(op, "no chain statement computes it");
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kMap;
+    kn.args = {ref(op.inputs[pos])};
+    kn.chain = *stmts;
+    DType value = DType::kF32;
+    if (auto st = absorb(kn, op.output, value, op); !st) return st;
+    const Tensor& y = tensor(op.output);
+    int64_t innermost = 1;
+    for (size_t i = y.shape.size(); i-- > 0;) {
+        if (dims_of(y)[i] != "1") {
+            innermost = y.shape[i];
+            break;
+        }
+    }
+    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
+    for (const auto& c : map_candidates(y.numel(), innermost, max_bytes(kn), limits)) {
+        kn.map = c;
+        pk.candidates.push_back(kn);
+    }
+    kernels.push_back(std::move(pk));
+    return Ok{};
+}
+
+}  // namespace
+
+Expected<std::vector<PlannedKernel>> plan_kernels(const Problem& problem,
+                                                  const dsl::DeviceLimits& limits,
+                                                  const SeedOptions& options) {
+    Planner pl{problem, limits, options, {}, {}, {}, {}, {}};
+    for (const Tensor* t : problem.graph_inputs()) pl.available.insert(t->name);
+    for (const Tensor& t : problem.tensors) pl.readers[t.name];
+    for (size_t i = 0; i < problem.ops.size(); ++i)
+        for (const auto& in : problem.ops[i].inputs) pl.readers[in].push_back(i);
+    pl.done.assign(problem.ops.size(), false);
+    for (size_t i = 0; i < problem.ops.size(); ++i) {
+        if (pl.done[i]) continue;
+        pl.done[i] = true;
+        const Op& op = problem.ops[i];
+        for (const auto& in : op.inputs) {
+            if (!pl.available.count(in))
+                return make_error(op.json_path, "internal: input " + in + " was never stored");
+        }
+        Status st = Ok{};
+        switch (op_class(op.kind)) {
+        case OpClass::kMatrix: st = pl.add_gemm(op); break;
+        case OpClass::kReduction:
+        case OpClass::kRowwise: st = pl.add_rowwise(op); break;
+        case OpClass::kElementwise: st = pl.add_map(op); break;
+        }
+        if (!st) return st.error();
+    }
+    for (size_t k = 0; k < pl.kernels.size(); ++k)
+        for (auto& c : pl.kernels[k].candidates) c.name = "k" + std::to_string(k);
+    return std::move(pl.kernels);
+}
+
+}  // namespace kforge::search::detail
