@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,139 @@ TEST(SeedSuite, RebindsToHalvedAndOddShapes) {
     std::printf("[seed] rebinds tried %d, refused (alignment) %d\n", tried, refused);
     EXPECT_GE(tried, 60);
     EXPECT_LE(refused, tried / 4);
+}
+
+
+Problem parse(const std::string& json) {
+    auto p = parse_problem(json, "test");
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
+    return p.ok() ? *p : Problem{};
+}
+
+// Problems that are not in the suite, as a KernelBench import would produce them.
+const char* kHandMade[] = {
+    R"({"name":"mm_relu_sum","dims":{"M":2048,"N":1024,"K":512},
+        "inputs":{"A":{"shape":["M","K"],"dtype":"f32"},"B":{"shape":["K","N"],"dtype":"f32"}},
+        "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"},{"op":"relu","inputs":["C"],"output":"R"},
+                 {"op":"sum","inputs":["R"],"output":"Y","axis":-1}],
+        "outputs":["Y"],"precision":{"policy":"tf32"}})",
+    R"({"name":"linear_ln","dims":{"M":4096,"N":2048,"K":1024},
+        "inputs":{"X":{"shape":["M","K"],"dtype":"bf16"},"W":{"shape":["N","K"],"dtype":"bf16","param":true},
+                  "b":{"shape":["N"],"dtype":"bf16","param":true},"g":{"shape":["N"],"dtype":"bf16","param":true},
+                  "beta":{"shape":["N"],"dtype":"bf16","param":true}},
+        "graph":[{"op":"linear","inputs":["X","W","b"],"output":"H"},
+                 {"op":"layer_norm","inputs":["H","g","beta"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"bf16"}})",
+    R"({"name":"swish_chain","dims":{"R":8192,"C":1000},
+        "inputs":{"X":{"shape":["R","C"],"dtype":"f32"}},
+        "graph":[{"op":"sigmoid","inputs":["X"],"output":"S"},{"op":"mul","inputs":["X","S"],"output":"Z"},
+                 {"op":"scale","inputs":["Z"],"output":"Y","value":2.0}],
+        "outputs":["Y"],"precision":{"policy":"fp32_strict"}})",
+    R"({"name":"attn_scores","dims":{"B":32,"S":512,"T":512,"D":64},
+        "inputs":{"Q":{"shape":["B","S","D"],"dtype":"f16"},"Kt":{"shape":["B","T","D"],"dtype":"f16"}},
+        "graph":[{"op":"matmul","inputs":["Q","Kt"],"output":"A","transpose_b":true},
+                 {"op":"scale","inputs":["A"],"output":"As","value":0.125},
+                 {"op":"softmax","inputs":["As"],"output":"P","axis":-1}],
+        "outputs":["P"],"precision":{"policy":"fp16"}})",
+    R"({"name":"rms_then_linear","dims":{"M":4096,"D":4096,"N":11008},
+        "inputs":{"X":{"shape":["M","D"],"dtype":"bf16"},"w":{"shape":["D"],"dtype":"bf16","param":true},
+                  "W":{"shape":["N","D"],"dtype":"bf16","param":true}},
+        "graph":[{"op":"rms_norm","inputs":["X","w"],"output":"H","eps":1e-6},
+                 {"op":"linear","inputs":["H","W"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"bf16"}})",
+    R"({"name":"linear_mish_fp16","dims":{"M":1024,"N":3000,"K":1000},
+        "inputs":{"X":{"shape":["M","K"],"dtype":"f16"},"W":{"shape":["N","K"],"dtype":"f16","param":true},
+                  "b":{"shape":["N"],"dtype":"f16","param":true}},
+        "graph":[{"op":"linear","inputs":["X","W","b"],"output":"H"},{"op":"mish","inputs":["H"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"fp16"}})",
+    R"({"name":"residual_two_outputs","dims":{"M":2048,"N":2048,"K":2048},
+        "inputs":{"X":{"shape":["M","K"],"dtype":"bf16"},"W":{"shape":["N","K"],"dtype":"bf16","param":true},
+                  "R":{"shape":["M","N"],"dtype":"bf16"},"c":{"shape":["M",1],"dtype":"bf16"}},
+        "graph":[{"op":"linear","inputs":["X","W"],"output":"H"},{"op":"add","inputs":["R","H"],"output":"Z"},
+                 {"op":"gelu","inputs":["Z"],"output":"G","approximate":"tanh"},
+                 {"op":"sub","inputs":["c","G"],"output":"D"},{"op":"softmax","inputs":["D"],"output":"P"},
+                 {"op":"dropout","inputs":["P"],"output":"Q","p":0.1},
+                 {"op":"max","inputs":["Q"],"output":"Y","axis":0}],
+        "outputs":["G","Y"],"precision":{"policy":"bf16"}})",
+    R"({"name":"div_by_activation","dims":{"R":4096,"C":512},
+        "inputs":{"X":{"shape":["R","C"],"dtype":"f32"},"b":{"shape":["C"],"dtype":"f32"}},
+        "graph":[{"op":"exp","inputs":["X"],"output":"E"},{"op":"div","inputs":["b","E"],"output":"Y"},
+                 {"op":"clamp","inputs":["Y"],"output":"Z","max":4.0},{"op":"mean","inputs":["Z"],"output":"M","axis":1,"keepdim":true}],
+        "outputs":["M"],"precision":{"policy":"fp32_strict"}})",
+};
+
+TEST(SeedHandMade, ProblemsOutsideTheSuiteSeedChecksAndLowers) {
+    for (const char* json : kHandMade) {
+        Problem p = parse(json);
+        EXPECT_EQ(seed_and_verify(p), "") << p.name;
+    }
+}
+
+TEST(SeedHandMade, FusesEpiloguesAndSwiGluLikePatterns) {
+    auto prog = search::seed_program(parse(kHandMade[2]), h200());
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    ASSERT_EQ(prog->kernels.size(), 1u);  // sigmoid; mul X; mul 2 in one map
+    EXPECT_EQ(prog->kernels[0].kind, dsl::KernelKind::kMap);
+    auto attn = search::seed_program(parse(kHandMade[3]), h200());
+    ASSERT_TRUE(attn.ok()) << attn.error().to_string();
+    ASSERT_EQ(attn->kernels.size(), 2u);  // batched gemm { mul 0.125 } + softmax
+    EXPECT_EQ(attn->kernels[0].args[1].dims, (std::vector<std::string>{"B", "T", "D"}));
+    search::SeedOptions unfused;
+    unfused.fuse = false;
+    auto u = search::seed_program(parse(kHandMade[2]), h200(), unfused);
+    ASSERT_TRUE(u.ok()) << u.error().to_string();
+    EXPECT_EQ(u->kernels.size(), 3u);
+}
+
+TEST(SeedVariants, DistinctAndAllCheck) {
+    for (const auto& path : suite_specs()) {
+        auto problem = load_problem(path.string());
+        ASSERT_TRUE(problem.ok());
+        auto vs = search::seed_variants(*problem, h200());
+        ASSERT_FALSE(vs.empty()) << problem->name;
+        std::set<std::string> texts;
+        for (const auto& v : vs) {
+            EXPECT_TRUE(texts.insert(dsl::print_canonical(v)).second);
+            EXPECT_TRUE(dsl::check_program(v, *problem, h200()).ok()) << dsl::print_canonical(v);
+        }
+    }
+}
+
+TEST(SeedErrors, NotExpressibleNamesTheOp) {
+    struct Case {
+        const char* json;
+        const char* where;
+        const char* says;
+    } cases[] = {
+        {R"({"name":"ln2d","dims":{"N":64,"H":32,"W":32},"inputs":{"X":{"shape":["N","H","W"],"dtype":"f32"}},
+             "graph":[{"op":"layer_norm","inputs":["X"],"output":"Y","normalized_shape":["H","W"]}],
+             "outputs":["Y"],"precision":{"policy":"fp32_strict"}})",
+         "graph[0]", "not expressible: layer_norm"},
+        {R"({"name":"sm_mid","dims":{"B":8,"S":128,"H":64},"inputs":{"X":{"shape":["B","S","H"],"dtype":"f32"}},
+             "graph":[{"op":"softmax","inputs":["X"],"output":"Y","axis":1}],
+             "outputs":["Y"],"precision":{"policy":"fp32_strict"}})",
+         "graph[0]", "not expressible: softmax"},
+        {R"({"name":"lin3d","dims":{"B":4,"S":128,"K":256,"N":256},
+             "inputs":{"X":{"shape":["B","S","K"],"dtype":"bf16"},"W":{"shape":["N","K"],"dtype":"bf16"}},
+             "graph":[{"op":"linear","inputs":["X","W"],"output":"Y"}],
+             "outputs":["Y"],"precision":{"policy":"bf16"}})",
+         "graph[0]", "not expressible: linear"},
+    };
+    for (const auto& c : cases) {
+        auto prog = search::seed_program(parse(c.json), h200());
+        ASSERT_FALSE(prog.ok()) << c.says;
+        EXPECT_EQ(prog.error().where, c.where);
+        EXPECT_NE(prog.error().message.find(c.says), std::string::npos) << prog.error().message;
+    }
+    // A gemm whose rows are not 16-byte aligned: refused by every configuration, and says why.
+    auto odd = search::seed_program(
+        parse(R"({"name":"odd","dims":{"M":1001,"N":1001,"K":1001},
+                  "inputs":{"A":{"shape":["M","K"],"dtype":"bf16"},"B":{"shape":["K","N"],"dtype":"bf16"}},
+                  "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"}],
+                  "outputs":["C"],"precision":{"policy":"bf16"}})"),
+        h200());
+    ASSERT_FALSE(odd.ok());
+    EXPECT_NE(odd.error().message.find("16"), std::string::npos) << odd.error().message;
 }
 
 }  // namespace
