@@ -5,6 +5,7 @@ find_package(SQLite3 REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(OpenSSL REQUIRED)  # libcrypto: SHA-256 content hashes
+find_package(CURL REQUIRED)     # llm/: chat clients over HTTP
 
 if(KFORGE_CUTLASS_DIR STREQUAL "")
     file(GLOB _kforge_cutlass_candidates

@@ -1,0 +1,80 @@
+#include "llm/http.h"
+
+#include <curl/curl.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+
+namespace kforge::llm {
+namespace {
+
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+    static_cast<std::string*>(user)->append(data, size * count);
+    return size * count;
+}
+
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+    std::string line(data, size * count);
+    std::string lower;
+    for (char c : line) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string key = "retry-after:";
+    if (lower.rfind(key, 0) == 0) {
+        const char* v = line.c_str() + key.size();
+        char* end = nullptr;
+        double s = std::strtod(v, &end);
+        if (end != v && s >= 0.0) *static_cast<std::optional<double>*>(user) = s;
+        // An HTTP-date Retry-After is ignored: the backoff applies instead.
+    }
+    return size * count;
+}
+
+long to_ms(double s) { return static_cast<long>(s * 1000.0 + 0.5); }
+
+}  // namespace
+
+HttpResponse http_post(const std::string& url, const std::vector<std::string>& headers,
+                       const std::string& body, double connect_timeout_s, double timeout_s) {
+    static std::once_flag init;
+    std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    HttpResponse r;
+    CURL* curl = curl_easy_init();
+    if (!curl) {
+        r.transport_error = "curl_easy_init failed";
+        return r;
+    }
+    curl_slist* list = nullptr;
+    for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, to_ms(connect_timeout_s));
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, to_ms(timeout_s));
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // thread-safe timeouts
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r.body);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &r.retry_after_s);
+    curl_easy_setopt(curl, CURLOPT_USERAGENT, "kforge/" KFORGE_VERSION);
+    const auto start = std::chrono::steady_clock::now();
+    CURLcode rc = curl_easy_perform(curl);
+    r.latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                             start).count();
+    if (rc == CURLE_OK) {
+        long status = 0;
+        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        r.status = static_cast<int>(status);
+    } else {
+        r.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
+        r.transport_error = curl_easy_strerror(rc);
+        r.status = 0;
+    }
+    curl_slist_free_all(list);
+    curl_easy_cleanup(curl);
+    return r;
+}
+
+}  // namespace kforge::llm
