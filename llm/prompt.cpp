@@ -47,6 +47,8 @@ void bounds_section(std::ostringstream& o, const search::ProposalContext& c) {
                       100.0 * b->time_fused_s / t);
         o << "- current best: " << ms(t) << " = " << h << "; headroom "
           << ms(t - b->time_fused_s) << "\n";
+    } else if (!c.best.empty()) {
+        o << "- the best candidate below has no measured time yet\n";
     } else {
         o << "- no passed candidate yet\n";
     }
