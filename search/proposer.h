@@ -32,11 +32,13 @@ struct CandidateView {
 struct ProposalContext {
     const Problem* problem = nullptr;
     std::string problem_spec_json;           // the spec as the user wrote it
-    const sol::Bounds* bounds = nullptr;     // fused/unfused SOL on the target device
+    const Bounds* bounds = nullptr;     // fused/unfused SOL on the target device
     std::string device_key = "h200";
     std::vector<CandidateView> best;         // best passed candidates, fastest first
     std::vector<CandidateView> recent_failures;
     std::vector<std::string> helpful_moves;  // moves that helped on similar problems (store)
+    std::vector<std::string> seen_hashes;    // programs already in the run (proposing them again
+                                             // is wasted: the loop drops them)
     int count = 4;                           // how many programs to propose
     uint64_t seed = 1;
 };

@@ -1,0 +1,78 @@
+// Budgets, stop conditions and the allocation of rounds across the problems of a suite.
+// Pure functions: the loop (search/loop.h) keeps the counters and asks.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kforge::search {
+
+// Limits; nullopt = unlimited.
+struct Budget {
+    std::optional<double> wall_s;
+    std::optional<double> gpu_s;         // time spent evaluating at the timed tiers
+    std::optional<int64_t> compiles;
+    std::optional<int64_t> llm_tokens;   // tokens in + out (ProposerUsage)
+    std::optional<double> llm_cost_usd;
+};
+
+struct Spent {
+    double wall_s = 0;
+    double gpu_s = 0;
+    int64_t compiles = 0;
+    int64_t llm_tokens = 0;
+    double llm_cost_usd = 0;
+};
+
+// The first limit reached, in words ("compile budget spent (40 of 40)"); nullopt when none.
+std::optional<std::string> budget_exhausted(const Budget& budget, const Spent& spent);
+
+// "wall 12.0 of 60 s, compiles 10 of 40" (the limited ones only; "unlimited" when none).
+std::string budget_left_text(const Budget& budget, const Spent& spent);
+
+// Where one problem's search stands.
+struct Progress {
+    int rounds = 0;
+    std::vector<double> best_ns_by_round;  // best passed time after each round (0: none yet)
+    std::optional<double> fraction_of_sol;  // T_sol / T_best
+};
+
+// Composable stop conditions; each unset one never fires.
+struct StopConditions {
+    std::optional<double> within_sol_percent;  // stop when T_best <= T_sol * (1 + x/100)
+    std::optional<int> patience_rounds;        // stop after N rounds without improvement
+    std::optional<int> max_rounds;
+};
+
+std::optional<std::string> stop_within_sol(const StopConditions& c, const Progress& p);
+std::optional<std::string> stop_no_improvement(const StopConditions& c, const Progress& p);
+std::optional<std::string> stop_max_rounds(const StopConditions& c, const Progress& p);
+// The first condition that fires, budget included.
+std::optional<std::string> should_stop(const StopConditions& c, const Progress& p,
+                                       const Budget& budget, const Spent& spent);
+
+// Relative improvement of the best time over the last `window` rounds (0 without history of a
+// passed time; a problem with no rounds yet gets `prior`).
+double improvement_rate(const Progress& p, int window = 3, double prior = 0.25);
+
+// Expected gain of one more round: SOL headroom (1 - fraction of SOL, 1 when unknown) times the
+// recent improvement rate (at least a small floor, so a stalled problem far from SOL is not
+// starved forever).
+double expected_gain(const Progress& p);
+
+struct SuiteChoice {
+    std::optional<size_t> next;            // nullopt: every problem is done
+    std::vector<std::string> reasons;      // one line per problem passed over, and why
+};
+
+// The problem to give the next round: the largest expected gain among those not `done`;
+// problems at or above `near_sol_fraction` of SOL are deprioritized (chosen only when nothing
+// else is left) with a printed reason.
+SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
+                                const std::vector<bool>& done,
+                                const std::vector<std::string>& names,
+                                double near_sol_fraction = 0.9);
+
+}  // namespace kforge::search

@@ -1,0 +1,58 @@
+// Moves in the legal knob space of a program, read from the knob tables (dsl/knobs.h) so the
+// search never keeps a second copy of the domains: neighbours of one knob value, uniformly
+// random knob settings, and crossover of two programs of the same structure. Knobs that change
+// what a program computes (`over`, `eps`, `groups`) are never touched. The results are legal by
+// the tables, not yet by the checker (shared memory, divisibility): run check_program on them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dsl/ast.h"
+
+namespace kforge::search {
+
+// A program one move away from its parent, and the move in words ("k0 vec 4 -> 8").
+struct KnobMove {
+    dsl::Program program;
+    std::string move;
+};
+
+// Deterministic generator (SplitMix64) so proposals depend only on the seed.
+struct Rng {
+    uint64_t state = 1;
+    uint64_t next();
+    int64_t uniform(int64_t lo, int64_t hi);  // inclusive
+    double unit();                            // [0, 1)
+};
+
+// Whether the search may change this knob of this kernel kind (tuning, not semantics).
+bool is_tuning_knob(dsl::KernelKind kind, std::string_view knob);
+
+// Every single-knob neighbour of `p`: each integer part one step along its domain (the adjacent
+// listed value, or half/double and +-step in small ranges), every other word, `auto` <-> an
+// integer, a flag toggled.
+std::vector<KnobMove> knob_neighbours(const dsl::Program& p);
+
+// Moves of one knob of kernel `kernel` in one direction: `direction` > 0 larger values, < 0
+// smaller (words: the next/previous word in the table). Empty when there is nowhere to go.
+std::vector<KnobMove> step_knob(const dsl::Program& p, size_t kernel, std::string_view knob,
+                                int direction);
+
+// `p` with the word knob set to `word` (nullopt when the knob or word is unknown or already set).
+std::optional<KnobMove> set_word_knob(const dsl::Program& p, size_t kernel, std::string_view knob,
+                                      std::string_view word);
+
+// Every tuning knob of every kernel drawn uniformly from its legal domain.
+KnobMove random_knobs(const dsl::Program& p, Rng& rng);
+
+// Same kernels, kinds and chains (only knobs differ).
+bool same_structure(const dsl::Program& a, const dsl::Program& b);
+
+// Each tuning knob taken from `a` or `b` at random; nullopt when the structures differ.
+std::optional<KnobMove> crossover(const dsl::Program& a, const dsl::Program& b, Rng& rng);
+
+}  // namespace kforge::search

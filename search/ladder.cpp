@@ -1,0 +1,76 @@
+#include "search/ladder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace kforge::search {
+
+namespace {
+constexpr std::string_view kTierNames[] = {"proposed", "static", "cost_model", "compile",
+                                           "quick",    "full",   "profile"};
+
+std::vector<size_t> by_median(const std::vector<TimedEntry>& e) {
+    std::vector<size_t> order(e.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return e[a].median_ns < e[b].median_ns; });
+    return order;
+}
+}  // namespace
+
+std::string_view to_string(LadderTier t) { return kTierNames[static_cast<int>(t)]; }
+
+std::optional<LadderTier> ladder_tier_from_string(std::string_view s) {
+    for (size_t i = 0; i < std::size(kTierNames); ++i)
+        if (kTierNames[i] == s) return static_cast<LadderTier>(i);
+    return std::nullopt;
+}
+
+size_t promote_count(size_t n, double ratio) {
+    if (n == 0) return 0;
+    double r = std::clamp(ratio, 0.0, 1.0);
+    size_t k = static_cast<size_t>(std::ceil(static_cast<double>(n) * r - 1e-9));
+    return std::clamp<size_t>(k, 1, n);
+}
+
+HalvingCut halving_cut(const std::vector<TimedEntry>& entries, double ratio) {
+    HalvingCut cut;
+    if (entries.empty()) return cut;
+    std::vector<size_t> order = by_median(entries);
+    size_t k = promote_count(entries.size(), ratio);
+    cut.promote.assign(order.begin(), order.begin() + k);
+    cut.cut_ns = entries[order[k - 1]].median_ns;
+    for (size_t i = k; i < order.size(); ++i) {
+        const TimedEntry& e = entries[order[i]];
+        if (e.ci95_low_ns <= cut.cut_ns) cut.retime.push_back(order[i]);
+        else cut.drop.push_back(order[i]);
+    }
+    return cut;
+}
+
+HalvingCut decide_after_retime(const std::vector<TimedEntry>& entries, double ratio) {
+    HalvingCut cut = halving_cut(entries, ratio);
+    // a clear ambiguity left after re-timing: the CI overlaps, but the medians decide
+    cut.drop.insert(cut.drop.end(), cut.retime.begin(), cut.retime.end());
+    cut.retime.clear();
+    std::stable_sort(cut.drop.begin(), cut.drop.end(), [&](size_t a, size_t b) {
+        return entries[a].median_ns < entries[b].median_ns;
+    });
+    return cut;
+}
+
+std::vector<size_t> screen_by_estimate(const std::vector<std::optional<double>>& estimates_ns,
+                                       size_t keep) {
+    std::vector<size_t> order(estimates_ns.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const auto &x = estimates_ns[a], &y = estimates_ns[b];
+        if (x && y) return *x < *y;
+        return x.has_value() && !y.has_value();
+    });
+    order.resize(std::min(keep, order.size()));
+    return order;
+}
+
+}  // namespace kforge::search

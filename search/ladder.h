@@ -1,0 +1,54 @@
+// The fidelity ladder of the search and its successive-halving cuts, as pure functions over
+// synthetic-friendly entries (the loop in search/loop.cpp feeds them real evaluations):
+//   static check -> cost model -> compile -> quick timing -> full timing with every gate
+//   -> profiling hook for the best few.
+// At each cut a fraction `promote_ratio` (default 1/3, at least one) of the entries moves up.
+// Noise-aware: an entry ranked below the cut whose 95% CI reaches the cut (its CI low is at or
+// below the median of the last promoted entry) is not dropped at random but re-timed, and the
+// cut is taken again on the merged samples (decide_after_retime); what is still ambiguous then is
+// decided by the median.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kforge::search {
+
+enum class LadderTier { kProposed, kStatic, kCostModel, kCompile, kQuick, kFull, kProfile };
+std::string_view to_string(LadderTier t);
+std::optional<LadderTier> ladder_tier_from_string(std::string_view s);
+
+// One candidate at a timed tier: its median and 95% CI of the median.
+struct TimedEntry {
+    std::string id;
+    double median_ns = 0;
+    double ci95_low_ns = 0;
+    double ci95_high_ns = 0;
+};
+
+struct HalvingCut {
+    std::vector<size_t> promote;  // indices into the entries, fastest first
+    std::vector<size_t> retime;   // below the cut but their CI reaches it
+    std::vector<size_t> drop;
+    double cut_ns = 0;            // median of the slowest promoted entry
+};
+
+// How many of n entries move up at `ratio` (ceil, at least 1 when n > 0, at most n).
+size_t promote_count(size_t n, double ratio);
+
+// The successive-halving cut of `entries` at `ratio`.
+HalvingCut halving_cut(const std::vector<TimedEntry>& entries, double ratio);
+
+// The cut after the ambiguous entries were re-timed (`entries` carry the merged statistics):
+// no entry is re-timed twice, so ties are broken by the median.
+HalvingCut decide_after_retime(const std::vector<TimedEntry>& entries, double ratio);
+
+// Indices of the `keep` lowest estimates (the cost-model screen), lowest first; entries without
+// an estimate (nullopt) come last in their original order.
+std::vector<size_t> screen_by_estimate(const std::vector<std::optional<double>>& estimates_ns,
+                                       size_t keep);
+
+}  // namespace kforge::search

@@ -1,0 +1,316 @@
+// One round of the search and the loop over rounds (search/loop.h).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "dsl/check.h"
+#include "dsl/parser.h"
+#include "dsl/printer.h"
+#include "problem/spec.h"
+#include "search/ladder.h"
+#include "search/loop_internal.h"
+#include "sol/device.h"
+
+namespace kforge::search {
+namespace detail {
+
+eval::TimingStats stats_of(const EvaluationRecord& record) {
+    std::vector<double> t;
+    for (const MeasurementRecord& m : record.measurements)
+        if (m.label == "candidate") t.push_back(m.time_ns);
+    return eval::timing_stats(t);
+}
+
+eval::EvalReport evaluate_at(SearchState& st, eval::Device& device, Store& store,
+                             const std::string& hash, EvalTier tier, const SearchOptions& options,
+                             Spent& spent) {
+    CandidateState& c = st.candidates.at(hash);
+    eval::EvalRequest req;
+    req.problem = st.problem;
+    req.program_text = c.text;
+    req.tier = tier;
+    req.seed = options.seed;
+    req.compile_cache_dir = options.compile_cache_dir;
+    req.store = &store;
+    req.run_id = st.run_id;
+    req.proposer = c.proposer;
+    auto t0 = std::chrono::steady_clock::now();
+    eval::EvalReport r = eval::evaluate(device, req);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    c.evaluated = true;
+    c.status = r.status;
+    c.message = r.message;
+    if (r.cached) {
+        ++st.counts.cached;
+    } else {
+        spent.gpu_s += secs;
+        ++spent.compiles;
+    }
+    for (const eval::GateOutcome& g : r.gates)
+        if (g.gate == "compile" && g.passed) ++st.counts.compiled;
+    if (r.status == EvalStatus::kPassed && r.stats.count > 0) {
+        if (tier == EvalTier::kQuick) {
+            c.quick = r.stats;
+            ++st.counts.quick;
+            auto p = dsl::parse_program(c.text, "<candidate>");
+            if (p) (void)st.cost->observe(*p, r.stats.median_ns);
+        } else {
+            c.full = r.stats;
+            ++st.counts.full;
+        }
+    }
+    return r;
+}
+
+Status record_invalid(SearchState& st, Store& store, const std::string& hash,
+                      const std::string& message) {
+    CandidateState& c = st.candidates.at(hash);
+    NewEvaluation e;
+    e.candidate_id = c.id;
+    e.device_id = st.device_id;
+    e.toolchain = "checker";
+    e.shapes_key = eval::shapes_key(st.problem);
+    e.tier = EvalTier::kStatic;
+    e.status = EvalStatus::kInvalidProgram;
+    e.error_text = message;
+    auto id = store.add_evaluation(e);
+    if (!id) return id.error();
+    c.evaluated = true;
+    c.status = EvalStatus::kInvalidProgram;
+    c.message = message;
+    ++st.counts.invalid;
+    return Ok{};
+}
+
+}  // namespace detail
+
+namespace {
+
+double time_of(const CandidateState& c) {
+    if (c.status != EvalStatus::kPassed) return 0;
+    if (c.full) return c.full->median_ns;
+    return 0;
+}
+
+ProposalContext context_for(const SearchState& st, const SearchOptions& options) {
+    ProposalContext ctx;
+    ctx.problem = &st.problem;
+    ctx.bounds = &st.bounds;
+    ctx.device_key = st.bounds.device;
+    ctx.count = options.proposals_per_round;
+    ctx.seed = options.seed * 1000003ULL + static_cast<uint64_t>(st.progress.rounds);
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const auto& [hash, c] : st.candidates) {
+        ctx.seen_hashes.push_back(hash);
+        double t = c.full ? c.full->median_ns : c.quick ? c.quick->median_ns : 0;
+        if (c.status == EvalStatus::kPassed && t > 0) ranked.push_back({t, hash});
+        else if (c.evaluated && c.status != EvalStatus::kPassed && ctx.recent_failures.size() < 4)
+            ctx.recent_failures.push_back(CandidateView{c.text, hash, c.status, c.message});
+    }
+    std::sort(ranked.begin(), ranked.end());
+    for (size_t i = 0; i < ranked.size() && i < 4; ++i) {
+        const CandidateState& c = st.candidates.at(ranked[i].second);
+        CandidateView v{c.text, ranked[i].second, c.status, c.message};
+        v.median_ns = ranked[i].first;
+        v.fraction_of_sol = st.bounds.time_fused_s * 1e9 / ranked[i].first;
+        v.diagnosis = c.diagnosis;
+        v.proposer = c.proposer;
+        v.move = c.move;
+        ctx.best.push_back(v);
+    }
+    return ctx;
+}
+
+// Adds a proposal to the run; returns its hash when it passed the checker (else "").
+Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
+                            const std::string& proposer, const dsl::DeviceLimits& limits) {
+    ++st.counts.proposed;
+    auto program = dsl::parse_program(p.program_text, "<" + proposer + ">");
+    std::string text = program ? dsl::print_canonical(*program) : p.program_text;
+    std::string hash = program ? dsl::program_hash(*program) : content_hash(p.program_text);
+    if (st.candidates.count(hash)) return std::string();
+    NewCandidate nc{st.run_id, 0, text, hash, {}, proposer, p.move};
+    auto pid = store.upsert_problem(st.problem.name, problem_to_json(st.problem).dump());
+    if (!pid) return pid.error();
+    nc.problem_id = *pid;
+    for (const std::string& ph : p.parent_hashes)
+        if (auto it = st.candidates.find(ph); it != st.candidates.end())
+            nc.parent_ids.push_back(it->second.id);
+    auto ins = store.add_candidate(nc);
+    if (!ins) return ins.error();
+    st.candidates[hash] = CandidateState{ins->id, text, proposer, p.move};
+    std::string message;
+    if (!program) {
+        message = program.error().to_string();
+    } else {
+        dsl::CheckResult check = dsl::check_program(*program, st.problem, limits, {"<candidate>", text});
+        if (!check.ok()) message = check.errors.front().to_string();
+    }
+    if (!message.empty()) {
+        if (auto s = detail::record_invalid(st, store, hash, message); !s) return s.error();
+        return std::string();
+    }
+    ++st.counts.static_ok;
+    return hash;
+}
+
+}  // namespace
+
+Status search_round(SearchState& st, eval::Device& device, Store& store,
+                    const std::vector<Proposer*>& proposers, const SearchOptions& options,
+                    Spent& spent) {
+    auto spec = find_device(st.bounds.device);
+    dsl::DeviceLimits limits = spec ? dsl::device_limits(*spec) : dsl::DeviceLimits{};
+    // 1. propose + static check (pending candidates from a killed run go first, unchecked again)
+    std::vector<std::string> fresh = std::move(st.pending);
+    st.pending.clear();
+    ProposalContext ctx = context_for(st, options);
+    for (Proposer* proposer : proposers) {
+        if (proposer->exhausted()) continue;
+        ProposerUsage before = proposer->usage();
+        std::vector<Proposal> props = proposer->propose(ctx);
+        ProposerUsage after = proposer->usage();
+        spent.llm_tokens += (after.tokens_in + after.tokens_out) - (before.tokens_in + before.tokens_out);
+        spent.llm_cost_usd += after.cost_usd - before.cost_usd;
+        for (const Proposal& p : props) {
+            auto hash = admit(st, store, p, proposer->name(), limits);
+            if (!hash) return hash.error();
+            if (!hash->empty()) fresh.push_back(*hash);
+        }
+    }
+    // 2. cost-model screen (the start program always goes through)
+    std::vector<std::optional<double>> est;
+    for (const std::string& h : fresh) {
+        auto p = dsl::parse_program(st.candidates.at(h).text, "<candidate>");
+        std::optional<double> e;
+        if (p)
+            if (auto t = st.cost->estimate_ns(*p)) e = *t;
+        est.push_back(h == st.start_hash ? std::optional<double>(0.0) : e);
+    }
+    std::vector<std::string> screened;
+    for (size_t i : screen_by_estimate(est, promote_count(fresh.size(), options.promote_ratio)))
+        screened.push_back(fresh[i]);
+    st.counts.screened += static_cast<int64_t>(screened.size());
+    // 3. compile + quick timing
+    std::vector<TimedEntry> timed;
+    for (const std::string& h : screened) {
+        if (budget_exhausted(options.budget, spent)) break;
+        detail::evaluate_at(st, device, store, h, EvalTier::kQuick, options, spent);
+        const CandidateState& c = st.candidates.at(h);
+        if (c.quick) timed.push_back({h, c.quick->median_ns, c.quick->ci95_low_ns, c.quick->ci95_high_ns});
+    }
+    // 4. successive-halving cut; ambiguous entries re-timed (without the store: the cache
+    //    would answer) on fresh samples, merged with the first ones
+    HalvingCut cut = halving_cut(timed, options.promote_ratio);
+    if (!cut.retime.empty()) {
+        for (size_t i : cut.retime) {
+            eval::EvalRequest req;
+            req.problem = st.problem;
+            req.program_text = st.candidates.at(timed[i].id).text;
+            req.tier = EvalTier::kQuick;
+            req.seed = options.seed + 7919;
+            req.compile_cache_dir = options.compile_cache_dir;
+            eval::EvalReport r = eval::evaluate(device, req);
+            if (r.status != EvalStatus::kPassed) continue;
+            std::vector<double> t;
+            for (const auto& s : r.samples) t.push_back(s.time_ns);
+            t.push_back(timed[i].median_ns);
+            eval::TimingStats merged = eval::timing_stats(t);
+            timed[i] = {timed[i].id, merged.median_ns, merged.ci95_low_ns, merged.ci95_high_ns};
+        }
+        cut = decide_after_retime(timed, options.promote_ratio);
+    }
+    // 5. full timing with every gate
+    for (size_t i : cut.promote) {
+        if (budget_exhausted(options.budget, spent)) break;
+        detail::evaluate_at(st, device, store, timed[i].id, EvalTier::kFull, options, spent);
+    }
+    if (auto sit = st.candidates.find(st.start_hash);
+        sit != st.candidates.end() && sit->second.quick && !sit->second.full)
+        detail::evaluate_at(st, device, store, st.start_hash, EvalTier::kFull, options, spent);
+    // 6. profiling hook for the best few
+    if (options.profile_hook) {
+        std::vector<std::pair<double, std::string>> ranked;
+        for (const auto& [h, c] : st.candidates)
+            if (double t = time_of(c); t > 0) ranked.push_back({t, h});
+        std::sort(ranked.begin(), ranked.end());
+        for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options.profile_top; ++i) {
+            CandidateState& c = st.candidates.at(ranked[i].second);
+            if (!c.diagnosis.empty()) continue;
+            c.diagnosis = options.profile_hook(c.text);
+            if (!c.diagnosis.empty()) ++st.counts.profiled;
+        }
+    }
+    ++st.progress.rounds;
+    auto best = best_time_ns(st);
+    st.progress.best_ns_by_round.push_back(best.value_or(0.0));
+    if (best) st.progress.fraction_of_sol = st.bounds.time_fused_s * 1e9 / *best;
+    return Ok{};
+}
+
+Status run_search(SearchState& st, eval::Device& device, Store& store,
+                  const std::vector<Proposer*>& proposers, const SearchOptions& options,
+                  Spent& spent) {
+    auto t0 = std::chrono::steady_clock::now();
+    double wall0 = spent.wall_s;
+    while (true) {
+        if (auto why = should_stop(options.stop, st.progress, options.budget, spent)) {
+            st.stop_reason = *why;
+            break;
+        }
+        size_t before = st.candidates.size();
+        if (auto s = search_round(st, device, store, proposers, options, spent); !s) return s;
+        spent.wall_s = wall0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (options.log) options.log(progress_line(st, options, spent));
+        if (st.candidates.size() == before && st.pending.empty()) {
+            st.stop_reason = "the proposers have nothing new to propose";
+            break;
+        }
+    }
+    return Ok{};
+}
+
+std::optional<std::string> best_hash(const SearchState& st) {
+    std::optional<std::string> best;
+    double bt = 0;
+    for (const auto& [h, c] : st.candidates) {
+        double t = time_of(c);
+        if (t > 0 && (!best || t < bt)) best = h, bt = t;
+    }
+    return best;
+}
+
+std::optional<double> best_time_ns(const SearchState& st) {
+    auto h = best_hash(st);
+    if (!h) return std::nullopt;
+    return time_of(st.candidates.at(*h));
+}
+
+std::optional<double> start_time_ns(const SearchState& st) {
+    auto it = st.candidates.find(st.start_hash);
+    if (it == st.candidates.end()) return std::nullopt;
+    double t = time_of(it->second);
+    return t > 0 ? std::optional<double>(t) : std::nullopt;
+}
+
+std::string progress_line(const SearchState& st, const SearchOptions& options, const Spent& spent) {
+    char b[512];
+    auto best = best_time_ns(st);
+    auto start = start_time_ns(st);
+    const TierCounts& n = st.counts;
+    std::snprintf(b, sizeof b,
+                  "%s round %d: best %s us, %.1f%% SOL, %.3fx vs start | %s | proposed %lld, "
+                  "static ok %lld, screened %lld, compiled %lld, quick %lld, full %lld, invalid "
+                  "%lld, cached %lld%s",
+                  st.problem.name.c_str(), st.progress.rounds,
+                  best ? std::to_string(*best / 1e3).substr(0, 8).c_str() : "-",
+                  best ? 100.0 * st.bounds.time_fused_s * 1e9 / *best : 0.0,
+                  best && start ? *start / *best : 1.0,
+                  budget_left_text(options.budget, spent).c_str(), (long long)n.proposed,
+                  (long long)n.static_ok, (long long)n.screened, (long long)n.compiled,
+                  (long long)n.quick, (long long)n.full, (long long)n.invalid, (long long)n.cached,
+                  st.simulated ? " (simulated)" : "");
+    return b;
+}
+
+}  // namespace kforge::search

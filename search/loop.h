@@ -1,0 +1,108 @@
+// The search loop: rounds of propose -> static check -> cost-model screen -> compile + quick
+// timing -> successive-halving cut (noise-aware re-timing) -> full timing with every gate ->
+// profiling hook, on one Device, with everything in the Store (candidates with parents, proposer
+// and move; evaluations through evaluate()'s recording and cache). A killed run resumes from the
+// store (resume_search) without evaluating anything again. run_suite() shares one budget across
+// problems and gives each round to the problem with the largest expected gain.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "eval/device.h"
+#include "eval/timing.h"
+#include "problem/problem.h"
+#include "search/budget.h"
+#include "search/cost_model.h"
+#include "search/proposer.h"
+#include "sol/bounds.h"
+#include "store/store.h"
+
+namespace kforge::search {
+
+struct SearchOptions {
+    Budget budget;
+    StopConditions stop;
+    double promote_ratio = 1.0 / 3.0;  // every cut: cost-model screen, quick -> full
+    int proposals_per_round = 12;      // asked of each proposer
+    int profile_top = 2;               // best few handed to the profiling hook
+    uint64_t seed = 1;
+    std::vector<std::string> proposers = {"parameter", "diagnosis"};
+    std::string compile_cache_dir;
+    std::string suite;                 // label of the run when part of a suite
+    // Profiling hook: diagnosis text of a program (bottleneck class and evidence); unset = no-op.
+    std::function<std::string(const std::string& program_text)> profile_hook;
+    // Progress lines (one per round); unset = silent.
+    std::function<void(const std::string& line)> log;
+};
+
+struct CandidateState {
+    int64_t id = 0;
+    std::string text;
+    std::string proposer;
+    std::string move;
+    EvalStatus status = EvalStatus::kPassed;
+    bool evaluated = false;
+    std::string message;
+    std::optional<eval::TimingStats> quick;
+    std::optional<eval::TimingStats> full;
+    std::string diagnosis;
+};
+
+struct TierCounts {
+    int64_t proposed = 0, static_ok = 0, screened = 0, compiled = 0, quick = 0, full = 0,
+            profiled = 0, invalid = 0, cached = 0;
+};
+
+struct SearchState {
+    Problem problem;
+    Bounds bounds;
+    bool simulated = false;
+    std::string device_name;
+    int64_t run_id = 0;
+    int64_t device_id = 0;
+    std::string start_hash;
+    std::map<std::string, CandidateState> candidates;  // by program hash
+    std::vector<std::string> pending;                  // in the store, never evaluated
+    std::optional<CostModel> cost;
+    Progress progress;
+    TierCounts counts;
+    std::string stop_reason;
+};
+
+// Creates a run for `problem` starting from `start_text` and evaluates the start program.
+Expected<SearchState> start_search(eval::Device& device, Store& store, const Problem& problem,
+                                   const std::string& start_text, const SearchOptions& options);
+// Rebuilds the state of run `run_id` from the store; candidates never evaluated are pending.
+Expected<SearchState> resume_search(eval::Device& device, Store& store, int64_t run_id);
+
+// One round. `spent` accumulates (shared across a suite). Error only when the store fails.
+Status search_round(SearchState& state, eval::Device& device, Store& store,
+                    const std::vector<Proposer*>& proposers, const SearchOptions& options,
+                    Spent& spent);
+
+// Rounds until a stop condition fires; the reason is left in state.stop_reason.
+Status run_search(SearchState& state, eval::Device& device, Store& store,
+                  const std::vector<Proposer*>& proposers, const SearchOptions& options,
+                  Spent& spent);
+
+// The hash of the fastest candidate that passed the full tier (else quick); nullopt if none.
+std::optional<std::string> best_hash(const SearchState& state);
+std::optional<double> best_time_ns(const SearchState& state);
+std::optional<double> start_time_ns(const SearchState& state);
+
+// The progress line: best time, %SOL, speedup vs start, budget left, candidates per tier.
+std::string progress_line(const SearchState& state, const SearchOptions& options,
+                          const Spent& spent);
+
+// Writes best.kf (canonical), best.cu, plan.json and evidence.json (gates, timing, %SOL,
+// lineage) into `out_dir` (created) when not empty; returns the evidence summary as text.
+Expected<std::string> write_outputs(const SearchState& state, Store& store,
+                                    const std::string& out_dir);
+
+}  // namespace kforge::search

@@ -1,0 +1,116 @@
+// Starting and resuming a search (search/loop.h).
+#include <nlohmann/json.hpp>
+
+#include "dsl/parser.h"
+#include "dsl/printer.h"
+#include "problem/spec.h"
+#include "search/loop_internal.h"
+#include "sol/device.h"
+
+namespace kforge::search {
+namespace {
+
+// Device row, SOL bounds and the cost model of `problem` on `device`.
+Status prepare(SearchState& st, eval::Device& device, Store& store) {
+    eval::DeviceInfo info = device.info();
+    st.simulated = info.simulated;
+    st.device_name = info.name;
+    auto id = store.upsert_device(
+        DeviceRecord{0, info.name, info.uuid, "", info.driver, info.datasheet_key});
+    if (!id) return id.error();
+    st.device_id = *id;
+    auto spec = find_device(info.datasheet_key);
+    if (!spec) return spec.error();
+    std::optional<Calibration> cal;
+    if (!info.simulated) {
+        auto rec = store.load_latest_calibration(st.device_id);
+        if (rec.ok() && *rec) {
+            auto parsed = calibration_from_json((*rec)->calibration_json, "store calibration");
+            if (parsed) cal = *parsed;
+        }
+    }
+    Ceilings ceilings = effective_ceilings(*spec, cal);
+    auto bounds = compute_bounds(st.problem, ceilings);
+    if (!bounds) return bounds.error();
+    st.bounds = *bounds;
+    st.cost.emplace(st.problem, ceilings, info.sm_count > 0 ? info.sm_count : spec->sm_count);
+    return Ok{};
+}
+
+}  // namespace
+
+Expected<SearchState> start_search(eval::Device& device, Store& store, const Problem& problem,
+                                   const std::string& start_text, const SearchOptions& options) {
+    SearchState st;
+    st.problem = problem;
+    if (auto s = prepare(st, device, store); !s) return s.error();
+    auto program = dsl::parse_program(start_text, "<start program>");
+    if (!program) return program.error();
+    auto problem_id = store.upsert_problem(problem.name, problem_to_json(problem).dump());
+    if (!problem_id) return problem_id.error();
+    NewRun run;
+    run.problem_id = *problem_id;
+    if (!options.suite.empty()) run.suite = options.suite;
+    run.device_id = st.device_id;
+    run.options_json = nlohmann::json{{"command", options.suite.empty() ? "optimize" : "suite"},
+                                      {"seed", options.seed},
+                                      {"promote_ratio", options.promote_ratio},
+                                      {"proposers", options.proposers},
+                                      {"simulated", st.simulated}}
+                           .dump();
+    auto run_id = store.create_run(run);
+    if (!run_id) return run_id.error();
+    st.run_id = *run_id;
+    std::string hash = dsl::program_hash(*program);
+    std::string text = dsl::print_canonical(*program);
+    auto cand = store.add_candidate(
+        NewCandidate{st.run_id, *problem_id, text, hash, {}, "start", "starting program"});
+    if (!cand) return cand.error();
+    st.start_hash = hash;
+    st.candidates[hash] = CandidateState{cand->id, text, "start", "starting program"};
+    st.pending.push_back(hash);
+    return st;
+}
+
+Expected<SearchState> resume_search(eval::Device& device, Store& store, int64_t run_id) {
+    auto run = store.get_run(run_id);
+    if (!run) return run.error();
+    if (!run->problem_id)
+        return make_error("run " + std::to_string(run_id), "is not a single-problem run");
+    auto prec = store.get_problem(*run->problem_id);
+    if (!prec) return prec.error();
+    auto problem = parse_problem(prec->spec_json, "store problem " + prec->name);
+    if (!problem) return problem.error();
+    SearchState st;
+    st.problem = *problem;
+    st.run_id = run_id;
+    if (auto s = prepare(st, device, store); !s) return s.error();
+    auto cands = store.list_candidates(run_id);
+    if (!cands) return cands.error();
+    for (const CandidateRecord& c : *cands) {
+        CandidateState cs{c.id, c.program_text, c.proposer, c.move};
+        if (c.proposer == "start") st.start_hash = c.content_hash;
+        auto evals = store.list_evaluations(c.id);
+        if (!evals) return evals.error();
+        for (const EvaluationRecord& e : *evals) {
+            cs.evaluated = true;
+            cs.status = e.status;
+            cs.message = e.error_text;
+            if (e.status != EvalStatus::kPassed) continue;
+            if (e.tier == EvalTier::kQuick) cs.quick = detail::stats_of(e);
+            if (e.tier == EvalTier::kFull) cs.full = detail::stats_of(e);
+        }
+        if (!cs.evaluated) st.pending.push_back(c.content_hash);
+        if (cs.quick) {
+            auto p = dsl::parse_program(cs.text, "<stored>");
+            if (p) (void)st.cost->observe(*p, cs.quick->median_ns);
+        }
+        ++st.counts.proposed;
+        st.candidates[c.content_hash] = std::move(cs);
+    }
+    if (st.start_hash.empty()) return make_error("run " + std::to_string(run_id), "has no start program");
+    if (auto b = best_time_ns(st)) st.progress.best_ns_by_round.push_back(*b);
+    return st;
+}
+
+}  // namespace kforge::search

@@ -1,0 +1,43 @@
+// The built-in proposers (search/proposer.h): they move through the legal knob space that the
+// knob tables define (search/knob_space.h) and never propose a program already in the run.
+//   parameter   neighbours of the best parents along every tuning knob, a crossover of two good
+//               parents of the same structure, and now and then a random restart
+//   random      knobs uniform over their legal domains (the baseline the benchmark compares to)
+//   diagnosis   directed moves from the SOL headroom, the ptxas summary and the diagnosis text:
+//               memory-bound far from SOL -> wider vectors, more rows/items per block;
+//               compute-bound -> bigger tiles, more stages, clusters; spills -> smaller tiles,
+//               fewer rows; dram_bound / latency_bound_low_occupancy / spill_bound / tail_bound
+//               -> the moves listed in diagnosis_moves()
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "search/proposer.h"
+
+namespace kforge::search {
+
+std::unique_ptr<Proposer> make_parameter_proposer();
+std::unique_ptr<Proposer> make_random_proposer();
+std::unique_ptr<Proposer> make_diagnosis_proposer();
+
+// By name: "parameter", "random", "diagnosis"; nullptr for an unknown name.
+std::unique_ptr<Proposer> make_builtin_proposer(const std::string& name);
+
+// A directed move: knob of every kernel of `kind` ("gemm", "rowwise", "map"; "" any) stepped up
+// (+1) or down (-1), or set to `word`.
+struct DirectedMove {
+    std::string kind;
+    std::string knob;
+    int direction = 1;
+    std::string word;
+    std::string reason;
+};
+
+// The moves the diagnosis proposer makes for one candidate: from its diagnosis class
+// (dram_bound, latency_bound_low_occupancy, spill_bound, tail_bound), its ptxas summary (spills)
+// and the bound kind of the problem with the candidate's fraction of SOL.
+std::vector<DirectedMove> diagnosis_moves(const CandidateView& view, const Bounds* bounds);
+
+}  // namespace kforge::search

@@ -1,0 +1,122 @@
+// The diagnosis-driven proposer (search/proposers.h).
+#include <algorithm>
+#include <cctype>
+
+#include "dsl/ast.h"
+#include "search/proposers.h"
+#include "search/proposers_common.h"
+
+namespace kforge::search {
+namespace {
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// True when the text mentions spills with a nonzero count near the word ("24 bytes spill
+// stores", "spills 8/0").
+bool mentions_spills(const std::string& text) {
+    std::string t = lower(text);
+    for (size_t pos = t.find("spill"); pos != std::string::npos; pos = t.find("spill", pos + 1)) {
+        size_t lo = pos >= 24 ? pos - 24 : 0, hi = std::min(t.size(), pos + 24);
+        for (size_t i = lo; i < hi; ++i)
+            if (t[i] >= '1' && t[i] <= '9')
+                return true;
+    }
+    return false;
+}
+
+DirectedMove mv(std::string kind, std::string knob, int dir, std::string reason) {
+    return DirectedMove{std::move(kind), std::move(knob), dir, "", std::move(reason)};
+}
+DirectedMove word(std::string kind, std::string knob, std::string w, std::string reason) {
+    return DirectedMove{std::move(kind), std::move(knob), 0, std::move(w), std::move(reason)};
+}
+
+void memory_moves(std::vector<DirectedMove>& out, const std::string& why) {
+    out.push_back(mv("rowwise", "vec", 1, why + ": wider vector accesses"));
+    out.push_back(mv("map", "vec", 1, why + ": wider vector accesses"));
+    out.push_back(mv("map", "items", 1, why + ": more bytes in flight per thread"));
+    out.push_back(mv("rowwise", "rows_per_block", 1, why + ": more rows per block"));
+    out.push_back(mv("rowwise", "passes", -1, why + ": keep the row on chip (one pass)"));
+}
+
+void spill_moves(std::vector<DirectedMove>& out, const std::string& why) {
+    out.push_back(mv("gemm", "tile", -1, why + ": smaller tiles"));
+    out.push_back(mv("gemm", "stages", -1, why + ": fewer stages"));
+    out.push_back(mv("rowwise", "rows_per_block", -1, why + ": fewer rows per block"));
+    out.push_back(mv("rowwise", "threads", 1, why + ": more threads share the row"));
+    out.push_back(mv("rowwise", "passes", 1, why + ": re-read the row instead of caching it"));
+}
+
+void apply(const DirectedMove& d, const detail::Parent& parent, detail::ProposalSink& sink) {
+    for (size_t ki = 0; ki < parent.program.kernels.size(); ++ki) {
+        const dsl::Kernel& k = parent.program.kernels[ki];
+        if (!d.kind.empty() && to_string(k.kind) != d.kind) continue;
+        if (!d.word.empty()) {
+            if (auto m = set_word_knob(parent.program, ki, d.knob, d.word))
+                sink.add(m->program, {parent.hash}, m->move + " (" + d.reason + ")");
+            continue;
+        }
+        for (KnobMove& m : step_knob(parent.program, ki, d.knob, d.direction))
+            sink.add(m.program, {parent.hash}, m.move + " (" + d.reason + ")");
+    }
+}
+
+class DiagnosisProposer : public Proposer {
+public:
+    std::string name() const override { return "search:diagnosis"; }
+
+    std::vector<Proposal> propose(const ProposalContext& context) override {
+        detail::ProposalSink sink(context);
+        auto parents = detail::parse_parents(context);
+        for (size_t i = 0; i < parents.size() && i < 3 && !sink.full(); ++i)
+            for (const DirectedMove& d : diagnosis_moves(*parents[i].view, context.bounds))
+                apply(d, parents[i], sink);
+        return sink.take();
+    }
+};
+
+}  // namespace
+
+std::vector<DirectedMove> diagnosis_moves(const CandidateView& view, const Bounds* bounds) {
+    std::vector<DirectedMove> out;
+    std::string diag = lower(view.diagnosis);
+    if (mentions_spills(view.ptxas_summary)) spill_moves(out, "ptxas reports spills");
+    if (diag.find("spill_bound") != std::string::npos) spill_moves(out, "spill_bound");
+    if (diag.find("dram_bound") != std::string::npos) memory_moves(out, "dram_bound");
+    if (diag.find("latency_bound_low_occupancy") != std::string::npos) {
+        std::string why = "latency_bound_low_occupancy";
+        out.push_back(mv("rowwise", "rows_per_block", -1, why + ": more blocks"));
+        out.push_back(mv("rowwise", "split", 1, why + ": split rows over more blocks"));
+        out.push_back(mv("map", "block", -1, why + ": smaller blocks, more of them"));
+        out.push_back(mv("gemm", "tile", -1, why + ": smaller tiles, more CTAs"));
+        out.push_back(mv("gemm", "stages", 1, why + ": deeper pipeline hides latency"));
+    }
+    if (diag.find("tail_bound") != std::string::npos) {
+        std::string why = "tail_bound";
+        out.push_back(word("gemm", "schedule", "stream_k", why + ": stream-K balances the tail"));
+        out.push_back(mv("gemm", "splitk", 1, why + ": split K over more CTAs"));
+        out.push_back(mv("gemm", "tile", -1, why + ": smaller tiles, finer waves"));
+        out.push_back(mv("rowwise", "rows_per_block", -1, why + ": finer blocks"));
+    }
+    double frac = view.fraction_of_sol.value_or(0.0);
+    if (bounds && frac < 0.8) {
+        std::string why = (bounds->kind == BoundKind::kMemory ? "memory-bound at " : "compute-bound at ") +
+                          std::to_string(static_cast<int>(frac * 100)) + "% of SOL";
+        if (bounds->kind == BoundKind::kMemory) {
+            memory_moves(out, why);
+        } else {
+            out.push_back(mv("gemm", "tile", 1, why + ": bigger tiles"));
+            out.push_back(mv("gemm", "stages", 1, why + ": more stages"));
+            out.push_back(mv("gemm", "cluster", 1, why + ": larger cluster"));
+            out.push_back(word("gemm", "schedule", "pingpong", why + ": ping-pong consumers"));
+        }
+    }
+    return out;
+}
+
+std::unique_ptr<Proposer> make_diagnosis_proposer() { return std::make_unique<DiagnosisProposer>(); }
+
+}  // namespace kforge::search
