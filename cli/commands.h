@@ -24,6 +24,7 @@ void register_compile(CLI::App& app);
 void register_eval(CLI::App& app);
 void register_worker(CLI::App& app);
 void register_report(CLI::App& app);
+void register_profile(CLI::App& app);
 void register_llm(CLI::App& app);
 
 }  // namespace kforge::cli

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     register_eval(app);
     register_worker(app);
     register_report(app);
+    register_profile(app);
     register_llm(app);
     try {
         app.parse(argc, argv);

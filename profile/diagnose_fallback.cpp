@@ -51,11 +51,11 @@ Diagnosis diagnose_fallback(const FallbackInput& in, const DiagnoseContext& ctx)
                               "<", kLowOccupancyPct, std::to_string(r.registers) + " registers"});
     } else if (in.memory_bound_sol) {
         d.bottleneck = Bottleneck::kDramBound;
-        d.evidence.push_back({"SOL bound kind", 0, "==", 0, "memory: the roofline says DRAM"});
+        d.evidence.push_back({"SOL bound kind", 0, "", 0, "memory: the roofline says DRAM"});
     } else {
         d.bottleneck = in.matrix_on_tensor_cores ? Bottleneck::kTensorComputeBound
                                                  : Bottleneck::kSimtComputeBound;
-        d.evidence.push_back({"SOL bound kind", 0, "==", 0,
+        d.evidence.push_back({"SOL bound kind", 0, "", 0,
                               in.matrix_on_tensor_cores ? "compute on tensor cores"
                                                         : "compute on CUDA cores (SIMT)"});
     }
@@ -67,7 +67,8 @@ Diagnosis diagnose_fallback(const FallbackInput& in, const DiagnoseContext& ctx)
     d.moves = moves_for(d.bottleneck, ctx);
     const Evidence& e = d.evidence.front();
     d.summary = d.kernel + ": " + std::string(to_string(d.bottleneck)) + " (" + e.metric + " " +
-                fmt(e.value) + (e.note.empty() ? "" : ", " + e.note) + ")";
+                (e.op.empty() ? std::string() : fmt(e.value)) +
+                (e.note.empty() ? "" : " " + e.note) + ")";
     return d;
 }
 

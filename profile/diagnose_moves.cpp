@@ -2,6 +2,8 @@
 // kernel language's knobs (dsl/knobs.cpp) so a proposer can apply them as written.
 #include "profile/diagnose.h"
 
+#include <algorithm>
+
 namespace kforge::profile {
 namespace {
 
@@ -86,7 +88,8 @@ std::vector<std::string> moves_for(Bottleneck b, const DiagnoseContext& ctx) {
     if (!ctx.kind) {  // kind unknown (e.g. a standalone benchmark kernel): all kinds' moves
         Moves all;
         for (const Moves& m : {gemm_moves(b), rowwise_moves(b), map_moves(b)})
-            if (!m.empty()) all.push_back(m.front());
+            if (!m.empty() && std::find(all.begin(), all.end(), m.front()) == all.end())
+                all.push_back(m.front());
         return all;
     }
     switch (*ctx.kind) {
