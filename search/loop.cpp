@@ -165,7 +165,10 @@ Status search_round(SearchState& st, eval::Device& device, Store& store,
     std::vector<std::string> fresh = std::move(st.pending);
     st.pending.clear();
     ProposalContext ctx = context_for(st, options);
+    // nothing timed yet (a fresh run): time the start program before anyone proposes
+    bool wait_for_start = ctx.best.empty() && !fresh.empty();
     for (Proposer* proposer : proposers) {
+        if (wait_for_start) break;
         if (proposer->exhausted()) continue;
         ProposerUsage before = proposer->usage();
         std::vector<Proposal> props = proposer->propose(ctx);
@@ -258,11 +261,12 @@ Status run_search(SearchState& st, eval::Device& device, Store& store,
             st.stop_reason = *why;
             break;
         }
-        size_t before = st.candidates.size();
+        auto work = [&] { return st.counts.proposed + st.counts.quick + st.counts.full; };
+        int64_t before = work();
         if (auto s = search_round(st, device, store, proposers, options, spent); !s) return s;
         spent.wall_s = wall0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (options.log) options.log(progress_line(st, options, spent));
-        if (st.candidates.size() == before && st.pending.empty()) {
+        if (work() == before && st.pending.empty()) {
             st.stop_reason = "the proposers have nothing new to propose";
             break;
         }

@@ -1,0 +1,145 @@
+// Pure search logic on synthetic data: successive halving, budgets, stop conditions, the suite
+// allocator and the cost model's fit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "search/budget.h"
+#include "search/cost_model.h"
+#include "search/ladder.h"
+
+namespace kforge::search {
+namespace {
+
+TimedEntry entry(const std::string& id, double median, double half_ci) {
+    return TimedEntry{id, median, median - half_ci, median + half_ci};
+}
+
+TEST(Ladder, PromoteCountIsCeilAndAtLeastOne) {
+    EXPECT_EQ(promote_count(0, 1.0 / 3), 0u);
+    EXPECT_EQ(promote_count(1, 1.0 / 3), 1u);
+    EXPECT_EQ(promote_count(3, 1.0 / 3), 1u);
+    EXPECT_EQ(promote_count(4, 1.0 / 3), 2u);
+    EXPECT_EQ(promote_count(9, 1.0 / 3), 3u);
+    EXPECT_EQ(promote_count(5, 1.0), 5u);
+}
+
+TEST(Ladder, CutPromotesFastestAndDropsClearlySlower) {
+    std::vector<TimedEntry> e = {entry("c", 30, 0.1), entry("a", 10, 0.1), entry("b", 20, 0.1),
+                                 entry("d", 40, 0.1), entry("e", 50, 0.1), entry("f", 60, 0.1)};
+    HalvingCut cut = halving_cut(e, 1.0 / 3);
+    ASSERT_EQ(cut.promote.size(), 2u);
+    EXPECT_EQ(e[cut.promote[0]].id, "a");
+    EXPECT_EQ(e[cut.promote[1]].id, "b");
+    EXPECT_TRUE(cut.retime.empty());
+    EXPECT_EQ(cut.drop.size(), 4u);
+    EXPECT_DOUBLE_EQ(cut.cut_ns, 20);
+}
+
+TEST(Ladder, OverlappingConfidenceIntervalsAreRetimedNotDropped) {
+    std::vector<TimedEntry> e = {entry("a", 10, 0.1), entry("b", 20, 0.5), entry("c", 20.3, 1.0),
+                                 entry("d", 40, 0.1), entry("e", 50, 0.1), entry("f", 60, 0.1)};
+    HalvingCut cut = halving_cut(e, 1.0 / 3);
+    ASSERT_EQ(cut.retime.size(), 1u);
+    EXPECT_EQ(e[cut.retime[0]].id, "c");
+    // after re-timing c turns out faster than b: it is promoted, b dropped, nothing left to retime
+    e[2] = entry("c", 19.0, 0.2);
+    HalvingCut after = decide_after_retime(e, 1.0 / 3);
+    EXPECT_TRUE(after.retime.empty());
+    EXPECT_EQ(e[after.promote[1]].id, "c");
+    EXPECT_EQ(e[after.drop[0]].id, "b");
+}
+
+TEST(Ladder, ScreenKeepsLowestEstimatesAndUnknownLast) {
+    std::vector<std::optional<double>> est = {5.0, std::nullopt, 1.0, 3.0};
+    auto keep = screen_by_estimate(est, 2);
+    EXPECT_EQ(keep, (std::vector<size_t>{2, 3}));
+    EXPECT_EQ(screen_by_estimate(est, 10).back(), 1u);
+}
+
+TEST(Ladder, TierNamesRoundTrip) {
+    for (int i = 0; i <= static_cast<int>(LadderTier::kProfile); ++i) {
+        auto t = static_cast<LadderTier>(i);
+        EXPECT_EQ(ladder_tier_from_string(to_string(t)), t);
+    }
+    EXPECT_FALSE(ladder_tier_from_string("warp"));
+}
+
+TEST(Budget, EachLimitFires) {
+    Budget b;
+    Spent s{100, 100, 100, 100, 100};
+    EXPECT_FALSE(budget_exhausted(b, s));
+    EXPECT_NE(budget_exhausted(Budget{50.0, {}, {}, {}, {}}, s)->find("wall"), std::string::npos);
+    EXPECT_NE(budget_exhausted(Budget{{}, 50.0, {}, {}, {}}, s)->find("GPU"), std::string::npos);
+    EXPECT_NE(budget_exhausted(Budget{{}, {}, 100, {}, {}}, s)->find("compile"), std::string::npos);
+    EXPECT_NE(budget_exhausted(Budget{{}, {}, {}, 99, {}}, s)->find("token"), std::string::npos);
+    EXPECT_NE(budget_exhausted(Budget{{}, {}, {}, {}, 1.0}, s)->find("cost"), std::string::npos);
+    EXPECT_FALSE(budget_exhausted(Budget{1000.0, 1000.0, 1000, 1000, 1000.0}, s));
+}
+
+TEST(Stop, WithinSol) {
+    StopConditions c;
+    c.within_sol_percent = 10;
+    Progress p;
+    p.fraction_of_sol = 0.8;  // T = 1.25 T_sol
+    EXPECT_FALSE(stop_within_sol(c, p));
+    p.fraction_of_sol = 0.95;  // T = 1.053 T_sol
+    EXPECT_TRUE(stop_within_sol(c, p));
+    EXPECT_FALSE(stop_within_sol(StopConditions{}, p));
+}
+
+TEST(Stop, NoImprovementForNRounds) {
+    StopConditions c;
+    c.patience_rounds = 2;
+    Progress p;
+    p.best_ns_by_round = {100, 90, 90};
+    EXPECT_FALSE(stop_no_improvement(c, p));  // 100 -> 90 within the window
+    p.best_ns_by_round.push_back(90);
+    EXPECT_TRUE(stop_no_improvement(c, p));
+    p.best_ns_by_round = {0, 0, 0, 0};  // nothing passed yet: not "no improvement"
+    EXPECT_FALSE(stop_no_improvement(c, p));
+}
+
+TEST(Stop, MaxRoundsAndComposition) {
+    StopConditions c;
+    c.max_rounds = 3;
+    Progress p;
+    p.rounds = 2;
+    EXPECT_FALSE(should_stop(c, p, {}, {}));
+    p.rounds = 3;
+    EXPECT_NE(should_stop(c, p, {}, {})->find("round"), std::string::npos);
+    // budget first
+    EXPECT_NE(should_stop(c, p, Budget{{}, {}, 1, {}, {}}, Spent{0, 0, 1, 0, 0})->find("compile"),
+              std::string::npos);
+}
+
+TEST(Allocator, LargestExpectedGainNearSolDeprioritized) {
+    Progress far_fast, far_stalled, near;
+    far_fast.fraction_of_sol = 0.3, far_fast.best_ns_by_round = {100, 60};
+    far_stalled.fraction_of_sol = 0.3, far_stalled.best_ns_by_round = {100, 100};
+    near.fraction_of_sol = 0.95, near.best_ns_by_round = {100, 50};
+    std::vector<std::string> names = {"far_fast", "far_stalled", "near"};
+    SuiteChoice c = choose_next_problem({far_fast, far_stalled, near}, {false, false, false}, names);
+    EXPECT_EQ(c.next, 0u);
+    ASSERT_EQ(c.reasons.size(), 1u);
+    EXPECT_NE(c.reasons[0].find("near: deprioritized"), std::string::npos);
+    c = choose_next_problem({far_fast, far_stalled, near}, {true, false, false}, names);
+    EXPECT_EQ(c.next, 1u);
+    c = choose_next_problem({far_fast, far_stalled, near}, {true, true, false}, names);
+    EXPECT_EQ(c.next, 2u);  // only the near one left
+    c = choose_next_problem({far_fast}, {true}, names);
+    EXPECT_FALSE(c.next);
+}
+
+TEST(CostModel, FitIsGeometricMeanRatioPerKind) {
+    std::vector<CostObservation> obs = {{dsl::KernelKind::kMap, 100, 200},
+                                        {dsl::KernelKind::kMap, 100, 800},
+                                        {dsl::KernelKind::kGemm, 50, 25}};
+    auto s = fit_scales(obs);
+    EXPECT_NEAR(s[dsl::KernelKind::kMap], 4.0, 1e-9);
+    EXPECT_NEAR(s[dsl::KernelKind::kGemm], 0.5, 1e-9);
+    EXPECT_EQ(s.count(dsl::KernelKind::kRowwise), 0u);
+}
+
+}  // namespace
+}  // namespace kforge::search

@@ -1,0 +1,178 @@
+// End to end on the simulated device: a small search finds a candidate at least as fast as the
+// start; a run killed with SIGKILL resumes from the store without evaluating any candidate twice.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "problem/spec.h"
+#include "search/loop.h"
+#include "search/proposers.h"
+
+namespace kforge::search {
+namespace {
+
+struct Case {
+    std::string problem;
+    std::string start;  // a deliberately slow start program
+};
+
+const Case kCases[] = {
+    {"bias_gelu_mul_f32",
+     "program p for \"bias_gelu_mul_f32\"\nkernel k0 = map(X[R,C]) block 64 vec 1 items 1\n"
+     "    { add b[C]; gelu erf; mul G[R,C]; store Y[R,C] }\n"},
+    {"layer_norm_f32",
+     "program p for \"layer_norm_f32\"\nkernel k0 = rowwise layer_norm(X[R,C], w[C], b[C]) "
+     "rows_per_block 1 threads 512 vec 1 passes 2 split 1\n    { store Y[R,C] }\n"},
+};
+
+// The suite problem at a small shape (R=256, C=1024), so the fp64 reference stays cheap in CI.
+Problem load(const std::string& name) {
+    std::ifstream in(std::string(KFORGE_SOURCE_DIR) + "/problems/" + name + ".json");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto j = nlohmann::json::parse(text.str());
+    j["dims"] = {{"R", 256}, {"C", 1024}};
+    auto p = parse_problem(j.dump(), name);
+    EXPECT_TRUE(p) << p.error().to_string();
+    return *p;
+}
+
+std::string temp_db(const std::string& tag) {
+    auto dir = std::filesystem::temp_directory_path() / ("kforge_search_" + tag + "_" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return (dir / "kforge.db").string();
+}
+
+TEST(SearchSim, FindsACandidateAtLeastAsFastAsTheStart) {
+    auto device = eval::make_sim_device("h200");
+    ASSERT_TRUE(device);
+    auto store = open_store(":memory:");
+    ASSERT_TRUE(store);
+    for (const Case& c : kCases) {
+        SearchOptions o;
+        o.stop.max_rounds = 3;
+        o.proposals_per_round = 6;
+        auto st = start_search(**device, *store, load(c.problem), c.start, o);
+        ASSERT_TRUE(st) << st.error().to_string();
+        auto param = make_parameter_proposer();
+        auto diag = make_diagnosis_proposer();
+        Spent spent;
+        ASSERT_TRUE(run_search(*st, **device, *store, {param.get(), diag.get()}, o, spent));
+        auto start = start_time_ns(*st);
+        auto best = best_time_ns(*st);
+        ASSERT_TRUE(start && best) << c.problem;
+        EXPECT_LE(*best, *start) << c.problem;
+        EXPECT_TRUE(st->simulated);
+        EXPECT_GT(st->counts.full, 1) << progress_line(*st, o, spent);
+        auto out = std::filesystem::path(temp_db("out_" + c.problem)).parent_path();
+        auto summary = write_outputs(*st, *store, out.string());
+        ASSERT_TRUE(summary) << summary.error().to_string();
+        EXPECT_NE(summary->find("(simulated)"), std::string::npos);
+        EXPECT_TRUE(std::filesystem::exists(out / "best.kf"));
+        EXPECT_TRUE(std::filesystem::exists(out / "evidence.json"));
+        // lineage in the store: the best descends from the start (or is it)
+        auto cands = store->list_candidates(st->run_id);
+        ASSERT_TRUE(cands);
+        int with_parents = 0;
+        for (const auto& r : *cands) with_parents += !r.parent_ids.empty();
+        EXPECT_GT(with_parents, 0);
+    }
+}
+
+TEST(SearchSim, BudgetStopsTheSearch) {
+    auto device = eval::make_sim_device("h200");
+    auto store = open_store(":memory:");
+    ASSERT_TRUE(device && store);
+    SearchOptions o;
+    o.budget.compiles = 5;
+    o.stop.max_rounds = 50;
+    auto st = start_search(**device, *store, load(kCases[0].problem), kCases[0].start, o);
+    ASSERT_TRUE(st);
+    auto param = make_parameter_proposer();
+    Spent spent;
+    ASSERT_TRUE(run_search(*st, **device, *store, {param.get()}, o, spent));
+    EXPECT_NE(st->stop_reason.find("compile budget"), std::string::npos) << st->stop_reason;
+    EXPECT_LE(spent.compiles, 5 + 4);  // a round in flight finishes its promoted full timings
+}
+
+// Evaluations per (candidate, tier) of a run, cached copies included.
+std::map<std::pair<int64_t, EvalTier>, int> evaluation_counts(Store& store, int64_t run_id) {
+    std::map<std::pair<int64_t, EvalTier>, int> n;
+    for (const auto& c : *store.list_candidates(run_id))
+        for (const auto& e : *store.list_evaluations(c.id)) ++n[{c.id, e.tier}];
+    return n;
+}
+
+TEST(SearchSim, ResumeAfterSigkillEvaluatesNothingTwice) {
+    std::string db = temp_db("resume");
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        close(fds[0]);
+        auto device = eval::make_sim_device("h200");
+        auto store = open_store(db);
+        if (!device || !store) _exit(2);
+        SearchOptions o;
+        o.stop.max_rounds = 1000;
+        o.proposals_per_round = 6;
+        auto st = start_search(**device, *store, load(kCases[0].problem), kCases[0].start, o);
+        if (!st) _exit(3);
+        int64_t id = st->run_id;
+        if (write(fds[1], &id, sizeof id) != sizeof id) _exit(4);
+        auto param = make_parameter_proposer();
+        auto rnd = make_random_proposer();
+        Spent spent;
+        (void)run_search(*st, **device, *store, {param.get(), rnd.get()}, o, spent);
+        _exit(0);
+    }
+    close(fds[1]);
+    int64_t run_id = 0;
+    ASSERT_EQ(read(fds[0], &run_id, sizeof run_id), (ssize_t)sizeof run_id);
+    // kill it mid-run, once a few candidates were evaluated
+    for (int i = 0; i < 300; ++i) {
+        usleep(50 * 1000);
+        auto peek = open_store(db);
+        if (peek && evaluation_counts(*peek, run_id).size() >= 4) break;
+    }
+    ASSERT_EQ(kill(child, SIGKILL), 0);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the child finished before it was killed";
+
+    auto store = open_store(db);
+    ASSERT_TRUE(store) << store.error().to_string();
+    auto before = evaluation_counts(*store, run_id);
+    ASSERT_FALSE(before.empty());
+    for (const auto& [key, n] : before) EXPECT_EQ(n, 1);
+    auto device = eval::make_sim_device("h200");
+    ASSERT_TRUE(device);
+    auto st = resume_search(**device, *store, run_id);
+    ASSERT_TRUE(st) << st.error().to_string();
+    SearchOptions o;
+    o.stop.max_rounds = st->progress.rounds + 1;
+    o.proposals_per_round = 6;
+    auto param = make_parameter_proposer();
+    Spent spent;
+    ASSERT_TRUE(run_search(*st, **device, *store, {param.get()}, o, spent));
+    auto after = evaluation_counts(*store, run_id);
+    EXPECT_GT(after.size(), before.size());
+    for (const auto& [key, n] : after) EXPECT_EQ(n, 1) << "candidate " << key.first << " tier "
+                                                       << to_string(key.second);
+    EXPECT_EQ(st->counts.cached, 0);
+    EXPECT_TRUE(best_time_ns(*st));
+}
+
+}  // namespace
+}  // namespace kforge::search
