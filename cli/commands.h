@@ -26,5 +26,7 @@ void register_worker(CLI::App& app);
 void register_report(CLI::App& app);
 void register_profile(CLI::App& app);
 void register_llm(CLI::App& app);
+void register_optimize(CLI::App& app);
+void register_suite(CLI::App& app);
 
 }  // namespace kforge::cli

@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
     register_report(app);
     register_profile(app);
     register_llm(app);
+    register_optimize(app);
+    register_suite(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
