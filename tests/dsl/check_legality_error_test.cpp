@@ -122,5 +122,12 @@ kernel k0 = rowwise softmax(X[R,C]) threads 1024 vec 4 passes 2 online split 16 
     expect_one_error(b, "t.kf:2:72", {"split 16: a split row is one thread-block cluster, at most 8"});
 }
 
+TEST(CheckLoweringError, Tf32NeedsKMajorOperandsOnHopper) {
+    auto r = check_suite("gemm_tf32_4096", R"(program p for "gemm_tf32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) tile 128x256x32 math tf32 { store C[M,N] })");
+    expect_one_error(r, "t.kf:2:26", {"B: math tf32 with a Hopper schedule needs K-major operands",
+                                      "use schedule multistage"});
+}
+
 }  // namespace
 }  // namespace kforge::dsl::testing
