@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
 #include <utility>
 
 namespace kforge {
@@ -37,7 +39,17 @@ Expected<Database> Database::open(const std::string& path, int busy_timeout_ms) 
     sqlite3_busy_timeout(raw, busy_timeout_ms);
     // The first read of the file: a file that is not an SQLite database fails here
     // ("file is not a database"), before anything is written to it.
+    // Switching a fresh file to WAL takes an exclusive lock, and SQLite does not always call the
+    // busy handler for it (processes racing to create one database see "database is locked"
+    // at once). Retry within the same busy budget, with a short sleep between attempts.
     auto mode = db.query_text("PRAGMA journal_mode=WAL");
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+    while (!mode && (sqlite3_errcode(raw) & 0xff) == SQLITE_BUSY &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        mode = db.query_text("PRAGMA journal_mode=WAL");
+    }
     if (!mode) {
         return make_error(path, std::string("cannot read the database: ") + sqlite3_errmsg(raw));
     }

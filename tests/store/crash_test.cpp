@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -116,7 +117,10 @@ TEST(StoreCrash, ConcurrentWritersOnAFreshDatabaseAllSucceed) {
         ASSERT_GE(pid, 0);
         if (pid == 0) {
             auto s = open_store(path);
-            if (!s) _exit(10);
+            if (!s) {
+                std::fprintf(stderr, "writer %d: %s\n", w, s.error().to_string().c_str());
+                _exit(10);
+            }
             auto device = s->upsert_device(test::test_device());
             auto problem = s->upsert_problem("gemm_small", test::kSpecJson);
             if (!device || !problem) _exit(11);
