@@ -35,7 +35,8 @@ nlohmann::ordered_json problem_to_json(const Problem& problem);
 // The tolerance a policy gets when the spec states none (table in docs/problem-spec.md).
 Tolerance default_tolerance(PrecisionPolicy policy);
 
-// The cap on the worst |out - ref|: max_error, or 100 * (atol + rtol) where max_error is 0.
+// The cap on the worst |out - ref| at |ref| = 1: max_error, or 100 * (atol + rtol) where
+// max_error is 0 (then the gates scale it with |ref|: 100 * (atol + rtol * |ref|) per element).
 double effective_max_error(const Tolerance& tolerance);
 
 }  // namespace kforge

@@ -11,7 +11,7 @@ set -uo pipefail
 R=$PWD
 O=${OUT:-/tmp/kforge-profile-out}; mkdir -p "$O"
 K=${KFORGE:-$R/.carry/bin/kforge}
-[ -d "$R/.carry/lib" ] && export LD_LIBRARY_PATH=$R/.carry/lib:${LD_LIBRARY_PATH:-}
+# .carry/bin/kforge is a wrapper that sets its own library path (ncu must not see it)
 NCU=${NCU:-$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu \
     /usr/local/cuda/nsight-compute*/ncu 2>/dev/null | head -1)}
 if [ -z "$NCU" ] || [ ! -x "$NCU" ]; then echo "ncu not found (set NCU=)"; exit 3; fi

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# One device call on the lent H200: the phases named on the command line, in order, each writing
+# its log and results under $OUT (bench/NOTES.md records what they showed). From the repository
+# root on the GPU machine, with
+#   .carry/bin/kforge   a wrapper that runs .carry/bin/kforge.real (a build made on the
+#                       development machine) with .carry/lib/ (the libraries it links) on its path
+#   .venv/.../cutlass_library/source/{include,tools/util/include}   the CUTLASS headers
+# usage: bash bench/gpu_run.sh PHASE... [-- PROBLEM...]
+#   compile   every problems/*.kf compiled through the evaluator (tier compile), 14 at once,
+#             with the wall time of each (the compile cache serves the phases after it)
+#   quick     gated quick-tier evaluation of the named problems (default: all), one at a time
+#   eager     PyTorch eager baselines of every problem (bench/suite/torch_eager.py)
+#   ncu       the flawed-kernel set under Nsight Compute (bench/profile/record_fixtures.sh)
+#   selftest  the kernel-template self-test (tests/kernels/gpu_selftest.cu)
+set -uo pipefail
+R=$PWD
+O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
+export KFORGE_CACHE_DIR=/tmp/kforge-cache
+K=$R/.carry/bin/kforge
+# The kforge binary holds the source and CUTLASS paths of the tree it was built from: make that
+# path lead here.
+built=$(strings "$K.real" | grep -m1 '/\.venv/lib/python3[.0-9]*/site-packages/cutlass_library/source/include' | sed 's#/\.venv/.*##')
+for d in /work/main $built; do
+    mkdir -p "$(dirname "$d")"; [ -e "$d" ] || ln -s "$R" "$d"
+done
+NVCC="nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I."
+phases=(); problems=()
+while [ $# -gt 0 ]; do
+    if [ "$1" = "--" ]; then shift; problems=("$@"); break; fi
+    phases+=("$1"); shift
+done
+[ ${#problems[@]} -gt 0 ] || problems=($(ls problems/*.json | xargs -n1 basename | sed 's/\.json$//'))
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv > "$O/gpu.txt" 2>&1
+"$K" --version >> "$O/gpu.txt" 2>&1 || { echo "kforge does not start here"; ldd "$K"; exit 3; }
+now() { date +%s.%N; }
+
+phase_compile() {
+    local start; start=$(now)
+    ls problems/*.kf | xargs -P 14 -I{} sh -c 'n=$(basename {} .kf); s=$(date +%s.%N); '"$K"' eval --problem problems/$n.json --program {} --tier compile --device cuda --json > '"$O"'/compile-$n.json 2>&1; rc=$?; echo "$n rc=$rc wall_s=$(echo "$(date +%s.%N) - $s" | bc)"' > "$O/compile.txt" 2>&1
+    echo "compile wall total: $(echo "$(now) - $start" | bc) s (14 parallel jobs, $(nproc) cores)" >> "$O/compile.txt"
+    tail -1 "$O/compile.txt"
+}
+
+phase_quick() {
+    : > "$O/quick.jsonl"
+    for n in "${problems[@]}"; do
+        local s; s=$(now)
+        timeout 120 "$K" eval --problem "problems/$n.json" --program "problems/$n.kf" --tier quick --device cuda --json > /tmp/eval-$n.json 2> /tmp/eval-$n.err
+        local rc=$? w; w=$(echo "$(now) - $s" | bc)
+        python3 - "$n" "$rc" "$w" /tmp/eval-$n.json /tmp/eval-$n.err >> "$O/quick.jsonl" <<'PY'
+import json, sys
+n, rc, w, out, err = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
+try:
+    j = json.load(open(out))
+except Exception:
+    j = {"stdout": open(out).read()[-2000:]}
+j["stderr_tail"] = open(err).read()[-1500:]
+j["problem_file"] = n; j["rc"] = rc; j["process_wall_s"] = w
+print(json.dumps(j))
+PY
+        echo "$n rc=$rc wall=${w}s $(python3 -c "import json,sys; j=json.load(open('/tmp/eval-$n.json')); print(j.get('status'), j.get('timing',{}).get('median_ns',''))" 2>/dev/null)"
+    done | tee "$O/quick.txt"
+}
+
+phase_eager() {
+    timeout 300 python3 bench/suite/torch_eager.py problems/*.json > "$O/eager.jsonl" 2> "$O/eager.err"
+    echo "eager rc=$? lines=$(wc -l < "$O/eager.jsonl")"
+}
+
+phase_ncu() {
+    mkdir -p "$O/ncu"
+    OUT="$O/ncu" KFORGE="$K" timeout 300 bash bench/profile/record_fixtures.sh > "$O/ncu/log.txt" 2>&1
+    echo "ncu rc=$?"; tail -12 "$O/ncu/log.txt"
+}
+
+phase_selftest() {
+    mkdir -p build
+    $NVCC tests/kernels/gpu_selftest.cu -o build/gpu_selftest > "$O/selftest-build.log" 2>&1 &&
+        build/gpu_selftest > "$O/selftest.txt" 2>&1
+    echo "selftest rc=$?"; tail -2 "$O/selftest.txt"
+}
+
+for p in "${phases[@]}"; do
+    echo "== $p ($(date -u +%T))"
+    "phase_$p"
+done
+nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv >> "$O/gpu.txt" 2>&1
+echo "== done ($(date -u +%T))"
