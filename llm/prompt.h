@@ -10,12 +10,6 @@
 
 #include "sol/bounds.h"
 
-// search/proposer.h names kforge::sol::Bounds; the type lives in kforge (sol/bounds.h). This
-// alias keeps both spellings valid until the search stage settles on one (harmless after).
-namespace kforge::sol {
-using kforge::Bounds;
-}
-
 #include "search/proposer.h"
 
 namespace kforge::llm {

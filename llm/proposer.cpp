@@ -50,6 +50,11 @@ LlmStats LlmProposer::stats() const {
     return stats_;
 }
 
+void LlmProposer::set_run_id(std::optional<int64_t> run_id) {
+    std::lock_guard lock(mutex_);
+    options_.run_id = run_id;
+}
+
 std::string LlmProposer::last_error() const {
     std::lock_guard lock(mutex_);
     return last_error_;
@@ -104,11 +109,21 @@ std::optional<ChatReply> LlmProposer::ask(const ChatRequest& request, const std:
         stats_.http_requests += out.http_requests;
         if (out.ok()) {
             reply = std::move(out.reply);
+            failures_in_a_row_ = 0;
         } else {
             failure = "[" + std::string(to_string(out.kind)) + "] " + out.error.to_string();
             last_error_ = failure;
             ++stats_.failed_requests;
-            if (is_fatal(out.kind)) fatal_error_ = out.error.to_string();
+            ++failures_in_a_row_;
+            if (is_fatal(out.kind)) {
+                fatal_error_ = out.error.to_string();
+            } else if (out.kind == ChatErrorKind::kNetwork) {
+                fatal_error_ = "endpoint unreachable after " + std::to_string(out.attempts) +
+                               " attempt(s): " + out.error.to_string();
+            } else if (failures_in_a_row_ >= kDeadAfterFailures) {
+                fatal_error_ = std::to_string(failures_in_a_row_) +
+                               " requests in a row failed, the last: " + failure;
+            }
         }
     }
     if (reply && cache_ && !from_cache) {
@@ -135,7 +150,10 @@ std::optional<ChatReply> LlmProposer::ask(const ChatRequest& request, const std:
     }
     if (options_.store) {
         NewLlmRequest r;
-        r.run_id = options_.run_id;
+        {
+            std::lock_guard lock(mutex_);
+            r.run_id = options_.run_id;
+        }
         r.provider = std::string(to_string(config_.provider));
         r.model = config_.model;
         r.request_hash = hash;

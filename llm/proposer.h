@@ -1,7 +1,9 @@
 // The LLM proposer (search::Proposer): asks a chat model for programs, checks each against the
 // problem, sends checker errors back for a bounded number of repair turns, and keeps token and
-// cost budgets per problem and per run. When a budget is spent (or the endpoint refuses the key
-// or the model), exhausted() turns true and the search goes on with the built-in proposers.
+// cost budgets per problem and per run. When a budget is spent, or the endpoint is dead (it
+// refuses the key or the model, cannot be reached after the client's retries, or fails
+// kDeadAfterFailures requests in a row), exhausted() turns true and the search goes on with the
+// built-in proposers.
 // Every request and reply is recorded in the store when one is given; replies are cached on
 // disk (llm/cache.h) so a run replays without the network.
 #pragma once
@@ -18,12 +20,6 @@
 #include "llm/config.h"
 #include "sol/bounds.h"
 
-// search/proposer.h names kforge::sol::Bounds; the type lives in kforge (sol/bounds.h). This
-// alias keeps both spellings valid until the search stage settles on one (harmless after).
-namespace kforge::sol {
-using kforge::Bounds;
-}
-
 #include "search/proposer.h"
 
 namespace kforge {
@@ -31,6 +27,10 @@ class Store;
 }
 
 namespace kforge::llm {
+
+// Transient failures (timeouts, 5xx, 429 after the client's retries) in a row that disable the
+// proposer for the run. A connection that cannot be made at all disables it at once.
+inline constexpr int kDeadAfterFailures = 3;
 
 struct LlmProposerOptions {
     Store* store = nullptr;           // records every request when set
@@ -62,6 +62,8 @@ public:
     // Why exhausted() is true, for the loop to print ("" while it is not).
     std::string exhausted_reason() const;
     LlmStats stats() const;
+    // The run later requests are recorded under (a suite switches it per problem).
+    void set_run_id(std::optional<int64_t> run_id);
     // The last request error ("" when none): for the loop to show.
     std::string last_error() const;
 
@@ -85,6 +87,7 @@ private:
     std::map<std::string, Spent> problem_spent_;
     std::string current_problem_;
     std::string fatal_error_;
+    int failures_in_a_row_ = 0;
     std::string last_error_;
 };
 
