@@ -22,7 +22,8 @@ std::unique_ptr<Proposer> make_parameter_proposer();
 std::unique_ptr<Proposer> make_random_proposer();
 std::unique_ptr<Proposer> make_diagnosis_proposer();
 
-// By name: "parameter", "random", "diagnosis"; nullptr for an unknown name.
+// By name: "parameter", "random", "diagnosis", "seed" (search/seed.h); nullptr for an unknown
+// name.
 std::unique_ptr<Proposer> make_builtin_proposer(const std::string& name);
 
 // A directed move: knob of every kernel of `kind` ("gemm", "rowwise", "map"; "" any) stepped up

@@ -3,6 +3,7 @@
 
 #include "search/proposers.h"
 #include "search/proposers_common.h"
+#include "search/seed.h"
 
 namespace kforge::search {
 namespace {
@@ -82,6 +83,7 @@ std::unique_ptr<Proposer> make_builtin_proposer(const std::string& name) {
     if (name == "parameter") return make_parameter_proposer();
     if (name == "random") return make_random_proposer();
     if (name == "diagnosis") return make_diagnosis_proposer();
+    if (name == "seed") return make_seed_proposer();
     return nullptr;
 }
 

@@ -11,6 +11,7 @@
 #include "codegen/lower.h"
 #include "dsl/printer.h"
 #include "search/seed_internal.h"
+#include "sol/device.h"
 
 namespace kforge::search {
 namespace {
@@ -158,5 +159,56 @@ std::vector<dsl::Program> seed_variants(const Problem& problem, const dsl::Devic
     }
     return out;
 }
+
+std::string describe_fusion_plan(const dsl::Program& program) {
+    std::string out;
+    for (const dsl::Kernel& k : program.kernels) {
+        out += (out.empty() ? "" : "; ") + k.name + " " + std::string(to_string(k.kind));
+        if (k.kind == dsl::KernelKind::kRowwise) out += " " + std::string(to_string(k.row_op));
+        std::string fused, stored;
+        for (const dsl::ChainOp& c : k.chain) {
+            if (c.kind == dsl::ChainOpKind::kStore) {
+                stored += (stored.empty() ? "" : ", ") + (c.tensor ? c.tensor->name : "?");
+                continue;
+            }
+            std::string op(to_string(c.kind));
+            if (c.tensor && c.tensor->name.size()) op += " " + c.tensor->name;
+            if (c.kind == dsl::ChainOpKind::kCast) op += " " + std::string(to_string(c.cast_to));
+            fused += (fused.empty() ? "" : ", ") + op;
+        }
+        if (!fused.empty()) out += " {" + fused + "}";
+        out += " -> " + (stored.empty() ? std::string("?") : stored);
+    }
+    return out;
+}
+
+namespace {
+
+class SeedProposer : public Proposer {
+public:
+    std::string name() const override { return "search:seed"; }
+
+    std::vector<Proposal> propose(const ProposalContext& context) override {
+        std::vector<Proposal> out;
+        if (!context.problem || !done_.insert(context.problem->name).second) return out;
+        auto device = find_device(context.device_key);
+        if (!device) return out;
+        std::set<std::string> seen(context.seen_hashes.begin(), context.seen_hashes.end());
+        for (const dsl::Program& p : seed_variants(*context.problem, dsl::device_limits(*device))) {
+            if (static_cast<int>(out.size()) >= context.count) break;
+            if (!seen.insert(dsl::program_hash(p)).second) continue;
+            out.push_back(Proposal{dsl::print_canonical(p), {},
+                                   "seed variant: " + describe_fusion_plan(p)});
+        }
+        return out;  // the variants are fixed by the problem: asking again finds nothing new
+    }
+
+private:
+    std::set<std::string> done_;  // problems already asked about (one proposer serves a suite)
+};
+
+}  // namespace
+
+std::unique_ptr<Proposer> make_seed_proposer() { return std::make_unique<SeedProposer>(); }
 
 }  // namespace kforge::search

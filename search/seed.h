@@ -20,12 +20,15 @@
 // returned program always checks with zero errors and lowers.
 #pragma once
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "common/expected.h"
 #include "dsl/ast.h"
 #include "dsl/check.h"
 #include "problem/problem.h"
+#include "search/proposer.h"
 
 namespace kforge::search {
 
@@ -50,5 +53,14 @@ Expected<dsl::Program> seed_program(const Problem& problem, const dsl::DeviceLim
 // other rowwise block sizes), distinct by canonical text, the default seed first. Empty when not
 // even the default seed exists (seed_program says why).
 std::vector<dsl::Program> seed_variants(const Problem& problem, const dsl::DeviceLimits& limits);
+
+// The fusion plan of a program in one line, kernel by kernel: its kind (and row op), the ops its
+// chain fused, and what it stores: "k0 gemm {add b, tanh, cast f16} -> Y".
+std::string describe_fusion_plan(const dsl::Program& program);
+
+// The "seed" proposer ("search:seed"): the seed_variants of the problem on the context's device
+// that the run has not seen, all at once (structural alternatives to the start program: unfused,
+// other tiles, f32 intermediates, other rowwise blocks); nothing once they are all in the run.
+std::unique_ptr<Proposer> make_seed_proposer();
 
 }  // namespace kforge::search
