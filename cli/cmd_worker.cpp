@@ -36,7 +36,7 @@ void register_worker(CLI::App& app) {
             exit_code() = args->device == "cuda" ? kExitEnvironment : kExitUserError;
             return;
         }
-        exit_code() = eval::run_worker(**device, eval::evaluate_task);
+        exit_code() = eval::run_worker(**device, eval::default_task_handlers());
     });
 }
 

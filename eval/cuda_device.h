@@ -35,7 +35,8 @@ public:
 
     DeviceInfo info() const override { return info_; }
     Status load(const Candidate& candidate) override;
-    RunResult run(const TensorData& inputs) override;
+    using Device::run;
+    RunResult run(const TensorData& inputs, const RunOptions& options) override;
     TimingResult time(const TimingOptions& options) override;
     void unload() override;
     int64_t memory_used_bytes() const override;
@@ -93,6 +94,10 @@ private:
     std::vector<int64_t> workspace_bytes_;
     std::vector<Launch> launches_;
     bool have_inputs_ = false;
+    // Device bytes of the last identified inputs (RunOptions::inputs_id), per tensor name: the
+    // conversion of full-shape inputs costs more than the kernel being timed.
+    uint64_t converted_id_ = 0;
+    std::map<std::string, std::vector<unsigned char>> converted_;
 };
 
 }  // namespace kforge::eval

@@ -35,9 +35,12 @@ struct DeviceInfo {
 };
 
 // Faults the simulated device injects (the fault suite's scenarios); the CUDA device gets the
-// same faults from real faulty kernels instead (tests/faults/).
+// same faults from real faulty kernels instead (tests/faults/). kProcessCrash and kProcessHang
+// take the whole process down (abort) or stall it (a driver call that never returns): only for
+// a worker under a supervisor, whose isolation they test.
 enum class SimFault {
     kNone, kOutOfBounds, kHang, kPartialWrite, kCachedResult, kLowPrecision, kNaN, kSlow,
+    kProcessCrash, kProcessHang,
 };
 std::string_view to_string(SimFault f);
 std::optional<SimFault> sim_fault_from_string(std::string_view s);
@@ -59,6 +62,14 @@ struct RunResult {
     std::string message;
     TensorData outputs;                       // problem outputs only
     bool context_lost = false;                // sticky CUDA error: restart the worker
+};
+
+// How run() treats its inputs and outputs.
+struct RunOptions {
+    // Non-zero: `inputs` are immutable and identified by this id (eval/reference_cache.h hands
+    // out ids never reused), so a device may keep their converted bytes between runs.
+    uint64_t inputs_id = 0;
+    bool copy_outputs = true;  // false: run only (timing preparation); outputs stay empty
 };
 
 struct TimingOptions {
@@ -96,7 +107,8 @@ public:
     virtual Status load(const Candidate& candidate) = 0;
     // Copies `inputs` in, poisons every output and intermediate with NaN, runs the launch
     // sequence once, synchronizes and copies the outputs back.
-    virtual RunResult run(const TensorData& inputs) = 0;
+    virtual RunResult run(const TensorData& inputs, const RunOptions& options) = 0;
+    RunResult run(const TensorData& inputs) { return run(inputs, RunOptions{}); }
     // Times the loaded candidate on the inputs of the last run().
     virtual TimingResult time(const TimingOptions& options) = 0;
     // Frees the candidate's resources; the device stays usable for the next load().

@@ -5,7 +5,11 @@
 
 #include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 
+#include "common/hash.h"
 #include "compile/compile.h"
 #include "dsl/check.h"
 #include "dsl/parser.h"
@@ -18,8 +22,22 @@ namespace kforge::eval::detail {
 
 namespace fs = std::filesystem;
 
-Pipeline::Pipeline(Device& device, const EvalRequest& request)
-    : device_(device), request_(request) {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+        .count();
+}
+
+}  // namespace
+
+Pipeline::Pipeline(Device& device, const EvalRequest& request, ReferenceCache* cache)
+    : device_(device), request_(request), cache_(cache) {
+    if (!cache_) {
+        own_cache_ = std::make_unique<ReferenceCache>();
+        cache_ = own_cache_.get();
+    }
+    run_start_ = gate_start_ = std::chrono::steady_clock::now();
     report_.device = device.info();
     report_.simulated = report_.device.simulated;
     report_.tier = request.tier == EvalTier::kProfile ? EvalTier::kFull : request.tier;
@@ -33,21 +51,59 @@ Pipeline::Pipeline(Device& device, const EvalRequest& request)
 
 bool Pipeline::full_tier() const { return report_.tier == EvalTier::kFull; }
 
+// Every gate's wall time is the time since the previous gate was recorded (or the start).
+void Pipeline::record(GateOutcome g) {
+    g.wall_ms = ms_since(gate_start_);
+    if (!g.evidence.is_object()) g.evidence = nlohmann::ordered_json::object();
+    g.evidence["wall_ms"] = g.wall_ms;
+    report_.gates.push_back(std::move(g));
+    gate_start_ = std::chrono::steady_clock::now();
+}
+
 void Pipeline::pass(const std::string& gate, std::string message,
                     nlohmann::ordered_json evidence, bool skipped) {
-    GateOutcome g{gate, true, skipped, EvalStatus::kPassed, std::move(message), std::move(evidence)};
-    report_.gates.push_back(std::move(g));
+    record(GateOutcome{gate, true, skipped, EvalStatus::kPassed, std::move(message),
+                       std::move(evidence)});
 }
 
 bool Pipeline::fail(const std::string& gate, EvalStatus status, std::string message,
                     nlohmann::ordered_json evidence) {
     report_.status = status;
     report_.message = gate + ": " + message;
-    report_.gates.push_back(GateOutcome{gate, false, false, status, message, std::move(evidence)});
+    record(GateOutcome{gate, false, false, status, message, std::move(evidence)});
     return false;
 }
 
+// A prebuilt candidate: the plan must name only the problem's tensors and its own buffers, and
+// the cubin must exist. No program is checked (there is none to check).
+bool Pipeline::gate_static_prebuilt() {
+    const PrebuiltCandidate& pb = *request_.prebuilt;
+    std::ifstream in(pb.cubin_path, std::ios::binary);
+    if (!in) return fail("static", EvalStatus::kInvalidProgram,
+                         "cannot read the prebuilt cubin " + pb.cubin_path);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    report_.program_hash = "prebuilt-" + sha256_hex(bytes.str()).substr(0, 24);
+    if (pb.plan.kernels.empty())
+        return fail("static", EvalStatus::kInvalidProgram, "the launch plan has no kernels");
+    std::set<std::string> names;
+    for (const Tensor& t : request_.problem.tensors)
+        if (t.role != TensorRole::kIntermediate) names.insert(t.name);
+    for (const codegen::BufferDecl& b : pb.plan.buffers) names.insert(b.name);
+    for (const codegen::KernelLaunch& k : pb.plan.kernels)
+        for (const codegen::KernelParam& prm : k.params)
+            if ((prm.kind == codegen::ParamKind::kTensor ||
+                 prm.kind == codegen::ParamKind::kWorkspace) && !names.count(prm.name))
+                return fail("static", EvalStatus::kInvalidProgram,
+                            "plan kernel " + k.name + " names unknown tensor '" + prm.name + "'");
+    pass("static", "prebuilt cubin with a launch plan of " +
+                       std::to_string(pb.plan.kernels.size()) + " kernel(s); no program to check",
+         {{"program_hash", report_.program_hash}, {"cubin", pb.cubin_path}});
+    return true;
+}
+
 bool Pipeline::gate_static() {
+    if (request_.prebuilt) return gate_static_prebuilt();
     auto program = dsl::parse_program(request_.program_text, request_.program_file);
     if (!program) return fail("static", EvalStatus::kInvalidProgram, program.error().to_string());
     program_ = *program;
@@ -159,6 +215,21 @@ bool Pipeline::load(Prepared& p, const std::string& gate) {
 }
 
 bool Pipeline::gate_compile() {
+    if (request_.prebuilt) {
+        if (report_.simulated)
+            return fail("compile", EvalStatus::kNotSupported,
+                        "the simulated device cannot run a prebuilt cubin");
+        full_ = std::make_unique<Prepared>();
+        full_->problem = request_.problem;
+        full_->candidate.problem = &full_->problem;
+        full_->candidate.plan = request_.prebuilt->plan;
+        full_->candidate.cubin_path = request_.prebuilt->cubin_path;
+        full_->candidate.run_timeout_s = request_.run_timeout_s;
+        full_->evidence["dims"] = report_.shapes_key;
+        report_.plan_json = codegen::to_json(request_.prebuilt->plan).dump(2);
+        pass("compile", "prebuilt cubin (nothing to compile)", full_->evidence, true);
+        return true;
+    }
     full_ = prepare(request_.problem, program_, "compile");
     if (!full_) return false;
     report_.cuda_source = full_->lowered.cuda_source;
@@ -170,35 +241,58 @@ bool Pipeline::gate_compile() {
 }
 
 EvalReport Pipeline::run() {
-    if (!gate_static()) return report_;
-    if (report_.tier == EvalTier::kStatic || report_.tier == EvalTier::kCostModel) return report_;
-    if (!gate_compile()) return report_;
-    if (report_.tier == EvalTier::kCompile) return report_;
-    auto small = small_shape(request_.problem, request_.program_text, device_key_,
-                             kSmallShapeMaxFlops);
-    if (!small) {
-        fail("correctness_small", EvalStatus::kNotSupported, small.error().to_string());
+    auto finish = [&]() -> EvalReport {
+        report_.wall_ms = ms_since(run_start_);
         return report_;
+    };
+    if (!gate_static()) return finish();
+    if (report_.tier == EvalTier::kStatic || report_.tier == EvalTier::kCostModel) return finish();
+    if (!gate_compile()) return finish();
+    if (report_.tier == EvalTier::kCompile) return finish();
+    if (request_.prebuilt) {
+        // The plan is bound to the full shape: correctness (and the audit) run there.
+        pass("correctness_small", "skipped: a prebuilt plan is bound to the full shape " +
+                                      report_.shapes_key, {}, true);
+        check_shape_ = request_.problem;
+        if (!gate_correctness("correctness_full", request_.problem, full_tier() ? 5 : 2,
+                              request_.seed * 1000 + 100, check_))
+            return finish();
+    } else {
+        auto small = small_shape(request_.problem, request_.program_text, device_key_,
+                                 kSmallShapeMaxFlops);
+        if (!small) {
+            fail("correctness_small", EvalStatus::kNotSupported, small.error().to_string());
+            return finish();
+        }
+        small_shape_ = *small;
+        std::unique_ptr<Prepared> small_prepared;
+        if (!reuse_gate("correctness_small", *small, request_.seed * 1000) &&
+            !gate_correctness("correctness_small", *small, 2, request_.seed * 1000,
+                              small_prepared))
+            return finish();
+        small_prepared.reset();
+        if (full_tier()) {
+            auto check = check_shape(request_.problem, *small, request_.program_text,
+                                     device_key_);
+            if (!check) {
+                fail("correctness_full", EvalStatus::kNotSupported, check.error().to_string());
+                return finish();
+            }
+            check_shape_ = *check;
+            if (!gate_correctness("correctness_full", *check, 5, request_.seed * 1000 + 100,
+                                  check_))
+                return finish();
+            if (!gate_full_shape()) return finish();
+        }
     }
-    small_shape_ = *small;
-    std::unique_ptr<Prepared> small_prepared;
-    if (!gate_correctness("correctness_small", *small, full_tier() ? 2 : 1, request_.seed * 1000,
-                          small_prepared))
-        return report_;
-    small_prepared.reset();
-    auto check = check_shape(request_.problem, *small, request_.program_text, device_key_);
-    if (!check) {
-        fail("correctness_full", EvalStatus::kNotSupported, check.error().to_string());
-        return report_;
-    }
-    check_shape_ = *check;
-    if (!gate_correctness("correctness_full", *check, full_tier() ? 5 : 2,
-                          request_.seed * 1000 + 100, check_))
-        return report_;
-    if (!gate_full_shape()) return report_;
-    if (!gate_timing()) return report_;
+    if (!gate_timing()) return finish();
     gate_sol_gaming();
-    return report_;
+    return finish();
+}
+
+std::unique_ptr<Prepared> Pipeline::prepare_full() {
+    if (!gate_static() || !gate_compile()) return nullptr;
+    return std::move(full_);
 }
 
 }  // namespace kforge::eval::detail

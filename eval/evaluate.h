@@ -5,26 +5,40 @@
 //   compile            lower_program + compile_cuda per shape; the simulated device lowers only
 //                      (codegen errors still fail here) and says the compile was skipped
 //   correctness_small  dims shrunk by small_shape() (below), fp64 interpreter reference,
-//                      1 round (quick) / 2 rounds (full)
+//                      2 rounds (uniform, normal: outputs must change with the inputs). In the
+//                      full tier the outcome of a passed quick-tier correctness_small of the same
+//                      program, shapes and seed is reused when the caller supplies it
+//                      (EvalRequest::reusable_gates; the store wrapper does)
+//   --- full tier only (the quick tier screens: small-shape correctness, then timing) ---
 //   correctness_full   at check_shape(): the full shape when the CPU reference is feasible, else
 //                      the largest feasible legal shape (the hidden second shape; the evidence
-//                      says so). Rounds 2 (quick) / 5 (full), inputs cycling uniform [0,1),
-//                      normal, heavy-tailed (scaled by 1/64 where an f16 tensor exists, as
-//                      Student-t tails overflow fp16 GEMM outputs), fresh poisoned outputs each
-//                      run, and outputs must change when inputs (and the reference) change
+//                      says so). 5 rounds, inputs cycling uniform [0,1), normal, heavy-tailed
+//                      (scaled by 1/64 where an f16 tensor exists, as Student-t tails overflow
+//                      fp16 GEMM outputs), fresh poisoned outputs each run, and outputs must
+//                      change when inputs (and the reference) change
 //   audit              a short timed loop at the check shape; the outputs after one randomly
 //                      chosen timed iteration must match the reference
 //   full_shape         only when the check shape is not the full one: one run at the full shape
 //                      (CUDA) that must finish with finite, not all-zero outputs; the simulated
 //                      device cannot interpret it and records a skip
+//   --- both tiers ---
 //   timing             full shape; quick 3 warm-up + 20 iterations, full 10 + 100; with a
 //                      baseline program, interleaved in chunks of 10 iterations
 //   sol_gaming         median below sol/bounds gaming threshold -> kFlaggedGaming after a
 //                      re-verification round (its result is in the evidence)
 //
+// Every gate's evidence carries its wall time (`wall_ms`, also GateOutcome::wall_ms) and the
+// report the total. Inputs and fp64 references come from a ReferenceCache (eval/
+// reference_cache.h): a worker keeps one, so candidates of one problem share them.
+//
+// A prebuilt candidate (EvalRequest::prebuilt: a cubin and its launch plan, e.g. the faulty
+// kernels of tests/faults/) replaces the program: static checks the plan against the problem,
+// compile is skipped, and as the plan is bound to the full shape correctness runs there (as
+// correctness_full, 2 rounds quick / 5 full, with the audit) whatever the tier.
+//
 // Tiers: kStatic/kCostModel stop after static, kCompile after compile, kQuick and kFull run
-// everything (kProfile runs as kFull). With a Store, the evaluation cache is consulted first and
-// the candidate, artefacts, evaluation and measurements are written.
+// the gates above (kProfile runs as kFull). With a Store, the evaluation cache is consulted first
+// and the candidate, artefacts, evaluation and measurements are written.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +48,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/launch_plan.h"
 #include "eval/device.h"
 #include "eval/timing.h"
 #include "problem/problem.h"
@@ -50,6 +65,24 @@ inline constexpr double kSmallShapeMaxFlops = 3e8;
 inline constexpr double kCheckShapeMaxFlops = 2e9;
 inline constexpr int64_t kCheckShapeMaxElements = int64_t{16} << 20;
 
+class ReferenceCache;
+
+struct GateOutcome {
+    std::string gate;
+    bool passed = false;
+    bool skipped = false;
+    EvalStatus status = EvalStatus::kPassed;
+    std::string message;
+    nlohmann::ordered_json evidence = nlohmann::ordered_json::object();  // with "wall_ms"
+    double wall_ms = 0;
+};
+
+// A candidate that is already device code: a cubin and the launch plan that runs it.
+struct PrebuiltCandidate {
+    std::string cubin_path;
+    codegen::LaunchPlan plan;
+};
+
 struct EvalRequest {
     Problem problem;                 // at its full shape
     std::string program_text;
@@ -64,15 +97,11 @@ struct EvalRequest {
     Store* store = nullptr;          // optional: cache lookup and recording
     std::optional<int64_t> run_id;   // store: the run to add the candidate to (else a new run)
     std::string proposer = "human";
-};
-
-struct GateOutcome {
-    std::string gate;
-    bool passed = false;
-    bool skipped = false;
-    EvalStatus status = EvalStatus::kPassed;
-    std::string message;
-    nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
+    std::optional<PrebuiltCandidate> prebuilt;  // replaces program_text's lowering (see above)
+    // Passed gates of an earlier evaluation of the same program, shapes, device and toolchain
+    // (today: the quick tier's correctness_small, reused by the full tier when dims and seed
+    // match).
+    std::vector<GateOutcome> reusable_gates;
 };
 
 struct EvalReport {
@@ -97,9 +126,16 @@ struct EvalReport {
     bool cached = false;             // answered from the store's evaluation cache
     std::string store_error;         // the store could not be read or written (evaluation stands)
     std::optional<int64_t> evaluation_id;
+    double wall_ms = 0;              // the whole evaluation, store included
+    std::vector<std::string> worker_notes;  // supervised: worker restarts and why
 };
 
-EvalReport evaluate(Device& device, const EvalRequest& request);
+// The pipeline on `device` with the store wrapper (eval/evaluator.h has the same through a
+// supervised worker). `cache`: inputs and references to share (null: a private one).
+EvalReport evaluate(Device& device, const EvalRequest& request, ReferenceCache* cache = nullptr);
+
+// The timing protocol of a tier's timing gate (warm-up, iterations, time cap, L2 flush).
+TimingOptions timing_options_for(EvalTier tier);
 
 // The small correctness shape: each dim above `cap` becomes the largest multiple of its largest
 // power-of-two divisor (itself at most cap) not above cap, so tiles and vector widths that
@@ -116,6 +152,12 @@ Expected<Problem> check_shape(const Problem& problem, const Problem& small,
 // "K=4096,M=4096,N=4096" (dims by name).
 std::string shapes_key(const Problem& problem);
 
-nlohmann::ordered_json to_json(const EvalReport& report);
+// `with_artefacts`: also the CUDA source and the plan (the worker's answer to a supervisor).
+nlohmann::ordered_json to_json(const EvalReport& report, bool with_artefacts = false);
+// The report back from to_json (a worker's answer); an Error names the bad field.
+Expected<EvalReport> report_from_json(const nlohmann::json& j);
+
+nlohmann::ordered_json to_json(const TimingSample& s);
+nlohmann::ordered_json to_json(const TimingStats& s);
 
 }  // namespace kforge::eval

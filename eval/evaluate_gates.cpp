@@ -1,5 +1,6 @@
 // The measuring gates of the pipeline (eval/evaluate.h): correctness rounds, audit, full-shape
 // sanity, timing (optionally interleaved with a baseline) and the SOL gaming check.
+#include <chrono>
 #include <cmath>
 
 #include "eval/evaluate_internal.h"
@@ -20,7 +21,7 @@ bool has_f16(const Problem& p) {
 
 }  // namespace
 
-TensorData Pipeline::make_inputs(const Problem& shape, Distribution d, uint64_t seed) const {
+TensorData make_inputs(const Problem& shape, Distribution d, uint64_t seed) {
     TensorData inputs;
     bool scale = d == Distribution::kHeavyTailed && has_f16(shape);
     for (const Tensor* t : shape.graph_inputs()) {
@@ -34,17 +35,23 @@ TensorData Pipeline::make_inputs(const Problem& shape, Distribution d, uint64_t 
 
 RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed) {
     RoundResult r;
-    TensorData inputs = make_inputs(shape, d, seed);
+    auto t0 = std::chrono::steady_clock::now();
+    int64_t misses = cache_->stats().reference_misses;
+    auto c = cache_->get(
+        shape, d, seed, [&] { return make_inputs(shape, d, seed); },
+        [&](const TensorData& inputs) { return interpret(shape, inputs); });
     r.evidence["distribution"] = std::string(to_string(d));
     r.evidence["seed"] = seed;
-    auto reference = interpret(shape, inputs);
-    if (!reference) {
+    r.evidence["reference"] = cache_->stats().reference_misses > misses ? "computed" : "cached";
+    r.evidence["reference_ms"] =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!c->reference) {
         r.status = EvalStatus::kNotSupported;
-        r.message = "the CPU reference failed: " + reference.error().to_string();
+        r.message = "the CPU reference failed: " + c->reference_error;
         return r;
     }
-    r.reference = std::move(*reference);
-    RunResult run = device_.run(inputs);
+    r.reference = c->reference;
+    RunResult run = device_.run(*c->inputs, RunOptions{c->id, true});
     if (run.status != EvalStatus::kPassed) {
         r.status = run.status;
         r.message = run.message;
@@ -52,8 +59,26 @@ RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed)
         return r;
     }
     r.outputs = std::move(run.outputs);
-    timing_inputs_ = std::move(inputs);
+    timing_case_ = c;
+    timing_dims_ = shape.dims;
     return r;
+}
+
+// A passed correctness gate of an earlier evaluation (EvalRequest::reusable_gates) at the same
+// dims and seeds stands in for running it again.
+bool Pipeline::reuse_gate(const std::string& gate, const Problem& shape, uint64_t seed_base) {
+    if (!full_tier()) return false;
+    for (const GateOutcome& g : request_.reusable_gates) {
+        if (g.gate != gate || !g.passed || g.skipped || !g.evidence.is_object()) continue;
+        if (g.evidence.value("dims", "") != shapes_key(shape)) continue;
+        if (g.evidence.value("seed_base", uint64_t{0}) != seed_base) continue;
+        nlohmann::ordered_json evidence = g.evidence;
+        evidence["reused"] = "outcome of an earlier evaluation of this program at these dims "
+                             "and seeds (" + std::to_string(g.wall_ms) + " ms then)";
+        pass(gate, g.message + " (reused)", evidence);
+        return true;
+    }
+    return false;
 }
 
 bool Pipeline::gate_correctness(const std::string& gate, const Problem& shape, int rounds,
@@ -68,6 +93,7 @@ bool Pipeline::gate_correctness(const std::string& gate, const Problem& shape, i
     if (!load(*prep, gate)) return false;
     nlohmann::ordered_json evidence;
     evidence["dims"] = shapes_key(shape);
+    evidence["seed_base"] = seed_base;
     if (gate == "correctness_full" && !is_full)
         evidence["note"] = "full-shape correctness was checked at the largest CPU-feasible shape " +
                            shapes_key(shape) + " (the hidden second shape), not at " +
@@ -82,14 +108,14 @@ bool Pipeline::gate_correctness(const std::string& gate, const Problem& shape, i
             return fail(gate, r.status, r.message, evidence);
         }
         if (i > 0 && outputs_identical(previous.outputs, r.outputs) &&
-            !outputs_identical(previous.reference, r.reference)) {
+            !outputs_identical(*previous.reference, *r.reference)) {
             evidence["rounds"].push_back(r.evidence);
             return fail(gate, EvalStatus::kIncorrect,
                         "outputs did not change when the inputs changed (round " +
                             std::to_string(i) + "): a cached or input-independent result",
                         evidence);
         }
-        Comparison c = compare_outputs(shape, r.outputs, r.reference);
+        Comparison c = compare_outputs(shape, r.outputs, *r.reference);
         r.evidence["comparison"] = to_json(c, shape.tolerance);
         evidence["rounds"].push_back(r.evidence);
         if (!c.passed()) return fail(gate, c.status, c.message, evidence);
@@ -98,7 +124,7 @@ bool Pipeline::gate_correctness(const std::string& gate, const Problem& shape, i
     pass(gate, std::to_string(rounds) + " round(s) match the fp64 reference at " +
                    shapes_key(shape), evidence);
     if (gate != "correctness_full") return true;
-    if (!gate_audit(*prep, previous.reference)) return false;
+    if (!gate_audit(*prep, *previous.reference)) return false;
     full_ready_ = is_full;
     return true;
 }

@@ -1,6 +1,8 @@
 // Internals of the evaluation pipeline (eval/evaluate.h), shared by its .cpp files.
 #pragma once
 
+#include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -8,6 +10,7 @@
 #include "codegen/lower.h"
 #include "dsl/ast.h"
 #include "eval/evaluate.h"
+#include "eval/reference_cache.h"
 #include "problem/inputs.h"
 
 namespace kforge::eval::detail {
@@ -26,40 +29,52 @@ struct RoundResult {
     bool context_lost = false;
     nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
     TensorData outputs;
-    TensorData reference;
+    std::shared_ptr<const TensorData> reference;
 };
+
+// The inputs of `shape` for distribution `d` and `seed` (the heavy-tailed ones scaled where an
+// f16 tensor exists).
+TensorData make_inputs(const Problem& shape, Distribution d, uint64_t seed);
 
 class Pipeline {
 public:
-    Pipeline(Device& device, const EvalRequest& request);
+    Pipeline(Device& device, const EvalRequest& request, ReferenceCache* cache);
     EvalReport run();
+    // static + compile only, keeping the full-shape preparation (eval/time_programs.cpp);
+    // nullptr with the failure in report().
+    std::unique_ptr<Prepared> prepare_full();
+    const EvalReport& report() const { return report_; }
 
 private:
     bool gate_static();
+    bool gate_static_prebuilt();
     bool gate_compile();
     bool gate_correctness(const std::string& gate, const Problem& shape, int rounds,
                           uint64_t seed_base, std::unique_ptr<Prepared>& keep);
+    bool reuse_gate(const std::string& gate, const Problem& shape, uint64_t seed_base);
     bool gate_audit(Prepared& prepared, const TensorData& reference);
     bool gate_full_shape();
     bool gate_timing();
     bool gate_sol_gaming();
-    // Loads `p` and (where the device can) runs it on timing_inputs_ so time() has inputs.
+    // Loads `p` and (where the device can) runs it on the timing inputs so time() has inputs.
     bool ready_for_timing(Prepared& p, const std::string& gate);
 
     // Lowers (and compiles on a GPU) `program` for `shape`; nullptr after recording a failure.
     std::unique_ptr<Prepared> prepare(const Problem& shape, const dsl::Program& program,
                                       const std::string& gate);
     RoundResult round(const Problem& shape, Distribution d, uint64_t seed);
-    TensorData make_inputs(const Problem& shape, Distribution d, uint64_t seed) const;
     bool load(Prepared& p, const std::string& gate);
     void pass(const std::string& gate, std::string message, nlohmann::ordered_json evidence,
               bool skipped = false);
     bool fail(const std::string& gate, EvalStatus status, std::string message,
               nlohmann::ordered_json evidence = nlohmann::ordered_json::object());
     bool full_tier() const;
+    void record(GateOutcome g);
 
     Device& device_;
     const EvalRequest& request_;
+    std::unique_ptr<ReferenceCache> own_cache_;
+    ReferenceCache* cache_;
     EvalReport report_;
     dsl::Program program_;
     std::optional<dsl::Program> baseline_;
@@ -68,8 +83,11 @@ private:
     std::unique_ptr<Prepared> check_;    // loaded after correctness_full
     std::unique_ptr<Prepared> full_;     // the full shape (may be check_)
     std::optional<Problem> small_shape_, check_shape_;
-    TensorData timing_inputs_;      // inputs of the last run (timing re-runs them)
+    std::shared_ptr<const CachedCase> timing_case_;  // inputs of the last run (timing re-runs)
+    std::map<std::string, int64_t> timing_dims_;     // the dims timing_case_ belongs to
     bool full_ready_ = false;       // the full shape is loaded and has run
+    std::chrono::steady_clock::time_point gate_start_;  // since the last recorded gate
+    std::chrono::steady_clock::time_point run_start_;
     friend struct StoreSession;
 };
 

@@ -1,9 +1,12 @@
 // evaluate(): the pipeline wrapped in the store (cache lookup first, then candidate, artefacts,
-// evaluation and measurements), and the report's JSON form.
+// evaluation and measurements); the full tier reuses the quick tier's small-shape correctness.
+#include <chrono>
+
 #include "compile/compile.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
 #include "eval/evaluate_internal.h"
+#include "eval/evaluator.h"
 #include "problem/spec.h"
 #include "store/store.h"
 
@@ -90,7 +93,10 @@ void from_cache(EvalReport& r, const EvaluationRecord& rec) {
                                           eval_status_from_string(g.value("status", "passed"))
                                               .value_or(EvalStatus::kPassed),
                                           g.value("message", ""),
-                                          g.value("evidence", nlohmann::ordered_json::object())});
+                                          g.value("evidence", nlohmann::ordered_json::object()),
+                                          g.contains("evidence") && g["evidence"].is_object()
+                                              ? g["evidence"].value("wall_ms", 0.0)
+                                              : 0.0});
     std::vector<double> times;
     for (const MeasurementRecord& m : rec.measurements) {
         if (m.label != "candidate") continue;
@@ -103,14 +109,40 @@ void from_cache(EvalReport& r, const EvaluationRecord& rec) {
     r.stats = timing_stats(times);
 }
 
-}  // namespace
+// The passed gates of a quick-tier evaluation that a full-tier one may reuse.
+std::vector<GateOutcome> reusable_from(const EvaluationRecord& rec) {
+    std::vector<GateOutcome> gates;
+    if (rec.status != EvalStatus::kPassed) return gates;
+    EvalReport quick;
+    from_cache(quick, rec);
+    for (GateOutcome& g : quick.gates)
+        if (g.gate == "correctness_small" && g.passed && !g.skipped) gates.push_back(g);
+    return gates;
+}
 
-EvalReport evaluate(Device& device, const EvalRequest& request) {
-    if (!request.store) return detail::Pipeline(device, request).run();
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+        .count();
+}
+
+EvalReport evaluate_with_store(Evaluator& evaluator, const EvalRequest& request) {
+    if (!request.store || request.prebuilt) {
+        EvalReport r = evaluator.run_pipeline(request);
+        if (request.store) r.store_error = "prebuilt candidates are not recorded in the store";
+        return r;
+    }
     Store& store = *request.store;
-    auto ids = begin(store, request, device.info());
+    auto info = evaluator.device_info();
+    if (!info) {
+        EvalReport r;
+        r.status = EvalStatus::kNotSupported;
+        r.environment_error = true;
+        r.message = "no evaluation device: " + info.error().to_string();
+        return r;
+    }
+    auto ids = begin(store, request, *info);
     if (!ids) {
-        EvalReport r = detail::Pipeline(device, request).run();
+        EvalReport r = evaluator.run_pipeline(request);
         r.store_error = ids.error().to_string();
         return r;
     }
@@ -120,7 +152,7 @@ EvalReport evaluate(Device& device, const EvalRequest& request) {
     EvalReport r;
     std::optional<int64_t> cached_from;
     if (hit.ok() && *hit) {
-        r.device = device.info();
+        r.device = *info;
         r.simulated = r.device.simulated;
         r.tier = tier;
         r.program_hash = ids->hash;
@@ -130,7 +162,14 @@ EvalReport evaluate(Device& device, const EvalRequest& request) {
         from_cache(r, **hit);
         cached_from = (*hit)->id;
     } else {
-        r = detail::Pipeline(device, request).run();
+        EvalRequest req = request;
+        if (tier == EvalTier::kFull) {
+            auto quick = store.find_cached_evaluation(ids->hash, ids->device_id, ids->toolchain,
+                                                      shapes_key(request.problem),
+                                                      EvalTier::kQuick);
+            if (quick.ok() && *quick) req.reusable_gates = reusable_from(**quick);
+        }
+        r = evaluator.run_pipeline(req);
         if (!r.cuda_source.empty())
             (void)store.add_artefact(ids->candidate_id, ArtefactKind::kCudaSource, r.cuda_source);
         if (!r.plan_json.empty())
@@ -156,38 +195,18 @@ EvalReport evaluate(Device& device, const EvalRequest& request) {
     return r;
 }
 
-nlohmann::ordered_json to_json(const EvalReport& r) {
-    nlohmann::ordered_json j;
-    j["status"] = std::string(to_string(r.status));
-    j["message"] = r.message;
-    j["simulated"] = r.simulated;
-    j["device"] = {{"name", r.device.name}, {"datasheet_key", r.device.datasheet_key},
-                   {"uuid", r.device.uuid}, {"driver", r.device.driver}};
-    j["tier"] = std::string(to_string(r.tier));
-    j["program_hash"] = r.program_hash;
-    j["shapes"] = r.shapes_key;
-    j["flops"] = r.flops;
-    j["bytes"] = r.bytes;
-    j["cached"] = r.cached;
-    if (r.evaluation_id) j["evaluation_id"] = *r.evaluation_id;
-    if (r.environment_error) j["environment_error"] = true;
-    if (r.context_lost) j["context_lost"] = true;
-    if (!r.store_error.empty()) j["store_error"] = r.store_error;
-    j["gates"] = nlohmann::ordered_json::array();
-    for (const GateOutcome& g : r.gates)
-        j["gates"].push_back({{"gate", g.gate}, {"passed", g.passed}, {"skipped", g.skipped},
-                              {"status", std::string(to_string(g.status))},
-                              {"message", g.message}, {"evidence", g.evidence}});
-    if (r.stats.count > 0) {
-        j["timing"] = {{"median_ns", r.stats.median_ns}, {"iqr_ns", r.stats.iqr_ns},
-                       {"ci95_low_ns", r.stats.ci95_low_ns},
-                       {"ci95_high_ns", r.stats.ci95_high_ns}, {"count", r.stats.count}};
-        if (r.baseline_stats.count > 0)
-            j["baseline_timing"] = {{"median_ns", r.baseline_stats.median_ns},
-                                    {"iqr_ns", r.baseline_stats.iqr_ns},
-                                    {"count", r.baseline_stats.count}};
-    }
-    return j;
+}  // namespace
+
+EvalReport evaluate(Evaluator& evaluator, const EvalRequest& request) {
+    auto t0 = std::chrono::steady_clock::now();
+    EvalReport r = evaluate_with_store(evaluator, request);
+    r.wall_ms = ms_since(t0);
+    return r;
+}
+
+EvalReport evaluate(Device& device, const EvalRequest& request, ReferenceCache* cache) {
+    InProcessEvaluator evaluator(device, cache);
+    return evaluate(evaluator, request);
 }
 
 }  // namespace kforge::eval

@@ -18,24 +18,22 @@ std::string us(double ns) {
     return buf;
 }
 
-nlohmann::ordered_json stats_json(const TimingStats& s) {
-    return {{"count", s.count},          {"median_ns", s.median_ns}, {"iqr_ns", s.iqr_ns},
-            {"ci95_low_ns", s.ci95_low_ns}, {"ci95_high_ns", s.ci95_high_ns},
-            {"min_ns", s.min_ns},        {"max_ns", s.max_ns}};
-}
+nlohmann::ordered_json stats_json(const TimingStats& s) { return to_json(s); }
 
 }  // namespace
 
 bool Pipeline::ready_for_timing(Prepared& p, const std::string& gate) {
     if (!load(p, gate)) return false;
-    bool interpretable = false;
-    if (auto w = count_work(p.problem); w.ok()) interpretable = w->flops() < kCheckShapeMaxFlops;
-    if (report_.simulated && !interpretable) return true;  // the model needs no inputs
-    if (timing_inputs_.empty() || p.problem.dims != request_.problem.dims ||
-        timing_inputs_.begin()->second.size() !=
-            static_cast<size_t>(p.problem.find_tensor(timing_inputs_.begin()->first)->numel()))
-        timing_inputs_ = make_inputs(p.problem, Distribution::kUniform01, request_.seed + 4242);
-    RunResult r = device_.run(timing_inputs_);
+    if (report_.simulated) return true;  // the model needs no inputs
+    if (!timing_case_ || timing_dims_ != p.problem.dims) {
+        const Problem& shape = p.problem;
+        uint64_t seed = request_.seed + 4242;
+        timing_case_ = cache_->get(
+            shape, Distribution::kUniform01, seed,
+            [&] { return make_inputs(shape, Distribution::kUniform01, seed); }, nullptr);
+        timing_dims_ = shape.dims;
+    }
+    RunResult r = device_.run(*timing_case_->inputs, RunOptions{timing_case_->id, false});
     if (r.status == EvalStatus::kPassed) return true;
     report_.context_lost = r.context_lost;
     return fail(gate, r.status, r.message);
@@ -44,7 +42,6 @@ bool Pipeline::ready_for_timing(Prepared& p, const std::string& gate) {
 bool Pipeline::gate_full_shape() {
     if (full_ready_) return true;
     nlohmann::ordered_json evidence{{"dims", report_.shapes_key}};
-    timing_inputs_.clear();
     if (report_.simulated) {
         if (!load(*full_, "full_shape")) return false;
         full_ready_ = true;
@@ -53,8 +50,14 @@ bool Pipeline::gate_full_shape() {
              evidence, true);
         return true;
     }
-    if (!ready_for_timing(*full_, "full_shape")) return false;
-    RunResult r = device_.run(timing_inputs_);
+    if (!load(*full_, "full_shape")) return false;
+    uint64_t seed = request_.seed + 4242;
+    const Problem& shape = full_->problem;
+    timing_case_ = cache_->get(
+        shape, Distribution::kUniform01, seed,
+        [&] { return make_inputs(shape, Distribution::kUniform01, seed); }, nullptr);
+    timing_dims_ = shape.dims;
+    RunResult r = device_.run(*timing_case_->inputs, RunOptions{timing_case_->id, true});
     if (r.status != EvalStatus::kPassed) {
         report_.context_lost = r.context_lost;
         return fail("full_shape", r.status, r.message, evidence);
@@ -81,10 +84,11 @@ bool Pipeline::gate_full_shape() {
 }
 
 bool Pipeline::gate_timing() {
-    TimingOptions options;
-    options.warmup_iterations = full_tier() ? 10 : 3;
-    options.iterations = full_tier() ? 100 : 20;
-    options.max_seconds = full_tier() ? 10.0 : 2.0;
+    if (!full_ready_) {
+        if (!ready_for_timing(*full_, "timing")) return false;
+        full_ready_ = true;
+    }
+    TimingOptions options = timing_options_for(report_.tier);
     nlohmann::ordered_json evidence{{"warmup", options.warmup_iterations},
                                     {"iterations", options.iterations},
                                     {"flush_l2", options.flush_l2},
@@ -158,13 +162,16 @@ bool Pipeline::gate_sol_gaming() {
         pass("sol_gaming", "time is physically plausible", evidence);
         return true;
     }
-    Prepared* check = check_ ? check_.get() : full_.get();
-    std::string reverify = "re-verification could not load the candidate";
-    if (device_.load(check->candidate).ok()) {
+    // Re-verified at the checked shape; the quick tier (no check shape) leaves it to the full
+    // tier rather than interpret the full shape on the CPU.
+    Prepared* check = check_ ? check_.get() : check_shape_ ? full_.get() : nullptr;
+    std::string reverify = check ? "could not load the candidate"
+                                 : "left to the full tier (the quick tier checks small shapes only)";
+    if (check && device_.load(check->candidate).ok()) {
         RoundResult r = round(check->problem, Distribution::kNormal, request_.seed * 1000 + 777);
         Comparison c;
         if (r.status == EvalStatus::kPassed) c = compare_outputs(check->problem, r.outputs,
-                                                                 r.reference);
+                                                                 *r.reference);
         reverify = r.status != EvalStatus::kPassed ? "failed: " + r.message
                    : c.passed()                    ? "passed at " + shapes_key(check->problem)
                                                    : "failed: " + c.message;
@@ -178,3 +185,16 @@ bool Pipeline::gate_sol_gaming() {
 }
 
 }  // namespace kforge::eval::detail
+
+namespace kforge::eval {
+
+TimingOptions timing_options_for(EvalTier tier) {
+    bool full = tier == EvalTier::kFull || tier == EvalTier::kProfile;
+    TimingOptions options;
+    options.warmup_iterations = full ? 10 : 3;
+    options.iterations = full ? 100 : 20;
+    options.max_seconds = full ? 10.0 : 2.0;
+    return options;
+}
+
+}  // namespace kforge::eval

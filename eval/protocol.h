@@ -33,9 +33,10 @@ enum class MessageType { kHello, kTask, kResult, kError };
 std::string_view to_string(MessageType t);
 std::optional<MessageType> message_type_from_string(std::string_view s);
 
-// evaluate: run the payload's EvalRequest; ping: answer at once (liveness); memory: report the
-// device memory in use (leak check); shutdown: answer, then exit 0.
-enum class TaskKind { kEvaluate, kPing, kMemory, kShutdown };
+// evaluate: run the payload's EvalRequest; time: the payload's TimeRequest (eval/
+// time_programs.h); ping: answer at once (liveness); memory: report the device memory in use
+// (leak check); shutdown: answer, then exit 0.
+enum class TaskKind { kEvaluate, kTime, kPing, kMemory, kShutdown };
 std::string_view to_string(TaskKind k);
 std::optional<TaskKind> task_kind_from_string(std::string_view s);
 

@@ -1,7 +1,11 @@
 #include "eval/sim_device.h"
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <thread>
 
 #include "dsl/printer.h"
 #include "eval/sim_model.h"
@@ -26,6 +30,8 @@ constexpr FaultName kFaultNames[] = {
     {SimFault::kLowPrecision, "low_precision"},
     {SimFault::kNaN, "nan"},
     {SimFault::kSlow, "slow"},
+    {SimFault::kProcessCrash, "process_crash"},
+    {SimFault::kProcessHang, "process_hang"},
 };
 
 std::string seconds(double s) {
@@ -89,6 +95,11 @@ void SimDevice::unload() {
 }
 
 RunResult SimDevice::compute(const TensorData& inputs) {
+    if (fault_ == SimFault::kProcessCrash) {
+        std::fprintf(stderr, "simulated device: process_crash fault, aborting\n");
+        std::abort();
+    }
+    while (fault_ == SimFault::kProcessHang) std::this_thread::sleep_for(std::chrono::hours(1));
     RunResult r;
     if (fault_ == SimFault::kHang) {
         r.status = EvalStatus::kTimedOut;
@@ -132,10 +143,12 @@ RunResult SimDevice::compute(const TensorData& inputs) {
     return r;
 }
 
-RunResult SimDevice::run(const TensorData& inputs) {
+RunResult SimDevice::run(const TensorData& inputs, const RunOptions& options) {
     if (!loaded_) return RunResult{EvalStatus::kLaunchFailed, "no candidate loaded", {}, false};
     last_inputs_ = inputs;
-    return compute(inputs);
+    RunResult r = compute(inputs);
+    if (!options.copy_outputs) r.outputs.clear();
+    return r;
 }
 
 TimingResult SimDevice::time(const TimingOptions& options) {

@@ -9,6 +9,8 @@
 //   kLowPrecision  outputs rounded through bf16
 //   kNaN           NaN written at the first and the middle element of every output
 //   kSlow          model time x kSimSlowFactor
+//   kProcessCrash  run(): abort() (a worker that dies)
+//   kProcessHang   run(): never returns (a worker that stalls past every deadline)
 // DeviceInfo.simulated is true and the name starts with "simulated".
 #pragma once
 
@@ -29,7 +31,8 @@ public:
     explicit SimDevice(DeviceSpec spec);
     DeviceInfo info() const override;
     Status load(const Candidate& candidate) override;
-    RunResult run(const TensorData& inputs) override;
+    using Device::run;
+    RunResult run(const TensorData& inputs, const RunOptions& options) override;
     TimingResult time(const TimingOptions& options) override;
     void unload() override;
     int64_t memory_used_bytes() const override { return 0; }

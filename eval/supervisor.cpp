@@ -206,7 +206,17 @@ Expected<TaskResult> Supervisor::run_task(TaskKind kind, const nlohmann::json& p
 
 Expected<TaskResult> Supervisor::evaluate(const nlohmann::json& payload,
                                           std::optional<double> timeout_s) {
-    auto r = run_task(TaskKind::kEvaluate, payload, timeout_s.value_or(options_.task_timeout_s));
+    return run_counted(TaskKind::kEvaluate, payload, timeout_s);
+}
+
+Expected<TaskResult> Supervisor::time(const nlohmann::json& payload,
+                                      std::optional<double> timeout_s) {
+    return run_counted(TaskKind::kTime, payload, timeout_s);
+}
+
+Expected<TaskResult> Supervisor::run_counted(TaskKind kind, const nlohmann::json& payload,
+                                             std::optional<double> timeout_s) {
+    auto r = run_task(kind, payload, timeout_s.value_or(options_.task_timeout_s));
     if (!r || !worker_.running()) return r;
     ++worker_.tasks_done;
     if (options_.check_memory) {

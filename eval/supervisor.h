@@ -75,6 +75,9 @@ public:
     // started or the worker rejects the payload as malformed (its error message).
     Expected<TaskResult> evaluate(const nlohmann::json& payload,
                                   std::optional<double> timeout_s = std::nullopt);
+    // Runs one time task (payload: a TimeRequest as JSON), like evaluate().
+    Expected<TaskResult> time(const nlohmann::json& payload,
+                              std::optional<double> timeout_s = std::nullopt);
     // Round trip to the worker (starting one if needed).
     Expected<TaskResult> ping();
     // Device memory the worker's device reports in use.
@@ -88,6 +91,9 @@ public:
 
 private:
     Expected<TaskResult> run_task(TaskKind kind, const nlohmann::json& payload, double timeout_s);
+    // evaluate / time: the task, then the leak check and the recycling policy.
+    Expected<TaskResult> run_counted(TaskKind kind, const nlohmann::json& payload,
+                                     std::optional<double> timeout_s);
     void stop_worker(TaskResult& result, const std::string& why, bool politely);
     std::string log_tail() const;
 

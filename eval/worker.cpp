@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "eval/protocol.h"
+#include "eval/time_programs.h"
 #include "problem/spec.h"
 
 namespace kforge::eval {
@@ -26,7 +27,7 @@ bool write_fully(int fd, const std::string& bytes) {
 
 // The answer to one task; exceptions from the device or the evaluator end as kCrashed here
 // (an internal error of the harness, never the candidate's status alone), with a restart.
-Message answer(Device& device, const EvaluateTask& evaluate, const Message& task) {
+Message answer(Device& device, const TaskHandlers& handlers, const Message& task) {
     switch (task.kind) {
     case TaskKind::kPing:
     case TaskKind::kShutdown:
@@ -35,10 +36,16 @@ Message answer(Device& device, const EvaluateTask& evaluate, const Message& task
         return make_result(task.id, EvalStatus::kPassed,
                            {{"used_bytes", device.memory_used_bytes()}});
     case TaskKind::kEvaluate:
+    case TaskKind::kTime:
         break;
     }
+    const EvaluateTask& handler =
+        task.kind == TaskKind::kTime ? handlers.time : handlers.evaluate;
+    if (!handler)
+        return make_error_message(task.id, "this worker does not serve " +
+                                               std::string(to_string(task.kind)) + " tasks");
     try {
-        auto outcome = evaluate(device, task.payload);
+        auto outcome = handler(device, task.payload);
         if (!outcome) return make_error_message(task.id, outcome.error().to_string());
         bool restart = outcome->restart || device_in_doubt(outcome->status);
         return make_result(task.id, outcome->status, std::move(outcome->report), restart);
@@ -85,16 +92,35 @@ nlohmann::ordered_json eval_request_to_json(const EvalRequest& r) {
     j["compile_cache_dir"] = r.compile_cache_dir;
     j["work_dir"] = r.work_dir;
     j["proposer"] = r.proposer;
+    if (r.prebuilt)
+        j["prebuilt"] = {{"cubin", r.prebuilt->cubin_path},
+                         {"plan", codegen::to_json(r.prebuilt->plan)}};
+    if (!r.reusable_gates.empty()) {
+        EvalReport holder;
+        holder.gates = r.reusable_gates;
+        j["reusable_gates"] = to_json(holder)["gates"];
+    }
     return j;
 }
 
 Expected<EvalRequest> eval_request_from_json(const nlohmann::json& j) {
     if (!j.is_object()) return make_error("payload", "not an object");
-    if (j.contains("prebuilt"))  // a hand-written .cu + plan.json (tests/faults/)
-        return make_error("payload.prebuilt",
-                          "running a prebuilt cubin with its plan needs EvalRequest support "
-                          "(eval/evaluate.h has no prebuilt candidate yet)");
     EvalRequest r;
+    if (auto pb = j.find("prebuilt"); pb != j.end()) {  // e.g. a tests/faults/ kernel
+        if (!pb->is_object() || !pb->contains("cubin") || !(*pb)["cubin"].is_string() ||
+            !pb->contains("plan"))
+            return make_error("payload.prebuilt", "needs {\"cubin\": path, \"plan\": {...}}");
+        auto plan = codegen::launch_plan_from_json((*pb)["plan"]);
+        if (!plan) return make_error("payload.prebuilt.plan", plan.error().to_string());
+        r.prebuilt = PrebuiltCandidate{(*pb)["cubin"].get<std::string>(), std::move(*plan)};
+    }
+    if (auto gates = j.find("reusable_gates"); gates != j.end()) {
+        if (!gates->is_array()) return make_error("payload.reusable_gates", "not an array");
+        nlohmann::json wrapper{{"status", "passed"}, {"gates", *gates}};
+        auto parsed = report_from_json(wrapper);
+        if (!parsed) return make_error("payload.reusable_gates", parsed.error().to_string());
+        r.reusable_gates = std::move(parsed->gates);
+    }
     auto spec = j.find("problem");
     if (spec == j.end() || !spec->is_object())
         return make_error("payload.problem", "missing or not a problem spec object");
@@ -139,10 +165,23 @@ Expected<EvalRequest> eval_request_from_json(const nlohmann::json& j) {
     return r;
 }
 
-Expected<TaskOutcome> evaluate_task(Device& device, const nlohmann::json& payload) {
+Expected<TaskOutcome> evaluate_task(Device& device, const nlohmann::json& payload,
+                                    ReferenceCache* cache) {
     auto request = eval_request_from_json(payload);
     if (!request) return request.error();
-    EvalReport report = evaluate(device, *request);
+    EvalReport report = evaluate(device, *request, cache);
+    TaskOutcome out;
+    out.status = report.status;
+    out.restart = report.context_lost;
+    out.report = to_json(report, /*with_artefacts=*/true);
+    return out;
+}
+
+Expected<TaskOutcome> time_task(Device& device, const nlohmann::json& payload,
+                                ReferenceCache* cache) {
+    auto request = time_request_from_json(payload);
+    if (!request) return request.error();
+    TimeReport report = time_programs(device, *request, cache);
     TaskOutcome out;
     out.status = report.status;
     out.restart = report.context_lost;
@@ -150,12 +189,19 @@ Expected<TaskOutcome> evaluate_task(Device& device, const nlohmann::json& payloa
     return out;
 }
 
+TaskHandlers default_task_handlers() {
+    auto cache = std::make_shared<ReferenceCache>();
+    return TaskHandlers{
+        [cache](Device& d, const nlohmann::json& p) { return evaluate_task(d, p, cache.get()); },
+        [cache](Device& d, const nlohmann::json& p) { return time_task(d, p, cache.get()); }};
+}
+
 bool device_in_doubt(EvalStatus status) {
     return status == EvalStatus::kLaunchFailed || status == EvalStatus::kCrashed ||
            status == EvalStatus::kTimedOut;
 }
 
-int serve_tasks(Device& device, const EvaluateTask& evaluate, int in_fd, int out_fd) {
+int serve_tasks(Device& device, const TaskHandlers& handlers, int in_fd, int out_fd) {
     if (!write_fully(out_fd, encode(make_hello(device.info(), getpid())))) return 1;
     LineReader reader;
     char buf[65536];
@@ -181,7 +227,7 @@ int serve_tasks(Device& device, const EvaluateTask& evaluate, int in_fd, int out
             reply = make_error_message(task->id, "expected a task, got " +
                                              std::string(to_string(task->type)));
         } else {
-            reply = answer(device, evaluate, *task);
+            reply = answer(device, handlers, *task);
         }
         if (!write_fully(out_fd, encode(reply))) return 1;
         if (task && task->type == MessageType::kTask && task->kind == TaskKind::kShutdown)
@@ -189,11 +235,11 @@ int serve_tasks(Device& device, const EvaluateTask& evaluate, int in_fd, int out
     }
 }
 
-int run_worker(Device& device, const EvaluateTask& evaluate) {
+int run_worker(Device& device, const TaskHandlers& handlers) {
     signal(SIGPIPE, SIG_IGN);  // a vanished supervisor is a write error, then exit 1
     int protocol_fd = dup(STDOUT_FILENO);
     if (protocol_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 1;
-    int rc = serve_tasks(device, evaluate, STDIN_FILENO, protocol_fd);
+    int rc = serve_tasks(device, handlers, STDIN_FILENO, protocol_fd);
     close(protocol_fd);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include "common/expected.h"
 #include "eval/device.h"
 #include "eval/evaluate.h"
+#include "eval/reference_cache.h"
 #include "store/enums.h"
 
 namespace kforge::eval {
@@ -21,20 +22,34 @@ struct TaskOutcome {
     bool restart = false;  // the device is unusable now (e.g. a sticky CUDA error)
 };
 
-// Runs one evaluate task's payload on `device`. An Error means a malformed payload (answered
-// with an error message; the worker goes on).
+// Runs one evaluate (or time) task's payload on `device`. An Error means a malformed payload
+// (answered with an error message; the worker goes on).
 using EvaluateTask = std::function<Expected<TaskOutcome>(Device&, const nlohmann::json&)>;
+
+struct TaskHandlers {
+    EvaluateTask evaluate;
+    EvaluateTask time;  // empty: time tasks are answered with an error
+};
+
+// evaluate_task and time_task sharing one ReferenceCache for the worker's lifetime, so the
+// candidates of one problem share inputs and fp64 references.
+TaskHandlers default_task_handlers();
 
 // The evaluate payload: an EvalRequest without its in-process parts (store, run id):
 // {"problem": spec JSON, "program": text, "program_file", "tier", "baseline_program",
-//  "sim_fault", "seed", "run_timeout_s", "compile_cache_dir", "work_dir", "proposer"}.
+//  "sim_fault", "seed", "run_timeout_s", "compile_cache_dir", "work_dir", "proposer",
+//  "prebuilt": {"cubin": path, "plan": launch plan JSON}, "reusable_gates": [gate JSON]}.
 nlohmann::ordered_json eval_request_to_json(const EvalRequest& request);
 // An Error names the field ("payload.tier") or the problem spec's own error.
 Expected<EvalRequest> eval_request_from_json(const nlohmann::json& payload);
 
 // The default: decodes the payload as an EvalRequest and runs evaluate(); the report is
 // to_json(EvalReport) and a lost CUDA context asks for a restart.
-Expected<TaskOutcome> evaluate_task(Device& device, const nlohmann::json& payload);
+Expected<TaskOutcome> evaluate_task(Device& device, const nlohmann::json& payload,
+                                    ReferenceCache* cache = nullptr);
+// The time payload (time_request_from_json) through time_programs().
+Expected<TaskOutcome> time_task(Device& device, const nlohmann::json& payload,
+                                ReferenceCache* cache = nullptr);
 
 // Whether a task that ended with `status` leaves the worker's device in doubt, so the
 // supervisor must replace the worker: a launch failure or crash may be a sticky CUDA error
@@ -43,9 +58,9 @@ bool device_in_doubt(EvalStatus status);
 
 // Writes the hello, then serves tasks from `in_fd` until a shutdown task or EOF. Returns the
 // process exit code: 0 after shutdown or EOF, 1 when the supervisor cannot be written to.
-int serve_tasks(Device& device, const EvaluateTask& evaluate, int in_fd, int out_fd);
+int serve_tasks(Device& device, const TaskHandlers& handlers, int in_fd, int out_fd);
 
 // serve_tasks on stdin and a private duplicate of stdout, with stdout itself pointed at stderr.
-int run_worker(Device& device, const EvaluateTask& evaluate);
+int run_worker(Device& device, const TaskHandlers& handlers);
 
 }  // namespace kforge::eval

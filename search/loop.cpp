@@ -21,7 +21,7 @@ eval::TimingStats stats_of(const EvaluationRecord& record) {
     return eval::timing_stats(t);
 }
 
-eval::EvalReport evaluate_at(SearchState& st, eval::Device& device, Store& store,
+eval::EvalReport evaluate_at(SearchState& st, eval::Evaluator& evaluator, Store& store,
                              const std::string& hash, EvalTier tier, const SearchOptions& options,
                              Spent& spent) {
     CandidateState& c = st.candidates.at(hash);
@@ -35,7 +35,7 @@ eval::EvalReport evaluate_at(SearchState& st, eval::Device& device, Store& store
     req.run_id = st.run_id;
     req.proposer = c.proposer;
     auto t0 = std::chrono::steady_clock::now();
-    eval::EvalReport r = eval::evaluate(device, req);
+    eval::EvalReport r = eval::evaluate(evaluator, req);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     c.evaluated = true;
     c.status = r.status;
@@ -156,7 +156,7 @@ Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
 
 }  // namespace
 
-Status search_round(SearchState& st, eval::Device& device, Store& store,
+Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                     const std::vector<Proposer*>& proposers, const SearchOptions& options,
                     Spent& spent) {
     auto spec = find_device(st.bounds.device);
@@ -198,7 +198,7 @@ Status search_round(SearchState& st, eval::Device& device, Store& store,
     std::vector<TimedEntry> timed;
     for (const std::string& h : screened) {
         if (budget_exhausted(options.budget, spent)) break;
-        detail::evaluate_at(st, device, store, h, EvalTier::kQuick, options, spent);
+        detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
         const CandidateState& c = st.candidates.at(h);
         if (c.quick) timed.push_back({h, c.quick->median_ns, c.quick->ci95_low_ns, c.quick->ci95_high_ns});
     }
@@ -213,7 +213,7 @@ Status search_round(SearchState& st, eval::Device& device, Store& store,
             req.tier = EvalTier::kQuick;
             req.seed = options.seed + 7919;
             req.compile_cache_dir = options.compile_cache_dir;
-            eval::EvalReport r = eval::evaluate(device, req);
+            eval::EvalReport r = eval::evaluate(evaluator, req);
             if (r.status != EvalStatus::kPassed) continue;
             std::vector<double> t;
             for (const auto& s : r.samples) t.push_back(s.time_ns);
@@ -226,11 +226,11 @@ Status search_round(SearchState& st, eval::Device& device, Store& store,
     // 5. full timing with every gate
     for (size_t i : cut.promote) {
         if (budget_exhausted(options.budget, spent)) break;
-        detail::evaluate_at(st, device, store, timed[i].id, EvalTier::kFull, options, spent);
+        detail::evaluate_at(st, evaluator, store, timed[i].id, EvalTier::kFull, options, spent);
     }
     if (auto sit = st.candidates.find(st.start_hash);
         sit != st.candidates.end() && sit->second.quick && !sit->second.full)
-        detail::evaluate_at(st, device, store, st.start_hash, EvalTier::kFull, options, spent);
+        detail::evaluate_at(st, evaluator, store, st.start_hash, EvalTier::kFull, options, spent);
     // 6. profiling hook for the best few
     if (options.profile_hook) {
         std::vector<std::pair<double, std::string>> ranked;
@@ -251,7 +251,21 @@ Status search_round(SearchState& st, eval::Device& device, Store& store,
     return Ok{};
 }
 
+Status search_round(SearchState& st, eval::Device& device, Store& store,
+                    const std::vector<Proposer*>& proposers, const SearchOptions& options,
+                    Spent& spent) {
+    eval::InProcessEvaluator evaluator(device);
+    return search_round(st, evaluator, store, proposers, options, spent);
+}
+
 Status run_search(SearchState& st, eval::Device& device, Store& store,
+                  const std::vector<Proposer*>& proposers, const SearchOptions& options,
+                  Spent& spent) {
+    eval::InProcessEvaluator evaluator(device);
+    return run_search(st, evaluator, store, proposers, options, spent);
+}
+
+Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
                   const std::vector<Proposer*>& proposers, const SearchOptions& options,
                   Spent& spent) {
     auto t0 = std::chrono::steady_clock::now();
@@ -263,7 +277,7 @@ Status run_search(SearchState& st, eval::Device& device, Store& store,
         }
         auto work = [&] { return st.counts.proposed + st.counts.quick + st.counts.full; };
         int64_t before = work();
-        if (auto s = search_round(st, device, store, proposers, options, spent); !s) return s;
+        if (auto s = search_round(st, evaluator, store, proposers, options, spent); !s) return s;
         spent.wall_s = wall0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (options.log) options.log(progress_line(st, options, spent));
         if (work() == before && st.pending.empty()) {

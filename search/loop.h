@@ -4,6 +4,11 @@
 // and move; evaluations through evaluate()'s recording and cache). A killed run resumes from the
 // store (resume_search) without evaluating anything again. run_suite() shares one budget across
 // problems and gives each round to the problem with the largest expected gain.
+//
+// Every entry point takes an eval::Evaluator (eval/evaluator.h): an InProcessEvaluator on a
+// Device (the simulated device in CI), or a SupervisedEvaluator whose worker process isolates
+// the search from a candidate that crashes or hangs (the CUDA device). The Device& overloads
+// evaluate in this process.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +20,7 @@
 #include <vector>
 
 #include "eval/device.h"
+#include "eval/evaluator.h"
 #include "eval/timing.h"
 #include "problem/problem.h"
 #include "search/budget.h"
@@ -76,17 +82,27 @@ struct SearchState {
 };
 
 // Creates a run for `problem` starting from `start_text` and evaluates the start program.
+Expected<SearchState> start_search(eval::Evaluator& evaluator, Store& store,
+                                   const Problem& problem, const std::string& start_text,
+                                   const SearchOptions& options);
 Expected<SearchState> start_search(eval::Device& device, Store& store, const Problem& problem,
                                    const std::string& start_text, const SearchOptions& options);
 // Rebuilds the state of run `run_id` from the store; candidates never evaluated are pending.
+Expected<SearchState> resume_search(eval::Evaluator& evaluator, Store& store, int64_t run_id);
 Expected<SearchState> resume_search(eval::Device& device, Store& store, int64_t run_id);
 
 // One round. `spent` accumulates (shared across a suite). Error only when the store fails.
+Status search_round(SearchState& state, eval::Evaluator& evaluator, Store& store,
+                    const std::vector<Proposer*>& proposers, const SearchOptions& options,
+                    Spent& spent);
 Status search_round(SearchState& state, eval::Device& device, Store& store,
                     const std::vector<Proposer*>& proposers, const SearchOptions& options,
                     Spent& spent);
 
 // Rounds until a stop condition fires; the reason is left in state.stop_reason.
+Status run_search(SearchState& state, eval::Evaluator& evaluator, Store& store,
+                  const std::vector<Proposer*>& proposers, const SearchOptions& options,
+                  Spent& spent);
 Status run_search(SearchState& state, eval::Device& device, Store& store,
                   const std::vector<Proposer*>& proposers, const SearchOptions& options,
                   Spent& spent);

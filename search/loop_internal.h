@@ -4,13 +4,14 @@
 #include <string>
 
 #include "eval/evaluate.h"
+#include "eval/evaluator.h"
 #include "search/loop.h"
 
 namespace kforge::search::detail {
 
 // Evaluates `hash` at `tier` through evaluate() with the store (cache and recording), updates
 // the candidate, the counters, the cost model and `spent`.
-eval::EvalReport evaluate_at(SearchState& state, eval::Device& device, Store& store,
+eval::EvalReport evaluate_at(SearchState& state, eval::Evaluator& evaluator, Store& store,
                              const std::string& hash, EvalTier tier, const SearchOptions& options,
                              Spent& spent);
 

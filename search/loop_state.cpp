@@ -10,9 +10,11 @@
 namespace kforge::search {
 namespace {
 
-// Device row, SOL bounds and the cost model of `problem` on `device`.
-Status prepare(SearchState& st, eval::Device& device, Store& store) {
-    eval::DeviceInfo info = device.info();
+// Device row, SOL bounds and the cost model of `problem` on the evaluator's device.
+Status prepare(SearchState& st, eval::Evaluator& evaluator, Store& store) {
+    auto device_info = evaluator.device_info();
+    if (!device_info) return device_info.error();
+    const eval::DeviceInfo& info = *device_info;
     st.simulated = info.simulated;
     st.device_name = info.name;
     auto id = store.upsert_device(
@@ -41,9 +43,21 @@ Status prepare(SearchState& st, eval::Device& device, Store& store) {
 
 Expected<SearchState> start_search(eval::Device& device, Store& store, const Problem& problem,
                                    const std::string& start_text, const SearchOptions& options) {
+    eval::InProcessEvaluator evaluator(device);
+    return start_search(evaluator, store, problem, start_text, options);
+}
+
+Expected<SearchState> resume_search(eval::Device& device, Store& store, int64_t run_id) {
+    eval::InProcessEvaluator evaluator(device);
+    return resume_search(evaluator, store, run_id);
+}
+
+Expected<SearchState> start_search(eval::Evaluator& evaluator, Store& store,
+                                   const Problem& problem, const std::string& start_text,
+                                   const SearchOptions& options) {
     SearchState st;
     st.problem = problem;
-    if (auto s = prepare(st, device, store); !s) return s.error();
+    if (auto s = prepare(st, evaluator, store); !s) return s.error();
     auto program = dsl::parse_program(start_text, "<start program>");
     if (!program) return program.error();
     auto problem_id = store.upsert_problem(problem.name, problem_to_json(problem).dump());
@@ -72,7 +86,7 @@ Expected<SearchState> start_search(eval::Device& device, Store& store, const Pro
     return st;
 }
 
-Expected<SearchState> resume_search(eval::Device& device, Store& store, int64_t run_id) {
+Expected<SearchState> resume_search(eval::Evaluator& evaluator, Store& store, int64_t run_id) {
     auto run = store.get_run(run_id);
     if (!run) return run.error();
     if (!run->problem_id)
@@ -84,7 +98,7 @@ Expected<SearchState> resume_search(eval::Device& device, Store& store, int64_t 
     SearchState st;
     st.problem = *problem;
     st.run_id = run_id;
-    if (auto s = prepare(st, device, store); !s) return s.error();
+    if (auto s = prepare(st, evaluator, store); !s) return s.error();
     auto cands = store.list_candidates(run_id);
     if (!cands) return cands.error();
     for (const CandidateRecord& c : *cands) {

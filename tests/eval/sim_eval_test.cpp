@@ -4,6 +4,7 @@
 
 #include "dsl/parser.h"
 #include "eval/evaluate.h"
+#include "eval/reference_cache.h"
 #include "eval/sim_model.h"
 #include "eval_fixture.h"
 #include "sol/device.h"
@@ -28,19 +29,102 @@ TEST(SimEval, RowSumPassesEveryGateAndSaysSimulated) {
     EvalReport r = evaluate(*device, request_for("row_sum_f32"));
     ASSERT_EQ(r.status, EvalStatus::kPassed) << r.message;
     EXPECT_TRUE(r.simulated);
-    for (const char* g : {"static", "compile", "correctness_small", "correctness_full", "audit",
-                          "timing", "sol_gaming"})
+    // The quick tier screens: small-shape correctness, then timing; the rest is the full tier's.
+    for (const char* g : {"static", "compile", "correctness_small", "timing", "sol_gaming"})
         EXPECT_NE(find_gate(r, g), nullptr) << g;
+    for (const char* g : {"correctness_full", "audit", "full_shape"})
+        EXPECT_EQ(find_gate(r, g), nullptr) << g;
     EXPECT_EQ(r.stats.count, 20);
     EXPECT_GT(r.stats.iqr_ns, 0);  // the model's pseudo-noise
     EXPECT_GT(r.flops, 0);
     EXPECT_GT(r.bytes, 1e9);
+    // Every gate's evidence carries its wall time; the report the total.
+    double sum = 0;
+    for (const GateOutcome& g : r.gates) {
+        EXPECT_TRUE(g.evidence.contains("wall_ms")) << g.gate;
+        EXPECT_GE(g.wall_ms, 0) << g.gate;
+        sum += g.wall_ms;
+    }
+    EXPECT_GT(r.wall_ms, 0);
+    EXPECT_GE(r.wall_ms + 1e-6, sum);
+    auto j = to_json(r);
+    EXPECT_TRUE(j.contains("wall_ms"));
+    EXPECT_TRUE(j["gates"][0]["evidence"].contains("wall_ms"));
+    EXPECT_NE(j.dump().find("\"simulated\":true"), std::string::npos);
+}
+
+TEST(SimEval, FullTierChecksTheLargestFeasibleShape) {
+    auto device = sim();
+    EvalReport r = evaluate(*device, request_for("row_sum_f32", EvalTier::kFull));
+    ASSERT_EQ(r.status, EvalStatus::kPassed) << r.message;
+    for (const char* g : {"correctness_small", "correctness_full", "audit", "full_shape"})
+        EXPECT_NE(find_gate(r, g), nullptr) << g;
     // The full shape is too large for the CPU reference: the evidence says where it checked.
     const GateOutcome* full = find_gate(r, "correctness_full");
     ASSERT_NE(full, nullptr);
     EXPECT_NE(full->evidence.value("note", "").find("largest CPU-feasible shape"),
               std::string::npos);
-    EXPECT_NE(to_json(r).dump().find("\"simulated\":true"), std::string::npos);
+}
+
+TEST(SimEval, ReferencesAreSharedThroughTheCache) {
+    auto device = sim();
+    ReferenceCache cache;
+    EvalRequest req = request_for("row_sum_f32");
+    EvalReport first = evaluate(*device, req, &cache);
+    ASSERT_EQ(first.status, EvalStatus::kPassed) << first.message;
+    int64_t computed = cache.stats().reference_misses;
+    EXPECT_EQ(computed, 2);  // two small-shape rounds
+    EvalReport second = evaluate(*device, req, &cache);
+    ASSERT_EQ(second.status, EvalStatus::kPassed) << second.message;
+    EXPECT_EQ(cache.stats().reference_misses, computed);  // nothing recomputed
+    EXPECT_EQ(cache.stats().reference_hits, 2);
+    const GateOutcome* small = find_gate(second, "correctness_small");
+    ASSERT_NE(small, nullptr);
+    EXPECT_EQ(small->evidence["rounds"][0].value("reference", ""), "cached");
+}
+
+TEST(SimEval, FullTierReusesTheQuickTiersSmallShapeCorrectnessFromTheStore) {
+    auto store = open_store(":memory:");
+    ASSERT_TRUE(store.ok());
+    auto device = sim();
+    EvalRequest req = request_for("row_sum_f32");
+    req.store = &*store;
+    ASSERT_EQ(evaluate(*device, req).status, EvalStatus::kPassed);
+    req.tier = EvalTier::kFull;
+    EvalReport full = evaluate(*device, req);
+    ASSERT_EQ(full.status, EvalStatus::kPassed) << full.message;
+    const GateOutcome* small = find_gate(full, "correctness_small");
+    ASSERT_NE(small, nullptr);
+    EXPECT_TRUE(small->evidence.contains("reused")) << small->evidence.dump();
+    EXPECT_NE(find_gate(full, "correctness_full"), nullptr);  // never reused from quick
+    // a quick evaluation with other seeds: nothing to reuse
+    auto fresh = open_store(":memory:");
+    ASSERT_TRUE(fresh.ok());
+    req.store = &*fresh;
+    req.tier = EvalTier::kQuick;
+    ASSERT_EQ(evaluate(*device, req).status, EvalStatus::kPassed);
+    req.tier = EvalTier::kFull;
+    req.seed = 2;
+    EvalReport other = evaluate(*device, req);
+    ASSERT_EQ(other.status, EvalStatus::kPassed) << other.message;
+    EXPECT_FALSE(other.cached);
+    EXPECT_FALSE(find_gate(other, "correctness_small")->evidence.contains("reused"));
+}
+
+TEST(SimEval, ReportSurvivesItsJsonForm) {
+    auto device = sim();
+    EvalReport r = evaluate(*device, request_for("row_sum_f32"));
+    auto back = report_from_json(to_json(r, true));
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(back->status, r.status);
+    EXPECT_EQ(back->gates.size(), r.gates.size());
+    EXPECT_EQ(back->samples.size(), r.samples.size());
+    EXPECT_DOUBLE_EQ(back->stats.median_ns, r.stats.median_ns);
+    EXPECT_DOUBLE_EQ(back->gates[2].wall_ms, r.gates[2].wall_ms);
+    EXPECT_EQ(back->plan_json, r.plan_json);
+    EXPECT_EQ(back->device.name, r.device.name);
+    EXPECT_FALSE(report_from_json(nlohmann::json::array()).ok());
+    EXPECT_FALSE(report_from_json({{"status", "bogus"}}).ok());
 }
 
 TEST(SimEval, GemmBf16PassesFullTier) {

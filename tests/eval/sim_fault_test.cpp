@@ -39,7 +39,7 @@ INSTANTIATE_TEST_SUITE_P(
         FaultCase{SimFault::kHang, EvalStatus::kTimedOut, "correctness_small", "deadline"},
         FaultCase{SimFault::kPartialWrite, EvalStatus::kIncorrect, "correctness_small",
                   "unwritten"},
-        FaultCase{SimFault::kCachedResult, EvalStatus::kIncorrect, "correctness_full",
+        FaultCase{SimFault::kCachedResult, EvalStatus::kIncorrect, "correctness_small",
                   "outputs did not change"},
         FaultCase{SimFault::kLowPrecision, EvalStatus::kFlaggedGaming, "correctness_small",
                   "looks like bf16"},
@@ -81,7 +81,8 @@ TEST(SimFaults, HangReturnsAtOnceAndContextLossIsReported) {
 TEST(SimFaults, NamesRoundTrip) {
     for (SimFault f : {SimFault::kNone, SimFault::kOutOfBounds, SimFault::kHang,
                        SimFault::kPartialWrite, SimFault::kCachedResult, SimFault::kLowPrecision,
-                       SimFault::kNaN, SimFault::kSlow})
+                       SimFault::kNaN, SimFault::kSlow, SimFault::kProcessCrash,
+                       SimFault::kProcessHang})
         EXPECT_EQ(sim_fault_from_string(to_string(f)), f);
     EXPECT_FALSE(sim_fault_from_string("bogus"));
 }

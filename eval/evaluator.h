@@ -1,0 +1,63 @@
+// Where evaluations run (a real plug-in point): in this process on a Device, or in a worker
+// process under a Supervisor, so that a candidate that crashes or hangs its process costs one
+// kCrashed / kTimedOut result and a fresh worker, never the caller (DESIGN decision 3). Search
+// and `kforge eval` talk to an Evaluator; evaluate(Evaluator&, request) wraps it in the store
+// (cache lookup, recording) in the calling process, so the worker never opens the database.
+#pragma once
+
+#include <memory>
+
+#include "common/expected.h"
+#include "eval/evaluate.h"
+#include "eval/reference_cache.h"
+#include "eval/supervisor.h"
+#include "eval/time_programs.h"
+
+namespace kforge::eval {
+
+class Evaluator {
+public:
+    virtual ~Evaluator() = default;
+    // The device evaluations run on (a supervised evaluator starts its worker to learn it).
+    virtual Expected<DeviceInfo> device_info() = 0;
+    // The gated pipeline for one request, without the store (request.store is not used).
+    // Never throws; an evaluator that cannot run at all says so with environment_error.
+    virtual EvalReport run_pipeline(const EvalRequest& request) = 0;
+    // Interleaved or repeated timing (eval/time_programs.h).
+    virtual TimeReport time(const TimeRequest& request) = 0;
+};
+
+// The pipeline with the store wrapper, on any evaluator; wall_ms covers all of it.
+EvalReport evaluate(Evaluator& evaluator, const EvalRequest& request);
+
+// In this process, on `device`; inputs and references shared across calls (`cache`, or its own).
+class InProcessEvaluator final : public Evaluator {
+public:
+    explicit InProcessEvaluator(Device& device, ReferenceCache* cache = nullptr);
+    Expected<DeviceInfo> device_info() override { return device_.info(); }
+    EvalReport run_pipeline(const EvalRequest& request) override;
+    TimeReport time(const TimeRequest& request) override;
+
+private:
+    Device& device_;
+    std::unique_ptr<ReferenceCache> own_cache_;
+    ReferenceCache* cache_;
+};
+
+// Through `supervisor`'s worker (`kforge worker`). A worker that dies or misses the deadline
+// ends the evaluation kCrashed / kTimedOut with a failed "worker" gate carrying the
+// supervisor's message; the next evaluation gets a fresh worker.
+class SupervisedEvaluator final : public Evaluator {
+public:
+    // `task_timeout_s`: the hard deadline of one evaluation (compiles included).
+    explicit SupervisedEvaluator(Supervisor& supervisor, double task_timeout_s = 900.0);
+    Expected<DeviceInfo> device_info() override;
+    EvalReport run_pipeline(const EvalRequest& request) override;
+    TimeReport time(const TimeRequest& request) override;
+
+private:
+    Supervisor& supervisor_;
+    double task_timeout_s_;
+};
+
+}  // namespace kforge::eval

@@ -1,0 +1,168 @@
+// The JSON form of an evaluation report (kforge eval --json, the worker's answer) and its
+// inverse, report_from_json(), with which the supervising process rebuilds a worker's report.
+#include <cmath>
+
+#include "eval/evaluate.h"
+#include "eval/protocol.h"
+
+namespace kforge::eval {
+namespace {
+
+nlohmann::ordered_json samples_json(const std::vector<TimingSample>& samples) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const TimingSample& s : samples) a.push_back(to_json(s));
+    return a;
+}
+
+Expected<std::vector<TimingSample>> samples_from(const nlohmann::json& j, const char* key) {
+    std::vector<TimingSample> out;
+    auto it = j.find(key);
+    if (it == j.end()) return out;
+    if (!it->is_array()) return make_error(std::string("report.") + key, "not an array");
+    for (const auto& e : *it) {
+        if (!e.is_object() || !e.contains("time_ns") || !e["time_ns"].is_number())
+            return make_error(std::string("report.") + key, "a sample without time_ns");
+        TimingSample s;
+        s.time_ns = e["time_ns"].get<double>();
+        s.sm_clock_mhz = e.value("sm_clock_mhz", 0);
+        s.mem_clock_mhz = e.value("mem_clock_mhz", 0);
+        s.temperature_c = e.value("temperature_c", 0);
+        s.throttle_reasons = e.value("throttle_reasons", uint64_t{0});
+        out.push_back(s);
+    }
+    return out;
+}
+
+TimingStats stats_from(const nlohmann::json& j) {
+    TimingStats s;
+    if (!j.is_object()) return s;
+    s.count = j.value("count", 0);
+    s.median_ns = j.value("median_ns", 0.0);
+    s.q1_ns = j.value("q1_ns", 0.0);
+    s.q3_ns = j.value("q3_ns", 0.0);
+    s.iqr_ns = j.value("iqr_ns", 0.0);
+    s.mean_ns = j.value("mean_ns", 0.0);
+    s.min_ns = j.value("min_ns", 0.0);
+    s.max_ns = j.value("max_ns", 0.0);
+    s.ci95_low_ns = j.value("ci95_low_ns", 0.0);
+    s.ci95_high_ns = j.value("ci95_high_ns", 0.0);
+    return s;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const TimingSample& s) {
+    return {{"time_ns", s.time_ns},           {"sm_clock_mhz", s.sm_clock_mhz},
+            {"mem_clock_mhz", s.mem_clock_mhz}, {"temperature_c", s.temperature_c},
+            {"throttle_reasons", s.throttle_reasons}};
+}
+
+nlohmann::ordered_json to_json(const TimingStats& s) {
+    return {{"count", s.count},     {"median_ns", s.median_ns},     {"iqr_ns", s.iqr_ns},
+            {"q1_ns", s.q1_ns},     {"q3_ns", s.q3_ns},             {"mean_ns", s.mean_ns},
+            {"ci95_low_ns", s.ci95_low_ns}, {"ci95_high_ns", s.ci95_high_ns},
+            {"min_ns", s.min_ns},   {"max_ns", s.max_ns}};
+}
+
+nlohmann::ordered_json to_json(const EvalReport& r, bool with_artefacts) {
+    nlohmann::ordered_json j;
+    j["status"] = std::string(to_string(r.status));
+    j["message"] = r.message;
+    j["simulated"] = r.simulated;
+    j["device"] = to_json(r.device);
+    j["tier"] = std::string(to_string(r.tier));
+    j["program_hash"] = r.program_hash;
+    j["shapes"] = r.shapes_key;
+    j["flops"] = r.flops;
+    j["bytes"] = r.bytes;
+    j["cached"] = r.cached;
+    j["wall_ms"] = r.wall_ms;
+    if (r.evaluation_id) j["evaluation_id"] = *r.evaluation_id;
+    if (r.environment_error) j["environment_error"] = true;
+    if (r.context_lost) j["context_lost"] = true;
+    if (!r.store_error.empty()) j["store_error"] = r.store_error;
+    if (!r.worker_notes.empty()) j["worker_notes"] = r.worker_notes;
+    j["gates"] = nlohmann::ordered_json::array();
+    for (const GateOutcome& g : r.gates) {
+        nlohmann::ordered_json evidence =
+            g.evidence.is_object() ? g.evidence : nlohmann::ordered_json::object();
+        evidence["wall_ms"] = g.wall_ms;
+        j["gates"].push_back({{"gate", g.gate}, {"passed", g.passed}, {"skipped", g.skipped},
+                              {"status", std::string(to_string(g.status))},
+                              {"message", g.message}, {"evidence", evidence}});
+    }
+    if (r.stats.count > 0) {
+        j["timing"] = to_json(r.stats);
+        j["samples"] = samples_json(r.samples);
+        if (r.baseline_stats.count > 0) {
+            j["baseline_timing"] = to_json(r.baseline_stats);
+            j["baseline_samples"] = samples_json(r.baseline_samples);
+        }
+    }
+    if (with_artefacts) {
+        j["cuda_source"] = r.cuda_source;
+        j["plan_json"] = r.plan_json;
+    }
+    return j;
+}
+
+Expected<EvalReport> report_from_json(const nlohmann::json& j) {
+    if (!j.is_object()) return make_error("report", "not an object");
+    EvalReport r;
+    auto status = eval_status_from_string(j.value("status", ""));
+    if (!status) return make_error("report.status", "missing or unknown");
+    r.status = *status;
+    r.message = j.value("message", "");
+    r.simulated = j.value("simulated", false);
+    if (auto d = j.find("device"); d != j.end() && d->is_object()) {
+        auto info = device_info_from_json(*d);
+        if (!info) return info.error();
+        r.device = *info;
+    }
+    if (auto t = eval_tier_from_string(j.value("tier", "quick"))) r.tier = *t;
+    r.program_hash = j.value("program_hash", "");
+    r.shapes_key = j.value("shapes", "");
+    r.flops = j.value("flops", 0.0);
+    r.bytes = j.value("bytes", 0.0);
+    r.cached = j.value("cached", false);
+    r.wall_ms = j.value("wall_ms", 0.0);
+    if (j.contains("evaluation_id") && j["evaluation_id"].is_number_integer())
+        r.evaluation_id = j["evaluation_id"].get<int64_t>();
+    r.environment_error = j.value("environment_error", false);
+    r.context_lost = j.value("context_lost", false);
+    r.store_error = j.value("store_error", "");
+    if (auto notes = j.find("worker_notes"); notes != j.end() && notes->is_array())
+        for (const auto& n : *notes)
+            if (n.is_string()) r.worker_notes.push_back(n.get<std::string>());
+    if (auto gates = j.find("gates"); gates != j.end()) {
+        if (!gates->is_array()) return make_error("report.gates", "not an array");
+        for (const auto& g : *gates) {
+            if (!g.is_object()) return make_error("report.gates", "a gate is not an object");
+            GateOutcome o;
+            o.gate = g.value("gate", "");
+            o.passed = g.value("passed", false);
+            o.skipped = g.value("skipped", false);
+            o.status = eval_status_from_string(g.value("status", "passed"))
+                           .value_or(EvalStatus::kPassed);
+            o.message = g.value("message", "");
+            if (auto e = g.find("evidence"); e != g.end() && e->is_object()) {
+                o.evidence = *e;
+                o.wall_ms = e->value("wall_ms", 0.0);
+            }
+            r.gates.push_back(std::move(o));
+        }
+    }
+    auto samples = samples_from(j, "samples");
+    if (!samples) return samples.error();
+    r.samples = std::move(*samples);
+    auto base = samples_from(j, "baseline_samples");
+    if (!base) return base.error();
+    r.baseline_samples = std::move(*base);
+    if (auto t = j.find("timing"); t != j.end()) r.stats = stats_from(*t);
+    if (auto t = j.find("baseline_timing"); t != j.end()) r.baseline_stats = stats_from(*t);
+    r.cuda_source = j.value("cuda_source", "");
+    r.plan_json = j.value("plan_json", "");
+    return r;
+}
+
+}  // namespace kforge::eval
