@@ -4,13 +4,13 @@
 // prints the system and user prompts the LLM proposer would send, without sending them.
 // The API key is read here, from the env var the config names (api_key_env), and never printed.
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/llm_common.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
 #include "llm/client.h"
@@ -22,19 +22,6 @@
 #include "sol/device.h"
 
 namespace kforge::cli {
-
-// The API key from the variable the config names; "" when it names none (a local server).
-// An unset or empty variable is a user error.
-Expected<std::string> llm_api_key(const llm::LlmConfig& config) {
-    if (config.api_key_env.empty()) return std::string();
-    const char* v = std::getenv(config.api_key_env.c_str());
-    if (!v || !*v) {
-        return make_error("api_key_env", "$" + config.api_key_env +
-                                             " is not set; export it with the endpoint's key "
-                                             "(or remove api_key_env for a server without keys)");
-    }
-    return std::string(v);
-}
 
 namespace {
 

@@ -1,19 +1,31 @@
 // `kforge optimize SPEC [--program START.kf] [--budget-wall S] [--budget-gpu S]
 // [--budget-compiles N] [--rounds N] [--patience N] [--within-sol PCT] [--device sim|cuda|auto]
-// [--db PATH] [--resume RUN] [--seed N] [--out DIR] [--proposers a,b]`: the budget-aware search
-// of search/loop.h on one problem. Exit 0 a candidate passed, 1 none did, 2 user error, 3 env.
+// [--db PATH] [--resume RUN] [--seed N] [--out DIR] [--proposers a,b] [--llm CONFIG
+// [--budget-tokens N] [--budget-cost USD]] [--profile-top N] [--ncu PATH]`: the budget-aware
+// search of search/loop.h on one problem. Without a start program (no --program, no .kf beside
+// the spec) the fusion planner synthesizes one (search/seed.h). With --llm the LLM proposer
+// joins the built-in ones until its budget is spent or its endpoint is dead. The best few
+// candidates of each round are diagnosed (ncu on cuda, ptxas + SOL otherwise) for the diagnosis
+// proposer and the LLM prompt. Exit 0 a candidate passed, 1 none did, 2 user error, 3 env.
 #include "cli/cmd_optimize.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/llm_common.h"
+#include "cli/optimize_profile.h"
+#include "dsl/printer.h"
 #include "problem/spec.h"
 #include "search/proposers.h"
+#include "search/seed.h"
+#include "sol/device.h"
 #include "store/store.h"
 
 namespace kforge::cli {
@@ -31,9 +43,16 @@ void add_optimize_options(CLI::App* cmd, OptimizeArgs& a) {
     cmd->add_option("--db", a.db, "store (default kforge.db)");
     cmd->add_option("--seed", a.seed, "search seed (default 1)");
     cmd->add_option("--out", a.out, "folder for best.kf, best.cu, plan.json, evidence.json");
-    cmd->add_option("--proposers", a.proposers, "parameter, diagnosis, random")->delimiter(',');
+    cmd->add_option("--proposers", a.proposers, "parameter, diagnosis, random, seed")
+        ->delimiter(',');
     cmd->add_option("--promote-ratio", a.promote_ratio, "fraction promoted at each cut (1/3)");
     cmd->add_option("--per-round", a.per_round, "proposals asked of each proposer per round");
+    cmd->add_option("--llm", a.llm, "LLM config (JSON, docs/llm.md): add the LLM proposer");
+    cmd->add_option("--budget-tokens", a.budget_tokens, "LLM tokens (in + out) for the run");
+    cmd->add_option("--budget-cost", a.budget_cost, "LLM cost for the run, USD");
+    cmd->add_option("--profile-top", a.profile_top,
+                    "best candidates diagnosed per round (default 2; 0: none)");
+    cmd->add_option("--ncu", a.ncu, "path of ncu for the diagnosis on cuda (default: on PATH)");
 }
 
 std::unique_ptr<eval::Device> open_device(const OptimizeArgs& a, const char* cmd, int& rc) {
@@ -90,8 +109,8 @@ std::vector<std::unique_ptr<search::Proposer>> make_proposers(const OptimizeArgs
     for (const std::string& n : a.proposers) {
         auto p = search::make_builtin_proposer(n);
         if (!p) {
-            std::fprintf(stderr, "kforge %s: unknown proposer '%s' (parameter, diagnosis, random)\n",
-                         cmd, n.c_str());
+            std::fprintf(stderr, "kforge %s: unknown proposer '%s' (parameter, diagnosis, random, "
+                                 "seed; the LLM joins with --llm CONFIG)\n", cmd, n.c_str());
             return {};
         }
         out.push_back(std::move(p));
@@ -99,30 +118,102 @@ std::vector<std::unique_ptr<search::Proposer>> make_proposers(const OptimizeArgs
     return out;
 }
 
-std::optional<std::string> start_program(const std::string& spec, const std::string& program) {
+Expected<StartProgram> start_program(const std::string& spec, const std::string& program,
+                                     const Problem& problem, const eval::Device& device) {
     std::string path = program;
     if (path.empty()) {
         path = spec;
         if (path.size() > 5 && path.substr(path.size() - 5) == ".json") path.resize(path.size() - 5);
         path += ".kf";
     }
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+    if (std::ifstream in(path); in) {
+        std::stringstream s;
+        s << in.rdbuf();
+        return StartProgram{s.str(), false, ""};
+    }
+    if (!program.empty()) return make_error(program, "cannot read the start program");
+    auto spec_entry = find_device(device.info().datasheet_key);
+    if (!spec_entry) return spec_entry.error();
+    auto seeded = search::seed_program(problem, dsl::device_limits(*spec_entry));
+    if (!seeded) {
+        Error e = seeded.error();
+        e.message = "no start program (no --program, no " + path + ") and none can be "
+                    "synthesized: " + e.message;
+        return e;
+    }
+    return StartProgram{dsl::print_canonical(*seeded), true, search::describe_fusion_plan(*seeded)};
+}
+
+std::unique_ptr<llm::LlmProposer> make_llm(const OptimizeArgs& a, Store& store, const char* cmd,
+                                           int& rc) {
+    rc = kExitOk;
+    if (a.llm.empty()) {
+        if (a.budget_tokens || a.budget_cost) {
+            std::fprintf(stderr, "kforge %s: --budget-tokens/--budget-cost limit the LLM: give "
+                                 "--llm CONFIG too\n", cmd);
+            rc = kExitUserError;
+        }
+        return nullptr;
+    }
+    auto p = make_search_llm_proposer(a.llm, {a.budget_tokens, a.budget_cost}, &store);
+    if (!p) {
+        std::fprintf(stderr, "kforge %s: %s\n", cmd, p.error().to_string().c_str());
+        rc = kExitUserError;
+        return nullptr;
+    }
+    return std::move(*p);
+}
+
+void LlmWatch::check() {
+    if (!llm_) return;
+    const llm::LlmStats s = llm_->stats();
+    if (s.failed_requests > failures_seen_ && !llm_->exhausted()) {
+        std::fprintf(stderr, "kforge %s: an LLM request failed (%s); it is asked again next "
+                             "round\n", cmd_.c_str(), llm_->last_error().c_str());
+    }
+    failures_seen_ = s.failed_requests;
+    if (announced_ || !llm_->exhausted()) return;
+    announced_ = true;
+    std::string names;
+    for (const std::string& n : builtin_) names += (names.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "kforge %s: %s; the search goes on with the built-in proposers (%s)\n",
+                 cmd_.c_str(), llm_->exhausted_reason().c_str(), names.c_str());
+}
+
+std::string LlmWatch::summary() const { return llm_ ? llm_usage_line(*llm_) + "\n" : ""; }
+
+void set_profile_hook(search::SearchOptions& options, const OptimizeArgs& a, bool simulated,
+                      std::function<const search::SearchState*(const std::string&)> find_state,
+                      const std::string& work_dir) {
+    options.profile_top = a.profile_top;
+    if (a.profile_top <= 0) return;
+    ProfileHookOptions p;
+    p.use_ncu = !simulated;
+    p.ncu = a.ncu;
+    p.compile_cache_dir = options.compile_cache_dir;
+    p.work_dir = work_dir;
+    auto log = options.log;
+    p.log = [log](const std::string& line) {
+        if (log) log("  " + line);
+    };
+    options.profile_hook = make_profile_hook(std::move(find_state), std::move(p));
 }
 
 namespace {
 
-int run_optimize(const OptimizeArgs& a) {
+std::string work_dir_for(const char* cmd) {
+    return (std::filesystem::temp_directory_path() /
+            ("kforge-" + std::string(cmd) + "-" + std::to_string(::getpid())))
+        .string();
+}
+
+int run_optimize(OptimizeArgs a) {
     const char* cmd = "optimize";
     if (a.proposers.empty() || a.promote_ratio <= 0 || a.promote_ratio > 1) {
         std::fprintf(stderr, "kforge optimize: --promote-ratio must be in (0, 1] and a proposer given\n");
         return kExitUserError;
     }
-    auto proposers = make_proposers(a, cmd);
-    if (proposers.empty()) return kExitUserError;
+    if (make_proposers(a, cmd).empty()) return kExitUserError;
     int rc = 0;
     auto device = open_device(a, cmd, rc);
     if (!device) return rc;
@@ -131,24 +222,37 @@ int run_optimize(const OptimizeArgs& a) {
         std::fprintf(stderr, "kforge optimize: %s\n", store.error().to_string().c_str());
         return kExitUserError;
     }
-    search::SearchOptions options = search_options(a, cmd);
+    auto llm = make_llm(a, *store, cmd, rc);
+    if (rc != kExitOk) return rc;
     Expected<search::SearchState> state = make_error("", "");
+    std::optional<Problem> problem;
+    std::string start_text;
     if (a.resume) {
         state = search::resume_search(*device, *store, *a.resume);
     } else {
-        auto problem = load_problem(a.spec);
-        if (!problem) {
-            std::fprintf(stderr, "kforge optimize: %s\n", problem.error().to_string().c_str());
+        auto loaded = load_problem(a.spec);
+        if (!loaded) {
+            std::fprintf(stderr, "kforge optimize: %s\n", loaded.error().to_string().c_str());
             return kExitUserError;
         }
-        auto text = start_program(a.spec, a.program);
-        if (!text) {
-            std::fprintf(stderr, "kforge optimize: no start program: pass --program START.kf (no "
-                                 "%s beside the spec)\n", a.program.empty() ? ".kf" : a.program.c_str());
+        auto start = start_program(a.spec, a.program, *loaded, *device);
+        if (!start) {
+            std::fprintf(stderr, "kforge optimize: %s\n", start.error().to_string().c_str());
             return kExitUserError;
         }
-        state = search::start_search(*device, *store, *problem, *text, options);
+        if (start->synthesized) {
+            std::fprintf(stderr, "kforge optimize: no start program: synthesized one from the "
+                                 "problem (fusion plan: %s)\n", start->fusion_plan.c_str());
+            if (std::find(a.proposers.begin(), a.proposers.end(), "seed") == a.proposers.end())
+                a.proposers.push_back("seed");  // the other seed variants, structurally different
+        }
+        problem = std::move(*loaded);
+        start_text = std::move(start->text);
     }
+    auto builtin = make_proposers(a, cmd);
+    search::SearchOptions options = search_options(a, cmd);
+    if (llm) options.proposers.insert(options.proposers.begin(), "llm");
+    if (!a.resume) state = search::start_search(*device, *store, *problem, start_text, options);
     if (!state) {
         std::fprintf(stderr, "kforge optimize: %s\n", state.error().to_string().c_str());
         return kExitUserError;
@@ -156,20 +260,38 @@ int run_optimize(const OptimizeArgs& a) {
     std::printf("run %lld on %s%s\n", (long long)state->run_id, state->device_name.c_str(),
                 state->simulated ? " (simulated)" : "");
     std::vector<search::Proposer*> ps;
-    for (auto& p : proposers) ps.push_back(p.get());
+    if (llm) {
+        llm->set_run_id(state->run_id);
+        ps.push_back(llm.get());
+    }
+    for (auto& p : builtin) ps.push_back(p.get());
+    LlmWatch watch(llm.get(), cmd, a.proposers);
+    if (auto log = options.log) options.log = [log, &watch](const std::string& line) {
+        log(line);
+        watch.check();
+    };
+    const std::string work_dir = work_dir_for(cmd);
+    search::SearchState* st = &*state;
+    set_profile_hook(options, a, state->simulated,
+                     [st](const std::string& name) { return name == st->problem.name ? st : nullptr; },
+                     work_dir);
     search::Spent spent;
-    if (auto s = search::run_search(*state, *device, *store, ps, options, spent); !s) {
-        std::fprintf(stderr, "\nkforge optimize: %s\n", s.error().to_string().c_str());
+    auto ran = search::run_search(*state, *device, *store, ps, options, spent);
+    std::error_code ec;
+    std::filesystem::remove_all(work_dir, ec);
+    if (!ran) {
+        std::fprintf(stderr, "\nkforge optimize: %s\n", ran.error().to_string().c_str());
         return kExitUserError;
     }
     if (isatty(fileno(stdout))) std::printf("\n");
+    watch.check();
     (void)store->finish_run(state->run_id, RunStatus::kFinished);
     auto summary = search::write_outputs(*state, *store, a.out);
     if (!summary) {
         std::fprintf(stderr, "kforge optimize: %s\n", summary.error().to_string().c_str());
         return kExitUserError;
     }
-    std::printf("%s", summary->c_str());
+    std::printf("%s%s", summary->c_str(), watch.summary().c_str());
     return search::best_hash(*state) ? kExitOk : kExitFailure;
 }
 

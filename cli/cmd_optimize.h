@@ -9,6 +9,8 @@
 #include <CLI/CLI.hpp>
 
 #include "eval/device.h"
+#include "llm/proposer.h"
+#include "problem/problem.h"
 #include "search/loop.h"
 #include "search/proposer.h"
 
@@ -30,6 +32,11 @@ struct OptimizeArgs {
     std::vector<std::string> proposers = {"parameter", "diagnosis"};
     double promote_ratio = 1.0 / 3.0;
     int per_round = 12;
+    std::string llm;                      // LLM config file; empty: no LLM proposer
+    std::optional<int64_t> budget_tokens;  // LLM tokens (in + out) for the run
+    std::optional<double> budget_cost;     // LLM cost (USD) for the run
+    int profile_top = 2;                  // best candidates diagnosed per round; 0: none
+    std::string ncu = "ncu";
 };
 
 // Adds the options both commands share.
@@ -39,7 +46,45 @@ std::unique_ptr<eval::Device> open_device(const OptimizeArgs& a, const char* cmd
 search::SearchOptions search_options(const OptimizeArgs& a, const char* cmd);
 // Proposers by name; empty with an error printed for an unknown name.
 std::vector<std::unique_ptr<search::Proposer>> make_proposers(const OptimizeArgs& a, const char* cmd);
-// The start program of a spec: --program, else <spec without .json>.kf beside it.
-std::optional<std::string> start_program(const std::string& spec, const std::string& program);
+
+// The start program of a spec: --program, else <spec without .json>.kf beside it, else one the
+// fusion planner synthesizes from the problem (search/seed.h) for the device's limits.
+struct StartProgram {
+    std::string text;
+    bool synthesized = false;
+    std::string fusion_plan;  // of a synthesized one
+};
+// A user error when --program cannot be read or no seed can express the problem (the message
+// names the op).
+Expected<StartProgram> start_program(const std::string& spec, const std::string& program,
+                                     const Problem& problem, const eval::Device& device);
+
+// The LLM proposer of --llm (nullptr without --llm); with rc set to the exit code on failure.
+std::unique_ptr<llm::LlmProposer> make_llm(const OptimizeArgs& a, Store& store, const char* cmd,
+                                           int& rc);
+
+// Says once, when the LLM proposer stops (budget spent, endpoint dead), that the search goes on
+// with the built-in proposers, and says when a request failed.
+class LlmWatch {
+public:
+    LlmWatch(const llm::LlmProposer* llm, std::string cmd, std::vector<std::string> builtin)
+        : llm_(llm), cmd_(std::move(cmd)), builtin_(std::move(builtin)) {}
+    void check();
+    // The usage line at the end of a run ("" without an LLM).
+    std::string summary() const;
+
+private:
+    const llm::LlmProposer* llm_;
+    std::string cmd_;
+    std::vector<std::string> builtin_;
+    bool announced_ = false;
+    int failures_seen_ = 0;
+};
+
+// Sets options.profile_hook (when --profile-top > 0): ncu on the cuda device, the ptxas + SOL
+// fallback on the simulated one (cli/optimize_profile.h). `work_dir` holds its files.
+void set_profile_hook(search::SearchOptions& options, const OptimizeArgs& a, bool simulated,
+                      std::function<const search::SearchState*(const std::string&)> find_state,
+                      const std::string& work_dir);
 
 }  // namespace kforge::cli

@@ -1,0 +1,175 @@
+#include "cli/optimize_profile.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "codegen/lower.h"
+#include "compile/compile.h"
+#include "dsl/check.h"
+#include "dsl/parser.h"
+#include "dsl/printer.h"
+#include "problem/spec.h"
+#include "profile/diagnose.h"
+#include "profile/ncu_runner.h"
+#include "sol/device.h"
+
+namespace kforge::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string self_path() {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "kforge";
+}
+
+struct Target {
+    const search::SearchState* state = nullptr;
+    dsl::Program program;
+    std::string hash;
+    std::map<std::string, dsl::KernelKind> kinds;  // by entry symbol kforge_<kernel>
+    profile::DiagnoseContext context;
+    dsl::DeviceLimits limits;
+};
+
+// ncu on `kforge eval --tier quick` of the candidate; empty with `why` set when it fails.
+std::vector<profile::Diagnosis> from_ncu(const Target& t, const ProfileHookOptions& o,
+                                         std::string& why) {
+    const fs::path dir = fs::path(o.work_dir) / ("ncu_" + t.hash.substr(0, 16));
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    const std::string spec = (dir / "problem.json").string();
+    const std::string prog = (dir / "program.kf").string();
+    std::ofstream(spec) << problem_to_json(t.state->problem).dump(2);
+    std::ofstream(prog) << dsl::print_canonical(t.program);
+    profile::NcuOptions n;
+    n.ncu = o.ncu;
+    n.timeout_s = o.timeout_s;
+    n.kernel_regex = "^kforge_";
+    n.target = {self_path(), "eval", "--problem", spec, "--program", prog, "--tier", "quick",
+                "--device", "cuda", "--gpu", std::to_string(o.gpu)};
+    profile::NcuRun r = profile::run_ncu(n);
+    if (r.status != profile::ProfileStatus::kOk) {
+        why = std::string(to_string(r.status)) + ": " + r.message;
+        return {};
+    }
+    auto parsed = profile::parse_ncu_csv(r.output);
+    if (!parsed) {
+        why = parsed.error().to_string();
+        return {};
+    }
+    std::vector<profile::Diagnosis> ds;
+    for (const auto& k : profile::representative_launches(*parsed)) {
+        profile::DiagnoseContext ctx = t.context;
+        if (auto it = t.kinds.find(k.name); it != t.kinds.end()) ctx.kind = it->second;
+        ds.push_back(profile::diagnose_kernel(k, ctx));
+    }
+    if (ds.empty()) why = "ncu profiled no kforge kernel";
+    return ds;
+}
+
+// ptxas report of a compile (or, without one, the launch plan alone) + the roofline.
+std::vector<profile::Diagnosis> from_fallback(const Target& t, const ProfileHookOptions& o,
+                                              std::string& ptxas_line, std::string& why) {
+    codegen::LowerOptions lower;
+    lower.arch = "sm_" + std::to_string(t.limits.cc_major * 10 + t.limits.cc_minor) +
+                 (t.limits.cc_major >= 9 ? "a" : "");
+    lower.sm_count = t.limits.sm_count;
+    lower.program_hash = t.hash;
+    auto lowered = codegen::lower_program(t.program, t.state->problem, lower);
+    if (!lowered) {
+        why = "lowering failed: " + lowered.error().to_string();
+        return {};
+    }
+    std::vector<compile::KernelResources> resources;
+    compile::CompileOptions co = compile::default_compile_options(lower.arch);
+    co.host_library = lowered->has_host_code;
+    co.try_nvrtc = !lowered->has_host_code && !lowered->uses_cutlass;
+    co.timeout_s = o.timeout_s;
+    co.cache_dir = o.compile_cache_dir;
+    co.out_dir = (fs::path(o.work_dir) / ("ptxas_" + t.hash.substr(0, 16))).string();
+    std::error_code ec;
+    fs::create_directories(co.out_dir, ec);
+    auto built = compile::compile_cuda(lowered->cuda_source, co);
+    if (built && built->status == compile::CompileStatus::kOk) {
+        resources = built->kernels;
+        ptxas_line = compile::format_ptxas_report(resources);
+    } else {
+        why += std::string(why.empty() ? "" : "; ") + "no ptxas report (" +
+               (built ? std::string(compile::to_string(built->status))
+                      : built.error().to_string()) + "), launch shape and roofline only";
+        for (const auto& l : lowered->plan.kernels) {
+            compile::KernelResources r;
+            r.name = l.symbol;
+            resources.push_back(r);
+        }
+    }
+    std::vector<profile::Diagnosis> ds;
+    const Bounds& b = t.state->bounds;
+    for (const auto& res : resources) {
+        profile::FallbackInput in;
+        in.resources = res;
+        for (const auto& l : lowered->plan.kernels)
+            if (l.symbol == res.name && l.param_builder.empty()) {
+                in.grid_blocks = int64_t{l.grid[0]} * l.grid[1] * l.grid[2];
+                in.block_threads = int64_t{l.block[0]} * l.block[1] * l.block[2];
+                in.dynamic_smem_bytes = l.smem_bytes;
+            }
+        in.memory_bound_sol = b.kind == BoundKind::kMemory;
+        in.matrix_on_tensor_cores = b.matrix_unit != ComputeUnit::kFp32Simt &&
+                                    b.matrix_unit != ComputeUnit::kFp64Simt;
+        profile::DiagnoseContext ctx = t.context;
+        if (auto it = t.kinds.find(res.name); it != t.kinds.end()) ctx.kind = it->second;
+        ds.push_back(profile::diagnose_fallback(in, ctx));
+    }
+    return ds;
+}
+
+}  // namespace
+
+std::function<std::string(const std::string&)> make_profile_hook(StateLookup find_state,
+                                                                  ProfileHookOptions options) {
+    return [find_state = std::move(find_state), o = std::move(options)](const std::string& text) {
+        auto program = dsl::parse_program(text, "<candidate>");
+        if (!program) return std::string();
+        Target t;
+        t.state = find_state(program->problem);
+        if (!t.state) return std::string();
+        t.program = std::move(*program);
+        t.hash = dsl::program_hash(t.program);
+        for (const auto& k : t.program.kernels) t.kinds["kforge_" + k.name] = k.kind;
+        auto spec = find_device(t.state->bounds.device);
+        if (spec) t.limits = dsl::device_limits(*spec);
+        t.context.sm_count = t.limits.sm_count;
+        if (auto it = t.state->candidates.find(t.hash); it != t.state->candidates.end()) {
+            const auto& c = it->second;
+            double ns = c.full ? c.full->median_ns : c.quick ? c.quick->median_ns : 0;
+            if (ns > 0) t.context.fraction_of_sol = t.state->bounds.time_fused_s * 1e9 / ns;
+        }
+        std::string why, ptxas_line;
+        std::vector<profile::Diagnosis> ds;
+        if (o.use_ncu) ds = from_ncu(t, o, why);
+        else why = "simulated device: no profiler";
+        bool fallback = ds.empty();
+        if (fallback) ds = from_fallback(t, o, ptxas_line, why);
+        if (ds.empty()) {
+            if (o.log) o.log("profile " + t.hash.substr(0, 12) + ": no diagnosis (" + why + ")");
+            return std::string();
+        }
+        std::string out = profile::diagnosis_text(ds);
+        if (!ptxas_line.empty())
+            out += (out.empty() || out.back() == '\n' ? "" : "\n") + ptxas_line;
+        if (o.log) {
+            std::string first = ds.front().summary;
+            o.log("profile " + t.hash.substr(0, 12) + ": " + first +
+                  (fallback ? " [ptxas + SOL fallback: " + why + "]" : " [ncu]"));
+        }
+        return out;
+    };
+}
+
+}  // namespace kforge::cli
