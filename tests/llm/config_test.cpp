@@ -101,3 +101,23 @@ TEST(LlmConfig, ProviderNamesRoundTrip) {
 
 }  // namespace
 }  // namespace kforge::llm
+
+namespace kforge::llm {
+namespace {
+
+// The example configs of the README (examples/llm/) load as they are.
+TEST(LlmConfigExamples, EveryExampleLoads) {
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(
+             std::filesystem::path(KFORGE_SOURCE_DIR) / "examples" / "llm")) {
+        if (e.path().extension() != ".json") continue;
+        auto c = load_llm_config(e.path().string());
+        ASSERT_TRUE(c.ok()) << e.path() << ": " << c.error().to_string();
+        EXPECT_FALSE(c->model.empty());
+        ++n;
+    }
+    EXPECT_EQ(n, 4);
+}
+
+}  // namespace
+}  // namespace kforge::llm
