@@ -28,5 +28,8 @@ void register_profile(CLI::App& app);
 void register_llm(CLI::App& app);
 void register_optimize(CLI::App& app);
 void register_suite(CLI::App& app);
+void register_interpret(CLI::App& app);
+void register_import(CLI::App& app);
+void register_baseline(CLI::App& app);
 
 }  // namespace kforge::cli

@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
     register_llm(app);
     register_optimize(app);
     register_suite(app);
+    register_interpret(app);
+    register_import(app);
+    register_baseline(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -39,8 +39,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q "nvidia-cutlass==${KFORGE_CUTLASS_VERSION}" numpy
-if [ "${KFORGE_WITH_TORCH:-0}" = 1 ]; then
-    .venv/bin/python -m pip install -q torch
+if [ "${KFORGE_WITH_TORCH:-1}" != 0 ]; then  # python/ (import, baselines); ~3 min, +5.3 GB
+    .venv/bin/python -m pip install -q "torch==2.15.0"
 fi
 inc=$(.venv/bin/python -c 'import cutlass_library, os; print(os.path.join(os.path.dirname(cutlass_library.__file__), "source", "include"))')
 test -f "$inc/cutlass/cutlass.h" || { echo "setup: CUTLASS headers not found under $inc" >&2; exit 1; }

@@ -1,0 +1,33 @@
+// Storing PyTorch baseline measurements (python/kforge_py/baseline.py output) in the store,
+// following report/baseline.h's convention. (Library-level logic kept next to its only
+// caller, `kforge baseline`; it reads no environment.)
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+
+#include "common/expected.h"
+#include "problem/problem.h"
+#include "store/store.h"
+
+namespace kforge::cli {
+
+struct StoredBaseline {
+    int64_t run_id = 0;
+    int64_t candidate_id = 0;
+    int64_t evaluation_id = 0;
+};
+
+// Records one problem's result: the device (by uuid), the problem, the run (`run_id`, which
+// must be on the same device, or a new run over the problem), a carrier candidate with
+// proposer "baseline:pytorch", and one full-tier evaluation at the problem's shapes_key whose
+// measurements are labelled "baseline:<mode>" (modes whose status is "ok" only). Evidence:
+// precision settings, statistics, compile times, torch/triton versions.
+Expected<StoredBaseline> store_baseline(Store& store, const Problem& problem,
+                                        const nlohmann::json& device, const nlohmann::json& doc,
+                                        const nlohmann::json& result,
+                                        std::optional<int64_t> run_id);
+
+}  // namespace kforge::cli

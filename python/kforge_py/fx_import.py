@@ -1,0 +1,240 @@
+"""torch.fx graph of a KernelBench Model -> a kforge problem spec (docs/problem-spec.md).
+
+Every fx node maps onto spec ops (one node may become a short chain: `c - x` is neg then
+add_scalar); parameters and buffers the graph reads become `param` inputs, nn.Linear weights
+included. Shapes and dtypes come from the real inputs (fx ShapeProp). A node with no spec
+equivalent raises Unsupported naming the op ("conv2d is not supported")."""
+import math
+import operator
+import re
+from dataclasses import dataclass
+
+import torch
+import torch.fx
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.fx.passes.shape_prop import ShapeProp
+
+DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
+          torch.float64: "f64", torch.int32: "i32", torch.int64: "i64"}
+
+
+class Unsupported(Exception):
+    """The model uses something the spec cannot express; the message names it."""
+
+
+@dataclass
+class Tensor:
+    name: str
+    shape: tuple
+    dtype: str
+
+
+@dataclass
+class Transposed:  # the last two dims of `tensor` swapped; only a matmul operand may read it
+    tensor: Tensor
+
+
+@dataclass
+class MaxPair:  # (values, indices) of torch.max/min with a dim; only [0] is supported
+    values: Tensor
+    what: str
+
+
+def _ident(text):
+    s = re.sub(r"[^A-Za-z0-9_]", "_", text)
+    return s if re.match(r"[A-Za-z_]", s) else "t_" + s
+
+
+def _fn_name(target):
+    return getattr(target, "__name__", str(target)).lstrip("_")
+
+
+class Converter:
+    def __init__(self, gm, example_inputs):
+        self.gm = gm
+        self.ops = []
+        self.inputs = {}          # spec input name -> Tensor
+        self.params = {}          # spec param name -> (attribute path, shape to feed)
+        self.placeholders = []    # spec input names, in forward() argument order
+        self.used = set()
+        self.env = {}
+        ShapeProp(gm).propagate(*example_inputs)
+
+    # ---- names and tensors ----
+    def fresh(self, base):
+        base = _ident(base)
+        name, i = base, 1
+        while name in self.used:
+            name, i = f"{base}_{i}", i + 1
+        self.used.add(name)
+        return name
+
+    def meta(self, node, allow_tuple=False):
+        tm = node.meta.get("tensor_meta")
+        if allow_tuple and isinstance(tm, (tuple, list)) and tm:
+            tm = tm[0]  # torch.max/min with a dim: (values, indices)
+        if tm is None or not hasattr(tm, "shape"):
+            raise Unsupported(f"node {node.name} does not produce one tensor")
+        if tm.dtype not in DTYPES:
+            raise Unsupported(f"dtype {tm.dtype} is not supported (node {node.name})")
+        return tuple(tm.shape), DTYPES[tm.dtype]
+
+    def emit(self, op, inputs, node, shape, dtype, final=True, **attrs):
+        entry = {"op": op, "inputs": [t.name for t in inputs]}
+        entry.update({k: v for k, v in attrs.items() if v is not None})
+        out = Tensor(self.fresh(node.name if final else f"{node.name}_{op}"), shape, dtype)
+        entry["output"] = out.name
+        self.ops.append(entry)
+        return out
+
+    def param(self, path, tensor, shape=None):
+        if not isinstance(tensor, torch.Tensor):
+            raise Unsupported(f"attribute {path} is not a tensor")
+        if tensor.dtype not in DTYPES:
+            raise Unsupported(f"dtype {tensor.dtype} of {path} is not supported")
+        key = (path, tuple(shape) if shape is not None else tuple(tensor.shape))
+        for name, (p, s) in self.params.items():
+            if (p, s) == key:
+                return self.inputs[name]
+        name = self.fresh(path.replace(".", "_"))
+        self.params[name] = key
+        t = Tensor(name, key[1], DTYPES[tensor.dtype])
+        self.inputs[name] = t
+        return t
+
+    def tensor(self, v, what="operand"):
+        if isinstance(v, Tensor):
+            return v
+        if isinstance(v, Transposed):
+            raise Unsupported("transpose is not supported except as a matmul operand")
+        if isinstance(v, MaxPair):
+            raise Unsupported(f"{v.what} with a dim returns (values, indices); "
+                              "only its values ([0]) are supported")
+        raise Unsupported(f"expected a tensor as {what}, got {type(v).__name__} {v!r}")
+
+    def value(self, a):
+        if isinstance(a, torch.fx.Node):
+            return self.env[a]
+        if isinstance(a, (list, tuple)):
+            return type(a)(self.value(x) for x in a)
+        return a
+
+    # ---- conversion ----
+    def run(self):
+        gm = self.gm
+        gm.graph.eliminate_dead_code()
+        outputs = None
+        for node in gm.graph.nodes:
+            if node.op == "placeholder":
+                shape, dtype = self.meta(node)
+                t = Tensor(self.fresh(node.target), shape, dtype)
+                self.inputs[t.name] = t
+                self.placeholders.append(t.name)
+                self.env[node] = t
+            elif node.op == "get_attr":
+                attr = gm
+                for part in node.target.split("."):
+                    attr = getattr(attr, part)
+                self.env[node] = self.param(node.target, attr)
+            elif node.op == "call_module":
+                self.env[node] = self.call_module(node, gm.get_submodule(node.target))
+            elif node.op in ("call_function", "call_method"):
+                self.env[node] = self.call(node)
+            elif node.op == "output":
+                outputs = self.value(node.args[0])
+        if not isinstance(outputs, (list, tuple)):
+            outputs = [outputs]
+        names = []
+        for o in outputs:
+            t = self.tensor(o, "an output")
+            if t.name in self.inputs:
+                raise Unsupported(f"output {t.name} is an input returned unchanged")
+            if t.name in names:
+                raise Unsupported(f"tensor {t.name} is returned twice")
+            names.append(t.name)
+        return names
+
+    def call_module(self, node, mod):
+        x = self.tensor(self.value(node.args[0]) if node.args else None, "the module input")
+        shape, dtype = self.meta(node)
+        p = node.target
+
+        def e(op, inputs=(x,), **attrs):
+            return self.emit(op, list(inputs), node, shape, dtype, **attrs)
+
+        if isinstance(mod, nn.Linear):
+            ins = [x, self.param(p + ".weight", mod.weight)]
+            if mod.bias is not None:
+                ins.append(self.param(p + ".bias", mod.bias))
+            return e("linear", ins)
+        simple = {nn.ReLU: "relu", nn.Sigmoid: "sigmoid", nn.Tanh: "tanh", nn.SiLU: "silu",
+                  nn.Mish: "mish"}
+        for cls, op in simple.items():
+            if type(mod) is cls:
+                return e(op)
+        if type(mod) is nn.Identity:
+            return x
+        if isinstance(mod, nn.GELU):
+            return e("gelu", approximate=mod.approximate)
+        if isinstance(mod, nn.LeakyReLU):
+            return e("leaky_relu", negative_slope=float(mod.negative_slope))
+        if isinstance(mod, nn.Hardtanh) and type(mod) in (nn.Hardtanh, nn.ReLU6):
+            return e("hardtanh", min=float(mod.min_val), max=float(mod.max_val))
+        if isinstance(mod, nn.Softplus):
+            return e("softplus", beta=float(mod.beta), threshold=float(mod.threshold))
+        if isinstance(mod, (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d)):
+            return e("dropout", p=float(mod.p))
+        if isinstance(mod, nn.Softmax):
+            return e("softmax", axis=self.axis(mod.dim, x))
+        if isinstance(mod, nn.LogSoftmax):
+            return e("log_softmax", axis=self.axis(mod.dim, x))
+        if isinstance(mod, nn.LayerNorm):
+            ins = [x]
+            if mod.weight is not None:
+                ins.append(self.param(p + ".weight", mod.weight))
+                if mod.bias is not None:
+                    ins.append(self.param(p + ".bias", mod.bias))
+            elif mod.bias is not None:
+                raise Unsupported("layer_norm with a bias but no weight is not supported")
+            return e("layer_norm", ins, normalized_shape=list(mod.normalized_shape),
+                     eps=float(mod.eps))
+        if isinstance(mod, nn.GroupNorm):
+            ins = [x]
+            if mod.affine:
+                ins += [self.param(p + ".weight", mod.weight), self.param(p + ".bias", mod.bias)]
+            return e("group_norm", ins, num_groups=int(mod.num_groups), eps=float(mod.eps))
+        if hasattr(nn, "RMSNorm") and isinstance(mod, nn.RMSNorm):
+            ins = [x] + ([self.param(p + ".weight", mod.weight)] if mod.weight is not None else [])
+            eps = mod.eps if mod.eps is not None else torch.finfo(self.torch_dtype(x)).eps
+            return e("rms_norm", ins, normalized_shape=list(mod.normalized_shape),
+                     eps=float(eps))
+        raise Unsupported(f"{type(mod).__name__.lower()} is not supported (module {p})")
+
+    @staticmethod
+    def torch_dtype(t):
+        return {v: k for k, v in DTYPES.items()}[t.dtype]
+
+    @staticmethod
+    def axis(dim, t):
+        if dim is None:
+            raise Unsupported("softmax without dim is not supported")
+        rank = len(t.shape)
+        if not -rank <= dim < rank:
+            raise Unsupported(f"axis {dim} out of range for rank {rank}")
+        return dim
+
+    def call(self, node):
+        from kforge_py import fx_ops
+        return fx_ops.convert(self, node)
+
+
+def to_spec(gm, example_inputs):
+    """Converts a traced module; returns (Converter, output names)."""
+    conv = Converter(gm, example_inputs)
+    outs = conv.run()
+    return conv, outs
+
+
+def is_scalar(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)

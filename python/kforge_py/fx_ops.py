@@ -1,0 +1,299 @@
+"""call_function / call_method fx nodes -> spec ops (used by fx_import.Converter)."""
+import builtins
+import operator
+
+import torch
+import torch.nn.functional as F
+
+from kforge_py.fx_import import MaxPair, Tensor, Transposed, Unsupported, is_scalar
+
+UNARY = {"relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "silu": "silu", "mish": "mish",
+         "exp": "exp", "log": "log", "neg": "neg", "negative": "neg", "abs": "abs",
+         "sqrt": "sqrt", "rsqrt": "rsqrt", "square": "square"}
+BINARY = {"add": "add", "sub": "sub", "subtract": "sub", "mul": "mul", "multiply": "mul",
+          "div": "div", "true_divide": "div", "divide": "div", "truediv": "div"}
+REDUCE = {"sum": "sum", "mean": "mean", "amax": "max", "amin": "min"}
+IDENTITY = {"contiguous", "clone", "detach"}
+RESHAPE = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "view_as", "reshape_as",
+           "expand", "expand_as", "permute"}
+
+
+def _arg(node, i, key, default=None):
+    if len(node.args) > i:
+        return node.args[i]
+    return node.kwargs.get(key, default)
+
+
+def convert(conv, node):
+    t = node.target
+    name = t if isinstance(t, str) else t.__name__
+    name = name.lstrip("_") if name not in ("__getitem__",) else name
+    if t is operator.getitem:
+        return getitem(conv, node)
+    if t is builtins.getattr:
+        return attribute(conv, node)
+    if t is operator.matmul or name in ("matmul", "mm", "bmm"):
+        return matmul(conv, node)
+    if t in (operator.add, operator.sub, operator.mul, operator.truediv) or name in BINARY:
+        op = {operator.add: "add", operator.sub: "sub", operator.mul: "mul",
+              operator.truediv: "div"}.get(t) or BINARY[name]
+        return binary(conv, node, op)
+    if t is operator.neg:
+        return unary(conv, node, "neg")
+    if t is operator.pow or name == "pow":
+        return power(conv, node)
+    shape, dtype = conv.meta(node, allow_tuple=name in ("max", "min"))
+    args = [conv.value(a) for a in node.args]
+    kw = {k: conv.value(v) for k, v in node.kwargs.items()}
+
+    def x():
+        return conv.tensor(args[0] if args else kw.get("input"), "the first operand")
+
+    def e(op, inputs=None, final=True, **attrs):
+        return conv.emit(op, inputs or [x()], node, shape, dtype, final, **attrs)
+
+    def get(i, key, default=None):
+        return args[i] if len(args) > i else kw.get(key, default)
+
+    if name in UNARY:
+        if name == "relu" and get(1, "inplace", False) not in (False, None) and len(args) > 1:
+            pass
+        return e(UNARY[name])
+    if name in IDENTITY:
+        return x()
+    if name in ("float", "to", "type_as", "type"):
+        if conv.meta(node)[1] != x().dtype:
+            raise Unsupported(f"{name} (a dtype cast) is not supported")
+        return x()
+    if name in RESHAPE:
+        src = x()
+        if tuple(shape) == tuple(src.shape) and name != "permute":
+            return src
+        origin = next((a for a in node.args[:1]), None)
+        if getattr(origin, "op", None) == "get_attr" and len(origin.users) == 1:
+            attr = conv.gm
+            for part in origin.target.split("."):
+                attr = getattr(attr, part)
+            if name != "permute" and name not in ("expand", "expand_as"):
+                del conv.inputs[src.name], conv.params[src.name]
+                conv.used.discard(src.name)
+                return conv.param(origin.target, attr, shape)
+        raise Unsupported(f"{name} (changes the shape {list(src.shape)} -> {list(shape)}) "
+                          "is not supported")
+    if name in ("transpose", "swapaxes"):
+        src = x()
+        rank = len(src.shape)
+        d = sorted(v % rank for v in (get(1, "dim0"), get(2, "dim1")))
+        if rank >= 2 and d == [rank - 2, rank - 1]:
+            return Transposed(src)
+        raise Unsupported(f"transpose of dims {d} is not supported")
+    if name == "t":
+        src = x()
+        if len(src.shape) == 2:
+            return Transposed(src)
+        raise Unsupported("t() of a tensor of rank != 2 is not supported")
+    if name == "gelu":
+        return e("gelu", approximate=get(1, "approximate", "none"))
+    if name == "leaky_relu":
+        return e("leaky_relu", negative_slope=float(get(1, "negative_slope", 0.01)))
+    if name == "hardtanh":
+        return e("hardtanh", min=float(get(1, "min_val", -1.0)), max=float(get(2, "max_val", 1.0)))
+    if name == "relu6":
+        return e("hardtanh", min=0.0, max=6.0)
+    if name in ("clamp", "clip"):
+        lo, hi = get(1, "min"), get(2, "max")
+        for v in (lo, hi):
+            if v is not None and not is_scalar(v):
+                raise Unsupported(f"{name} with a tensor bound is not supported")
+        if lo is None and hi is None:
+            raise Unsupported(f"{name} without bounds is not supported")
+        return e("clamp", min=None if lo is None else float(lo), max=None if hi is None else float(hi))
+    if name == "clamp_min":
+        return e("max_scalar", value=float(get(1, "min")))
+    if name == "clamp_max":
+        return e("min_scalar", value=float(get(1, "max")))
+    if name == "softplus":
+        return e("softplus", beta=float(get(1, "beta", 1.0)), threshold=float(get(2, "threshold", 20.0)))
+    if name in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"):
+        return e("dropout", p=float(get(1, "p", 0.5)))
+    if name in ("softmax", "log_softmax"):
+        dim = get(1, "dim")
+        return e(name, axis=conv.axis(dim, x()))
+    if name == "logsumexp":
+        return reduce_chain(conv, node, "logsumexp", x(), get(1, "dim"), get(2, "keepdim", False),
+                            shape, dtype)
+    if name in REDUCE or name in ("max", "min"):
+        return reduction(conv, node, name, args, kw, shape, dtype)
+    if name == "linear":
+        ins = [x(), conv.tensor(get(1, "weight"), "the weight")]
+        b = get(2, "bias")
+        if b is not None:
+            ins.append(conv.tensor(b, "the bias"))
+        return e("linear", ins)
+    if name == "layer_norm":
+        ins = [x()]
+        w, b = get(2, "weight"), get(3, "bias")
+        if w is not None:
+            ins.append(conv.tensor(w))
+            if b is not None:
+                ins.append(conv.tensor(b))
+        elif b is not None:
+            raise Unsupported("layer_norm with a bias but no weight is not supported")
+        return e("layer_norm", ins, normalized_shape=list(get(1, "normalized_shape")),
+                 eps=float(get(4, "eps", 1e-5)))
+    if name == "rms_norm":
+        ins = [x()] + ([conv.tensor(get(2, "weight"))] if get(2, "weight") is not None else [])
+        eps = get(3, "eps")
+        if eps is None:
+            eps = torch.finfo(conv.torch_dtype(x())).eps
+        return e("rms_norm", ins, normalized_shape=list(get(1, "normalized_shape")), eps=float(eps))
+    if name == "group_norm":
+        ins = [x()]
+        w, b = get(2, "weight"), get(3, "bias")
+        if (w is None) != (b is None):
+            raise Unsupported("group_norm with only one of weight and bias is not supported")
+        if w is not None:
+            ins += [conv.tensor(w), conv.tensor(b)]
+        return e("group_norm", ins, num_groups=int(get(1, "num_groups")),
+                 eps=float(get(4, "eps", 1e-5)))
+    raise Unsupported(f"{name} is not supported (node {node.name})")
+
+
+def unary(conv, node, op):
+    shape, dtype = conv.meta(node)
+    return conv.emit(op, [conv.tensor(conv.value(node.args[0]))], node, shape, dtype)
+
+
+def getitem(conv, node):
+    src, index = conv.value(node.args[0]), node.args[1]
+    if isinstance(src, MaxPair):
+        if index == 0:
+            return src.values
+        raise Unsupported(f"the indices of {src.what} (argmax/argmin) are not supported")
+    if isinstance(src, (list, tuple)):
+        return src[index]
+    raise Unsupported("indexing or slicing a tensor is not supported")
+
+
+def attribute(conv, node):
+    src, attr = conv.value(node.args[0]), node.args[1]
+    if attr == "values" and isinstance(src, MaxPair):
+        return src.values
+    if attr in ("T", "mT") and isinstance(src, Tensor):
+        if len(src.shape) == 2 or attr == "mT":
+            return Transposed(src)
+    raise Unsupported(f"tensor attribute .{attr} is not supported (shape-dependent code)")
+
+
+def matmul(conv, node):
+    shape, dtype = conv.meta(node)
+    a, b = conv.value(node.args[0]), conv.value(node.args[1])
+    attrs = {}
+    if isinstance(a, Transposed):
+        a, attrs["transpose_a"] = a.tensor, True
+    if isinstance(b, Transposed):
+        b, attrs["transpose_b"] = b.tensor, True
+    a, b = conv.tensor(a), conv.tensor(b)
+    if len(a.shape) < 2 or len(b.shape) < 2:
+        raise Unsupported("matmul with a 1-d operand (matrix-vector) is not supported")
+    return conv.emit("matmul", [a, b], node, shape, dtype, **attrs)
+
+
+def binary(conv, node, op):
+    shape, dtype = conv.meta(node)
+    a, b = conv.value(node.args[0]), conv.value(node.args[1])
+    alpha = node.kwargs.get("alpha", 1)
+    if alpha != 1:
+        if op not in ("add", "sub") or not isinstance(b, (Tensor, Transposed)):
+            raise Unsupported(f"{op} with alpha is not supported")
+        b = conv.emit("scale", [conv.tensor(b)], node, conv.tensor(b).shape, conv.tensor(b).dtype,
+                      final=False, value=float(alpha))
+    if node.kwargs.get("rounding_mode") is not None:
+        raise Unsupported("div with a rounding_mode is not supported")
+    if is_scalar(a) and is_scalar(b):
+        raise Unsupported(f"{op} of two constants is not supported")
+    if is_scalar(b):
+        x, c = conv.tensor(a), float(b)
+        if op == "add":
+            return conv.emit("add_scalar", [x], node, shape, dtype, value=c)
+        if op == "sub":
+            return conv.emit("add_scalar", [x], node, shape, dtype, value=-c)
+        if op == "mul":
+            return conv.emit("scale", [x], node, shape, dtype, value=c)
+        if c == 0:
+            raise Unsupported("division by the constant 0 is not supported")
+        return conv.emit("scale", [x], node, shape, dtype, value=1.0 / c)
+    if is_scalar(a):
+        x, c = conv.tensor(b), float(a)
+        if op == "add":
+            return conv.emit("add_scalar", [x], node, shape, dtype, value=c)
+        if op == "mul":
+            return conv.emit("scale", [x], node, shape, dtype, value=c)
+        if op == "sub":
+            n = conv.emit("neg", [x], node, x.shape, x.dtype, final=False)
+            return conv.emit("add_scalar", [n], node, shape, dtype, value=c)
+        raise Unsupported("division of a constant by a tensor (reciprocal) is not supported")
+    return conv.emit(op, [conv.tensor(a), conv.tensor(b)], node, shape, dtype)
+
+
+def power(conv, node):
+    shape, dtype = conv.meta(node)
+    x, p = conv.value(node.args[0]), conv.value(node.args[1])
+    if not is_scalar(p):
+        raise Unsupported("pow with a tensor exponent is not supported")
+    x = conv.tensor(x)
+    if p == 1:
+        return x
+    if p == 2:
+        return conv.emit("square", [x], node, shape, dtype)
+    if p == 3:
+        s = conv.emit("square", [x], node, shape, dtype, final=False)
+        return conv.emit("mul", [s, x], node, shape, dtype)
+    if p == 0.5:
+        return conv.emit("sqrt", [x], node, shape, dtype)
+    if p == -0.5:
+        return conv.emit("rsqrt", [x], node, shape, dtype)
+    raise Unsupported(f"pow with exponent {p} is not supported (2, 3, 0.5, -0.5 are)")
+
+
+def reduce_chain(conv, node, op, x, dims, keepdim, shape, dtype):
+    """A reduction over several axes as a chain of one-axis reductions (exact for sum, mean,
+    max, min; logsumexp only over one axis)."""
+    rank = len(x.shape)
+    if dims is None:
+        dims = list(range(rank))
+    if isinstance(dims, int):
+        dims = [dims]
+    dims = sorted({d % rank for d in dims}, reverse=True)
+    if op == "logsumexp" and len(dims) != 1:
+        raise Unsupported("logsumexp over several dims is not supported")
+    cur = x
+    for i, d in enumerate(dims):
+        last = i == len(dims) - 1
+        cur_shape = list(cur.shape)
+        cur_shape = cur_shape[:d] + ([1] if keepdim else []) + cur_shape[d + 1:]
+        cur = conv.emit(op, [cur], node, tuple(cur_shape) if not last else shape, dtype,
+                        final=last, axis=d, keepdim=bool(keepdim))
+    return cur
+
+
+def reduction(conv, node, name, args, kw, shape, dtype):
+    x = conv.tensor(args[0] if args else kw.get("input"))
+    dim = args[1] if len(args) > 1 else kw.get("dim")
+    keepdim = args[2] if len(args) > 2 else kw.get("keepdim", False)
+    if kw.get("dtype") is not None:
+        raise Unsupported(f"{name} with a dtype is not supported")
+    if name in ("max", "min"):
+        if isinstance(dim, (Tensor, Transposed)):
+            raise Unsupported(f"{name} of two tensors (elementwise {name}imum) is not supported")
+        if dim is None:  # full reduction, one value
+            return reduce_chain(conv, node, name, x, None, False, shape, dtype)
+        if not isinstance(dim, int):
+            raise Unsupported(f"{name} over {dim!r} is not supported")
+        rank = len(x.shape)
+        out_shape = list(x.shape)
+        out_shape = tuple(out_shape[:dim % rank] + ([1] if keepdim else []) +
+                          out_shape[dim % rank + 1:])
+        values = conv.emit(name, [x], node, out_shape, x.dtype, axis=dim, keepdim=bool(keepdim))
+        return MaxPair(values, f"torch.{name}")
+    return reduce_chain(conv, node, REDUCE[name], x, dim, keepdim, shape, dtype)

@@ -1,0 +1,121 @@
+"""A loaded KernelBench model -> spec JSON (dict), with named dims.
+
+Dims are named by value: every distinct size of an input or parameter axis (other than 1)
+becomes one dim, named after the module-level integer that holds that value (`batch_size`,
+`in_features`), else `D<value>`. So the spec follows the file's own size variables, and a
+smaller instance of the file gives the same spec with other dim values."""
+import re
+
+import torch
+import torch.fx
+
+from kforge_py.fx_import import Converter, Unsupported
+
+DEFAULT_TOL = {"fp32_strict": 1e-4, "tf32": 5e-3, "bf16": 2e-2, "fp16": 1e-2}
+
+
+def problem_name(stem):
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", stem)
+    return name if re.match(r"[A-Za-z_]", name) else "kb_" + name
+
+
+def default_policy(dtypes):
+    if "bf16" in dtypes:
+        return "bf16"
+    if "f16" in dtypes:
+        return "fp16"
+    return "fp32_strict"
+
+
+def trace(model):
+    try:
+        return torch.fx.symbolic_trace(model)
+    except Exception as e:
+        raise Unsupported(f"torch.fx cannot trace Model.forward "
+                          f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+
+
+def dim_names(values, int_globals, literal_ints):
+    """value -> dim name for each size in `values`."""
+    names, taken = {}, set()
+    order = list(literal_ints) + [k for k in int_globals if k not in literal_ints]
+    for v in sorted(values):
+        cands = [k for k in order if int_globals.get(k) == v and re.match(r"[A-Za-z_]\w*$", k)]
+        name = next((k for k in cands if k not in taken), f"D{v}")
+        taken.add(name)
+        names[v] = name
+    return names
+
+
+def build(loaded, name, description, policy=None, atol=None, rtol=None):
+    """Returns (spec dict, Converter). Raises Unsupported."""
+    for i, x in enumerate(loaded.inputs):
+        if not isinstance(x, torch.Tensor):
+            raise Unsupported(f"get_inputs()[{i}] is a {type(x).__name__}, not a tensor "
+                              "(non-tensor forward arguments are not supported)")
+    gm = trace(loaded.model)
+    with torch.no_grad():
+        conv = Converter(gm, loaded.inputs)
+        outputs = conv.run()
+    if not conv.ops:
+        raise Unsupported("the model computes nothing (no ops)")
+    sizes = {s for t in conv.inputs.values() for s in t.shape if s != 1}
+    names = dim_names(sizes, loaded.int_globals, loaded.literal_ints)
+    first_seen = []
+    for t in conv.inputs.values():
+        first_seen += [s for s in t.shape if s in names and s not in first_seen]
+
+    def shape_of(shape):
+        return [names[s] if s in names else int(s) for s in shape]
+
+    inputs = {}
+    for n in conv.placeholders + [k for k in conv.inputs if k not in conv.placeholders]:
+        t = conv.inputs[n]
+        entry = {"shape": shape_of(t.shape), "dtype": t.dtype}
+        if n in conv.params:
+            entry["param"] = True
+        inputs[n] = entry
+    graph = []
+    for op in conv.ops:
+        op = dict(op)
+        if "normalized_shape" in op:
+            op["normalized_shape"] = shape_of(op["normalized_shape"])
+        graph.append(op)
+    dtypes = {t.dtype for t in conv.inputs.values()}
+    policy = policy or default_policy(dtypes)
+    precision = {"policy": policy}
+    if atol is not None:
+        precision["atol"] = atol
+    if rtol is not None:
+        precision["rtol"] = rtol
+    spec = {"name": name, "description": description,
+            "dims": {names[v]: int(v) for v in first_seen},
+            "inputs": inputs, "graph": graph, "outputs": outputs, "precision": precision}
+    return spec, conv
+
+
+def feeds(loaded, conv, inputs=None):
+    """Spec input name -> tensor for `loaded`'s model (params read from the model, reshaped
+    to the shape the spec declares) and `inputs` (default: loaded.inputs)."""
+    inputs = loaded.inputs if inputs is None else inputs
+    out = {}
+    for i, n in enumerate(conv.placeholders):
+        out[n] = inputs[i]
+    for n, (path, shape) in conv.params.items():
+        attr = loaded.model
+        for part in path.split("."):
+            attr = getattr(attr, part)
+        out[n] = attr.detach().reshape(shape)
+    return out
+
+
+def tolerance(spec):
+    p = spec["precision"]
+    d = DEFAULT_TOL[p["policy"]]
+    return p.get("atol", d), p.get("rtol", d)
+
+
+def same_structure(a, b):
+    """Whether two specs differ only in their dim values."""
+    keys = ("inputs", "graph", "outputs")
+    return all(a[k] == b[k] for k in keys) and set(a["dims"]) == set(b["dims"])

@@ -1,0 +1,125 @@
+"""A kforge problem spec (JSON, docs/problem-spec.md) -> a PyTorch callable: the module that the
+PyTorch baselines time. Each spec op maps onto the PyTorch op it is defined by."""
+import torch
+import torch.nn.functional as F
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+          "f64": torch.float64, "i32": torch.int32, "i64": torch.int64}
+
+UNARY = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "silu": F.silu,
+         "mish": F.mish, "exp": torch.exp, "log": torch.log, "neg": torch.neg, "abs": torch.abs,
+         "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "square": torch.square}
+
+
+def shape_of(spec, entries):
+    dims = spec["dims"]
+    return [dims[d] if isinstance(d, str) else int(d) for d in entries]
+
+
+def run_op(op, a):
+    k = op["op"]
+    ax = op.get("axis", -1)
+    if k == "matmul":
+        x, y = a
+        if op.get("transpose_a"):
+            x = x.transpose(-1, -2)
+        if op.get("transpose_b"):
+            y = y.transpose(-1, -2)
+        return torch.matmul(x, y)
+    if k == "linear":
+        return F.linear(a[0], a[1], a[2] if len(a) > 2 else None)
+    if k in ("add", "sub", "mul", "div"):
+        return getattr(torch, k)(a[0], a[1])
+    if k in UNARY:
+        return UNARY[k](a[0])
+    v = op.get("value", 0.0)
+    if k == "scale":
+        return a[0] * v
+    if k == "add_scalar":
+        return a[0] + v
+    if k == "min_scalar":
+        return torch.clamp(a[0], max=v)
+    if k == "max_scalar":
+        return torch.clamp(a[0], min=v)
+    if k == "leaky_relu":
+        return F.leaky_relu(a[0], op.get("negative_slope", 0.01))
+    if k == "gelu":
+        return F.gelu(a[0], approximate=op.get("approximate", "none"))
+    if k == "hardtanh":
+        return F.hardtanh(a[0], op.get("min", -1.0), op.get("max", 1.0))
+    if k == "clamp":
+        return torch.clamp(a[0], op.get("min"), op.get("max"))
+    if k == "softplus":
+        return F.softplus(a[0], op.get("beta", 1.0), op.get("threshold", 20.0))
+    if k == "dropout":
+        return a[0]  # eval mode
+    kd = op.get("keepdim", False)
+    if k == "sum":
+        return a[0].sum(ax, keepdim=kd)
+    if k == "mean":
+        return a[0].mean(ax, keepdim=kd)
+    if k == "max":
+        return a[0].amax(ax, keepdim=kd)
+    if k == "min":
+        return a[0].amin(ax, keepdim=kd)
+    if k == "softmax":
+        return torch.softmax(a[0], ax)
+    if k == "log_softmax":
+        return torch.log_softmax(a[0], ax)
+    if k == "logsumexp":
+        return torch.logsumexp(a[0], ax, keepdim=kd)
+    eps = op.get("eps", 1e-5)
+    if k in ("layer_norm", "rms_norm"):
+        n = len(op.get("normalized_shape") or [0])
+        shape = a[0].shape[-n:]
+        if k == "rms_norm":
+            return F.rms_norm(a[0], shape, a[1] if len(a) > 1 else None, eps)
+        return F.layer_norm(a[0], shape, a[1] if len(a) > 1 else None,
+                            a[2] if len(a) > 2 else None, eps)
+    if k == "group_norm":
+        return F.group_norm(a[0], op["num_groups"], a[1] if len(a) > 1 else None,
+                            a[2] if len(a) > 2 else None, eps)
+    raise ValueError(f"op {k} has no PyTorch mapping")
+
+
+def ordered_graph(spec):
+    """The graph in a topological order (the spec allows ops in any order)."""
+    known = set(spec["inputs"])
+    pending, order = list(spec["graph"]), []
+    while pending:
+        ready = [op for op in pending if all(i in known for i in op["inputs"])]
+        if not ready:
+            raise ValueError("the graph has a cycle or an unknown tensor (run kforge check)")
+        for op in ready:
+            order.append(op)
+            known.add(op["output"])
+            pending.remove(op)
+    return order
+
+
+def make_forward(spec):
+    """forward(**inputs) -> tuple of outputs, in the spec's output order."""
+    graph = ordered_graph(spec)
+    outputs = list(spec["outputs"])
+
+    def forward(*args):
+        env = dict(zip(spec["inputs"], args))
+        for op in graph:
+            env[op["output"]] = run_op(op, [env[n] for n in op["inputs"]])
+        return tuple(env[o] for o in outputs)
+    return forward
+
+
+def make_inputs(spec, device="cpu", seed=0, dims=None):
+    """Standard-normal inputs (integers: rounded), drawn in fp32 and cast to each dtype, in the
+    spec's input order."""
+    if dims:
+        spec = dict(spec, dims=dict(spec["dims"], **dims))
+    g = torch.Generator(device="cpu").manual_seed(seed)
+    out = []
+    for t in spec["inputs"].values():
+        x = torch.randn(shape_of(spec, t["shape"]), generator=g, dtype=torch.float32)
+        dt = DTYPES[t["dtype"]]
+        x = x.round().to(dt) if not dt.is_floating_point else x.to(dt)
+        out.append(x.to(device))
+    return out

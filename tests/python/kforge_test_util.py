@@ -1,0 +1,37 @@
+"""Shared helpers of the python/ tests: the kforge binary, the example files, and a skip
+(exit 77, which CTest reports as skipped) where PyTorch is missing."""
+import json
+import os
+import subprocess
+import sys
+
+try:
+    import torch  # noqa: F401
+except ImportError:
+    print(f"SKIP: PyTorch is not installed for {sys.executable}; "
+          "scripts/setup.sh installs it into .venv", flush=True)
+    sys.exit(77)
+
+SOURCE_DIR = os.environ.get("KFORGE_SOURCE_DIR",
+                            os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+KFORGE = os.environ.get("KFORGE_CLI", os.path.join(SOURCE_DIR, "build", "dev", "cli", "kforge"))
+EXAMPLES = os.path.join(SOURCE_DIR, "examples", "kernelbench")
+SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_group_norm",
+             "06_gemm_gelu_chain", "07_reductions", "08_rms_norm_manual",
+             "11_matmul_transposed", "12_activation_mix"]
+
+
+def example(stem):
+    return os.path.join(EXAMPLES, stem + ".py")
+
+
+def kforge(*args, env=None, timeout=600):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run([KFORGE] + [str(a) for a in args], capture_output=True, text=True,
+                          timeout=timeout, env=full_env)
+
+
+def load_json(path):
+    with open(path) as f:
+        return json.load(f)

@@ -1,0 +1,140 @@
+"""`kforge baseline`: without a GPU it exits 3 with a clear message; flags are checked; and the
+storing path (carrier candidate, labels, device, shapes key) is exercised with a stand-in for
+the Python timer that prints a fixed document, so the report reads the stored baselines."""
+import json
+import os
+import stat
+import sys
+import tempfile
+import unittest
+
+import torch
+
+import kforge_test_util as util
+
+SPEC = os.path.join(util.SOURCE_DIR, "problems", "softmax_long_rows_f32.json")
+
+
+def fake_timer(dirname, doc, rc=0):
+    """An executable standing in for `python -m kforge_py.baseline ...`: prints `doc`."""
+    doc_path = os.path.join(dirname, "doc.json")
+    with open(doc_path, "w") as f:
+        json.dump(doc, f)
+    path = os.path.join(dirname, "fake-python")
+    with open(path, "w") as f:
+        f.write(f"#!/bin/sh\ncat {doc_path}\nexit {rc}\n")
+    os.chmod(path, stat.S_IRWXU)
+    return path
+
+
+def document(problem, samples):
+    modes = {}
+    for mode, base in samples.items():
+        xs = [base + i for i in range(60)]
+        modes[mode] = {"status": "ok", "samples_ns": xs,
+                       "clocks": [{"sm_clock_mhz": 1980, "mem_clock_mhz": 3201}] * 60,
+                       "stats": {"n": 60, "median_ns": base + 29.5, "iqr_ns": 30.0,
+                                 "ci95_median_ns": [base + 25, base + 35]}}
+    return {"tool": "kforge_py.baseline",
+            "device": {"name": "NVIDIA H200", "uuid": "GPU-00000000-1111-2222-3333-444444444444",
+                       "driver": "CUDA driver 13000", "compute_capability": "9.0"},
+            "torch": "2.15.0", "torch_cuda": "13.2", "triton": "3.9.0",
+            "protocol": {"iters": 60, "warmup": 10},
+            "results": [{"spec": SPEC, "problem": problem, "policy": "fp32_strict",
+                         "settings": {"fp32_strict": True, "cuda.matmul.allow_tf32": False,
+                                      "cudnn.allow_tf32": False,
+                                      "float32_matmul_precision": "highest"},
+                         "modes": modes}]}
+
+
+class WithoutGpu(unittest.TestCase):
+    @unittest.skipIf(torch.cuda.is_available(), "this machine has a GPU")
+    def test_no_gpu_exits_3(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = util.kforge("baseline", SPEC, "--db", os.path.join(d, "k.db"), "--modes", "eager")
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("no CUDA GPU is visible to PyTorch", r.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "k.db")))
+
+    def test_bad_flags_are_user_errors(self):
+        r = util.kforge("baseline", SPEC, "--modes", "eager,jit")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn('--modes: unknown mode "jit"', r.stderr)
+        r = util.kforge("baseline", SPEC, "--iters", "10")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(">= 50", r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write("{}")
+            r = util.kforge("baseline", bad)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("missing key", r.stderr)
+
+
+class Storing(unittest.TestCase):
+    def test_measurements_are_stored_as_baselines(self):
+        name = util.load_json(SPEC)["name"]
+        with tempfile.TemporaryDirectory() as d:
+            py = fake_timer(d, document(name, {"eager": 10000, "compile_default": 8000}))
+            db = os.path.join(d, "k.db")
+            r = util.kforge("baseline", SPEC, "--db", db, "--json", env={"KFORGE_PYTHON": py})
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            out = json.loads(r.stdout)
+            stored = out["results"][0]["stored"]
+            run_id = stored["run_id"]
+            exp = os.path.join(d, "run.json")
+            r = util.kforge("db", "export", str(run_id), "--db", db, "-o", exp)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            text = open(exp).read()
+            for needle in ('"baseline:pytorch"', '"baseline:eager"', '"baseline:compile_default"',
+                           "GPU-00000000-1111-2222-3333-444444444444", '"full"',
+                           "torch 2.15.0 (CUDA 13.2) / triton 3.9.0"):
+                self.assertIn(needle, text)
+            # Storing again into the same run reuses the carrier candidate.
+            r2 = util.kforge("baseline", SPEC, "--db", db, "--run", str(run_id), "--json",
+                             env={"KFORGE_PYTHON": py})
+            self.assertEqual(r2.returncode, 0, r2.stderr)
+            s2 = json.loads(r2.stdout)["results"][0]["stored"]
+            self.assertEqual((s2["run_id"], s2["candidate_id"]), (run_id, stored["candidate_id"]))
+            self.assertNotEqual(s2["evaluation_id"], stored["evaluation_id"])
+            rep_dir = os.path.join(d, "rep")
+            rep = util.kforge("report", str(run_id), "--db", db, "--format", "json",
+                              "--out", rep_dir)
+            self.assertEqual(rep.returncode, 0, rep.stdout + rep.stderr)
+            reports = [os.path.join(rep_dir, f) for f in os.listdir(rep_dir)]
+            text = "".join(open(f).read() for f in reports if f.endswith(".json"))
+            self.assertIn("compile_default", text)
+
+    def test_run_on_another_device_is_refused(self):
+        name = util.load_json(SPEC)["name"]
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "k.db")
+            py = fake_timer(d, document(name, {"eager": 10000}))
+            r = util.kforge("baseline", SPEC, "--db", db, "--json", env={"KFORGE_PYTHON": py})
+            run_id = json.loads(r.stdout)["results"][0]["stored"]["run_id"]
+            doc = document(name, {"eager": 10000})
+            doc["device"]["uuid"] = "GPU-99999999-1111-2222-3333-444444444444"
+            py2 = fake_timer(os.path.join(d), doc)
+            r = util.kforge("baseline", SPEC, "--db", db, "--run", str(run_id),
+                            env={"KFORGE_PYTHON": py2})
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("--run: run", r.stderr)
+            self.assertIn("this GPU is NVIDIA H200 GPU-9999", r.stderr)
+
+    def test_failed_mode_is_exit_1_and_not_stored(self):
+        name = util.load_json(SPEC)["name"]
+        doc = document(name, {"eager": 10000})
+        doc["results"][0]["modes"]["compile_max_autotune"] = {
+            "status": "failed", "message": "BackendCompilerFailed: no triton"}
+        with tempfile.TemporaryDirectory() as d:
+            py = fake_timer(d, doc, rc=1)
+            r = util.kforge("baseline", SPEC, "--db", os.path.join(d, "k.db"),
+                            env={"KFORGE_PYTHON": py})
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("compile_max_autotune", r.stdout)
+            self.assertIn("failed: BackendCompilerFailed", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,139 @@
+"""torch.fx -> spec mapping on the example files and on small in-test modules: the ops, attrs,
+params and named dims that each family produces, and the names of unsupported ops."""
+import os
+import tempfile
+import textwrap
+import unittest
+
+import kforge_test_util as util
+from kforge_py import kernelbench, spec_build
+from kforge_py.fx_import import Unsupported
+
+
+def spec_of(path):
+    loaded = kernelbench.load(path)
+    spec, _ = spec_build.build(loaded, "t", "")
+    return spec
+
+
+def ops(spec):
+    return [op["op"] for op in spec["graph"]]
+
+
+def module_file(body, globals_text="", inputs="torch.randn(batch_size, dim)", init="[]"):
+    src = textwrap.dedent(f"""
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+            def forward(self, x):
+        {textwrap.indent(textwrap.dedent(body), ' ' * 8)}
+
+        batch_size = 8
+        dim = 64
+        {globals_text}
+
+        def get_inputs():
+            return [{inputs}]
+
+        def get_init_inputs():
+            return {init}
+        """)
+    f = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
+    f.write(src)
+    f.close()
+    return f.name
+
+
+class ExampleSpecs(unittest.TestCase):
+    def test_gemm_bias_relu_linear_weights_become_params(self):
+        s = spec_of(util.example("01_gemm_bias_relu"))
+        self.assertEqual(ops(s), ["linear", "relu"])
+        self.assertEqual(s["inputs"]["linear_weight"],
+                         {"shape": ["out_features", "in_features"], "dtype": "f32", "param": True})
+        self.assertEqual(s["dims"], {"batch_size": 128, "in_features": 1024, "out_features": 512})
+        self.assertEqual(s["precision"], {"policy": "fp32_strict"})
+
+    def test_bmm_and_transposed_matmul(self):
+        self.assertEqual(ops(spec_of(util.example("02_bmm"))), ["matmul"])
+        s = spec_of(util.example("11_matmul_transposed"))
+        self.assertEqual(s["graph"][0]["op"], "matmul")
+        self.assertTrue(s["graph"][0]["transpose_a"])
+        self.assertNotIn("transpose_b", s["graph"][0])
+
+    def test_norms(self):
+        ln = spec_of(util.example("04_layer_norm"))["graph"][0]
+        self.assertEqual((ln["op"], ln["normalized_shape"]), ("layer_norm", ["features", "dim1"]))
+        gn = spec_of(util.example("05_group_norm"))["graph"][0]
+        self.assertEqual((gn["op"], gn["num_groups"], len(gn["inputs"])), ("group_norm", 8, 3))
+        rms = spec_of(util.example("08_rms_norm_manual"))
+        self.assertEqual(ops(rms), ["square", "mean", "add_scalar", "rsqrt", "mul", "mul"])
+        self.assertEqual(rms["graph"][2]["value"], 1e-6)
+
+    def test_reductions_and_gelu_chain(self):
+        r = spec_of(util.example("07_reductions"))
+        self.assertEqual(ops(r), ["max", "mean", "sub", "logsumexp", "sum", "scale", "add"])
+        g = spec_of(util.example("06_gemm_gelu_chain"))
+        self.assertEqual([o.get("approximate") for o in g["graph"] if o["op"] == "gelu"],
+                         ["tanh", "none"])
+        self.assertEqual(g["graph"][-1], {"op": "add_scalar", "inputs": ["tanh"], "value": -0.5,
+                                          "output": g["outputs"][0]})
+
+    def test_unsupported_conv2d_is_named(self):
+        with self.assertRaisesRegex(Unsupported, r"^conv2d is not supported"):
+            spec_of(util.example("09_conv2d_relu"))
+
+
+class SmallModules(unittest.TestCase):
+    def check(self, body, expect_ops, **kw):
+        path = module_file(body, **kw)
+        try:
+            self.assertEqual(ops(spec_of(path)), expect_ops)
+        finally:
+            os.unlink(path)
+
+    def unsupported(self, body, pattern, **kw):
+        path = module_file(body, **kw)
+        try:
+            with self.assertRaisesRegex(Unsupported, pattern):
+                spec_of(path)
+        finally:
+            os.unlink(path)
+
+    def test_scalar_arithmetic(self):
+        self.check("return (2.0 - x) * 3 / 4 + 1", ["neg", "add_scalar", "scale", "scale",
+                                                     "add_scalar"])
+        self.check("return x ** 3 + x ** 0.5", ["square", "mul", "sqrt", "add"])
+        self.check("return torch.clamp_min(x, 0.1).clamp_max(0.5)", ["max_scalar", "min_scalar"])
+
+    def test_multi_axis_reduction_becomes_a_chain(self):
+        self.check("return x.sum(dim=(1, 2))", ["sum", "sum"],
+                   inputs="torch.randn(batch_size, dim, 4)")
+
+    def test_unsupported_ops_are_named(self):
+        self.unsupported("return x.view(-1)", r"^view \(changes the shape")
+        self.unsupported("return 1.0 / x", "reciprocal")
+        self.unsupported("return torch.cumsum(x, 1)", r"^cumsum is not supported")
+        self.unsupported("return x.argmax(dim=1)", r"^argmax is not supported")
+        self.unsupported("return x ** 4", "exponent 4")
+        self.unsupported("return torch.max(x, dim=1)[1]", "indices")
+        self.unsupported("return x.transpose(0, 1) + 1", "transpose")
+
+    def test_identity_model_is_refused(self):
+        self.unsupported("return x.contiguous()", "returned unchanged|computes nothing")
+
+    def test_dims_named_after_globals_or_by_value(self):
+        path = module_file("return x * 2", inputs="torch.randn(batch_size, 40)")
+        try:
+            s = spec_of(path)
+        finally:
+            os.unlink(path)
+        self.assertEqual(s["dims"], {"D40": 40, "batch_size": 8})
+        self.assertEqual(s["inputs"]["x"]["shape"], ["batch_size", "D40"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,116 @@
+"""`kforge import kernelbench` end to end: every example file of a supported family imports,
+checks and matches its PyTorch module through the fp64 interpreter; conv2d is refused by name;
+the degenerate problem is flagged; a wrong mapping would be caught by the numeric check."""
+import copy
+import glob
+import os
+import re
+import tempfile
+import unittest
+
+import kforge_test_util as util
+from kforge_py import import_kernelbench, kernelbench, spec_build
+
+
+class ImportBatch(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        files = sorted(glob.glob(os.path.join(util.EXAMPLES, "*.py")))
+        cls.r = util.kforge("import", "kernelbench", *files, "-o", cls.tmp.name)
+        cls.lines = {}
+        for line in cls.r.stdout.splitlines():
+            m = re.match(r"(ok|FAILED): (\S+): (.*)", line)
+            if m:
+                cls.lines[os.path.splitext(os.path.basename(m.group(2)))[0]] = (m.group(1),
+                                                                                 m.group(3))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_exit_code_and_summary(self):
+        self.assertEqual(self.r.returncode, 1, self.r.stdout + self.r.stderr)
+        self.assertIn(f"imported {len(util.SUPPORTED)} of 12 file(s)", self.r.stdout)
+
+    def test_supported_files_import_and_match_pytorch(self):
+        for stem in util.SUPPORTED:
+            with self.subTest(stem):
+                status, msg = self.lines[stem]
+                self.assertEqual(status, "ok", msg)
+                self.assertIn("interpreter = PyTorch (fp64) at", msg)
+                spec_path = os.path.join(self.tmp.name, spec_build.problem_name(stem) + ".json")
+                self.assertTrue(os.path.exists(spec_path))
+                self.assertEqual(util.kforge("check", spec_path).returncode, 0)
+
+    def test_numeric_check_runs_at_smaller_dims(self):
+        _, msg = self.lines["01_gemm_bias_relu"]
+        self.assertIn("batch_size=16", msg)
+        self.assertIn("in_features=48", msg)
+
+    def test_conv2d_is_refused_by_name(self):
+        status, msg = self.lines["09_conv2d_relu"]
+        self.assertEqual(status, "FAILED")
+        self.assertTrue(msg.startswith("conv2d is not supported"), msg)
+
+    def test_degenerate_problem_is_flagged(self):
+        status, msg = self.lines["10_degenerate_gemm_max"]
+        self.assertEqual(status, "FAILED")
+        self.assertIn("degenerate problem: output gelu is constant", msg)
+
+
+class ImportOptions(unittest.TestCase):
+    def test_allow_degenerate_and_policy(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = util.kforge("import", "kernelbench", util.example("10_degenerate_gemm_max"),
+                            "-o", d, "--allow-degenerate", "--policy", "tf32", "--atol", "0.02",
+                            "--rtol", "0.01")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("degenerate: output gelu is constant", r.stdout)
+            spec = util.load_json(os.path.join(d, "kb_10_degenerate_gemm_max.json"))
+            self.assertEqual(spec["precision"], {"policy": "tf32", "atol": 0.02, "rtol": 0.01})
+
+
+class NumericCheckCatchesWrongMappings(unittest.TestCase):
+    """validate() must fail when the spec does not compute what the module does."""
+
+    def validate(self, stem, tamper):
+        path = util.example(stem)
+        loaded = kernelbench.load(path)
+        spec, _ = spec_build.build(loaded, spec_build.problem_name(stem), "")
+        tamper(spec)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            with open(out, "w") as f:
+                import json
+                json.dump(spec, f)
+            return import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
+
+    def test_untampered_passes(self):
+        flag, line = self.validate("12_activation_mix", lambda s: None)
+        self.assertIsNone(flag)
+        self.assertIn("interpreter = PyTorch", line)
+
+    def test_wrong_activation_is_caught(self):
+        def tamper(spec):
+            spec["graph"][1]["negative_slope"] = 0.25
+        with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
+            self.validate("12_activation_mix", tamper)
+
+    def test_wrong_eps_is_caught(self):
+        def tamper(spec):
+            spec["graph"][0]["eps"] = 1e-2
+        with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
+            self.validate("04_layer_norm", tamper)
+
+    def test_wrong_transpose_is_caught(self):
+        def tamper(spec):
+            op = spec["graph"][0]
+            op.pop("transpose_a")
+            spec["inputs"]["A"]["shape"] = ["M", "K"]
+        with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
+            self.validate("11_matmul_transposed", tamper)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,82 @@
+"""spec -> torch (the module `kforge baseline` times) agrees with the fp64 interpreter on every
+problem of the built-in suite (problems/*.json), at small dims, and the timing statistics."""
+import glob
+import json
+import os
+import tempfile
+import unittest
+
+import numpy as np
+import torch
+
+import kforge_test_util as util
+from kforge_py import baseline, spec_torch
+
+
+def interpret(spec_path, dims, inputs, workdir):
+    in_path, out_path = os.path.join(workdir, "in.json"), os.path.join(workdir, "out.json")
+    with open(in_path, "w") as f:
+        json.dump({n: t.double().reshape(-1).tolist() for n, t in inputs.items()}, f)
+    r = util.kforge("interpret", spec_path, "--inputs", in_path, "-o", out_path, "--dims",
+                    ",".join(f"{k}={v}" for k, v in dims.items()))
+    if r.returncode != 0:
+        return None, r.stderr
+    return util.load_json(out_path)["outputs"], None
+
+
+class SuiteAgreement(unittest.TestCase):
+    def test_every_suite_problem(self):
+        specs = sorted(glob.glob(os.path.join(util.SOURCE_DIR, "problems", "*.json")))
+        self.assertGreater(len(specs), 10)
+        checked, no_small_shape = 0, []
+        with tempfile.TemporaryDirectory() as work:
+            for path in specs:
+                spec = util.load_json(path)
+                with self.subTest(spec["name"]):
+                    got, err = None, None
+                    for cap in (16, 32, 64):  # validity predicate: the interpreter's rebind
+                        dims = {k: min(v, cap) for k, v in spec["dims"].items()}
+                        args = spec_torch.make_inputs(spec, seed=3, dims=dims)
+                        feed = dict(zip(spec["inputs"], args))
+                        got, err = interpret(path, dims, feed, work)
+                        if got is not None:
+                            break
+                    if got is None:
+                        no_small_shape.append((spec["name"], err))
+                        continue
+                    ref = spec_torch.make_forward(spec)(*[a.double() for a in args])
+                    for name, r in zip(spec["outputs"], ref):
+                        data = np.array([float(x) for x in got[name]["data"]])
+                        self.assertEqual(list(r.shape), got[name]["shape"])
+                        np.testing.assert_allclose(data, r.reshape(-1).numpy(), rtol=1e-7,
+                                                   atol=1e-9)
+                    checked += 1
+        print(f"checked {checked} suite problems; no small shape for {len(no_small_shape)}: "
+              f"{no_small_shape}")
+        self.assertGreaterEqual(checked, len(specs) - 2)
+
+    def test_inputs_follow_dtypes_and_order(self):
+        spec = {"dims": {"M": 4, "K": 8}, "inputs": {
+            "X": {"shape": ["M", "K"], "dtype": "bf16"},
+            "b": {"shape": [8], "dtype": "i32", "param": True}}}
+        x, b = spec_torch.make_inputs(spec, dims={"M": 2})
+        self.assertEqual((x.dtype, list(x.shape)), (torch.bfloat16, [2, 8]))
+        self.assertEqual(b.dtype, torch.int32)
+
+
+class Statistics(unittest.TestCase):
+    def test_median_iqr_and_bootstrap_ci(self):
+        samples = list(range(1, 102))  # 1..101
+        s = baseline.sample_stats(samples)
+        self.assertEqual(s["median_ns"], 51)
+        self.assertEqual((s["p25_ns"], s["p75_ns"], s["iqr_ns"]), (26, 76, 50))
+        lo, hi = s["ci95_median_ns"]
+        self.assertLess(lo, 51)
+        self.assertGreater(hi, 51)
+        self.assertGreater(lo, 35)
+        self.assertLess(hi, 67)
+        self.assertEqual(baseline.sample_stats([5.0] * 60)["ci95_median_ns"], [5.0, 5.0])
+
+
+if __name__ == "__main__":
+    unittest.main()
