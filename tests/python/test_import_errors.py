@@ -78,5 +78,36 @@ class ImportErrors(unittest.TestCase):
         self.assertIn("torch.fx cannot trace Model.forward", r.stdout)
 
 
+class InterpretErrors(unittest.TestCase):
+    """`kforge interpret`, the fp64 reference the importer checks against."""
+
+    SPEC = os.path.join(util.SOURCE_DIR, "problems", "row_sum_f32.json")
+
+    def run_with(self, inputs_text, *extra):
+        with tempfile.TemporaryDirectory() as d:
+            path = write(d, "in.json", inputs_text)
+            return util.kforge("interpret", self.SPEC, "--inputs", path, *extra)
+
+    def test_values_and_non_finite_round_trip(self):
+        r = self.run_with('{"X": [1, 2.5, 4, "inf", 1, "nan"]}', "--dims", "R=2,C=3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        import json
+        out = json.loads(r.stdout)
+        self.assertEqual(out["outputs"]["Y"], {"shape": [2], "data": [7.5, "nan"]})
+
+    def test_bad_inputs_are_user_errors(self):
+        cases = [('{"X": [1, 2]}', ("--dims", "R=1,C=3"), "inputs.X: expected 3 values, got 2"),
+                 ('{"X": [1, 2, "x"]}', ("--dims", "R=1,C=3"), "X[2]: expected a number"),
+                 ("[1]", ("--dims", "R=1,C=3"), "expected a JSON object"),
+                 ('{"X": [1]}', ("--dims", "R=x"), '"R=x" is not NAME=INTEGER'),
+                 ('{"X": [1]}', ("--dims", "Q=3"), 'dims.Q: unknown dim "Q"'),
+                 ('{"X": [1]}', (), "above its limit")]
+        for text, extra, message in cases:
+            with self.subTest(message):
+                r = self.run_with(text, *extra)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertIn(message, r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
