@@ -225,8 +225,9 @@ int run_fault_suite(const EvalArgs& a) {
     std::printf("%s", eval::fault_suite_table(*r).c_str());
     const eval::SupervisorStats& st = (*sup)->stats();
     std::printf("one supervisor session: workers started %d, timeouts %d, crashes %d, restarts "
-                "(broken device) %d, worker log %s\n", st.workers_started, st.timeouts,
-                st.crashes, st.restarts_broken, (*sup)->log_path().c_str());
+                "(broken device) %d%s%s\n", st.workers_started, st.timeouts,
+                st.crashes, st.restarts_broken, a.worker_log.empty() ? "" : ", worker log ",
+                a.worker_log.c_str());
     return r->mismatches == 0 ? kExitOk : kExitFailure;
 }
 

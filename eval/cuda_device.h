@@ -12,6 +12,7 @@
 
 #include <cuda.h>
 
+#include <list>
 #include <map>
 #include <memory>
 #include <string>
@@ -94,10 +95,15 @@ private:
     std::vector<int64_t> workspace_bytes_;
     std::vector<Launch> launches_;
     bool have_inputs_ = false;
-    // Device bytes of the last identified inputs (RunOptions::inputs_id), per tensor name: the
-    // conversion of full-shape inputs costs more than the kernel being timed.
-    uint64_t converted_id_ = 0;
-    std::map<std::string, std::vector<unsigned char>> converted_;
+    // Device bytes of identified inputs (RunOptions::inputs_id -> tensor/dtype -> bytes), most
+    // recently used first, at most kConvertedBytesMax in all: converting full-shape inputs costs
+    // more than the kernel being timed, and every candidate of a problem uses the same ones.
+    static constexpr int64_t kConvertedBytesMax = int64_t{8} << 30;
+    std::list<std::pair<uint64_t, std::map<std::string, std::vector<unsigned char>>>> converted_;
+    int64_t converted_bytes_ = 0;
+    const std::vector<unsigned char>& device_bytes(uint64_t inputs_id, const Tensor& t,
+                                                   const std::vector<double>& values,
+                                                   std::vector<unsigned char>& scratch);
 };
 
 }  // namespace kforge::eval

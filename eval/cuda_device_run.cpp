@@ -182,6 +182,35 @@ CudaDevice::Failure CudaDevice::copy_outputs(TensorData& out) {
     return {};
 }
 
+const std::vector<unsigned char>& CudaDevice::device_bytes(uint64_t inputs_id, const Tensor& t,
+                                                           const std::vector<double>& values,
+                                                           std::vector<unsigned char>& scratch) {
+    if (inputs_id == 0) {
+        scratch = to_device_bytes(values, t.dtype);
+        return scratch;
+    }
+    auto entry = converted_.begin();
+    while (entry != converted_.end() && entry->first != inputs_id) ++entry;
+    if (entry == converted_.end()) {
+        converted_.emplace_front(inputs_id, std::map<std::string, std::vector<unsigned char>>{});
+    } else if (entry != converted_.begin()) {
+        converted_.splice(converted_.begin(), converted_, entry);
+    }
+    auto& tensors = converted_.front().second;
+    std::string key = t.name + "/" + std::string(to_string(t.dtype));
+    auto it = tensors.find(key);
+    if (it == tensors.end()) {
+        it = tensors.emplace(key, to_device_bytes(values, t.dtype)).first;
+        converted_bytes_ += static_cast<int64_t>(it->second.size());
+        while (converted_bytes_ > kConvertedBytesMax && converted_.size() > 1) {
+            for (const auto& [name, b] : converted_.back().second)
+                converted_bytes_ -= static_cast<int64_t>(b.size());
+            converted_.pop_back();
+        }
+    }
+    return it->second;
+}
+
 RunResult CudaDevice::run(const TensorData& inputs, const RunOptions& options) {
     RunResult result;
     auto finish = [&](const Failure& f) {
@@ -197,15 +226,9 @@ RunResult CudaDevice::run(const TensorData& inputs, const RunOptions& options) {
         if (it == inputs.end() || static_cast<int64_t>(it->second.size()) != t->numel())
             return finish({EvalStatus::kLaunchFailed, "input " + t->name + " missing or mis-sized",
                            false});
-        if (options.inputs_id == 0 || options.inputs_id != converted_id_) {
-            converted_.clear();
-            converted_id_ = options.inputs_id;
-        }
-        std::string key = t->name + "/" + std::string(to_string(t->dtype));
-        auto cached = converted_.find(key);
-        if (cached == converted_.end() || options.inputs_id == 0)
-            cached = converted_.insert_or_assign(key, to_device_bytes(it->second, t->dtype)).first;
-        const std::vector<unsigned char>& bytes = cached->second;
+        std::vector<unsigned char> scratch;
+        const std::vector<unsigned char>& bytes =
+            device_bytes(options.inputs_id, *t, it->second, scratch);
         CUresult r = api_->cuMemcpyHtoD(buffers_.at(t->name).ptr, bytes.data(), bytes.size());
         if (r != CUDA_SUCCESS) return finish(fail(r, "copy of input " + t->name));
     }
@@ -215,7 +238,6 @@ RunResult CudaDevice::run(const TensorData& inputs, const RunOptions& options) {
     Failure w = wait(run_timeout_s_);  // drain whatever was enqueued, even after a failure
     if (!f.ok()) return finish(f);
     if (!w.ok()) return finish(w);
-    if (options.inputs_id == 0) converted_.clear();
     if (!options.copy_outputs) return result;
     f = copy_outputs(result.outputs);
     if (!f.ok()) return finish(f);

@@ -66,3 +66,46 @@ TEST(EvalCli, AutoFallsBackToTheSimulatorLoudlyWithoutAGpu) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(EvalCli, SeveralProgramsRunInOneWorkerSessionWithRepeatedTiming) {
+    Result r = kforge("eval --device sim --problem " + kProblem + " --program " + kProgram +
+                      " --program " + kProgram + " --repeat 3");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("[1/2] row_sum_f32.kf: passed, wall"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("[2/2] row_sum_f32.kf: passed, wall"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("spread (max-min)/min of 3 medians"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("gates: static"), std::string::npos) << r.out;
+}
+
+TEST(EvalCli, AWorkerCrashIsACandidateFailureNotOurs) {
+    Result r = kforge("eval --device sim --isolate --sim-fault process_crash --problem " +
+                      kProblem + " --program " + kProgram);
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("crashed"), std::string::npos) << r.out;
+    Result direct = kforge("eval --device sim --sim-fault process_crash --problem " + kProblem +
+                           " --program " + kProgram);
+    EXPECT_EQ(direct.code, 2) << direct.out;
+    EXPECT_NE(direct.out.find("--isolate"), std::string::npos) << direct.out;
+}
+
+TEST(EvalCli, FaultSuiteOnTheSimulatedDevice) {
+    Result r = kforge("eval --device sim --fault-suite " + std::string(KFORGE_SOURCE_DIR) +
+                      "/tests/faults/scenarios.json");
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("9 scenario(s), 0 mismatch(es)"), std::string::npos) << r.out;
+}
+
+TEST(EvalCli, SessionUserErrors) {
+    EXPECT_EQ(kforge("eval --device sim --program " + kProgram).code, 2);
+    EXPECT_EQ(kforge("eval --device sim --problem " + kProblem).code, 2);
+    EXPECT_EQ(kforge("eval --device sim --problem " + kProblem + " --programs-dir /nonexistent")
+                  .code, 2);
+    EXPECT_EQ(kforge("eval --device sim --problem " + kProblem + " --program " + kProgram +
+                     " --program " + kProgram + " --baseline " + kProgram).code, 2);
+    EXPECT_EQ(kforge("eval --device cuda --fault-suite " + std::string(KFORGE_SOURCE_DIR) +
+                     "/tests/faults/scenarios.json").code, 2);  // no --cubin-dir
+}
+
+}  // namespace
