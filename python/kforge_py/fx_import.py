@@ -57,6 +57,7 @@ class Converter:
         self.inputs = {}          # spec input name -> Tensor
         self.params = {}          # spec param name -> (attribute path, shape to feed)
         self.placeholders = []    # spec input names, in forward() argument order
+        self.placeholder_pos = {} # spec input name -> forward() argument position
         self.used = set()
         self.env = {}
         ShapeProp(gm).propagate(*example_inputs)
@@ -125,12 +126,17 @@ class Converter:
         gm = self.gm
         gm.graph.eliminate_dead_code()
         outputs = None
+        position = -1
         for node in gm.graph.nodes:
             if node.op == "placeholder":
+                position += 1
+                if not node.users and not hasattr(node.meta.get("tensor_meta"), "shape"):
+                    continue  # a scalar argument, baked in as a constant
                 shape, dtype = self.meta(node)
                 t = Tensor(self.fresh(node.target), shape, dtype)
                 self.inputs[t.name] = t
                 self.placeholders.append(t.name)
+                self.placeholder_pos[t.name] = position
                 self.env[node] = t
             elif node.op == "get_attr":
                 attr = gm

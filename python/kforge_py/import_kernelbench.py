@@ -58,7 +58,8 @@ def torch_outputs(loaded, feed_inputs):
     import copy
     import torch
     model = copy.deepcopy(loaded.model).double()
-    args = [x.double() if x.is_floating_point() else x for x in feed_inputs]
+    args = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+            for x in feed_inputs]
     with torch.no_grad():
         out = model(*args)
     return list(out) if isinstance(out, (list, tuple)) else [out]
@@ -211,7 +212,11 @@ def main(argv=None):
     os.makedirs(args.out_dir, exist_ok=True)
     failed = 0
     for path in args.files:
-        ok, msg = import_one(args.kforge, path, args.out_dir, args)
+        try:
+            ok, msg = import_one(args.kforge, path, args.out_dir, args)
+        except Exception as e:  # a bug of the importer on this file; the batch goes on
+            ok, msg = False, (f"the importer failed ({type(e).__name__}: {e}); please report "
+                              "this file")
         print(f"{'ok' if ok else 'FAILED'}: {path}: {msg}", flush=True)
         failed += not ok
     n = len(args.files)

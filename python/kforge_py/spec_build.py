@@ -4,6 +4,7 @@ Dims are named by value: every distinct size of an input or parameter axis (othe
 becomes one dim, named after the module-level integer that holds that value (`batch_size`,
 `in_features`), else `D<value>`. So the spec follows the file's own size variables, and a
 smaller instance of the file gives the same spec with other dim values."""
+import inspect
 import re
 
 import torch
@@ -27,12 +28,34 @@ def default_policy(dtypes):
     return "fp32_strict"
 
 
-def trace(model):
+def trace(model, concrete_args=None):
     try:
-        return torch.fx.symbolic_trace(model)
+        gm = torch.fx.symbolic_trace(model, concrete_args=concrete_args or None)
     except Exception as e:
         raise Unsupported(f"torch.fx cannot trace Model.forward "
                           f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+    # Scalar arguments are baked in as constants; fx guards them with asserts we drop.
+    for node in list(gm.graph.nodes):
+        if node.op == "call_function" and node.target is torch._assert:
+            gm.graph.erase_node(node)
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
+    return gm
+
+
+def scalar_arguments(model, inputs):
+    """forward()'s non-tensor arguments (Python numbers from get_inputs()) by parameter name:
+    they become constants of the spec."""
+    names = list(inspect.signature(model.forward).parameters)
+    out = {}
+    for i, x in enumerate(inputs):
+        if isinstance(x, torch.Tensor):
+            continue
+        if type(x) not in (int, float, bool) or i >= len(names):
+            raise Unsupported(f"get_inputs()[{i}] is a {type(x).__name__}, not a tensor or a "
+                              "number")
+        out[names[i]] = x
+    return out
 
 
 def dim_names(values, int_globals, literal_ints):
@@ -49,11 +72,7 @@ def dim_names(values, int_globals, literal_ints):
 
 def build(loaded, name, description, policy=None, atol=None, rtol=None):
     """Returns (spec dict, Converter). Raises Unsupported."""
-    for i, x in enumerate(loaded.inputs):
-        if not isinstance(x, torch.Tensor):
-            raise Unsupported(f"get_inputs()[{i}] is a {type(x).__name__}, not a tensor "
-                              "(non-tensor forward arguments are not supported)")
-    gm = trace(loaded.model)
+    gm = trace(loaded.model, scalar_arguments(loaded.model, loaded.inputs))
     with torch.no_grad():
         conv = Converter(gm, loaded.inputs)
         outputs = conv.run()
@@ -99,8 +118,8 @@ def feeds(loaded, conv, inputs=None):
     to the shape the spec declares) and `inputs` (default: loaded.inputs)."""
     inputs = loaded.inputs if inputs is None else inputs
     out = {}
-    for i, n in enumerate(conv.placeholders):
-        out[n] = inputs[i]
+    for n in conv.placeholders:
+        out[n] = inputs[conv.placeholder_pos[n]]
     for n, (path, shape) in conv.params.items():
         attr = loaded.model
         for part in path.split("."):

@@ -82,6 +82,12 @@ class ExampleSpecs(unittest.TestCase):
         self.assertEqual(g["graph"][-1], {"op": "add_scalar", "inputs": ["tanh"], "value": -0.5,
                                           "output": g["outputs"][0]})
 
+    def test_scalar_forward_argument_becomes_a_constant(self):
+        s = spec_of(util.example("13_matrix_scalar"))
+        self.assertEqual(list(s["inputs"]), ["A"])
+        self.assertEqual(s["graph"][0]["op"], "scale")
+        self.assertEqual(s["graph"][0]["value"], 3.14)
+
     def test_unsupported_conv2d_is_named(self):
         with self.assertRaisesRegex(Unsupported, r"^conv2d is not supported"):
             spec_of(util.example("09_conv2d_relu"))
