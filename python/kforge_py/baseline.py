@@ -42,6 +42,9 @@ class Clocks:
 
     def __init__(self, index):
         self.nvml, self.handle, self.note = None, None, ""
+        if index is None:
+            self.note = "clocks not recorded: no GPU"
+            return
         try:
             import pynvml
             pynvml.nvmlInit()
@@ -77,10 +80,20 @@ def driver_string():
         return "CUDA driver unknown"
 
 
+def uuid_string(uuid):
+    """The device identity as kforge's CUDA device writes it (eval/cuda_device.cpp):
+    "GPU-" and the 16 uuid bytes as lower-case 8-4-4-4-12 hex."""
+    raw = getattr(uuid, "bytes", None)
+    if raw is not None and len(raw) == 16:
+        h = bytes(raw).hex()
+        return f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    text = str(uuid).lower()
+    return "GPU-" + (text[4:] if text.startswith("gpu-") else text)
+
+
 def device_info(torch, index):
     p = torch.cuda.get_device_properties(index)
-    uuid = str(getattr(p, "uuid", ""))
-    return {"index": index, "name": p.name, "uuid": uuid if uuid.startswith("GPU-") else "GPU-" + uuid,
+    return {"index": index, "name": p.name, "uuid": uuid_string(getattr(p, "uuid", "")),
             "driver": driver_string(), "l2_bytes": int(getattr(p, "L2_cache_size", 0)),
             "sm_count": p.multi_processor_count,
             "compute_capability": f"{p.major}.{p.minor}"}
@@ -98,20 +111,46 @@ def apply_precision(torch, policy, strict):
             "float32_matmul_precision": torch.get_float32_matmul_precision()}
 
 
-def time_mode(torch, fn, args, flush, iters, warmup, clocks):
+class CudaTimer:
+    """CUDA events around one call on the current stream."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.start = torch.cuda.Event(enable_timing=True)
+        self.end = torch.cuda.Event(enable_timing=True)
+
+    def sync(self):
+        self.torch.cuda.synchronize()
+
+    def time_ns(self, fn, args):
+        self.start.record()
+        fn(*args)
+        self.end.record()
+        self.end.synchronize()
+        return self.start.elapsed_time(self.end) * 1e6
+
+
+class HostTimer:
+    """perf_counter around one call: only for `--device cpu`, which tests the tool without a
+    GPU; its times are never baselines (kforge baseline does not offer it)."""
+
+    def sync(self):
+        pass
+
+    def time_ns(self, fn, args):
+        t0 = time.perf_counter_ns()
+        fn(*args)
+        return float(time.perf_counter_ns() - t0)
+
+
+def time_mode(timer, fn, args, flush, iters, warmup, clocks):
     for _ in range(warmup):
         fn(*args)
-    torch.cuda.synchronize()
+    timer.sync()
     samples, clk = [], []
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
     for _ in range(iters):
         flush.add_(1)  # writes 2x L2: cold cache, and kept out of the timed interval
-        start.record()
-        fn(*args)
-        end.record()
-        end.synchronize()
-        samples.append(start.elapsed_time(end) * 1e6)
+        samples.append(timer.time_ns(fn, args))
         clk.append(clocks.sample())
     return samples, clk
 
@@ -120,13 +159,13 @@ def max_diff(torch, a, b):
     return max(float((x.double() - y.double()).abs().max()) for x, y in zip(a, b))
 
 
-def run_problem(torch, path, args, flush, clocks):
+def run_problem(torch, path, args, flush, clocks, timer):
     from kforge_py import spec_torch
     with open(path) as f:
         spec = json.load(f)
     policy = spec["precision"]["policy"]
     settings = apply_precision(torch, policy, args.fp32_strict)
-    inputs = spec_torch.make_inputs(spec, device="cuda", seed=args.seed)
+    inputs = spec_torch.make_inputs(spec, device=args.device, seed=args.seed)
     forward = spec_torch.make_forward(spec)
     tol = spec["precision"].get("atol", DEFAULT_TOL[policy])
     rtol = spec["precision"].get("rtol", DEFAULT_TOL[policy])
@@ -134,7 +173,7 @@ def run_problem(torch, path, args, flush, clocks):
               "modes": {}}
     with torch.no_grad():
         reference = forward(*inputs)
-        torch.cuda.synchronize()
+        timer.sync()
         for mode in args.modes:
             entry = {"status": "ok"}
             try:
@@ -142,7 +181,7 @@ def run_problem(torch, path, args, flush, clocks):
                 fn = forward if MODES[mode] is None else torch.compile(forward, mode=MODES[mode])
                 t0 = time.perf_counter()
                 out = fn(*inputs)
-                torch.cuda.synchronize()
+                timer.sync()
                 entry["first_call_s"] = time.perf_counter() - t0
                 diff = max_diff(torch, out, reference)
                 entry["max_abs_diff_vs_eager"] = diff
@@ -151,7 +190,7 @@ def run_problem(torch, path, args, flush, clocks):
                     entry["status"] = "incorrect"
                     entry["message"] = f"differs from eager by {diff:.3g} (tolerance {tol}+{rtol}*|ref|)"
                 log(f"{spec['name']}: timing {mode} ({args.iters} iterations)")
-                samples, clk = time_mode(torch, fn, inputs, flush, args.iters, args.warmup, clocks)
+                samples, clk = time_mode(timer, fn, inputs, flush, args.iters, args.warmup, clocks)
                 entry["samples_ns"] = samples
                 entry["clocks"] = clk
                 entry["stats"] = sample_stats(samples)
@@ -170,6 +209,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--gpu", type=int, default=0)
     ap.add_argument("--fp32-strict", action="store_true")
+    ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                    help=argparse.SUPPRESS)  # cpu: tests the tool on a host clock, no GPU
     args = ap.parse_args(argv)
     args.modes = [m for m in args.modes.split(",") if m]
     for m in args.modes:
@@ -185,18 +226,24 @@ def main(argv=None):
         log(f"PyTorch is not installed for {sys.executable} ({e}); set KFORGE_PYTHON to a "
             "Python with torch")
         return EXIT_ENVIRONMENT
-    if not torch.cuda.is_available():
-        log(f"no CUDA GPU is visible to PyTorch (torch {torch.__version__}, CUDA build "
-            f"{torch.version.cuda}); the PyTorch baselines need a GPU")
-        return EXIT_ENVIRONMENT
-    if args.gpu >= torch.cuda.device_count():
-        log(f"--gpu: GPU {args.gpu} does not exist ({torch.cuda.device_count()} visible)")
-        return EXIT_USER_ERROR
-    torch.cuda.set_device(args.gpu)
-    info = device_info(torch, args.gpu)
+    if args.device == "cpu":
+        info = {"index": 0, "name": "cpu (test only: host clock, not a baseline)",
+                "uuid": "cpu-test", "driver": "none", "l2_bytes": 0}
+        timer = HostTimer()
+    else:
+        if not torch.cuda.is_available():
+            log(f"no CUDA GPU is visible to PyTorch (torch {torch.__version__}, CUDA build "
+                f"{torch.version.cuda}); the PyTorch baselines need a GPU")
+            return EXIT_ENVIRONMENT
+        if args.gpu >= torch.cuda.device_count():
+            log(f"--gpu: GPU {args.gpu} does not exist ({torch.cuda.device_count()} visible)")
+            return EXIT_USER_ERROR
+        torch.cuda.set_device(args.gpu)
+        info = device_info(torch, args.gpu)
+        timer = CudaTimer(torch)
     flush = torch.zeros(max(2 * info["l2_bytes"], 1 << 20) // 4, dtype=torch.float32,
-                        device="cuda")
-    clocks = Clocks(args.gpu)
+                        device=args.device)
+    clocks = Clocks(args.gpu if args.device == "cuda" else None)
     try:
         import triton
         triton_version = triton.__version__
@@ -205,12 +252,14 @@ def main(argv=None):
     doc = {"tool": "kforge_py.baseline", "device": info, "torch": torch.__version__,
            "torch_cuda": torch.version.cuda, "triton": triton_version,
            "protocol": {"iters": args.iters, "warmup": args.warmup,
-                        "l2_flush_bytes": flush.numel() * 4, "timer": "cuda events per iteration",
+                        "l2_flush_bytes": flush.numel() * 4,
+                        "timer": ("cuda events per iteration" if args.device == "cuda"
+                                  else "host perf_counter (test only)"),
                         "clocks": clocks.note or "pynvml per sample", "seed": args.seed},
            "results": []}
     failed = False
     for path in args.specs:
-        r = run_problem(torch, path, args, flush, clocks)
+        r = run_problem(torch, path, args, flush, clocks, timer)
         failed |= any(m["status"] != "ok" for m in r["modes"].values())
         doc["results"].append(r)
     print(json.dumps(doc))

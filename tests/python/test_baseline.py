@@ -72,6 +72,55 @@ class WithoutGpu(unittest.TestCase):
             self.assertIn("missing key", r.stderr)
 
 
+TINY = {"name": "tiny_linear_relu", "dims": {"M": 8, "N": 16, "K": 32},
+        "inputs": {"X": {"shape": ["M", "K"], "dtype": "f32"},
+                   "W": {"shape": ["N", "K"], "dtype": "f32", "param": True}},
+        "graph": [{"op": "linear", "inputs": ["X", "W"], "output": "H"},
+                  {"op": "relu", "inputs": ["H"], "output": "Y"}],
+        "outputs": ["Y"], "precision": {"policy": "tf32"}}
+
+
+class TimerOnHostClock(unittest.TestCase):
+    """The timer's own code path (modes, torch.compile, precision settings, statistics, the
+    document `kforge baseline` stores) run with its test-only host clock on the CPU."""
+
+    def test_document_from_the_timer_is_stored(self):
+        import subprocess
+        with tempfile.TemporaryDirectory() as d:
+            spec = os.path.join(d, "tiny.json")
+            with open(spec, "w") as f:
+                json.dump(TINY, f)
+            r = subprocess.run([sys.executable, "-m", "kforge_py.baseline", "--device", "cpu",
+                                "--modes", "eager,compile_default", "--iters", "50",
+                                "--fp32-strict", spec], capture_output=True, text=True,
+                               timeout=600)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            doc = json.loads(r.stdout)
+            res = doc["results"][0]
+            self.assertEqual(res["settings"], {"fp32_strict": True,
+                                               "cuda.matmul.allow_tf32": False,
+                                               "cudnn.allow_tf32": False,
+                                               "float32_matmul_precision": "highest"})
+            for mode in ("eager", "compile_default"):
+                m = res["modes"][mode]
+                self.assertEqual(m["status"], "ok", m)
+                self.assertEqual(len(m["samples_ns"]), 50)
+                self.assertLessEqual(m["max_abs_diff_vs_eager"], 1e-4)
+                st = m["stats"]
+                self.assertLessEqual(st["ci95_median_ns"][0], st["median_ns"])
+                self.assertGreaterEqual(st["ci95_median_ns"][1], st["median_ns"])
+            py = fake_timer(d, doc)
+            db = os.path.join(d, "k.db")
+            r = util.kforge("baseline", spec, "--db", db, "--json", env={"KFORGE_PYTHON": py})
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            stored = json.loads(r.stdout)["results"][0]["stored"]
+            exp = os.path.join(d, "run.json")
+            r = util.kforge("db", "export", str(stored["run_id"]), "--db", db, "-o", exp)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            text = open(exp).read()
+            self.assertIn('"shapes_key": "K=32,M=8,N=16"', text.replace("\n", ""))
+
+
 class Storing(unittest.TestCase):
     def test_measurements_are_stored_as_baselines(self):
         name = util.load_json(SPEC)["name"]

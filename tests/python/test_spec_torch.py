@@ -64,6 +64,16 @@ class SuiteAgreement(unittest.TestCase):
         self.assertEqual(b.dtype, torch.int32)
 
 
+class DeviceIdentity(unittest.TestCase):
+    def test_uuid_is_written_as_the_cuda_device_writes_it(self):
+        class Raw:
+            bytes = list(range(16))
+        self.assertEqual(baseline.uuid_string(Raw()), "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f")
+        self.assertEqual(baseline.uuid_string("5B8B9D9E-0000-1111-2222-333333333333"),
+                         "GPU-5b8b9d9e-0000-1111-2222-333333333333")
+        self.assertEqual(baseline.uuid_string("GPU-ab"), "GPU-ab")
+
+
 class Statistics(unittest.TestCase):
     def test_median_iqr_and_bootstrap_ci(self):
         samples = list(range(1, 102))  # 1..101
