@@ -16,16 +16,14 @@ for case in gemm_bf16_4096 row_sum_f32; do
     "$K" eval --device cuda --tier full --problem "$root/problems/$case.json" \
         --program "$root/tests/eval/data/$case.kf" --repeat "$reps" \
         --worker-log "$OUT/stability_worker.log" >"$OUT/stability_$case.txt" 2>&1 || status=1
-    "$K" eval --device cuda --tier full --problem "$root/problems/$case.json" \
-        --program "$root/tests/eval/data/$case.kf" --repeat "$reps" --json \
-        --worker-log "$OUT/stability_worker.log" >"$OUT/stability_$case.json" 2>/dev/null || true
     cat "$OUT/stability_$case.txt"
     grep -q "(within 1%)" "$OUT/stability_$case.txt" || status=1
 done
 "$K" eval --device cuda --tier full --problem "$root/problems/gemm_bf16_4096.json" \
     --program "$root/tests/eval/data/gemm_bf16_4096.kf" \
     --program "$root/bench/eval/gemm_bf16_4096_t128x256.kf" --interleave --repeat 3 --json \
-    --worker-log "$OUT/stability_worker.log" >"$OUT/interleave_gemm_bf16_4096.json" 2>&1 || status=1
+    --worker-log "$OUT/stability_worker.log" >"$OUT/interleave_gemm_bf16_4096.json" \
+    2>"$OUT/interleave_gemm_bf16_4096.err" || status=1
 "$K" eval --device cuda --tier quick --problem "$root/problems/gemm_bf16_4096.json" \
     --program "$root/tests/eval/data/gemm_bf16_4096.kf" \
     --program "$root/bench/eval/gemm_bf16_4096_t128x256.kf" --interleave \

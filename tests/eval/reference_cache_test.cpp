@@ -1,0 +1,76 @@
+// ReferenceCache: one case per (spec, shape, distribution, seed), references computed once,
+// ids never reused, least recently used cases dropped past the byte budget.
+#include <gtest/gtest.h>
+
+#include "eval/reference_cache.h"
+#include "problem/interpret.h"
+#include "eval_fixture.h"
+
+namespace kforge::eval {
+namespace {
+
+TEST(ReferenceCache, ComputesEachReferenceOnceAndKeysOnTheWholeCase) {
+    Problem p = testing::suite_problem("row_sum_f32");
+    auto small = rebind_dims(p, {{"R", 4}, {"C", 8}});
+    ASSERT_TRUE(small.ok());
+    ReferenceCache cache;
+    int inputs_made = 0, references_made = 0;
+    auto inputs = [&] {
+        ++inputs_made;
+        return TensorData{{"X", std::vector<double>(32, 1.0)}};
+    };
+    auto reference = [&](const TensorData&) -> Expected<TensorData> {
+        ++references_made;
+        return TensorData{{"Y", std::vector<double>(4, 8.0)}};
+    };
+    auto a = cache.get(*small, Distribution::kNormal, 7, inputs, reference);
+    auto b = cache.get(*small, Distribution::kNormal, 7, inputs, reference);
+    EXPECT_EQ(a->id, b->id);
+    EXPECT_EQ(a->reference.get(), b->reference.get());
+    EXPECT_EQ(inputs_made, 1);
+    EXPECT_EQ(references_made, 1);
+    auto c = cache.get(*small, Distribution::kNormal, 8, inputs, nullptr);  // other seed
+    EXPECT_NE(c->id, a->id);
+    EXPECT_EQ(c->reference, nullptr);  // not asked for
+    auto d = cache.get(*small, Distribution::kUniform01, 7, inputs, reference);
+    EXPECT_NE(d->id, a->id);
+    auto other = rebind_dims(p, {{"R", 4}, {"C", 16}});
+    ASSERT_TRUE(other.ok());
+    auto inputs64 = [&] { return TensorData{{"X", std::vector<double>(64, 1.0)}}; };
+    EXPECT_NE(cache.get(*other, Distribution::kNormal, 7, inputs64, nullptr)->id, a->id);
+    EXPECT_EQ(cache.stats().reference_misses, 2);
+    EXPECT_EQ(cache.stats().reference_hits, 1);
+}
+
+TEST(ReferenceCache, AFailedReferenceIsRememberedAndOldCasesAreDropped) {
+    Problem p = testing::suite_problem("row_sum_f32");
+    auto small = rebind_dims(p, {{"R", 4}, {"C", 8}});
+    ASSERT_TRUE(small.ok());
+    ReferenceCache cache(3 * 32 * 8);  // room for about three input sets of 32 doubles
+    int made = 0;
+    auto inputs = [&] {
+        ++made;
+        return TensorData{{"X", std::vector<double>(32, 1.0)}};
+    };
+    int failed = 0;
+    auto failing = [&](const TensorData&) -> Expected<TensorData> {
+        ++failed;
+        return make_error("interpreter", "no");
+    };
+    auto a = cache.get(*small, Distribution::kNormal, 1, inputs, failing);
+    EXPECT_EQ(a->reference, nullptr);
+    EXPECT_NE(a->reference_error.find("no"), std::string::npos);
+    cache.get(*small, Distribution::kNormal, 1, inputs, failing);
+    EXPECT_EQ(failed, 1);
+    for (uint64_t seed = 2; seed < 10; ++seed)
+        cache.get(*small, Distribution::kNormal, seed, inputs, nullptr);
+    EXPECT_LE(cache.stats().bytes, 3 * 32 * 8);
+    int before = made;
+    auto again = cache.get(*small, Distribution::kNormal, 1, inputs, nullptr);  // evicted
+    EXPECT_EQ(made, before + 1);
+    EXPECT_NE(again->id, a->id);  // ids are never reused
+    EXPECT_EQ(a->inputs->at("X").size(), 32u);  // a holder keeps an evicted case alive
+}
+
+}  // namespace
+}  // namespace kforge::eval
