@@ -41,6 +41,24 @@ class MaxPair:  # (values, indices) of torch.max/min with a dim; only [0] is sup
     what: str
 
 
+def propagate_shapes(gm, example_inputs):
+    """Shapes and dtypes of every node (fx ShapeProp), on the meta device where every op has a
+    meta kernel (no arithmetic: full-size problems cost nothing), else on the real inputs.
+    The meta run works on a copy, so `gm` keeps its real parameters."""
+    import copy
+    try:
+        meta_gm = copy.deepcopy(gm).to("meta")
+        args = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in example_inputs]
+        ShapeProp(meta_gm).propagate(*args)
+        for mine, theirs in zip(gm.graph.nodes, meta_gm.graph.nodes):
+            if "tensor_meta" in theirs.meta:
+                mine.meta["tensor_meta"] = theirs.meta["tensor_meta"]
+        return
+    except Exception:
+        pass
+    ShapeProp(gm).propagate(*example_inputs)
+
+
 def _ident(text):
     s = re.sub(r"[^A-Za-z0-9_]", "_", text)
     return s if re.match(r"[A-Za-z_]", s) else "t_" + s
@@ -60,7 +78,7 @@ class Converter:
         self.placeholder_pos = {} # spec input name -> forward() argument position
         self.used = set()
         self.env = {}
-        ShapeProp(gm).propagate(*example_inputs)
+        propagate_shapes(gm, example_inputs)
 
     # ---- names and tensors ----
     def fresh(self, base):
