@@ -172,12 +172,13 @@ void LlmWatch::check() {
                              "round\n", cmd_.c_str(), llm_->last_error().c_str());
     }
     failures_seen_ = s.failed_requests;
-    if (announced_ || !llm_->exhausted()) return;
-    announced_ = true;
+    if (!llm_->exhausted()) return;
+    const std::string why = llm_->exhausted_reason();
+    if (!announced_.insert(why).second) return;
     std::string names;
     for (const std::string& n : builtin_) names += (names.empty() ? "" : ", ") + n;
     std::fprintf(stderr, "kforge %s: %s; the search goes on with the built-in proposers (%s)\n",
-                 cmd_.c_str(), llm_->exhausted_reason().c_str(), names.c_str());
+                 cmd_.c_str(), why.c_str(), names.c_str());
 }
 
 std::string LlmWatch::summary() const { return llm_ ? llm_usage_line(*llm_) + "\n" : ""; }

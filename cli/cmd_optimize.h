@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,8 +64,8 @@ Expected<StartProgram> start_program(const std::string& spec, const std::string&
 std::unique_ptr<llm::LlmProposer> make_llm(const OptimizeArgs& a, Store& store, const char* cmd,
                                            int& rc);
 
-// Says once, when the LLM proposer stops (budget spent, endpoint dead), that the search goes on
-// with the built-in proposers, and says when a request failed.
+// Says once per reason, when the LLM proposer stops (a budget spent, the endpoint dead), that
+// the search goes on with the built-in proposers, and says when a request failed.
 class LlmWatch {
 public:
     LlmWatch(const llm::LlmProposer* llm, std::string cmd, std::vector<std::string> builtin)
@@ -77,7 +78,7 @@ private:
     const llm::LlmProposer* llm_;
     std::string cmd_;
     std::vector<std::string> builtin_;
-    bool announced_ = false;
+    std::set<std::string> announced_;
     int failures_seen_ = 0;
 };
 

@@ -121,7 +121,10 @@ int run_suite(OptimizeArgs a) {
         for (const std::string& r : choice.reasons) std::printf("  %s\n", r.c_str());
         search::SearchState& st = states[*choice.next];
         int64_t before = st.counts.proposed + st.counts.quick + st.counts.full;
-        if (llm) llm->set_run_id(st.run_id);
+        if (llm) {
+            llm->set_run_id(st.run_id);
+            llm->set_problem(st.problem.name);
+        }
         if (auto s = search::search_round(st, *device, *store, ps, options, spent); !s) {
             std::fprintf(stderr, "kforge suite: %s\n", s.error().to_string().c_str());
             return kExitUserError;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 
 #include "codegen/lower.h"
 #include "compile/compile.h"
@@ -38,7 +39,7 @@ struct Target {
 
 // ncu on `kforge eval --tier quick` of the candidate; empty with `why` set when it fails.
 std::vector<profile::Diagnosis> from_ncu(const Target& t, const ProfileHookOptions& o,
-                                         std::string& why) {
+                                         std::string& why, profile::ProfileStatus& status) {
     const fs::path dir = fs::path(o.work_dir) / ("ncu_" + t.hash.substr(0, 16));
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -53,6 +54,7 @@ std::vector<profile::Diagnosis> from_ncu(const Target& t, const ProfileHookOptio
     n.target = {self_path(), "eval", "--problem", spec, "--program", prog, "--tier", "quick",
                 "--device", "cuda", "--gpu", std::to_string(o.gpu)};
     profile::NcuRun r = profile::run_ncu(n);
+    status = r.status;
     if (r.status != profile::ProfileStatus::kOk) {
         why = std::string(to_string(r.status)) + ": " + r.message;
         return {};
@@ -133,7 +135,10 @@ std::vector<profile::Diagnosis> from_fallback(const Target& t, const ProfileHook
 
 std::function<std::string(const std::string&)> make_profile_hook(StateLookup find_state,
                                                                   ProfileHookOptions options) {
-    return [find_state = std::move(find_state), o = std::move(options)](const std::string& text) {
+    // Set once ncu cannot work for the rest of the run (missing, counters not permitted).
+    auto ncu_off = std::make_shared<std::string>();
+    return [find_state = std::move(find_state), o = std::move(options),
+            ncu_off](const std::string& text) {
         auto program = dsl::parse_program(text, "<candidate>");
         if (!program) return std::string();
         Target t;
@@ -152,8 +157,15 @@ std::function<std::string(const std::string&)> make_profile_hook(StateLookup fin
         }
         std::string why, ptxas_line;
         std::vector<profile::Diagnosis> ds;
-        if (o.use_ncu) ds = from_ncu(t, o, why);
-        else why = "simulated device: no profiler";
+        if (o.use_ncu && ncu_off->empty()) {
+            profile::ProfileStatus status = profile::ProfileStatus::kOk;
+            ds = from_ncu(t, o, why, status);
+            if (status == profile::ProfileStatus::kNcuMissing ||
+                status == profile::ProfileStatus::kCountersNotPermitted)
+                *ncu_off = why;
+        } else {
+            why = o.use_ncu ? "ncu off for this run: " + *ncu_off : "simulated device: no profiler";
+        }
         bool fallback = ds.empty();
         if (fallback) ds = from_fallback(t, o, ptxas_line, why);
         if (ds.empty()) {

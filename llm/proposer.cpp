@@ -55,6 +55,11 @@ void LlmProposer::set_run_id(std::optional<int64_t> run_id) {
     options_.run_id = run_id;
 }
 
+void LlmProposer::set_problem(std::string name) {
+    std::lock_guard lock(mutex_);
+    current_problem_ = std::move(name);
+}
+
 std::string LlmProposer::last_error() const {
     std::lock_guard lock(mutex_);
     return last_error_;

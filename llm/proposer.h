@@ -64,6 +64,9 @@ public:
     LlmStats stats() const;
     // The run later requests are recorded under (a suite switches it per problem).
     void set_run_id(std::optional<int64_t> run_id);
+    // The problem exhausted() answers for until the next propose() (a suite sets it before each
+    // round, so one problem's spent budget does not silence the LLM for the others).
+    void set_problem(std::string name);
     // The last request error ("" when none): for the loop to show.
     std::string last_error() const;
 

@@ -204,5 +204,39 @@ TEST_F(OptimizeLlm, BudgetsAndConfigErrors) {
         << unset_key.out;
 }
 
+// `kforge suite --llm`: one proposer for the suite, its requests recorded under each problem's run;
+// each reply holds a program for both problems, and the checker keeps the one that fits.
+TEST_F(OptimizeLlm, SuiteAsksTheLlmForEveryProblem) {
+    fs::create_directories(dir_ / "suite");
+    const fs::path src = fs::path(KFORGE_SOURCE_DIR) / "problems";
+    for (const char* name : {"softmax_short_rows_f32", "row_sum_f32"})
+        for (const char* ext : {".json", ".kf"})
+            fs::copy_file(src / (std::string(name) + ext), dir_ / "suite" / (std::string(name) + ext));
+    const std::string both =
+        fenced("softmax: fewer rows", program("rows_per_block 4 threads 256 vec 4")) +
+        fenced("row sum: more rows", "program q for \"row_sum_f32\"\nkernel k0 = rowwise "
+                                     "sum(X[R,C]) rows_per_block 4 threads 256 vec 4\n"
+                                     "    { store Y[R] }\n");
+    FakeLlmServer server;
+    for (int i = 0; i < 2; ++i) server.push({200, testing::openai_reply(both, 500, 100)});
+    const std::string cfg = config("suite", server.base_url(), R"(, "repair_rounds": 0)");
+    const CliRun r = run_cli("suite " + (dir_ / "suite").string() + " --device sim --rounds 2 " +
+                             "--profile-top 0 --llm " + cfg + " --db " +
+                             (dir_ / "suite.db").string());
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_EQ(server.hits(), 2) << r.out;
+    EXPECT_NE(r.out.find("llm: 2 replies"), std::string::npos) << r.out;
+    auto store = open_store((dir_ / "suite.db").string());
+    ASSERT_TRUE(store.ok());
+    auto rows = store->db().query_text(
+        "SELECT group_concat(n, ',') FROM (SELECT count(*) AS n FROM llm_requests GROUP BY run_id)");
+    ASSERT_TRUE(rows.ok());
+    EXPECT_EQ(*rows, "1,1");  // one request under each problem's run
+    auto llm_cands = store->db().query_text(
+        "SELECT count(DISTINCT run_id) FROM candidates WHERE proposer = 'llm:scripted'");
+    ASSERT_TRUE(llm_cands.ok());
+    EXPECT_EQ(*llm_cands, "2") << r.out;
+}
+
 }  // namespace
 }  // namespace kforge::llm

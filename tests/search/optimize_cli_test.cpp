@@ -1,0 +1,196 @@
+// `kforge optimize` / `kforge suite` on problems kforge has never seen, through the binary on the
+// simulated device: suite problems copied without their .kf and new specs written here (a
+// linear+bias+tanh fp16 at odd sizes, a softmax over 3000 columns, an element-wise chain) get a
+// synthesized start program, the search finishes and writes best.kf; a problem the language
+// cannot express is a user error naming the op; the suite seeds the problems without a .kf; on
+// the simulated device the profiling hook falls back to ptxas + SOL and the diagnosis proposer
+// acts on that diagnosis.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "store/store.h"
+
+namespace kforge {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+    int rc = -1;
+    std::string out;  // stdout and stderr together
+};
+
+CliRun run_cli(const std::string& args) {
+    CliRun r;
+    const std::string cmd = std::string(KFORGE_CLI_PATH) + " " + args + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return r;
+    std::array<char, 4096> buf{};
+    while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+    const int status = pclose(p);
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+class OptimizeCli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("kforge_optimize_cli_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_ / "specs");
+    }
+    void TearDown() override {
+        if (!HasFailure()) fs::remove_all(dir_);
+    }
+    std::string copy_spec(const std::string& name, bool with_kf = false) {
+        const fs::path src = fs::path(KFORGE_SOURCE_DIR) / "problems";
+        fs::copy_file(src / (name + ".json"), dir_ / "specs" / (name + ".json"));
+        if (with_kf) fs::copy_file(src / (name + ".kf"), dir_ / "specs" / (name + ".kf"));
+        return (dir_ / "specs" / (name + ".json")).string();
+    }
+    std::string write_spec(const std::string& name, const std::string& json) {
+        const fs::path p = dir_ / "specs" / (name + ".json");
+        std::ofstream(p) << json;
+        return p.string();
+    }
+    // optimize on the simulated device, 2 rounds, no profiling (kept for the profiling test)
+    CliRun optimize(const std::string& spec, const std::string& name,
+                    const std::string& extra = "--profile-top 0") {
+        return run_cli("optimize " + spec + " --device sim --rounds 2 --db " +
+                       (dir_ / (name + ".db")).string() + " --out " + (dir_ / name).string() +
+                       " " + extra);
+    }
+    fs::path dir_;
+};
+
+const char* kLinearTanhOdd =
+    R"({"name":"linear_bias_tanh_fp16_odd","dims":{"M":999,"N":1000,"K":1000},
+        "inputs":{"X":{"shape":["M","K"],"dtype":"f16"},"W":{"shape":["N","K"],"dtype":"f16","param":true},
+                  "b":{"shape":["N"],"dtype":"f16","param":true}},
+        "graph":[{"op":"linear","inputs":["X","W","b"],"output":"H"},{"op":"tanh","inputs":["H"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"fp16"}})";
+const char* kSoftmax3000 =
+    R"({"name":"softmax_3000_cols_f32","dims":{"R":4096,"C":3000},
+        "inputs":{"X":{"shape":["R","C"],"dtype":"f32"}},
+        "graph":[{"op":"softmax","inputs":["X"],"output":"Y","axis":-1}],
+        "outputs":["Y"],"precision":{"policy":"fp32_strict"}})";
+const char* kElementwiseChain =
+    R"({"name":"silu_residual_chain_bf16","dims":{"R":3001,"C":768},
+        "inputs":{"X":{"shape":["R","C"],"dtype":"bf16"},"Z":{"shape":["R","C"],"dtype":"bf16"},
+                  "g":{"shape":["C"],"dtype":"bf16","param":true}},
+        "graph":[{"op":"sigmoid","inputs":["X"],"output":"S"},{"op":"mul","inputs":["X","S"],"output":"A"},
+                 {"op":"mul","inputs":["A","g"],"output":"B"},{"op":"add","inputs":["B","Z"],"output":"C2"},
+                 {"op":"relu","inputs":["C2"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"bf16"}})";
+
+void expect_seeded_run(const CliRun& r, const fs::path& out) {
+    EXPECT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("no start program: synthesized one from the problem (fusion plan: k0 "),
+              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(simulated)"), std::string::npos) << r.out;
+    EXPECT_TRUE(fs::exists(out / "best.kf")) << r.out;
+}
+
+TEST_F(OptimizeCli, SuiteProblemsWithoutTheirProgramAreSeeded) {
+    for (const char* name : {"bias_gelu_mul_f32", "linear_softmax_bf16", "layer_norm_bf16",
+                             "col_sum_f32"}) {
+        const CliRun r = optimize(copy_spec(name), name);
+        expect_seeded_run(r, dir_ / name);
+    }
+}
+
+TEST_F(OptimizeCli, NewProblemsAreSeeded) {
+    struct Case {
+        const char* name;
+        const char* json;
+        const char* plan;  // part of the fusion plan the notice must show
+    } cases[] = {
+        {"linear_bias_tanh_fp16_odd", kLinearTanhOdd, "k0 gemm {add b, tanh"},
+        {"softmax_3000_cols_f32", kSoftmax3000, "k0 rowwise softmax -> Y"},
+        {"silu_residual_chain_bf16", kElementwiseChain, "k0 map {"},
+    };
+    for (const auto& c : cases) {
+        const CliRun r = optimize(write_spec(c.name, c.json), c.name);
+        expect_seeded_run(r, dir_ / c.name);
+        EXPECT_NE(r.out.find(c.plan), std::string::npos) << r.out;
+        std::ifstream best(dir_ / c.name / "best.kf");
+        std::string text((std::istreambuf_iterator<char>(best)), {});
+        EXPECT_NE(text.find(std::string("for \"") + c.name + "\""), std::string::npos) << text;
+    }
+}
+
+TEST_F(OptimizeCli, AGivenProgramStillWinsAndAMissingOneIsAnError) {
+    const std::string spec = copy_spec("softmax_short_rows_f32", true);
+    const CliRun r = optimize(spec, "with_kf");
+    EXPECT_EQ(r.rc, 0) << r.out;
+    EXPECT_EQ(r.out.find("synthesized"), std::string::npos) << r.out;
+    const CliRun missing = optimize(spec, "missing", "--program /nonexistent/start.kf");
+    EXPECT_EQ(missing.rc, 2) << missing.out;
+    EXPECT_NE(missing.out.find("/nonexistent/start.kf"), std::string::npos) << missing.out;
+}
+
+TEST_F(OptimizeCli, AProblemTheLanguageCannotExpressIsAUserErrorNamingTheOp) {
+    const std::string spec = write_spec("softmax_middle_axis", R"({"name":"softmax_middle_axis",
+        "dims":{"B":8,"S":128,"H":64},"inputs":{"X":{"shape":["B","S","H"],"dtype":"f32"}},
+        "graph":[{"op":"softmax","inputs":["X"],"output":"Y","axis":1}],
+        "outputs":["Y"],"precision":{"policy":"fp32_strict"}})");
+    const CliRun r = optimize(spec, "mid");
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_NE(r.out.find("none can be synthesized"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("not expressible: softmax"), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(dir_ / "mid" / "best.kf"));
+}
+
+TEST_F(OptimizeCli, SuiteSeedsTheProblemsWithoutAProgram) {
+    copy_spec("softmax_short_rows_f32", true);
+    copy_spec("row_sum_f32");
+    write_spec("softmax_3000_cols_f32", kSoftmax3000);
+    const CliRun r = run_cli("suite " + (dir_ / "specs").string() + " --device sim --rounds 2 " +
+                             "--profile-top 0 --db " + (dir_ / "suite.db").string() + " --out " +
+                             (dir_ / "out").string());
+    EXPECT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("row_sum_f32: no start program: synthesized"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("softmax_3000_cols_f32: no start program: synthesized"),
+              std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("softmax_short_rows_f32: no start program"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("3 problems"), std::string::npos) << r.out;
+    for (const char* n : {"softmax_short_rows_f32", "row_sum_f32", "softmax_3000_cols_f32"})
+        EXPECT_TRUE(fs::exists(dir_ / "out" / n / "best.kf")) << n << "\n" << r.out;
+}
+
+// On the simulated device the best candidates are diagnosed from ptxas + SOL; the diagnosis
+// proposer then makes the moves of that diagnosis (their reason names the bottleneck class, e.g.
+// "dram_bound: wider vector accesses", which the SOL-only moves never do).
+TEST_F(OptimizeCli, SimulatedProfilingFallsBackAndTheDiagnosisProposerReadsIt) {
+    const std::string spec = write_spec("softmax_3000_cols_f32", kSoftmax3000);
+    const CliRun r = run_cli("optimize " + spec + " --device sim --rounds 3 --profile-top 1 " +
+                             "--proposers diagnosis --db " + (dir_ / "p.db").string() +
+                             " --out " + (dir_ / "p").string());
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("[ptxas + SOL fallback: simulated device: no profiler"),
+              std::string::npos) << r.out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex("run ([0-9]+) on"))) << r.out;
+    auto store = open_store((dir_ / "p.db").string());
+    ASSERT_TRUE(store.ok()) << store.error().to_string();
+    auto cands = store->list_candidates(std::stoll(m[1]));
+    ASSERT_TRUE(cands.ok()) << cands.error().to_string();
+    int from_diagnosis = 0;
+    for (const auto& c : *cands)
+        if (c.proposer == "search:diagnosis" &&
+            std::regex_search(c.move, std::regex("\\((dram_bound|spill_bound|tail_bound|"
+                                                 "latency_bound_low_occupancy): ")))
+            ++from_diagnosis;
+    EXPECT_GT(from_diagnosis, 0) << r.out;
+}
+
+}  // namespace
+}  // namespace kforge
