@@ -50,7 +50,8 @@ TEST(CudaDeviceGpu, RowSumPassesOnTheGpu) {
 TEST(CudaDeviceGpu, GemmBf16PassesOnTheGpu) {
     auto device = gpu_or_skip();
     if (!device) GTEST_SKIP() << "SKIP: no usable GPU (" << make_cuda_device(0).error().message << ")";
-    EvalReport r = evaluate(*device, testing::request_for("gemm_bf16_4096"));
+    // the full tier: the quick tier checks small shapes only
+    EvalReport r = evaluate(*device, testing::request_for("gemm_bf16_4096", EvalTier::kFull));
     EXPECT_EQ(r.status, EvalStatus::kPassed) << to_json(r).dump(2);
     const GateOutcome* full = testing::find_gate(r, "full_shape");
     ASSERT_NE(full, nullptr);
