@@ -3,12 +3,12 @@
 
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/llm_common.h"
 #include "eval/device.h"
 #include "llm/proposer.h"
 #include "problem/problem.h"
@@ -63,24 +63,6 @@ Expected<StartProgram> start_program(const std::string& spec, const std::string&
 // The LLM proposer of --llm (nullptr without --llm); with rc set to the exit code on failure.
 std::unique_ptr<llm::LlmProposer> make_llm(const OptimizeArgs& a, Store& store, const char* cmd,
                                            int& rc);
-
-// Says once per reason, when the LLM proposer stops (a budget spent, the endpoint dead), that
-// the search goes on with the built-in proposers, and says when a request failed.
-class LlmWatch {
-public:
-    LlmWatch(const llm::LlmProposer* llm, std::string cmd, std::vector<std::string> builtin)
-        : llm_(llm), cmd_(std::move(cmd)), builtin_(std::move(builtin)) {}
-    void check();
-    // The usage line at the end of a run ("" without an LLM).
-    std::string summary() const;
-
-private:
-    const llm::LlmProposer* llm_;
-    std::string cmd_;
-    std::vector<std::string> builtin_;
-    std::set<std::string> announced_;
-    int failures_seen_ = 0;
-};
 
 // Sets options.profile_hook (when --profile-top > 0): ncu on the cuda device, the ptxas + SOL
 // fallback on the simulated one (cli/optimize_profile.h). `work_dir` holds its files.

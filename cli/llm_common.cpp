@@ -52,4 +52,23 @@ std::string llm_usage_line(const llm::LlmProposer& proposer) {
     return b;
 }
 
+void LlmWatch::check() {
+    if (!llm_) return;
+    const llm::LlmStats s = llm_->stats();
+    if (s.failed_requests > failures_seen_ && !llm_->exhausted()) {
+        std::fprintf(stderr, "kforge %s: an LLM request failed (%s); it is asked again next "
+                             "round\n", cmd_.c_str(), llm_->last_error().c_str());
+    }
+    failures_seen_ = s.failed_requests;
+    if (!llm_->exhausted()) return;
+    const std::string why = llm_->exhausted_reason();
+    if (!announced_.insert(why).second) return;
+    std::string names;
+    for (const std::string& n : builtin_) names += (names.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "kforge %s: %s; the search goes on with the built-in proposers (%s)\n",
+                 cmd_.c_str(), why.c_str(), names.c_str());
+}
+
+std::string LlmWatch::summary() const { return llm_ ? llm_usage_line(*llm_) + "\n" : ""; }
+
 }  // namespace kforge::cli
