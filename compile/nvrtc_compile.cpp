@@ -36,6 +36,7 @@ Expected<NvrtcOutput> nvrtc_compile_cubin(std::string_view source, const Compile
                                      "--ptxas-options=-v", "-DNDEBUG"};
     for (const auto& d : o.include_dirs) opts.push_back("-I" + d);
     opts.push_back("-I" + std::string(KFORGE_CUDA_INCLUDE));
+    opts.push_back("-I" + std::string(KFORGE_CUDA_INCLUDE) + "/cccl");  // <cuda/std/...>
     std::vector<const char*> argv;
     for (const auto& s : opts) argv.push_back(s.c_str());
     nvrtcResult rc = nvrtcCompileProgram(*prog, static_cast<int>(argv.size()), argv.data());

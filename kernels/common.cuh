@@ -9,7 +9,7 @@
 #include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <stdint.h>
+#include "kernels/cstdint.cuh"
 
 namespace kforge {
 

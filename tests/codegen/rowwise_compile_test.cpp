@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 
+#include "compile/nvrtc_compile.h"
 #include "tests/codegen/rowwise_fixtures.h"
 
 namespace kforge::codegen {
@@ -46,6 +47,10 @@ void expect_compiles_without_spills(const std::string& name, const std::string& 
                                     size_t entries) {
     const NvccResult r = run_nvcc(name, source);
     ASSERT_EQ(r.status, 0) << r.output;
+    // The compile driver tries NVRTC first for these sources (no CUTLASS, no host code): it must
+    // accept them too, or every row-wise candidate pays an nvcc process.
+    auto rtc = compile::nvrtc_compile_cubin(source, compile::default_compile_options("sm_90a"));
+    EXPECT_TRUE(rtc.ok()) << (rtc.ok() ? "" : rtc.error().to_string());
     const std::regex spill(R"((\d+) bytes spill stores, (\d+) bytes spill loads)");
     const std::regex regs(R"(Compiling entry function '(\w+)'[\s\S]*?Used (\d+) registers)");
     size_t n = 0;
