@@ -15,6 +15,7 @@
 #include "dsl/parser.h"
 #include "dsl/printer.h"
 #include "eval/evaluate_internal.h"
+#include "eval/precompile.h"
 #include "problem/work.h"
 #include "sol/device.h"
 
@@ -137,15 +138,7 @@ std::unique_ptr<Prepared> Pipeline::prepare(const Problem& shape, const dsl::Pro
                                             const std::string& gate) {
     auto p = std::make_unique<Prepared>();
     p->problem = shape;
-    codegen::LowerOptions lower;
-    int cc_major = 9, cc_minor = 0;
-    if (auto spec = find_device(device_key_); spec.ok()) {
-        cc_major = spec->cc_major;
-        cc_minor = spec->cc_minor;
-    }
-    lower.arch = "sm_" + std::to_string(cc_major * 10 + cc_minor) + (cc_major == 9 ? "a" : "");
-    lower.sm_count = report_.device.sm_count > 0 ? report_.device.sm_count : 132;
-    lower.program_hash = dsl::program_hash(program);
+    codegen::LowerOptions lower = lower_options_for(report_.device, program);
     auto lowered = codegen::lower_program(program, p->problem, lower);
     if (!lowered) {
         fail(gate, EvalStatus::kCompileFailed, "lowering: " + lowered.error().to_string());
@@ -163,10 +156,8 @@ std::unique_ptr<Prepared> Pipeline::prepare(const Problem& shape, const dsl::Pro
         p->evidence["compile"] = "skipped on the simulated device (lowered only)";
         return p;
     }
-    compile::CompileOptions options = compile::default_compile_options(lower.arch);
-    options.host_library = p->lowered.has_host_code;
-    options.try_nvrtc = !p->lowered.uses_cutlass && !p->lowered.has_host_code;
-    options.cache_dir = request_.compile_cache_dir;
+    compile::CompileOptions options =
+        compile_options_for(p->lowered, lower.arch, request_.compile_cache_dir);
     if (options.cache_dir.empty()) {
         fs::path dir = request_.work_dir.empty() ? fs::temp_directory_path() / "kforge-eval"
                                                  : fs::path(request_.work_dir);

@@ -6,6 +6,7 @@
 #include "dsl/check.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
+#include "eval/precompile.h"
 #include "problem/spec.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
@@ -194,7 +195,24 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     for (size_t i : screen_by_estimate(est, promote_count(fresh.size(), options.promote_ratio)))
         screened.push_back(fresh[i]);
     st.counts.screened += static_cast<int64_t>(screened.size());
-    // 3. compile + quick timing
+    // 3. compile + quick timing; the screened batch is compiled in parallel first (as many as
+    //    the compile budget allows), so each evaluation's compile gates are cache hits
+    auto device_info = evaluator.device_info();
+    if (!options.compile_cache_dir.empty() && !screened.empty() && device_info.ok() &&
+        !device_info->simulated) {
+        eval::PrecompileRequest pre;
+        pre.problem = st.problem;
+        pre.device = *device_info;
+        pre.tier = EvalTier::kQuick;
+        pre.compile_cache_dir = options.compile_cache_dir;
+        int64_t room = options.budget.compiles ? *options.budget.compiles - spent.compiles
+                                               : static_cast<int64_t>(screened.size());
+        for (size_t i = 0; i < screened.size() && static_cast<int64_t>(i) < room; ++i)
+            pre.program_texts.push_back(st.candidates.at(screened[i]).text);
+        auto t0 = std::chrono::steady_clock::now();
+        (void)eval::precompile(pre);  // per-program failures resurface in each evaluation
+        spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
     std::vector<TimedEntry> timed;
     for (const std::string& h : screened) {
         if (budget_exhausted(options.budget, spent)) break;

@@ -108,8 +108,14 @@ TEST(SearchSim, BudgetStopsTheSearch) {
 // Evaluations per (candidate, tier) of a run, cached copies included.
 std::map<std::pair<int64_t, EvalTier>, int> evaluation_counts(Store& store, int64_t run_id) {
     std::map<std::pair<int64_t, EvalTier>, int> n;
-    for (const auto& c : *store.list_candidates(run_id))
-        for (const auto& e : *store.list_evaluations(c.id)) ++n[{c.id, e.tier}];
+    // Bind each Expected first: `*f()` in a range-for would dangle (the temporary dies).
+    auto candidates = store.list_candidates(run_id);
+    if (!candidates) return n;
+    for (const auto& c : *candidates) {
+        auto evals = store.list_evaluations(c.id);
+        if (!evals) continue;
+        for (const auto& e : *evals) ++n[{c.id, e.tier}];
+    }
     return n;
 }
 
