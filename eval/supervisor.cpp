@@ -226,6 +226,14 @@ Expected<TaskResult> Supervisor::run_counted(TaskKind kind, const nlohmann::json
         for (auto& n : used->notes) r->notes.push_back("memory query: " + n);
         if (used->status != EvalStatus::kPassed) return r;  // that worker is gone already
         int64_t used_bytes = used_bytes_of(used->report);
+        // The worker keeps the last candidate's buffers until the next one loads (seen on the
+        // H200: a 1 GiB input stayed allocated and restarted the worker after every task, losing
+        // its reference cache). So the baseline is the memory in use after the first evaluate
+        // task; a leak is what keeps growing past it.
+        if (kind == TaskKind::kEvaluate && !worker_.baseline_after_task && used_bytes >= 0) {
+            worker_.memory_baseline_bytes = used_bytes;
+            worker_.baseline_after_task = true;
+        }
         int64_t grown = used_bytes < 0 || worker_.memory_baseline_bytes < 0
                             ? 0 : used_bytes - worker_.memory_baseline_bytes;
         if (grown > options_.memory_leak_bytes) {

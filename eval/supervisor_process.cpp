@@ -126,6 +126,7 @@ WorkerProcess& WorkerProcess::operator=(WorkerProcess&& o) noexcept {
         reader_ = std::move(o.reader_);
         tasks_done = o.tasks_done;
         memory_baseline_bytes = o.memory_baseline_bytes;
+        baseline_after_task = o.baseline_after_task;
     }
     return *this;
 }

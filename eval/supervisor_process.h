@@ -51,6 +51,7 @@ public:
 
     int tasks_done = 0;
     int64_t memory_baseline_bytes = -1;  // -1: not measured yet
+    bool baseline_after_task = false;     // the baseline was retaken after the first task
 
 private:
     std::string reap(Clock::time_point deadline);

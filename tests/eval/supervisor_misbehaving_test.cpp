@@ -205,10 +205,16 @@ TEST(SupervisorMisbehaving, RestartFlagReplacesWorker) {
 }
 
 TEST(SupervisorMisbehaving, MemoryGrowthRestartsWorker) {
-    // Every answer reports n GB in use: baseline 1 GB, 3 GB after the first task's query.
+    // Every answer reports n GB in use (n counts the worker's answers): 1 GB at the hello,
+    // 3 GB after the first task (the baseline: a worker keeps its last candidate's buffers),
+    // 5 GB after the second: 2 GB of growth past the baseline is a leak.
     auto o = options_for(answering_worker("passed", R"({\"used_bytes\":${n}000000000})"));
     o.check_memory = true;
     Supervisor s(o);
+    auto first = s.evaluate(nlohmann::json::object());
+    ASSERT_TRUE(first.ok()) << first.error().to_string();
+    EXPECT_TRUE(first->notes.empty()) << first->notes[0];
+    EXPECT_EQ(s.stats().restarts_leak, 0);
     auto r = s.evaluate(nlohmann::json::object());
     ASSERT_TRUE(r.ok()) << r.error().to_string();
     EXPECT_EQ(r->status, EvalStatus::kPassed);
