@@ -12,6 +12,12 @@
 #   eager     PyTorch eager baselines of every problem (bench/suite/torch_eager.py)
 #   ncu       the flawed-kernel set under Nsight Compute (bench/profile/record_fixtures.sh)
 #   selftest  the kernel-template self-test (tests/kernels/gpu_selftest.cu)
+#   evalprep  compiles (in parallel) the programs of the evaluation benchmarks below
+#   faults    the fault suite in one supervisor session (tests/faults/run_faults.sh)
+#   quickwall wall time of warm quick-tier evaluations (bench/eval/quick_wall.sh)
+#   stability 10 full-tier timings in one session, and interleaved GEMM tilings
+#             (bench/eval/stability.sh)
+#   baseline  kforge baseline (PyTorch eager, torch.compile) of two problems into a store
 set -uo pipefail
 R=$PWD
 O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
@@ -78,6 +84,27 @@ phase_selftest() {
     $NVCC tests/kernels/gpu_selftest.cu -o build/gpu_selftest > "$O/selftest-build.log" 2>&1 &&
         build/gpu_selftest > "$O/selftest.txt" 2>&1
     echo "selftest rc=$?"; tail -2 "$O/selftest.txt"
+}
+
+phase_evalprep() {
+    for f in tests/eval/data/gemm_bf16_4096 tests/eval/data/gemm_f32_4096 tests/eval/data/row_sum_f32 \
+             bench/eval/gemm_bf16_4096_t128x256; do
+        n=$(basename $f); n=${n%_t128x256}
+        ( "$K" eval --problem problems/$n.json --program $f.kf --tier compile --device cuda \
+              > "$O/evalprep-$(basename $f).txt" 2>&1; echo "$(basename $f) rc=$?" ) &
+    done
+    wait
+}
+
+phase_faults() { K=$K OUT=$O/faults timeout 150 bash tests/faults/run_faults.sh; echo "faults rc=$?"; }
+phase_quickwall() { K=$K OUT=$O/quickwall timeout 150 bash bench/eval/quick_wall.sh; echo "quickwall rc=$?"; }
+phase_stability() { K=$K OUT=$O/stability timeout 200 bash bench/eval/stability.sh; echo "stability rc=$?"; }
+
+phase_baseline() {
+    KFORGE_PYTHON=python3 timeout 120 "$K" baseline problems/softmax_long_rows_f32.json \
+        problems/linear_bias_gelu_tanh_bf16.json --modes eager,compile_default \
+        --db "$O/baseline.db" --json > "$O/baseline.json" 2> "$O/baseline.err"
+    echo "baseline rc=$?"; tail -3 "$O/baseline.err"
 }
 
 for p in "${phases[@]}"; do
