@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/eval_backend.h"
 #include "cli/llm_common.h"
 #include "cli/optimize_profile.h"
 #include "dsl/printer.h"
@@ -53,33 +54,6 @@ void add_optimize_options(CLI::App* cmd, OptimizeArgs& a) {
     cmd->add_option("--profile-top", a.profile_top,
                     "best candidates diagnosed per round (default 2; 0: none)");
     cmd->add_option("--ncu", a.ncu, "path of ncu for the diagnosis on cuda (default: on PATH)");
-}
-
-std::unique_ptr<eval::Device> open_device(const OptimizeArgs& a, const char* cmd, int& rc) {
-    rc = kExitOk;
-    if (a.device != "auto" && a.device != "cuda" && a.device != "sim") {
-        std::fprintf(stderr, "kforge %s: --device must be cuda, sim or auto\n", cmd);
-        rc = kExitUserError;
-        return nullptr;
-    }
-    if (a.device != "sim") {
-        auto cuda = eval::make_cuda_device(0);
-        if (cuda) return std::move(*cuda);
-        if (a.device == "cuda") {
-            std::fprintf(stderr, "kforge %s: no usable GPU: %s\n", cmd, cuda.error().to_string().c_str());
-            rc = kExitEnvironment;
-            return nullptr;
-        }
-        std::fprintf(stderr, "kforge %s: *** no usable GPU (%s): using the SIMULATED device; times "
-                             "are model estimates, not measurements ***\n", cmd, cuda.error().message.c_str());
-    }
-    auto sim = eval::make_sim_device(a.sim_model);
-    if (!sim) {
-        std::fprintf(stderr, "kforge %s: %s\n", cmd, sim.error().to_string().c_str());
-        rc = kExitUserError;
-        return nullptr;
-    }
-    return std::move(*sim);
 }
 
 search::SearchOptions search_options(const OptimizeArgs& a, const char*) {
@@ -119,7 +93,7 @@ std::vector<std::unique_ptr<search::Proposer>> make_proposers(const OptimizeArgs
 }
 
 Expected<StartProgram> start_program(const std::string& spec, const std::string& program,
-                                     const Problem& problem, const eval::Device& device) {
+                                     const Problem& problem, const eval::DeviceInfo& device) {
     std::string path = program;
     if (path.empty()) {
         path = spec;
@@ -132,7 +106,7 @@ Expected<StartProgram> start_program(const std::string& spec, const std::string&
         return StartProgram{s.str(), false, ""};
     }
     if (!program.empty()) return make_error(program, "cannot read the start program");
-    auto spec_entry = find_device(device.info().datasheet_key);
+    auto spec_entry = find_device(device.datasheet_key);
     if (!spec_entry) return spec_entry.error();
     auto seeded = search::seed_program(problem, dsl::device_limits(*spec_entry));
     if (!seeded) {
@@ -197,8 +171,8 @@ int run_optimize(OptimizeArgs a) {
     }
     if (make_proposers(a, cmd).empty()) return kExitUserError;
     int rc = 0;
-    auto device = open_device(a, cmd, rc);
-    if (!device) return rc;
+    auto backend = EvalBackend::open(a.device, a.sim_model, cmd, rc);
+    if (!backend) return rc;
     auto store = open_store(a.db);
     if (!store) {
         std::fprintf(stderr, "kforge optimize: %s\n", store.error().to_string().c_str());
@@ -210,14 +184,14 @@ int run_optimize(OptimizeArgs a) {
     std::optional<Problem> problem;
     std::string start_text;
     if (a.resume) {
-        state = search::resume_search(*device, *store, *a.resume);
+        state = search::resume_search(backend->evaluator(), *store, *a.resume);
     } else {
         auto loaded = load_problem(a.spec);
         if (!loaded) {
             std::fprintf(stderr, "kforge optimize: %s\n", loaded.error().to_string().c_str());
             return kExitUserError;
         }
-        auto start = start_program(a.spec, a.program, *loaded, *device);
+        auto start = start_program(a.spec, a.program, *loaded, backend->info());
         if (!start) {
             std::fprintf(stderr, "kforge optimize: %s\n", start.error().to_string().c_str());
             return kExitUserError;
@@ -234,7 +208,7 @@ int run_optimize(OptimizeArgs a) {
     auto builtin = make_proposers(a, cmd);
     search::SearchOptions options = search_options(a, cmd);
     if (llm) options.proposers.insert(options.proposers.begin(), "llm");
-    if (!a.resume) state = search::start_search(*device, *store, *problem, start_text, options);
+    if (!a.resume) state = search::start_search(backend->evaluator(), *store, *problem, start_text, options);
     if (!state) {
         std::fprintf(stderr, "kforge optimize: %s\n", state.error().to_string().c_str());
         return kExitUserError;
@@ -258,7 +232,7 @@ int run_optimize(OptimizeArgs a) {
                      [st](const std::string& name) { return name == st->problem.name ? st : nullptr; },
                      work_dir);
     search::Spent spent;
-    auto ran = search::run_search(*state, *device, *store, ps, options, spent);
+    auto ran = search::run_search(*state, backend->evaluator(), *store, ps, options, spent);
     std::error_code ec;
     std::filesystem::remove_all(work_dir, ec);
     if (!ran) {

@@ -42,8 +42,6 @@ struct OptimizeArgs {
 
 // Adds the options both commands share.
 void add_optimize_options(CLI::App* cmd, OptimizeArgs& a);
-// The device by --device; nullptr with the exit code set on failure. Prints the simulated banner.
-std::unique_ptr<eval::Device> open_device(const OptimizeArgs& a, const char* cmd, int& rc);
 search::SearchOptions search_options(const OptimizeArgs& a, const char* cmd);
 // Proposers by name; empty with an error printed for an unknown name.
 std::vector<std::unique_ptr<search::Proposer>> make_proposers(const OptimizeArgs& a, const char* cmd);
@@ -58,7 +56,7 @@ struct StartProgram {
 // A user error when --program cannot be read or no seed can express the problem (the message
 // names the op).
 Expected<StartProgram> start_program(const std::string& spec, const std::string& program,
-                                     const Problem& problem, const eval::Device& device);
+                                     const Problem& problem, const eval::DeviceInfo& device);
 
 // The LLM proposer of --llm (nullptr without --llm); with rc set to the exit code on failure.
 std::unique_ptr<llm::LlmProposer> make_llm(const OptimizeArgs& a, Store& store, const char* cmd,

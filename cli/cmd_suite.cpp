@@ -13,6 +13,7 @@
 
 #include "cli/cmd_optimize.h"
 #include "cli/commands.h"
+#include "cli/eval_backend.h"
 #include "cli/llm_common.h"
 #include "problem/spec.h"
 #include "store/store.h"
@@ -29,8 +30,8 @@ int run_suite(OptimizeArgs a) {
     }
     if (make_proposers(a, cmd).empty()) return kExitUserError;
     int rc = 0;
-    auto device = open_device(a, cmd, rc);
-    if (!device) return rc;
+    auto backend = EvalBackend::open(a.device, a.sim_model, cmd, rc);
+    if (!backend) return rc;
     auto store = open_store(a.db);
     if (!store) {
         std::fprintf(stderr, "kforge suite: %s\n", store.error().to_string().c_str());
@@ -54,7 +55,7 @@ int run_suite(OptimizeArgs a) {
             std::printf("skip %s: %s\n", spec.c_str(), problem.error().to_string().c_str());
             continue;
         }
-        auto start = start_program(spec, "", *problem, *device);
+        auto start = start_program(spec, "", *problem, backend->info());
         if (!start) {
             std::printf("skip %s: %s\n", spec.c_str(), start.error().to_string().c_str());
             continue;
@@ -76,7 +77,7 @@ int run_suite(OptimizeArgs a) {
     std::vector<std::string> names;
     for (const Entry& e : entries) {
         const std::string& spec = e.spec;
-        auto st = search::start_search(*device, *store, e.problem, e.text, options);
+        auto st = search::start_search(backend->evaluator(), *store, e.problem, e.text, options);
         if (!st) {
             std::printf("skip %s: %s\n", spec.c_str(), st.error().to_string().c_str());
             continue;
@@ -125,7 +126,7 @@ int run_suite(OptimizeArgs a) {
             llm->set_run_id(st.run_id);
             llm->set_problem(st.problem.name);
         }
-        if (auto s = search::search_round(st, *device, *store, ps, options, spent); !s) {
+        if (auto s = search::search_round(st, backend->evaluator(), *store, ps, options, spent); !s) {
             std::fprintf(stderr, "kforge suite: %s\n", s.error().to_string().c_str());
             return kExitUserError;
         }
