@@ -41,7 +41,7 @@ void add_optimize_options(CLI::App* cmd, OptimizeArgs& a) {
     cmd->add_option("--within-sol", a.within_sol_percent, "stop within PCT % of SOL");
     cmd->add_option("--device", a.device, "sim, cuda or auto (default)");
     cmd->add_option("--sim-model", a.sim_model, "device table entry the simulator models");
-    cmd->add_option("--db", a.db, "store (default kforge.db)");
+    cmd->add_option("--db", a.db, "store (default .kforge/kforge.db)")->envname("KFORGE_DB");
     cmd->add_option("--seed", a.seed, "search seed (default 1)");
     cmd->add_option("--out", a.out, "folder for best.kf, best.cu, plan.json, evidence.json");
     cmd->add_option("--proposers", a.proposers, "parameter, diagnosis, random, seed")
@@ -173,7 +173,7 @@ int run_optimize(OptimizeArgs a) {
     int rc = 0;
     auto backend = EvalBackend::open(a.device, a.sim_model, cmd, rc);
     if (!backend) return rc;
-    auto store = open_store(a.db);
+    auto store = open_search_store(a.db);
     if (!store) {
         std::fprintf(stderr, "kforge optimize: %s\n", store.error().to_string().c_str());
         return kExitUserError;

@@ -26,7 +26,7 @@ struct OptimizeArgs {
     std::optional<double> within_sol_percent;
     std::string device = "auto";
     std::string sim_model = "h200";
-    std::string db = "kforge.db";
+    std::string db = ".kforge/kforge.db";
     std::optional<int64_t> resume;
     uint64_t seed = 1;
     std::string out;
@@ -39,6 +39,9 @@ struct OptimizeArgs {
     int profile_top = 2;                  // best candidates diagnosed per round; 0: none
     std::string ncu = "ncu";
 };
+
+// The store of a search run, its folder created when missing.
+Expected<Store> open_search_store(const std::string& path);
 
 // Adds the options both commands share.
 void add_optimize_options(CLI::App* cmd, OptimizeArgs& a);

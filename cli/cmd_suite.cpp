@@ -19,6 +19,13 @@
 #include "store/store.h"
 
 namespace kforge::cli {
+
+Expected<Store> open_search_store(const std::string& path) {
+    std::error_code ec;
+    auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    return open_store(path);
+}
 namespace {
 
 int run_suite(OptimizeArgs a) {
@@ -32,7 +39,7 @@ int run_suite(OptimizeArgs a) {
     int rc = 0;
     auto backend = EvalBackend::open(a.device, a.sim_model, cmd, rc);
     if (!backend) return rc;
-    auto store = open_store(a.db);
+    auto store = open_search_store(a.db);
     if (!store) {
         std::fprintf(stderr, "kforge suite: %s\n", store.error().to_string().c_str());
         return kExitUserError;

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# The main job: build kforge (release) and evaluate every built-in suite problem's hand-written
+# The main job: build kforge (release), evaluate every built-in suite problem's hand-written
 # program through the gated pipeline (static check, compile, correctness, anti-gaming, timing),
-# recording everything in .kforge/kforge.db, then print SOL bounds beside the results.
+# then let the optimizer search the whole suite under one wall-clock budget (KFORGE_BUDGET_S,
+# default 180 s), recording everything in .kforge/kforge.db; best programs in .kforge/suite/.
 # With a GPU it runs on the GPU; without one it runs on the simulated device, and every result
 # line says "simulated". Run scripts/setup.sh once first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cmake --workflow --preset release >/dev/null
+cmake --preset release >/dev/null
+cmake --build build/release --target kforge_cli >/dev/null
 kforge=build/release/cli/kforge
 mkdir -p .kforge
 
@@ -30,4 +32,8 @@ for spec in problems/*.json; do
     echo "$name: $verdict: $(grep -m1 -E 'median|status' ".kforge/eval-$name.txt" || true)"
 done
 echo "suite: $passed passed, $failed failed (device: $device)"
+
+echo "run: optimizing the suite for ${KFORGE_BUDGET_S:-180} s of wall time (kforge suite)"
+"$kforge" suite problems --device "$device" --budget-wall "${KFORGE_BUDGET_S:-180}" \
+    --db .kforge/kforge.db --out .kforge/suite
 [ "$failed" -eq 0 ]
