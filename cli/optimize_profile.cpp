@@ -96,7 +96,13 @@ std::vector<profile::Diagnosis> from_fallback(const Target& t, const ProfileHook
     co.out_dir = (fs::path(o.work_dir) / ("ptxas_" + t.hash.substr(0, 16))).string();
     std::error_code ec;
     fs::create_directories(co.out_dir, ec);
-    auto built = compile::compile_cuda(lowered->cuda_source, co);
+    // On the simulated device nothing else compiles, and a CUTLASS kernel costs a minute of
+    // nvcc: its diagnosis takes the launch plan and the roofline only.
+    Expected<compile::CompileResult> built = make_error("", "");
+    if (!o.use_ncu && lowered->uses_cutlass)
+        built = make_error("simulated device", "CUTLASS kernels are not compiled for a diagnosis");
+    else
+        built = compile::compile_cuda(lowered->cuda_source, co);
     if (built && built->status == compile::CompileStatus::kOk) {
         resources = built->kernels;
         ptxas_line = compile::format_ptxas_report(resources);

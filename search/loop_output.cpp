@@ -34,7 +34,16 @@ Expected<std::string> write_outputs(const SearchState& st, Store& store, const s
                        ", device " + st.device_name + sim + "\n";
     text += "stopped: " + st.stop_reason + "\n";
     if (!hash) {
-        text += "no candidate passed the full tier\n";
+        auto start = st.candidates.find(st.start_hash);
+        if (start != st.candidates.end() && start->second.quick) {
+            char line[200];
+            std::snprintf(line, sizeof line,
+                          "no candidate reached the full tier before the stop; the start program "
+                          "passed the quick tier at %.3f us\n", start->second.quick->median_ns / 1e3);
+            text += line;
+        } else {
+            text += "no candidate passed the full tier\n";
+        }
         ev["best"] = nullptr;
     } else {
         const CandidateState& c = st.candidates.at(*hash);
