@@ -42,183 +42,14 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from datetime import datetime
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plots import MODE_TEXT, ascii_plot, svg_plot  # noqa: E402
+from search_data import (label, load_store, analyse, same_device, stop_text, t95,  # noqa: E402
+                         time_to_reach)
 
 MODES = ("builtin", "random", "param")
-MODE_TEXT = {"builtin": "built-in (parameter,diagnosis)", "random": "random",
-             "param": "parameter only"}
 BASELINES = ("eager", "compile_max_autotune")
-
-
-def parse_time(text):
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ") if "." in text else \
-        datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
-
-
-def mode_of(proposers):
-    if "random" in proposers:
-        return "random"
-    if "diagnosis" in proposers:
-        return "builtin"
-    if "parameter" in proposers:
-        return "param"
-    return "+".join(proposers) or "?"
-
-
-def compile_ns(evidence):
-    for g in evidence.get("gates", []) if isinstance(evidence, dict) else []:
-        if g.get("gate") == "compile" and isinstance(g.get("evidence"), dict):
-            t = g["evidence"].get("time_compile_ns")
-            if isinstance(t, (int, float)):
-                return float(t)
-    return 0.0
-
-
-def load_store(path):
-    """Optimize runs and baseline samples of one store."""
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    con.row_factory = sqlite3.Row
-    devices = {r["id"]: dict(r) for r in con.execute("SELECT * FROM devices")}
-    runs, baselines = [], []
-    for r in con.execute("SELECT r.*, p.name AS problem, p.spec_json FROM runs r "
-                         "JOIN problems p ON p.id = r.problem_id ORDER BY r.id"):
-        opts = json.loads(r["options_json"] or "{}")
-        dev = devices[r["device_id"]]
-        evals = con.execute(
-            "SELECT e.id, e.tier, e.status, e.shapes_key, e.evidence_json, e.created_at, "
-            "e.cached_from_id, c.id AS cid, c.proposer, c.move FROM evaluations e "
-            "JOIN candidates c ON c.id = e.candidate_id WHERE c.run_id = ? ORDER BY e.id",
-            (r["id"],)).fetchall()
-        samples = {}
-        for m in con.execute(
-                "SELECT m.evaluation_id, m.label, m.time_ns FROM measurements m JOIN evaluations e "
-                "ON e.id = m.evaluation_id JOIN candidates c ON c.id = e.candidate_id "
-                "WHERE c.run_id = ?", (r["id"],)):
-            samples.setdefault(m["evaluation_id"], []).append((m["label"], m["time_ns"]))
-        common = dict(db=path, run_id=r["id"], problem=r["problem"], spec_json=r["spec_json"],
-                      device=dev["name"], datasheet_key=dev["datasheet_key"],
-                      simulated=dev["uuid"].startswith("simulated"), status=r["status"],
-                      started_at=r["started_at"])
-        if opts.get("command") == "baseline":
-            for e in evals:
-                for label, t in samples.get(e["id"], []):
-                    if label.startswith("baseline:"):
-                        baselines.append(dict(common, name=label[len("baseline:"):],
-                                              shapes=e["shapes_key"], time_ns=t))
-            continue
-        if opts.get("command") != "optimize":
-            continue
-        parents = {}
-        for c in con.execute("SELECT cp.candidate_id, cp.parent_id FROM candidate_parents cp "
-                             "JOIN candidates c ON c.id = cp.candidate_id WHERE c.run_id = ? "
-                             "ORDER BY cp.position", (r["id"],)):
-            parents.setdefault(c["candidate_id"], []).append(c["parent_id"])
-        cands = {c["id"]: dict(c) for c in con.execute(
-            "SELECT id, proposer, move FROM candidates WHERE run_id = ?", (r["id"],))}
-        runs.append(dict(common, mode=mode_of(opts.get("proposers", [])),
-                         proposers=opts.get("proposers", []), evals=[dict(e) for e in evals],
-                         samples=samples, parents=parents, cands=cands))
-    con.close()
-    return runs, baselines
-
-
-def analyse(run):
-    """Best, start, curve and attribution of one optimize run."""
-    bad = {e["cid"] for e in run["evals"] if e["status"] in ("incorrect", "flagged_gaming")}
-    usable = [e for e in run["evals"] if e["cid"] not in bad
-              and not e["proposer"].startswith("baseline")]
-
-    def median(e):
-        t = [x for label, x in run["samples"].get(e["id"], []) if label == "candidate"]
-        return statistics.median(t) if t else None
-
-    timed = [e for e in usable if e["status"] == "passed" and median(e) is not None]
-    top = {"full", "profile"} if any(e["tier"] in ("full", "profile") for e in timed) else {"quick"}
-    t0 = parse_time(run["started_at"])
-    gpu_ns, best, best_eval, curve, improvements = 0.0, None, None, [], []
-    start_ns = None
-    for e in usable:
-        if not e["cached_from_id"]:
-            gpu_ns += sum(x for _, x in run["samples"].get(e["id"], []))
-            gpu_ns += compile_ns(json.loads(e["evidence_json"] or "{}"))
-        m = median(e) if (e["status"] == "passed" and e["tier"] in top) else None
-        if m is not None and e["proposer"] == "start" and start_ns is None:
-            start_ns = m
-        if m is not None and (best is None or m < best):
-            improvements.append((e["proposer"], best, m))
-            best, best_eval = m, e
-        wall = (parse_time(e["created_at"]) - t0).total_seconds()
-        if best is not None:
-            curve.append(dict(eval_id=e["id"], wall_s=wall, gpu_s=gpu_ns * 1e-9, best_ns=best))
-    # Search time: from the start program's first timing (the budget does not count the start
-    # program's evaluation, which comes before it).
-    origin = curve[0]["wall_s"] if curve else 0.0
-    for c in curve:
-        c["search_s"] = max(0.0, c["wall_s"] - origin)
-    out = dict(run, start_ns=start_ns, best_ns=best, curve=curve, start_eval_s=origin, tier="/".join(sorted(top)),
-               cut=run["status"] == "running", shapes=best_eval["shapes_key"] if best_eval else None,
-               evaluations=len(usable))
-    if best_eval is None:
-        return out
-    # Lineage of the best: candidate, its first parent, ... (nearest first).
-    chain, cid, seen = [], best_eval["cid"], set()
-    while cid is not None and cid not in seen:
-        seen.add(cid)
-        c = run["cands"].get(cid, {"proposer": "?", "move": "?"})
-        chain.append(f'{c["proposer"].replace("search:", "")}: {c["move"]}')
-        ps = run["parents"].get(cid, [])
-        cid = ps[0] if ps else None
-    out["lineage"] = chain
-    out["best_proposer"] = best_eval["proposer"]
-    # Credit of each improvement (log speedup over the previous best) to its proposer.
-    credit = {}
-    for proposer, before, after in improvements:
-        if before:
-            name = proposer.replace("search:", "")
-            credit[name] = credit.get(name, 0.0) + math.log(before / after)
-    out["credit"] = credit
-    return out
-
-
-def label(db):
-    """A store's name for the tables: its folder (run.sh's search-TAG) and file."""
-    return os.path.join(os.path.basename(os.path.dirname(os.path.abspath(db))),
-                        os.path.basename(db))
-
-
-def same_device(a, b):
-    return a.strip().lower() == b.strip().lower()
-
-
-def stop_text(a):
-    """Why the run ended, from run.sh's manifest (the optimize log's "stopped:" line)."""
-    e = a.get("manifest") or {}
-    if e.get("status") == "killed":
-        return f"killed at the {e.get('cap_s')} s cap"
-    msg = (e.get("message") or "").replace("stopped: ", "").replace("|", "/")
-    return msg or ("cut" if a["cut"] else "?")
-
-
-def t95(a, budget):
-    """(t95 fraction, t95 gain fraction) of the budget; None without a curve."""
-    if not a["curve"] or not a["best_ns"]:
-        return None, None
-    final = a["best_ns"]
-    first = next(p for p in a["curve"] if p["best_ns"] <= final / 0.95)
-    frac = first["search_s"] / budget
-    gfrac = frac
-    if a["start_ns"] and a["start_ns"] > final:
-        need = 0.95 * math.log(a["start_ns"] / final)
-        g = next(p for p in a["curve"] if math.log(a["start_ns"] / p["best_ns"]) >= need - 1e-12)
-        gfrac = g["search_s"] / budget
-    return frac, gfrac
-
-
-def time_to_reach(a, target_ns):
-    for p in a["curve"]:
-        if p["best_ns"] <= target_ns * (1 + 1e-9):
-            return p["search_s"]
-    return None
 
 
 def sol_time_s(kforge, spec_json, datasheet_key, calibration, cache, simulated):
@@ -262,75 +93,6 @@ def fmt_us(ns):
 
 def fmt_x(x):
     return f"{x:.2f}x" if x else "-"
-
-
-def ascii_plot(series, budget, width=64, height=14):
-    """series: {mode: [(wall_s, speedup)]}; x = wall / budget, y = best speedup vs start."""
-    pts = [p for s in series.values() for p in s]
-    if not pts:
-        return "(no points)"
-    xmax = max(1.0, max(w for w, _ in pts) / budget)
-    ylo, yhi = min(1.0, min(y for _, y in pts)), max(y for _, y in pts)
-    yhi = yhi if yhi > ylo else ylo + 0.01
-    grid = [[" "] * width for _ in range(height)]
-    for mode, s in series.items():
-        ch = {"builtin": "B", "random": "R", "param": "P"}.get(mode, "?")
-        # step function: hold each best until the next point
-        for i in range(width):
-            x = i / (width - 1) * xmax * budget
-            y = None
-            for w, v in s:
-                if w <= x:
-                    y = v
-            if y is not None:
-                row = height - 1 - round((y - ylo) / (yhi - ylo) * (height - 1))
-                cell = grid[row][i]
-                grid[row][i] = ch if cell in (" ", ch) else "*"
-    lines = [f"{yhi:7.3f}x |" + "".join(grid[0])]
-    lines += ["         |" + "".join(r) for r in grid[1:-1]]
-    lines += [f"{ylo:7.3f}x |" + "".join(grid[-1])]
-    lines.append("         +" + "-" * width)
-    lines.append(f"          0{' ' * (width - 12)}{xmax:.2f} x budget (search wall)")
-    lines.append("          B built-in, R random, P parameter only, * overlap")
-    return "\n".join(lines)
-
-
-def svg_plot(title, series, budget, simulated):
-    w, h, ml, mb = 520, 300, 50, 35
-    pts = [p for s in series.values() for p in s]
-    if not pts:
-        return None
-    xmax = max(1.0, max(x for x, _ in pts) / budget) * budget
-    ylo, yhi = min(1.0, min(y for _, y in pts)), max(y for _, y in pts)
-    yhi = yhi if yhi > ylo else ylo + 0.01
-    sx = lambda x: ml + x / xmax * (w - ml - 10)
-    sy = lambda y: h - mb - (y - ylo) / (yhi - ylo) * (h - mb - 25)
-    colors = {"builtin": "#1f77b4", "random": "#d62728", "param": "#2ca02c"}
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-           'font-family="sans-serif" font-size="11">',
-           f'<text x="{ml}" y="15">{title}{" (SIMULATED device)" if simulated else ""}</text>',
-           f'<line x1="{ml}" y1="{h - mb}" x2="{w - 10}" y2="{h - mb}" stroke="black"/>',
-           f'<line x1="{ml}" y1="{h - mb}" x2="{ml}" y2="20" stroke="black"/>',
-           f'<text x="{ml}" y="{h - 8}">0</text>',
-           f'<text x="{w - 170}" y="{h - 8}">{xmax:.0f} s search wall (budget {budget:.0f} s)</text>',
-           f'<text x="2" y="{sy(yhi) + 4:.0f}">{yhi:.2f}x</text>',
-           f'<text x="2" y="{sy(ylo) + 4:.0f}">{ylo:.2f}x</text>',
-           f'<line x1="{sx(budget):.1f}" y1="20" x2="{sx(budget):.1f}" y2="{h - mb}" '
-           'stroke="#999" stroke-dasharray="4"/>']
-    for i, (mode, s) in enumerate(series.items()):
-        path, last = [], None
-        for x, y in s:
-            if last is not None:
-                path.append(f"{sx(x):.1f},{sy(last):.1f}")
-            path.append(f"{sx(x):.1f},{sy(y):.1f}")
-            last = y
-        if last is not None:
-            path.append(f"{sx(s[-1][0]):.1f},{sy(last):.1f}")
-        c = colors.get(mode, "black")
-        out.append(f'<polyline fill="none" stroke="{c}" stroke-width="2" points="{" ".join(path)}"/>')
-        out.append(f'<text x="{w - 160}" y="{40 + 14 * i}" fill="{c}">{MODE_TEXT.get(mode, mode)}</text>')
-    out.append("</svg>")
-    return "\n".join(out)
 
 
 def collect_inputs(paths, tmp):
@@ -390,23 +152,23 @@ def main():
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="kforge-summarize-")
     try:
-        report = build(a, collect_inputs(a.inputs, tmp))
+        report = build(a, collect_inputs(a.inputs, tmp), tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(report)
 
 
-def build(a, dbs):
+def build(a, dbs, tmp):
     if not dbs:
         sys.exit("summarize.py: no stores (.db) found in the inputs")
     runs, baselines, notes = [], [], []
     for db in dbs:
         try:
-            r, b = load_store(db)
+            r, b = load_store(db, tmp)
         except (sqlite3.Error, KeyError, ValueError) as e:
             print(f"summarize.py: {db}: skipped, not a readable kforge store ({e})",
                   file=sys.stderr)
-            notes.append(f"{db}: skipped, not a readable kforge store ({e})")
+            notes.append(f"{label(db)}: skipped, not a readable kforge store ({e})")
             continue
         man = manifest_of(db)
         for run in r:
@@ -415,13 +177,14 @@ def build(a, dbs):
             run["manifest"] = entry
         runs += r
         baselines += b
-    # The latest run of each (problem, mode).
+    # The latest run of each (problem, mode); a GPU run wins over a simulated one.
     latest = {}
-    for run in sorted(runs, key=lambda r: r["started_at"]):
+    for run in sorted(runs, key=lambda r: (not r["simulated"], r["started_at"])):
         key = (run["problem"], run["mode"])
         if key in latest:
-            notes.append(f"{run['problem']} {run['mode']}: {latest[key]['db']} run "
-                         f"{latest[key]['run_id']} superseded by {run['db']} run {run['run_id']}")
+            notes.append(f"{run['problem']} {run['mode']}: {label(latest[key]['db'])} run "
+                         f"{latest[key]['run_id']} superseded by {label(run['db'])} run "
+                         f"{run['run_id']}")
         latest[key] = run
     res = {k: analyse(v) for k, v in latest.items()}
     problems = sorted({p for p, _ in res})
