@@ -7,7 +7,8 @@
 # so A and B alternate (A B A B ...) and the H200's power-cap clock drift falls on both sides.
 # Both sides: L2 flushed (2x L2) before every timed iteration, CUDA events, median of 100
 # (ITERS), NVML SM clock / temperature / throttle reasons per sample. Everything goes under
-# $OUT, packed at the end into $OUT/compare.tgz; bench/kernels/compare/table.py makes the table.
+# $OUT/run, packed at the end into $OUT/compare.tgz (with steps.tsv and skipped.txt beside it);
+# bench/kernels/compare/table.py makes the table.
 #
 # usage: bash bench/kernels/compare/run.sh [--modes eager,compile_default,compile_max_autotune]
 #            [--rounds 3] [--batch 1] [--no-prep] [--dry] PROBLEM...
@@ -58,7 +59,11 @@ TOTAL_S=${TOTAL_S:-540}; DEVICE=${DEVICE:-cuda}; REPEAT=${REPEAT:-1}; ITERS=${IT
 JOBS=${JOBS:-14}; RESERVE_S=${RESERVE_S:-20}; MAT_S=${MAT_S:-240}
 A_S=${A_S:-15}
 [ "$DEVICE" = cuda ] || [ "$DEVICE" = sim ] || { echo "run.sh: DEVICE must be cuda or sim" >&2; exit 2; }
-O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
+# The device tool returns at most 8 files from $OUT: everything is written under $OUT/run, then
+# packed into $OUT/compare.tgz; $OUT keeps only that, steps.tsv and skipped.txt, and the run
+# folder moves to /tmp (KEEP_RUN_IN_OUT=1 leaves it in $OUT).
+OUTROOT=${OUT:-/tmp/kforge-out}; O=$OUTROOT/run
+rm -rf "$O"; mkdir -p "$O"
 export KFORGE_CACHE_DIR=${KFORGE_CACHE_DIR:-/tmp/kforge-cache}
 export KFORGE_PYTHON=${KFORGE_PYTHON:-python3}
 # Inductor's caches (FX graphs, autotuning results) on the machine's disk: a later round or a
@@ -232,4 +237,9 @@ nvidia_snapshot
 [ $dry = 1 ] && { echo "plan ends at ${dry_t}s of TOTAL_S=$TOTAL_S (estimates)"; exit 0; }
 echo "== done after $(elapsed)s ($(date -u +%T)); skipped: $(grep -c . "$skipped")"
 # One file back: the device tool returns few files.
-( cd "$O" && tar czf compare.tgz --exclude=compare.tgz . ) && ls -l "$O/compare.tgz"
+tar czf "$OUTROOT/compare.tgz" -C "$O" . && cp "$steps" "$skipped" "$OUTROOT/" &&
+    ls -l "$OUTROOT/compare.tgz"
+if [ "${KEEP_RUN_IN_OUT:-0}" != 1 ]; then
+    kept=/tmp/kforge-compare-run-$(date +%Y%m%d-%H%M%S)-$$
+    mv "$O" "$kept" && echo "run folder: $kept (packed in $OUTROOT/compare.tgz)"
+fi

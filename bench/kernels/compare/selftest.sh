@@ -21,7 +21,7 @@ echo "== 1. dry run"
 OUT=$T/dry TOTAL_S=900 bash $C/run.sh --dry --rounds 2 --modes eager,compile_max_autotune \
     row_sum_f32 linear_bias_relu_bf16 > $T/dry.txt
 grep -q "s r2 baseline \[linear_bias_relu_bf16\]" $T/dry.txt || fail "dry plan lacks round 2"
-[ ! -e $T/dry/sol.json ] || fail "dry run ran sol"
+[ ! -e $T/dry/run/sol.json ] || fail "dry run ran sol"
 OUT=$T/dry TOTAL_S=300 bash $C/run.sh --dry --rounds 2 --modes eager,compile_max_autotune \
     row_sum_f32 linear_bias_relu_bf16 > $T/dry2.txt
 grep -q "SKIP round 1 of \[linear_bias_relu_bf16\]" $T/dry2.txt || fail "dry plan does not skip"
@@ -40,10 +40,14 @@ echo "== 2. DEVICE=sim run with the time guard"
 OUT=$T/sim DEVICE=sim ITERS=50 TOTAL_S=${SIM_TOTAL_S:-110} bash $C/run.sh --no-prep --rounds 2 \
     --modes eager row_sum_f32 gemm_bf16_4096 > $T/sim.log 2>&1 || fail "run.sh exited $?"
 cat $T/sim.log
-for f in sol.json row_sum_f32/kforge-r1.json row_sum_f32/kforge-r2.json \
-         baseline-row_sum_f32-r1.json compare.tgz; do
-    [ -s $T/sim/$f ] || fail "missing $f"
+[ "$(ls $T/sim)" = "$(printf 'compare.tgz\nskipped.txt\nsteps.tsv')" ] ||
+    fail "\$OUT holds more than compare.tgz, skipped.txt, steps.tsv: $(ls $T/sim)"
+mkdir $T/sim/x && tar xzf $T/sim/compare.tgz -C $T/sim/x
+for f in meta.txt sol.json row_sum_f32/kforge-r1.json row_sum_f32/kforge-r2.json \
+         baseline-row_sum_f32-r1.json baseline-row_sum_f32-r2.json steps.tsv; do
+    [ -s $T/sim/x/$f ] || fail "compare.tgz lacks $f"
 done
+rm -r $T/sim/x
 grep -q "SKIP round 1 of \[gemm_bf16_4096\]" $T/sim/skipped.txt || fail "gemm not skipped"
 [ ! -e $T/sim/gemm_bf16_4096/kforge-r1.json ] || fail "skipped step ran"
 awk -F'\t' 'NR > 1 && $2 == "kforge" && $4 == "row_sum_f32" && $5 == 0' $T/sim/steps.tsv |
