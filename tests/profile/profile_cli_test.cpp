@@ -5,24 +5,12 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include "tests/cli_run.h"
 
 namespace {
 
-struct CliResult {
-    int rc = -1;
-    std::string out;
-};
-
-CliResult run_cli(const std::string& args) {
-    std::string cmd = std::string(KFORGE_CLI_PATH) + " " + args + " 2>&1";
-    CliResult r;
-    FILE* p = popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-    int status = pclose(p);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using kforge::test::CliRun;
+using kforge::test::run_cli;
 
 std::string data(const std::string& name) { return std::string(KFORGE_TEST_DATA_DIR) + "/" + name; }
 std::string problem(const std::string& name) {

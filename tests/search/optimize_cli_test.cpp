@@ -15,28 +15,15 @@
 #include <string>
 
 #include "store/store.h"
+#include "tests/cli_run.h"
 
 namespace kforge {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-    int rc = -1;
-    std::string out;  // stdout and stderr together
-};
-
-CliRun run_cli(const std::string& args) {
-    CliRun r;
-    const std::string cmd = std::string(KFORGE_CLI_PATH) + " " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf{};
-    while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-    const int status = pclose(p);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using kforge::test::CliRun;
+using kforge::test::run_cli;
 
 class OptimizeCli : public ::testing::Test {
 protected:

@@ -12,27 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "store_fixture.h"
+#include "tests/cli_run.h"
 
 namespace kforge {
 namespace {
 
-struct CliResult {
-    int exit_code = -1;
-    std::string output;  // stdout and stderr together
-};
-
-CliResult run_cli(const std::string& args) {
-    std::string cmd = std::string(KFORGE_CLI_PATH) + " " + args + " 2>&1";
-    CliResult r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-    int status = pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using kforge::test::CliRun;
+using kforge::test::run_cli;
 
 class CliDbTest : public test::StoreTest {
 protected:
@@ -44,18 +30,18 @@ TEST_F(CliDbTest, RunsListsTheRunWithItsBestTime) {
     ASSERT_TRUE(c.ok());
     ASSERT_TRUE(store_->add_evaluation(test::test_evaluation(c->id, device_, 3, 12000.0)).ok());
     auto r = run_cli(db_arg() + "runs");
-    EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("gemm_small"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("NVIDIA H200"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("running"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("12.001 us"), std::string::npos) << r.output;  // median 12001 ns
+    EXPECT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("gemm_small"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("NVIDIA H200"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("running"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("12.001 us"), std::string::npos) << r.out;  // median 12001 ns
 }
 
 TEST_F(CliDbTest, ExportWritesTheRunAsJson) {
     ASSERT_TRUE(store_->add_candidate(test::test_candidate(run_, problem_, "program a")).ok());
     std::string out = (dir_ / "run.json").string();
     auto r = run_cli(db_arg() + "export " + std::to_string(run_) + " -o " + out);
-    ASSERT_EQ(r.exit_code, 0) << r.output;
+    ASSERT_EQ(r.rc, 0) << r.out;
     std::ifstream in(out);
     auto j = nlohmann::json::parse(in, nullptr, false);
     ASSERT_FALSE(j.is_discarded());
@@ -63,34 +49,34 @@ TEST_F(CliDbTest, ExportWritesTheRunAsJson) {
     EXPECT_EQ(j["candidates"][0]["program"], "program a");
 
     auto to_stdout = run_cli(db_arg() + "export " + std::to_string(run_));
-    ASSERT_EQ(to_stdout.exit_code, 0);
-    EXPECT_FALSE(nlohmann::json::parse(to_stdout.output, nullptr, false).is_discarded());
+    ASSERT_EQ(to_stdout.rc, 0);
+    EXPECT_FALSE(nlohmann::json::parse(to_stdout.out, nullptr, false).is_discarded());
 }
 
 TEST_F(CliDbTest, UnknownRunIsAUserError) {
     auto r = run_cli(db_arg() + "export 4242");
-    EXPECT_EQ(r.exit_code, 2);
-    EXPECT_NE(r.output.find("run 4242 not found"), std::string::npos) << r.output;
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.out.find("run 4242 not found"), std::string::npos) << r.out;
 }
 
 TEST_F(CliDbTest, MissingOrUnreadableDatabaseIsAUserError) {
     auto missing = run_cli("db --db " + (dir_ / "absent.db").string() + " runs");
-    EXPECT_EQ(missing.exit_code, 2);
-    EXPECT_NE(missing.output.find("no database here"), std::string::npos) << missing.output;
+    EXPECT_EQ(missing.rc, 2);
+    EXPECT_NE(missing.out.find("no database here"), std::string::npos) << missing.out;
     EXPECT_FALSE(std::filesystem::exists(dir_ / "absent.db"));  // not created by a read
 
     std::string junk = (dir_ / "junk.db").string();
     std::ofstream(junk) << std::string(200, 'x');
     auto bad = run_cli("db --db " + junk + " runs");
-    EXPECT_EQ(bad.exit_code, 2);
-    EXPECT_NE(bad.output.find("not a database"), std::string::npos) << bad.output;
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.out.find("not a database"), std::string::npos) << bad.out;
 }
 
 TEST_F(CliDbTest, MigrateCreatesTheFolderAndTheDatabase) {
     std::string path = (dir_ / "sub" / "dir" / "k.db").string();
     auto r = run_cli("db migrate --db " + path);
-    EXPECT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("schema version"), std::string::npos) << r.output;
+    EXPECT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("schema version"), std::string::npos) << r.out;
     EXPECT_TRUE(open_store(path).ok());
 }
 
