@@ -23,12 +23,8 @@ R=$PWD
 O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
 export KFORGE_CACHE_DIR=/tmp/kforge-cache
 K=$R/.carry/bin/kforge
-# The kforge binary holds the source and CUTLASS paths of the tree it was built from: make that
-# path lead here.
-built=$(strings "$K.real" | grep -m1 '/\.venv/lib/python3[.0-9]*/site-packages/cutlass_library/source/include' | sed 's#/\.venv/.*##')
-for d in /work/main $built; do
-    mkdir -p "$(dirname "$d")"; [ -e "$d" ] || ln -s "$R" "$d"
-done
+. "$R/bench/lib/link_build_tree.sh"
+kforge_link_build_tree "$K" "$R"
 NVCC="nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I."
 phases=(); problems=()
 while [ $# -gt 0 ]; do

@@ -10,13 +10,8 @@ root=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 : "${OUT:?set OUT to an output folder}"
 mkdir -p "$OUT"
 export KFORGE_CACHE_DIR="${KFORGE_CACHE_DIR:-/tmp/kforge-cache}"
-# kforge holds the source and CUTLASS paths of the tree it was built from (/work/main): make
-# that path lead here (as bench/gpu_run.sh does).
-real="$K"; [ -e "$K.real" ] && real="$K.real"
-built=$(strings "$real" 2>/dev/null | grep -m1 '/\.venv/lib/python3[.0-9]*/site-packages/cutlass_library/source/include' | sed 's#/\.venv/.*##')
-for d in /work/main $built; do
-    mkdir -p "$(dirname "$d")" 2>/dev/null; [ -e "$d" ] || ln -s "$root" "$d" 2>/dev/null || true
-done
+. "$root/bench/lib/link_build_tree.sh"
+kforge_link_build_tree "$K" "$root"
 reps=${REPEAT:-10}
 status=0
 for case in gemm_bf16_4096 row_sum_f32; do

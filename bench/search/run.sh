@@ -59,12 +59,8 @@ CACHE=${CACHE:-per-run}
 [ -x "$K" ] || { echo "run.sh: no kforge binary at $K (set KFORGE)" >&2; exit 3; }
 "$K" --version > "$R/kforge-version.txt" 2>&1 || { echo "run.sh: $K does not start" >&2; exit 3; }
 if [ "$DEVICE" = cuda ]; then
-    # The binary holds the source and CUTLASS paths of the tree it was built in: make them lead
-    # here (as bench/gpu_run.sh does).
-    built=$(strings "$K.real" 2>/dev/null | grep -m1 '/\.venv/lib/python3[.0-9]*/site-packages/cutlass_library/source/include' | sed 's#/\.venv/.*##')
-    for d in /work/main $built; do
-        mkdir -p "$(dirname "$d")"; [ -e "$d" ] || ln -s "$R0" "$d"
-    done
+    . "$R0/bench/lib/link_build_tree.sh"
+    kforge_link_build_tree "$K" "$R0"
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv > "$R/gpu.txt" 2>&1
 fi
 elapsed() { echo $(( $(date +%s) - T0 )); }

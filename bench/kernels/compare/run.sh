@@ -98,13 +98,8 @@ est_b() {  # Python + torch start, then per problem and mode; $1: max-autotune c
 
 if [ $dry = 0 ]; then
     [ -n "$K" ] && [ -x "$K" ] || { echo "run.sh: no kforge binary (set K)" >&2; exit 3; }
-    # kforge holds the source/CUTLASS paths of the tree it was built from: make them lead here
-    # (as bench/gpu_run.sh does).
-    real=$K; [ -e "$K.real" ] && real=$K.real
-    built=$(strings "$real" 2>/dev/null | grep -m1 '/\.venv/lib/python3[.0-9]*/site-packages/cutlass_library/source/include' | sed 's#/\.venv/.*##')
-    for d in /work/main $built; do
-        mkdir -p "$(dirname "$d")" 2>/dev/null; [ -e "$d" ] || ln -s "$R" "$d" 2>/dev/null || true
-    done
+    . "$R/bench/lib/link_build_tree.sh"
+    kforge_link_build_tree "$K" "$R"
 fi
 last_wall=0; steps=$O/steps.tsv; skipped=$O/skipped.txt
 : > "$skipped"
