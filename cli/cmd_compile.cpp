@@ -39,15 +39,9 @@ int user_error(const std::string& text) {
     return kExitUserError;
 }
 
-// The cache: --cache, else $KFORGE_CACHE_DIR, else $XDG_CACHE_HOME or ~/.cache /kforge/cubin.
+// The cache: --cache, else the default one (cli/commands.h).
 std::string cache_dir_of(const CompileArgs& a) {
-    if (!a.cache_dir.empty()) return a.cache_dir;
-    if (const char* e = std::getenv("KFORGE_CACHE_DIR"); e && *e) return e;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-        return (fs::path(x) / "kforge" / "cubin").string();
-    if (const char* h = std::getenv("HOME"); h && *h)
-        return (fs::path(h) / ".cache" / "kforge" / "cubin").string();
-    return (fs::temp_directory_path() / "kforge-cubin-cache").string();
+    return a.cache_dir.empty() ? default_compile_cache_dir() : a.cache_dir;
 }
 
 int run(const CompileArgs& a) {

@@ -60,22 +60,6 @@ int user_error(const std::string& text) {
     return kExitUserError;
 }
 
-bool read_file(const std::string& path, std::string& out) {
-    std::ifstream in(path);
-    if (!in) return false;
-    std::stringstream s;
-    s << in.rdbuf();
-    out = s.str();
-    return true;
-}
-
-std::string cache_dir() {
-    if (const char* e = std::getenv("KFORGE_CACHE_DIR"); e && *e) return e;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kforge/cubin";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kforge/cubin";
-    return "";
-}
-
 void print_text(const eval::EvalReport& r) {
     const char* sim = r.simulated ? " (simulated)" : "";
     std::printf("device: %s%s\n", r.device.name.c_str(), sim);
@@ -107,19 +91,13 @@ void print_text(const eval::EvalReport& r) {
                 r.message.empty() ? "" : " - ", r.message.c_str(), sim);
 }
 
-std::string self_exe() {
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "kforge";
-}
-
 // The supervisor of a worker on the requested device; `auto` falls back to a simulated worker.
 Expected<std::unique_ptr<eval::Supervisor>> start_supervisor(const EvalArgs& a) {
     eval::SupervisorOptions o;
     o.log_path = a.worker_log;
     o.task_timeout_s = 900;
     if (a.device != "sim") {
-        o.worker_argv = eval::worker_command(self_exe(), "cuda", a.gpu);
+        o.worker_argv = eval::worker_command(kforge_executable(), "cuda", a.gpu);
         auto s = std::make_unique<eval::Supervisor>(o);
         auto st = s->start();
         if (st) return s;
@@ -128,7 +106,7 @@ Expected<std::unique_ptr<eval::Supervisor>> start_supervisor(const EvalArgs& a) 
                              "device; times are model estimates, not measurements ***\n",
                      st.error().message.substr(0, 300).c_str());
     }
-    o.worker_argv = eval::worker_command(self_exe(), "sim", 0, a.sim_model);
+    o.worker_argv = eval::worker_command(kforge_executable(), "sim", 0, a.sim_model);
     auto s = std::make_unique<eval::Supervisor>(o);
     if (auto st = s->start(); !st) return st.error();
     return s;
@@ -248,7 +226,7 @@ int run_session(const EvalArgs& a, const Problem& problem, EvalTier tier,
     o.repeat = a.repeat;
     o.seed = a.seed;
     o.sim_fault = fault;
-    o.compile_cache_dir = cache_dir();
+    o.compile_cache_dir = default_compile_cache_dir();
     o.store = store;
     eval::SessionResult r = eval::run_session(evaluator, problem, *candidates, o);
     if (a.json) std::printf("%s\n", eval::to_json(r).dump(2).c_str());
@@ -303,7 +281,7 @@ int run(const EvalArgs& a) {
     request.sim_fault = *fault;
     request.seed = a.seed;
     request.program_file = program_path;
-    request.compile_cache_dir = cache_dir();
+    request.compile_cache_dir = default_compile_cache_dir();
     if (!read_file(program_path, request.program_text))
         return user_error("cannot read program file " + program_path);
     if (!a.baseline_path.empty()) {

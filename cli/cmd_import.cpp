@@ -33,7 +33,7 @@ int run_import(const ImportArgs& a) {
         std::fprintf(stderr, "kforge import: %s\n", m.c_str());
         return kExitUserError;
     };
-    std::vector<std::string> args{"--kforge", self_path(), "-o", a.out_dir};
+    std::vector<std::string> args{"--kforge", kforge_executable(), "-o", a.out_dir};
     if (!a.policy.empty()) {
         if (!policy_from_string(a.policy))
             return user_error("--policy: unknown policy \"" + a.policy +

@@ -68,7 +68,7 @@ search::SearchOptions search_options(const OptimizeArgs& a, const char*) {
     o.proposers = a.proposers;
     o.promote_ratio = a.promote_ratio;
     o.proposals_per_round = a.per_round;
-    if (const char* e = std::getenv("KFORGE_CACHE_DIR"); e && *e) o.compile_cache_dir = e;
+    o.compile_cache_dir = default_compile_cache_dir();
     bool tty = isatty(fileno(stdout));
     o.log = [tty](const std::string& line) {
         if (tty) std::printf("\r\033[K%s", line.c_str());

@@ -43,21 +43,6 @@ int user_error(const std::string& text) {
     return kExitUserError;
 }
 
-bool read_file(const std::string& path, std::string& out) {
-    std::ifstream in(path);
-    if (!in) return false;
-    std::stringstream s;
-    s << in.rdbuf();
-    out = s.str();
-    return true;
-}
-
-std::string self_path() {
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "kforge";
-}
-
 void print(const std::vector<profile::Diagnosis>& ds, bool json) {
     if (json) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
@@ -137,7 +122,7 @@ int run(const ProfileArgs& a) {
         return user_error("give --problem and --program (or --exe, or --csv)");
     if (a.device != "cuda") return user_error("--device must be cuda (ncu needs a real GPU)");
     o.kernel_regex = "^kforge_";
-    o.target = {self_path(), "eval", "--problem", a.problem_path, "--program", a.program_path,
+    o.target = {kforge_executable(), "eval", "--problem", a.problem_path, "--program", a.program_path,
                 "--tier", "quick", "--device", "cuda", "--gpu", std::to_string(a.gpu)};
     if (a.print_args) return std::printf("%s\n", profile::shell_join(profile::ncu_command(o)).c_str()), kExitOk;
 

@@ -2,6 +2,8 @@
 // The CLI only parses arguments, reads the environment and calls libkforge.
 #pragma once
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 namespace kforge::cli {
@@ -14,6 +16,14 @@ inline constexpr int kExitEnvironment = 3; // missing GPU, toolchain or service
 
 // A subcommand sets its callback to store its exit code here.
 int& exit_code();
+
+// The running kforge binary (/proc/self/exe): workers and ncu runs start it again.
+std::string kforge_executable();
+// The whole file into `out`; false when it cannot be read.
+bool read_file(const std::string& path, std::string& out);
+// The content-addressed compile cache: $KFORGE_CACHE_DIR, else $XDG_CACHE_HOME/kforge/cubin,
+// else ~/.cache/kforge/cubin, else a folder in the temporary directory.
+std::string default_compile_cache_dir();
 
 void register_check(CLI::App& app);
 void register_sol(CLI::App& app);

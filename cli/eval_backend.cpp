@@ -1,23 +1,11 @@
 #include "cli/eval_backend.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 #include "cli/commands.h"
 #include "eval/sim_device.h"
 
 namespace kforge::cli {
-namespace {
-
-std::string self_path() {
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "kforge";
-}
-
-}  // namespace
-
 std::unique_ptr<EvalBackend> EvalBackend::open(const std::string& device,
                                                const std::string& sim_model, const char* cmd,
                                                int& rc) {
@@ -30,7 +18,7 @@ std::unique_ptr<EvalBackend> EvalBackend::open(const std::string& device,
     auto b = std::unique_ptr<EvalBackend>(new EvalBackend());
     if (device != "sim") {
         eval::SupervisorOptions o;
-        o.worker_argv = eval::worker_command(self_path(), "cuda", 0);
+        o.worker_argv = eval::worker_command(kforge_executable(), "cuda", 0);
         o.task_timeout_s = 900;  // one evaluation, compiles included
         b->supervisor_ = std::make_unique<eval::Supervisor>(o);
         auto started = b->supervisor_->start();

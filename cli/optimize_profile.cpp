@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "cli/commands.h"
 #include "codegen/lower.h"
 #include "compile/compile.h"
 #include "dsl/check.h"
@@ -21,12 +22,6 @@ namespace kforge::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string self_path() {
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "kforge";
-}
 
 struct Target {
     const search::SearchState* state = nullptr;
@@ -51,7 +46,7 @@ std::vector<profile::Diagnosis> from_ncu(const Target& t, const ProfileHookOptio
     n.ncu = o.ncu;
     n.timeout_s = o.timeout_s;
     n.kernel_regex = "^kforge_";
-    n.target = {self_path(), "eval", "--problem", spec, "--program", prog, "--tier", "quick",
+    n.target = {kforge_executable(), "eval", "--problem", spec, "--program", prog, "--tier", "quick",
                 "--device", "cuda", "--gpu", std::to_string(o.gpu)};
     profile::NcuRun r = profile::run_ncu(n);
     status = r.status;

@@ -27,12 +27,6 @@ Expected<std::string> find_python() {
                                     "installed system-wide)");
 }
 
-std::string self_path() {
-    std::error_code ec;
-    fs::path p = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? std::string("kforge") : p.string();
-}
-
 Expected<PythonRun> run_python_module(const std::string& python, const std::string& module,
                                       const std::vector<std::string>& args, bool capture_stdout) {
     std::vector<std::string> argv_s{python, "-m", module};

@@ -14,9 +14,6 @@ namespace kforge::cli {
 // KFORGE_SOURCE_DIR. An Error (where "python") names both places when neither exists.
 Expected<std::string> find_python();
 
-// The path of the running kforge binary (for the Python side to call back).
-std::string self_path();
-
 struct PythonRun {
     int exit_code = 0;    // the module's exit status; 128 + N when killed by signal N
     std::string stdout_text;  // captured only when asked for
