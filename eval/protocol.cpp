@@ -4,6 +4,8 @@
 #include <array>
 #include <utility>
 
+#include "problem/spec.h"
+
 namespace kforge::eval {
 
 namespace {
@@ -295,6 +297,13 @@ std::optional<std::string> LineReader::next_line() {
     scan_from_ = 0;
     if (line.size() > kMaxMessageBytes) overflowed_ = true;
     return line;
+}
+
+Expected<Problem> problem_from_payload(const nlohmann::json& payload) {
+    auto spec = payload.find("problem");
+    if (spec == payload.end() || !spec->is_object())
+        return make_error("payload.problem", "missing or not a problem spec object");
+    return parse_problem(spec->dump(), "payload.problem");
 }
 
 }  // namespace kforge::eval

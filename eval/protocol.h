@@ -21,6 +21,7 @@
 
 #include "common/expected.h"
 #include "eval/device.h"
+#include "problem/problem.h"
 #include "store/enums.h"
 
 namespace kforge::eval {
@@ -61,6 +62,9 @@ Message make_error_message(uint64_t id, std::string message);
 
 nlohmann::ordered_json to_json(const DeviceInfo& info);
 Expected<DeviceInfo> device_info_from_json(const nlohmann::json& j);
+
+// The problem spec object under "problem" of a task payload (errors name payload.problem).
+Expected<Problem> problem_from_payload(const nlohmann::json& payload);
 
 // One line of compact JSON ending in '\n' (no raw newline inside: JSON escapes them).
 std::string encode(const Message& message);

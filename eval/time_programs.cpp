@@ -137,10 +137,7 @@ nlohmann::ordered_json to_json(const TimeRequest& r) {
 Expected<TimeRequest> time_request_from_json(const nlohmann::json& j) {
     if (!j.is_object()) return make_error("payload", "not an object");
     TimeRequest r;
-    auto spec = j.find("problem");
-    if (spec == j.end() || !spec->is_object())
-        return make_error("payload.problem", "missing or not a problem spec object");
-    auto problem = parse_problem(spec->dump(), "payload.problem");
+    auto problem = problem_from_payload(j);
     if (!problem) return problem.error();
     r.problem = std::move(*problem);
     auto programs = j.find("programs");

@@ -121,10 +121,7 @@ Expected<EvalRequest> eval_request_from_json(const nlohmann::json& j) {
         if (!parsed) return make_error("payload.reusable_gates", parsed.error().to_string());
         r.reusable_gates = std::move(parsed->gates);
     }
-    auto spec = j.find("problem");
-    if (spec == j.end() || !spec->is_object())
-        return make_error("payload.problem", "missing or not a problem spec object");
-    auto problem = parse_problem(spec->dump(), "payload.problem");
+    auto problem = problem_from_payload(j);
     if (!problem) return problem.error();
     r.problem = std::move(*problem);
     auto program = string_field(j, "program", true);
