@@ -171,15 +171,9 @@ int run_optimize(OptimizeArgs a) {
     }
     if (make_proposers(a, cmd).empty()) return kExitUserError;
     int rc = 0;
-    auto backend = EvalBackend::open(a.device, a.sim_model, cmd, rc);
-    if (!backend) return rc;
-    auto store = open_search_store(a.db);
-    if (!store) {
-        std::fprintf(stderr, "kforge optimize: %s\n", store.error().to_string().c_str());
-        return kExitUserError;
-    }
-    auto llm = make_llm(a, *store, cmd, rc);
-    if (rc != kExitOk) return rc;
+    auto session = open_search_session(a, cmd, rc);
+    if (!session) return rc;
+    auto& [backend, store, llm] = *session;
     Expected<search::SearchState> state = make_error("", "");
     std::optional<Problem> problem;
     std::string start_text;

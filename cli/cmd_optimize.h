@@ -40,8 +40,18 @@ struct OptimizeArgs {
     std::string ncu = "ncu";
 };
 
-// The store of a search run, its folder created when missing.
-Expected<Store> open_search_store(const std::string& path);
+class EvalBackend;
+
+// What both commands open before searching, in order: the evaluation backend (--device), the
+// store (--db, its folder created), the LLM proposer (--llm; null without). Store and proposer
+// live on the heap: the proposer keeps a pointer to the store.
+struct SearchSession {
+    std::unique_ptr<EvalBackend> backend;
+    std::unique_ptr<Store> store;
+    std::unique_ptr<llm::LlmProposer> llm;
+};
+// nullopt with `rc` set (the message printed) when one of them cannot be opened.
+std::optional<SearchSession> open_search_session(const OptimizeArgs& a, const char* cmd, int& rc);
 
 // Adds the options both commands share.
 void add_optimize_options(CLI::App* cmd, OptimizeArgs& a);

@@ -20,13 +20,24 @@
 
 namespace kforge::cli {
 
-Expected<Store> open_search_store(const std::string& path) {
+std::optional<SearchSession> open_search_session(const OptimizeArgs& a, const char* cmd, int& rc) {
+    SearchSession s;
+    s.backend = EvalBackend::open(a.device, a.sim_model, cmd, rc);
+    if (!s.backend) return std::nullopt;
     std::error_code ec;
-    auto parent = std::filesystem::path(path).parent_path();
+    auto parent = std::filesystem::path(a.db).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    return open_store(path);
-}
-namespace {
+    auto store = open_store(a.db);
+    if (!store) {
+        std::fprintf(stderr, "kforge %s: %s\n", cmd, store.error().to_string().c_str());
+        rc = kExitUserError;
+        return std::nullopt;
+    }
+    s.store = std::make_unique<Store>(std::move(*store));
+    s.llm = make_llm(a, *s.store, cmd, rc);
+    if (rc != kExitOk) return std::nullopt;
+    return s;
+}namespace {
 
 int run_suite(OptimizeArgs a) {
     const char* cmd = "suite";
@@ -37,15 +48,9 @@ int run_suite(OptimizeArgs a) {
     }
     if (make_proposers(a, cmd).empty()) return kExitUserError;
     int rc = 0;
-    auto backend = EvalBackend::open(a.device, a.sim_model, cmd, rc);
-    if (!backend) return rc;
-    auto store = open_search_store(a.db);
-    if (!store) {
-        std::fprintf(stderr, "kforge suite: %s\n", store.error().to_string().c_str());
-        return kExitUserError;
-    }
-    auto llm = make_llm(a, *store, cmd, rc);
-    if (rc != kExitOk) return rc;
+    auto session = open_search_session(a, cmd, rc);
+    if (!session) return rc;
+    auto& [backend, store, llm] = *session;
     std::vector<std::string> specs;
     for (const auto& e : std::filesystem::directory_iterator(a.spec, ec))
         if (e.path().extension() == ".json") specs.push_back(e.path().string());
