@@ -120,6 +120,7 @@ CudaDevice::CudaDevice(const DriverApi* api, CUdevice dev, CUcontext ctx, Device
 
 CudaDevice::~CudaDevice() {
     unload();
+    unload_reference_modules();
     if (flush_) api_->cuMemFree(flush_);
     if (stream_) api_->cuStreamDestroy(stream_);
     api_->cuDevicePrimaryCtxRelease(dev_);

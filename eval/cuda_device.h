@@ -41,6 +41,10 @@ public:
     TimingResult time(const TimingOptions& options) override;
     void unload() override;
     int64_t memory_used_bytes() const override;
+    std::string_view reference_kind() const override;
+    // eval/cuda_device_reference.cpp: NVRTC module per (source, arch), cached for the device's
+    // lifetime; fp64 buffers for every tensor, freed before returning.
+    ReferenceResult reference(const Problem& shape, const TensorData& inputs) override;
 
 private:
     struct Buffer {
@@ -75,6 +79,8 @@ private:
     Failure wait(double timeout_s);
     Failure copy_outputs(TensorData& out);
     TimingResult time_with(const TimingOptions& options, TimingResult t);
+    Expected<CUmodule> reference_module(const std::string& source, ReferenceResult& result);
+    void unload_reference_modules();
 
     const DriverApi* api_;
     CUdevice dev_;
@@ -101,6 +107,7 @@ private:
     static constexpr int64_t kConvertedBytesMax = int64_t{8} << 30;
     std::list<std::pair<uint64_t, std::map<std::string, std::vector<unsigned char>>>> converted_;
     int64_t converted_bytes_ = 0;
+    std::map<std::string, CUmodule> reference_modules_;  // sha256(source)/arch -> module
     const std::vector<unsigned char>& device_bytes(uint64_t inputs_id, const Tensor& t,
                                                    const std::vector<double>& values,
                                                    std::vector<unsigned char>& scratch);

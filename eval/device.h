@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/launch_plan.h"
@@ -89,6 +90,17 @@ struct TimingSample {
     uint64_t throttle_reasons = 0;
 };
 
+// A reference computed on the device (Device::reference).
+struct ReferenceResult {
+    TensorData outputs;           // the problem's outputs, fp64
+    std::string error;            // empty on success
+    bool context_lost = false;    // the failure left the CUDA context unusable
+    bool module_cached = false;   // the compiled reference module was reused
+    double time_compile_ms = 0;   // NVRTC (0 when cached)
+    double time_run_ms = 0;       // buffers, copies, kernels
+    bool ok() const { return error.empty(); }
+};
+
 struct TimingResult {
     EvalStatus status = EvalStatus::kPassed;
     std::string message;
@@ -115,6 +127,19 @@ public:
     virtual void unload() = 0;
     // Device memory in use, for the leak check between tasks (0 where unknown).
     virtual int64_t memory_used_bytes() const = 0;
+
+    // "gpu_fp64" (eval/gpu_reference.h) where the device computes fp64 references of a
+    // problem's graph with reference(); empty where it cannot (the simulated device).
+    virtual std::string_view reference_kind() const { return {}; }
+    // The fp64 outputs of `shape`'s graph on `inputs` (every graph input, as for run()),
+    // computed on the device, independent of the loaded candidate; a failure is a result.
+    virtual ReferenceResult reference(const Problem& shape, const TensorData& inputs) {
+        (void)shape;
+        (void)inputs;
+        ReferenceResult r;
+        r.error = "this device computes no references";
+        return r;
+    }
 };
 
 // The CUDA device on GPU `index`, or an environment error (no driver, no GPU).

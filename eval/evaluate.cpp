@@ -245,9 +245,12 @@ EvalReport Pipeline::run() {
         pass("correctness_small", "skipped: a prebuilt plan is bound to the full shape " +
                                       report_.shapes_key, {}, true);
         check_shape_ = request_.problem;
-        if (!gate_correctness("correctness_full", request_.problem, full_tier() ? 5 : 2,
-                              request_.seed * 1000 + 100, check_))
-            return finish();
+        int rounds = full_tier() ? 5 : 2;
+        uint64_t seed_base = request_.seed * 1000 + 100;
+        bool ok = gate_correctness("correctness_full", request_.problem, rounds, seed_base, check_);
+        if (!ok && gpu_reference_failed_quietly())  // again against the CPU interpreter
+            ok = gate_correctness("correctness_full", request_.problem, rounds, seed_base, check_);
+        if (!ok) return finish();
     } else {
         auto small = small_shape(request_.problem, request_.program_text, device_key_,
                                  kSmallShapeMaxFlops);
@@ -262,7 +265,16 @@ EvalReport Pipeline::run() {
                               small_prepared))
             return finish();
         small_prepared.reset();
-        if (full_tier()) {
+        bool checked_on_gpu = false;
+        if (full_tier() && use_gpu_reference(request_.problem)) {
+            // The real full shape against the GPU reference; if that reference fails, the CPU
+            // check shape below (the evidence names the failure).
+            check_shape_ = request_.problem;
+            checked_on_gpu = gate_correctness("correctness_full", request_.problem, 5,
+                                              request_.seed * 1000 + 100, check_);
+            if (!checked_on_gpu && !gpu_reference_failed_quietly()) return finish();
+        }
+        if (full_tier() && !checked_on_gpu) {
             auto check = check_shape(request_.problem, *small, request_.program_text,
                                      device_key_);
             if (!check) {

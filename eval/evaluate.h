@@ -10,15 +10,23 @@
 //                      program, shapes and seed is reused when the caller supplies it
 //                      (EvalRequest::reusable_gates; the store wrapper does)
 //   --- full tier only (the quick tier screens: small-shape correctness, then timing) ---
-//   correctness_full   at check_shape(): the full shape when the CPU reference is feasible, else
-//                      the largest feasible legal shape (the hidden second shape; the evidence
-//                      says so). 5 rounds, inputs cycling uniform [0,1), normal, heavy-tailed
+//   correctness_full   on a device that computes references (CUDA: Device::reference_kind()
+//                      "gpu_fp64", eval/gpu_reference.h) at the full shape against the GPU fp64
+//                      reference; if that reference fails (NVRTC, launch, memory) the failure is
+//                      recorded in the evidence (gpu_reference_error) and the gate runs as on
+//                      the simulated device: at check_shape(), the full shape when the CPU
+//                      reference is feasible, else the largest feasible legal shape (the hidden
+//                      second shape; the evidence says so). The evidence's reference_kind says
+//                      which reference decided ("gpu_fp64" or "cpu_fp64_interpreter"; the small
+//                      gate always uses the interpreter). A GPU reference failure that loses the
+//                      CUDA context ends the evaluation as an environment error instead.
+//                      5 rounds, inputs cycling uniform [0,1), normal, heavy-tailed
 //                      (scaled by 1/64 where an f16 tensor exists, as Student-t tails overflow
 //                      fp16 GEMM outputs), fresh poisoned outputs each run, and outputs must
 //                      change when inputs (and the reference) change
 //   audit              a short timed loop at the check shape; the outputs after one randomly
 //                      chosen timed iteration must match the reference
-//   full_shape         only when the check shape is not the full one: one run at the full shape
+//   full_shape         only when the checked shape is not the full one: one run at the full shape
 //                      (CUDA) that must finish with finite, not all-zero outputs; the simulated
 //                      device cannot interpret it and records a skip
 //   --- both tiers ---
@@ -34,7 +42,8 @@
 // A prebuilt candidate (EvalRequest::prebuilt: a cubin and its launch plan, e.g. the faulty
 // kernels of tests/faults/) replaces the program: static checks the plan against the problem,
 // compile is skipped, and as the plan is bound to the full shape correctness runs there (as
-// correctness_full, 2 rounds quick / 5 full, with the audit) whatever the tier.
+// correctness_full, 2 rounds quick / 5 full, with the audit) whatever the tier, against the GPU
+// reference where the device has one (else, or when it fails, the CPU interpreter).
 //
 // Tiers: kStatic/kCostModel stop after static, kCompile after compile, kQuick and kFull run
 // the gates above (kProfile runs as kFull). With a Store, the evaluation cache is consulted first

@@ -33,21 +33,51 @@ TensorData make_inputs(const Problem& shape, Distribution d, uint64_t seed) {
     return inputs;
 }
 
-RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed) {
+bool Pipeline::use_gpu_reference(const Problem& shape) const {
+    return !device_.reference_kind().empty() && !gpu_reference_error_ &&
+           shape.dims == request_.problem.dims;
+}
+
+bool Pipeline::gpu_reference_failed_quietly() const {
+    return gpu_reference_error_.has_value() && report_.status == EvalStatus::kPassed;
+}
+
+RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed,
+                            bool gpu_reference) {
     RoundResult r;
     auto t0 = std::chrono::steady_clock::now();
     int64_t misses = cache_->stats().reference_misses;
+    std::string_view kind = gpu_reference ? kGpuReferenceKind : kCpuReferenceKind;
+    nlohmann::ordered_json gpu_evidence;
+    bool lost = false;
+    auto make_reference = [&](const TensorData& inputs) -> Expected<TensorData> {
+        if (!gpu_reference) return interpret(shape, inputs);
+        ReferenceResult g = device_.reference(shape, inputs);
+        gpu_evidence = {{"compile_ms", g.time_compile_ms},
+                        {"run_ms", g.time_run_ms},
+                        {"module_cached", g.module_cached}};
+        if (!g.ok()) {
+            lost = g.context_lost;
+            return make_error("", g.error);
+        }
+        return std::move(g.outputs);
+    };
     auto c = cache_->get(
-        shape, d, seed, [&] { return make_inputs(shape, d, seed); },
-        [&](const TensorData& inputs) { return interpret(shape, inputs); });
+        shape, d, seed, [&] { return make_inputs(shape, d, seed); }, make_reference, kind);
     r.evidence["distribution"] = std::string(to_string(d));
     r.evidence["seed"] = seed;
+    r.evidence["reference_kind"] = std::string(kind);
     r.evidence["reference"] = cache_->stats().reference_misses > misses ? "computed" : "cached";
     r.evidence["reference_ms"] =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (!gpu_evidence.is_null()) r.evidence["gpu_reference"] = gpu_evidence;
     if (!c->reference) {
         r.status = EvalStatus::kNotSupported;
-        r.message = "the CPU reference failed: " + c->reference_error;
+        r.message = std::string(gpu_reference ? "the GPU reference failed: "
+                                              : "the CPU reference failed: ") +
+                    c->reference_error;
+        r.gpu_reference_failed = gpu_reference;
+        r.context_lost = lost;
         return r;
     }
     r.reference = c->reference;
@@ -91,18 +121,31 @@ bool Pipeline::gate_correctness(const std::string& gate, const Problem& shape, i
         prep = keep.get();
     }
     if (!load(*prep, gate)) return false;
+    bool gpu = gate == "correctness_full" && use_gpu_reference(shape);
     nlohmann::ordered_json evidence;
     evidence["dims"] = shapes_key(shape);
     evidence["seed_base"] = seed_base;
-    if (gate == "correctness_full" && !is_full)
+    evidence["reference_kind"] = std::string(gpu ? kGpuReferenceKind : kCpuReferenceKind);
+    if (gate == "correctness_full" && gpu_reference_error_)
+        evidence["gpu_reference_error"] = *gpu_reference_error_;
+    if (gate == "correctness_full" && !is_full) {
+        std::string why = gpu_reference_error_ ? "the GPU reference failed (gpu_reference_error)"
+                          : report_.simulated  ? "the simulated device has no GPU reference"
+                                               : "this device computes no GPU reference";
         evidence["note"] = "full-shape correctness was checked at the largest CPU-feasible shape " +
                            shapes_key(shape) + " (the hidden second shape), not at " +
-                           report_.shapes_key + ": no GPU reference is available yet";
+                           report_.shapes_key + ": " + why;
+    }
     RoundResult previous;
     for (int i = 0; i < rounds; ++i) {
-        RoundResult r = round(shape, kRoundDistributions[i % 3], seed_base + i);
+        RoundResult r = round(shape, kRoundDistributions[i % 3], seed_base + i, gpu);
         r.evidence["round"] = i;
         if (r.status != EvalStatus::kPassed) {
+            if (r.gpu_reference_failed) {
+                gpu_reference_error_ = r.message;
+                if (!r.context_lost) return false;  // the caller checks against the CPU instead
+                report_.environment_error = true;   // not the candidate's fault
+            }
             report_.context_lost = r.context_lost;
             evidence["rounds"].push_back(r.evidence);
             return fail(gate, r.status, r.message, evidence);
@@ -121,7 +164,8 @@ bool Pipeline::gate_correctness(const std::string& gate, const Problem& shape, i
         if (!c.passed()) return fail(gate, c.status, c.message, evidence);
         previous = std::move(r);
     }
-    pass(gate, std::to_string(rounds) + " round(s) match the fp64 reference at " +
+    pass(gate, std::to_string(rounds) + " round(s) match the " +
+                   (gpu ? "GPU fp64 reference" : "fp64 CPU interpreter") + " at " +
                    shapes_key(shape), evidence);
     if (gate != "correctness_full") return true;
     if (!gate_audit(*prep, *previous.reference)) return false;

@@ -30,6 +30,7 @@ struct RoundResult {
     nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
     TensorData outputs;
     std::shared_ptr<const TensorData> reference;
+    bool gpu_reference_failed = false;  // the GPU reference, not the candidate, failed
 };
 
 // The inputs of `shape` for distribution `d` and `seed` (the heavy-tailed ones scaled where an
@@ -62,7 +63,14 @@ private:
     // Lowers (and compiles on a GPU) `program` for `shape`; nullptr after recording a failure.
     std::unique_ptr<Prepared> prepare(const Problem& shape, const dsl::Program& program,
                                       const std::string& gate);
-    RoundResult round(const Problem& shape, Distribution d, uint64_t seed);
+    // One correctness round: inputs and reference (the GPU's with `gpu_reference`, else the CPU
+    // interpreter's) from the cache, then one run of the loaded candidate.
+    RoundResult round(const Problem& shape, Distribution d, uint64_t seed, bool gpu_reference);
+    // The device computes references, the last one did not fail, and `shape` is the full shape.
+    bool use_gpu_reference(const Problem& shape) const;
+    // gate_correctness returned false without recording a failure because the GPU reference
+    // failed (the context survived): the caller checks again against the CPU interpreter.
+    bool gpu_reference_failed_quietly() const;
     bool load(Prepared& p, const std::string& gate);
     void pass(const std::string& gate, std::string message, nlohmann::ordered_json evidence,
               bool skipped = false);
@@ -86,6 +94,7 @@ private:
     std::shared_ptr<const CachedCase> timing_case_;  // inputs of the last run (timing re-runs)
     std::map<std::string, int64_t> timing_dims_;     // the dims timing_case_ belongs to
     bool full_ready_ = false;       // the full shape is loaded and has run
+    std::optional<std::string> gpu_reference_error_;  // set once the GPU reference failed
     std::chrono::steady_clock::time_point gate_start_;  // since the last recorded gate
     std::chrono::steady_clock::time_point run_start_;
     friend struct StoreSession;

@@ -168,7 +168,8 @@ bool Pipeline::gate_sol_gaming() {
     std::string reverify = check ? "could not load the candidate"
                                  : "left to the full tier (the quick tier checks small shapes only)";
     if (check && device_.load(check->candidate).ok()) {
-        RoundResult r = round(check->problem, Distribution::kNormal, request_.seed * 1000 + 777);
+        RoundResult r = round(check->problem, Distribution::kNormal, request_.seed * 1000 + 777,
+                              use_gpu_reference(check->problem));
         Comparison c;
         if (r.status == EvalStatus::kPassed) c = compare_outputs(check->problem, r.outputs,
                                                                  *r.reference);

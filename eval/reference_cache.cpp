@@ -18,10 +18,12 @@ int64_t bytes_of(const TensorData* t) {
 std::shared_ptr<const CachedCase> ReferenceCache::get(const Problem& shape,
                                                       Distribution distribution, uint64_t seed,
                                                       const MakeInputs& make_inputs,
-                                                      const MakeReference& make_reference) {
+                                                      const MakeReference& make_reference,
+                                                      std::string_view reference_kind) {
     // The whole spec (graph, dtypes, dims, policy) names the case, not only the problem's name.
     std::string key = sha256_hex(problem_to_json(shape).dump()) + "/" +
                       std::string(to_string(distribution)) + "/" + std::to_string(seed);
+    if (reference_kind != kCpuReferenceKind) key += "/" + std::string(reference_kind);
     auto it = cases_.find(key);
     std::shared_ptr<CachedCase> c;
     if (it != cases_.end()) {
@@ -34,6 +36,7 @@ std::shared_ptr<const CachedCase> ReferenceCache::get(const Problem& shape,
         ++stats_.input_misses;
         c = std::make_shared<CachedCase>();
         c->id = next_id_++;
+        c->reference_kind = std::string(reference_kind);
         c->inputs = std::make_shared<const TensorData>(make_inputs());
         stats_.bytes += bytes_of(c->inputs.get());
         lru_.push_front(key);

@@ -16,6 +16,7 @@
 
 #include "common/expected.h"
 #include "eval/device.h"
+#include "eval/gpu_reference.h"
 #include "problem/inputs.h"
 
 namespace kforge::eval {
@@ -24,7 +25,8 @@ struct CachedCase {
     uint64_t id = 0;                              // never reused (RunOptions::inputs_id)
     std::shared_ptr<const TensorData> inputs;
     std::shared_ptr<const TensorData> reference;  // null until a reference was asked for
-    std::string reference_error;                  // the interpreter's error, if it failed
+    std::string reference_error;                  // the reference's error, if it failed
+    std::string reference_kind;                   // kCpuReferenceKind or kGpuReferenceKind
 };
 
 struct ReferenceCacheStats {
@@ -41,9 +43,12 @@ public:
 
     // The case of `shape` with inputs from `make_inputs` (called on a miss) and, when
     // `make_reference` is set, its reference (computed once, on the first request).
+    // `reference_kind` (eval/gpu_reference.h) names what make_reference computes; cases of
+    // different kinds are kept apart, so a failed GPU reference never stands in for the CPU one.
     std::shared_ptr<const CachedCase> get(const Problem& shape, Distribution distribution,
                                           uint64_t seed, const MakeInputs& make_inputs,
-                                          const MakeReference& make_reference);
+                                          const MakeReference& make_reference,
+                                          std::string_view reference_kind = kCpuReferenceKind);
 
     const ReferenceCacheStats& stats() const { return stats_; }
 

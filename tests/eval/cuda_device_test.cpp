@@ -53,9 +53,14 @@ TEST(CudaDeviceGpu, GemmBf16PassesOnTheGpu) {
     // the full tier: the quick tier checks small shapes only
     EvalReport r = evaluate(*device, testing::request_for("gemm_bf16_4096", EvalTier::kFull));
     EXPECT_EQ(r.status, EvalStatus::kPassed) << to_json(r).dump(2);
-    const GateOutcome* full = testing::find_gate(r, "full_shape");
+    // correctness_full runs at the full shape against the GPU fp64 reference (no separate
+    // full_shape sanity run is needed then)
+    const GateOutcome* full = testing::find_gate(r, "correctness_full");
     ASSERT_NE(full, nullptr);
-    EXPECT_TRUE(full->passed && !full->skipped);
+    EXPECT_TRUE(full->passed);
+    EXPECT_EQ(full->evidence.value("reference_kind", ""), "gpu_fp64") << full->evidence;
+    EXPECT_EQ(full->evidence.value("dims", ""), r.shapes_key);
+    EXPECT_EQ(testing::find_gate(r, "full_shape"), nullptr);
 }
 
 TEST(CudaDeviceGpu, MemoryIsReleasedOnUnload) {

@@ -1,0 +1,151 @@
+// CudaDevice::reference (eval/cuda_device.h, eval/gpu_reference.h): generate the problem's fp64
+// reference program, compile it with NVRTC for this GPU's arch (once per source: the module is
+// kept for the device's lifetime), give every tensor of the graph an fp64 buffer, copy the
+// inputs in (host doubles, already rounded to their dtype), launch op by op, poll the stream
+// against a deadline, copy the outputs back and free every buffer.
+#include <chrono>
+#include <map>
+
+#include "common/hash.h"
+#include "compile/nvrtc_compile.h"
+#include "eval/cuda_device.h"
+#include "eval/gpu_reference.h"
+
+namespace kforge::eval {
+namespace {
+
+constexpr double kReferenceTimeoutS = 120.0;
+constexpr int64_t kMemoryMarginBytes = int64_t{256} << 20;
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+        .count();
+}
+
+std::string mib(int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+}  // namespace
+
+std::string_view CudaDevice::reference_kind() const { return kGpuReferenceKind; }
+
+Expected<CUmodule> CudaDevice::reference_module(const std::string& source,
+                                                ReferenceResult& result) {
+    int major = 0, minor = 0;
+    KFORGE_DRV(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev_));
+    KFORGE_DRV(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev_));
+    std::string arch = "sm_" + std::to_string(major) + std::to_string(minor);
+    std::string key = sha256_hex(source) + "/" + arch;
+    if (auto it = reference_modules_.find(key); it != reference_modules_.end()) {
+        result.module_cached = true;
+        return it->second;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    compile::CompileOptions options;
+    options.arch = arch;
+    auto built = compile::nvrtc_compile_cubin(source, options);
+    result.time_compile_ms = ms_since(t0);
+    if (!built) {
+        Error e = built.error();
+        if (e.detail.size() > 4000) e.detail = e.detail.substr(0, 4000);
+        return make_error("gpu reference", "NVRTC (" + arch + "): " + e.to_string());
+    }
+    CUmodule module = nullptr;
+    KFORGE_DRV(cuModuleLoadData(&module, built->cubin.data()));
+    reference_modules_[key] = module;
+    return module;
+}
+
+void CudaDevice::unload_reference_modules() {
+    for (auto& [key, module] : reference_modules_) api_->cuModuleUnload(module);
+    reference_modules_.clear();
+}
+
+ReferenceResult CudaDevice::reference(const Problem& shape, const TensorData& inputs) {
+    ReferenceResult result;
+    auto failed = [&](std::string message) {
+        result.error = std::move(message);
+        result.outputs.clear();
+        return result;
+    };
+    if (api_->cuCtxSetCurrent(ctx_) != CUDA_SUCCESS) return failed("cannot make the context current");
+    auto program = generate_reference_program(shape);
+    if (!program) return failed("generating the reference: " + program.error().to_string());
+    auto module = reference_module(program->source, result);
+    if (!module) return failed(module.error().to_string());
+    auto t_run = std::chrono::steady_clock::now();
+    size_t free_b = 0, total_b = 0;
+    if (api_->cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS &&
+        program->buffer_bytes + kMemoryMarginBytes > static_cast<int64_t>(free_b))
+        return failed("the fp64 buffers need " + mib(program->buffer_bytes) + ", " +
+                      mib(static_cast<int64_t>(free_b)) + " of device memory are free");
+    std::map<std::string, CUdeviceptr> buffers;
+    bool keep_buffers = false;  // a kernel may still run after a timeout: leak, don't free
+    auto free_all = [&] {
+        if (keep_buffers) return;
+        for (auto& [name, ptr] : buffers) api_->cuMemFree(ptr);
+        buffers.clear();
+    };
+    auto driver_failed = [&](CUresult r, const std::string& what) {
+        Failure f = fail(r, what);
+        result.context_lost = f.context_lost;
+        keep_buffers = f.context_lost;
+        free_all();
+        return failed(f.message);
+    };
+    for (const Tensor& t : shape.tensors) {
+        CUdeviceptr ptr = 0;
+        CUresult r = api_->cuMemAlloc(&ptr, static_cast<size_t>(std::max<int64_t>(t.numel(), 2)) * 8);
+        if (r != CUDA_SUCCESS) return driver_failed(r, "allocating the fp64 buffer of " + t.name);
+        buffers[t.name] = ptr;
+    }
+    for (const Tensor* t : shape.graph_inputs()) {
+        auto it = inputs.find(t->name);
+        if (it == inputs.end() || static_cast<int64_t>(it->second.size()) != t->numel()) {
+            free_all();
+            return failed("input " + t->name + " missing or mis-sized");
+        }
+        CUresult r = api_->cuMemcpyHtoD(buffers[t->name], it->second.data(), it->second.size() * 8);
+        if (r != CUDA_SUCCESS) return driver_failed(r, "copying input " + t->name);
+    }
+    for (const ReferenceLaunch& l : program->launches) {
+        CUfunction fn = nullptr;
+        CUresult r = api_->cuModuleGetFunction(&fn, *module, l.symbol.c_str());
+        if (r != CUDA_SUCCESS) return driver_failed(r, "reference kernel " + l.symbol);
+        std::vector<CUdeviceptr> values;
+        for (const std::string& name : l.tensors) values.push_back(buffers.at(name));
+        std::vector<void*> args;
+        for (CUdeviceptr& v : values) args.push_back(&v);
+        CUlaunchConfig cfg{};
+        cfg.gridDimX = l.grid[0];
+        cfg.gridDimY = l.grid[1];
+        cfg.gridDimZ = l.grid[2];
+        cfg.blockDimX = l.block[0];
+        cfg.blockDimY = l.block[1];
+        cfg.blockDimZ = l.block[2];
+        cfg.hStream = stream_;
+        r = api_->cuLaunchKernelEx(&cfg, fn, args.data(), nullptr);
+        if (r != CUDA_SUCCESS) {
+            wait(kReferenceTimeoutS);
+            return driver_failed(r, "launching reference kernel " + l.symbol);
+        }
+    }
+    Failure w = wait(kReferenceTimeoutS);
+    if (!w.ok()) {
+        result.context_lost = w.context_lost;
+        keep_buffers = w.context_lost;
+        free_all();
+        return failed("running the reference kernels: " + w.message);
+    }
+    for (const std::string& name : shape.outputs) {
+        const Tensor* t = shape.find_tensor(name);
+        std::vector<double> values(static_cast<size_t>(t->numel()));
+        CUresult r = api_->cuMemcpyDtoH(values.data(), buffers.at(name), values.size() * 8);
+        if (r != CUDA_SUCCESS) return driver_failed(r, "copying output " + name);
+        result.outputs[name] = std::move(values);
+    }
+    free_all();
+    result.time_run_ms = ms_since(t_run);
+    return result;
+}
+
+}  // namespace kforge::eval
