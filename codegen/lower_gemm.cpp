@@ -6,6 +6,7 @@
 #include "codegen/evt_emit.h"
 #include "codegen/gemm_emit_common.h"
 #include "codegen/gemm_spec.h"
+#include "codegen/gemm_transpose.h"
 #include "codegen/kernel_lowering.h"
 #include "codegen/lower_gemm_sm80.h"
 
@@ -70,7 +71,9 @@ std::string types_of(const GemmSpec& g, const Sm90Schedule& sch, const EvtCode& 
          (g.b_col_major ? "ColumnMajor" : "RowMajor") + ";\n";
     s += "using ElementC = " + elem_c + ";\n";
     s += "using ElementD = " + cutlass_type(g.dtype_d) + ";\n";
-    s += "using LayoutC = cutlass::layout::RowMajor;\nusing LayoutD = cutlass::layout::RowMajor;\n";
+    const std::string layout_d = g.d_col_major ? "ColumnMajor" : "RowMajor";
+    s += "using LayoutC = cutlass::layout::" + layout_d + ";\nusing LayoutD = cutlass::layout::" +
+         layout_d + ";\n";
     s += "constexpr int AlignmentA = 128 / cutlass::sizeof_bits<ElementA>::value;\n"
          "constexpr int AlignmentB = 128 / cutlass::sizeof_bits<ElementB>::value;\n"
          "constexpr int AlignmentD = 128 / cutlass::sizeof_bits<ElementD>::value;\n";
@@ -168,6 +171,15 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
     auto spec = analyze_gemm(kernel, ctx);
     if (!spec) return spec.error();
     if (kernel.gemm.schedule == dsl::Schedule::kMultistage) return lower_gemm_sm80(*spec, kernel, ctx);
+    switch (classify_tf32_operands(*spec)) {
+        case Tf32Operands::kNative: break;
+        case Tf32Operands::kSwap: *spec = transpose_gemm(*spec); break;
+        case Tf32Operands::kUnsupported:
+            return unsupported(kernel, "math tf32 with a Hopper schedule and both operands "
+                                       "MN-major (wgmma reads tf32 from shared memory only "
+                                       "K-major; one operand must be K-major): use schedule "
+                                       "multistage");
+    }
     const GemmSpec& g = *spec;
     if (g.math == dsl::MathMode::kTf32x3 || g.math == dsl::MathMode::kF32Simt)
         return unsupported(kernel, "math " + std::string(math_name(g.math)) + " with a Hopper "
@@ -184,8 +196,14 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
 
     std::string ns = "kforge_gemm_" + g.kernel;
     KernelCode code;
+    std::string swap_note;
+    if (g.swapped_ab)
+        swap_note = "// computed as " + g.d + "^T = " + g.a + "^T " + g.b + "^T: the kernel's A "
+                    "is " + g.a + "^T (M-major), its B is " + g.b + "^T (K-major), its D is " + g.d +
+                    "^T column-major (= " + g.d + " row-major); problem shape (" + g.dim_m +
+                    ", " + g.dim_n + ", " + g.dim_k + ")\n";
     code.device_source = "// kernel " + g.kernel + ": CUTLASS 3.x sm90 gemm, math " +
-                         std::string(math_name(g.math)) + "\nnamespace " + ns +
+                         std::string(math_name(g.math)) + "\n" + swap_note + "namespace " + ns +
                          " {\nusing namespace cute;\n" + types_of(g, *sch, *evt) + "}  // namespace " +
                          ns + "\n\n";
     code.device_source +=

@@ -143,4 +143,35 @@ inline dsl::Program program_linear_f32(dsl::Schedule schedule, dsl::MathMode mat
                                     chain_tensor(dsl::ChainOpKind::kStore, "Y", {"M", "N"})})});
 }
 
+// Y = A @ B + b[N] - c[M,1] with f32 data under the tf32 policy; B [K,N] is N-major, so the sm90
+// lowering computes Y^T = B^T A^T (codegen/gemm_transpose.h).
+inline Problem problem_tf32_nn_bias() {
+    return problem_from(R"({"name": "tf32_nn_bias", "dims": {"M": 1024, "N": 2048, "K": 512},
+      "inputs": {"A": {"shape": ["M", "K"], "dtype": "f32"},
+                 "B": {"shape": ["K", "N"], "dtype": "f32", "param": true},
+                 "b": {"shape": ["N"], "dtype": "f32", "param": true},
+                 "c": {"shape": ["M", 1], "dtype": "f32"},
+                 "R": {"shape": ["M", "N"], "dtype": "f32"}},
+      "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "H"},
+                {"op": "add", "inputs": ["H", "b"], "output": "S"},
+                {"op": "sub", "inputs": ["S", "c"], "output": "T"},
+                {"op": "add", "inputs": ["T", "R"], "output": "Y"}],
+      "outputs": ["Y"], "precision": {"policy": "tf32"}})");
+}
+
+// gemm(A[M,K], B[K,N]) math tf32, tile 128x256x32, cluster 2x1, cooperative, raster along_n,
+// with the given chain before `store Y[M,N]`.
+inline dsl::Program program_tf32_nn(std::vector<dsl::ChainOp> chain) {
+    dsl::GemmConfig c;
+    c.tile_m = 128; c.tile_n = 256; c.tile_k = 32;
+    c.cluster_m = 2; c.cluster_n = 1;
+    c.schedule = dsl::Schedule::kCooperative;
+    c.math = dsl::MathMode::kTf32;
+    c.raster = dsl::Raster::kAlongN;
+    chain.push_back(chain_tensor(dsl::ChainOpKind::kStore, "Y", {"M", "N"}));
+    return program_of("tf32_nn", "tf32_nn_bias",
+                      {gemm_kernel("k0", tref("A", {"M", "K"}), tref("B", {"K", "N"}), c,
+                                   std::move(chain))});
+}
+
 }  // namespace kforge::codegen::gemm_testing
