@@ -31,30 +31,45 @@ std::string contraction_dim(const Kernel& kn) {
     return {};
 }
 
-// Hopper wgmma reads 32-bit (tf32) operands from shared memory only K-major; CUTLASS 4.2 builds
-// an MN-major tf32 kernel anyway and it computes wrong results (seen on the H200, 2026-11-30:
-// gemm_tf32_4096 with B[K,N], 5.7% of elements right).
-void check_tf32_k_major(const Kernel& kn, const Problem& problem, Reporter& rep) {
+// The operand layouts of a tf32 gemm with a Hopper schedule, as codegen/gemm_transpose.h routes
+// them: wgmma reads 32-bit operands from shared memory only K-major. Both K-major: as written; an
+// M-major A beside a K-major B: CUTLASS's register-sourced mainloop; a K-major A beside an
+// N-major B: computed as C^T = B^T A^T (CUTLASS 4.2 alone builds that case with its operands
+// swapped inside the mainloop only: wrong results, seen on the H200 on 2026-11-30); both
+// MN-major: not lowered.
+enum class Tf32Majors { kNotTf32, kLowered, kTransposed, kBothMnMajor };
+
+Tf32Majors tf32_majors(const Kernel& kn, const Problem& problem) {
     const GemmConfig& c = kn.gemm;
-    if (c.schedule == Schedule::kMultistage || kn.args.size() != 2) return;
+    if (c.schedule == Schedule::kMultistage || kn.args.size() != 2) return Tf32Majors::kNotTf32;
     const Tensor* a = problem.find_tensor(kn.args[0].name);
     const bool f32_operands = a != nullptr && a->dtype == DType::kF32;
-    // Only under the tf32 policy: elsewhere check_math already rejects tf32 math on f32 data.
-    const bool tf32 = f32_operands && problem.policy == PrecisionPolicy::kTf32 &&
+    // Not under fp32_strict: there check_math already rejects tf32 math on f32 data.
+    const bool tf32 = f32_operands && problem.policy != PrecisionPolicy::kFp32Strict &&
                       (c.math == MathMode::kTf32 || c.math == MathMode::kAuto);
-    if (!tf32) return;
     const std::string k = contraction_dim(kn);
-    for (const TensorRef& t : kn.args) {
-        if (!k.empty() && !t.dims.empty() && t.dims.back() != k) {
-            rep.error(t.loc, t.name + ": math tf32 with a Hopper schedule needs K-major operands "
-                             "(" + k + " contiguous); this operand's contiguous dim is " +
-                             t.dims.back() + ": use schedule multistage");
-            return;
-        }
-    }
+    if (!tf32 || k.empty() || kn.args[0].dims.empty() || kn.args[1].dims.empty())
+        return Tf32Majors::kNotTf32;
+    const bool a_k_major = kn.args[0].dims.back() == k;
+    const bool b_k_major = kn.args[1].dims.back() == k;
+    if (b_k_major) return Tf32Majors::kLowered;
+    return a_k_major ? Tf32Majors::kTransposed : Tf32Majors::kBothMnMajor;
+}
+
+void check_tf32_majors(const Kernel& kn, const Problem& problem, Reporter& rep) {
+    if (tf32_majors(kn, problem) != Tf32Majors::kBothMnMajor) return;
+    const TensorRef& a = kn.args[0];
+    rep.error(a.loc, a.name + ", " + kn.args[1].name + ": math tf32 with a Hopper schedule needs "
+                     "a K-major operand (" + contraction_dim(kn) + " contiguous) and neither is "
+                     "(their contiguous dims are " + a.dims.back() + " and " +
+                     kn.args[1].dims.back() + "): make one K-major, or use schedule multistage");
 }
 
 }  // namespace
+
+bool gemm_lowered_transposed(const Kernel& kn, const Problem& problem) {
+    return kn.kind == KernelKind::kGemm && tf32_majors(kn, problem) == Tf32Majors::kTransposed;
+}
 
 void check_lowering(const Kernel& kn, const Problem& problem, Reporter& rep) {
     check_chain_lowerable(kn, rep);
@@ -65,7 +80,7 @@ void check_lowering(const Kernel& kn, const Problem& problem, Reporter& rep) {
                       "math tf32x3 is lowered only with schedule multistage (CUTLASS 4.2 has "
                       "3xTF32 for sm_90 only in its sm_100 form); use schedule multistage");
         }
-        check_tf32_k_major(kn, problem, rep);
+        check_tf32_majors(kn, problem, rep);
     }
     if (kn.kind == KernelKind::kRowwise) {
         const bool over_last = kn.over.empty() || (!kn.args.empty() && !kn.args[0].dims.empty() &&

@@ -17,7 +17,10 @@ tensor  := NAME '[' [dim (',' dim)*] ']'     dim := a problem dim name | integer
 operands share and the output lacks (`W[N,K]` is a K-major B); batched gemm has a leading dim on
 both operands (`A[B,M,K]`, `Bm[B,K,N]`). A tensor that is neither a problem input nor output is
 an intermediate; its first `store` defines it. The chain starts from the gemm accumulator, the
-row op's result, or the map's input, as f32.
+row op's result, or the map's input, as f32. Math tf32 on a Hopper schedule reads operands only
+K-major: with a K-major A, `B[K,N]` is computed as C^T = B^T A^T (tile, cluster and raster still
+name the output's M and N; tile N then obeys tile M's rules); two MN-major operands need
+`schedule multistage`.
 )";
 
 constexpr std::string_view kExamples = R"(## Examples

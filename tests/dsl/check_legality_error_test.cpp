@@ -122,11 +122,38 @@ kernel k0 = rowwise softmax(X[R,C]) threads 1024 vec 4 passes 2 online split 16 
     expect_one_error(b, "t.kf:2:72", {"split 16: a split row is one thread-block cluster, at most 8"});
 }
 
-TEST(CheckLoweringError, Tf32NeedsKMajorOperandsOnHopper) {
-    auto r = check_suite("gemm_tf32_4096", R"(program p for "gemm_tf32_4096"
-kernel k0 = gemm(A[M,K], B[K,N]) tile 128x256x32 math tf32 { store C[M,N] })");
-    expect_one_error(r, "t.kf:2:26", {"B: math tf32 with a Hopper schedule needs K-major operands",
+// f32 C = A^T B under the tf32 policy: A [K,M] and B [K,N] are both MN-major.
+constexpr std::string_view kTf32TnProblem = R"({"name": "gemm_tn_tf32",
+    "dims": {"M": 1024, "N": 1024, "K": 512},
+    "inputs": {"A": {"shape": ["K", "M"], "dtype": "f32"},
+               "B": {"shape": ["K", "N"], "dtype": "f32"}},
+    "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "C", "transpose_a": true}],
+    "outputs": ["C"], "precision": {"policy": "tf32"}})";
+
+TEST(CheckLoweringError, Tf32OnHopperNeedsOneKMajorOperand) {
+    auto r = check_text(kTf32TnProblem, R"(program p for "gemm_tn_tf32"
+kernel k0 = gemm(A[K,M], B[K,N]) tile 128x128x32 math tf32 { store C[M,N] })");
+    expect_one_error(r, "t.kf:2:18", {"A, B: math tf32 with a Hopper schedule needs a K-major "
+                                      "operand (K contiguous)", "contiguous dims are M and N",
                                       "use schedule multistage"});
+    auto ok = check_text(kTf32TnProblem, R"(program p for "gemm_tn_tf32"
+kernel k0 = gemm(A[K,M], B[K,N]) tile 128x128x32 schedule multistage math tf32 { store C[M,N] })");
+    EXPECT_TRUE(ok.ok()) << all_errors(ok);
+}
+
+TEST(CheckLegalityError, TransposedTf32TileRulesApplyToTileN) {
+    // B[K,N] is N-major: the lowering computes C^T = B^T A^T, whose wgmma M is the tile's N.
+    auto r = check_suite("gemm_tf32_4096", R"(program p for "gemm_tf32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) tile 128x64x32 schedule cooperative math tf32 { store C[M,N] })");
+    expect_one_error(r, "t.kf:2:34", {"tile 128x64x32: schedule cooperative splits tile N",
+                                      "tile N must be 128 or 256", "C^T = B^T A^T"});
+    auto s = check_suite("gemm_tf32_4096", R"(program p for "gemm_tf32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) tile 128x48x32 schedule pingpong math tf32 { store C[M,N] })");
+    expect_one_error(s, "t.kf:2:34", {"tile N must be 64, 128 or 256", "C^T = B^T A^T"});
+    // Tile M 64 is the kernel's wgmma N there: legal with the cooperative schedule.
+    auto ok = check_suite("gemm_tf32_4096", R"(program p for "gemm_tf32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) tile 64x128x32 schedule cooperative math tf32 { store C[M,N] })");
+    EXPECT_TRUE(ok.ok()) << all_errors(ok);
 }
 
 }  // namespace
