@@ -11,6 +11,8 @@
 #   --no-epilogue  skip the broadcast/residual epilogue case
 # environment: K (kforge binary; default .carry/bin/kforge, else build/*/cli/kforge)
 #   OUT (/tmp/kforge-out: per-case JSON and stderr, summary.txt)  JOBS (8: parallel compiles)
+#   DEVICE (cuda; sim runs the same steps on the simulated device: a smoke test of this script,
+#   every time SIMULATED)
 # Prints one line per case: name, rc, status, median (us), message. Exit 1 when the main case
 # (gemm_tf32_4096) did not pass.
 set -uo pipefail
@@ -33,6 +35,7 @@ if [ -z "${K:-}" ]; then
 fi
 [ -n "$K" ] && [ -x "$K" ] || { echo "no kforge binary (set K)" >&2; exit 3; }
 O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
+DEVICE=${DEVICE:-cuda}
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 export KFORGE_CACHE_DIR=${KFORGE_CACHE_DIR:-/tmp/kforge-cache}
 . "$R/bench/lib/link_build_tree.sh"
@@ -84,28 +87,30 @@ for c in "${cases[@]}"; do
         { echo "$name: kforge compile --no-build failed:"; cat "$O/$name.lower.txt"; }
 done
 printf '%s\n' "${cases[@]}" | xargs -d '\n' -n 1 -P "${JOBS:-8}" bash -c '
-    IFS="|" read -r name prob prog tier <<< "$2"
-    "$0" eval --device cuda --tier compile --problem "$prob" --program "$prog" --json \
-        > "$1/$name.compile.json" 2>&1' "$K" "$O"
+    IFS="|" read -r name prob prog tier <<< "$3"
+    "$0" eval --device "$2" --tier compile --problem "$prob" --program "$prog" --json \
+        > "$1/$name.compile.json" 2>&1' "$K" "$O" "$DEVICE"
 
 : > "$O/summary.txt"
 main_status=""
 for c in "${cases[@]}"; do
     IFS='|' read -r name prob prog tier <<< "$c"
     s=$(date +%s)
-    timeout 300 "$K" eval --device cuda --tier "$tier" --problem "$prob" --program "$prog" --json \
+    timeout 300 "$K" eval --device "$DEVICE" --tier "$tier" --problem "$prob" --program "$prog" --json \
         > "$O/$name.json" 2> "$O/$name.err"
     rc=$?
-    line=$(python3 - "$O/$name.json" <<'PY'
+    line=$(python3 - "$O/$name.json" "$O/$name.err" <<'PY'
 import json, sys
 try:
     j = json.load(open(sys.argv[1]))
-except Exception as e:
-    print("unparsed -", "no JSON report:", e)
+except Exception:
+    err = open(sys.argv[2]).read().strip().splitlines()
+    print("no_report -", err[-1][:200] if err else "(no stderr)")
     sys.exit(0)
 t = j.get("timing", {}).get("median_ns")
 msg = j.get("message", "").replace("\n", " ")[:200]
-print(j.get("status"), "%.2f" % (t / 1e3) if t else "-", msg)
+sim = " (SIMULATED device)" if j.get("simulated") else ""
+print(j.get("status"), "%.2f" % (t / 1e3) if t else "-", msg + sim)
 PY
 )
     echo "$name tier=$tier rc=$rc wall=$(( $(date +%s) - s ))s status/median_us/message: $line" |
