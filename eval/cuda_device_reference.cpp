@@ -16,6 +16,7 @@ namespace {
 
 constexpr double kReferenceTimeoutS = 120.0;
 constexpr int64_t kMemoryMarginBytes = int64_t{256} << 20;
+constexpr size_t kMaxReferenceModules = 16;
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
@@ -49,6 +50,9 @@ Expected<CUmodule> CudaDevice::reference_module(const std::string& source,
         if (e.detail.size() > 4000) e.detail = e.detail.substr(0, 4000);
         return make_error("gpu reference", "NVRTC (" + arch + "): " + e.to_string());
     }
+    // A worker mostly sees one problem (one source); a bound keeps many problems' modules from
+    // adding up in device memory (the supervisor's leak check watches its growth).
+    if (reference_modules_.size() >= kMaxReferenceModules) unload_reference_modules();
     CUmodule module = nullptr;
     KFORGE_DRV(cuModuleLoadData(&module, built->cubin.data()));
     reference_modules_[key] = module;

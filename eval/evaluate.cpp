@@ -265,27 +265,36 @@ EvalReport Pipeline::run() {
                               small_prepared))
             return finish();
         small_prepared.reset();
-        bool checked_on_gpu = false;
-        if (full_tier() && use_gpu_reference(request_.problem)) {
-            // The real full shape against the GPU reference; if that reference fails, the CPU
-            // check shape below (the evidence names the failure).
-            check_shape_ = request_.problem;
-            checked_on_gpu = gate_correctness("correctness_full", request_.problem, 5,
-                                              request_.seed * 1000 + 100, check_);
-            if (!checked_on_gpu && !gpu_reference_failed_quietly()) return finish();
-        }
-        if (full_tier() && !checked_on_gpu) {
+        if (full_tier()) {
             auto check = check_shape(request_.problem, *small, request_.program_text,
                                      device_key_);
             if (!check) {
                 fail("correctness_full", EvalStatus::kNotSupported, check.error().to_string());
                 return finish();
             }
-            check_shape_ = *check;
-            if (!gate_correctness("correctness_full", *check, 5, request_.seed * 1000 + 100,
-                                  check_))
-                return finish();
-            if (!gate_full_shape()) return finish();
+            bool checked_on_gpu = false;
+            if (use_gpu_reference(request_.problem)) {
+                // The hidden second shape against the CPU interpreter (where it differs from
+                // the small and the full shape), then the real full shape against the GPU
+                // reference; if that reference fails, correctness_full at the check shape below.
+                if (check->dims != request_.problem.dims && check->dims != small->dims) {
+                    std::unique_ptr<Prepared> hidden;
+                    if (!gate_correctness("correctness_hidden", *check, 3,
+                                          request_.seed * 1000 + 200, hidden))
+                        return finish();
+                }
+                check_shape_ = request_.problem;
+                checked_on_gpu = gate_correctness("correctness_full", request_.problem, 5,
+                                                  request_.seed * 1000 + 100, check_);
+                if (!checked_on_gpu && !gpu_reference_failed_quietly()) return finish();
+            }
+            if (!checked_on_gpu) {
+                check_shape_ = *check;
+                if (!gate_correctness("correctness_full", *check, 5, request_.seed * 1000 + 100,
+                                      check_))
+                    return finish();
+                if (!gate_full_shape()) return finish();
+            }
         }
     }
     if (!gate_timing()) return finish();

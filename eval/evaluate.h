@@ -24,7 +24,11 @@
 //                      (scaled by 1/64 where an f16 tensor exists, as Student-t tails overflow
 //                      fp16 GEMM outputs), fresh poisoned outputs each run, and outputs must
 //                      change when inputs (and the reference) change
-//   audit              a short timed loop at the check shape; the outputs after one randomly
+//   correctness_hidden only with a GPU reference, before correctness_full: the hidden second
+//                      shape check_shape() (when it differs from the small and the full shape)
+//                      against the CPU interpreter, 3 rounds (uniform, normal, heavy-tailed)
+//   audit              a short timed loop at the shape correctness_full checked (the full shape
+//                      with a GPU reference); the outputs after one randomly
 //                      chosen timed iteration must match the reference
 //   full_shape         only when the checked shape is not the full one: one run at the full shape
 //                      (CUDA) that must finish with finite, not all-zero outputs; the simulated

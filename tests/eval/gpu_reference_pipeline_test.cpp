@@ -91,6 +91,8 @@ TEST(GpuReferencePipeline, FullTierChecksTheFullShapeAgainstTheDevicesReference)
     EXPECT_NE(full->message.find("GPU fp64 reference"), std::string::npos) << full->message;
     EXPECT_NE(find_gate(r, "audit"), nullptr);
     EXPECT_EQ(find_gate(r, "full_shape"), nullptr);  // the full shape was checked itself
+    // the CPU could check the full shape itself: no hidden second shape in between
+    EXPECT_EQ(find_gate(r, "correctness_hidden"), nullptr);
     EXPECT_EQ(device.calls, 5);
     for (const std::string& dims : device.dims_seen) EXPECT_EQ(dims, r.shapes_key);
     // computed once per input set: a second candidate reuses the five references
@@ -99,6 +101,27 @@ TEST(GpuReferencePipeline, FullTierChecksTheFullShapeAgainstTheDevicesReference)
     EXPECT_EQ(device.calls, 5);
     EXPECT_EQ(find_gate(again, "correctness_full")->evidence["rounds"][0].value("reference", ""),
               "cached");
+}
+
+TEST(GpuReferencePipeline, TheHiddenSecondShapeIsStillCheckedAgainstTheInterpreter) {
+    ReferenceSim device(ReferenceMode::kInterpreter);
+    EvalReport r = evaluate(device, row_sum(EvalTier::kFull, 5000, 4096));  // above the CPU budget
+    ASSERT_EQ(r.status, EvalStatus::kPassed) << r.message;
+    std::vector<std::string> order;
+    for (const GateOutcome& g : r.gates) order.push_back(g.gate);
+    EXPECT_EQ(order, (std::vector<std::string>{"static", "compile", "correctness_small",
+                                               "correctness_hidden", "correctness_full", "audit",
+                                               "timing", "sol_gaming"}));
+    const GateOutcome* hidden = find_gate(r, "correctness_hidden");
+    const GateOutcome* small = find_gate(r, "correctness_small");
+    ASSERT_NE(hidden, nullptr);
+    EXPECT_EQ(hidden->evidence.value("reference_kind", ""), kCpuReferenceKind);
+    EXPECT_EQ(hidden->evidence["rounds"].size(), 3u);
+    std::string dims = hidden->evidence.value("dims", "");
+    EXPECT_NE(dims, r.shapes_key);
+    EXPECT_NE(dims, small->evidence.value("dims", ""));
+    EXPECT_EQ(find_gate(r, "correctness_full")->evidence.value("dims", ""), r.shapes_key);
+    EXPECT_EQ(device.calls, 5);
 }
 
 TEST(GpuReferencePipeline, QuickTierNeverAsksTheDevice) {
