@@ -34,9 +34,15 @@ struct ReferenceCacheStats {
     int64_t bytes = 0;
 };
 
+// The default byte budget: a quarter of the host's physical memory, within [2, 32] GiB (6 GiB
+// on a 24 GiB machine). Five full-shape cases of an 8192^3 GEMM hold 7.5 GB; below that, the
+// rounds of each candidate evict each other and every candidate generates its inputs anew.
+int64_t default_reference_cache_bytes();
+
 class ReferenceCache {
 public:
-    explicit ReferenceCache(int64_t max_bytes = int64_t{6} << 30) : max_bytes_(max_bytes) {}
+    explicit ReferenceCache(int64_t max_bytes = default_reference_cache_bytes())
+        : max_bytes_(max_bytes) {}
 
     using MakeInputs = std::function<TensorData()>;
     using MakeReference = std::function<Expected<TensorData>(const TensorData& inputs)>;

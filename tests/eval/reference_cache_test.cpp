@@ -2,6 +2,7 @@
 // ids never reused, least recently used cases dropped past the byte budget.
 #include <gtest/gtest.h>
 
+#include "eval/evaluate_internal.h"
 #include "eval/reference_cache.h"
 #include "problem/interpret.h"
 #include "eval_fixture.h"
@@ -70,6 +71,51 @@ TEST(ReferenceCache, AFailedReferenceIsRememberedAndOldCasesAreDropped) {
     EXPECT_EQ(made, before + 1);
     EXPECT_NE(again->id, a->id);  // ids are never reused
     EXPECT_EQ(a->inputs->at("X").size(), 32u);  // a holder keeps an evicted case alive
+}
+
+}  // namespace
+}  // namespace kforge::eval
+
+namespace kforge::eval {
+namespace {
+
+TEST(ReferenceCache, ReferenceKindsAreKeptApart) {
+    Problem p = testing::suite_problem("row_sum_f32");
+    auto small = rebind_dims(p, {{"R", 4}, {"C", 8}});
+    ASSERT_TRUE(small.ok());
+    ReferenceCache cache;
+    auto inputs = [] { return TensorData{{"X", std::vector<double>(32, 1.0)}}; };
+    auto failing = [](const TensorData&) -> Expected<TensorData> {
+        return make_error("", "NVRTC failed");
+    };
+    auto cpu = [](const TensorData&) -> Expected<TensorData> {
+        return TensorData{{"Y", std::vector<double>(4, 8.0)}};
+    };
+    auto g = cache.get(*small, Distribution::kNormal, 1, inputs, failing, kGpuReferenceKind);
+    EXPECT_EQ(g->reference, nullptr);
+    EXPECT_EQ(g->reference_kind, kGpuReferenceKind);
+    auto c = cache.get(*small, Distribution::kNormal, 1, inputs, cpu);  // not the GPU's error
+    ASSERT_NE(c->reference, nullptr);
+    EXPECT_EQ(c->reference_kind, kCpuReferenceKind);
+    EXPECT_NE(c->id, g->id);
+}
+
+TEST(ReferenceCache, DefaultBudgetScalesWithTheHostWithinBounds) {
+    int64_t bytes = default_reference_cache_bytes();
+    EXPECT_GE(bytes, int64_t{2} << 30);
+    EXPECT_LE(bytes, int64_t{32} << 30);
+}
+
+TEST(MakeInputs, LargeTensorsGeneratedOnThreadsGiveTheSameValues) {
+    Problem p = testing::suite_problem("gemm_f32_4096");
+    auto shape = rebind_dims(p, {{"M", 1024}, {"N", 1024}, {"K", 1024}});  // 1M elements each
+    ASSERT_TRUE(shape.ok());
+    for (Distribution d : {Distribution::kUniform01, Distribution::kHeavyTailed}) {
+        TensorData inputs = detail::make_inputs(*shape, d, 5);
+        ASSERT_EQ(inputs.size(), 2u);
+        for (const Tensor* t : shape->graph_inputs())
+            EXPECT_EQ(inputs.at(t->name), generate(*t, d, 5)) << t->name;
+    }
 }
 
 }  // namespace
