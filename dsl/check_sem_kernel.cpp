@@ -119,7 +119,22 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
             f.row_len = sem.extent(over);
             f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
             if (kind == OpKind::kLayerNorm || kind == OpKind::kRmsNorm) {
-                v = g.apply(name, in, {eps}, {over}, false, o);
+                // A norm normalizes the trailing dims from `over` (as the lowering does; without
+                // `over`, as many trailing dims as the weight has), which must be contiguous.
+                size_t from = x.dims.size() - 1;
+                if (!kn.over.empty()) {
+                    from = static_cast<size_t>(
+                        std::find(x.dims.rbegin(), x.dims.rend(), over).base() - x.dims.begin() - 1);
+                } else if (kn.args.size() > 1 && !kn.args[1].dims.empty() &&
+                           kn.args[1].dims.size() <= x.dims.size()) {
+                    from = x.dims.size() - kn.args[1].dims.size();
+                }
+                std::vector<std::string> dims(x.dims.begin() + static_cast<std::ptrdiff_t>(from),
+                                              x.dims.end());
+                f.row_len = sem.numel(dims);
+                f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
+                o.display = name + " over " + dims.front() + (dims.size() > 1 ? ".." + dims.back() : "");
+                v = g.apply(name, in, {eps}, dims, false, o);
             } else if (kind == OpKind::kGroupNorm) {
                 std::string c = x.dims.size() > 1 ? x.dims[1] : over;
                 v = g.apply(name, in, {groups, eps}, {c}, false, o);

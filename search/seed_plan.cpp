@@ -283,13 +283,13 @@ Status Planner::add_rowwise(const Op& op) {
     int64_t numel = 1;
     for (int64_t v : x.shape) numel *= v;
     if (norm) {
-        if (op.attrs.normalized_shape.size() > 1) {
-            return not_expressible(op, "normalizes over " +
-                                           std::to_string(op.attrs.normalized_shape.size()) +
-                                           " trailing dims; the rowwise kernel normalizes one dim");
-        }
+        // Over the trailing dims normalized_shape covers: one row of their product, named by
+        // the first of them (`over`) when there are several.
+        const size_t n = std::clamp<size_t>(op.attrs.normalized_shape.size(), 1, rank);
+        if (n > 1) kn.over = dx[rank - n];
         kn.eps = op.attrs.eps;
-        s.len = x.shape.back();
+        s.len = 1;
+        for (size_t i = rank - n; i < rank; ++i) s.len *= x.shape[i];
     } else if (group) {
         if (rank < 2) return not_expressible(op, "group_norm needs X[N, C, *]");
         kn.eps = op.attrs.eps;
