@@ -4,7 +4,8 @@
 // protocol (python/kforge_py/baseline.py does the timing), and stores the samples as baseline
 // measurements (report/baseline.h): one evaluation of a carrier candidate, proposer
 // "baseline:pytorch", labels "baseline:<mode>", tier full, at the problem's full shapes_key,
-// in RUN (which must be on this GPU) or in a new run per problem. Exit 0 when every mode was
+// in RUN (which must be on this GPU), in the newest run over each problem (--latest-run), or in a
+// new run per problem. Exit 0 when every mode was
 // timed, 1 when a mode failed or disagreed with eager, 2 on bad input, 3 without a GPU, Python
 // or PyTorch.
 #include <cstdio>
@@ -28,6 +29,7 @@ struct BaselineArgs {
     std::vector<std::string> specs;
     std::string db;
     int64_t run_id = 0;
+    bool latest_run = false;
     std::string modes = "eager,compile_default,compile_max_autotune";
     bool fp32_strict = false;
     int iters = 100;
@@ -68,7 +70,18 @@ void print_summary(const nlohmann::json& doc) {
     }
 }
 
+// The newest run over `problem` (a `kforge optimize` or suite run), or none.
+std::optional<int64_t> latest_run_of(const std::vector<RunSummary>& runs,
+                                     const std::string& problem) {
+    std::optional<int64_t> best;
+    for (const RunSummary& r : runs)
+        if (r.problem == problem && (!best || r.id > *best)) best = r.id;
+    return best;
+}
+
 int run_baseline(BaselineArgs a) {
+    if (a.latest_run && a.run_id > 0)
+        return fail("--run and --latest-run exclude each other", kExitUserError);
     std::set<std::string> known{std::string(report::kBaselineEager),
                                 std::string(report::kBaselineCompileDefault),
                                 std::string(report::kBaselineCompileMaxAutotune)};
@@ -114,7 +127,14 @@ int run_baseline(BaselineArgs a) {
     if (!store) return fail(store.error().to_string(), kExitUserError);
     std::optional<int64_t> run_id;
     if (a.run_id > 0) run_id = a.run_id;
+    std::vector<RunSummary> runs;
+    if (a.latest_run) {
+        auto listed = store->list_runs();
+        if (!listed) return fail(listed.error().to_string(), kExitUserError);
+        runs = std::move(*listed);
+    }
     for (size_t i = 0; i < problems.size() && i < doc["results"].size(); ++i) {
+        if (a.latest_run) run_id = latest_run_of(runs, problems[i].name);
         auto stored = store_baseline(*store, problems[i], doc["device"], doc, doc["results"][i], run_id);
         if (!stored) return fail(stored.error().to_string(), kExitUserError);
         doc["results"][i]["stored"] = {{"db", a.db}, {"run_id", stored->run_id},
@@ -138,6 +158,9 @@ void register_baseline(CLI::App& app) {
     cmd->add_option("spec", args.specs, "problem spec files (JSON)")->required();
     cmd->add_option("--db", args.db, "store (default .kforge/kforge.db, or $KFORGE_DB)");
     cmd->add_option("--run", args.run_id, "store into this run (it must be on this GPU)");
+    cmd->add_flag("--latest-run", args.latest_run,
+                  "store each problem into the newest run over it (e.g. after `kforge suite`), "
+                  "so `kforge report` shows the speedups; a new run where there is none");
     cmd->add_option("--modes", args.modes,
                     "comma-separated: eager, compile_default, compile_max_autotune (default all)");
     cmd->add_flag("--fp32-strict", args.fp32_strict,

@@ -160,6 +160,26 @@ class Storing(unittest.TestCase):
             text = "".join(open(f).read() for f in reports if f.endswith(".json"))
             self.assertIn("compile_default", text)
 
+    def test_latest_run_attaches_to_the_newest_run_of_the_problem(self):
+        name = util.load_json(SPEC)["name"]
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "k.db")
+            py = fake_timer(d, document(name, {"eager": 10000}))
+            ids = []
+            for _ in range(2):  # two runs over the problem; the newer one must get the samples
+                r = util.kforge("baseline", SPEC, "--db", db, "--json", env={"KFORGE_PYTHON": py})
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                ids.append(json.loads(r.stdout)["results"][0]["stored"]["run_id"])
+            self.assertNotEqual(ids[0], ids[1])
+            r = util.kforge("baseline", SPEC, "--db", db, "--latest-run", "--json",
+                            env={"KFORGE_PYTHON": py})
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertEqual(json.loads(r.stdout)["results"][0]["stored"]["run_id"], max(ids))
+            r = util.kforge("baseline", SPEC, "--db", db, "--latest-run", "--run", str(ids[0]),
+                            env={"KFORGE_PYTHON": py})
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("exclude each other", r.stderr)
+
     def test_run_on_another_device_is_refused(self):
         name = util.load_json(SPEC)["name"]
         with tempfile.TemporaryDirectory() as d:

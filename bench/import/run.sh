@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Issue 9 on the GPU: KernelBench-format modules -> problem specs -> `kforge suite` under one
+# budget -> PyTorch baselines stored into each problem's run -> `kforge report` -> the report's
+# numbers cross-checked against the store (check_report.py). One device call; from the repo root.
+#
+# usage: OUT=DIR bash bench/import/run.sh [KERNELBENCH_FILE...]   (default examples/kernelbench/*.py)
+# environment: KFORGE (.carry/bin/kforge), DEVICE (cuda; sim for a test run), SUITE_S (150, the
+#   suite's --budget-wall), MODES (eager,compile_default: max-autotune tunes for minutes per
+#   problem), KFORGE_PYTHON (python3 with torch, for import and baseline).
+# Results under $OUT/import: import.log, specs/, suite.log, baseline.log, report/ (md, html,
+# json), check.txt, kforge.db, steps.txt (rc and wall of each step).
+set -uo pipefail
+R=$PWD
+K=${KFORGE:-$R/.carry/bin/kforge}
+DEVICE=${DEVICE:-cuda}
+SUITE_S=${SUITE_S:-150}
+MODES=${MODES:-eager,compile_default}
+O=${OUT:-/tmp/kforge-out}/import
+mkdir -p "$O/specs"
+DB=$O/kforge.db
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=("$R"/examples/kernelbench/*.py)
+: > "$O/steps.txt"
+step() {  # step NAME TIMEOUT_S CMD...: runs CMD under a timeout, logs rc and wall
+    local name=$1 limit=$2; shift 2
+    local s=$SECONDS
+    timeout --kill-after=10 "$limit" "$@"
+    local rc=$?
+    echo "$name rc=$rc wall_s=$((SECONDS - s))" | tee -a "$O/steps.txt"
+    return $rc
+}
+
+# 1. Import, one file at a time: a file that fails (unsupported op, degenerate) leaves no spec.
+: > "$O/import.log"
+for f in "${files[@]}"; do
+    tmp=$(mktemp -d)
+    "$K" import kernelbench "$f" -o "$tmp" >> "$O/import.log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then mv "$tmp"/*.json "$O/specs/"; else echo "  (rc $rc: no spec kept)" >> "$O/import.log"; fi
+    rm -rf "$tmp"
+done
+echo "import: $(ls "$O/specs" | wc -l) of ${#files[@]} files -> specs" | tee -a "$O/steps.txt"
+
+# 2. The suite over the imported specs (start programs synthesized from each problem).
+step suite $((SUITE_S + 150)) "$K" suite "$O/specs" --device "$DEVICE" --budget-wall "$SUITE_S" \
+    --db "$DB" --out "$O/best" > "$O/suite.log" 2>&1
+
+# 3. PyTorch baselines into each problem's newest run (the suite's).
+if [ "$DEVICE" = cuda ]; then
+    step baseline 300 "$K" baseline "$O"/specs/*.json --db "$DB" --latest-run --modes "$MODES" \
+        > "$O/baseline.log" 2>&1
+fi
+
+# 4. The report over the suite's runs, and its numbers against the store.
+runs=$("$K" db runs --db "$DB" | awk 'NR > 1 && $1 ~ /^[0-9]+$/ {print $1}' | sort -n | tr '\n' ' ')
+step report 60 "$K" report $runs --db "$DB" --out "$O/report" \
+    --calibration "$R/bench/calibration/h200.json" > "$O/report.log" 2>&1
+step check 60 python3 "$R/bench/import/check_report.py" "$DB" "$O/report/report.json" \
+    > "$O/check.txt" 2>&1
+tail -1 "$O/check.txt"
