@@ -10,6 +10,9 @@
 //                      program, shapes and seed is reused when the caller supplies it
 //                      (EvalRequest::reusable_gates; the store wrapper does)
 //   --- full tier only (the quick tier screens: small-shape correctness, then timing) ---
+//   correctness_hidden only on a device with a GPU reference: the hidden second shape
+//                      check_shape() (when it differs from the small and the full shape) against
+//                      the CPU interpreter, 3 rounds (uniform, normal, heavy-tailed)
 //   correctness_full   on a device that computes references (CUDA: Device::reference_kind()
 //                      "gpu_fp64", eval/gpu_reference.h) at the full shape against the GPU fp64
 //                      reference; if that reference fails (NVRTC, launch, memory) the failure is
@@ -24,9 +27,6 @@
 //                      (scaled by 1/64 where an f16 tensor exists, as Student-t tails overflow
 //                      fp16 GEMM outputs), fresh poisoned outputs each run, and outputs must
 //                      change when inputs (and the reference) change
-//   correctness_hidden only with a GPU reference, before correctness_full: the hidden second
-//                      shape check_shape() (when it differs from the small and the full shape)
-//                      against the CPU interpreter, 3 rounds (uniform, normal, heavy-tailed)
 //   audit              a short timed loop at the shape correctness_full checked (the full shape
 //                      with a GPU reference); the outputs after one randomly
 //                      chosen timed iteration must match the reference

@@ -152,13 +152,19 @@ TEST(GpuReferenceGpu, FullShapeGemmsAreFastAndRight) {
 
 TEST(GpuReferenceGpu, FullTierChecksTheFullShapeAgainstTheGpuReference) {
     if (!gpu()) GTEST_SKIP() << no_gpu();
-    EvalReport r = evaluate(*gpu(), testing::request_for("row_sum_f32", EvalTier::kFull));
+    // strict fp32 at 4096^3: the reference is far beyond the CPU; its inputs take seconds
+    EvalReport r = evaluate(*gpu(), testing::request_for("gemm_f32_4096", EvalTier::kFull));
     ASSERT_EQ(r.status, EvalStatus::kPassed) << to_json(r).dump(2);
     const GateOutcome* full = testing::find_gate(r, "correctness_full");
     ASSERT_NE(full, nullptr);
     EXPECT_EQ(full->evidence.value("reference_kind", ""), kGpuReferenceKind) << full->evidence;
     EXPECT_EQ(full->evidence.value("dims", ""), r.shapes_key);
     EXPECT_FALSE(full->evidence.contains("gpu_reference_error")) << full->evidence;
+    EXPECT_EQ(full->evidence["rounds"].size(), 5u);
+    std::printf("[ INFO     ] correctness_full rounds: %s\n", full->evidence["rounds"].dump().c_str());
+    const GateOutcome* hidden = testing::find_gate(r, "correctness_hidden");
+    ASSERT_NE(hidden, nullptr);  // the hidden second shape, against the CPU interpreter
+    EXPECT_EQ(hidden->evidence.value("reference_kind", ""), kCpuReferenceKind);
     EXPECT_EQ(testing::find_gate(r, "full_shape"), nullptr);
 }
 
