@@ -30,7 +30,7 @@ struct OptimizeArgs {
     std::optional<int64_t> resume;
     uint64_t seed = 1;
     std::string out;
-    std::vector<std::string> proposers = {"parameter", "diagnosis"};
+    std::vector<std::string> proposers = {"diagnosis", "parameter"};
     double promote_ratio = 1.0 / 3.0;
     int per_round = 12;
     std::string llm;                      // LLM config file; empty: no LLM proposer

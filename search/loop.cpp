@@ -1,7 +1,9 @@
 // One round of the search and the loop over rounds (search/loop.h).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "dsl/check.h"
 #include "dsl/parser.h"
@@ -155,6 +157,21 @@ Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
     return hash;
 }
 
+// The profiling tier: the options.profile_top fastest timed candidates without a diagnosis.
+void profile_best(SearchState& st, const SearchOptions& options) {
+    if (!options.profile_hook) return;
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const auto& [h, c] : st.candidates)
+        if (double t = time_of(c); t > 0) ranked.push_back({t, h});
+    std::sort(ranked.begin(), ranked.end());
+    for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options.profile_top; ++i) {
+        CandidateState& c = st.candidates.at(ranked[i].second);
+        if (!c.diagnosis.empty()) continue;
+        c.diagnosis = options.profile_hook(c.text);
+        if (!c.diagnosis.empty()) ++st.counts.profiled;
+    }
+}
+
 }  // namespace
 
 Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
@@ -162,6 +179,10 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                     Spent& spent) {
     auto spec = find_device(st.bounds.device);
     dsl::DeviceLimits limits = spec ? dsl::device_limits(*spec) : dsl::DeviceLimits{};
+    // 0. profile the best few not yet diagnosed, right before the proposers read the diagnoses
+    //    (lazily: a problem whose next round never comes, in a suite or at the end of the
+    //    budget, spends no profiler time on it)
+    profile_best(st, options);
     // 1. propose + static check (pending candidates from a killed run go first, unchecked again)
     std::vector<std::string> fresh = std::move(st.pending);
     st.pending.clear();
@@ -249,19 +270,6 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     if (auto sit = st.candidates.find(st.start_hash);
         sit != st.candidates.end() && sit->second.quick && !sit->second.full)
         detail::evaluate_at(st, evaluator, store, st.start_hash, EvalTier::kFull, options, spent);
-    // 6. profiling hook for the best few
-    if (options.profile_hook) {
-        std::vector<std::pair<double, std::string>> ranked;
-        for (const auto& [h, c] : st.candidates)
-            if (double t = time_of(c); t > 0) ranked.push_back({t, h});
-        std::sort(ranked.begin(), ranked.end());
-        for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options.profile_top; ++i) {
-            CandidateState& c = st.candidates.at(ranked[i].second);
-            if (!c.diagnosis.empty()) continue;
-            c.diagnosis = options.profile_hook(c.text);
-            if (!c.diagnosis.empty()) ++st.counts.profiled;
-        }
-    }
     ++st.progress.rounds;
     auto best = best_time_ns(st);
     st.progress.best_ns_by_round.push_back(best.value_or(0.0));
@@ -281,6 +289,37 @@ Status run_search(SearchState& st, eval::Device& device, Store& store,
                   Spent& spent) {
     eval::InProcessEvaluator evaluator(device);
     return run_search(st, evaluator, store, proposers, options, spent);
+}
+
+void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator& evaluator,
+                       const SearchOptions& options, Spent& spent) {
+    auto device_info = evaluator.device_info();
+    if (options.compile_cache_dir.empty() || !device_info.ok() || device_info->simulated) return;
+    std::vector<eval::PrecompileRequest> requests;
+    for (const SearchState* st : states) {
+        auto it = st->candidates.find(st->start_hash);
+        if (it == st->candidates.end() || it->second.evaluated) continue;
+        eval::PrecompileRequest pre;
+        pre.problem = st->problem;
+        pre.device = *device_info;
+        pre.tier = EvalTier::kQuick;
+        pre.compile_cache_dir = options.compile_cache_dir;
+        pre.program_texts = {it->second.text};
+        pre.jobs = 1;
+        requests.push_back(std::move(pre));
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t i = next++; i < requests.size(); i = next++)
+            (void)eval::precompile(requests[i]);  // failures resurface in the evaluation
+    };
+    const size_t n = std::min<size_t>(requests.size(),
+                                      std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (size_t i = 0; i < n; ++i) pool.emplace_back(work);
+    for (std::thread& t : pool) t.join();
+    spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
@@ -303,6 +342,10 @@ Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
             break;
         }
     }
+    // The result's evidence: the best's diagnosis, when no round profiled it (profiling is lazy).
+    SearchOptions last = options;
+    last.profile_top = std::min(options.profile_top, 1);
+    profile_best(st, last);
     return Ok{};
 }
 

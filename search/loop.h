@@ -38,7 +38,7 @@ struct SearchOptions {
     int proposals_per_round = 12;      // asked of each proposer
     int profile_top = 2;               // best few handed to the profiling hook
     uint64_t seed = 1;
-    std::vector<std::string> proposers = {"parameter", "diagnosis"};
+    std::vector<std::string> proposers = {"diagnosis", "parameter"};
     std::string compile_cache_dir;
     std::string suite;                 // label of the run when part of a suite
     // Profiling hook: diagnosis text of a program (bottleneck class and evidence); unset = no-op.
@@ -98,6 +98,14 @@ Status search_round(SearchState& state, eval::Evaluator& evaluator, Store& store
 Status search_round(SearchState& state, eval::Device& device, Store& store,
                     const std::vector<Proposer*>& proposers, const SearchOptions& options,
                     Spent& spent);
+
+// Compiles the start programs of several runs (a suite's problems) in parallel, into
+// options.compile_cache_dir, before their first rounds, so that each problem's first round finds
+// its compiles in the cache instead of waiting on them one problem after another. The wall time
+// counts as GPU-seconds like a round's precompile. Nothing on a simulated device or without a
+// cache; a program that fails to compile fails again, with its message, in its evaluation.
+void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator& evaluator,
+                       const SearchOptions& options, Spent& spent);
 
 // Rounds until a stop condition fires; the reason is left in state.stop_reason.
 Status run_search(SearchState& state, eval::Evaluator& evaluator, Store& store,

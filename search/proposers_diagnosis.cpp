@@ -86,6 +86,28 @@ std::vector<DirectedMove> diagnosis_moves(const CandidateView& view, const Bound
     if (mentions_spills(view.ptxas_summary)) spill_moves(out, "ptxas reports spills");
     if (diag.find("spill_bound") != std::string::npos) spill_moves(out, "spill_bound");
     if (diag.find("dram_bound") != std::string::npos) memory_moves(out, "dram_bound");
+    if (diag.find("l2_bound") != std::string::npos) {
+        std::string why = "l2_bound";
+        out.push_back(mv("gemm", "cluster", 1, why + ": a larger cluster multicasts tiles, fewer L2 reads"));
+        out.push_back(mv("gemm", "swizzle", 1, why + ": a wider raster swizzle reuses L2 lines"));
+        out.push_back(mv("gemm", "tile", 1, why + ": bigger tiles read each operand fewer times"));
+        out.push_back(mv("rowwise", "rows_per_block", 1, why + ": the rows of a block share broadcast operands"));
+        out.push_back(mv("rowwise", "passes", -1, why + ": one pass over the row, no re-read"));
+        out.push_back(mv("map", "items", 1, why + ": fewer, fuller memory transactions"));
+    }
+    if (diag.find("shared_memory_bound") != std::string::npos) {
+        std::string why = "shared_memory_bound";
+        out.push_back(mv("rowwise", "threads", 1, why + ": more threads share the row's reduction"));
+        out.push_back(mv("rowwise", "vec", 1, why + ": wider accesses, fewer shared-memory passes"));
+        out.push_back(mv("gemm", "tile", 1, why + ": bigger tiles, more math per shared-memory byte"));
+        out.push_back(word("gemm", "schedule", "pingpong", why + ": ping-pong overlaps epilogue and mainloop"));
+    }
+    if (diag.find("uncoalesced") != std::string::npos) {
+        std::string why = "uncoalesced_memory";
+        out.push_back(mv("rowwise", "vec", 1, why + ": wider contiguous accesses"));
+        out.push_back(mv("map", "vec", 1, why + ": wider contiguous accesses"));
+        out.push_back(mv("rowwise", "rows_per_block", -1, why + ": one row per block, contiguous lanes"));
+    }
     if (diag.find("latency_bound_low_occupancy") != std::string::npos) {
         std::string why = "latency_bound_low_occupancy";
         out.push_back(mv("rowwise", "rows_per_block", -1, why + ": more blocks"));

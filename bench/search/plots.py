@@ -1,6 +1,6 @@
 """Progress-curve plots of summarize.py: ASCII for the Markdown, SVG files beside it."""
 
-MODE_TEXT = {"builtin": "built-in (parameter,diagnosis)", "random": "random",
+MODE_TEXT = {"builtin": "built-in (diagnosis,parameter)", "random": "random",
              "param": "parameter only"}
 
 

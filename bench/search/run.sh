@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The search benchmark (issue 6): `kforge optimize` on each named problem at a fixed wall budget,
-# with the built-in proposers (parameter,diagnosis) and, on request, the same budget with the
+# with the built-in proposers (diagnosis,parameter) and, on request, the same budget with the
 # random proposer and with the parameter proposer alone, each mode into its own store so that no
 # run reuses another's evaluation cache. bench/search/README.md has the device calls.
 #
@@ -8,7 +8,7 @@
 #   PROBLEM        name in problems/ (problems/NAME.json), or a path to a spec
 #   --random       also run `--proposers random` at the same budget   (store random.db)
 #   --param-only   also run `--proposers parameter` at the same budget (store param.db)
-#   --no-builtin   skip the parameter,diagnosis run                    (store search.db)
+#   --no-builtin   skip the diagnosis,parameter run                    (store search.db)
 #   --baseline     first time PyTorch eager and torch.compile max-autotune of each problem with
 #                  `kforge baseline` (store baseline.db; needs python3 with torch)
 # Runs go problem by problem (builtin, random, parameter-only), so a problem cut short by the
@@ -101,9 +101,9 @@ for p in "${problems[@]}"; do
     for m in "${modes[@]}"; do
         [ -n "$m" ] || continue
         case $m in
-            builtin) db=search.db; props=parameter,diagnosis ;;
-            random) db=random.db; props=random ;;
-            param) db=param.db; props=parameter ;;
+            builtin) db=search.db; props=diagnosis,parameter; prof=2 ;;
+            random) db=random.db; props=random; prof=0 ;;
+            param) db=param.db; props=parameter; prof=0 ;;
         esac
         need=$(( BUDGET_S + EST_OVERHEAD_S ))
         if [ "$(left)" -lt "$need" ]; then
@@ -117,8 +117,8 @@ for p in "${problems[@]}"; do
         mkdir -p "$KFORGE_CACHE_DIR"
         s=$(date +%s.%N)
         timeout -k 10 "$cap" "$K" optimize "$spec" --device "$DEVICE" --budget-wall "$BUDGET_S" \
-            --db "$R/$db" --out "$R/$n-$m" --proposers "$props" > "$R/logs/$n-$m.log" 2>&1
-        rc=$?; w=$(printf '%.1f' "$(echo "$(date +%s.%N) - $s" | bc)")
+            --db "$R/$db" --out "$R/$n-$m" --proposers "$props" --profile-top "$prof" > "$R/logs/$n-$m.log" 2>&1
+        rc=$?; w=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
         st=ran; { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } && st=killed
         # A killed kforge leaves its worker (own process group) to notice the closed pipe.
         [ $st = killed ] && sleep 5
