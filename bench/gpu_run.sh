@@ -18,6 +18,10 @@
 #   stability 10 full-tier timings in one session, and interleaved GEMM tilings
 #             (bench/eval/stability.sh)
 #   baseline  kforge baseline (PyTorch eager, torch.compile) of two problems into a store
+#   gpuref    the GPU fp64 reference against the CPU interpreter for every problem
+#             (.carry/bin/test_eval_gpu_reference_gpu, a build of tests/eval/gpu_reference_gpu_test)
+#   nvrtc     `kforge compile` wall time of the row-wise/map programs (NVRTC, no nvcc)
+#   import    KernelBench import -> suite -> baselines -> report -> check (bench/import/run.sh)
 set -uo pipefail
 R=$PWD
 O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
@@ -35,11 +39,12 @@ done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw,power.limit --format=csv > "$O/gpu.txt" 2>&1
 "$K" --version >> "$O/gpu.txt" 2>&1 || { echo "kforge does not start here"; ldd "$K"; exit 3; }
 now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }  # no bc there
 
 phase_compile() {
     local start; start=$(now)
-    ls problems/*.kf | xargs -P 14 -I{} sh -c 'n=$(basename {} .kf); s=$(date +%s.%N); '"$K"' eval --problem problems/$n.json --program {} --tier compile --device cuda --json > '"$O"'/compile-$n.json 2>&1; rc=$?; echo "$n rc=$rc wall_s=$(echo "$(date +%s.%N) - $s" | bc)"' > "$O/compile.txt" 2>&1
-    echo "compile wall total: $(echo "$(now) - $start" | bc) s (14 parallel jobs, $(nproc) cores)" >> "$O/compile.txt"
+    ls problems/*.kf | xargs -P 14 -I{} sh -c 'n=$(basename {} .kf); s=$(date +%s.%N); '"$K"' eval --problem problems/$n.json --program {} --tier compile --device cuda --json > '"$O"'/compile-$n.json 2>&1; rc=$?; echo "$n rc=$rc wall_s=$(awk -v a=$s -v b=$(date +%s.%N) "BEGIN { printf \"%.2f\", b - a }")"' > "$O/compile.txt" 2>&1
+    echo "compile wall total: $(since "$start") s (14 parallel jobs, $(nproc) cores)" >> "$O/compile.txt"
     tail -1 "$O/compile.txt"
 }
 
@@ -48,7 +53,7 @@ phase_quick() {
     for n in "${problems[@]}"; do
         local s; s=$(now)
         timeout 120 "$K" eval --problem "problems/$n.json" --program "problems/$n.kf" --tier quick --device cuda --json > /tmp/eval-$n.json 2> /tmp/eval-$n.err
-        local rc=$? w; w=$(echo "$(now) - $s" | bc)
+        local rc=$? w; w=$(since "$s")
         python3 - "$n" "$rc" "$w" /tmp/eval-$n.json /tmp/eval-$n.err >> "$O/quick.jsonl" <<'PY'
 import json, sys
 n, rc, w, out, err = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
@@ -101,6 +106,27 @@ phase_baseline() {
         problems/linear_bias_gelu_tanh_bf16.json --modes eager,compile_default \
         --db "$O/baseline.db" --json > "$O/baseline.json" 2> "$O/baseline.err"
     echo "baseline rc=$?"; tail -3 "$O/baseline.err"
+}
+
+phase_gpuref() {
+    LD_LIBRARY_PATH="$R/.carry/lib" timeout 300 "$R/.carry/bin/test_eval_gpu_reference_gpu" > "$O/gpuref.txt" 2>&1
+    echo "gpuref rc=$?"; grep -E "PASSED|FAILED|SKIPPED|max_rel" "$O/gpuref.txt" | tail -8
+}
+
+phase_nvrtc() {
+    : > "$O/nvrtc.txt"
+    for n in row_sum_f32 softmax_long_rows_f32 layer_norm_bf16 log_softmax_vocab_bf16 \
+             mish_softplus_chain_f32 group_norm_f32; do
+        local s; s=$(now)
+        "$K" compile "problems/$n.kf" --problem "problems/$n.json" -o "/tmp/nvrtc-$n" \
+            --cache "/tmp/nvrtc-cache-$n" > "/tmp/nvrtc-$n.log" 2>&1
+        echo "$n rc=$? wall_s=$(since "$s") $(grep -io 'nvrtc[^,]*' /tmp/nvrtc-$n.log | head -1)" >> "$O/nvrtc.txt"
+    done
+    cat "$O/nvrtc.txt"
+}
+
+phase_import() {
+    OUT=$O KFORGE=$K KFORGE_PYTHON=python3 timeout 420 bash bench/import/run.sh; echo "import rc=$?"
 }
 
 for p in "${phases[@]}"; do

@@ -3,7 +3,8 @@
 # up, compile cache warm, fp64 references cached in the worker). Each problem's program is
 # evaluated 4 times in ONE `kforge eval` session: the first pays the compile and the CPU
 # references, the 3 later ones must each take < 300 ms wall (the kernels are under 1 ms).
-# Usage: K=/path/to/kforge OUT=/path/to/outdir bench/eval/quick_wall.sh  (exit 1 if over)
+# Usage: K=/path/to/kforge OUT=/path/to/outdir [CASES="row_sum_f32 ..."] bench/eval/quick_wall.sh
+# (exit 1 if over)
 set -u
 root=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 : "${K:?set K to a kforge binary}"
@@ -14,7 +15,7 @@ export KFORGE_CACHE_DIR="${KFORGE_CACHE_DIR:-/tmp/kforge-cache}"
 kforge_link_build_tree "$K" "$root"
 limit_ms=${LIMIT_MS:-300}
 status=0
-for case in gemm_bf16_4096 row_sum_f32 gemm_f32_4096; do
+for case in ${CASES:-gemm_bf16_4096 row_sum_f32 gemm_f32_4096}; do
     prog="$root/tests/eval/data/$case.kf"
     log="$OUT/quick_wall_$case.txt"
     "$K" eval --device cuda --tier quick --problem "$root/problems/$case.json" \
