@@ -71,7 +71,8 @@ ReferenceResult CudaDevice::reference(const Problem& shape, const TensorData& in
         result.outputs.clear();
         return result;
     };
-    if (api_->cuCtxSetCurrent(ctx_) != CUDA_SUCCESS) return failed("cannot make the context current");
+    if (api_->cuCtxSetCurrent(ctx_) != CUDA_SUCCESS)
+        return failed("cannot make the context current");
     auto program = generate_reference_program(shape);
     if (!program) return failed("generating the reference: " + program.error().to_string());
     auto module = reference_module(program->source, result);
@@ -98,7 +99,8 @@ ReferenceResult CudaDevice::reference(const Problem& shape, const TensorData& in
     };
     for (const Tensor& t : shape.tensors) {
         CUdeviceptr ptr = 0;
-        CUresult r = api_->cuMemAlloc(&ptr, static_cast<size_t>(std::max<int64_t>(t.numel(), 2)) * 8);
+        size_t bytes = static_cast<size_t>(std::max<int64_t>(t.numel(), 2)) * 8;
+        CUresult r = api_->cuMemAlloc(&ptr, bytes);
         if (r != CUDA_SUCCESS) return driver_failed(r, "allocating the fp64 buffer of " + t.name);
         buffers[t.name] = ptr;
     }

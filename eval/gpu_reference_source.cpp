@@ -283,7 +283,8 @@ Expected<ReferenceProgram> generate_reference_program(const Problem& problem) {
         launch.symbol = v.name;
         for (const std::string& name : op.inputs) {
             const Tensor* t = problem.find_tensor(name);
-            if (!t) return make_error(op.json_path, "operand \"" + name + "\" is not in the problem");
+            if (!t)
+                return make_error(op.json_path, "operand \"" + name + "\" is not in the problem");
             v.in.push_back(t);
             launch.tensors.push_back(name);
         }

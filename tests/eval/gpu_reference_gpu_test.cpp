@@ -161,7 +161,8 @@ TEST(GpuReferenceGpu, FullTierChecksTheFullShapeAgainstTheGpuReference) {
     EXPECT_EQ(full->evidence.value("dims", ""), r.shapes_key);
     EXPECT_FALSE(full->evidence.contains("gpu_reference_error")) << full->evidence;
     EXPECT_EQ(full->evidence["rounds"].size(), 5u);
-    std::printf("[ INFO     ] correctness_full rounds: %s\n", full->evidence["rounds"].dump().c_str());
+    std::printf("[ INFO     ] correctness_full rounds: %s\n",
+                full->evidence["rounds"].dump().c_str());
     const GateOutcome* hidden = testing::find_gate(r, "correctness_hidden");
     ASSERT_NE(hidden, nullptr);  // the hidden second shape, against the CPU interpreter
     EXPECT_EQ(hidden->evidence.value("reference_kind", ""), kCpuReferenceKind);

@@ -30,7 +30,8 @@ inline std::string op_spec(const std::string& name, const std::string& dims,
     for (auto& [tensor, decl] : in.items())
         if (!decl.contains("dtype")) decl["dtype"] = "f32";
     return R"({"name": ")" + name + R"(", "dims": )" + dims + R"(, "inputs": )" + in.dump() +
-           R"(, "graph": )" + graph + R"(, "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})";
+           R"(, "graph": )" + graph +
+           R"(, "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})";
 }
 
 // One op "Y = op(X)" on X [R, C] (R = 7, C = 45) with `attrs` (a JSON fragment or "").
@@ -71,8 +72,9 @@ inline std::vector<NamedSpec> every_op_specs() {
                    "linear", R"(["X", "W", "b"])"),
         graph_spec("linear", mnk, R"({"X": {"shape": ["M", "K"]}, "W": {"shape": ["N", "K"]}})",
                    "linear", R"(["X", "W"])"),
-        graph_spec("add_row_broadcast", rc, R"({"A": {"shape": ["R", "C"]}, "B": {"shape": ["C"]}})",
-                   "add", R"(["A", "B"])"),
+        graph_spec("add_row_broadcast", rc,
+                   R"({"A": {"shape": ["R", "C"]}, "B": {"shape": ["C"]}})", "add",
+                   R"(["A", "B"])"),
         graph_spec("sub_outer", rc, R"({"A": {"shape": ["R", 1]}, "B": {"shape": [1, "C"]}})",
                    "sub", R"(["A", "B"])"),
         graph_spec("mul", rc, R"({"A": {"shape": ["R", "C"]}, "B": {"shape": ["R", "C"]}})", "mul",
