@@ -60,7 +60,16 @@ TEST(CudaDeviceGpu, GemmBf16PassesOnTheGpu) {
     EXPECT_TRUE(full->passed);
     EXPECT_EQ(full->evidence.value("reference_kind", ""), "gpu_fp64") << full->evidence;
     EXPECT_EQ(full->evidence.value("dims", ""), r.shapes_key);
+    EXPECT_FALSE(full->evidence.contains("gpu_reference_error")) << full->evidence;
     EXPECT_EQ(testing::find_gate(r, "full_shape"), nullptr);
+    std::printf("[ INFO     ] correctness_full rounds: %s\n",
+                full->evidence["rounds"].dump().c_str());
+    // the hidden second shape is still checked, against the CPU interpreter
+    const GateOutcome* hidden = testing::find_gate(r, "correctness_hidden");
+    ASSERT_NE(hidden, nullptr);
+    EXPECT_TRUE(hidden->passed);
+    EXPECT_EQ(hidden->evidence.value("reference_kind", ""), "cpu_fp64_interpreter");
+    EXPECT_NE(hidden->evidence.value("dims", ""), r.shapes_key);
 }
 
 TEST(CudaDeviceGpu, MemoryIsReleasedOnUnload) {

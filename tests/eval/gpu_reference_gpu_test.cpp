@@ -1,7 +1,8 @@
 // The GPU reference on a real GPU (label gpu; skips visibly without one): for every suite problem
 // at a small shape and a spec of every op, CudaDevice::reference() must agree with the CPU fp64
 // interpreter element by element on uniform, normal and heavy-tailed inputs; at full shape a
-// large GEMM is fast and matches spot checks; the pipeline checks the full shape against it.
+// large GEMM is fast and matches spot checks. (The pipeline's use of it on a GPU:
+// CudaDeviceGpu.GemmBf16PassesOnTheGpu in cuda_device_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -36,6 +37,16 @@ TensorData inputs_for(const Problem& p, Distribution d, uint64_t seed) {
     return inputs;
 }
 
+// The worst relative error seen (elements with |cpu| >= 1e-3 max|cpu|), printed per test.
+struct Worst {
+    double rel = 0;
+    std::string where;
+};
+Worst& worst() {
+    static Worst w;
+    return w;
+}
+
 // |gpu - cpu| <= 1e-9 |cpu| + 1e-11 max|cpu| (fp64 with another summation order and CUDA's
 // transcendentals, within a few ulp of glibc's); NaN where the CPU has NaN, equal infinities.
 ::testing::AssertionResult agree(const std::string& what, const std::vector<double>& g,
@@ -46,24 +57,33 @@ TensorData inputs_for(const Problem& p, Distribution d, uint64_t seed) {
     for (double x : c)
         if (std::isfinite(x)) scale = std::max(scale, std::fabs(x));
     int64_t bad = 0, first = -1;
-    double worst = 0;
+    double worst_diff = 0;
     for (size_t i = 0; i < c.size(); ++i) {
         bool ok = std::isnan(c[i]) ? std::isnan(g[i])
                   : std::isinf(c[i])
                       ? g[i] == c[i]
                       : std::fabs(g[i] - c[i]) <= 1e-9 * std::fabs(c[i]) + 1e-11 * scale;
+        if (std::isfinite(c[i]) && std::fabs(c[i]) >= 1e-3 * scale && scale > 0) {
+            double rel = std::fabs(g[i] - c[i]) / std::fabs(c[i]);
+            if (rel > worst().rel) worst() = {rel, what};
+        }
         if (!ok) {
             if (first < 0) first = static_cast<int64_t>(i);
             ++bad;
             if (std::isfinite(g[i]) && std::isfinite(c[i]))
-                worst = std::max(worst, std::fabs(g[i] - c[i]));
+                worst_diff = std::max(worst_diff, std::fabs(g[i] - c[i]));
         }
     }
     if (bad == 0) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure()
            << what << ": " << bad << " of " << c.size() << " elements differ; first at " << first
-           << ": gpu " << g[first] << " cpu " << c[first] << " (worst finite |diff| " << worst
+           << ": gpu " << g[first] << " cpu " << c[first] << " (worst finite |diff| " << worst_diff
            << ", max|cpu| " << scale << ")";
+}
+
+void print_worst(const char* test) {
+    std::printf("[ INFO     ] %s: max_rel %.3g (%s)\n", test, worst().rel, worst().where.c_str());
+    worst() = {};
 }
 
 void expect_matches_interpreter(const Problem& p) {
@@ -89,6 +109,7 @@ TEST(GpuReferenceGpu, EveryOpMatchesTheInterpreter) {
         ASSERT_TRUE(p.ok()) << spec.name;
         expect_matches_interpreter(*p);
     }
+    print_worst("every op");
 }
 
 TEST(GpuReferenceGpu, EverySuiteProblemMatchesTheInterpreterAtASmallShape) {
@@ -100,6 +121,7 @@ TEST(GpuReferenceGpu, EverySuiteProblemMatchesTheInterpreterAtASmallShape) {
         ASSERT_TRUE(small.ok()) << file << ": " << small.error().to_string();
         expect_matches_interpreter(*small);
     }
+    print_worst("suite problems");
 }
 
 TEST(GpuReferenceGpu, TheModuleIsCompiledOncePerSource) {
@@ -148,25 +170,6 @@ TEST(GpuReferenceGpu, FullShapeGemmsAreFastAndRight) {
     if (!gpu()) GTEST_SKIP() << no_gpu();
     check_full_gemm("gemm_f32_4096");
     check_full_gemm("gemm_bf16_8192");
-}
-
-TEST(GpuReferenceGpu, FullTierChecksTheFullShapeAgainstTheGpuReference) {
-    if (!gpu()) GTEST_SKIP() << no_gpu();
-    // strict fp32 at 4096^3: the reference is far beyond the CPU; its inputs take seconds
-    EvalReport r = evaluate(*gpu(), testing::request_for("gemm_f32_4096", EvalTier::kFull));
-    ASSERT_EQ(r.status, EvalStatus::kPassed) << to_json(r).dump(2);
-    const GateOutcome* full = testing::find_gate(r, "correctness_full");
-    ASSERT_NE(full, nullptr);
-    EXPECT_EQ(full->evidence.value("reference_kind", ""), kGpuReferenceKind) << full->evidence;
-    EXPECT_EQ(full->evidence.value("dims", ""), r.shapes_key);
-    EXPECT_FALSE(full->evidence.contains("gpu_reference_error")) << full->evidence;
-    EXPECT_EQ(full->evidence["rounds"].size(), 5u);
-    std::printf("[ INFO     ] correctness_full rounds: %s\n",
-                full->evidence["rounds"].dump().c_str());
-    const GateOutcome* hidden = testing::find_gate(r, "correctness_hidden");
-    ASSERT_NE(hidden, nullptr);  // the hidden second shape, against the CPU interpreter
-    EXPECT_EQ(hidden->evidence.value("reference_kind", ""), kCpuReferenceKind);
-    EXPECT_EQ(testing::find_gate(r, "full_shape"), nullptr);
 }
 
 }  // namespace
