@@ -4,14 +4,18 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
+#include <vector>
 
 namespace kforge {
 namespace {
 
+constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ull;  // SplitMix64's counter increment
+
 struct SplitMix64 {
     uint64_t state;
     uint64_t next() {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        uint64_t z = (state += kGamma);
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
         return z ^ (z >> 31);
@@ -80,24 +84,47 @@ double round_to_dtype(double x, DType dtype) {
 std::vector<double> generate(const Tensor& tensor, Distribution distribution, uint64_t seed) {
     SplitMix64 rng{seed ^ fnv1a(tensor.name)};
     rng.next();
+    // Every value takes a fixed number of draws and SplitMix64's state is a counter, so value i
+    // starts at state + i * draws * gamma: large tensors are generated in parallel chunks with
+    // exactly the values of one sequential stream.
+    const uint64_t draws = distribution == Distribution::kUniform01  ? 1
+                           : distribution == Distribution::kNormal ? 2
+                                                                   : 8;
     std::vector<double> values(static_cast<size_t>(tensor.numel()));
-    for (double& v : values) {
-        switch (distribution) {
-            case Distribution::kUniform01: v = rng.uniform(); break;
-            case Distribution::kNormal: v = rng.normal(); break;
-            case Distribution::kHeavyTailed: {
-                double z = rng.normal();
-                double chi2 = 0.0;
-                for (int k = 0; k < 3; ++k) {
-                    double g = rng.normal();
-                    chi2 += g * g;
+    auto fill = [&](size_t begin, size_t end) {
+        SplitMix64 r{rng.state + begin * draws * kGamma};
+        for (size_t i = begin; i < end; ++i) {
+            double v = 0.0;
+            switch (distribution) {
+                case Distribution::kUniform01: v = r.uniform(); break;
+                case Distribution::kNormal: v = r.normal(); break;
+                case Distribution::kHeavyTailed: {
+                    double z = r.normal();
+                    double chi2 = 0.0;
+                    for (int k = 0; k < 3; ++k) {
+                        double g = r.normal();
+                        chi2 += g * g;
+                    }
+                    v = std::clamp(z / std::sqrt(std::max(chi2, 1e-300) / 3.0), -1e4, 1e4);
+                    break;
                 }
-                v = std::clamp(z / std::sqrt(std::max(chi2, 1e-300) / 3.0), -1e4, 1e4);
-                break;
             }
+            values[i] = round_to_dtype(v, tensor.dtype);
         }
-        v = round_to_dtype(v, tensor.dtype);
+    };
+    constexpr size_t kChunk = size_t{1} << 20;
+    const size_t n = values.size();
+    const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()),
+                                            (n + kChunk - 1) / kChunk);
+    if (threads <= 1) {
+        fill(0, n);
+        return values;
     }
+    std::vector<std::thread> pool;
+    const size_t per = (n + threads - 1) / threads;
+    for (size_t t = 0; t < threads; ++t)
+        pool.emplace_back(fill, std::min(n, t * per), std::min(n, (t + 1) * per));
+    for (std::thread& th : pool) th.join();
     return values;
 }
 

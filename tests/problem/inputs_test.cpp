@@ -1,7 +1,10 @@
 // Deterministic input generation and rounding to dtypes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 #include <limits>
 
 #include "problem/inputs.h"
@@ -85,6 +88,54 @@ TEST(Inputs, DistributionsHaveTheirShape) {
     // P(|t_3| > 5) ~ 1.5%; a normal has ~6e-7.
     EXPECT_GT(beyond_5, 100);
     EXPECT_LT(beyond_5, 600);
+}
+
+// Large tensors are generated in parallel chunks; the values must be exactly those of one
+// sequential SplitMix64 stream (an independent re-implementation here), across chunk borders.
+TEST(Inputs, ParallelChunksEqualOneSequentialStream) {
+    struct Rng {
+        uint64_t s;
+        uint64_t next() {
+            uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+            return z ^ (z >> 31);
+        }
+        double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+        double normal() {
+            double u1 = 1.0 - uniform();
+            double u2 = uniform();
+            return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+        }
+    };
+    const Tensor x = tensor("X", {3, 1000001}, DType::kF32);  // > 1 chunk of 2^20 values
+    for (Distribution d : {Distribution::kUniform01, Distribution::kNormal,
+                           Distribution::kHeavyTailed}) {
+        uint64_t h = 0xCBF29CE484222325ull;
+        for (char c : std::string("X")) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
+        Rng r{42 ^ h};
+        r.next();
+        std::vector<double> got = generate(x, d, 42);
+        ASSERT_EQ(got.size(), 3000003u);
+        size_t mismatches = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            double v = 0;
+            if (d == Distribution::kUniform01) {
+                v = r.uniform();
+            } else if (d == Distribution::kNormal) {
+                v = r.normal();
+            } else {
+                double z = r.normal(), chi2 = 0;
+                for (int k = 0; k < 3; ++k) {
+                    double g = r.normal();
+                    chi2 += g * g;
+                }
+                v = std::clamp(z / std::sqrt(std::max(chi2, 1e-300) / 3.0), -1e4, 1e4);
+            }
+            if (got[i] != round_to_dtype(v, DType::kF32)) ++mismatches;
+        }
+        EXPECT_EQ(mismatches, 0u) << to_string(d);
+    }
 }
 
 TEST(Inputs, DistributionNames) {
