@@ -6,18 +6,24 @@
 # usage: OUT=DIR bash bench/import/run.sh [KERNELBENCH_FILE...]   (default examples/kernelbench/*.py)
 # environment: KFORGE (.carry/bin/kforge), DEVICE (cuda; sim for a test run), SUITE_S (150, the
 #   suite's --budget-wall), MODES (eager,compile_default: max-autotune tunes for minutes per
-#   problem), KFORGE_PYTHON (python3 with torch, for import and baseline).
-# Results under $OUT/import: import.log, specs/, suite.log, baseline.log, report/ (md, html,
-# json), check.txt, kforge.db, steps.txt (rc and wall of each step).
+#   problem), KFORGE_PYTHON (python3 with torch, for import and baseline), NAME (import: the
+#   folder under $OUT), DB_NAME (kforge.db), SPECS (a folder of specs imported earlier: no
+#   import), PROPOSERS (kforge's default; e.g. "parameter" for the parameter-only comparison),
+#   PROFILE_TOP (kforge's default 2; 0 for modes that read no diagnosis), BASELINE (1; 0: none).
+# Results under $OUT/$NAME: import.log, specs/, suite.log, baseline.log, report/ (md, html,
+# json), check.txt, the store, steps.txt (rc and wall of each step).
 set -uo pipefail
 R=$PWD
 K=${KFORGE:-$R/.carry/bin/kforge}
 DEVICE=${DEVICE:-cuda}
 SUITE_S=${SUITE_S:-150}
 MODES=${MODES:-eager,compile_default}
-O=${OUT:-/tmp/kforge-out}/import
+O=${OUT:-/tmp/kforge-out}/${NAME:-import}
 mkdir -p "$O/specs"
-DB=$O/kforge.db
+DB=$O/${DB_NAME:-kforge.db}
+extra=()
+[ -n "${PROPOSERS:-}" ] && extra+=(--proposers "$PROPOSERS")
+[ -n "${PROFILE_TOP:-}" ] && extra+=(--profile-top "$PROFILE_TOP")
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=("$R"/examples/kernelbench/*.py)
 : > "$O/steps.txt"
@@ -32,6 +38,7 @@ step() {  # step NAME TIMEOUT_S CMD...: runs CMD under a timeout, logs rc and wa
 
 # 1. Import, one file at a time: a file that fails (unsupported op, degenerate) leaves no spec.
 : > "$O/import.log"
+if [ -n "${SPECS:-}" ]; then cp "$SPECS"/*.json "$O/specs/"; files=(); fi
 for f in "${files[@]}"; do
     tmp=$(mktemp -d)
     "$K" import kernelbench "$f" -o "$tmp" >> "$O/import.log" 2>&1
@@ -39,14 +46,14 @@ for f in "${files[@]}"; do
     if [ $rc -eq 0 ]; then mv "$tmp"/*.json "$O/specs/"; else echo "  (rc $rc: no spec kept)" >> "$O/import.log"; fi
     rm -rf "$tmp"
 done
-echo "import: $(ls "$O/specs" | wc -l) of ${#files[@]} files -> specs" | tee -a "$O/steps.txt"
+echo "import: $(ls "$O/specs" | wc -l) specs from ${#files[@]} files${SPECS:+ (copied from $SPECS)}" | tee -a "$O/steps.txt"
 
 # 2. The suite over the imported specs (start programs synthesized from each problem).
 step suite $((SUITE_S + 150)) "$K" suite "$O/specs" --device "$DEVICE" --budget-wall "$SUITE_S" \
-    --db "$DB" --out "$O/best" > "$O/suite.log" 2>&1
+    --db "$DB" --out "$O/best" "${extra[@]}" > "$O/suite.log" 2>&1
 
 # 3. PyTorch baselines into each problem's newest run (the suite's).
-if [ "$DEVICE" = cuda ]; then
+if [ "$DEVICE" = cuda ] && [ "${BASELINE:-1}" = 1 ]; then
     step baseline 300 "$K" baseline "$O"/specs/*.json --db "$DB" --latest-run --modes "$MODES" \
         > "$O/baseline.log" 2>&1
 fi
