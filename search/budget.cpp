@@ -78,7 +78,7 @@ std::optional<std::string> should_stop(const StopConditions& c, const Progress& 
 
 double improvement_rate(const Progress& p, int window, double prior) {
     const auto& h = p.best_ns_by_round;
-    if (h.empty()) return prior;
+    if (h.size() < 2) return prior;  // no search round yet (at most the start's evaluation)
     size_t from = h.size() > static_cast<size_t>(window) ? h.size() - 1 - window : 0;
     while (from < h.size() && h[from] <= 0) ++from;
     if (from >= h.size() || h.back() <= 0) return prior;
@@ -94,7 +94,7 @@ SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
                                 const std::vector<bool>& done,
                                 const std::vector<std::string>& names, double near_sol_fraction) {
     SuiteChoice choice;
-    std::optional<size_t> best, best_near;
+    std::optional<size_t> best, best_near, untried;
     for (size_t i = 0; i < progress.size(); ++i) {
         if (i < done.size() && done[i]) continue;
         const Progress& p = progress[i];
@@ -106,9 +106,13 @@ SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
             if (!best_near || expected_gain(p) > expected_gain(progress[*best_near])) best_near = i;
             continue;
         }
+        if (p.best_ns_by_round.size() < 2) {  // never searched: explored before any repeat
+            if (!untried || expected_gain(p) > expected_gain(progress[*untried])) untried = i;
+            continue;
+        }
         if (!best || expected_gain(p) > expected_gain(progress[*best])) best = i;
     }
-    choice.next = best ? best : best_near;
+    choice.next = untried ? untried : best ? best : best_near;
     return choice;
 }
 

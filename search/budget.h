@@ -54,7 +54,8 @@ std::optional<std::string> should_stop(const StopConditions& c, const Progress& 
                                        const Budget& budget, const Spent& spent);
 
 // Relative improvement of the best time over the last `window` rounds (0 without history of a
-// passed time; a problem with no rounds yet gets `prior`).
+// passed time; a problem with no search round yet - no rounds, or only the round that timed its
+// start - gets `prior`, so a suite tries every problem before it keeps feeding one).
 double improvement_rate(const Progress& p, int window = 3, double prior = 0.25);
 
 // Expected gain of one more round: SOL headroom (1 - fraction of SOL, 1 when unknown) times the
@@ -67,7 +68,8 @@ struct SuiteChoice {
     std::vector<std::string> reasons;      // one line per problem passed over, and why
 };
 
-// The problem to give the next round: the largest expected gain among those not `done`;
+// The problem to give the next round: one never searched yet (at most its start timed) first,
+// then the largest expected gain among those not `done`;
 // problems at or above `near_sol_fraction` of SOL are deprioritized (chosen only when nothing
 // else is left) with a printed reason.
 SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
