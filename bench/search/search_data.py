@@ -66,14 +66,14 @@ def load_store(path, tmp):
                       device=dev["name"], datasheet_key=dev["datasheet_key"],
                       simulated=dev["uuid"].startswith("simulated"), status=r["status"],
                       started_at=r["started_at"])
-        if opts.get("command") == "baseline":
-            for e in evals:
-                for label, t in samples.get(e["id"], []):
-                    if label.startswith("baseline:"):
-                        baselines.append(dict(common, name=label[len("baseline:"):],
-                                              shapes=e["shapes_key"], time_ns=t))
-            continue
-        if opts.get("command") != "optimize":
+        # PyTorch baselines: a `kforge baseline` run, or stored into a search run (--run,
+        # --latest-run: a carrier candidate whose samples are all labelled baseline:<mode>)
+        for e in evals:
+            for label, t in samples.get(e["id"], []):
+                if label.startswith("baseline:"):
+                    baselines.append(dict(common, name=label[len("baseline:"):],
+                                          shapes=e["shapes_key"], time_ns=t))
+        if opts.get("command") not in ("optimize", "suite"):  # a suite run is one problem's search
             continue
         parents = {}
         for c in con.execute("SELECT cp.candidate_id, cp.parent_id FROM candidate_parents cp "
