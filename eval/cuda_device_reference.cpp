@@ -121,14 +121,7 @@ ReferenceResult CudaDevice::reference(const Problem& shape, const TensorData& in
         for (const std::string& name : l.tensors) values.push_back(buffers.at(name));
         std::vector<void*> args;
         for (CUdeviceptr& v : values) args.push_back(&v);
-        CUlaunchConfig cfg{};
-        cfg.gridDimX = l.grid[0];
-        cfg.gridDimY = l.grid[1];
-        cfg.gridDimZ = l.grid[2];
-        cfg.blockDimX = l.block[0];
-        cfg.blockDimY = l.block[1];
-        cfg.blockDimZ = l.block[2];
-        cfg.hStream = stream_;
+        CUlaunchConfig cfg = launch_config(l.grid, l.block, 0, stream_);
         r = api_->cuLaunchKernelEx(&cfg, fn, args.data(), nullptr);
         if (r != CUDA_SUCCESS) {
             wait(kReferenceTimeoutS);

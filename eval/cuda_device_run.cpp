@@ -127,15 +127,7 @@ CudaDevice::Failure CudaDevice::enqueue_resets(bool poison) {
 
 CudaDevice::Failure CudaDevice::enqueue_launches() {
     for (Launch& l : launches_) {
-        CUlaunchConfig cfg{};
-        cfg.gridDimX = l.grid[0];
-        cfg.gridDimY = l.grid[1];
-        cfg.gridDimZ = l.grid[2];
-        cfg.blockDimX = l.block[0];
-        cfg.blockDimY = l.block[1];
-        cfg.blockDimZ = l.block[2];
-        cfg.sharedMemBytes = l.smem_bytes;
-        cfg.hStream = stream_;
+        CUlaunchConfig cfg = launch_config(l.grid, l.block, l.smem_bytes, stream_);
         CUlaunchAttribute attr{};
         if (l.cluster[0] * l.cluster[1] * l.cluster[2] != 1) {
             attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;

@@ -49,6 +49,21 @@ struct DriverFailure {
 // (bad launch configuration, missing symbol, bad image) -> kLaunchFailed.
 DriverFailure classify_driver_error(CUresult r);
 
+// The launch configuration of one kernel (no attributes: the caller adds cluster dims).
+inline CUlaunchConfig launch_config(const unsigned (&grid)[3], const unsigned (&block)[3],
+                                    unsigned smem_bytes, CUstream stream) {
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = grid[0];
+    cfg.gridDimY = grid[1];
+    cfg.gridDimZ = grid[2];
+    cfg.blockDimX = block[0];
+    cfg.blockDimY = block[1];
+    cfg.blockDimZ = block[2];
+    cfg.sharedMemBytes = smem_bytes;
+    cfg.hStream = stream;
+    return cfg;
+}
+
 }  // namespace kforge::eval
 
 // KFORGE_CUDA_CHECK (common/cuda_check.h) for calls through the run-time driver table `api_`
