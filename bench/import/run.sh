@@ -36,16 +36,19 @@ step() {  # step NAME TIMEOUT_S CMD...: runs CMD under a timeout, logs rc and wa
     return $rc
 }
 
-# 1. Import, one file at a time: a file that fails (unsupported op, degenerate) leaves no spec.
+# 1. Import, all files in one Python process (a torch start costs seconds); a file that fails
+#    (unsupported op, degenerate problem) keeps no spec: a degenerate one's spec is written for
+#    inspection ("spec written to PATH") and removed here.
 : > "$O/import.log"
-if [ -n "${SPECS:-}" ]; then cp "$SPECS"/*.json "$O/specs/"; files=(); fi
-for f in "${files[@]}"; do
-    tmp=$(mktemp -d)
-    "$K" import kernelbench "$f" -o "$tmp" >> "$O/import.log" 2>&1
-    rc=$?
-    if [ $rc -eq 0 ]; then mv "$tmp"/*.json "$O/specs/"; else echo "  (rc $rc: no spec kept)" >> "$O/import.log"; fi
-    rm -rf "$tmp"
-done
+if [ -n "${SPECS:-}" ]; then
+    cp "$SPECS"/*.json "$O/specs/"
+    files=()
+else
+    "$K" import kernelbench "${files[@]}" -o "$O/specs" > "$O/import.log" 2>&1
+    echo "  (import rc $?)" >> "$O/import.log"
+    grep '^FAILED:' "$O/import.log" | sed -n 's/.*(spec written to \(.*\.json\)).*/\1/p' |
+        while read -r f; do rm -f "$f"; echo "  removed $f (failed)" >> "$O/import.log"; done
+fi
 echo "import: $(ls "$O/specs" | wc -l) specs from ${#files[@]} files${SPECS:+ (copied from $SPECS)}" | tee -a "$O/steps.txt"
 
 # 2. The suite over the imported specs (start programs synthesized from each problem).
