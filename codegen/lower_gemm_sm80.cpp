@@ -41,6 +41,23 @@ MathConfig math_config(dsl::MathMode m) {
     }
 }
 
+// The 2.x Arguments of a batched gemm ([L,M,K]/[L,K,M] x [L,N,K]/[L,K,N] -> [L,M,N]).
+// kBatched takes blockIdx.z as the batch index: the mainloop offsets A and B by it times their
+// batch strides (both operands are packed per batch: analyze_gemm admits no operand without the
+// batch dim); D and the epilogue's tensors carry their own L strides in the EVT arguments (a
+// residual or broadcast without the batch dim has L stride 0, see evt_emit.cpp). The C-operand
+// pointer and batch strides are unused (the visitor tree reads and writes every tensor).
+std::string batched_arguments(const std::string& lda, const std::string& ldb) {
+    return "    // batched: grid z is the batch index, at most 65535 batches per launch\n"
+           "    if (L > 65535) return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
+           "    int64_t batch_stride_a = M * K, batch_stride_b = N * K;\n"
+           "    typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kBatched,\n"
+           "        {int(M), int(N), int(K)}, /*batch_count=*/int(L), evt_args,\n"
+           "        tensors[0], tensors[1], nullptr, nullptr,\n"
+           "        batch_stride_a, batch_stride_b, /*batch_stride_C=*/0, /*batch_stride_D=*/0,\n"
+           "        " + lda + ", " + ldb + ", 0, 0);\n";
+}
+
 }  // namespace
 
 Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kernel,
@@ -51,7 +68,6 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
                                    "visitor kernel has no serial split-K)");
     if (c.cluster_m * c.cluster_n > 1)
         return unsupported(kernel, "a cluster with schedule multistage");
-    if (g.l > 1) return unsupported(kernel, "a batched gemm with schedule multistage");
     if (c.tile_m % 2 != 0 || c.tile_n % 2 != 0 || c.tile_m / 2 < 16 || c.tile_n / 2 < 8)
         return unsupported(kernel, "tile " + std::to_string(c.tile_m) + "x" +
                                    std::to_string(c.tile_n) + " with schedule multistage "
@@ -122,10 +138,14 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
     b += "    using namespace " + ns + ";\n    using Gemm = GemmKernel;\n";
     b += "    typename Evt::Arguments evt_args" + evt->arguments + ";\n";
     std::string lda = g.a_row_major ? "K" : "M", ldb = g.b_col_major ? "K" : "N";
-    b += "    typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kGemm,\n"
-         "        {int(M), int(N), int(K)}, /*batch_count=*/1, evt_args,\n"
-         "        tensors[0], tensors[1], nullptr, nullptr,\n"
-         "        M * K, N * K, 0, 0, " + lda + ", " + ldb + ", 0, 0);\n";
+    if (g.dim_l.empty()) {
+        b += "    typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kGemm,\n"
+             "        {int(M), int(N), int(K)}, /*batch_count=*/1, evt_args,\n"
+             "        tensors[0], tensors[1], nullptr, nullptr,\n"
+             "        M * K, N * K, 0, 0, " + lda + ", " + ldb + ", 0, 0);\n";
+    } else {
+        b += batched_arguments(lda, ldb);
+    }
     b += builder_tail(g, false);
     code.host_source = b;
     KernelLaunch launch;
