@@ -2,6 +2,7 @@
 // The partition (seed.cpp) takes the first candidate that checks and lowers, so the later
 // entries are the safe fallbacks (smaller tile, stages auto, multistage, smaller vec, passes 2).
 #include <algorithm>
+#include <tuple>
 
 #include "search/seed_internal.h"
 
@@ -85,7 +86,20 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
         out.push_back(config(64, 128, tk, 1, Schedule::kTmaWarpSpecialized, math, 0, 1));
     }
     if (limits.cc_major >= 8) {
-        for (auto [tm, tn, st] : {std::tuple{128, 128, 4}, {128, 64, 3}, {64, 64, 3}})
+        // Largest tile first while it still fills the SMs; for a problem too small for that
+        // (a few CTAs of 128x128 on 132 SMs), the tile with the most CTAs first.
+        std::vector<std::tuple<int, int, int>> tiles = {{128, 128, 4}, {128, 64, 3}, {64, 64, 3}};
+        auto ctas = [&](const std::tuple<int, int, int>& t) {
+            return s.l * ceil_div(s.m, std::get<0>(t)) * ceil_div(s.n, std::get<1>(t));
+        };
+        if (ctas(tiles.front()) < limits.sm_count) {
+            std::stable_sort(tiles.begin(), tiles.end(), [&](const auto& a, const auto& b) {
+                const bool fa = ctas(a) >= limits.sm_count, fb = ctas(b) >= limits.sm_count;
+                if (fa != fb) return fa;
+                return !fa && ctas(a) > ctas(b);
+            });
+        }
+        for (auto [tm, tn, st] : tiles)
             out.push_back(config(tm, tn, 32, 1, Schedule::kMultistage, math, st, 8));
     }
     return out;
