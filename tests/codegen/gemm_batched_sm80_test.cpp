@@ -2,11 +2,16 @@
 // emitted builder sets the batch mode, the batch count from the L dim, A/B batch strides, and
 // per-tensor L strides in the visitor arguments (0 for an epilogue tensor without the batch dim).
 // Text-level only: the CUTLASS compile of such a kernel is checked by hand (see the report).
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "codegen/lower.h"
+#include "dsl/check.h"
+#include "dsl/parser.h"
+#include "problem/spec.h"
 #include "tests/codegen/gemm_fixtures.h"
 
 namespace kforge::codegen {
@@ -120,6 +125,33 @@ TEST(GemmBatchedSm80, UnbatchedMultistageKeepsGemmMode) {
     EXPECT_TRUE(has(out->cuda_source, "GemmUniversalMode::kGemm")) << out->cuda_source;
     EXPECT_TRUE(has(out->cuda_source, "/*batch_count=*/1")) << out->cuda_source;
     EXPECT_FALSE(has(out->cuda_source, "kBatched")) << out->cuda_source;
+}
+
+// The spec/program pairs under tests/codegen/batched/ (the ones to run on a GPU: see the files'
+// descriptions) parse, pass the checker for the h200 and lower to a kBatched kernel.
+Expected<Lowered> lower_files(const std::string& stem) {
+    std::string dir = std::string(KFORGE_TEST_DATA_DIR) + "/batched/";
+    auto problem = load_problem(dir + stem + ".json");
+    if (!problem) return problem.error();
+    std::ifstream in(dir + stem + ".kf");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto program = dsl::parse_program(text.str(), stem + ".kf");
+    if (!program) return program.error();
+    auto checked = dsl::check_program(*program, *problem, dsl::DeviceLimits{});
+    if (!checked.ok()) return checked.errors.front();
+    return lower_program(*program, *problem, LowerOptions{});
+}
+
+TEST(GemmBatchedSm80, ProgramFilesCheckAndLower) {
+    auto bmm = lower_files("bmm_f32");
+    ASSERT_TRUE(bmm.ok()) << bmm.error().to_string();
+    EXPECT_TRUE(has(bmm->cuda_source, "GemmUniversalMode::kBatched")) << bmm->cuda_source;
+    EXPECT_TRUE(has(bmm->cuda_source, "L = in->dims[0];")) << bmm->cuda_source;
+    auto res = lower_files("bmm_res_f32");
+    ASSERT_TRUE(res.ok()) << res.error().to_string();
+    EXPECT_TRUE(has(res->cuda_source, "{N, _1{}, int64_t(0)}")) << res->cuda_source;
+    EXPECT_TRUE(has(res->cuda_source, "{_0{}, _1{}, int32_t(0)}")) << res->cuda_source;
 }
 
 }  // namespace
