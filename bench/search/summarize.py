@@ -200,7 +200,7 @@ def build(a, dbs, tmp):
            f"{len(runs)} optimize runs, {len(baselines)} baseline samples. Times are medians "
            "of the best's 'candidate' samples at the run's highest timed tier.", ""]
     # ---- main table (built-in proposers)
-    md += ["## Built-in proposers (parameter, diagnosis)", "",
+    md += ["## Built-in proposers (diagnosis, parameter)", "",
            "| problem | device | start (us) | best (us) | % fused SOL | vs start | vs eager | "
            "vs max-autotune | t95 / budget | t95 gain / budget | best made by | run |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -149,7 +149,7 @@ TEST_F(OptimizeLlm, ADeadEndpointLeavesTheRunToTheBuiltInProposers) {
     const CliRun r = optimize(config("dead", "http://127.0.0.1:1/v1"), "dead");
     ASSERT_EQ(r.rc, 0) << r.out;
     EXPECT_NE(r.out.find("LLM disabled: endpoint unreachable"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("the search goes on with the built-in proposers (parameter, diagnosis)"),
+    EXPECT_NE(r.out.find("the search goes on with the built-in proposers (diagnosis, parameter)"),
               std::string::npos) << r.out;
     EXPECT_TRUE(fs::exists(dir_ / "dead" / "best.kf"));
     const Lineage l = lineage("dead", r);
