@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/hash.h"
+#include "common/parallel.h"
 #include "compile/nvrtc_compile.h"
 #include "compile/process.h"
 
@@ -310,17 +311,8 @@ Expected<CompileResult> compile_cuda(std::string_view source, const CompileOptio
 
 std::vector<Expected<CompileResult>> compile_many(const std::vector<std::string>& sources,
                                                   const CompileOptions& o, int workers) {
-    if (workers <= 0) workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    workers = std::min<int>(workers, static_cast<int>(sources.size()));
     std::vector<Expected<CompileResult>> out(sources.size(), make_error("", "not compiled"));
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    for (int w = 0; w < workers; ++w)
-        pool.emplace_back([&] {
-            for (size_t i = next++; i < sources.size(); i = next++)
-                out[i] = compile_cuda(sources[i], o);
-        });
-    for (auto& t : pool) t.join();
+    parallel_for(sources.size(), workers, [&](size_t i) { out[i] = compile_cuda(sources[i], o); });
     return out;
 }
 

@@ -2,12 +2,12 @@
 #include "eval/precompile.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <exception>
 #include <map>
 #include <thread>
 
+#include "common/parallel.h"
 #include "dsl/check.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
@@ -115,19 +115,13 @@ Plan plan_program(const PrecompileRequest& r, const std::string& text,
 }
 
 void run_jobs(std::vector<Job>& jobs, int workers) {
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
-    for (int w = 0; w < workers; ++w)
-        pool.emplace_back([&] {
-            for (size_t i = next++; i < jobs.size(); i = next++) {
-                try {
-                    jobs[i].result = compile::compile_cuda(jobs[i].source, jobs[i].options);
-                } catch (const std::exception& e) {
-                    jobs[i].result = make_error("precompile", std::string("compile: ") + e.what());
-                }
-            }
-        });
-    for (auto& t : pool) t.join();
+    parallel_for(jobs.size(), workers, [&](size_t i) {
+        try {
+            jobs[i].result = compile::compile_cuda(jobs[i].source, jobs[i].options);
+        } catch (const std::exception& e) {
+            jobs[i].result = make_error("precompile", std::string("compile: ") + e.what());
+        }
+    });
 }
 
 // The program's outcome from its compile units (the first failing one decides, as in the

@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <thread>
 #include <vector>
+
+#include "common/parallel.h"
 
 namespace kforge {
 namespace {
@@ -114,17 +115,8 @@ std::vector<double> generate(const Tensor& tensor, Distribution distribution, ui
     };
     constexpr size_t kChunk = size_t{1} << 20;
     const size_t n = values.size();
-    const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()),
-                                            (n + kChunk - 1) / kChunk);
-    if (threads <= 1) {
-        fill(0, n);
-        return values;
-    }
-    std::vector<std::thread> pool;
-    const size_t per = (n + threads - 1) / threads;
-    for (size_t t = 0; t < threads; ++t)
-        pool.emplace_back(fill, std::min(n, t * per), std::min(n, (t + 1) * per));
-    for (std::thread& th : pool) th.join();
+    parallel_for((n + kChunk - 1) / kChunk, 0,
+                 [&](size_t c) { fill(c * kChunk, std::min(n, (c + 1) * kChunk)); });
     return values;
 }
 

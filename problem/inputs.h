@@ -24,6 +24,7 @@ std::optional<Distribution> distribution_from_string(std::string_view s);  // "u
 
 // numel(tensor) values for `tensor`, row-major, each already round_to_dtype(tensor.dtype). The
 // stream depends on `seed` and on the tensor's name, so two inputs drawn with one seed differ.
+// Tensors above 2^20 elements are filled in parallel chunks (the same values as one stream).
 std::vector<double> generate(const Tensor& tensor, Distribution distribution, uint64_t seed);
 
 // Rounds x to the nearest value of `dtype` (round to nearest, ties to even), as a cast on the
