@@ -2,7 +2,6 @@
 // sanity, timing (optionally interleaved with a baseline) and the SOL gaming check.
 #include <chrono>
 #include <cmath>
-#include <future>
 
 #include "eval/evaluate_internal.h"
 #include "eval/gates.h"
@@ -23,25 +22,15 @@ bool has_f16(const Problem& p) {
 }  // namespace
 
 TensorData make_inputs(const Problem& shape, Distribution d, uint64_t seed) {
+    // generate() spreads a large tensor over every core itself (problem/inputs.h).
     bool scale = d == Distribution::kHeavyTailed && has_f16(shape);
-    auto make = [&](const Tensor* t) {
+    TensorData inputs;
+    for (const Tensor* t : shape.graph_inputs()) {
         std::vector<double> v = generate(*t, d, seed);
         if (scale)
             for (double& x : v) x = round_to_dtype(x / 64.0, t->dtype);
-        return v;
-    };
-    // Full-shape inputs take seconds per tensor on one core (each tensor is one sequential
-    // stream): large tensors are generated on threads of their own, same values.
-    constexpr int64_t kThreadedElements = int64_t{1} << 20;
-    std::vector<std::pair<const Tensor*, std::future<std::vector<double>>>> pending;
-    TensorData inputs;
-    for (const Tensor* t : shape.graph_inputs()) {
-        if (t->numel() >= kThreadedElements)
-            pending.emplace_back(t, std::async(std::launch::async, make, t));
-        else
-            inputs[t->name] = make(t);
+        inputs[t->name] = std::move(v);
     }
-    for (auto& [t, values] : pending) inputs[t->name] = values.get();
     return inputs;
 }
 
