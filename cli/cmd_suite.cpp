@@ -37,7 +37,9 @@ std::optional<SearchSession> open_search_session(const OptimizeArgs& a, const ch
     s.llm = make_llm(a, *s.store, cmd, rc);
     if (rc != kExitOk) return std::nullopt;
     return s;
-}namespace {
+}
+
+namespace {
 
 int run_suite(OptimizeArgs a) {
     const char* cmd = "suite";

@@ -1,10 +1,10 @@
 // One round of the search and the loop over rounds (search/loop.h).
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <thread>
+#include <optional>
 
+#include "common/parallel.h"
 #include "dsl/check.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
@@ -157,14 +157,30 @@ Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
     return hash;
 }
 
-// The profiling tier: the options.profile_top fastest timed candidates without a diagnosis.
-void profile_best(SearchState& st, const SearchOptions& options) {
+// The precompile request of `st`'s problem (no programs yet), where precompiling helps: a
+// compile cache and a real device (the simulated one compiles nothing).
+std::optional<eval::PrecompileRequest> precompile_request(const SearchState& st,
+                                                          eval::Evaluator& evaluator,
+                                                          const SearchOptions& options) {
+    auto device_info = evaluator.device_info();
+    if (options.compile_cache_dir.empty() || !device_info.ok() || device_info->simulated)
+        return std::nullopt;
+    eval::PrecompileRequest pre;
+    pre.problem = st.problem;
+    pre.device = *device_info;
+    pre.tier = EvalTier::kQuick;
+    pre.compile_cache_dir = options.compile_cache_dir;
+    return pre;
+}
+
+// The profiling tier: the `top` fastest timed candidates without a diagnosis.
+void profile_best(SearchState& st, const SearchOptions& options, int top) {
     if (!options.profile_hook) return;
     std::vector<std::pair<double, std::string>> ranked;
     for (const auto& [h, c] : st.candidates)
         if (double t = time_of(c); t > 0) ranked.push_back({t, h});
     std::sort(ranked.begin(), ranked.end());
-    for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < options.profile_top; ++i) {
+    for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < top; ++i) {
         CandidateState& c = st.candidates.at(ranked[i].second);
         if (!c.diagnosis.empty()) continue;
         c.diagnosis = options.profile_hook(c.text);
@@ -182,7 +198,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     // 0. profile the best few not yet diagnosed, right before the proposers read the diagnoses
     //    (lazily: a problem whose next round never comes, in a suite or at the end of the
     //    budget, spends no profiler time on it)
-    profile_best(st, options);
+    profile_best(st, options, options.profile_top);
     // 1. propose + static check (pending candidates from a killed run go first, unchecked again)
     std::vector<std::string> fresh = std::move(st.pending);
     st.pending.clear();
@@ -218,14 +234,10 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     st.counts.screened += static_cast<int64_t>(screened.size());
     // 3. compile + quick timing; the screened batch is compiled in parallel first (as many as
     //    the compile budget allows), so each evaluation's compile gates are cache hits
-    auto device_info = evaluator.device_info();
-    if (!options.compile_cache_dir.empty() && !screened.empty() && device_info.ok() &&
-        !device_info->simulated) {
-        eval::PrecompileRequest pre;
-        pre.problem = st.problem;
-        pre.device = *device_info;
-        pre.tier = EvalTier::kQuick;
-        pre.compile_cache_dir = options.compile_cache_dir;
+    std::optional<eval::PrecompileRequest> pre_request;
+    if (!screened.empty()) pre_request = precompile_request(st, evaluator, options);
+    if (pre_request) {
+        eval::PrecompileRequest& pre = *pre_request;
         int64_t room = options.budget.compiles ? *options.budget.compiles - spent.compiles
                                                : static_cast<int64_t>(screened.size());
         for (size_t i = 0; i < screened.size() && static_cast<int64_t>(i) < room; ++i)
@@ -293,32 +305,19 @@ Status run_search(SearchState& st, eval::Device& device, Store& store,
 
 void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator& evaluator,
                        const SearchOptions& options, Spent& spent) {
-    auto device_info = evaluator.device_info();
-    if (options.compile_cache_dir.empty() || !device_info.ok() || device_info->simulated) return;
     std::vector<eval::PrecompileRequest> requests;
     for (const SearchState* st : states) {
         auto it = st->candidates.find(st->start_hash);
         if (it == st->candidates.end() || it->second.evaluated) continue;
-        eval::PrecompileRequest pre;
-        pre.problem = st->problem;
-        pre.device = *device_info;
-        pre.tier = EvalTier::kQuick;
-        pre.compile_cache_dir = options.compile_cache_dir;
-        pre.program_texts = {it->second.text};
-        pre.jobs = 1;
-        requests.push_back(std::move(pre));
+        auto pre = precompile_request(*st, evaluator, options);
+        if (!pre) return;  // the same for every state: nothing to precompile
+        pre->program_texts = {it->second.text};
+        pre->jobs = 1;  // one program each; the problems run in parallel
+        requests.push_back(std::move(*pre));
     }
     auto t0 = std::chrono::steady_clock::now();
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-        for (size_t i = next++; i < requests.size(); i = next++)
-            (void)eval::precompile(requests[i]);  // failures resurface in the evaluation
-    };
-    const size_t n = std::min<size_t>(requests.size(),
-                                      std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> pool;
-    for (size_t i = 0; i < n; ++i) pool.emplace_back(work);
-    for (std::thread& t : pool) t.join();
+    // failures resurface, with their messages, in the evaluations
+    parallel_for(requests.size(), 0, [&](size_t i) { (void)eval::precompile(requests[i]); });
     spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -343,9 +342,7 @@ Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
         }
     }
     // The result's evidence: the best's diagnosis, when no round profiled it (profiling is lazy).
-    SearchOptions last = options;
-    last.profile_top = std::min(options.profile_top, 1);
-    profile_best(st, last);
+    profile_best(st, options, std::min(options.profile_top, 1));
     return Ok{};
 }
 
