@@ -88,17 +88,11 @@ Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext
     }
 
     // The dim reduced / normalized from (`over`), default the last (norms: the weight's dims).
-    size_t axis = rank - 1;
-    if (!kernel.over.empty()) {
-        auto it = std::find(xref.dims.rbegin(), xref.dims.rend(), kernel.over);
-        if (it == xref.dims.rend()) {
-            return make_error(where, "over " + kernel.over + ": " + xref.name + " has no such dim");
-        }
-        axis = rank - 1 - size_t(it - xref.dims.rbegin());
-    } else if ((kernel.row_op == dsl::RowOp::kLayerNorm || kernel.row_op == dsl::RowOp::kRmsNorm) &&
-               kernel.args.size() > 1 && kernel.args[1].dims.size() <= rank) {
-        axis = rank - std::max<size_t>(1, kernel.args[1].dims.size());
+    const std::optional<size_t> row_axis = dsl::row_axis(kernel);
+    if (!row_axis) {
+        return make_error(where, "over " + kernel.over + ": " + xref.name + " has no such dim");
     }
+    const size_t axis = *row_axis;
 
     detail::RowwisePlan plan;
     plan.kernel = &kernel;

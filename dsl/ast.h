@@ -2,6 +2,7 @@
 // (dsl/parser.h); read by the checker, the canonical printer and codegen. Plain data.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -148,5 +149,25 @@ struct Program {
 
 // `p` with every SourceLoc and knob_locs cleared: compare programs by meaning.
 Program strip_locations(Program p);
+
+// The dim of a rowwise kernel's input (args[0]) that it reduces or normalizes from, as an
+// index into args[0].dims: `over` (its last occurrence), else for layer_norm / rms_norm as many
+// trailing dims as the weight (args[1]) has, else the last dim. Norms cover every dim from there
+// to the end (one row of their product). nullopt when `over` names no dim of the input or the
+// input has no dims. (Inline: codegen reads the AST without linking the dsl stage.)
+inline std::optional<size_t> row_axis(const Kernel& kernel) {
+    if (kernel.args.empty() || kernel.args[0].dims.empty()) return std::nullopt;
+    const std::vector<std::string>& dims = kernel.args[0].dims;
+    const size_t rank = dims.size();
+    if (!kernel.over.empty()) {
+        auto it = std::find(dims.rbegin(), dims.rend(), kernel.over);
+        if (it == dims.rend()) return std::nullopt;
+        return rank - 1 - static_cast<size_t>(it - dims.rbegin());
+    }
+    const bool norm = kernel.row_op == RowOp::kLayerNorm || kernel.row_op == RowOp::kRmsNorm;
+    if (norm && kernel.args.size() > 1 && kernel.args[1].dims.size() <= rank)
+        return rank - std::max<size_t>(1, kernel.args[1].dims.size());
+    return rank - 1;
+}
 
 }  // namespace kforge::dsl

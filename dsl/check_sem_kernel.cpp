@@ -119,16 +119,8 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
             f.row_len = sem.extent(over);
             f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
             if (kind == OpKind::kLayerNorm || kind == OpKind::kRmsNorm) {
-                // A norm normalizes the trailing dims from `over` (as the lowering does; without
-                // `over`, as many trailing dims as the weight has), which must be contiguous.
-                size_t from = x.dims.size() - 1;
-                if (!kn.over.empty()) {
-                    from = static_cast<size_t>(
-                        std::find(x.dims.rbegin(), x.dims.rend(), over).base() - x.dims.begin() - 1);
-                } else if (kn.args.size() > 1 && !kn.args[1].dims.empty() &&
-                           kn.args[1].dims.size() <= x.dims.size()) {
-                    from = x.dims.size() - kn.args[1].dims.size();
-                }
+                // A norm normalizes every dim from row_axis() on (as the lowering does).
+                const size_t from = row_axis(kn).value_or(x.dims.size() - 1);
                 std::vector<std::string> dims(x.dims.begin() + static_cast<std::ptrdiff_t>(from),
                                               x.dims.end());
                 f.row_len = sem.numel(dims);
