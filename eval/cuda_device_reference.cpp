@@ -10,6 +10,7 @@
 #include "compile/nvrtc_compile.h"
 #include "eval/cuda_device.h"
 #include "eval/gpu_reference.h"
+#include "eval/timing.h"
 
 namespace kforge::eval {
 namespace {
@@ -17,11 +18,6 @@ namespace {
 constexpr double kReferenceTimeoutS = 120.0;
 constexpr int64_t kMemoryMarginBytes = int64_t{256} << 20;
 constexpr size_t kMaxReferenceModules = 16;
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-        .count();
-}
 
 std::string mib(int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 

@@ -23,15 +23,6 @@ namespace kforge::eval::detail {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-        .count();
-}
-
-}  // namespace
-
 Pipeline::Pipeline(Device& device, const EvalRequest& request, ReferenceCache* cache)
     : device_(device), request_(request), cache_(cache) {
     if (!cache_) {

@@ -120,11 +120,6 @@ std::vector<GateOutcome> reusable_from(const EvaluationRecord& rec) {
     return gates;
 }
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-        .count();
-}
-
 EvalReport evaluate_with_store(Evaluator& evaluator, const EvalRequest& request) {
     if (!request.store || request.prebuilt) {
         EvalReport r = evaluator.run_pipeline(request);

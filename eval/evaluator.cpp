@@ -11,11 +11,6 @@
 namespace kforge::eval {
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-        .count();
-}
-
 // The report of a request the worker did not answer (it died, hung, or could not start).
 EvalReport unanswered(const EvalRequest& request, const DeviceInfo& device, EvalStatus status,
                       const std::string& message, double wall_ms) {

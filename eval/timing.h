@@ -3,10 +3,18 @@
 // deterministic generator (SplitMix64), so the same samples and seed give the same interval.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
 namespace kforge::eval {
+
+// Milliseconds of wall time since t0 (gate, evaluation and reference timings).
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+        .count();
+}
+
 
 struct TimingStats {
     int count = 0;
