@@ -1,4 +1,5 @@
 // Emission of row-wise entry points (see lower_rowwise.cpp for the analysis).
+#include <algorithm>
 #include <sstream>
 
 #include "codegen/kernel_entry.h"
@@ -8,14 +9,32 @@ namespace kforge::codegen::detail {
 namespace {
 
 constexpr int kMaxCachedPerThread = 64;  // f32 values a thread may cache in registers
-constexpr int kMaxSplit = 8;             // portable cluster size
+constexpr int kMaxSplit = 16;  // cluster CTAs per row (above 8: a non-portable cluster size)
+// Static shared memory kept free beside a staged row (the templates' reduction scratch).
+constexpr int64_t kStaticSmemReserve = 1024;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-std::string cfg_text(int tpr, int rpb, int vec, int64_t items, int split) {
+std::string cfg_text(int tpr, int rpb, int vec, int64_t items, int split, int64_t staged) {
     return "kforge::RowCfg<" + std::to_string(tpr) + ", " + std::to_string(rpb) + ", " +
-           std::to_string(vec) + ", " + std::to_string(items) + ", " + std::to_string(split) + ">";
+           std::to_string(vec) + ", " + std::to_string(items) + ", " + std::to_string(split) +
+           (staged > 0 ? ", " + std::to_string(staged) : std::string()) + ">";
 }
+
+// Dynamic shared memory one block may opt in to on the target arch (cudaDevAttr
+// MaxSharedMemoryPerBlockOptin: 227 KiB on sm_90/sm_100, 163 KiB on sm_80/87, else 99 KiB).
+int64_t smem_optin_bytes(const std::string& arch) {
+    if (arch.rfind("sm_90", 0) == 0 || arch.rfind("sm_100", 0) == 0) return 227 * 1024;
+    if (arch == "sm_80" || arch == "sm_87") return 163 * 1024;
+    return 99 * 1024;
+}
+
+// How the CTA's part of a row (`chunk` elements of `bytes` each, dealt out in vectors of
+// `vec` over `tpr` threads) is held: `items` vectors per thread in registers, or `staged`
+// vectors per thread in shared memory (`smem_bytes` for the block's rpb rows).
+struct RowHolding {
+    int64_t items = 0, staged = 0, smem_bytes = 0;
+};
 
 // Tensor operands of the op besides X: weight and bias of the norms.
 struct Operand {
@@ -53,21 +72,54 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     if (split > 1 && rpb != 1) return make_error(where, "split > 1 needs rows_per_block 1");
     if (cfg.passes != 1 && cfg.passes != 2) return make_error(where, "passes must be 1 or 2");
 
+    // passes 1: the row stays on chip, in registers while a thread holds at most
+    // kMaxCachedPerThread values, else (or with smem_stage) in shared memory, all of it.
+    // passes 2 with smem_stage: as much of the CTA's part as shared memory takes; the rest is
+    // re-read from memory on each sweep. passes 2 alone: every sweep reads memory.
     const int vec = pick_vec(cfg.vec, plan.n);
-    int64_t items = 0, items_scalar = 0;
-    if (cfg.passes == 1) {
-        const int64_t chunk = ceil_div(ceil_div(plan.n, split), vec) * vec;
-        items = ceil_div(chunk, int64_t(tpr) * vec);
-        items_scalar = ceil_div(ceil_div(plan.n, split), tpr);
-        if (items * vec > kMaxCachedPerThread || items_scalar > kMaxCachedPerThread) {
-            return make_error(where, "passes 1 caches the row in registers: " +
-                                         std::to_string(plan.n) + " elements over " +
-                                         std::to_string(tpr * split) + " threads is " +
-                                         std::to_string(items_scalar) + " per thread (at most " +
-                                         std::to_string(kMaxCachedPerThread) +
-                                         "); use passes 2, more threads or split");
+    const int64_t elem_bytes = dtype_bytes(plan.x->dtype);
+    const int64_t smem_budget = smem_optin_bytes(ctx.arch) - kStaticSmemReserve;
+    const auto holding = [&](int v) -> Expected<RowHolding> {
+        RowHolding h;
+        const int64_t chunk = ceil_div(ceil_div(plan.n, split), v) * v;
+        const int64_t per_thread = ceil_div(chunk, int64_t(tpr) * v);  // vectors
+        const int64_t row_bytes = int64_t(rpb) * tpr * v * elem_bytes;  // one vector each
+        if (cfg.passes == 1 && !cfg.smem_stage && per_thread * v <= kMaxCachedPerThread) {
+            h.items = per_thread;
+        } else if (cfg.passes == 1) {
+            if (per_thread * row_bytes > smem_budget) {
+                return make_error(where, "passes 1 keeps the row on chip: " +
+                                             std::to_string(plan.n) + " elements over " +
+                                             std::to_string(tpr * split) + " threads is " +
+                                             std::to_string(per_thread * v) +
+                                             " per thread, more than the " +
+                                             std::to_string(kMaxCachedPerThread) +
+                                             " kept in registers, and " +
+                                             std::to_string(per_thread * row_bytes) +
+                                             " bytes of shared memory exceed the " +
+                                             std::to_string(smem_budget) + " available on " +
+                                             ctx.arch + "; use passes 2 (smem_stage), split or "
+                                             "fewer rows_per_block");
+            }
+            h.staged = per_thread;
+        } else if (cfg.smem_stage) {
+            h.staged = std::min(per_thread, smem_budget / row_bytes);
+            if (h.staged == 0) {
+                return make_error(where, "smem_stage: one vector per thread of " +
+                                             std::to_string(rpb) + " row(s) is " +
+                                             std::to_string(row_bytes) + " bytes, more than the " +
+                                             std::to_string(smem_budget) + " available");
+            }
         }
-    }
+        h.smem_bytes = h.staged * row_bytes;
+        return h;
+    };
+    auto held = holding(vec);
+    if (!held) return held.error();
+    // The scalar fallback (a pointer not vector-aligned) of a staged row streams the row from
+    // memory instead: a slow path, and staging scalars costs registers (spills at 256 threads).
+    Expected<RowHolding> held_scalar = held->staged > 0 ? RowHolding{} : holding(1);
+    if (!held_scalar) return held_scalar.error();
     const int64_t blocks = ceil_div(plan.rows, rpb) * split;
     if (blocks > 0x7fffffff) return make_error(where, "too many rows for one grid");
 
@@ -133,7 +185,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
         return "kforge::" + plan.tmpl + "<" + c + ", " + plan.mode +
                (tmpl_extra.empty() ? "" : ", " + tmpl_extra) + ">(" + args + ");\n";
     };
-    const std::string cv = cfg_text(tpr, rpb, vec, items, split);
+    const std::string cv = cfg_text(tpr, rpb, vec, held->items, split, held->staged);
     if (vec == 1) {
         s << "    " << call(cv);
     } else {
@@ -144,7 +196,8 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
             cond += " && chain.aligned<" + std::to_string(vec) + ">()";
         }
         s << "    if (" << cond << ") {\n        " << call(cv) << "    } else {\n        "
-          << call(cfg_text(tpr, rpb, 1, items_scalar, split)) << "    }\n";
+          << call(cfg_text(tpr, rpb, 1, held_scalar->items, split, held_scalar->staged))
+          << "    }\n";
     }
     s << "}\n";
 
@@ -157,6 +210,8 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     launch.grid = {unsigned(blocks), 1, 1};
     launch.block = {unsigned(cfg.threads), 1, 1};
     launch.cluster = {unsigned(split), 1, 1};
+    launch.smem_bytes =
+        unsigned(std::max(held->smem_bytes, vec == 1 ? int64_t(0) : held_scalar->smem_bytes));
     launch.params = params.plan_params();
     code.launches.push_back(launch);
     return code;

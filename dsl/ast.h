@@ -111,6 +111,7 @@ struct RowwiseConfig {
     int passes = 1;      // 1: row cached in registers/smem; 2: re-read from memory
     bool online = false; // online softmax (running max and sum in one sweep)
     int split = 1;       // blocks (or cluster CTAs) cooperating on one row
+    bool smem_stage = false;  // the CTA's part of the row staged in shared memory (cp.async)
     bool operator==(const RowwiseConfig&) const = default;
 };
 

@@ -173,9 +173,17 @@ std::vector<KnobSpec> rowwise_knobs() {
              if (!k.rowwise.online) return std::nullopt;
              return KnobValue{};
          }},
-        {"split", KnobValueKind::kInts, {}, {kOneTo16}, {}, "1", "blocks cooperating on one row",
+        {"split", KnobValueKind::kInts, {}, {kOneTo16}, {}, "1",
+         "cluster CTAs sharing one row (above 8: non-portable cluster size)",
          [](Kernel& k, const KnobValue& v) { k.rowwise.split = as_int(v, 0); return std::string(); },
          [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.rowwise.split}); }},
+        {"smem_stage", KnobValueKind::kFlag, {}, {}, {}, "off",
+         "row staged in shared memory by cp.async (passes 2: what fits, rest re-read)",
+         [](Kernel& k, const KnobValue&) { k.rowwise.smem_stage = true; return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (!k.rowwise.smem_stage) return std::nullopt;
+             return KnobValue{};
+         }},
     };
 }
 

@@ -101,6 +101,16 @@ Status CudaDevice::prepare_launch(const codegen::KernelLaunch& k, Launch& l) {
         }
         for (uint64_t& s : l.storage) l.args.push_back(&s);
     }
+    if (l.cluster[0] * l.cluster[1] * l.cluster[2] > 8) {  // beyond the portable cluster size
+        CUresult r = api_->cuFuncSetAttribute(
+            l.function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+        if (r != CUDA_SUCCESS)
+            return make_error("resources_exceeded", k.name + ": a cluster of " +
+                                                        std::to_string(l.cluster[0] * l.cluster[1] *
+                                                                       l.cluster[2]) +
+                                                        " CTAs refused: " +
+                                                        driver_error_string(*api_, r));
+    }
     if (l.smem_bytes > 0) {
         CUresult r = api_->cuFuncSetAttribute(
             l.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(l.smem_bytes));

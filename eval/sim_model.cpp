@@ -130,7 +130,9 @@ Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& prob
         read += s->bytes();
         numel = std::max(numel, s->numel());
     }
-    if (k.kind == dsl::KernelKind::kRowwise && k.rowwise.passes > 1 && !k.args.empty())
+    // passes 2 re-reads the row, unless smem_stage holds it on chip (most of it, at worst)
+    if (k.kind == dsl::KernelKind::kRowwise && k.rowwise.passes > 1 && !k.rowwise.smem_stage &&
+        !k.args.empty())
         read *= 1.0 + 1.0 / std::max<double>(1.0, double(k.args.size()));
     auto cb = chain_bytes(k, problem);
     if (!cb) return cb.error();

@@ -143,16 +143,71 @@ __device__ __forceinline__ float2 shfl_xor(float2 v, int o) {
 // A row group: TPR threads (a power of two <= 32, or a multiple of 32) own one row; a block
 // holds RPB row groups. ITEMS > 0: each thread caches ITEMS vectors of VEC elements of its row
 // in registers (one pass over memory); ITEMS == 0: stream the row from memory on each sweep.
-// SPLIT > 1: SPLIT CTAs of a cluster share one row (RPB must be 1), combining via DSMEM.
-template <int TPR_, int RPB_, int VEC_, int ITEMS_, int SPLIT_> struct RowCfg {
+// STAGED > 0 (with ITEMS == 0): the first STAGED vectors of each thread (the first
+// STAGED * TPR * VEC elements of the CTA's part of the row) are copied into dynamic shared
+// memory with cp.async before the first sweep; every sweep reads them from there and streams
+// only the rest from memory. Dynamic shared memory: RPB * STAGED * TPR * VEC elements.
+// SPLIT > 1: SPLIT CTAs of a cluster share one row (RPB must be 1), combining via DSMEM
+// (SPLIT > 8 is a non-portable cluster size: the launch must allow it).
+template <int TPR_, int RPB_, int VEC_, int ITEMS_, int SPLIT_, int STAGED_ = 0> struct RowCfg {
     static constexpr int TPR = TPR_, RPB = RPB_, VEC = VEC_, ITEMS = ITEMS_, SPLIT = SPLIT_;
+    static constexpr int STAGED = STAGED_;
     static constexpr int THREADS = TPR * RPB;
     static constexpr int WARPS_PER_ROW = TPR > 32 ? TPR / 32 : 1;
     // vectors in flight per thread when streaming: 16 values (4 x 16 B for f32 VEC 4)
     static constexpr int UNROLL = VEC >= 16 ? 1 : 16 / VEC;
+    // elements of one row group's shared-memory stage
+    static constexpr int STAGE_ELEMS = STAGED * TPR * VEC;
     static_assert(TPR % 32 == 0 || (TPR <= 32 && (32 % TPR) == 0), "threads per row");
     static_assert(SPLIT == 1 || RPB == 1, "a split row needs one row per block");
+    static_assert(STAGED == 0 || ITEMS == 0, "a row is cached in registers or staged, not both");
 };
+
+// ---- asynchronous global -> shared copies (cp.async, sm_80+) --------------------------------
+
+__device__ __forceinline__ void cp_async_commit() {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+// Wait until at most N of this thread's committed groups are still in flight.
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+// The same with N known only after unrolling (0..3; larger N waits as for 3).
+__device__ __forceinline__ void cp_async_wait_upto(int n) {
+    switch (n) {
+        case 0: cp_async_wait<0>(); break;
+        case 1: cp_async_wait<1>(); break;
+        case 2: cp_async_wait<2>(); break;
+        default: cp_async_wait<3>(); break;
+    }
+}
+
+// Copy V elements at g (aligned like load_vec's) to s in shared memory. Widths cp.async takes
+// (4, 8, 16 bytes, or 16-byte pieces) are asynchronous: the calling thread sees them after
+// cp_async_wait. Other widths (2-byte scalars) are copied at once.
+template <int V, typename T> __device__ __forceinline__ void copy_async(T* s, const T* g) {
+    constexpr int kBytes = V * int(sizeof(T));
+    if constexpr (kBytes == 4 || kBytes == 8 || kBytes % 16 == 0) {
+        constexpr int kChunk = kBytes > 16 ? 16 : kBytes;
+        const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(s));
+        const char* ga = reinterpret_cast<const char*>(g);
+#pragma unroll
+        for (int c = 0; c < kBytes / kChunk; ++c) {
+            if constexpr (kChunk == 16) {
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa + 16 * c),
+                             "l"(ga + 16 * c)
+                             : "memory");
+            } else {
+                asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(sa), "l"(ga),
+                             "n"(kChunk)
+                             : "memory");
+            }
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) s[j] = g[j];
+    }
+}
 
 // Scratch for one all-reduce: per row group, one slot per warp; plus one slot read by the
 // other CTAs of the cluster.

@@ -1,7 +1,10 @@
 // Access to one CTA's part of a row: cached in registers (RowCfg::ITEMS > 0, one pass over
 // memory) or streamed from memory with UNROLL vector loads in flight per thread (ITEMS == 0,
-// every sweep re-reads). Columns are dealt out in vectors of VEC: thread `lane` of the row group
-// owns vectors lane, lane + TPR, ... so each warp access is contiguous (coalesced).
+// every sweep re-reads), optionally with its first part staged in shared memory (STAGED > 0:
+// copied once with cp.async, read from there by every sweep). Columns are dealt out in vectors
+// of VEC: thread `lane` of the row group owns vectors lane, lane + TPR, ... so each warp access
+// is contiguous (coalesced). A thread reads back only the staged vectors it copied itself, so
+// staging needs no barrier, only cp.async.wait_group.
 #pragma once
 
 #include "kernels/common.cuh"
@@ -37,17 +40,42 @@ template <class C, typename T> struct RowView {
     int64_t begin, end;
     int lane;
     float cache[C::ITEMS > 0 ? C::ITEMS : 1][C::VEC];
+    T* stage;           // this row group's shared-memory stage (STAGED > 0)
+    bool staged_ready;  // the first sweep has waited for the stage's copies
+
+    // cp.async groups the stage is committed in: the first sweep starts on the first group
+    // while the others are still in flight.
+    static constexpr int kStageGroups = C::STAGED < 4 ? C::STAGED : 4;
 
     __device__ __forceinline__ RowView(const T* x, int64_t n, const RowPlace& p)
-        : row(x + (p.valid ? p.row * n : 0)), begin(p.begin), end(p.end), lane(p.lane) {}
+        : row(x + (p.valid ? p.row * n : 0)), begin(p.begin), end(p.end), lane(p.lane),
+          stage(nullptr), staged_ready(false) {
+        if constexpr (C::STAGED > 0) {
+            extern __shared__ __align__(16) unsigned char kforge_row_stage[];
+            stage = reinterpret_cast<T*>(kforge_row_stage) +
+                    int64_t(threadIdx.x / C::TPR) * C::STAGE_ELEMS;
+        }
+    }
 
     // Cached rows: read this thread's vectors once, all loads issued before any use.
+    // Staged rows: issue the copies of this thread's staged vectors (kStageGroups groups).
     __device__ __forceinline__ void load() {
         if constexpr (C::ITEMS > 0) {
 #pragma unroll
             for (int k = 0; k < C::ITEMS; ++k) {
                 const int64_t col = begin + int64_t(k * C::TPR + lane) * C::VEC;
                 if (col < end) load_vec<C::VEC>(cache[k], row + col);
+            }
+        } else if constexpr (C::STAGED > 0) {
+#pragma unroll
+            for (int g = 0; g < kStageGroups; ++g) {
+#pragma unroll 4
+                for (int k = g * C::STAGED / kStageGroups; k < (g + 1) * C::STAGED / kStageGroups;
+                     ++k) {
+                    const int64_t off = int64_t(k * C::TPR + lane) * C::VEC;
+                    if (begin + off < end) copy_async<C::VEC>(stage + off, row + begin + off);
+                }
+                cp_async_commit();
             }
         }
     }
@@ -61,18 +89,40 @@ template <class C, typename T> struct RowView {
                 if (col < end) f(cache[k], col);
             }
         } else {
-            constexpr int64_t kStep = int64_t(C::TPR) * C::VEC;
-            for (int64_t base = begin + int64_t(lane) * C::VEC; base < end;
-                 base += kStep * C::UNROLL) {
-                float buf[C::UNROLL][C::VEC];
+            if constexpr (C::STAGED > 0) {
 #pragma unroll
-                for (int u = 0; u < C::UNROLL; ++u) {
-                    if (base + u * kStep < end) load_vec<C::VEC>(buf[u], row + base + u * kStep);
+                for (int g = 0; g < kStageGroups; ++g) {
+                    if (!staged_ready) cp_async_wait_upto(kStageGroups - 1 - g);
+#pragma unroll 2
+                    for (int k = g * C::STAGED / kStageGroups;
+                         k < (g + 1) * C::STAGED / kStageGroups; ++k) {
+                        const int64_t off = int64_t(k * C::TPR + lane) * C::VEC;
+                        if (begin + off < end) {
+                            float v[C::VEC];
+                            load_vec<C::VEC>(v, stage + off);
+                            f(v, begin + off);
+                        }
+                    }
                 }
+                staged_ready = true;
+            }
+            stream(f, begin + (int64_t(C::STAGED) * C::TPR + lane) * C::VEC);
+        }
+    }
+
+  private:
+    // The vectors from `first` on (this thread's, in steps of TPR vectors), read from memory.
+    template <class F> __device__ __forceinline__ void stream(F& f, int64_t first) {
+        constexpr int64_t kStep = int64_t(C::TPR) * C::VEC;
+        for (int64_t base = first; base < end; base += kStep * C::UNROLL) {
+            float buf[C::UNROLL][C::VEC];
 #pragma unroll
-                for (int u = 0; u < C::UNROLL; ++u) {
-                    if (base + u * kStep < end) f(buf[u], base + u * kStep);
-                }
+            for (int u = 0; u < C::UNROLL; ++u) {
+                if (base + u * kStep < end) load_vec<C::VEC>(buf[u], row + base + u * kStep);
+            }
+#pragma unroll
+            for (int u = 0; u < C::UNROLL; ++u) {
+                if (base + u * kStep < end) f(buf[u], base + u * kStep);
             }
         }
     }

@@ -127,6 +127,84 @@ TEST(RowwiseCodegen, VecFallsBackToADivisorOfTheRow) {
     EXPECT_NE(code->device_source.find("kforge::RowCfg<256, 1, 2,"), std::string::npos);
 }
 
+TEST(RowwiseCodegen, Split16UsesA16CtaCluster) {
+    Tensors t;
+    t.add("X", {"M", "N"}, {128, 1048576}).add("Y", {"M", "N"}, {128, 1048576});
+    dsl::Kernel k = rowwise("k0", dsl::RowOp::kSoftmax, {ref("X", {"M", "N"})},
+                            {store("Y", {"M", "N"})});
+    k.rowwise = {1, 1024, 4, 2, true, 16, false};
+    auto code = lower_rowwise(k, t.ctx);
+    ASSERT_TRUE(code.ok()) << code.error().to_string();
+    EXPECT_EQ(code->launches[0].grid[0], 128u * 16);
+    EXPECT_EQ(code->launches[0].cluster[0], 16u);
+    EXPECT_EQ(code->launches[0].smem_bytes, 0u);
+    EXPECT_NE(code->device_source.find("kforge::RowCfg<1024, 1, 4, 0, 16>"), std::string::npos);
+    k.rowwise.split = 17;
+    EXPECT_FALSE(lower_rowwise(k, t.ctx).ok());
+}
+
+// passes 2 smem_stage: as many vectors per thread as 227 KiB (less the static reserve) hold;
+// the CTA's part of a 1M-f32 row over 16 CTAs is 256 KiB, so 14 of its 16 vectors per thread.
+TEST(RowwiseCodegen, SmemStageFillsSharedMemoryAndRereadsTheRest) {
+    Tensors t;
+    t.add("X", {"M", "N"}, {128, 1048576}).add("Y", {"M", "N"}, {128, 1048576});
+    dsl::Kernel k = rowwise("k0", dsl::RowOp::kSoftmax, {ref("X", {"M", "N"})},
+                            {store("Y", {"M", "N"})});
+    k.rowwise = {1, 1024, 4, 2, true, 16, true};
+    auto code = lower_rowwise(k, t.ctx);
+    ASSERT_TRUE(code.ok()) << code.error().to_string();
+    EXPECT_NE(code->device_source.find("kforge::RowCfg<1024, 1, 4, 0, 16, 14>"), std::string::npos)
+        << code->device_source;
+    // the scalar fallback (unaligned pointers) streams
+    EXPECT_NE(code->device_source.find("kforge::RowCfg<1024, 1, 1, 0, 16>"), std::string::npos);
+    EXPECT_EQ(code->launches[0].smem_bytes, 14u * 1024 * 16);
+    // sm_80 has 163 KiB: 10 vectors per thread
+    Tensors a = t;
+    a.ctx.arch = "sm_80";
+    auto code80 = lower_rowwise(k, a.ctx);
+    ASSERT_TRUE(code80.ok()) << code80.error().to_string();
+    EXPECT_EQ(code80->launches[0].smem_bytes, 10u * 1024 * 16);
+}
+
+// passes 1 beyond 64 values per thread keeps the row in shared memory (here a 32000-entry bf16
+// row over 256 threads: 16 vectors of 8 per thread, 64 KiB per block), and smem_stage does so
+// even where registers would do; a row that shared memory cannot hold is refused.
+TEST(RowwiseCodegen, PassesOneKeepsLongRowsInSharedMemory) {
+    Tensors t;
+    t.add("X", {"M", "N"}, {16384, 32000}, DType::kBF16).add("Y", {"M", "N"}, {16384, 32000}, DType::kBF16);
+    dsl::Kernel k = rowwise("k0", dsl::RowOp::kLogSoftmax, {ref("X", {"M", "N"})},
+                            {store("Y", {"M", "N"})});
+    k.rowwise = {1, 256, 8, 1, true, 1, false};
+    auto code = lower_rowwise(k, t.ctx);
+    ASSERT_TRUE(code.ok()) << code.error().to_string();
+    EXPECT_NE(code->device_source.find("kforge::RowCfg<256, 1, 8, 0, 1, 16>"), std::string::npos)
+        << code->device_source;
+    EXPECT_EQ(code->launches[0].smem_bytes, 16u * 256 * 8 * 2);
+    k.rowwise = {1, 512, 8, 1, true, 1, false};
+    auto regs = lower_rowwise(k, t.ctx);
+    ASSERT_TRUE(regs.ok());
+    EXPECT_NE(regs->device_source.find("kforge::RowCfg<512, 1, 8, 8, 1>"), std::string::npos);
+    EXPECT_EQ(regs->launches[0].smem_bytes, 0u);
+    k.rowwise.smem_stage = true;
+    auto staged = lower_rowwise(k, t.ctx);
+    ASSERT_TRUE(staged.ok());
+    EXPECT_NE(staged->device_source.find("kforge::RowCfg<512, 1, 8, 0, 1, 8>"), std::string::npos);
+    EXPECT_EQ(staged->launches[0].smem_bytes, 8u * 512 * 8 * 2);
+
+    Tensors big;
+    big.add("X", {"M", "N"}, {128, 262144}).add("Y", {"M", "N"}, {128, 262144});
+    dsl::Kernel kb = rowwise("k0", dsl::RowOp::kSoftmax, {ref("X", {"M", "N"})},
+                             {store("Y", {"M", "N"})});
+    kb.rowwise = {1, 1024, 4, 1, false, 1, true};
+    auto too_big = lower_rowwise(kb, big.ctx);
+    ASSERT_FALSE(too_big.ok());
+    EXPECT_NE(too_big.error().message.find("bytes of shared memory exceed"), std::string::npos);
+    kb.rowwise.split = 8;  // 128 KiB per CTA
+    auto split = lower_rowwise(kb, big.ctx);
+    ASSERT_TRUE(split.ok()) << split.error().to_string();
+    EXPECT_EQ(split->launches[0].smem_bytes, 8u * 1024 * 16);
+}
+
 TEST(RowwiseCodegenError, RowTooLongForRegisters) {
     Tensors t;
     t.add("X", {"M", "N"}, {128, 262144}).add("Y", {"M", "N"}, {128, 262144});

@@ -123,6 +123,49 @@ TEST(RowwiseCompile, EveryRowOp) {
     expect_compiles_without_spills("rowwise_all", source, entries);
 }
 
+// Rows staged in shared memory (cp.async; passes 1 whole, passes 2 partly) and 16-CTA split
+// rows, at the suite's long-row and vocabulary shapes.
+TEST(RowwiseCompile, StagedRowsAndSplit16) {
+    struct Case {
+        R op;
+        DType dt;
+        int64_t rows, n;
+        dsl::RowwiseConfig cfg;  // rows_per_block threads vec passes online split smem_stage
+    };
+    const std::vector<Case> cases = {
+        {R::kSoftmax, DType::kF32, 128, 1048576, {1, 1024, 4, 2, true, 16, true}},
+        {R::kSoftmax, DType::kF32, 128, 1048576, {1, 1024, 4, 2, true, 8, true}},
+        {R::kSoftmax, DType::kF32, 128, 1048576, {1, 1024, 4, 2, true, 16, false}},
+        {R::kLogSoftmax, DType::kBF16, 64, 32000, {1, 256, 8, 1, true, 1, false}},
+        {R::kLogSoftmax, DType::kBF16, 64, 32000, {1, 512, 8, 1, false, 1, true}},
+        {R::kLogsumexp, DType::kF16, 64, 32000, {1, 512, 8, 2, false, 1, true}},
+        {R::kLayerNorm, DType::kBF16, 64, 8192, {2, 512, 8, 1, false, 1, true}},
+        {R::kRmsNorm, DType::kBF16, 64, 4096, {1, 256, 8, 2, false, 1, true}},
+        {R::kLayerNorm, DType::kF32, 16, 1048576, {1, 1024, 4, 2, false, 16, true}},
+    };
+    std::string source;
+    size_t entries = 0;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const Case& c = cases[i];
+        const bool reduces = c.op == R::kLogsumexp;
+        Tensors t;
+        t.add("X", {"M", "N"}, {c.rows, c.n}, c.dt).add("w", {"N"}, {c.n}, c.dt);
+        t.add("b", {"N"}, {c.n}, c.dt).add("Y", {"M", "N"}, {c.rows, c.n}, c.dt);
+        t.add("Yr", {"M"}, {c.rows}, c.dt);
+        std::vector<dsl::TensorRef> args = {ref("X", {"M", "N"})};
+        if (c.op == R::kLayerNorm) args.push_back(ref("w", {"N"})), args.push_back(ref("b", {"N"}));
+        if (c.op == R::kRmsNorm) args.push_back(ref("w", {"N"}));
+        dsl::Kernel k = rowwise("staged_" + std::to_string(i), c.op, args,
+                                {reduces ? store("Yr", {"M"}) : store("Y", {"M", "N"})});
+        k.rowwise = c.cfg;
+        auto code = lower_rowwise(k, t.ctx);
+        ASSERT_TRUE(code.ok()) << i << ": " << code.error().to_string();
+        source += code->device_source;
+        entries += code->launches.size();
+    }
+    expect_compiles_without_spills("rowwise_staged", source, entries);
+}
+
 TEST(MapCompile, ChainWithEveryStatement) {
     Tensors t;
     t.add("X", {"R", "C"}, {1024, 1024}, DType::kBF16).add("b", {"C"}, {1024}, DType::kF16);

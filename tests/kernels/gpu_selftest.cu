@@ -116,7 +116,8 @@ void softmax_case(const char* knobs, int64_t rows, int64_t n, std::mt19937& rng)
         x.fill(rng, dist);
         y.poison();
         const unsigned grid = unsigned((rows + C::RPB - 1) / C::RPB * C::SPLIT);
-        launch(k_softmax<C, M, ON, T>, grid, C::THREADS, C::SPLIT, (const T*)x.dev, y.dev, rows, n);
+        launch_smem(k_softmax<C, M, ON, T>, grid, C::THREADS, C::SPLIT, stage_bytes<C, T>(),
+                    (const T*)x.dev, y.dev, rows, n);
         const int mode = M == SoftmaxMode::kSoftmax ? 0 : M == SoftmaxMode::kLogSoftmax ? 1 : 2;
         const char* names[] = {"softmax", "log_softmax", "logsumexp"};
         char name[160];
@@ -134,8 +135,9 @@ void norm_case(const char* knobs, int64_t rows, int64_t n, NormShape s, int64_t 
         Buf<T> x(rows * n), w(params), b(params), y(rows * n);
         x.fill(rng, dist), w.fill(rng, 0), b.fill(rng, 0);
         y.poison();
-        launch(k_norm<C, M, T>, unsigned((rows + C::RPB - 1) / C::RPB * C::SPLIT), C::THREADS,
-               C::SPLIT, (const T*)x.dev, (const T*)w.dev, (const T*)b.dev, y.dev, rows, n, s);
+        launch_smem(k_norm<C, M, T>, unsigned((rows + C::RPB - 1) / C::RPB * C::SPLIT),
+                    C::THREADS, C::SPLIT, stage_bytes<C, T>(), (const T*)x.dev, (const T*)w.dev,
+                    (const T*)b.dev, y.dev, rows, n, s);
         const char* names[] = {"layer_norm", "rms_norm", "group_norm"};
         char name[160];
         std::snprintf(name, sizeof name, "%s %s %lldx%lld %s dist%d", names[int(M)], tname<T>(),
@@ -227,6 +229,22 @@ template <typename T> void run_all(std::mt19937& rng) {
     // group_norm: N=8, C=64, G=8, spatial 14x14=196 (not a multiple of 8) and 256.
     norm_case<RowCfg<256, 1, 4, 2, 1>, N::kGroupNorm, T>("spatial196", 8 * 8, 8 * 196, {1e-5f, 8, 8, 196}, 64, rng);
     norm_case<RowCfg<256, 1, 8, 0, 1>, N::kGroupNorm, T>("stream spatial256", 8 * 8, 8 * 256, {1e-5f, 8, 8, 256}, 64, rng);
+    // Rows staged in shared memory (RowCfg STAGED): all of the CTA's part (passes 1), or its
+    // first part with the rest streamed (passes 2 smem_stage), including a part that ends inside
+    // the stage, several row groups per block, cluster splits up to 16 CTAs, and the cp.async
+    // widths (16 B, 2 x 16 B, 8 B, 4 B) and the synchronous 2-byte copy.
+    softmax_case<RowCfg<256, 1, 8, 0, 1, 16>, S::kLogSoftmax, true, T>("staged whole t256 v8", 24, 32000, rng);
+    softmax_case<RowCfg<512, 1, 4, 0, 2, 3>, S::kSoftmax, false, T>("staged part split2", 6, 100000, rng);
+    softmax_case<RowCfg<1024, 1, 4, 0, 16, 14>, S::kSoftmax, true, T>("staged part split16", 3, 1048576, rng);
+    softmax_case<RowCfg<1024, 1, 4, 0, 16, 0>, S::kLogSoftmax, true, T>("stream split16", 3, 1048576, rng);
+    softmax_case<RowCfg<256, 1, 4, 0, 1, 5>, S::kLogsumexp, false, T>("staged part", 50, 7000, rng);
+    softmax_case<RowCfg<128, 1, 2, 0, 1, 7>, S::kLogSoftmax, false, T>("staged v2", 30, 2002, rng);
+    softmax_case<RowCfg<64, 1, 1, 0, 1, 9>, S::kSoftmax, true, T>("staged v1", 30, 999, rng);
+    softmax_case<RowCfg<32, 8, 8, 0, 1, 2>, S::kSoftmax, false, T>("staged warp/row rpb8 v8", 100, 1000, rng);
+    norm_case<RowCfg<128, 2, 4, 0, 1, 4>, N::kLayerNorm, T>("staged part rpb2", 41, 3000, {1e-5f, 1, 1, 1}, 3000, rng);
+    norm_case<RowCfg<512, 1, 8, 0, 1, 2>, N::kLayerNorm, T>("staged whole v8", 64, 8192, {1e-5f, 1, 1, 1}, 8192, rng);
+    norm_case<RowCfg<256, 1, 8, 0, 16, 2>, N::kRmsNorm, T>("staged part split16", 5, 100000, {1e-6f, 1, 1, 1}, 100000, rng);
+    norm_case<RowCfg<256, 1, 4, 0, 1, 3>, N::kGroupNorm, T>("staged spatial196", 8 * 8, 8 * 196, {1e-5f, 8, 8, 196}, 64, rng);
     using R = ReduceMode;
     reduce_case<RowCfg<256, 1, 4, 0, 1>, R::kSum, T>("stream", 100, 10000, rng);
     reduce_case<RowCfg<32, 8, 4, 2, 1>, R::kMean, T>("warp/row", 1000, 256, rng);

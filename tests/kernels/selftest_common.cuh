@@ -68,11 +68,21 @@ template <typename T> struct Buf {
     }
 };
 
+// Launch with `smem` bytes of dynamic shared memory (staged rows) and a cluster of `cluster`
+// CTAs along x (above 8: non-portable, allowed on the kernel first).
 template <typename... Args>
-void launch(void (*k)(Args...), unsigned grid, unsigned block, unsigned cluster, Args... args) {
+void launch_smem(void (*k)(Args...), unsigned grid, unsigned block, unsigned cluster,
+                 size_t smem, Args... args) {
+    if (smem > 0) {
+        CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    }
+    if (cluster > 8) {
+        CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    }
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(grid);
     cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = cluster;
@@ -83,6 +93,16 @@ void launch(void (*k)(Args...), unsigned grid, unsigned block, unsigned cluster,
     CHECK(cudaLaunchKernelEx(&cfg, k, args...));
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
+}
+
+template <typename... Args>
+void launch(void (*k)(Args...), unsigned grid, unsigned block, unsigned cluster, Args... args) {
+    launch_smem(k, grid, block, cluster, 0, args...);
+}
+
+// Dynamic shared memory of a row config's stage (kernels/common.cuh RowCfg::STAGED).
+template <class C, typename T> constexpr size_t stage_bytes() {
+    return size_t(C::RPB) * C::STAGE_ELEMS * sizeof(T);
 }
 
 inline int g_failures = 0, g_cases = 0;
