@@ -9,7 +9,9 @@ namespace kforge::dsl {
 
 namespace {
 
-constexpr int kMaxRowSplit = 8;  // portable cluster size: the split-row path uses one cluster
+// The split-row path uses one cluster per row: up to 16 CTAs on sm_90 (above 8 the launch
+// allows a non-portable cluster size).
+constexpr int kMaxRowSplit = 16;
 
 void check_chain_lowerable(const Kernel& kn, Reporter& rep) {
     for (const ChainOp& op : kn.chain) {
@@ -89,6 +91,15 @@ void check_lowering(const Kernel& kn, const Problem& problem, Reporter& rep) {
             rep.error(knob_loc(kn, "split"),
                       "split " + std::to_string(kn.rowwise.split) + ": a split row is one thread-"
                       "block cluster, at most " + std::to_string(kMaxRowSplit) + " CTAs");
+        }
+        const RowOp op = kn.row_op;
+        const bool one_sweep = op == RowOp::kSum || op == RowOp::kMean || op == RowOp::kMax ||
+                               op == RowOp::kMin || (op == RowOp::kLogsumexp && kn.rowwise.online);
+        if (kn.rowwise.smem_stage && one_sweep) {
+            rep.error(knob_loc(kn, "smem_stage"),
+                      "smem_stage stages a row that is swept more than once; " +
+                          std::string(to_string(op)) +
+                          (kn.rowwise.online ? " online" : "") + " reads it once: drop smem_stage");
         }
     }
 }
