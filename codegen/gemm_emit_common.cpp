@@ -131,8 +131,8 @@ Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel, bool tma) {
     // transposed problem of gemm_transpose.h); a [M] or [N] broadcast along its one dim.
     const bool d_col = g.d_col_major;
     std::vector<Extent> extents = {
-        {"its contiguous dim", g.a, g.a_row_major ? g.k : g.m, g.dtype_a},
-        {"its contiguous dim", g.b, g.b_col_major ? g.k : g.n, g.dtype_b},
+        {"its contiguous dim", g.a, g.a_row_major ? g.k * g.k_parts : g.m, g.dtype_a},
+        {"its contiguous dim", g.b, g.b_col_major ? g.k * g.k_parts : g.n, g.dtype_b},
         {d_col ? g.dim_m : g.dim_n, g.d, d_col ? g.m : g.n, g.dtype_d},
     };
     for (const auto& s : g.steps) {

@@ -5,6 +5,8 @@
 // epilogue unswapped: wrong results, seen on the H200). So kforge swaps them itself: the CUTLASS
 // kernel's A is B^T (M-major), its B is A^T (K-major) and its D is a column-major view of C^T,
 // which is row-major C. Run after analyze_gemm, before any emission (lower_gemm).
+// Not the default since operand staging (gemm_stage.h): the RS mainloop ran at 0.58x cuBLAS on
+// the H200 (gemm_tf32_4096, 652 us); LowerOptions::tf32_stage_mn_major = false selects this path.
 #pragma once
 
 #include "codegen/gemm_spec.h"

@@ -1,11 +1,14 @@
 // lower_gemm: one gemm kernel -> a CUTLASS 3.x kernel (sm90 TMA warp-specialized collectives,
 // epilogue as an EVT) plus an extern "C" __global__ wrapper and an extern "C" param builder
-// (codegen/host_abi.h). `schedule multistage` goes to lower_gemm_sm80 (CUTLASS 2.x).
+// (codegen/host_abi.h). `schedule multistage` goes to lower_gemm_sm80 (CUTLASS 2.x). tf32x3,
+// and tf32 with an MN-major operand, first stage their operands K-major (gemm_stage.h): those
+// pre-kernels are launches of the same KernelCode, before the GEMM.
 #include <string>
 
 #include "codegen/evt_emit.h"
 #include "codegen/gemm_emit_common.h"
 #include "codegen/gemm_spec.h"
+#include "codegen/gemm_stage.h"
 #include "codegen/gemm_transpose.h"
 #include "codegen/kernel_lowering.h"
 #include "codegen/lower_gemm_sm80.h"
@@ -116,6 +119,9 @@ std::string builder_of(const GemmSpec& g, const LowerContext& ctx, const EvtCode
     const auto& c = g.config;
     std::string ns = "kforge_gemm_" + g.kernel;
     std::string s = builder_head(g, ctx, builder_symbol_of(g.kernel));
+    if (g.k_parts > 1)
+        s += "    K *= " + std::to_string(g.k_parts) + ";  // staged 3xTF32 operands: K' = " +
+             std::to_string(g.k_parts) + "K\n";
     s += "    using namespace " + ns + ";\n    using Gemm = GemmKernel;\n";
     s += "    StrideA stride_a = cutlass::make_cute_packed_stride(StrideA{}, "
          "cute::make_shape(int(M), int(K), int(L)));\n"
@@ -171,6 +177,20 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
     auto spec = analyze_gemm(kernel, ctx);
     if (!spec) return spec.error();
     if (kernel.gemm.schedule == dsl::Schedule::kMultistage) return lower_gemm_sm80(*spec, kernel, ctx);
+    if (spec->math == dsl::MathMode::kF32Simt)
+        return unsupported(kernel, "math f32_simt with a Hopper schedule (CUTLASS has SIMT only "
+                                   "in the sm80 multistage path: use schedule multistage)");
+    if (ctx.arch.rfind("sm_90", 0) != 0)
+        return unsupported(kernel, "schedule with TMA warp-specialization on " + ctx.arch +
+                                   " (needs sm_90a; use schedule multistage)");
+    const OperandStaging staging = plan_operand_staging(
+        kernel.gemm.schedule, spec->math, spec->a_row_major, spec->b_col_major,
+        ctx.tf32_stage_mn_major);
+    Expected<StagedCode> staged = StagedCode{};
+    if (staging.any()) {
+        staged = stage_operands(*spec, staging, ctx);
+        if (!staged) return staged.error();
+    }
     switch (classify_tf32_operands(*spec)) {
         case Tf32Operands::kNative: break;
         case Tf32Operands::kSwap: *spec = transpose_gemm(*spec); break;
@@ -178,16 +198,9 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
             return unsupported(kernel, "math tf32 with a Hopper schedule and both operands "
                                        "MN-major (wgmma reads tf32 from shared memory only "
                                        "K-major; one operand must be K-major): use schedule "
-                                       "multistage");
+                                       "multistage, or let the lowering stage them");
     }
     const GemmSpec& g = *spec;
-    if (g.math == dsl::MathMode::kTf32x3 || g.math == dsl::MathMode::kF32Simt)
-        return unsupported(kernel, "math " + std::string(math_name(g.math)) + " with a Hopper "
-                                   "schedule (CUTLASS has 3xTF32 and SIMT only in the sm80 "
-                                   "multistage path: use schedule multistage)");
-    if (ctx.arch.rfind("sm_90", 0) != 0)
-        return unsupported(kernel, "schedule with TMA warp-specialization on " + ctx.arch +
-                                   " (needs sm_90a; use schedule multistage)");
     if (auto st = check_alignment(g, kernel, true); !st) return st.error();
     auto sch = sm90_schedule(g, kernel);
     if (!sch) return sch.error();
@@ -202,8 +215,17 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
                     "is " + g.a + "^T (M-major), its B is " + g.b + "^T (K-major), its D is " + g.d +
                     "^T column-major (= " + g.d + " row-major); problem shape (" + g.dim_m +
                     ", " + g.dim_n + ", " + g.dim_k + ")\n";
-    code.device_source = "// kernel " + g.kernel + ": CUTLASS 3.x sm90 gemm, math " +
-                         std::string(math_name(g.math)) + "\n" + swap_note + "namespace " + ns +
+    std::string stage_note;
+    if (g.k_parts > 1)
+        stage_note = "// 3xTF32 as one tf32 GEMM over K' = " + std::to_string(g.k_parts) +
+                     "K of the staged operands " + g.a + " = [hi|hi|lo] and " + g.b +
+                     " = [hi;lo;hi]\n";
+    else if (staging.any())
+        stage_note = "// reads the K-major staged copy of its MN-major operand\n";
+    code.device_source = staged->device_source;
+    code.device_source += "// kernel " + g.kernel + ": CUTLASS 3.x sm90 gemm, math " +
+                         std::string(math_name(g.math)) + "\n" + swap_note + stage_note +
+                         "namespace " + ns +
                          " {\nusing namespace cute;\n" + types_of(g, *sch, *evt) + "}  // namespace " +
                          ns + "\n\n";
     code.device_source +=
@@ -222,7 +244,9 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
     launch.params = {KernelParam{ParamKind::kParamBlob, "", 0, 0.0}};
     launch.param_builder = builder_symbol_of(g.kernel);
     launch.builder_tensors = g.tensor_order;
+    code.launches = std::move(staged->launches);  // the pre-kernels first
     code.launches.push_back(launch);
+    code.buffers = std::move(staged->buffers);
     return code;
 }
 

@@ -23,66 +23,25 @@ void check_chain_lowerable(const Kernel& kn, Reporter& rep) {
     }
 }
 
-// The contraction dim of gemm(A, B): shared by both operands within their last two dims.
-std::string contraction_dim(const Kernel& kn) {
-    const auto& a = kn.args[0].dims;
-    const auto& b = kn.args[1].dims;
-    for (size_t i = a.size() >= 2 ? a.size() - 2 : 0; i < a.size(); ++i)
-        for (size_t j = b.size() >= 2 ? b.size() - 2 : 0; j < b.size(); ++j)
-            if (a[i] == b[j]) return a[i];
-    return {};
-}
-
-// The operand layouts of a tf32 gemm with a Hopper schedule, as codegen/gemm_transpose.h routes
-// them: wgmma reads 32-bit operands from shared memory only K-major. Both K-major: as written; an
-// M-major A beside a K-major B: CUTLASS's register-sourced mainloop; a K-major A beside an
-// N-major B: computed as C^T = B^T A^T (CUTLASS 4.2 alone builds that case with its operands
-// swapped inside the mainloop only: wrong results, seen on the H200 on 2026-11-30); both
-// MN-major: not lowered.
-enum class Tf32Majors { kNotTf32, kLowered, kTransposed, kBothMnMajor };
-
-Tf32Majors tf32_majors(const Kernel& kn, const Problem& problem) {
-    const GemmConfig& c = kn.gemm;
-    if (c.schedule == Schedule::kMultistage || kn.args.size() != 2) return Tf32Majors::kNotTf32;
-    const Tensor* a = problem.find_tensor(kn.args[0].name);
-    const bool f32_operands = a != nullptr && a->dtype == DType::kF32;
-    // Not under fp32_strict: there check_math already rejects tf32 math on f32 data.
-    const bool tf32 = f32_operands && problem.policy != PrecisionPolicy::kFp32Strict &&
-                      (c.math == MathMode::kTf32 || c.math == MathMode::kAuto);
-    const std::string k = contraction_dim(kn);
-    if (!tf32 || k.empty() || kn.args[0].dims.empty() || kn.args[1].dims.empty())
-        return Tf32Majors::kNotTf32;
-    const bool a_k_major = kn.args[0].dims.back() == k;
-    const bool b_k_major = kn.args[1].dims.back() == k;
-    if (b_k_major) return Tf32Majors::kLowered;
-    return a_k_major ? Tf32Majors::kTransposed : Tf32Majors::kBothMnMajor;
-}
-
-void check_tf32_majors(const Kernel& kn, const Problem& problem, Reporter& rep) {
-    if (tf32_majors(kn, problem) != Tf32Majors::kBothMnMajor) return;
-    const TensorRef& a = kn.args[0];
-    rep.error(a.loc, a.name + ", " + kn.args[1].name + ": math tf32 with a Hopper schedule needs "
-                     "a K-major operand (" + contraction_dim(kn) + " contiguous) and neither is "
-                     "(their contiguous dims are " + a.dims.back() + " and " +
-                     kn.args[1].dims.back() + "): make one K-major, or use schedule multistage");
-}
-
 }  // namespace
 
-bool gemm_lowered_transposed(const Kernel& kn, const Problem& problem) {
-    return kn.kind == KernelKind::kGemm && tf32_majors(kn, problem) == Tf32Majors::kTransposed;
+// tf32 operands with a Hopper schedule: wgmma reads 32-bit operands from shared memory only
+// K-major, so codegen stages an MN-major operand K-major in a pre-kernel (codegen/gemm_stage.h)
+// and the kernel sees the program's M and N. codegen's transposed lowering (C^T = B^T A^T,
+// codegen/gemm_transpose.h), whose wgmma M would be the program's tile N, is reached only
+// through its non-default LowerOptions::tf32_stage_mn_major = false, which no evaluation uses.
+bool gemm_lowered_transposed(const Kernel& /*kernel*/, const Problem& /*problem*/) {
+    return false;
 }
 
 void check_lowering(const Kernel& kn, const Problem& problem, Reporter& rep) {
     check_chain_lowerable(kn, rep);
     if (kn.kind == KernelKind::kGemm) {
-        const GemmConfig& c = kn.gemm;
-        if (c.math == MathMode::kTf32x3 && c.schedule != Schedule::kMultistage) {
-            rep.error(knob_loc(kn, "math"),
-                      "math tf32x3 is lowered only with schedule multistage (CUTLASS 4.2 has "
-                      "3xTF32 for sm_90 only in its sm_100 form); use schedule multistage");
-        }
-        check_tf32_majors(kn, problem, rep);
+        // Nothing to refuse: math tf32x3 lowers with every schedule (multistage through
+        // CUTLASS's 3xTF32 mma.sync mainloop; the Hopper schedules as one tf32 GEMM over
+        // K' = 3K of tf32 hi/lo parts staged by a pre-kernel, codegen/gemm_stage.h), and tf32
+        // with MN-major operands (both, or either) lowers staged K-major.
+        (void)problem;
     }
     if (kn.kind == KernelKind::kRowwise) {
         const bool over_last = kn.over.empty() || (!kn.args.empty() && !kn.args[0].dims.empty() &&

@@ -9,8 +9,12 @@
 //            quantization efficiency = tiles / (waves * sm_count). Pipeline efficiency by
 //            stages (1: 0.55, 2: 0.75, 3: 0.88, >= 4 or auto: 0.93); tile efficiency
 //            min(1, tile_m * tile_n / 128^2)^0.25. Matrix FLOPs run on the unit the math mode
-//            (else the policy) selects; 3xTF32 at a third of the TF32 peak. Time = max(compute,
+//            (else the policy) selects; 3xTF32 at a third of the TF32 peak; schedule
+//            multistage (mma.sync) on a wgmma device at 0.6 of the peak. Time = max(compute,
 //            memory) with memory = operands + epilogue tensors + stores at DRAM bandwidth.
+//            Operands staged by a pre-kernel (codegen/gemm_stage.h: tf32x3 and MN-major tf32
+//            on the Hopper schedules) add its traffic (read once, k_parts copies written) at
+//            DRAM bandwidth plus one launch overhead each, and the GEMM reads the copies.
 //   rowwise, map   bytes read (arguments and chain tensors) + bytes written (stores) at DRAM
 //            bandwidth times a vector-width efficiency (vec 1: 0.55, 2: 0.72, 4: 0.86, >= 8:
 //            0.9); two-pass row-wise reads its input twice.

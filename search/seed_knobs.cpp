@@ -43,15 +43,18 @@ dsl::GemmConfig config(int tm, int tn, int tk, int cm, dsl::Schedule schedule, d
 }  // namespace
 
 // Rules:
-//  - math: bf16/f16 operands -> the same; f32 -> tf32x3 under fp32_strict (lowered only with
-//    schedule multistage), else tf32.
-//  - Hopper (sm_90) with a tensor-core math other than tf32x3, tile K = 128 bytes of operand:
+//  - math: bf16/f16 operands -> the same; f32 -> tf32x3 under fp32_strict, else tf32 (on the
+//    Hopper schedules both run on wgmma, tf32x3 as one tf32 GEMM over K' = 3K of staged hi/lo
+//    operands, codegen/gemm_stage.h).
+//  - Hopper (sm_90), tile K = 128 bytes of operand (tf32x3 only when 128x128 tiles fill the
+//    SMs: below that the staging launches and copies outweigh wgmma's gain):
 //      K <= 128                                   -> pingpong 128x128, cluster 2x1
 //      fewer 128x128 tiles than SMs and K >= 4096 -> stream_k 128x128, cluster 1x1
 //      at least one wave of 128x256 tiles         -> cooperative 128x256, cluster 2x1
 //      otherwise                                  -> cooperative 128x128 (cluster 2x1 if M allows)
 //    then the safer cooperative 128x128 cluster 1x1, tma_ws 64x128, and the multistage list.
-//  - multistage (tf32x3, or before sm_90): 128x128x32 stages 4, 128x64x32 stages 3, 64x64x32.
+//  - multistage (the fallback, or before sm_90): 128x128x32 stages 4, 128x64x32 stages 3,
+//    64x64x32.
 std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy policy,
                                              const dsl::DeviceLimits& limits,
                                              const SeedOptions& options) {
@@ -63,12 +66,15 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
                     : policy == PrecisionPolicy::kFp32Strict ? MathMode::kTf32x3
                                                              : MathMode::kTf32;
     std::vector<dsl::GemmConfig> out;
-    const bool tma = limits.cc_major >= 9 && math != MathMode::kTf32x3;
+    const int64_t m_tiles = ceil_div(s.m, 128);
+    const int64_t square = s.l * m_tiles * ceil_div(s.n, 128);
+    // 3xTF32 on wgmma pays two staging launches and 2x4 operand copies (gemm_stage.h): worth
+    // it once 128x128 tiles fill the SMs; a smaller problem starts from multistage.
+    const bool tma = limits.cc_major >= 9 &&
+                     (math != MathMode::kTf32x3 || square >= limits.sm_count);
     if (tma) {
         const int tk = 128 / bytes;
-        const int64_t m_tiles = ceil_div(s.m, 128);
         const int cm = m_tiles >= 2 && limits.cluster_max >= 2 ? 2 : 1;
-        const int64_t square = s.l * m_tiles * ceil_div(s.n, 128);
         const int64_t wide = s.l * m_tiles * ceil_div(s.n, 256);
         const bool want_wide = options.gemm_tiles == SeedGemmTiles::kWide ||
                                (options.gemm_tiles == SeedGemmTiles::kAuto && wide >= limits.sm_count);

@@ -65,9 +65,12 @@ TEST(GemmGolden, SplitKStreamK) {
 }
 
 TEST(GemmGolden, Tf32NMajorBTransposed) {
-    Lowered out = lower_ok(program_tf32_nn({chain_tensor(dsl::ChainOpKind::kAdd, "b", {"N"})}),
-                           problem_tf32_nn_bias());
-    expect_golden("tf32_nn_bias_transposed", out.cuda_source);
+    LowerOptions transposed;  // not the default: MN-major tf32 operands are staged K-major
+    transposed.tf32_stage_mn_major = false;
+    auto out = lower_program(program_tf32_nn({chain_tensor(dsl::ChainOpKind::kAdd, "b", {"N"})}),
+                             problem_tf32_nn_bias(), transposed);
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    expect_golden("tf32_nn_bias_transposed", out->cuda_source);
 }
 
 TEST(GemmLower, PlanNamesWrapperBuilderAndTensors) {
@@ -154,9 +157,10 @@ TEST(GemmLowerError, RefusesWhatCutlassCannotExpress) {
     }
 }
 
-TEST(GemmLowerError, Tf32x3NeedsMultistage) {
+TEST(GemmLowerError, F32SimtNeedsMultistage) {
+    // (math tf32x3 with a Hopper schedule lowers staged: tests/codegen/gemm_stage_test.cpp)
     auto out = lower_program(program_linear_f32(dsl::Schedule::kCooperative,
-                                                dsl::MathMode::kTf32x3),
+                                                dsl::MathMode::kF32Simt),
                              problem_linear_f32(), LowerOptions{});
     ASSERT_FALSE(out.ok());
     EXPECT_NE(out.error().message.find("use schedule multistage"), std::string::npos)

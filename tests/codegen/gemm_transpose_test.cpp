@@ -13,8 +13,16 @@ namespace {
 using namespace gemm_testing;
 using K = dsl::ChainOpKind;
 
+// The transposed lowering is reached only with staging of MN-major tf32 operands off (the
+// default stages them K-major: codegen/gemm_stage.h, tests/codegen/gemm_stage_test.cpp).
+LowerOptions transposed_lowering() {
+    LowerOptions o;
+    o.tf32_stage_mn_major = false;
+    return o;
+}
+
 Lowered lower_ok(const dsl::Program& program, const Problem& problem) {
-    auto out = lower_program(program, problem, LowerOptions{});
+    auto out = lower_program(program, problem, transposed_lowering());
     EXPECT_TRUE(out.ok()) << (out.ok() ? "" : out.error().to_string());
     return out.ok() ? *out : Lowered{};
 }
@@ -126,7 +134,7 @@ TEST(GemmTransposeError, BothOperandsMnMajorAreRefused) {
         }
     dsl::Program p = program_tf32_nn({});
     p.kernels[0].args[0] = tref("A", {"K", "M"});
-    auto out = lower_program(p, problem, LowerOptions{});
+    auto out = lower_program(p, problem, transposed_lowering());
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.error().where, "k0");
     EXPECT_NE(out.error().message.find("both operands MN-major"), std::string::npos)
@@ -139,7 +147,7 @@ TEST(GemmTransposeError, AlignmentNamesTheProblemsDims) {
     for (auto& t : problem.tensors)
         for (size_t i = 0; i < t.dim_names.size(); ++i)
             if (t.dim_names[i] == "N") t.shape[i] = 2046;
-    auto out = lower_program(program_tf32_nn({}), problem, LowerOptions{});
+    auto out = lower_program(program_tf32_nn({}), problem, transposed_lowering());
     ASSERT_FALSE(out.ok());
     EXPECT_NE(out.error().message.find("tensor B: its contiguous dim (2046 elements)"),
               std::string::npos) << out.error().to_string();
