@@ -12,7 +12,7 @@
 #   OUT (/tmp/kforge-out; everything goes under $OUT/rows: bench1.txt (suite shapes),
 #   bench2.txt (first-session shapes), selftest.txt, per-program JSON and stderr, summary.txt)
 #   JOBS (8: parallel compiles)  DEVICE (cuda; sim runs the evaluation steps on the simulated
-#   device: a smoke test of this script, every time SIMULATED)  EVAL_BUDGET_S (170: no new
+#   device: a smoke test of this script, every time SIMULATED)  EVAL_BUDGET_S (150: no new
 #   evaluation starts after this many seconds of evaluating)
 # Prints the benchmark tables and one line per evaluated program: problem, label, rc, status,
 # median (us), message. Exit 1 when a benchmark check or the self-test failed.
@@ -99,8 +99,8 @@ if [ "$eval_on" = 1 ]; then
     start=$(date +%s)
     for c in "${cases[@]}"; do
         IFS='|' read -r label prob prog <<< "$c"
-        if [ $(( $(date +%s) - start )) -gt "${EVAL_BUDGET_S:-170}" ]; then
-            echo "$prob $label: skipped (evaluation budget ${EVAL_BUDGET_S:-170} s spent)" | tee -a "$O/summary.txt"
+        if [ $(( $(date +%s) - start )) -gt "${EVAL_BUDGET_S:-150}" ]; then
+            echo "$prob $label: skipped (evaluation budget ${EVAL_BUDGET_S:-150} s spent)" | tee -a "$O/summary.txt"
             continue
         fi
         s=$(date +%s)
