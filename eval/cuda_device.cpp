@@ -7,51 +7,69 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/parallel.h"
 #include "sol/device.h"
 
 namespace kforge::eval {
+namespace {
+
+constexpr size_t kConvertChunk = size_t{1} << 20;  // elements per parallel conversion job
+
+template <typename T, class Fn>
+void encode_as(const std::vector<double>& v, unsigned char* out, Fn&& convert) {
+    parallel_for((v.size() + kConvertChunk - 1) / kConvertChunk, 0, [&](size_t k) {
+        for (size_t i = k * kConvertChunk, e = std::min(v.size(), i + kConvertChunk); i < e; ++i) {
+            T x = convert(v[i]);
+            std::memcpy(out + i * sizeof(T), &x, sizeof(T));
+        }
+    });
+}
+
+template <typename T, class Fn>
+void decode_as(const unsigned char* in, std::vector<double>& v, Fn&& convert) {
+    parallel_for((v.size() + kConvertChunk - 1) / kConvertChunk, 0, [&](size_t k) {
+        for (size_t i = k * kConvertChunk, e = std::min(v.size(), i + kConvertChunk); i < e; ++i) {
+            T x;
+            std::memcpy(&x, in + i * sizeof(T), sizeof(T));
+            v[i] = convert(x);
+        }
+    });
+}
+
+}  // namespace
+
+// Full-shape tensors reach 10^9 elements: both conversions run in chunks on every core.
 std::vector<unsigned char> to_device_bytes(const std::vector<double>& v, DType dtype) {
     std::vector<unsigned char> bytes(v.size() * dtype_bytes(dtype));
-    for (size_t i = 0; i < v.size(); ++i) {
-        unsigned char* p = bytes.data() + i * dtype_bytes(dtype);
-        switch (dtype) {
-            case DType::kF64: std::memcpy(p, &v[i], 8); break;
-            case DType::kF32: { float f = static_cast<float>(v[i]); std::memcpy(p, &f, 4); break; }
-            case DType::kF16: {
-                __half h = __float2half_rn(static_cast<float>(v[i]));
-                std::memcpy(p, &h, 2);
-                break;
-            }
-            case DType::kBF16: {
-                __nv_bfloat16 h = __float2bfloat16_rn(static_cast<float>(v[i]));
-                std::memcpy(p, &h, 2);
-                break;
-            }
-            case DType::kI32: { int32_t x = static_cast<int32_t>(v[i]); std::memcpy(p, &x, 4); break; }
-            case DType::kI64: { int64_t x = static_cast<int64_t>(v[i]); std::memcpy(p, &x, 8); break; }
-        }
+    unsigned char* p = bytes.data();
+    switch (dtype) {
+        case DType::kF64: encode_as<double>(v, p, [](double x) { return x; }); break;
+        case DType::kF32: encode_as<float>(v, p, [](double x) { return static_cast<float>(x); }); break;
+        case DType::kF16:
+            encode_as<__half>(v, p, [](double x) { return __float2half_rn(static_cast<float>(x)); });
+            break;
+        case DType::kBF16:
+            encode_as<__nv_bfloat16>(
+                v, p, [](double x) { return __float2bfloat16_rn(static_cast<float>(x)); });
+            break;
+        case DType::kI32: encode_as<int32_t>(v, p, [](double x) { return static_cast<int32_t>(x); }); break;
+        case DType::kI64: encode_as<int64_t>(v, p, [](double x) { return static_cast<int64_t>(x); }); break;
     }
     return bytes;
 }
 
 std::vector<double> from_device_bytes(const std::vector<unsigned char>& bytes, DType dtype) {
-    size_t n = bytes.size() / dtype_bytes(dtype);
-    std::vector<double> v(n);
-    for (size_t i = 0; i < n; ++i) {
-        const unsigned char* p = bytes.data() + i * dtype_bytes(dtype);
-        switch (dtype) {
-            case DType::kF64: std::memcpy(&v[i], p, 8); break;
-            case DType::kF32: { float f; std::memcpy(&f, p, 4); v[i] = f; break; }
-            case DType::kF16: { __half h; std::memcpy(&h, p, 2); v[i] = __half2float(h); break; }
-            case DType::kBF16: {
-                __nv_bfloat16 h;
-                std::memcpy(&h, p, 2);
-                v[i] = __bfloat162float(h);
-                break;
-            }
-            case DType::kI32: { int32_t x; std::memcpy(&x, p, 4); v[i] = x; break; }
-            case DType::kI64: { int64_t x; std::memcpy(&x, p, 8); v[i] = static_cast<double>(x); break; }
-        }
+    std::vector<double> v(bytes.size() / dtype_bytes(dtype));
+    const unsigned char* p = bytes.data();
+    switch (dtype) {
+        case DType::kF64: decode_as<double>(p, v, [](double x) { return x; }); break;
+        case DType::kF32: decode_as<float>(p, v, [](float x) { return double{x}; }); break;
+        case DType::kF16: decode_as<__half>(p, v, [](__half x) { return double{__half2float(x)}; }); break;
+        case DType::kBF16:
+            decode_as<__nv_bfloat16>(p, v, [](__nv_bfloat16 x) { return double{__bfloat162float(x)}; });
+            break;
+        case DType::kI32: decode_as<int32_t>(p, v, [](int32_t x) { return double(x); }); break;
+        case DType::kI64: decode_as<int64_t>(p, v, [](int64_t x) { return static_cast<double>(x); }); break;
     }
     return v;
 }

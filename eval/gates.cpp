@@ -1,9 +1,11 @@
 #include "eval/gates.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
+#include "common/parallel.h"
 #include "eval/timing.h"
 #include "problem/spec.h"
 
@@ -21,6 +23,61 @@ bool same_nonfinite(double out, double ref) {
     return out == ref;  // both +Inf or both -Inf
 }
 
+constexpr size_t kCompareChunk = size_t{1} << 20;
+constexpr size_t kProfileMaxSamples = size_t{1} << 22;  // elements behind the median
+
+// One chunk's share of a tensor comparison (compare_tensor merges them in order).
+struct ChunkStats {
+    int64_t ok_count = 0, nonfinite_count = 0;
+    int64_t worst_finite = -1, first_nonfinite = -1;
+    double max_abs_err = 0, max_rel_err = 0, worst_excess = 0;
+    bool out_all_zero = true, ref_all_zero = true;
+};
+
+ChunkStats compare_chunk(const double* out, const double* ref, size_t lo, size_t hi,
+                         const Tolerance& tolerance) {
+    ChunkStats s;
+    for (size_t i = lo; i < hi; ++i) {
+        double o = out[i], r = ref[i];
+        if (o != 0) s.out_all_zero = false;
+        if (r != 0) s.ref_all_zero = false;
+        if (!std::isfinite(r)) {
+            if (same_nonfinite(o, r)) ++s.ok_count;
+            continue;
+        }
+        if (!std::isfinite(o)) {
+            if (s.nonfinite_count++ == 0) s.first_nonfinite = static_cast<int64_t>(i);
+            continue;
+        }
+        double err = std::fabs(o - r);
+        double band = tolerance.atol + tolerance.rtol * std::fabs(r);
+        if (err <= band) ++s.ok_count;
+        if (band > 0) s.worst_excess = std::max(s.worst_excess, err / band);
+        else if (err > 0) s.worst_excess = INFINITY;
+        if (r != 0) s.max_rel_err = std::max(s.max_rel_err, err / std::fabs(r));
+        if (s.worst_finite < 0 || err > s.max_abs_err) {
+            s.max_abs_err = err;
+            s.worst_finite = static_cast<int64_t>(i);
+        }
+    }
+    return s;
+}
+
+// Folds the next chunk (in index order) into `all`.
+void merge_into(ChunkStats& all, const ChunkStats& p) {
+    all.ok_count += p.ok_count;
+    if (all.first_nonfinite < 0) all.first_nonfinite = p.first_nonfinite;
+    all.nonfinite_count += p.nonfinite_count;
+    if (p.worst_finite >= 0 && (all.worst_finite < 0 || p.max_abs_err > all.max_abs_err)) {
+        all.max_abs_err = p.max_abs_err;
+        all.worst_finite = p.worst_finite;
+    }
+    all.max_rel_err = std::max(all.max_rel_err, p.max_rel_err);
+    all.worst_excess = std::max(all.worst_excess, p.worst_excess);
+    all.out_all_zero = all.out_all_zero && p.out_all_zero;
+    all.ref_all_zero = all.ref_all_zero && p.ref_all_zero;
+}
+
 }  // namespace
 
 TensorComparison compare_tensor(const std::string& name, const std::vector<double>& out,
@@ -33,35 +90,27 @@ TensorComparison compare_tensor(const std::string& name, const std::vector<doubl
                     std::to_string(ref.size());
         return c;
     }
-    bool out_all_zero = true, ref_all_zero = true;
-    int64_t worst_finite = -1, first_nonfinite = -1;
     // Without an explicit max_error the cap scales with each element's tolerance band, so a
     // large output value rounded to bf16 (spacing 8 at 1024..2048) is not an outlier.
     const bool relative_cap = tolerance.max_error <= 0;
-    double worst_excess = 0;  // max of |out - ref| / (atol + rtol * |ref|)
-    for (size_t i = 0; i < ref.size(); ++i) {
-        double o = out[i], r = ref[i];
-        if (o != 0) out_all_zero = false;
-        if (r != 0) ref_all_zero = false;
-        if (!std::isfinite(r)) {
-            if (same_nonfinite(o, r)) ++c.ok_count;
-            continue;
-        }
-        if (!std::isfinite(o)) {
-            if (c.nonfinite_count++ == 0) first_nonfinite = static_cast<int64_t>(i);
-            continue;
-        }
-        double err = std::fabs(o - r);
-        double band = tolerance.atol + tolerance.rtol * std::fabs(r);
-        if (err <= band) ++c.ok_count;
-        if (band > 0) worst_excess = std::max(worst_excess, err / band);
-        else if (err > 0) worst_excess = INFINITY;
-        if (r != 0) c.max_rel_err = std::max(c.max_rel_err, err / std::fabs(r));
-        if (worst_finite < 0 || err > c.max_abs_err) {
-            c.max_abs_err = err;
-            worst_finite = static_cast<int64_t>(i);
-        }
-    }
+    // Full-shape outputs reach 10^9 elements: chunks are compared on every core and merged in
+    // chunk order, so the worst index is the first of the largest error, as in one sweep.
+    const size_t n = ref.size();
+    const size_t chunks = (n + kCompareChunk - 1) / kCompareChunk;
+    std::vector<ChunkStats> part(chunks);
+    parallel_for(chunks, 0, [&](size_t k) {
+        size_t lo = k * kCompareChunk, hi = std::min(n, lo + kCompareChunk);
+        part[k] = compare_chunk(out.data(), ref.data(), lo, hi, tolerance);
+    });
+    ChunkStats all;
+    for (const ChunkStats& p : part) merge_into(all, p);
+    c.ok_count = all.ok_count;
+    c.nonfinite_count = all.nonfinite_count;
+    c.max_abs_err = all.max_abs_err;
+    c.max_rel_err = all.max_rel_err;
+    const bool out_all_zero = all.out_all_zero, ref_all_zero = all.ref_all_zero;
+    const int64_t worst_finite = all.worst_finite, first_nonfinite = all.first_nonfinite;
+    const double worst_excess = all.worst_excess;  // max of |out - ref| / (atol + rtol * |ref|)
     c.worst_index = first_nonfinite >= 0 ? first_nonfinite : worst_finite;
     if (c.worst_index >= 0) {
         c.worst_out = out[c.worst_index];
@@ -99,21 +148,39 @@ PrecisionProfile precision_profile(PrecisionPolicy policy, DType dtype,
     if (dtype != DType::kF32 && dtype != DType::kF64) return p;
     if (policy == PrecisionPolicy::kBf16 || policy == PrecisionPolicy::kFp16) return p;
     if (out.size() != ref.size()) return p;
+    // Two sweeps over chunks on every core: the rms of the reference, then the worst relative
+    // error over every element and, for the median, every `stride`-th one (at most
+    // kProfileMaxSamples: a deterministic sample of a full-shape output).
+    const size_t n = ref.size(), chunks = (n + kCompareChunk - 1) / kCompareChunk;
+    std::vector<std::pair<double, int64_t>> sums(chunks);
+    parallel_for(chunks, 0, [&](size_t k) {
+        double s = 0;
+        int64_t f = 0;
+        for (size_t i = k * kCompareChunk, e = std::min(n, i + kCompareChunk); i < e; ++i)
+            if (std::isfinite(ref[i])) s += ref[i] * ref[i], ++f;
+        sums[k] = {s, f};
+    });
     double sum_sq = 0;
     int64_t finite = 0;
-    for (double r : ref)
-        if (std::isfinite(r)) sum_sq += r * r, ++finite;
+    for (const auto& [s, f] : sums) sum_sq += s, finite += f;
     if (finite == 0) return p;
-    double floor_abs = 0.1 * std::sqrt(sum_sq / finite);
+    const double floor_abs = 0.1 * std::sqrt(sum_sq / finite);
+    const size_t stride = std::max<size_t>(1, n / kProfileMaxSamples);
+    std::vector<std::vector<double>> rels(chunks);
+    std::vector<double> worsts(chunks, 0.0);
+    parallel_for(chunks, 0, [&](size_t k) {
+        for (size_t i = k * kCompareChunk, e = std::min(n, i + kCompareChunk); i < e; ++i) {
+            double r = ref[i], o = out[i];
+            if (!std::isfinite(r) || !std::isfinite(o) || std::fabs(r) < floor_abs || r == 0)
+                continue;
+            double err = std::fabs(o - r) / std::fabs(r);
+            worsts[k] = std::max(worsts[k], err);
+            if (i % stride == 0) rels[k].push_back(err);
+        }
+    });
     std::vector<double> rel;
-    double worst = 0;
-    for (size_t i = 0; i < ref.size(); ++i) {
-        double r = ref[i], o = out[i];
-        if (!std::isfinite(r) || !std::isfinite(o) || std::fabs(r) < floor_abs || r == 0) continue;
-        double e = std::fabs(o - r) / std::fabs(r);
-        rel.push_back(e);
-        worst = std::max(worst, e);
-    }
+    for (const auto& r : rels) rel.insert(rel.end(), r.begin(), r.end());
+    const double worst = worsts.empty() ? 0.0 : *std::max_element(worsts.begin(), worsts.end());
     p.sample_count = static_cast<int64_t>(rel.size());
     if (p.sample_count < kProfileMinElements) return p;
     p.median_rel_err = quantile(std::move(rel), 0.5);
@@ -170,11 +237,18 @@ bool outputs_identical(const TensorData& a, const TensorData& b) {
     for (const auto& [name, va] : a) {
         auto it = b.find(name);
         if (it == b.end() || it->second.size() != va.size()) return false;
-        for (size_t i = 0; i < va.size(); ++i) {
-            double x = va[i], y = it->second[i];
-            if (std::isnan(x) && std::isnan(y)) continue;
-            if (std::memcmp(&x, &y, sizeof x) != 0) return false;
-        }
+        const std::vector<double>& vb = it->second;
+        const size_t n = va.size(), chunks = (n + kCompareChunk - 1) / kCompareChunk;
+        std::atomic<bool> differ{false};
+        parallel_for(chunks, 0, [&](size_t k) {
+            for (size_t i = k * kCompareChunk, e = std::min(n, i + kCompareChunk);
+                 i < e && !differ.load(std::memory_order_relaxed); ++i) {
+                double x = va[i], y = vb[i];
+                if (std::isnan(x) && std::isnan(y)) continue;
+                if (std::memcmp(&x, &y, sizeof x) != 0) differ = true;
+            }
+        });
+        if (differ) return false;
     }
     return true;
 }

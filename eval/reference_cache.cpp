@@ -22,7 +22,7 @@ int64_t bytes_of(const TensorData* t) {
 int64_t default_reference_cache_bytes() {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     int64_t physical = pages > 0 && page > 0 ? int64_t{pages} * page : int64_t{24} << 30;
-    return std::clamp<int64_t>(physical / 4, int64_t{2} << 30, int64_t{32} << 30);
+    return std::clamp<int64_t>(physical / 2, int64_t{2} << 30, int64_t{64} << 30);
 }
 
 std::shared_ptr<const CachedCase> ReferenceCache::get(const Problem& shape,

@@ -32,6 +32,19 @@ TEST(CudaConvert, NanPoisonBytesReadBackAsNaN) {
     }
 }
 
+// Past one conversion chunk (2^20 elements) the conversion runs in parallel chunks: every
+// element lands at its own place.
+TEST(CudaConvert, LargeTensorsConvertInChunksElementForElement) {
+    const size_t n = 2 * (size_t{1} << 20) + 77;
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<double>(i % 256) - 128.0;  // exact in bf16
+    for (DType d : {DType::kF32, DType::kF16, DType::kBF16, DType::kI64}) {
+        std::vector<unsigned char> bytes = to_device_bytes(v, d);
+        ASSERT_EQ(bytes.size(), n * dtype_bytes(d));
+        EXPECT_EQ(from_device_bytes(bytes, d), v) << to_string(d);
+    }
+}
+
 std::unique_ptr<Device> gpu_or_skip() {
     auto d = make_cuda_device(0);
     if (!d) return nullptr;

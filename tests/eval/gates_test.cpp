@@ -183,5 +183,57 @@ TEST(Gates, OutputsIdentical) {
     EXPECT_FALSE(outputs_identical(a, {}));
 }
 
+// Tensors past one comparison chunk (2^20 elements) are compared in parallel chunks: the result
+// must equal one sweep's (the worst index is the FIRST of equal largest errors; the first
+// non-finite element wins over any finite error; counts add up across chunks).
+TEST(Gates, ChunkedComparisonEqualsOneSweep) {
+    const int n = 3 * (1 << 20) + 12345;
+    Tolerance t{1e-3, 0, 0.5, 1.0};
+    std::vector<double> ref(n), out(n);
+    for (int i = 0; i < n; ++i) ref[i] = out[i] = 1.0 + (i % 97) * 0.01;
+    out[(1 << 20) + 5] += 0.25;        // equal largest errors in chunks 1 and 2:
+    out[2 * (1 << 20) + 7] += 0.25;    // the first one is the worst
+    out[100] += 0.1;                   // smaller, in chunk 0
+    for (int i = 0; i < 10; ++i) out[(1 << 19) + i] += 0.002;  // outside atol, in chunk 0
+    TensorComparison c = compare_tensor("Y", out, ref, t);
+    EXPECT_EQ(c.count, n);
+    EXPECT_EQ(c.ok_count, n - 13);
+    EXPECT_EQ(c.worst_index, (1 << 20) + 5);
+    EXPECT_NEAR(c.max_abs_err, 0.25, 1e-12);
+    EXPECT_TRUE(c.passed) << c.failure;
+    out[3 * (1 << 20) + 2] = kNaN;     // non-finite in the last chunk beats every finite error
+    out[2 * (1 << 20) + 1] = kInf;     // ... and the first of them is named
+    c = compare_tensor("Y", out, ref, t);
+    EXPECT_EQ(c.nonfinite_count, 2);
+    EXPECT_EQ(c.worst_index, 2 * (1 << 20) + 1);
+    EXPECT_FALSE(c.passed);
+}
+
+TEST(Gates, OutputsIdenticalAcrossChunks) {
+    const int n = 2 * (1 << 20) + 3;
+    std::vector<double> v(n, 1.5);
+    v[n - 1] = kNaN;
+    TensorData a{{"Y", v}}, b{{"Y", v}};
+    EXPECT_TRUE(outputs_identical(a, b));
+    b["Y"][(1 << 20) + 9] = 1.25;
+    EXPECT_FALSE(outputs_identical(a, b));
+}
+
+TEST(Gates, ProfileOfALargeOutputSamplesTheMedianButSeesEveryOutlier) {
+    Problem p = problem("fp32_strict", "f32");
+    const int n = 9 * (1 << 20);
+    std::vector<double> ref(n), out(n);
+    for (int i = 0; i < n; ++i) {
+        ref[i] = 1.0 + (i % 101) * 0.01;
+        out[i] = ref[i] * (1 + 1e-3 * ((i % 2) ? 1 : -1));  // bf16-sized errors everywhere
+    }
+    PrecisionProfile prof = precision_profile(p.policy, DType::kF32, out, ref);
+    EXPECT_EQ(prof.looks_like, "bf16");
+    EXPECT_LE(prof.sample_count, int64_t{1} << 23);
+    EXPECT_NEAR(prof.median_rel_err, 1e-3, 1e-6);
+    out[n - 3] = ref[n - 3] * 2;  // one element far off, not on the sampling stride
+    EXPECT_EQ(precision_profile(p.policy, DType::kF32, out, ref).looks_like, "");
+}
+
 }  // namespace
 }  // namespace kforge::eval

@@ -1,5 +1,7 @@
 // ReferenceCache: one case per (spec, shape, distribution, seed), references computed once,
 // ids never reused, least recently used cases dropped past the byte budget.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "eval/evaluate_internal.h"
@@ -103,7 +105,10 @@ TEST(ReferenceCache, ReferenceKindsAreKeptApart) {
 TEST(ReferenceCache, DefaultBudgetScalesWithTheHostWithinBounds) {
     int64_t bytes = default_reference_cache_bytes();
     EXPECT_GE(bytes, int64_t{2} << 30);
-    EXPECT_LE(bytes, int64_t{32} << 30);
+    EXPECT_LE(bytes, int64_t{64} << 30);
+    int64_t physical = int64_t{sysconf(_SC_PHYS_PAGES)} * sysconf(_SC_PAGE_SIZE);
+    if (physical / 2 >= (int64_t{2} << 30) && physical / 2 <= (int64_t{64} << 30))
+        EXPECT_EQ(bytes, physical / 2);
 }
 
 TEST(MakeInputs, LargeTensorsGeneratedOnThreadsGiveTheSameValues) {
