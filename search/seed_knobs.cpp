@@ -43,11 +43,9 @@ dsl::GemmConfig config(int tm, int tn, int tk, int cm, dsl::Schedule schedule, d
 }  // namespace
 
 // Rules:
-//  - math: bf16/f16 operands -> the same; f32 -> tf32x3 under fp32_strict, else tf32 (on the
-//    Hopper schedules both run on wgmma, tf32x3 as one tf32 GEMM over K' = 3K of staged hi/lo
-//    operands, codegen/gemm_stage.h).
-//  - Hopper (sm_90), tile K = 128 bytes of operand (tf32x3 only when 128x128 tiles fill the
-//    SMs: below that the staging launches and copies outweigh wgmma's gain):
+//  - math: bf16/f16 operands -> the same; f32 -> tf32x3 under fp32_strict (lowered only with
+//    schedule multistage), else tf32 (MN-major operands staged K-major, codegen/gemm_stage.h).
+//  - Hopper (sm_90) with a tensor-core math other than tf32x3, tile K = 128 bytes of operand:
 //      K <= 128                                   -> pingpong 128x128, cluster 2x1
 //      fewer 128x128 tiles than SMs and K >= 4096 -> stream_k 128x128, cluster 1x1
 //      at least one wave of 128x256 tiles         -> cooperative 128x256, cluster 2x1
@@ -68,10 +66,9 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
     std::vector<dsl::GemmConfig> out;
     const int64_t m_tiles = ceil_div(s.m, 128);
     const int64_t square = s.l * m_tiles * ceil_div(s.n, 128);
-    // 3xTF32 on wgmma pays two staging launches and 2x4 operand copies (gemm_stage.h): worth
-    // it once 128x128 tiles fill the SMs; a smaller problem starts from multistage.
-    const bool tma = limits.cc_major >= 9 &&
-                     (math != MathMode::kTf32x3 || square >= limits.sm_count);
+    // 3xTF32 is lowered only through the multistage (mma.sync) mainloop: see
+    // dsl/check_lowering.cpp for why the staged wgmma form is refused.
+    const bool tma = limits.cc_major >= 9 && math != MathMode::kTf32x3;
     if (tma) {
         const int tk = 128 / bytes;
         const int cm = m_tiles >= 2 && limits.cluster_max >= 2 ? 2 : 1;

@@ -243,11 +243,19 @@ TEST(GemmStageCheck, CheckerAcceptsStagedPrograms) {
         return p.ok() ? dsl::check_program(*p, problem, dsl::DeviceLimits{}) : dsl::CheckResult{};
     };
     Problem f32 = problem_f32_nn(4096, 4096, 4096);
+    // 3xTF32 checks only with multistage: the staged wgmma form lowers (tests above) but failed
+    // the precision profile on the H200, so the checker refuses it and says why.
     for (const char* sched : {"cooperative", "pingpong", "tma_ws", "stream_k", "multistage"}) {
         auto r = check(f32, std::string(R"(program p for "gemm_f32_4096"
 kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 schedule )") + sched +
                                 " math tf32x3 { store C[M,N] }");
-        EXPECT_TRUE(r.ok()) << sched << ": " << (r.errors.empty() ? "" : r.errors[0].to_string());
+        if (std::string(sched) == "multistage") {
+            EXPECT_TRUE(r.ok()) << (r.errors.empty() ? "" : r.errors[0].to_string());
+        } else {
+            ASSERT_FALSE(r.ok()) << sched;
+            EXPECT_NE(r.errors[0].message.find("wgmma accumulation"), std::string::npos)
+                << r.errors[0].to_string();
+        }
     }
     auto simt = check(f32, R"(program p for "gemm_f32_4096"
 kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 schedule cooperative math f32_simt { store C[M,N] })");
@@ -264,8 +272,9 @@ kernel k0 = gemm(A[K,M], B[K,N]) tile 128x128x32 math tf32 { store C[M,N] })");
 }
 
 // The parameter proposer's one-knob neighbours of the hand-written multistage 3xTF32 program
-// of problems/gemm_f32_4096 include the Hopper schedules, which now check and lower staged.
-TEST(GemmStageSearch, NeighboursOfTheMultistageProgramReachWgmma) {
+// of problems/gemm_f32_4096 that switch to a Hopper schedule are refused by the checker (the
+// static tier), so the search never compiles a staged 3xTF32 candidate that the gates would flag.
+TEST(GemmStageSearch, NeighboursOfTheMultistageProgramOnWgmmaAreRefusedStatically) {
     const std::string dir = std::string(KFORGE_TEST_DATA_DIR) + "/../../problems/";
     auto problem = load_problem(dir + "gemm_f32_4096.json");
     ASSERT_TRUE(problem.ok()) << problem.error().to_string();
@@ -275,19 +284,20 @@ TEST(GemmStageSearch, NeighboursOfTheMultistageProgramReachWgmma) {
     auto program = dsl::parse_program(text.str(), "gemm_f32_4096.kf");
     ASSERT_TRUE(program.ok()) << program.error().to_string();
     ASSERT_EQ(program->kernels[0].gemm.schedule, dsl::Schedule::kMultistage);
-    std::set<std::string> reached;
+    int wgmma = 0, multistage_ok = 0;
     for (const search::KnobMove& m : search::knob_neighbours(*program)) {
         const dsl::GemmConfig& c = m.program.kernels[0].gemm;
-        if (c.schedule == dsl::Schedule::kMultistage || c.math != dsl::MathMode::kTf32x3) continue;
+        if (c.math != dsl::MathMode::kTf32x3) continue;
         auto checked = dsl::check_program(m.program, *problem, dsl::DeviceLimits{});
-        if (!checked.ok()) continue;
-        auto lowered = lower_program(m.program, *problem, LowerOptions{});
-        ASSERT_TRUE(lowered.ok()) << m.move << ": " << lowered.error().to_string();
-        EXPECT_EQ(lowered->plan.kernels.size(), 3u) << m.move;
-        reached.insert(std::string(to_string(c.schedule)));
+        if (c.schedule != dsl::Schedule::kMultistage) {
+            ++wgmma;
+            EXPECT_FALSE(checked.ok()) << m.move;
+        } else if (checked.ok()) {
+            ++multistage_ok;
+        }
     }
-    EXPECT_TRUE(reached.count("cooperative")) << reached.size();
-    EXPECT_TRUE(reached.count("pingpong")) << reached.size();
+    EXPECT_GE(wgmma, 2);          // cooperative and pingpong at least were proposed ...
+    EXPECT_GE(multistage_ok, 1);  // ... and multistage neighbours remain
 }
 
 // The simulated time counts the staging: its traffic and launch over the GEMM alone, and on the
