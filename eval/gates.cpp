@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "common/parallel.h"
@@ -15,6 +17,17 @@ namespace {
 std::string fmt(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+// `value` with enough digits to read below `bound` (99.97 is not printed as "100" beside a
+// required 100).
+std::string fmt_below(double value, double bound) {
+    char buf[32];
+    for (int digits = 3; digits <= 12; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, value);
+        if (value >= bound || std::strtod(buf, nullptr) < bound) break;
+    }
     return buf;
 }
 
@@ -127,8 +140,10 @@ TensorComparison compare_tensor(const std::string& name, const std::vector<doubl
     else if (c.all_zero)
         c.failure = name + ": the output is all zeros, the reference is not";
     else if (c.fraction_ok < tolerance.min_fraction)
-        c.failure = name + ": " + fmt(100 * c.fraction_ok) + "% of elements within atol " +
-                    fmt(tolerance.atol) + " + rtol " + fmt(tolerance.rtol) + " * |ref|, " +
+        c.failure = name + ": " + fmt_below(100 * c.fraction_ok, 100 * tolerance.min_fraction) +
+                    "% of elements within atol " + fmt(tolerance.atol) + " + rtol " +
+                    fmt(tolerance.rtol) + " * |ref| (" + std::to_string(c.count - c.ok_count) +
+                    " of " + std::to_string(c.count) + " outside), " +
                     fmt(100 * tolerance.min_fraction) + "% required" + at;
     else if (!relative_cap && c.max_abs_err > cap)
         c.failure = name + ": worst error " + fmt(c.max_abs_err) + " exceeds the cap " +

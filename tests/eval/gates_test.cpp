@@ -209,6 +209,17 @@ TEST(Gates, ChunkedComparisonEqualsOneSweep) {
     EXPECT_FALSE(c.passed);
 }
 
+TEST(Gates, AShortFractionIsNeverPrintedAsTheRequiredOne) {
+    // Seen on the H200: "100% of elements within ..., 100% required" for 99.971%.
+    Tolerance t{1e-4, 1e-4, 1.0, 0};
+    std::vector<double> ref(10000, 0.364), out(10000, 0.364);
+    for (int i = 0; i < 3; ++i) out[i * 1000] += 1e-3;
+    TensorComparison c = compare_tensor("Y", out, ref, t);
+    ASSERT_FALSE(c.passed);
+    EXPECT_NE(c.failure.find("99.97% of elements within"), std::string::npos) << c.failure;
+    EXPECT_NE(c.failure.find("(3 of 10000 outside)"), std::string::npos) << c.failure;
+}
+
 TEST(Gates, OutputsIdenticalAcrossChunks) {
     const int n = 2 * (1 << 20) + 3;
     std::vector<double> v(n, 1.5);
