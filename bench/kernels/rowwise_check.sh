@@ -107,20 +107,7 @@ if [ "$eval_on" = 1 ]; then
         timeout 120 "$K" eval --device "$DEVICE" --tier full --problem "problems/$prob.json" \
             --program "$prog" --json > "$O/$prob.$label.json" 2> "$O/$prob.$label.err"
         rc=$?
-        line=$(python3 - "$O/$prob.$label.json" "$O/$prob.$label.err" <<'PY'
-import json, sys
-try:
-    j = json.load(open(sys.argv[1]))
-except Exception:
-    err = open(sys.argv[2]).read().strip().splitlines()
-    print("no_report -", err[-1][:200] if err else "(no stderr)")
-    sys.exit(0)
-t = j.get("timing", {}).get("median_ns")
-msg = j.get("message", "").replace("\n", " ")[:160]
-sim = " (SIMULATED device)" if j.get("simulated") else ""
-print(j.get("status"), "%.2f" % (t / 1e3) if t else "-", msg + sim)
-PY
-)
+        line=$(python3 bench/lib/eval_line.py "$O/$prob.$label.json" "$O/$prob.$label.err" 160)
         echo "$prob $label rc=$rc wall=$(( $(date +%s) - s ))s status/median_us/message: $line" |
             tee -a "$O/summary.txt"
     done

@@ -99,20 +99,7 @@ for c in "${cases[@]}"; do
     timeout 300 "$K" eval --device "$DEVICE" --tier "$tier" --problem "$prob" --program "$prog" --json \
         > "$O/$name.json" 2> "$O/$name.err"
     rc=$?
-    line=$(python3 - "$O/$name.json" "$O/$name.err" <<'PY'
-import json, sys
-try:
-    j = json.load(open(sys.argv[1]))
-except Exception:
-    err = open(sys.argv[2]).read().strip().splitlines()
-    print("no_report -", err[-1][:200] if err else "(no stderr)")
-    sys.exit(0)
-t = j.get("timing", {}).get("median_ns")
-msg = j.get("message", "").replace("\n", " ")[:200]
-sim = " (SIMULATED device)" if j.get("simulated") else ""
-print(j.get("status"), "%.2f" % (t / 1e3) if t else "-", msg + sim)
-PY
-)
+    line=$(python3 bench/lib/eval_line.py "$O/$name.json" "$O/$name.err" 200)
     echo "$name tier=$tier rc=$rc wall=$(( $(date +%s) - s ))s status/median_us/message: $line" |
         tee -a "$O/summary.txt"
     [ "$name" = gemm_tf32_4096 ] && main_status=${line%% *}
