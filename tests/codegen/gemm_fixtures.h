@@ -175,4 +175,17 @@ inline dsl::Program program_tf32_nn(std::vector<dsl::ChainOp> chain) {
                                    std::move(chain))});
 }
 
+// Gives operand `arg` (0: A, 1: B) of the program's first gemm the layout `dims` with `shape`,
+// in the problem's tensor and in the kernel's argument alike (e.g. B as [N,K]: K-major).
+inline void relayout_operand(Problem& problem, dsl::Program& program, int arg,
+                             std::vector<std::string> dims, std::vector<int64_t> shape) {
+    dsl::TensorRef& ref = program.kernels.at(0).args.at(arg);
+    for (auto& t : problem.tensors)
+        if (t.name == ref.name) {
+            t.dim_names = dims;
+            t.shape = std::move(shape);
+        }
+    ref = tref(ref.name, std::move(dims));
+}
+
 }  // namespace kforge::codegen::gemm_testing

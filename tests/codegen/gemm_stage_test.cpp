@@ -157,13 +157,8 @@ TEST(GemmStage, Tf32NMajorBIsCopiedKMajorAlone) {
 
 TEST(GemmStage, Tf32BothMnMajorStagesBoth) {
     Problem problem = problem_tf32_nn_bias();
-    for (auto& t : problem.tensors)
-        if (t.name == "A") {
-            t.dim_names = {"K", "M"};
-            t.shape = {512, 1024};
-        }
     dsl::Program p = program_tf32_nn({});
-    p.kernels[0].args[0] = tref("A", {"K", "M"});
+    relayout_operand(problem, p, 0, {"K", "M"}, {512, 1024});
     Lowered out = lower_ok(p, problem);
     ASSERT_EQ(out.plan.kernels.size(), 3u);
     expect_has(out.cuda_source, "kforge::stage_operand<true, 1, 0>(t_A, w_k0_staged_A");
@@ -175,13 +170,8 @@ TEST(GemmStage, Tf32BothMnMajorStagesBoth) {
 TEST(GemmStage, WhatIsNotStaged) {
     // tf32 with K-major operands, and 3xTF32 with schedule multistage (CUTLASS's sm80 3xTF32).
     Problem problem = problem_tf32_nn_bias();
-    for (auto& t : problem.tensors)
-        if (t.name == "B") {
-            t.dim_names = {"N", "K"};
-            t.shape = {2048, 512};
-        }
     dsl::Program p = program_tf32_nn({});
-    p.kernels[0].args[1] = tref("B", {"N", "K"});
+    relayout_operand(problem, p, 1, {"N", "K"}, {2048, 512});
     Lowered out = lower_ok(p, problem);
     EXPECT_EQ(out.plan.kernels.size(), 1u);
     EXPECT_TRUE(out.plan.buffers.empty());

@@ -87,25 +87,15 @@ TEST(GemmTranspose, BroadcastsExchangeRowAndColumnRoles) {
 TEST(GemmTranspose, KMajorBAndMMajorAStayUnswapped) {
     Problem problem = problem_tf32_nn_bias();
     // B as [N,K] (K-major): the plain SS path.
-    for (auto& t : problem.tensors)
-        if (t.name == "B") {
-            t.dim_names = {"N", "K"};
-            t.shape = {2048, 512};
-        }
     dsl::Program p = program_tf32_nn({});
-    p.kernels[0].args[1] = tref("B", {"N", "K"});
+    relayout_operand(problem, p, 1, {"N", "K"}, {2048, 512});
     Lowered out = lower_ok(p, problem);
     expect_has(out.cuda_source, "using LayoutA = cutlass::layout::RowMajor;\n");
     expect_has(out.cuda_source, "using LayoutD = cutlass::layout::RowMajor;\n");
     expect_has(out.cuda_source, "using TileShape = Shape<_128, _256, _32>;\n");
     expect_lacks(out.cuda_source, "computed as");
     // A as [K,M] (M-major) with that B: CUTLASS's register-sourced mainloop takes it as is.
-    for (auto& t : problem.tensors)
-        if (t.name == "A") {
-            t.dim_names = {"K", "M"};
-            t.shape = {512, 1024};
-        }
-    p.kernels[0].args[0] = tref("A", {"K", "M"});
+    relayout_operand(problem, p, 0, {"K", "M"}, {512, 1024});
     out = lower_ok(p, problem);
     expect_has(out.cuda_source, "using LayoutA = cutlass::layout::ColumnMajor;\n");
     expect_has(out.cuda_source, "using LayoutB = cutlass::layout::ColumnMajor;\n");
@@ -127,13 +117,8 @@ TEST(GemmTranspose, MultistageKeepsTheOriginalProblem) {
 
 TEST(GemmTransposeError, BothOperandsMnMajorAreRefused) {
     Problem problem = problem_tf32_nn_bias();
-    for (auto& t : problem.tensors)
-        if (t.name == "A") {
-            t.dim_names = {"K", "M"};
-            t.shape = {512, 1024};
-        }
     dsl::Program p = program_tf32_nn({});
-    p.kernels[0].args[0] = tref("A", {"K", "M"});
+    relayout_operand(problem, p, 0, {"K", "M"}, {512, 1024});
     auto out = lower_program(p, problem, transposed_lowering());
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.error().where, "k0");
