@@ -18,8 +18,8 @@ operands share and the output lacks (`W[N,K]` is a K-major B); batched gemm has 
 both operands (`A[B,M,K]`, `Bm[B,K,N]`). A tensor that is neither a problem input nor output is
 an intermediate; its first `store` defines it. The chain starts from the gemm accumulator, the
 row op's result, or the map's input, as f32. Math tf32 on a Hopper schedule reads operands only
-K-major: with a K-major A, `B[K,N]` is computed as C^T = B^T A^T (tile, cluster and raster still
-name the output's M and N; tile N then obeys tile M's rules); two MN-major operands need
+K-major: an MN-major operand (`B[K,N]`) is first copied K-major by a staging pre-kernel (one
+read and one write of that operand). Math tf32x3 (3xTF32, for fp32_strict) needs
 `schedule multistage`.
 )";
 
@@ -31,7 +31,8 @@ kernel k0 = gemm(X[M,K], W[N,K]) tile 128x256x64 cluster 2x1 schedule cooperativ
 ```
 ```
 program linear_logsumexp for "linear_logsumexp_f32"
-kernel k0 = gemm(X[M,K], W[N,K]) tile 128x128x32 math tf32x3 { add b[N]; store T[M,N] }
+kernel k0 = gemm(X[M,K], W[N,K]) tile 128x128x32 schedule multistage math tf32x3
+    { add b[N]; store T[M,N] }
 kernel k1 = rowwise logsumexp(T[M,N]) threads 256 vec 4 online { store Y[M] }
 ```
 )";
