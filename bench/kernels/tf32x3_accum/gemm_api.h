@@ -27,6 +27,6 @@ std::unique_ptr<GemmOp> make_plain_128x128_c2x1();
 // (MainloopSm90TmaGmmaWarpSpecializedFP8): wgmma into a temporary accumulator that is added
 // into the fp32 register accumulator every `interval` MMAs.
 std::unique_ptr<GemmOp> make_promo_128x128_c2x1();
-std::unique_ptr<GemmOp> make_promo_128x128_c1x2();
+std::unique_ptr<GemmOp> make_promo_128x192_c2x1();
 
 }  // namespace tf32x3

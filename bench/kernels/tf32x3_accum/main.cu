@@ -10,7 +10,8 @@
 // Variants (see README.md next to this file):
 //   hi-first  A' = [hi|hi|lo], B' = [hi;lo;hi]: pairs hi*hi, hi*lo, lo*hi along K' (kforge's
 //             staging today), plain mainloop, 128x256 and 128x128 tiles
-//   promo     same operands, FP8-style promotion mainloop, interval 1, 2, 4 k-blocks
+//   promo     same operands, FP8-style promotion mainloop, interval 1, 2, 4 k-blocks (128x128
+//             tiles; 128x192 at 1 and 4: 128x256 would spill the doubled accumulator)
 //   lo-first  A' = [lo|hi|hi], B' = [hi;lo;hi]: pairs lo*hi, hi*lo, hi*hi (small terms first)
 //   cuBLAS    SGEMM (CUBLAS_COMPUTE_32F, default math: no TF32) and TF32 (COMPUTE_32F_FAST_TF32)
 //
@@ -215,6 +216,7 @@ int main(int argc, char** argv) {
     auto p256 = tf32x3::make_plain_128x256_c2x1();
     auto p128 = tf32x3::make_plain_128x128_c2x1();
     auto pr128 = tf32x3::make_promo_128x128_c2x1();
+    auto pr192 = tf32x3::make_promo_128x192_c2x1();
     const int mk = pr128->mmas_per_kblock();  // MMAs per k-block: the promotion grain
 
     std::vector<Variant> vs;
@@ -237,6 +239,11 @@ int main(int argc, char** argv) {
             "hi-first, promote every " + std::to_string(iv) + " k-block(s) = " +
                 std::to_string(iv * mk) + " MMAs, " + pr128->desc(),
             pr128.get(), Order::kHiFirst, iv, 0);
+    for (int iv : {1, 4})
+        add("hi_promo" + std::to_string(iv) + "_192",
+            "hi-first, promote every " + std::to_string(iv) + " k-block(s) = " +
+                std::to_string(iv * mk) + " MMAs, " + pr192->desc(),
+            pr192.get(), Order::kHiFirst, iv, 0);
     add("lo_plain_256", "lo-first, plain, " + p256->desc(), p256.get(), Order::kLoFirst, 0, 0);
     add("lo_plain_128", "lo-first, plain, " + p128->desc(), p128.get(), Order::kLoFirst, 0, 0);
     add("lo_promo4_128",

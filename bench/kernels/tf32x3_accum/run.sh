@@ -4,14 +4,15 @@
 # the repository root on the H200:
 #   OUT=$OUT bash bench/kernels/tf32x3_accum/run.sh          -> $OUT/tf32x3/table.txt
 # On a machine without a GPU: bash bench/kernels/tf32x3_accum/run.sh --dry  (compiles, checks
-# for register spills, runs CUTLASS can_implement for every variant).
+# for register spills, runs the host accumulation model and CUTLASS can_implement for every
+# variant).
 # Extra arguments go to the binary (--m/--n/--k, --iters, --warmup). environment: OUT
 # (/tmp/kforge-out), BUILD (build/tf32x3_accum), NVCC (nvcc).
 # Exit: 0 ok, 1 a variant failed or a GEMM kernel spills, 2 usage, 3 missing toolchain/headers.
 set -euo pipefail
 R=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$R"
-case "${1:-}" in -h|--help) sed -n 2,11p "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n 2,12p "$0"; exit 0 ;; esac
 CI=.venv/lib/python3.11/site-packages/cutlass_library/source
 [ -f "$CI/include/cutlass/gemm/collective/fp8_accumulation.hpp" ] ||
     { echo "CUTLASS headers missing under $CI/include" >&2; exit 3; }
@@ -53,6 +54,16 @@ if [ -n "$spills" ]; then
     exit 1
 fi
 echo "ptxas: $nk GEMM-TU functions, no spills"
+
+# Host model of the accumulation (emulate.cpp, a few seconds): predictions next to the table.
+CXX=${CXX:-g++}
+if command -v "$CXX" >/dev/null &&
+    "$CXX" -std=c++17 -O2 -I. "$S/emulate.cpp" -o "$B/emulate" 2> "$O/build_emulate.log"; then
+    "$B/emulate" > "$O/emulate.txt" || { cat "$O/emulate.txt" >&2; exit 1; }
+    echo "host accumulation model: $O/emulate.txt"
+else
+    echo "emulate.cpp not built (no $CXX?), skipped" >&2
+fi
 
 if [ "${1:-}" = "--dry" ]; then
     "$B/tf32x3_accum" "$@"
