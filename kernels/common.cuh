@@ -149,13 +149,15 @@ __device__ __forceinline__ float2 shfl_xor(float2 v, int o) {
 // only the rest from memory. Dynamic shared memory: RPB * STAGED * TPR * VEC elements.
 // SPLIT > 1: SPLIT CTAs of a cluster share one row (RPB must be 1), combining via DSMEM
 // (SPLIT > 8 is a non-portable cluster size: the launch must allow it).
-template <int TPR_, int RPB_, int VEC_, int ITEMS_, int SPLIT_, int STAGED_ = 0> struct RowCfg {
+template <int TPR_, int RPB_, int VEC_, int ITEMS_, int SPLIT_, int STAGED_ = 0, int UNROLL_ = 0>
+struct RowCfg {
     static constexpr int TPR = TPR_, RPB = RPB_, VEC = VEC_, ITEMS = ITEMS_, SPLIT = SPLIT_;
     static constexpr int STAGED = STAGED_;
     static constexpr int THREADS = TPR * RPB;
     static constexpr int WARPS_PER_ROW = TPR > 32 ? TPR / 32 : 1;
-    // vectors in flight per thread when streaming: 16 values (4 x 16 B for f32 VEC 4)
-    static constexpr int UNROLL = VEC >= 16 ? 1 : 16 / VEC;
+    // vectors in flight per thread when streaming: UNROLL_ when given, else 16 values (4 x 16 B
+    // for f32 VEC 4)
+    static constexpr int UNROLL = UNROLL_ > 0 ? UNROLL_ : (VEC >= 16 ? 1 : 16 / VEC);
     // elements of one row group's shared-memory stage
     static constexpr int STAGE_ELEMS = STAGED * TPR * VEC;
     static_assert(TPR % 32 == 0 || (TPR <= 32 && (32 % TPR) == 0), "threads per row");

@@ -32,6 +32,6 @@ extern "C" __global__ void __launch_bounds__(128) kforge_ln(const float* __restr
     if (kforge::is_aligned<4>(t_X) && kforge::is_aligned<4>(t_w) && kforge::is_aligned<4>(t_b) && chain.aligned<4>()) {
         kforge::norm_rows<kforge::RowCfg<32, 4, 4, 6, 1>, kforge::NormMode::kLayerNorm, true, true>(t_X, t_w, t_b, rows, n, kforge::NormShape{1e-06f, 1, 1, 1}, chain);
     } else {
-        kforge::norm_rows<kforge::RowCfg<32, 4, 1, 24, 1>, kforge::NormMode::kLayerNorm, true, true>(t_X, t_w, t_b, rows, n, kforge::NormShape{1e-06f, 1, 1, 1}, chain);
+        kforge::norm_rows<kforge::RowCfg<32, 4, 1, 0, 1, 0, 4>, kforge::NormMode::kLayerNorm, true, true>(t_X, t_w, t_b, rows, n, kforge::NormShape{1e-06f, 1, 1, 1}, chain);
     }
 }

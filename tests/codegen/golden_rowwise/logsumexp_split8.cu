@@ -28,6 +28,6 @@ extern "C" __global__ void __launch_bounds__(1024) kforge_k1(const float* __rest
     if (kforge::is_aligned<4>(t_T)) {
         kforge::softmax_rows<kforge::RowCfg<1024, 1, 4, 2, 8>, kforge::SoftmaxMode::kLogsumexp, true>(t_T, rows, n, chain);
     } else {
-        kforge::softmax_rows<kforge::RowCfg<1024, 1, 1, 8, 8>, kforge::SoftmaxMode::kLogsumexp, true>(t_T, rows, n, chain);
+        kforge::softmax_rows<kforge::RowCfg<1024, 1, 1, 0, 8, 0, 4>, kforge::SoftmaxMode::kLogsumexp, true>(t_T, rows, n, chain);
     }
 }

@@ -28,6 +28,6 @@ extern "C" __global__ void __launch_bounds__(256) kforge_k0(const __nv_bfloat16*
     if (kforge::is_aligned<8>(t_X) && chain.aligned<8>()) {
         kforge::softmax_rows<kforge::RowCfg<256, 1, 8, 1, 1>, kforge::SoftmaxMode::kSoftmax, false>(t_X, rows, n, chain);
     } else {
-        kforge::softmax_rows<kforge::RowCfg<256, 1, 1, 4, 1>, kforge::SoftmaxMode::kSoftmax, false>(t_X, rows, n, chain);
+        kforge::softmax_rows<kforge::RowCfg<256, 1, 1, 0, 1, 0, 4>, kforge::SoftmaxMode::kSoftmax, false>(t_X, rows, n, chain);
     }
 }
