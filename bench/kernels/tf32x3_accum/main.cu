@@ -359,7 +359,11 @@ int main(int argc, char** argv) {
             run_variant(v, e0, e1, e2, k);
             CK(cudaMemcpyAsync(out.data(), C, nC * 4, cudaMemcpyDeviceToHost, s));
             CK(cudaStreamSynchronize(s));
-            sink(v, rel_error(out, ref, rms));
+            const Err e = rel_error(out, ref, rms);
+            sink(v, e);
+            // Progress on stderr (run.sh keeps it): a hang or crash later still leaves data.
+            std::fprintf(stderr, "  %-14s K=%d %s: median %.3e max %.3e nonfinite %zu\n",
+                         v.name.c_str(), k, dist_name[d], e.median, e.max, e.nonfinite);
             if (!timing) continue;
             std::vector<float> ts, tg, tt;
             for (int it = 0; it < warmup + iters; ++it) {
@@ -378,6 +382,8 @@ int main(int argc, char** argv) {
             v.stage_ms = median(ts);
             v.gemm_ms = median(tg);
             v.total_ms = median(tt);
+            std::fprintf(stderr, "  %-14s stage %.3f ms gemm %.3f ms total %.3f ms\n",
+                         v.name.c_str(), v.stage_ms, v.gemm_ms, v.total_ms);
         }
         std::fprintf(stderr, "K=%d %s inputs done (rms(ref) %.4g)\n", k, dist_name[d], rms);
     };
