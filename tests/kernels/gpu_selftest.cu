@@ -245,6 +245,13 @@ template <typename T> void run_all(std::mt19937& rng) {
     norm_case<RowCfg<512, 1, 8, 0, 1, 2>, N::kLayerNorm, T>("staged whole v8", 64, 8192, {1e-5f, 1, 1, 1}, 8192, rng);
     norm_case<RowCfg<256, 1, 8, 0, 16, 2>, N::kRmsNorm, T>("staged part split16", 5, 100000, {1e-6f, 1, 1, 1}, 100000, rng);
     norm_case<RowCfg<256, 1, 4, 0, 1, 3>, N::kGroupNorm, T>("staged spatial196", 8 * 8, 8 * 196, {1e-5f, 8, 8, 196}, 64, rng);
+    // The generated kernels' scalar fallback (codegen/lower_rowwise_emit.cpp): the row streamed
+    // one scalar at a time, 4 in flight (RowCfg UNROLL 4), rows that end mid-unroll, split rows.
+    softmax_case<RowCfg<256, 1, 1, 0, 1, 0, 4>, S::kSoftmax, false, T>("fallback v1 u4", 50, 1001, rng);
+    softmax_case<RowCfg<512, 1, 1, 0, 16, 0, 4>, S::kLogSoftmax, true, T>("fallback v1 u4 split16", 3, 100003, rng);
+    softmax_case<RowCfg<32, 8, 1, 0, 1, 0, 4>, S::kLogsumexp, true, T>("fallback warp/row u4", 99, 130, rng);
+    norm_case<RowCfg<256, 1, 1, 0, 1, 0, 4>, N::kLayerNorm, T>("fallback v1 u4", 40, 8191, {1e-5f, 1, 1, 1}, 8191, rng);
+    norm_case<RowCfg<128, 1, 1, 0, 8, 0, 4>, N::kRmsNorm, T>("fallback v1 u4 split8", 5, 70001, {1e-6f, 1, 1, 1}, 70001, rng);
     using R = ReduceMode;
     reduce_case<RowCfg<256, 1, 4, 0, 1>, R::kSum, T>("stream", 100, 10000, rng);
     reduce_case<RowCfg<32, 8, 4, 2, 1>, R::kMean, T>("warp/row", 1000, 256, rng);
