@@ -38,16 +38,8 @@
 #include "kernels/map.cuh"
 #include "kernels/norm.cuh"
 #include "kernels/softmax.cuh"
+#include "bench/kernels/bench_device.cuh"
 
-#define CHECK(x)                                                                               \
-    do {                                                                                       \
-        cudaError_t e_ = (x);                                                                  \
-        if (e_ != cudaSuccess) {                                                               \
-            std::printf("CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__,       \
-                        __LINE__, #x);                                                         \
-            std::exit(3);                                                                      \
-        }                                                                                      \
-    } while (0)
 
 using namespace kforge;
 using bf16 = __nv_bfloat16;
@@ -391,12 +383,7 @@ template <int MODE, int THREADS, typename T> __global__ void __launch_bounds__(T
 
 // ---- current templates (as rowwise_bench.cu instantiates them) and the copy -----------------
 
-template <typename T> struct StoreChain {
-    T* y;
-    template <int V> __device__ __forceinline__ void run(const float (&v)[V], int64_t i) const {
-        store_vec<V>(y + i, v);
-    }
-};
+// StoreChain and g_failures: tests/kernels/selftest_common.cuh (via bench_device.cuh).
 template <class C, typename T>
 __global__ void __launch_bounds__(C::THREADS) k_softmax(const T* x, T* y, int64_t rows, int64_t n) {
     softmax_rows<C, SoftmaxMode::kSoftmax, true>(x, rows, n, StoreChain<T>{y});
@@ -435,49 +422,6 @@ cudaError_t launch_split(void (*kernel)(KArgs...), int64_t rows, Args... args) {
 
 // ---- inputs, fp64 reference, timing ------------------------------------------------------------
 
-__device__ __forceinline__ float hash_unit(uint64_t i, uint32_t seed) {  // [0, 1)
-    uint64_t z = i * 0x9e3779b97f4a7c15ULL + seed;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return float((z ^ (z >> 31)) >> 40) * (1.f / 16777216.f);
-}
-// dist 0: uniform [-1, 1]; dist 1: mean 5, sd ~10 (sum of four uniforms), as rowwise_bench's.
-template <typename T> __global__ void k_fill(T* x, int64_t n, uint32_t seed, int dist) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-        float v;
-        if (dist == 0) {
-            v = 2.f * hash_unit(i, seed) - 1.f;
-        } else {
-            float u = 0.f;
-            for (int k = 0; k < 4; ++k) u += hash_unit(4 * i + k, seed);
-            v = 5.f + 10.f * (u - 2.f) * 1.7320508f;
-        }
-        x[i] = from_f32<T>(v);
-    }
-}
-
-__device__ double ref_sum(double v, double* sh) {
-    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-    __syncthreads();
-    if (threadIdx.x % 32 == 0) sh[threadIdx.x / 32] = v;
-    __syncthreads();
-    double t = 0;
-    for (int w = 0; w < 8; ++w) t += sh[w];
-    return t;
-}
-__device__ double ref_max(double v, double* sh) {
-    for (int o = 16; o > 0; o /= 2) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, o));
-    __syncthreads();
-    if (threadIdx.x % 32 == 0) sh[threadIdx.x / 32] = v;
-    __syncthreads();
-    double t = sh[0];
-    for (int w = 1; w < 8; ++w) t = fmax(t, sh[w]);
-    return t;
-}
-struct CheckOut {
-    unsigned long long bad;
-    unsigned int max_err_bits;  // max |y - ref| as float bits (non-negative floats order as ints)
-};
 // One block of 256 threads per row, fp64: softmax (mode 0) or layer_norm with w, b (mode 2).
 template <typename T>
 __global__ void __launch_bounds__(256) k_reference(const T* x, const T* w, const T* b, const T* y, int64_t n, int mode,
@@ -489,20 +433,20 @@ __global__ void __launch_bounds__(256) k_reference(const T* x, const T* w, const
     if (mode == kSoftmax) {
         double m = -INFINITY;
         for (int64_t i = threadIdx.x; i < n; i += 256) m = fmax(m, double(to_f32(xr[i])));
-        a = ref_max(m, sh);
+        a = block_max(m, sh);
         double s = 0;
         for (int64_t i = threadIdx.x; i < n; i += 256) s += exp(double(to_f32(xr[i])) - a);
-        c = ref_sum(s, sh);
+        c = block_sum(s, sh);
     } else {
         double s = 0;
         for (int64_t i = threadIdx.x; i < n; i += 256) s += double(to_f32(xr[i]));
-        a = ref_sum(s, sh) / double(n);
+        a = block_sum(s, sh) / double(n);
         double q = 0;
         for (int64_t i = threadIdx.x; i < n; i += 256) {
             const double d = double(to_f32(xr[i])) - a;
             q += d * d;
         }
-        c = 1.0 / sqrt(ref_sum(q, sh) / double(n) + eps);
+        c = 1.0 / sqrt(block_sum(q, sh) / double(n) + eps);
     }
     for (int64_t i = threadIdx.x; i < n; i += 256) {
         const double v = double(to_f32(xr[i]));
@@ -533,7 +477,6 @@ template <typename T> std::string reference_check(const T* x, const T* w, const 
     return buf;
 }
 
-int g_failures = 0;
 
 struct Timer {
     void* flush = nullptr;
