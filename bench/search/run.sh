@@ -28,6 +28,10 @@
 #   KFORGE=.carry/bin/kforge  the binary;  OUT=/tmp/kforge-out  where results go
 #   TAG=<UTC time>   results go to $OUT/search-$TAG/, packed into $OUT/search-$TAG.tar.gz
 #   PACK=1           0 leaves the folder unpacked
+#   START=seed       where each run starts: seed = kforge's own seed program, synthesized from the
+#                    spec as on a problem it has never seen (the spec is copied to a folder with
+#                    no .kf beside it); hand = the hand-written problems/NAME.kf beside the spec
+#                    (the suite's tuned programs: little headroom left for the search to show)
 #   CACHE=per-run    compile cache (KFORGE_CACHE_DIR) fresh for each run, so no run is served
 #                    compilations another run paid for; "shared" shares one (faster, biased)
 set -uo pipefail
@@ -56,6 +60,8 @@ O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
 TAG=${TAG:-$(date -u +%Y%m%dT%H%M%SZ)}
 R=$O/search-$TAG; mkdir -p "$R/logs"
 CACHE=${CACHE:-per-run}
+START=${START:-seed}
+case "$START" in seed|hand) ;; *) echo "run.sh: START must be seed or hand, not $START" >&2; exit 2 ;; esac
 [ -x "$K" ] || { echo "run.sh: no kforge binary at $K (set KFORGE)" >&2; exit 3; }
 "$K" --version > "$R/kforge-version.txt" 2>&1 || { echo "run.sh: $K does not start" >&2; exit 3; }
 if [ "$DEVICE" = cuda ]; then
@@ -67,12 +73,12 @@ elapsed() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( TOTAL_S - RESERVE_S - $(elapsed) )); }
 manifest=$R/manifest.jsonl
 note() {  # problem mode store status rc wall_s cap_s message
-    printf '{"problem":"%s","mode":"%s","db":"%s","device":"%s","budget_s":%s,"status":"%s","rc":%s,"wall_s":%s,"cap_s":%s,"message":"%s"}\n' \
-        "$1" "$2" "$3" "$DEVICE" "$BUDGET_S" "$4" "$5" "$6" "$7" "$8" >> "$manifest"
+    printf '{"problem":"%s","mode":"%s","db":"%s","device":"%s","budget_s":%s,"start":"%s","status":"%s","rc":%s,"wall_s":%s,"cap_s":%s,"message":"%s"}\n' \
+        "$1" "$2" "$3" "$DEVICE" "$BUDGET_S" "$START" "$4" "$5" "$6" "$7" "$8" >> "$manifest"
 }
 {
     echo "search benchmark $TAG: device $DEVICE, budget ${BUDGET_S}s per run, total ${TOTAL_S}s"
-    echo "modes: ${modes[*]}  baseline: $baseline  cache: $CACHE  kforge: $(cat "$R/kforge-version.txt")"
+    echo "modes: ${modes[*]}  start: $START  baseline: $baseline  cache: $CACHE  kforge: $(cat "$R/kforge-version.txt")"
     echo "problems: ${problems[*]}"
 } | tee "$R/log.txt"
 spec_of() { case "$1" in */*|*.json) echo "$1" ;; *) echo "problems/$1.json" ;; esac; }
@@ -98,6 +104,9 @@ fi
 for p in "${problems[@]}"; do
     spec=$(spec_of "$p"); n=$(basename "$spec" .json)
     [ -f "$spec" ] || { echo "SKIP $n: no spec $spec" | tee -a "$R/log.txt"; continue; }
+    if [ "$START" = seed ]; then  # no .kf beside the copy: kforge optimize synthesizes the start
+        mkdir -p "$R/specs" && cp "$spec" "$R/specs/$n.json" && spec=$R/specs/$n.json
+    fi
     for m in "${modes[@]}"; do
         [ -n "$m" ] || continue
         case $m in
