@@ -111,9 +111,15 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
 // Rules (n = elements per row, v = largest legal vec, rows of one CTA share 256 threads):
 //  - column reductions: 256 threads, vec dividing the reduced extent, one pass;
 //  - threads per row: a power of two covering n / v vectors when that is at most a warp, else
-//    about two vectors per thread, 32..512 (times rowwise_threads_scale);
-//  - at most 64 cached values per thread in one pass: else 1024 threads, then split the row
-//    over up to 8 CTAs of a cluster, beyond that passes 2 (online for the softmax family);
+//    about four vectors per thread, 32..256 (times rowwise_threads_scale). H200, 2026-12-01
+//    (bench/kernels/results/h200-2026-12-01-s4/bench1.txt): layer_norm 32768x8192 bf16 at four
+//    vectors per thread 96.5% of copy bandwidth, at two (512 threads) 83.7%; rms_norm
+//    65536x4096 bf16 98.6% at four, 97.2% at two;
+//  - more than 64 values per thread: a row of at most a third of a block's shared memory stays
+//    in one pass (the lowering holds it in shared memory; log_softmax 16384x32000 bf16 at 256
+//    threads 86% of copy, against 52.5% for 512 threads holding 62 values each in registers);
+//    a longer row: 1024 threads, then split the row over up to 8 CTAs of a cluster, beyond that
+//    passes 2 (online for the softmax family);
 //  - few long rows (rows < SMs, n >= 8192): split the row to fill the SMs;
 //  - short rows (< 128 threads per row): rows_per_block = 256 / threads per row (at most 64).
 std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
@@ -129,7 +135,8 @@ std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
     } else {
         const int max_threads = std::min(1024, limits.max_threads_per_block);
         int64_t vecs = ceil_div(s.len, vec_for(s.len, s.elem_bytes));
-        int64_t tpr = vecs <= 32 ? next_pow2(vecs) : std::clamp<int64_t>(next_pow2(ceil_div(vecs, 2)), 32, 512);
+        int64_t tpr = vecs <= 32 ? next_pow2(vecs)
+                                 : std::clamp<int64_t>(next_pow2(ceil_div(vecs, 4)), 32, 256);
         if (options.rowwise_threads_scale != 1.0 && tpr >= 32) {
             tpr = std::clamp<int64_t>(static_cast<int64_t>(tpr * options.rowwise_threads_scale), 32,
                                       max_threads);
@@ -137,7 +144,8 @@ std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
         int split = 1;
         int passes = 1;
         auto cached = [&](int64_t t, int sp) { return ceil_div(ceil_div(s.len, sp), t); };
-        if (cached(tpr, 1) > 64) {
+        const bool smem_row = s.len * s.elem_bytes <= limits.smem_per_block_optin_bytes / 3;
+        if (cached(tpr, 1) > 64 && !smem_row) {
             while (split < 8 && cached(tpr, split) > 64) split *= 2;
             if (cached(tpr, split) > 64) tpr = max_threads;
             if (cached(tpr, split) > 64) passes = 2;

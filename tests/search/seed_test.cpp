@@ -256,6 +256,32 @@ TEST(Seed, SmallMultistageGemmPrefersTheTileWithMoreCtas) {
     EXPECT_NE(text.find("tf32x3"), std::string::npos) << text;
 }
 
+// Row-wise seeds follow the H200 row-wise benchmark (2026-12-01): about four vectors per thread
+// up to 256 threads, and a row too long for 64 values per thread but within a third of a
+// block's shared memory stays in one pass (held in shared memory) instead of 512 threads of
+// registers; a row past that splits over a cluster as before.
+TEST(Seed, RowwiseThreadsFromTheMeasuredRules) {
+    auto seed_text = [](const std::string& op, const std::string& dtype, int64_t rows, int64_t n) {
+        auto prog = search::seed_program(
+            parse(R"({"name":"r","dims":{"R":)" + std::to_string(rows) + R"(,"C":)" +
+                  std::to_string(n) + R"(},"inputs":{"X":{"shape":["R","C"],"dtype":")" + dtype +
+                  R"("}},"graph":[{"op":")" + op + R"(","inputs":["X"],"output":"Y","axis":-1}],
+                  "outputs":["Y"],"precision":{"policy":")" +
+                  (dtype == "bf16" ? "bf16" : "fp32_strict") + R"("}})"),
+            h200());
+        EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
+        return prog.ok() ? dsl::print_canonical(*prog) : std::string();
+    };
+    std::string t = seed_text("softmax", "bf16", 32768, 8192);  // 1024 vectors of 8
+    EXPECT_NE(t.find("threads 256 vec 8 passes 1"), std::string::npos) << t;
+    t = seed_text("log_softmax", "bf16", 16384, 32000);  // 64 KB rows: shared memory, one pass
+    EXPECT_NE(t.find("threads 256 vec 8 passes 1"), std::string::npos) << t;
+    EXPECT_NE(t.find("split 1"), std::string::npos) << t;
+    t = seed_text("softmax", "f32", 64, 131072);  // 512 KB rows: split over a cluster
+    EXPECT_EQ(t.find("split 1\n"), std::string::npos) << t;
+    EXPECT_EQ(t.find("split 1 "), std::string::npos) << t;
+}
+
 TEST(SeedErrors, NotExpressibleNamesTheOp) {
     struct Case {
         const char* json;
