@@ -19,6 +19,7 @@
 set -uo pipefail
 R=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$R"
+. "$R/bench/lib/kforge_cases.sh"
 eval_on=1; selftest=1
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -65,11 +66,7 @@ if [ "$DEVICE" = cuda ]; then
 fi
 
 if [ "$eval_on" = 1 ]; then
-    if [ -z "${K:-}" ]; then
-        K=$R/.carry/bin/kforge
-        [ -x "$K" ] || K=$(ls "$R"/build/*/cli/kforge 2>/dev/null | head -1)
-    fi
-    [ -n "$K" ] && [ -x "$K" ] || { echo "no kforge binary (set K)" >&2; exit 3; }
+    kforge_default_binary "$R" || { echo "no kforge binary (set K)" >&2; exit 3; }
     export KFORGE_CACHE_DIR=${KFORGE_CACHE_DIR:-/tmp/kforge-cache}
     . "$R/bench/lib/link_build_tree.sh"
     kforge_link_build_tree "$K" "$R"
@@ -85,16 +82,12 @@ if [ "$eval_on" = 1 ]; then
     done
     # Lower every program (kforge compile --no-build) so a refused one says why, then compile
     # them in parallel (the compile cache serves the evaluations), then evaluate one at a time.
+    pre=()
     for c in "${cases[@]}"; do
         IFS='|' read -r label prob prog <<< "$c"
-        "$K" compile "$prog" --problem "problems/$prob.json" -o "$O/$prob.$label.lowered" --no-build \
-            > "$O/$prob.$label.lower.txt" 2>&1 ||
-            { echo "$prob $label: kforge compile --no-build failed:"; cat "$O/$prob.$label.lower.txt"; }
+        pre+=("$prob.$label|problems/$prob.json|$prog")
     done
-    printf '%s\n' "${cases[@]}" | xargs -d '\n' -n 1 -P "${JOBS:-8}" bash -c '
-        IFS="|" read -r label prob prog <<< "$3"
-        "$0" eval --device "$2" --tier compile --problem "problems/$prob.json" --program "$prog" \
-            --json > "$1/$prob.$label.compile.json" 2>&1' "$K" "$O" "$DEVICE"
+    kforge_precompile "$O" "$DEVICE" "${pre[@]}"
     : > "$O/summary.txt"
     start=$(date +%s)
     for c in "${cases[@]}"; do

@@ -29,11 +29,8 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-if [ -z "${K:-}" ]; then
-    K=$R/.carry/bin/kforge
-    [ -x "$K" ] || K=$(ls "$R"/build/*/cli/kforge 2>/dev/null | head -1)
-fi
-[ -n "$K" ] && [ -x "$K" ] || { echo "no kforge binary (set K)" >&2; exit 3; }
+. "$R/bench/lib/kforge_cases.sh"
+kforge_default_binary "$R" || { echo "no kforge binary (set K)" >&2; exit 3; }
 O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
 DEVICE=${DEVICE:-cuda}
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT

@@ -21,11 +21,8 @@ set -uo pipefail
 R=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$R"
 case "${1:-}" in -h|--help) sed -n 2,21p "$0"; exit 0 ;; esac
-if [ -z "${K:-}" ]; then
-    K=$R/.carry/bin/kforge
-    [ -x "$K" ] || K=$(ls "$R"/build/*/cli/kforge 2>/dev/null | head -1)
-fi
-[ -n "$K" ] && [ -x "$K" ] || { echo "no kforge binary (set K)" >&2; exit 3; }
+. "$R/bench/lib/kforge_cases.sh"
+kforge_default_binary "$R" || { echo "no kforge binary (set K)" >&2; exit 3; }
 O=${OUT:-/tmp/kforge-out}/tf32s; mkdir -p "$O"
 DEVICE=${DEVICE:-cuda}
 TIER=${TIER:-full}
@@ -71,17 +68,13 @@ done
 # Lower every program (kernels.cu and plan.json under NAME.lowered: the staging launches and
 # workspace buffers can be read there), compile them in parallel (the compile cache serves the
 # evaluations), then evaluate one at a time.
+pre=()
 for c in "${cases[@]}"; do
     IFS='|' read -r name prob prog <<< "$c"
     cp "$prog" "$O/$name.kf"
-    "$K" compile "$prog" --problem "problems/$prob.json" -o "$O/$name.lowered" --no-build \
-        > "$O/$name.lower.txt" 2>&1 ||
-        { echo "$name: kforge compile --no-build failed:"; cat "$O/$name.lower.txt"; }
+    pre+=("$name|problems/$prob.json|$prog")
 done
-printf '%s\n' "${cases[@]}" | xargs -d '\n' -n 1 -P "${JOBS:-8}" bash -c '
-    IFS="|" read -r name prob prog <<< "$3"
-    "$0" eval --device "$2" --tier compile --problem "problems/$prob.json" --program "$prog" \
-        --json > "$1/$name.compile.json" 2>&1' "$K" "$O" "$DEVICE"
+kforge_precompile "$O" "$DEVICE" "${pre[@]}"
 
 # summary.txt and results.jsonl accumulate over calls with the same OUT (one call per problem
 # subset fits the device's per-command limit); results.json is rebuilt from all of them.

@@ -25,11 +25,8 @@ R=$(cd "$(dirname "$0")/../../.." && pwd)
 D=$R/bench/kernels/epilogue_cost
 cd "$R"
 case "${1:-}" in -h|--help) sed -n 2,23p "$D/run.sh"; exit 0 ;; esac
-if [ -z "${K:-}" ]; then
-    K=$R/.carry/bin/kforge
-    [ -x "$K" ] || K=$(ls "$R"/build/*/cli/kforge 2>/dev/null | head -1)
-fi
-[ -n "$K" ] && [ -x "$K" ] || { echo "no kforge binary (set K)" >&2; exit 3; }
+. "$R/bench/lib/kforge_cases.sh"
+kforge_default_binary "$R" || { echo "no kforge binary (set K)" >&2; exit 3; }
 START=$(date +%s)
 elapsed() { echo $(( $(date +%s) - START )); }
 DEVICE=${DEVICE:-cuda}
