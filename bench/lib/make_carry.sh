@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds .carry/ - what a device call carries to the H200 machine besides the working tree (see
+# bench/NOTES.md): the kforge CLI and the GPU reference test of a local build, stripped, with the
+# shared libraries they link that the H200 machine's image lacks, and a wrapper that sets the
+# library path. The image's own CUDA, glibc, libstdc++ and libgcc are used there: carrying this
+# machine's (older) libstdc++ broke every host library compiled there (GLIBCXX_3.4.32 not found,
+# 2026-12-01).
+#   bash bench/lib/make_carry.sh [BUILD_DIR]      (default build/release; builds the two targets)
+set -euo pipefail
+R=$(cd "$(dirname "$0")/../.." && pwd)
+B=${1:-$R/build/release}
+cmake --build "$B" --target kforge_cli test_eval_gpu_reference_gpu
+C=$R/.carry
+rm -rf "$C" && mkdir -p "$C/bin" "$C/lib"
+strip -o "$C/bin/kforge.real" "$B/cli/kforge"
+strip -o "$C/bin/test_eval_gpu_reference_gpu" "$B/tests/eval/test_eval_gpu_reference_gpu"
+cat > "$C/bin/kforge" <<'WRAP'
+#!/usr/bin/env bash
+# Runs the carried kforge build with its carried libraries.
+d="$(cd "$(dirname "$0")" && pwd)"
+export LD_LIBRARY_PATH="$d/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+exec "$d/kforge.real" "$@"
+WRAP
+chmod +x "$C/bin/kforge"
+for bin in "$B/cli/kforge" "$B/tests/eval/test_eval_gpu_reference_gpu"; do
+    ldd "$bin" | awk '$3 ~ /^\// { print $3 }'
+done | sort -u | while read -r lib; do
+    case "$lib" in
+        /usr/local/cuda*) ;;  # the image's CUDA
+        */libc.so*|*/libm.so*|*/libpthread.so*|*/libdl.so*|*/librt.so*|*/libresolv.so*) ;;
+        */ld-linux*|*/libstdc++.so*|*/libgcc_s.so*) ;;
+        *) cp -L "$lib" "$C/lib/" ;;
+    esac
+done
+"$C/bin/kforge" --version > /dev/null
+echo "make_carry: $(du -sh "$C" | cut -f1) in $C ($(ls "$C/lib" | wc -l) libraries)"
