@@ -166,6 +166,13 @@ def stop_text(a):
     return msg or ("cut" if a["cut"] else "?")
 
 
+def start_kind(a):
+    """Where the run started, from run.sh's manifest: "seed" (kforge's own seed program) or
+    "hand" (problems/NAME.kf); manifests from before run.sh's START knob always used hand."""
+    e = a.get("manifest") or {}
+    return e.get("start") or "hand"
+
+
 def t95(a, budget):
     """(t95 fraction, t95 gain fraction) of the budget; None without a curve."""
     if not a["curve"] or not a["best_ns"]:

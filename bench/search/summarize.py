@@ -45,7 +45,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from plots import MODE_TEXT, ascii_plot, svg_plot  # noqa: E402
-from search_data import (label, load_store, analyse, same_device, stop_text, t95,  # noqa: E402
+from search_data import (label, load_store, analyse, same_device, start_kind, stop_text, t95,  # noqa: E402
                          time_to_reach)
 
 MODES = ("builtin", "random", "param")
@@ -261,7 +261,8 @@ def build(a, dbs, tmp):
                         ties.append(p)
                 else:
                     beats[p] = t_b is not None and t_b <= 0.5 * t_own
-            md.append(f"| {p} | {MODE_TEXT[m]}{' (sim)' if r['simulated'] else ''} | "
+            md.append(f"| {p} | {MODE_TEXT[m]}{' (sim)' if r['simulated'] else ''}, "
+                      f"{start_kind(r)} start | "
                       f"{r['start_eval_s']:.1f} | {fmt_us(r['start_ns'])} | {fmt_us(r['best_ns'])} | {fmt_x(vs)} | "
                       f"{f'{f95:.2f}' if f95 is not None else '-'} | "
                       f"{f'{t_own:.1f}' if t_own is not None else '-'} | "
