@@ -13,12 +13,10 @@
 namespace kforge::eval {
 namespace {
 
-constexpr size_t kConvertChunk = size_t{1} << 20;  // elements per parallel conversion job
-
 template <typename T, class Fn>
 void encode_as(const std::vector<double>& v, unsigned char* out, Fn&& convert) {
-    parallel_for((v.size() + kConvertChunk - 1) / kConvertChunk, 0, [&](size_t k) {
-        for (size_t i = k * kConvertChunk, e = std::min(v.size(), i + kConvertChunk); i < e; ++i) {
+    parallel_chunks(v.size(), [&](size_t, size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
             T x = convert(v[i]);
             std::memcpy(out + i * sizeof(T), &x, sizeof(T));
         }
@@ -27,8 +25,8 @@ void encode_as(const std::vector<double>& v, unsigned char* out, Fn&& convert) {
 
 template <typename T, class Fn>
 void decode_as(const unsigned char* in, std::vector<double>& v, Fn&& convert) {
-    parallel_for((v.size() + kConvertChunk - 1) / kConvertChunk, 0, [&](size_t k) {
-        for (size_t i = k * kConvertChunk, e = std::min(v.size(), i + kConvertChunk); i < e; ++i) {
+    parallel_chunks(v.size(), [&](size_t, size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
             T x;
             std::memcpy(&x, in + i * sizeof(T), sizeof(T));
             v[i] = convert(x);

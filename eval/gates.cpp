@@ -36,7 +36,6 @@ bool same_nonfinite(double out, double ref) {
     return out == ref;  // both +Inf or both -Inf
 }
 
-constexpr size_t kCompareChunk = size_t{1} << 20;
 constexpr size_t kProfileMaxSamples = size_t{1} << 22;  // elements behind the median
 
 // One chunk's share of a tensor comparison (compare_tensor merges them in order).
@@ -108,12 +107,9 @@ TensorComparison compare_tensor(const std::string& name, const std::vector<doubl
     const bool relative_cap = tolerance.max_error <= 0;
     // Full-shape outputs reach 10^9 elements: chunks are compared on every core and merged in
     // chunk order, so the worst index is the first of the largest error, as in one sweep.
-    const size_t n = ref.size();
-    const size_t chunks = (n + kCompareChunk - 1) / kCompareChunk;
-    std::vector<ChunkStats> part(chunks);
-    parallel_for(chunks, 0, [&](size_t k) {
-        size_t lo = k * kCompareChunk, hi = std::min(n, lo + kCompareChunk);
-        part[k] = compare_chunk(out.data(), ref.data(), lo, hi, tolerance);
+    std::vector<ChunkStats> part(chunk_count(ref.size()));
+    parallel_chunks(ref.size(), [&](size_t k, size_t begin, size_t end) {
+        part[k] = compare_chunk(out.data(), ref.data(), begin, end, tolerance);
     });
     ChunkStats all;
     for (const ChunkStats& p : part) merge_into(all, p);
@@ -166,12 +162,12 @@ PrecisionProfile precision_profile(PrecisionPolicy policy, DType dtype,
     // Two sweeps over chunks on every core: the rms of the reference, then the worst relative
     // error over every element and, for the median, every `stride`-th one (at most
     // kProfileMaxSamples: a deterministic sample of a full-shape output).
-    const size_t n = ref.size(), chunks = (n + kCompareChunk - 1) / kCompareChunk;
+    const size_t n = ref.size(), chunks = chunk_count(n);
     std::vector<std::pair<double, int64_t>> sums(chunks);
-    parallel_for(chunks, 0, [&](size_t k) {
+    parallel_chunks(n, [&](size_t k, size_t begin, size_t end) {
         double s = 0;
         int64_t f = 0;
-        for (size_t i = k * kCompareChunk, e = std::min(n, i + kCompareChunk); i < e; ++i)
+        for (size_t i = begin; i < end; ++i)
             if (std::isfinite(ref[i])) s += ref[i] * ref[i], ++f;
         sums[k] = {s, f};
     });
@@ -183,8 +179,8 @@ PrecisionProfile precision_profile(PrecisionPolicy policy, DType dtype,
     const size_t stride = std::max<size_t>(1, n / kProfileMaxSamples);
     std::vector<std::vector<double>> rels(chunks);
     std::vector<double> worsts(chunks, 0.0);
-    parallel_for(chunks, 0, [&](size_t k) {
-        for (size_t i = k * kCompareChunk, e = std::min(n, i + kCompareChunk); i < e; ++i) {
+    parallel_chunks(n, [&](size_t k, size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
             double r = ref[i], o = out[i];
             if (!std::isfinite(r) || !std::isfinite(o) || std::fabs(r) < floor_abs || r == 0)
                 continue;
@@ -253,11 +249,9 @@ bool outputs_identical(const TensorData& a, const TensorData& b) {
         auto it = b.find(name);
         if (it == b.end() || it->second.size() != va.size()) return false;
         const std::vector<double>& vb = it->second;
-        const size_t n = va.size(), chunks = (n + kCompareChunk - 1) / kCompareChunk;
         std::atomic<bool> differ{false};
-        parallel_for(chunks, 0, [&](size_t k) {
-            for (size_t i = k * kCompareChunk, e = std::min(n, i + kCompareChunk);
-                 i < e && !differ.load(std::memory_order_relaxed); ++i) {
+        parallel_chunks(va.size(), [&](size_t, size_t begin, size_t end) {
+            for (size_t i = begin; i < end && !differ.load(std::memory_order_relaxed); ++i) {
                 double x = va[i], y = vb[i];
                 if (std::isnan(x) && std::isnan(y)) continue;
                 if (std::memcmp(&x, &y, sizeof x) != 0) differ = true;

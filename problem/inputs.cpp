@@ -113,10 +113,7 @@ std::vector<double> generate(const Tensor& tensor, Distribution distribution, ui
             values[i] = round_to_dtype(v, tensor.dtype);
         }
     };
-    constexpr size_t kChunk = size_t{1} << 20;
-    const size_t n = values.size();
-    parallel_for((n + kChunk - 1) / kChunk, 0,
-                 [&](size_t c) { fill(c * kChunk, std::min(n, (c + 1) * kChunk)); });
+    parallel_chunks(values.size(), [&](size_t, size_t begin, size_t end) { fill(begin, end); });
     return values;
 }
 
