@@ -127,18 +127,15 @@ Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel, bool tma) {
         int64_t elements;
         DType dtype;
     };
-    // D and a residual matrix are contiguous along N, or along M when column-major (the
-    // transposed problem of gemm_transpose.h); a [M] or [N] broadcast along its one dim.
-    const bool d_col = g.d_col_major;
+    // D and a residual matrix are contiguous along N; a [M] or [N] broadcast along its one dim.
     std::vector<Extent> extents = {
         {"its contiguous dim", g.a, g.a_row_major ? g.k * g.k_parts : g.m, g.dtype_a},
         {"its contiguous dim", g.b, g.b_col_major ? g.k * g.k_parts : g.n, g.dtype_b},
-        {d_col ? g.dim_m : g.dim_n, g.d, d_col ? g.m : g.n, g.dtype_d},
+        {g.dim_n, g.d, g.n, g.dtype_d},
     };
     for (const auto& s : g.steps) {
         if (s.kind != EpiStepKind::kBinaryTensor || s.broadcast == Broadcast::kScalar) continue;
-        const bool along_m = s.broadcast == Broadcast::kCol ||
-                             (s.broadcast == Broadcast::kMatrix && d_col);
+        const bool along_m = s.broadcast == Broadcast::kCol;
         extents.push_back({along_m ? g.dim_m : g.dim_n, s.tensor, along_m ? g.m : g.n, s.dtype});
     }
     for (const auto& e : extents) {

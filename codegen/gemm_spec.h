@@ -41,8 +41,6 @@ struct GemmSpec {
     DType dtype_a = DType::kBF16, dtype_b = DType::kBF16, dtype_d = DType::kF32;
     bool a_row_major = true;   // A[M,K]; false: A[K,M]
     bool b_col_major = true;   // B[N,K] (K-major); false: B[K,N]
-    bool d_col_major = false;  // D (and a residual C) column-major: the transposed problem
-    bool swapped_ab = false;   // transpose_gemm ran: this is C^T = B^T A^T (gemm_transpose.h)
     int k_parts = 1;           // operands staged for 3xTF32: the GEMM's K is k_parts * k
                                // (gemm_stage.h); k stays the problem's K
     std::string dim_m, dim_n, dim_k, dim_l;  // problem dim names ("" for L when not batched)

@@ -30,13 +30,13 @@ std::vector<std::string> real_dims(const std::vector<std::string>& dims) {
 }  // namespace
 
 OperandStaging plan_operand_staging(dsl::Schedule schedule, dsl::MathMode math, bool a_k_major,
-                                    bool b_k_major, bool stage_mn_major) {
+                                    bool b_k_major) {
     OperandStaging s;
     if (schedule == dsl::Schedule::kMultistage) return s;
     if (math == dsl::MathMode::kTf32x3) {
         s.stage_a = s.stage_b = true;
         s.k_parts = 3;
-    } else if (math == dsl::MathMode::kTf32 && stage_mn_major) {
+    } else if (math == dsl::MathMode::kTf32) {
         s.stage_a = !a_k_major;
         s.stage_b = !b_k_major;
     }
@@ -46,7 +46,7 @@ OperandStaging plan_operand_staging(dsl::Schedule schedule, dsl::MathMode math, 
 }
 
 OperandStaging plan_operand_staging(const dsl::Kernel& k, PrecisionPolicy policy,
-                                    DType operand_dtype, bool stage_mn_major) {
+                                    DType operand_dtype) {
     if (k.kind != dsl::KernelKind::kGemm || k.args.size() != 2) return {};
     dsl::MathMode math = k.gemm.math;
     if (math == dsl::MathMode::kAuto) {
@@ -61,8 +61,7 @@ OperandStaging plan_operand_staging(const dsl::Kernel& k, PrecisionPolicy policy
     for (size_t i = a.size() - 2; i < a.size() && kd.empty(); ++i)
         if (a[i] == b[b.size() - 2] || a[i] == b[b.size() - 1]) kd = a[i];
     if (kd.empty()) return {};
-    return plan_operand_staging(k.gemm.schedule, math, a.back() == kd, b.back() == kd,
-                                stage_mn_major);
+    return plan_operand_staging(k.gemm.schedule, math, a.back() == kd, b.back() == kd);
 }
 
 std::string staged_buffer_name(const std::string& kernel, const std::string& operand) {

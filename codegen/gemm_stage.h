@@ -5,9 +5,9 @@
 //     (A' = [hi|hi|lo], B' = [hi;lo;hi]), so 3xTF32 is one tf32 GEMM with K' = 3K;
 //   - math tf32 with an MN-major operand: that operand is copied K-major (K' = K), because wgmma
 //     reads tf32 from shared memory only K-major. The copy costs about 2x the operand's bytes of
-//     DRAM traffic (~30 us for a 4096^2 f32 operand on the H200) against the register-sourced
-//     mainloop's 0.58x of cuBLAS measured for the transposed lowering (gemm_transpose.h), which
-//     stays reachable through LowerOptions::tf32_stage_mn_major = false.
+//     DRAM traffic (~30 us for a 4096^2 f32 operand on the H200): gemm_tf32_4096 ran in
+//     375 us staged against 652 us (0.58x cuBLAS) for the register-sourced C^T = B^T A^T
+//     lowering it replaced (2026-12-01, bench/NOTES.md).
 // plan_operand_staging decides (pure, also used by the simulated time model); stage_operands
 // emits the launches and buffers and rewrites the spec. Run after analyze_gemm, before emission.
 #pragma once
@@ -29,15 +29,14 @@ struct OperandStaging {
 };
 
 // Which operands of a gemm kernel the sm90 lowering stages. `math` is the resolved math mode
-// (never kAuto); `stage_mn_major`: stage an MN-major tf32 operand (else the transposed/RS path).
-// Nothing for schedule multistage or a math other than tf32/tf32x3.
+// (never kAuto). Nothing for schedule multistage or a math other than tf32/tf32x3.
 OperandStaging plan_operand_staging(dsl::Schedule schedule, dsl::MathMode math, bool a_k_major,
-                                    bool b_k_major, bool stage_mn_major);
+                                    bool b_k_major);
 
 // The staging of a kernel as the lowering does it: math auto resolved under `policy` for f32
 // operands, layouts from the operand dims (the contraction dim last: K-major).
 OperandStaging plan_operand_staging(const dsl::Kernel& kernel, PrecisionPolicy policy,
-                                    DType operand_dtype, bool stage_mn_major);
+                                    DType operand_dtype);
 
 // Name of the workspace buffer holding kernel `kernel`'s staged `operand` ("k0_staged_A").
 std::string staged_buffer_name(const std::string& kernel, const std::string& operand);

@@ -29,9 +29,6 @@ struct LowerContext {
     std::map<std::string, TensorInfo> tensors;  // every tensor the program names
     int sm_count = 132;                         // target device, for persistent grids
     std::string arch = "sm_90a";
-    // tf32 gemms with an MN-major operand on sm90: stage it K-major in a pre-kernel
-    // (gemm_stage.h); false: the transposed / register-sourced lowering (gemm_transpose.h).
-    bool tf32_stage_mn_major = true;
 };
 
 // What one kernel contributes to the translation unit and the plan.

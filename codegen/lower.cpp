@@ -102,7 +102,6 @@ Expected<Lowered> lower_program(const dsl::Program& program, const Problem& prob
     ctx.tensors = *table;
     ctx.sm_count = options.sm_count;
     ctx.arch = options.arch;
-    ctx.tf32_stage_mn_major = options.tf32_stage_mn_major;
 
     // 2. per-kernel lowering
     Lowered out;

@@ -25,9 +25,6 @@ struct LowerOptions {
     std::string program_hash;          // copied into the plan (dsl content hash)
     std::string source_file = "kernels.cu";
     std::string host_library = "kernels_host.so";  // plan.host_library when there is host code
-    // LowerContext::tf32_stage_mn_major: stage an MN-major tf32 operand K-major (default), or
-    // lower it transposed through CUTLASS's register-sourced mainloop (gemm_transpose.h).
-    bool tf32_stage_mn_major = true;
     // Called after each pass with its name and a readable form of its result.
     std::function<void(std::string_view pass, std::string_view text)> dump;
 };

@@ -9,7 +9,6 @@
 #include "codegen/gemm_emit_common.h"
 #include "codegen/gemm_spec.h"
 #include "codegen/gemm_stage.h"
-#include "codegen/gemm_transpose.h"
 #include "codegen/kernel_lowering.h"
 #include "codegen/lower_gemm_sm80.h"
 
@@ -74,9 +73,7 @@ std::string types_of(const GemmSpec& g, const Sm90Schedule& sch, const EvtCode& 
          (g.b_col_major ? "ColumnMajor" : "RowMajor") + ";\n";
     s += "using ElementC = " + elem_c + ";\n";
     s += "using ElementD = " + cutlass_type(g.dtype_d) + ";\n";
-    const std::string layout_d = g.d_col_major ? "ColumnMajor" : "RowMajor";
-    s += "using LayoutC = cutlass::layout::" + layout_d + ";\nusing LayoutD = cutlass::layout::" +
-         layout_d + ";\n";
+    s += "using LayoutC = cutlass::layout::RowMajor;\nusing LayoutD = cutlass::layout::RowMajor;\n";
     s += "constexpr int AlignmentA = 128 / cutlass::sizeof_bits<ElementA>::value;\n"
          "constexpr int AlignmentB = 128 / cutlass::sizeof_bits<ElementB>::value;\n"
          "constexpr int AlignmentD = 128 / cutlass::sizeof_bits<ElementD>::value;\n";
@@ -183,22 +180,14 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
     if (ctx.arch.rfind("sm_90", 0) != 0)
         return unsupported(kernel, "schedule with TMA warp-specialization on " + ctx.arch +
                                    " (needs sm_90a; use schedule multistage)");
-    const OperandStaging staging = plan_operand_staging(
-        kernel.gemm.schedule, spec->math, spec->a_row_major, spec->b_col_major,
-        ctx.tf32_stage_mn_major);
+    // tf32 (and 3xTF32) operands that wgmma cannot read from shared memory are staged K-major:
+    // after stage_operands every tf32 operand is K-major.
+    const OperandStaging staging = plan_operand_staging(kernel.gemm.schedule, spec->math,
+                                                        spec->a_row_major, spec->b_col_major);
     Expected<StagedCode> staged = StagedCode{};
     if (staging.any()) {
         staged = stage_operands(*spec, staging, ctx);
         if (!staged) return staged.error();
-    }
-    switch (classify_tf32_operands(*spec)) {
-        case Tf32Operands::kNative: break;
-        case Tf32Operands::kSwap: *spec = transpose_gemm(*spec); break;
-        case Tf32Operands::kUnsupported:
-            return unsupported(kernel, "math tf32 with a Hopper schedule and both operands "
-                                       "MN-major (wgmma reads tf32 from shared memory only "
-                                       "K-major; one operand must be K-major): use schedule "
-                                       "multistage, or let the lowering stage them");
     }
     const GemmSpec& g = *spec;
     if (auto st = check_alignment(g, kernel, true); !st) return st.error();
@@ -209,12 +198,6 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
 
     std::string ns = "kforge_gemm_" + g.kernel;
     KernelCode code;
-    std::string swap_note;
-    if (g.swapped_ab)
-        swap_note = "// computed as " + g.d + "^T = " + g.a + "^T " + g.b + "^T: the kernel's A "
-                    "is " + g.a + "^T (M-major), its B is " + g.b + "^T (K-major), its D is " + g.d +
-                    "^T column-major (= " + g.d + " row-major); problem shape (" + g.dim_m +
-                    ", " + g.dim_n + ", " + g.dim_k + ")\n";
     std::string stage_note;
     if (g.k_parts > 1)
         stage_note = "// 3xTF32 as one tf32 GEMM over K' = " + std::to_string(g.k_parts) +
@@ -224,7 +207,7 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
         stage_note = "// reads the K-major staged copy of its MN-major operand\n";
     code.device_source = staged->device_source;
     code.device_source += "// kernel " + g.kernel + ": CUTLASS 3.x sm90 gemm, math " +
-                         std::string(math_name(g.math)) + "\n" + swap_note + stage_note +
+                         std::string(math_name(g.math)) + "\n" + stage_note +
                          "namespace " + ns +
                          " {\nusing namespace cute;\n" + types_of(g, *sch, *evt) + "}  // namespace " +
                          ns + "\n\n";

@@ -60,9 +60,6 @@ void check_legality_map(const Kernel& kernel, const KernelFacts& facts,
 // Limits of kforge's code generators (check_lowering.cpp); runs after check_semantics.
 void check_lowering(const Kernel& kernel, const Problem& problem, Reporter& reporter);
 
-// True where the sm90 lowering computes a gemm transposed, C^T = B^T A^T (codegen/
-// gemm_transpose.h): tf32 math on f32 operands, a TMA schedule, a K-major A and an N-major B.
-bool gemm_lowered_transposed(const Kernel& kernel, const Problem& problem);
 
 // The problem's op graph as canonical expressions (check_problem_expr.cpp): node of every tensor.
 struct ProblemExprs {

@@ -93,34 +93,23 @@ void check_math(const Kernel& kn, DType a, DType b, const Problem& problem, Repo
     }
 }
 
-// `transposed`: the lowering computes C^T = B^T A^T (gemm_lowered_transposed), so the wgmma M
-// of the kernel is the program's tile N and the rules of tile M apply to it.
-void check_tile(const Kernel& kn, int bytes, bool transposed, Reporter& rep) {
+void check_tile(const Kernel& kn, int bytes, Reporter& rep) {
     const GemmConfig& c = kn.gemm;
     const SourceLoc at = knob_loc(kn, "tile");
     const std::string tile = std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "x" +
                              std::to_string(c.tile_k);
-    const int wg_tile = transposed ? c.tile_n : c.tile_m;     // rows of the wgmma M
-    const int other_tile = transposed ? c.tile_m : c.tile_n;  // the wgmma N
-    const std::string wg = transposed ? "N" : "M", other = transposed ? "M" : "N";
-    const std::string why =
-        transposed ? " (math tf32 with an N-major B is computed as C^T = B^T A^T, so tile N is "
-                     "the kernel's wgmma M)"
-                   : "";
-    if (wg_tile != 64 && wg_tile != 128 && wg_tile != 256)
-        rep.error(at, "tile " + tile + ": tile " + wg + " must be 64, 128 or 256" + why);
-    if (other_tile < 16 || other_tile > 256 || other_tile % 16 != 0)
-        rep.error(at, "tile " + tile + ": tile " + other + " must be a multiple of 16 from 16 to "
-                      "256" + why);
+    if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 256)
+        rep.error(at, "tile " + tile + ": tile M must be 64, 128 or 256");
+    if (c.tile_n < 16 || c.tile_n > 256 || c.tile_n % 16 != 0)
+        rep.error(at, "tile " + tile + ": tile N must be a multiple of 16 from 16 to 256");
     if (c.tile_k != 16 && c.tile_k != 32 && c.tile_k != 64 && c.tile_k != 128)
         rep.error(at, "tile " + tile + ": tile K must be 16, 32, 64 or 128");
     const bool two_warpgroups =
         c.schedule == Schedule::kCooperative || c.schedule == Schedule::kStreamK;
-    if (two_warpgroups && wg_tile < 128) {
+    if (two_warpgroups && c.tile_m < 128) {
         rep.error(at, "tile " + tile + ": schedule " + std::string(to_string(c.schedule)) +
-                          " splits tile " + wg + " over two consumer warpgroups of 64 rows, so "
-                          "tile " + wg + " must be 128 or 256; use tma_ws or pingpong for tile " +
-                          wg + " 64" + why);
+                          " splits tile M over two consumer warpgroups of 64 rows, so tile M "
+                          "must be 128 or 256; use tma_ws or pingpong for tile M 64");
     }
     const int k_multiple = is_tma(c.schedule) ? 64 : 32;
     if (c.tile_k * bytes % k_multiple != 0) {
@@ -164,7 +153,7 @@ void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Probl
     }
     check_math(kn, a->dtype, b->dtype, problem, rep);
     const int bytes = dtype_bytes(a->dtype);
-    check_tile(kn, bytes, gemm_lowered_transposed(kn, problem), rep);
+    check_tile(kn, bytes, rep);
 
     // Cluster.
     const SourceLoc cl = knob_loc(kn, "cluster");

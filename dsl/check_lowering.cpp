@@ -25,15 +25,6 @@ void check_chain_lowerable(const Kernel& kn, Reporter& rep) {
 
 }  // namespace
 
-// tf32 operands with a Hopper schedule: wgmma reads 32-bit operands from shared memory only
-// K-major, so codegen stages an MN-major operand K-major in a pre-kernel (codegen/gemm_stage.h)
-// and the kernel sees the program's M and N. codegen's transposed lowering (C^T = B^T A^T,
-// codegen/gemm_transpose.h), whose wgmma M would be the program's tile N, is reached only
-// through its non-default LowerOptions::tf32_stage_mn_major = false, which no evaluation uses.
-bool gemm_lowered_transposed(const Kernel& /*kernel*/, const Problem& /*problem*/) {
-    return false;
-}
-
 void check_lowering(const Kernel& kn, const Problem& problem, Reporter& rep) {
     check_chain_lowerable(kn, rep);
     if (kn.kind == KernelKind::kGemm) {

@@ -131,7 +131,7 @@ Expected<SimKernelTime> gemm_time(const dsl::Kernel& k, const Problem& problem,
     // writes k_parts copies, and the GEMM then reads the copies; its own launch time and
     // traffic add to the kernel's (a separate launch: nothing overlaps it).
     const codegen::OperandStaging st =
-        codegen::plan_operand_staging(k, problem.policy, a->dtype, /*stage_mn_major=*/true);
+        codegen::plan_operand_staging(k, problem.policy, a->dtype);
     const double a_gemm = a->bytes() * (st.stage_a ? st.k_parts : 1);
     const double b_gemm = b->bytes() * (st.stage_b ? st.k_parts : 1);
     double stage_bytes = 0, stage_launches = 0;

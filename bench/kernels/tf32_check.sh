@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# GPU check of the sm90 tf32 lowering of an N-major B (computed as C^T = B^T A^T, see
-# codegen/gemm_transpose.h): correctness gates and the full-tier median of
+# GPU check of the sm90 tf32 lowering of an N-major B (staged K-major by a pre-kernel, see
+# codegen/gemm_stage.h): correctness gates and the full-tier median of
 # problems/gemm_tf32_4096.kf, plus (default on) a small problem whose epilogue has a bias along N,
-# a column along M and a residual matrix, which the transposition moves between roles.
+# a column along M and a residual matrix.
 # One device call, from the repository root on the GPU machine:
 #   bash bench/kernels/tf32_check.sh [--variants] [--large-k] [--no-epilogue]
 #   --variants     also evaluate three other sm90 configurations of gemm_tf32_4096 (pingpong,

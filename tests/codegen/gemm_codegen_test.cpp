@@ -64,15 +64,6 @@ TEST(GemmGolden, SplitKStreamK) {
     expect_golden("gemm_bias_relu_bf16_splitk", out.cuda_source);
 }
 
-TEST(GemmGolden, Tf32NMajorBTransposed) {
-    LowerOptions transposed;  // not the default: MN-major tf32 operands are staged K-major
-    transposed.tf32_stage_mn_major = false;
-    auto out = lower_program(program_tf32_nn({chain_tensor(dsl::ChainOpKind::kAdd, "b", {"N"})}),
-                             problem_tf32_nn_bias(), transposed);
-    ASSERT_TRUE(out.ok()) << out.error().to_string();
-    expect_golden("tf32_nn_bias_transposed", out->cuda_source);
-}
-
 TEST(GemmLower, PlanNamesWrapperBuilderAndTensors) {
     Lowered out = lower_ok(program_gemm_bias_relu_bf16(), problem_gemm_bias_relu_bf16());
     ASSERT_EQ(out.plan.kernels.size(), 1u);

@@ -144,8 +144,7 @@ inline dsl::Program program_linear_f32(dsl::Schedule schedule, dsl::MathMode mat
 }
 
 // Y = A @ B + b[N] - c[M,1] with f32 data under the tf32 policy; B [K,N] is N-major, so the sm90
-// lowering stages it K-major (codegen/gemm_stage.h), or with LowerOptions::tf32_stage_mn_major
-// = false computes Y^T = B^T A^T (codegen/gemm_transpose.h).
+// lowering stages it K-major (codegen/gemm_stage.h).
 inline Problem problem_tf32_nn_bias() {
     return problem_from(R"({"name": "tf32_nn_bias", "dims": {"M": 1024, "N": 2048, "K": 512},
       "inputs": {"A": {"shape": ["M", "K"], "dtype": "f32"},

@@ -96,8 +96,8 @@ kernel k0 = gemm(A[M,K], B[N,K]) math f16 { cast f16; store C[M,N] })");
 }
 
 TEST(CheckUnit, Tf32WithNMajorBOnHopper) {
-    // Lowered transposed (C^T = B^T A^T), with any epilogue; before, the checker sent it to
-    // schedule multistage.
+    // Lowered with B staged K-major by a pre-kernel (codegen/gemm_stage.h), with any epilogue;
+    // before, the checker sent it to schedule multistage.
     for (const char* sched : {"cooperative", "pingpong", "tma_ws"}) {
         auto r = check_suite("gemm_tf32_4096", std::string(R"(program p for "gemm_tf32_4096"
 kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 cluster 2x1 schedule )") + sched +
