@@ -92,19 +92,19 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     const int vec = pick_vec(cfg.vec, plan.n);
     const int64_t elem_bytes = dtype_bytes(plan.x->dtype);
     const int64_t smem_budget = smem_optin_bytes(ctx.arch) - kStaticSmemReserve;
-    const auto holding = [&](int v) -> Expected<RowHolding> {
+    const Expected<RowHolding> held = [&]() -> Expected<RowHolding> {
         RowHolding h;
-        const int64_t chunk = ceil_div(ceil_div(plan.n, split), v) * v;
-        const int64_t per_thread = ceil_div(chunk, int64_t(tpr) * v);  // vectors
-        const int64_t row_bytes = int64_t(rpb) * tpr * v * elem_bytes;  // one vector each
-        if (cfg.passes == 1 && !cfg.smem_stage && per_thread * v <= kMaxCachedPerThread) {
+        const int64_t chunk = ceil_div(ceil_div(plan.n, split), vec) * vec;
+        const int64_t per_thread = ceil_div(chunk, int64_t(tpr) * vec);  // vectors
+        const int64_t row_bytes = int64_t(rpb) * tpr * vec * elem_bytes;  // one vector each
+        if (cfg.passes == 1 && !cfg.smem_stage && per_thread * vec <= kMaxCachedPerThread) {
             h.items = per_thread;
         } else if (cfg.passes == 1) {
             if (per_thread * row_bytes > smem_budget) {
                 return make_error(where, "passes 1 keeps the row on chip: " +
                                              std::to_string(plan.n) + " elements over " +
                                              std::to_string(tpr * split) + " threads is " +
-                                             std::to_string(per_thread * v) +
+                                             std::to_string(per_thread * vec) +
                                              " per thread, more than the " +
                                              std::to_string(kMaxCachedPerThread) +
                                              " kept in registers, and " +
@@ -126,8 +126,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
         }
         h.smem_bytes = h.staged * row_bytes;
         return h;
-    };
-    auto held = holding(vec);
+    }();
     if (!held) return held.error();
     const int64_t blocks = ceil_div(plan.rows, rpb) * split;
     if (blocks > 0x7fffffff) return make_error(where, "too many rows for one grid");
