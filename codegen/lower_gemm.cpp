@@ -2,7 +2,8 @@
 // epilogue as an EVT) plus an extern "C" __global__ wrapper and an extern "C" param builder
 // (codegen/host_abi.h). `schedule multistage` goes to lower_gemm_sm80 (CUTLASS 2.x). tf32x3,
 // and tf32 with an MN-major operand, first stage their operands K-major (gemm_stage.h): those
-// pre-kernels are launches of the same KernelCode, before the GEMM.
+// pre-kernels are launches of the same KernelCode, before the GEMM. tf32x3 promotes the
+// accumulator (promotion_types below).
 #include <string>
 
 #include "codegen/evt_emit.h"
@@ -60,6 +61,40 @@ std::string shape3(int a, int b, int c) {
            ">";
 }
 
+// Staged 3xTF32 runs ~3x as many wgmma steps into one accumulator as a plain tf32 GEMM, and
+// wgmma's fp32 accumulation drops low bits of each addend: at K = 4096 that alone gave a median
+// relative error of 4.1e-5 on the H200, flagged by the fp32_strict precision profile. CUTLASS's
+// FP8 mainloop adds wgmma's accumulator into a separate fp32 register accumulator every
+// mma_promotion_interval MMAs; the CollectiveBuilder routes only FP8 types to it, so the
+// builder's tf32 collective is re-instantiated with the FP8 dispatch policy (TiledMma, smem
+// layouts and TMA copies unchanged; the policy derives from the plain one, so GemmUniversal picks
+// the same kernel). Measured (bench/kernels/tf32x3_accum, 4096^3, cooperative 128x128x32 cluster
+// 2x1): promotion every 4 k-blocks 3.6e-7 median error, 1.25 ms with staging (2.15x cuBLAS
+// SGEMM); every k-block 1.37 ms. Promotion doubles the accumulator registers: the checker
+// (dsl/check_legality.cpp) refuses tiles whose doubled accumulator spills.
+bool promotes_accumulator(const GemmSpec& g) { return g.math == dsl::MathMode::kTf32x3; }
+
+// K-blocks (tile K / wgmma K) between two promotions.
+constexpr int kPromotionKBlocks = 4;
+
+std::string promotion_types() {
+    return "// 3xTF32: the builder's tf32 collective with CUTLASS's FP8 dispatch policy, which "
+           "promotes\n// wgmma's accumulator into a separate fp32 accumulator every "
+           "MmaPromotionInterval MMAs\n"
+           "template <class Mma>\nstruct WithPromotion;\n"
+           "template <int Stages, class Cluster, class Schedule, class... Rest>\n"
+           "struct WithPromotion<cutlass::gemm::collective::CollectiveMma<\n"
+           "    cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<Stages, Cluster, Schedule>, "
+           "Rest...>> {\n"
+           "    using type = cutlass::gemm::collective::CollectiveMma<\n"
+           "        cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, Cluster, "
+           "Schedule>, Rest...>;\n};\n"
+           "using CollectiveMainloop = typename WithPromotion<CollectiveMainloopPlain>::type;\n"
+           "constexpr uint32_t MmaPromotionInterval = " + std::to_string(kPromotionKBlocks) +
+           " *\n    (int(size<2>(TileShape{})) / "
+           "int(CollectiveMainloop::TiledMma{}.tile_size_mnk<2>()));  // k-blocks x MMAs each\n";
+}
+
 std::string types_of(const GemmSpec& g, const Sm90Schedule& sch, const EvtCode& evt) {
     const auto& c = g.config;
     std::string acc = c.acc == DType::kF16 ? "cutlass::half_t" : "float";
@@ -97,11 +132,14 @@ std::string types_of(const GemmSpec& g, const Sm90Schedule& sch, const EvtCode& 
         c.stages > 0 ? "cutlass::gemm::collective::StageCount<" + std::to_string(c.stages) + ">"
                      : "cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(\n"
                        "        sizeof(typename CollectiveEpilogue::SharedStorage))>";
-    s += "using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<\n"
+    const bool promote = promotes_accumulator(g);
+    s += std::string("using ") + (promote ? "CollectiveMainloopPlain" : "CollectiveMainloop") +
+         " = typename cutlass::gemm::collective::CollectiveBuilder<\n"
          "    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,\n"
          "    ElementA, LayoutA, AlignmentA, ElementB, LayoutB, AlignmentB, "
          "ElementAccumulator,\n"
          "    TileShape, ClusterShape,\n    " + stages + ",\n    KernelSchedule>::CollectiveOp;\n";
+    if (promote) s += promotion_types();
     s += "using GemmKernel = cutlass::gemm::kernel::GemmUniversal<\n"
          "    Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue, "
          "TileScheduler>;\n";
@@ -155,6 +193,8 @@ std::string builder_of(const GemmSpec& g, const LowerContext& ctx, const EvtCode
                          : c.raster == dsl::Raster::kAlongN ? "AlongN"
                                                             : "Heuristic";
     s += std::string("    args.scheduler.raster_order = Raster::") + raster + ";\n";
+    if (promotes_accumulator(g))
+        s += "    args.mainloop.mma_promotion_interval = MmaPromotionInterval;\n";
     s += "    args.scheduler.max_swizzle_size = " + std::to_string(c.swizzle) + ";\n";
     if (c.schedule == dsl::Schedule::kStreamK || c.split_k > 1) {
         s += "    using Decomposition = decltype(args.scheduler.decomposition_mode);\n";
@@ -202,7 +242,8 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
     if (g.k_parts > 1)
         stage_note = "// 3xTF32 as one tf32 GEMM over K' = " + std::to_string(g.k_parts) +
                      "K of the staged operands " + g.a + " = [hi|hi|lo] and " + g.b +
-                     " = [hi;lo;hi]\n";
+                     " = [hi;lo;hi], accumulator promoted every " +
+                     std::to_string(kPromotionKBlocks) + " k-blocks\n";
     else if (staging.any())
         stage_note = "// reads the K-major staged copy of its MN-major operand\n";
     code.device_source = staged->device_source;

@@ -56,6 +56,14 @@ TEST(GemmGolden, LinearTf32x3Multistage) {
     expect_golden("linear_tf32x3_multistage", out.cuda_source);
 }
 
+// Staged 3xTF32 on sm90 with the fused bias and column epilogue: the staging pre-kernels and the
+// accumulator-promoting mainloop (the builder's collective with CUTLASS's FP8 dispatch policy).
+TEST(GemmGolden, LinearTf32x3CooperativePromoted) {
+    Lowered out = lower_ok(program_linear_f32(dsl::Schedule::kCooperative, dsl::MathMode::kTf32x3),
+                           problem_linear_f32());
+    expect_golden("linear_tf32x3_cooperative_promoted", out.cuda_source);
+}
+
 TEST(GemmGolden, SplitKStreamK) {
     dsl::Program p = program_gemm_bias_relu_bf16();
     p.kernels[0].gemm.schedule = dsl::Schedule::kStreamK;

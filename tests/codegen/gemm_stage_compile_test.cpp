@@ -1,7 +1,10 @@
-// The staged 3xTF32 lowering of problems/gemm_f32_4096 (schedule cooperative, tile 128x128x32)
-// compiled with nvcc into a cubin and a host library (about two minutes on two cores): the
-// CUTLASS sm90 kernel has no spills and no serialized wgmma, both staging pre-kernels and the
-// GEMM wrapper are cubin symbols, and the param builder is in the library. Integration; no GPU.
+// The staged 3xTF32 lowering of problems/gemm_f32_4096 (schedule cooperative, tile 128x128x32,
+// cluster 2x1: the seed) compiled with nvcc into a cubin and a host library (about two minutes
+// on two cores): the CUTLASS sm90 kernel, built from the accumulator-promoting FP8 mainloop,
+// has no spills although it holds its accumulator twice, and no serialized wgmma; both staging
+// pre-kernels and the GEMM wrapper are cubin symbols, and the param builder (which sets the
+// promotion interval, so the mainloop arguments have that member) is in the library.
+// Integration; no GPU.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -26,12 +29,14 @@ TEST(GemmStageCompile, Tf32x3CooperativeBuildsCubinAndHostLibrary) {
     auto problem = load_problem(std::string(KFORGE_TEST_DATA_DIR) + "/../../problems/gemm_f32_4096.json");
     ASSERT_TRUE(problem.ok()) << problem.error().to_string();
     auto program = dsl::parse_program(R"(program staged for "gemm_f32_4096"
-kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 cluster 1x1 stages auto schedule cooperative math tf32x3 acc f32 raster along_n swizzle 8 splitk 1
+kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 cluster 2x1 stages auto schedule cooperative math tf32x3 acc f32 raster along_n swizzle 8 splitk 1
     { store C[M,N] })", "staged.kf");
     ASSERT_TRUE(program.ok()) << program.error().to_string();
     auto lowered = lower_program(*program, *problem, LowerOptions{});
     ASSERT_TRUE(lowered.ok()) << lowered.error().to_string();
     ASSERT_EQ(lowered->plan.kernels.size(), 3u);
+    ASSERT_NE(lowered->cuda_source.find("MainloopSm90TmaGmmaWarpSpecializedFP8"),
+              std::string::npos);
 
     fs::path out = fs::temp_directory_path() / ("kforge_stage_compile_" + std::to_string(getpid()));
     fs::remove_all(out);
