@@ -132,6 +132,51 @@ void check_tile(const Kernel& kn, int bytes, Reporter& rep) {
     }
 }
 
+// math tf32x3 on a Hopper schedule promotes wgmma's accumulator into a second fp32 accumulator
+// (codegen/lower_gemm.cpp: CUTLASS's FP8 mainloop), so each consumer thread holds the tile's
+// accumulator twice. It must fit the registers a consumer thread has - the CUTLASS kernels give
+// their consumer warpgroups 232 (setmaxnreg, cooperative and pingpong; tma_ws does not
+// reconfigure: 255) - with kPromotionWorkingRegs left for addresses, loop and pipeline state.
+// Calibrated by nvcc for sm_90a (bench/kernels/tf32x3_accum, 2026-12-01): cooperative 128x192
+// (2 x 96) compiles without spills, 128x256 (2 x 128) spills 820 bytes. Cooperative splits tile
+// M over two consumer warpgroups; pingpong and tma_ws give one warpgroup the whole tile.
+constexpr int kPromotionWorkingRegs = 40;
+
+int consumer_register_budget(Schedule s) {
+    return s == Schedule::kTmaWarpSpecialized ? 255 : 232;
+}
+
+void check_promotion(const Kernel& kn, DType operands, const Problem& problem, Reporter& rep) {
+    const GemmConfig& c = kn.gemm;
+    const bool tf32x3 =
+        c.math == MathMode::kTf32x3 ||
+        (c.math == MathMode::kAuto && operands == DType::kF32 &&
+         problem.policy == PrecisionPolicy::kFp32Strict);
+    if (!tf32x3 || !is_tma(c.schedule)) return;
+    const int threads = consumer_threads(c);
+    const int budget = consumer_register_budget(c.schedule) - kPromotionWorkingRegs;
+    auto acc_regs = [&](int tile_n) { return c.tile_m * tile_n / threads; };  // f32 accumulator
+    if (2 * acc_regs(c.tile_n) <= budget) return;
+    int fit_n = 0;
+    for (int n = 16; n <= 256; n += 16)
+        if (2 * acc_regs(n) <= budget) fit_n = n;
+    const std::string tile = std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "x" +
+                             std::to_string(c.tile_k);
+    rep.error(knob_loc(kn, "tile"),
+              "tile " + tile + " with math tf32x3 on schedule " + std::string(to_string(c.schedule)) +
+                  ": 3xTF32 promotes wgmma's accumulator into a second fp32 accumulator, so each of "
+                  "the " + std::to_string(threads) + " consumer threads holds 2 x " +
+                  std::to_string(acc_regs(c.tile_n)) + " accumulator registers; with " +
+                  std::to_string(kPromotionWorkingRegs) + " for the mainloop that exceeds the " +
+                  std::to_string(consumer_register_budget(c.schedule)) +
+                  " a consumer thread has, and the kernel spills (cooperative 128x256: 820 bytes "
+                  "of spill stores) - " +
+                  (fit_n > 0 ? "use tile " + std::to_string(c.tile_m) + "xN with N <= " +
+                                   std::to_string(fit_n) + " (cooperative 128x128x32 cluster 2x1 "
+                                   "measured fastest)"
+                             : std::string("use a smaller tile M")));
+}
+
 }  // namespace
 
 void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Problem& problem,
@@ -154,6 +199,7 @@ void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Probl
     check_math(kn, a->dtype, b->dtype, problem, rep);
     const int bytes = dtype_bytes(a->dtype);
     check_tile(kn, bytes, rep);
+    check_promotion(kn, a->dtype, problem, rep);
 
     // Cluster.
     const SourceLoc cl = knob_loc(kn, "cluster");

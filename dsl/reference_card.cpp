@@ -19,8 +19,10 @@ both operands (`A[B,M,K]`, `Bm[B,K,N]`). A tensor that is neither a problem inpu
 an intermediate; its first `store` defines it. The chain starts from the gemm accumulator, the
 row op's result, or the map's input, as f32. Math tf32 on a Hopper schedule reads operands only
 K-major: an MN-major operand (`B[K,N]`) is first copied K-major by a staging pre-kernel (one
-read and one write of that operand). Math tf32x3 (3xTF32, for fp32_strict) needs
-`schedule multistage`.
+read and one write of that operand). Math tf32x3 (3xTF32, fp32-accurate, for fp32_strict) on a
+Hopper schedule stages both operands as tf32 hi/lo parts (one GEMM over K' = 3K) and keeps a
+second fp32 accumulator, so the tile's accumulator must fit twice: cooperative up to 128x192
+(128x128x32 cluster 2x1 is the fastest measured), pingpong and tma_ws up to 64x192 or 128x96.
 )";
 
 constexpr std::string_view kExamples = R"(## Examples

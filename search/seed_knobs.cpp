@@ -43,9 +43,15 @@ dsl::GemmConfig config(int tm, int tn, int tk, int cm, dsl::Schedule schedule, d
 }  // namespace
 
 // Rules:
-//  - math: bf16/f16 operands -> the same; f32 -> tf32x3 under fp32_strict (lowered only with
-//    schedule multistage), else tf32 (MN-major operands staged K-major, codegen/gemm_stage.h).
-//  - Hopper (sm_90) with a tensor-core math other than tf32x3, tile K = 128 bytes of operand:
+//  - math: bf16/f16 operands -> the same; f32 -> tf32x3 under fp32_strict, else tf32 (on the
+//    Hopper schedules MN-major operands are staged K-major, and tf32x3 runs as one tf32 GEMM
+//    over K' = 3K of staged hi/lo parts with a promoted accumulator, codegen/gemm_stage.h).
+//  - Hopper (sm_90), tf32x3, once 128x128 tiles fill the SMs (below that the two staging
+//    launches and copies outweigh wgmma's gain): cooperative 128x128x32, cluster 2x1 if M
+//    allows - on the H200 at 4096^3 1.25 ms with staging against 1.36 ms for 128x192 and
+//    2.69 ms for cuBLAS SGEMM (bench/kernels/tf32x3_accum, 2026-12-01); larger tiles spill the
+//    doubled accumulator (dsl/check_legality.cpp) - then cluster 1x1, then the multistage list.
+//  - Hopper (sm_90) with another tensor-core math, tile K = 128 bytes of operand:
 //      K <= 128                                   -> pingpong 128x128, cluster 2x1
 //      fewer 128x128 tiles than SMs and K >= 4096 -> stream_k 128x128, cluster 1x1
 //      at least one wave of 128x256 tiles         -> cooperative 128x256, cluster 2x1
@@ -66,12 +72,14 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
     std::vector<dsl::GemmConfig> out;
     const int64_t m_tiles = ceil_div(s.m, 128);
     const int64_t square = s.l * m_tiles * ceil_div(s.n, 128);
-    // 3xTF32 is lowered only through the multistage (mma.sync) mainloop: see
-    // dsl/check_lowering.cpp for why the staged wgmma form is refused.
+    const int cm = m_tiles >= 2 && limits.cluster_max >= 2 ? 2 : 1;
+    if (limits.cc_major >= 9 && math == MathMode::kTf32x3 && square >= limits.sm_count) {
+        out.push_back(config(128, 128, 32, cm, Schedule::kCooperative, math, 0, 8));
+        if (cm > 1) out.push_back(config(128, 128, 32, 1, Schedule::kCooperative, math, 0, 8));
+    }
     const bool tma = limits.cc_major >= 9 && math != MathMode::kTf32x3;
     if (tma) {
         const int tk = 128 / bytes;
-        const int cm = m_tiles >= 2 && limits.cluster_max >= 2 ? 2 : 1;
         const int64_t wide = s.l * m_tiles * ceil_div(s.n, 256);
         const bool want_wide = options.gemm_tiles == SeedGemmTiles::kWide ||
                                (options.gemm_tiles == SeedGemmTiles::kAuto && wide >= limits.sm_count);

@@ -117,6 +117,54 @@ TEST(GemmStage, Tf32x3CooperativeStagesBothOperandsOverThreeK) {
     EXPECT_EQ(s.find("OpMultiplyAddFastF32"), std::string::npos);  // not the sm80 3xTF32
 }
 
+// 3xTF32 on wgmma promotes the accumulator: the builder's tf32 collective re-instantiated with
+// CUTLASS's FP8 dispatch policy, the interval (4 k-blocks of tile K / wgmma K MMAs) computed
+// from the emitted types and set in the builder's mainloop arguments. Every Hopper schedule.
+TEST(GemmStage, Tf32x3PromotesTheAccumulator) {
+    for (dsl::Schedule sched : {dsl::Schedule::kCooperative, dsl::Schedule::kPingpong,
+                                dsl::Schedule::kTmaWarpSpecialized, dsl::Schedule::kStreamK}) {
+        Lowered out = lower_ok(program_f32_nn(sched, dsl::MathMode::kTf32x3),
+                               problem_f32_nn(512, 512, 256));
+        const std::string& s = out.cuda_source;
+        SCOPED_TRACE(std::string(to_string(sched)));
+        expect_has(s, "using CollectiveMainloopPlain = typename "
+                      "cutlass::gemm::collective::CollectiveBuilder<");
+        expect_has(s, "struct WithPromotion<cutlass::gemm::collective::CollectiveMma<\n"
+                      "    cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<Stages, Cluster, "
+                      "Schedule>, Rest...>> {");
+        expect_has(s, "cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, Cluster, "
+                      "Schedule>, Rest...>;");
+        expect_has(s, "using CollectiveMainloop = typename "
+                      "WithPromotion<CollectiveMainloopPlain>::type;\n");
+        expect_has(s, "constexpr uint32_t MmaPromotionInterval = 4 *\n    "
+                      "(int(size<2>(TileShape{})) / "
+                      "int(CollectiveMainloop::TiledMma{}.tile_size_mnk<2>()));");
+        expect_has(s, "    args.mainloop.mma_promotion_interval = MmaPromotionInterval;\n");
+        expect_has(s, "accumulator promoted every 4 k-blocks");
+        // The kernel is built from the promoting collective, after it is defined.
+        const size_t mainloop = s.find("using CollectiveMainloop = typename WithPromotion");
+        const size_t kernel = s.find("using GemmKernel = cutlass::gemm::kernel::GemmUniversal<");
+        ASSERT_NE(kernel, std::string::npos);
+        EXPECT_LT(mainloop, kernel);
+        // The interval is set after args is constructed and before can_implement checks it.
+        const size_t set = s.find("args.mainloop.mma_promotion_interval");
+        EXPECT_LT(s.find("typename Gemm::Arguments args{"), set);
+        EXPECT_LT(set, s.find("if (!Gemm::can_implement(args))"));
+    }
+    // Plain tf32 (staged or not) keeps the builder's collective.
+    Problem tf32 = problem_from(R"({"name": "t", "dims": {"M": 512, "N": 512, "K": 256},
+      "inputs": {"A": {"shape": ["M", "K"], "dtype": "f32"}, "B": {"shape": ["K", "N"], "dtype": "f32"}},
+      "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "C"}],
+      "outputs": ["C"], "precision": {"policy": "tf32"}})");
+    dsl::Program p = program_f32_nn(dsl::Schedule::kCooperative, dsl::MathMode::kTf32);
+    p.problem = "t";
+    Lowered plain = lower_ok(p, tf32);
+    EXPECT_EQ(plain.cuda_source.find("FP8"), std::string::npos);
+    EXPECT_EQ(plain.cuda_source.find("mma_promotion_interval"), std::string::npos);
+    expect_has(plain.cuda_source, "using CollectiveMainloop = typename "
+                                  "cutlass::gemm::collective::CollectiveBuilder<");
+}
+
 // The lo mask of each operand (template argument 3 of stage_operand) must pair the parts of
 // A' and B' along K' as hi*hi, hi*lo and lo*hi: each once, and never lo*lo.
 TEST(GemmStage, HiLoPartsPairAsThreeTf32) {
@@ -233,8 +281,9 @@ TEST(GemmStageError, StagedKMustKeepTmaAlignment) {
               std::string::npos) << out.error().to_string();
 }
 
-// The checker takes tf32x3 with every Hopper schedule (it sent it to multistage before) and
-// tf32 with both operands MN-major; f32_simt stays multistage-only.
+// The checker takes tf32x3 with every Hopper schedule where the promoted (doubled) accumulator
+// fits a consumer thread's registers, and tf32 with both operands MN-major; f32_simt stays
+// multistage-only.
 TEST(GemmStageCheck, CheckerAcceptsStagedPrograms) {
     auto check = [](const Problem& problem, const std::string& text) {
         auto p = dsl::parse_program(text, "t.kf");
@@ -242,18 +291,24 @@ TEST(GemmStageCheck, CheckerAcceptsStagedPrograms) {
         return p.ok() ? dsl::check_program(*p, problem, dsl::DeviceLimits{}) : dsl::CheckResult{};
     };
     Problem f32 = problem_f32_nn(4096, 4096, 4096);
-    // 3xTF32 checks only with multistage: the staged wgmma form lowers (tests above) but failed
-    // the precision profile on the H200, so the checker refuses it and says why.
+    // 128x128: two consumer warpgroups share the tile (2 x 64 registers each) on cooperative and
+    // stream_k; one holds it whole (2 x 128) on pingpong and tma_ws, which spills.
     for (const char* sched : {"cooperative", "pingpong", "tma_ws", "stream_k", "multistage"}) {
-        auto r = check(f32, std::string(R"(program p for "gemm_f32_4096"
-kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 schedule )") + sched +
-                                " math tf32x3 { store C[M,N] }");
-        if (std::string(sched) == "multistage") {
-            EXPECT_TRUE(r.ok()) << (r.errors.empty() ? "" : r.errors[0].to_string());
-        } else {
-            ASSERT_FALSE(r.ok()) << sched;
-            EXPECT_NE(r.errors[0].message.find("wgmma accumulation"), std::string::npos)
-                << r.errors[0].to_string();
+        for (const char* tile : {"128x128x32", "64x128x32"}) {
+            const std::string s(sched), t(tile);
+            if (t == "64x128x32" && (s == "cooperative" || s == "stream_k")) continue;
+            auto r = check(f32, std::string(R"(program p for "gemm_f32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) tile )") + tile + " schedule " + sched +
+                                    " math tf32x3 { store C[M,N] }");
+            const bool spills = t == "128x128x32" && (s == "pingpong" || s == "tma_ws");
+            if (!spills) {
+                EXPECT_TRUE(r.ok()) << s << " " << t << ": "
+                                    << (r.errors.empty() ? "" : r.errors[0].to_string());
+            } else {
+                ASSERT_FALSE(r.ok()) << s;
+                EXPECT_NE(r.errors[0].message.find("holds 2 x 128 accumulator registers"),
+                          std::string::npos) << r.errors[0].to_string();
+            }
         }
     }
     auto simt = check(f32, R"(program p for "gemm_f32_4096"
@@ -270,10 +325,11 @@ kernel k0 = gemm(A[K,M], B[K,N]) tile 128x128x32 math tf32 { store C[M,N] })");
     EXPECT_TRUE(both.ok()) << (both.errors.empty() ? "" : both.errors[0].to_string());
 }
 
-// The parameter proposer's one-knob neighbours of the hand-written multistage 3xTF32 program
-// of problems/gemm_f32_4096 that switch to a Hopper schedule are refused by the checker (the
-// static tier), so the search never compiles a staged 3xTF32 candidate that the gates would flag.
-TEST(GemmStageSearch, NeighboursOfTheMultistageProgramOnWgmmaAreRefusedStatically) {
+// problems/gemm_f32_4096.kf is the staged, promoted 3xTF32 (cooperative 128x128x32 cluster
+// 2x1). The parameter proposer's one-knob neighbours that keep tf32x3 either check and lower
+// (on a Hopper schedule with the promotion mainloop), or are refused by the checker; the ones
+// refused for the promoted accumulator are exactly the tiles whose doubled accumulator spills.
+TEST(GemmStageSearch, NeighboursOfTheStagedProgramCheckAndLowerPromoted) {
     const std::string dir = std::string(KFORGE_TEST_DATA_DIR) + "/../../problems/";
     auto problem = load_problem(dir + "gemm_f32_4096.json");
     ASSERT_TRUE(problem.ok()) << problem.error().to_string();
@@ -282,21 +338,38 @@ TEST(GemmStageSearch, NeighboursOfTheMultistageProgramOnWgmmaAreRefusedStaticall
     text << in.rdbuf();
     auto program = dsl::parse_program(text.str(), "gemm_f32_4096.kf");
     ASSERT_TRUE(program.ok()) << program.error().to_string();
-    ASSERT_EQ(program->kernels[0].gemm.schedule, dsl::Schedule::kMultistage);
-    int wgmma = 0, multistage_ok = 0;
+    const dsl::GemmConfig& hand = program->kernels[0].gemm;
+    ASSERT_EQ(hand.schedule, dsl::Schedule::kCooperative);
+    ASSERT_EQ(hand.math, dsl::MathMode::kTf32x3);
+    ASSERT_TRUE(dsl::check_program(*program, *problem, dsl::DeviceLimits{}).ok());
+    std::set<std::string> lowered_schedules;
+    int refused_for_registers = 0;
     for (const search::KnobMove& m : search::knob_neighbours(*program)) {
         const dsl::GemmConfig& c = m.program.kernels[0].gemm;
         if (c.math != dsl::MathMode::kTf32x3) continue;
         auto checked = dsl::check_program(m.program, *problem, dsl::DeviceLimits{});
-        if (c.schedule != dsl::Schedule::kMultistage) {
-            ++wgmma;
-            EXPECT_FALSE(checked.ok()) << m.move;
-        } else if (checked.ok()) {
-            ++multistage_ok;
+        if (!checked.ok()) {
+            for (const auto& e : checked.errors)
+                if (e.message.find("promotes wgmma's accumulator") != std::string::npos) {
+                    ++refused_for_registers;
+                    const int threads = c.schedule == dsl::Schedule::kCooperative ||
+                                                c.schedule == dsl::Schedule::kStreamK
+                                            ? 256 : 128;
+                    EXPECT_GT(2 * c.tile_m * c.tile_n / threads, 192) << m.move;
+                }
+            continue;
         }
+        auto lowered = lower_program(m.program, *problem, LowerOptions{});
+        ASSERT_TRUE(lowered.ok()) << m.move << ": " << lowered.error().to_string();
+        if (c.schedule == dsl::Schedule::kMultistage) continue;
+        EXPECT_EQ(lowered->plan.kernels.size(), 3u) << m.move;
+        EXPECT_NE(lowered->cuda_source.find("MainloopSm90TmaGmmaWarpSpecializedFP8"),
+                  std::string::npos) << m.move;
+        lowered_schedules.insert(std::string(to_string(c.schedule)));
     }
-    EXPECT_GE(wgmma, 2);          // cooperative and pingpong at least were proposed ...
-    EXPECT_GE(multistage_ok, 1);  // ... and multistage neighbours remain
+    EXPECT_TRUE(lowered_schedules.count("cooperative")) << lowered_schedules.size();
+    EXPECT_TRUE(lowered_schedules.count("stream_k")) << lowered_schedules.size();
+    EXPECT_GE(refused_for_registers, 1);  // pingpong 128x128 at least
 }
 
 // The simulated time counts the staging: its traffic and launch over the GEMM alone, and on the

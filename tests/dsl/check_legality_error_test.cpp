@@ -40,6 +40,40 @@ TEST(CheckLegalityError, AccumulatorRegisters) {
                                       "(128 consumer threads)", "schedule cooperative"});
 }
 
+// 3xTF32 on a Hopper schedule holds the accumulator twice (promotion): cooperative 128x256
+// spills, so it is refused with the spill as the reason; 128x192 fits.
+TEST(CheckLegalityError, PromotedAccumulatorRegisters) {
+    const std::string head = "program p for \"gemm_f32_4096\"\nkernel k0 = gemm(A[M,K], B[K,N]) ";
+    auto r = check_suite("gemm_f32_4096", head + "tile 128x256x32 cluster 2x1 schedule cooperative "
+                                                 "math tf32x3 { store C[M,N] }");
+    expect_one_error(r, "t.kf:2:34", {"tile 128x256x32 with math tf32x3 on schedule cooperative",
+                                      "256 consumer threads holds 2 x 128 accumulator registers",
+                                      "exceeds the 232", "spill", "N <= 192"});
+    // math auto resolves to tf32x3 under fp32_strict: the same limit.
+    r = check_suite("gemm_f32_4096", head + "tile 128x256x32 schedule cooperative { store C[M,N] }");
+    expect_one_error(r, "t.kf:2:34", {"with math tf32x3", "2 x 128"});
+    // Pingpong gives one warpgroup the whole tile: 128x128 is already 2 x 128.
+    r = check_suite("gemm_f32_4096", head + "tile 128x128x32 schedule pingpong math tf32x3 "
+                                            "{ store C[M,N] }");
+    expect_one_error(r, "t.kf:2:34", {"schedule pingpong", "128 consumer threads holds 2 x 128",
+                                      "N <= 96"});
+    for (const char* ok : {"tile 128x192x32 cluster 2x1 schedule cooperative math tf32x3",
+                           "tile 128x128x32 cluster 2x1 schedule stream_k math tf32x3",
+                           "tile 256x96x32 schedule cooperative math tf32x3",
+                           "tile 64x192x32 schedule pingpong math tf32x3",
+                           "tile 64x128x32 schedule tma_ws math tf32x3",
+                           "tile 128x256x32 schedule multistage math tf32x3 stages 3",
+                           "tile 128x256x32 schedule pingpong math f32_simt"}) {
+        auto c = check_suite("gemm_f32_4096", head + ok + " { store C[M,N] }");
+        bool promotion_error = false;
+        for (const auto& e : c.errors)
+            promotion_error |= e.message.find("promotes wgmma") != std::string::npos;
+        EXPECT_FALSE(promotion_error) << ok << ": " << c.errors[0].message;
+        if (std::string(ok).find("f32_simt") == std::string::npos)
+            EXPECT_TRUE(c.errors.empty()) << ok << ": " << c.errors[0].message;
+    }
+}
+
 TEST(CheckLegalityError, MathVsPolicy) {
     auto s = check_suite("gemm_f32_4096", R"(program p for "gemm_f32_4096"
 kernel k0 = gemm(A[M,K], B[K,N]) math tf32 { store C[M,N] })");
@@ -116,10 +150,8 @@ TEST(CheckLegalityError, MapKnobs) {
 TEST(CheckLoweringError, LimitsOfTheCodeGenerators) {
     auto a = check_suite("gemm_f32_4096", R"(program p for "gemm_f32_4096"
 kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 math tf32x3 { store C[M,N] })");
-    // tf32x3 with a Hopper schedule lowers (staged hi/lo operands) but is refused: it failed
-    // the fp32_strict precision profile on the H200.
-    expect_one_error(a, "t.kf:2:50", {"math tf32x3 is lowered only with schedule multistage",
-                                      "wgmma accumulation"});
+    // tf32x3 with a Hopper schedule lowers (staged hi/lo operands, promoted accumulator).
+    EXPECT_TRUE(a.errors.empty()) << (a.errors.empty() ? "" : a.errors[0].message);
     // A 16-CTA (non-portable) cluster is lowered; staging a row read once is refused.
     auto b = check_suite("softmax_long_rows_f32", R"(program p for "softmax_long_rows_f32"
 kernel k0 = rowwise softmax(X[R,C]) threads 1024 vec 4 passes 2 online split 16 smem_stage { store Y[R,C] })");

@@ -256,6 +256,34 @@ TEST(Seed, SmallMultistageGemmPrefersTheTileWithMoreCtas) {
     EXPECT_NE(text.find("tf32x3"), std::string::npos) << text;
 }
 
+// A large fp32_strict GEMM on the H200 seeds the staged 3xTF32 with a promoted accumulator:
+// cooperative 128x128x32 cluster 2x1 (bench/kernels/tf32x3_accum: 1.25 ms at 4096^3, 2.15x
+// cuBLAS SGEMM), and it checks and lowers with the promotion mainloop.
+TEST(Seed, LargeFp32StrictGemmSeedsPromotedStagedTf32x3) {
+    const Problem problem = parse(R"({"name":"big","dims":{"M":4096,"N":4096,"K":4096},
+                  "inputs":{"A":{"shape":["M","K"],"dtype":"f32"},"B":{"shape":["K","N"],"dtype":"f32"}},
+                  "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"}],
+                  "outputs":["C"],"precision":{"policy":"fp32_strict"}})");
+    auto prog = search::seed_program(problem, h200());
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    const std::string text = dsl::print_canonical(*prog);
+    EXPECT_NE(text.find("tile 128x128x32 cluster 2x1 stages auto schedule cooperative math tf32x3"),
+              std::string::npos) << text;
+    auto lowered = codegen::lower_program(*prog, problem, codegen::LowerOptions{});
+    ASSERT_TRUE(lowered.ok()) << lowered.error().to_string();
+    EXPECT_NE(lowered->cuda_source.find("MainloopSm90TmaGmmaWarpSpecializedFP8"),
+              std::string::npos);
+    EXPECT_EQ(seed_and_verify(problem), "");
+    // Before sm_90 the same problem seeds multistage.
+    dsl::DeviceLimits a100 = h200();
+    a100.cc_major = 8;
+    a100.cluster_max = 1;
+    auto old = search::seed_program(problem, a100);
+    ASSERT_TRUE(old.ok()) << old.error().to_string();
+    EXPECT_NE(dsl::print_canonical(*old).find("schedule multistage math tf32x3"),
+              std::string::npos) << dsl::print_canonical(*old);
+}
+
 // Row-wise seeds follow the H200 row-wise benchmark (2026-12-01): about four vectors per thread
 // up to 256 threads, and a row too long for 64 values per thread but within a third of a
 // block's shared memory stays in one pass (held in shared memory) instead of 512 threads of
