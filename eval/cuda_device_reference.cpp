@@ -106,7 +106,10 @@ ReferenceResult CudaDevice::reference(const Problem& shape, const TensorData& in
             free_all();
             return failed("input " + t->name + " missing or mis-sized");
         }
-        CUresult r = api_->cuMemcpyHtoD(buffers[t->name], it->second.data(), it->second.size() * 8);
+        // On the reference kernels' stream (see CudaDevice::run: the legacy-stream copy races
+        // with a non-blocking stream).
+        CUresult r = api_->cuMemcpyHtoDAsync(buffers[t->name], it->second.data(),
+                                             it->second.size() * 8, stream_);
         if (r != CUDA_SUCCESS) return driver_failed(r, "copying input " + t->name);
     }
     for (const ReferenceLaunch& l : program->launches) {

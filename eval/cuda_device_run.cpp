@@ -231,7 +231,14 @@ RunResult CudaDevice::run(const TensorData& inputs, const RunOptions& options) {
         std::vector<unsigned char> scratch;
         const std::vector<unsigned char>& bytes =
             device_bytes(options.inputs_id, *t, it->second, scratch);
-        CUresult r = api_->cuMemcpyHtoD(buffers_.at(t->name).ptr, bytes.data(), bytes.size());
+        // On the launch stream: a synchronous cuMemcpyHtoD runs on the legacy stream, which a
+        // non-blocking stream does not wait for, and from pageable memory it returns before its
+        // DMA lands, so a short kernel can read a freshly allocated (zeroed) buffer: the likely
+        // cause of a correct gemm_small_k_bf16 program writing an all-zero output on the H200
+        // (2026-12-01, hidden shape, in a search). Pageable sources are
+        // staged before the call returns, so `scratch` may go out of scope.
+        CUresult r = api_->cuMemcpyHtoDAsync(buffers_.at(t->name).ptr, bytes.data(), bytes.size(),
+                                             stream_);
         if (r != CUDA_SUCCESS) return finish(fail(r, "copy of input " + t->name));
     }
     have_inputs_ = true;
