@@ -4,8 +4,14 @@
 // Decision (rows_per_block): `threads` is the block size; a block handles rows_per_block rows,
 // each with threads / rows_per_block threads. That share must be a whole number of warps, or a
 // power-of-two group inside one warp (reduced with shuffles), so threads must divide evenly.
-// One-pass caching keeps a row's f32 values in registers up to kRowRegsPerThread per thread,
-// beyond that in shared memory (row_len * 4 bytes per row of the block).
+// One-pass caching keeps a row's values in registers up to kRowRegsPerThread per thread, beyond
+// that (or with smem_stage) in shared memory, all of it. A split row spreads one row over a
+// cluster of `split` CTAs, so a block then holds one row.
+//
+// These rules mirror codegen/lower_rowwise_emit.cpp and codegen/lower_map.cpp (the holding of a
+// row, the block and grid limits), so that a search never spends a compile on a program the
+// lowering refuses: keep them in step.
+#include <algorithm>
 #include <string>
 
 #include "dsl/check_internal.h"
@@ -13,7 +19,11 @@
 namespace kforge::dsl {
 namespace {
 
-constexpr int64_t kRowRegsPerThread = 64;
+constexpr int64_t kRowRegsPerThread = 64;    // kMaxCachedPerThread in the lowering
+constexpr int64_t kStaticSmemReserve = 1024;  // static shared memory the row kernels keep
+constexpr int64_t kMaxGridX = 0x7fffffff;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 std::string kib(int64_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
 
@@ -49,6 +59,55 @@ void check_vec(const Kernel& kn, int vec, int bytes, int64_t extent, const std::
     } else if (extent > 0 && extent % vec != 0) {
         rep.error(at, v + " does not divide " + what + " = " + std::to_string(extent) +
                           "; legal vec values: " + legal_vecs(extent, bytes));
+    }
+}
+
+// Whether the kernel takes the row path of the lowering (rows of the last dim, or a norm), not
+// the column-reduction path (a reduction over an inner dim), where rows_per_block means nothing.
+bool row_path(const Kernel& kn) {
+    const bool norm = kn.row_op == RowOp::kLayerNorm || kn.row_op == RowOp::kRmsNorm ||
+                      kn.row_op == RowOp::kGroupNorm;
+    const auto axis = row_axis(kn);
+    return norm || !axis || *axis + 1 == kn.args.at(0).dims.size();
+}
+
+// Where the lowering keeps a block's rows (one CTA's part of each: row_len / split elements,
+// dealt out in vectors of `vec` over `per_row` threads): passes 1 keeps them on chip, in
+// registers up to kRowRegsPerThread values per thread, else in shared memory; passes 2 with
+// smem_stage stages as much as fits, at least one vector per thread.
+void check_row_holding(const Kernel& kn, const KernelFacts& facts, int bytes, int per_row,
+                       const DeviceLimits& limits, Reporter& rep) {
+    const RowwiseConfig& c = kn.rowwise;
+    if (facts.row_len <= 0 || per_row <= 0 || c.split < 1) return;
+    int vec = 1;  // the lowering's width: the widest of 8, 4, 2 up to vec that divides the row
+    for (int v : {8, 4, 2})
+        if (v <= c.vec && facts.row_len % v == 0) {
+            vec = v;
+            break;
+        }
+    const int64_t chunk = ceil_div(ceil_div(facts.row_len, c.split), vec) * vec;
+    const int64_t vectors = ceil_div(chunk, int64_t(per_row) * vec);  // per thread
+    const int64_t block_vector_bytes = int64_t(c.rows_per_block) * per_row * vec * bytes;
+    const int64_t budget = limits.smem_per_block_optin_bytes - kStaticSmemReserve;
+    if (c.passes == 1 && !c.smem_stage && vectors * vec <= kRowRegsPerThread) return;
+    if (c.passes == 1 && vectors * block_vector_bytes > budget) {
+        rep.error(knob_loc(kn, "passes"),
+                  "passes 1 caches each row: " + std::to_string(vectors * vec) + " values per "
+                  "thread" + (c.smem_stage ? " staged in shared memory"
+                                           : " exceed the " + std::to_string(kRowRegsPerThread) +
+                                                 " kept in registers") +
+                  ", and " + std::to_string(c.rows_per_block) + " row(s) of " +
+                  std::to_string(chunk) + " values need " + kib(vectors * block_vector_bytes) +
+                  " of shared memory; the " + limits.name + " allows " + kib(budget) + " (" +
+                  kib(limits.smem_per_block_optin_bytes) + " opt-in less " +
+                  kib(kStaticSmemReserve) + " of static shared memory): use passes 2, a larger "
+                  "split or fewer rows_per_block");
+    } else if (c.passes == 2 && c.smem_stage && block_vector_bytes > budget) {
+        rep.error(knob_loc(kn, "smem_stage"),
+                  "smem_stage: one vector per thread of " + std::to_string(c.rows_per_block) +
+                      " row(s) is " + kib(block_vector_bytes) + ", more than the " + kib(budget) +
+                      " of shared memory the " + limits.name + " allows: drop smem_stage or use "
+                      "fewer threads");
     }
 }
 
@@ -92,21 +151,22 @@ void check_legality_rowwise(const Kernel& kn, const KernelFacts& facts,
                               "threads, which must be whole warps or a power of two below 32");
         return;
     }
-    if (c.passes == 1 && per_row > 0 && len > 0) {
-        const int64_t per_thread = (len + per_row - 1) / per_row;
-        const int64_t smem = len * 4 * c.rows_per_block;
-        if (per_thread > kRowRegsPerThread && smem > limits.smem_per_block_optin_bytes) {
-            rep.error(knob_loc(kn, "passes"),
-                      "passes 1 caches each row: " + std::to_string(per_thread) + " values per "
-                      "thread exceed the " + std::to_string(kRowRegsPerThread) +
-                      " kept in registers, and " + std::to_string(c.rows_per_block) + " row(s) of " +
-                      std::to_string(len) + " f32 need " + kib(smem) + " of shared memory; the " +
-                      limits.name + " allows " + kib(limits.smem_per_block_optin_bytes) +
-                      ": use passes 2 or fewer rows_per_block");
-        }
+    if (c.split > 1 && c.rows_per_block != 1 && row_path(kn)) {
+        rep.error(rpb_at, "rows_per_block " + std::to_string(c.rows_per_block) + " with split " +
+                              std::to_string(c.split) + ": a split row is spread over a cluster "
+                              "of split blocks, so each block holds one row; use rows_per_block "
+                              "1, or split 1");
+        return;
     }
+    if (!row_path(kn)) return;  // a column reduction: neither rows_per_block nor caching apply
+    if (facts.rows > 0 && ceil_div(facts.rows, c.rows_per_block) * c.split > kMaxGridX) {
+        rep.error(rpb_at, std::to_string(facts.rows) + " rows over rows_per_block " +
+                              std::to_string(c.rows_per_block) + " and split " +
+                              std::to_string(c.split) + " need more than 2^31 - 1 blocks; use "
+                              "more rows_per_block");
+    }
+    check_row_holding(kn, facts, bytes, per_row, limits, rep);
 }
-
 void check_legality_map(const Kernel& kn, const KernelFacts& facts, const DeviceLimits& limits,
                         Reporter& rep) {
     const MapConfig& c = kn.map;
@@ -118,6 +178,14 @@ void check_legality_map(const Kernel& kn, const KernelFacts& facts, const Device
               "the innermost dim " + (facts.value_dims.empty() ? std::string("(scalar)")
                                                                : facts.value_dims.back()),
               rep);
+    // The lowering's grid: enough blocks for the scalar path (grid_stride caps it).
+    if (!c.grid_stride && c.block > 0 && c.items_per_thread > 0 &&
+        ceil_div(facts.numel, int64_t(c.block) * c.items_per_thread) > kMaxGridX) {
+        rep.error(knob_loc(kn, "items"),
+                  std::to_string(facts.numel) + " elements over block " +
+                      std::to_string(c.block) + " x items " + std::to_string(c.items_per_thread) +
+                      " need more than 2^31 - 1 blocks; use more items or grid_stride");
+    }
 }
 
 }  // namespace kforge::dsl
