@@ -58,8 +58,10 @@ std::optional<KnobMove> make_move(const dsl::Program& p, size_t ki, const KnobSp
     const dsl::Kernel& k = p.kernels[ki];
     auto nk = with_knob(k, s, value);
     if (!nk || *nk == k) return std::nullopt;
-    KnobMove m{p, k.name + " " + std::string(s.name) + " " + describe(s, read(s, k)) + " -> " +
-                      describe(s, value)};
+    KnobMove m{p,
+               k.name + " " + std::string(s.name) + " " + describe(s, read(s, k)) + " -> " +
+                   describe(s, value),
+               k.name + " " + std::string(s.name)};
     m.program.kernels[ki] = std::move(*nk);
     return m;
 }
@@ -183,6 +185,16 @@ std::vector<KnobMove> knob_neighbours(const dsl::Program& p) {
     return out;
 }
 
+std::vector<KnobMove> knob_pair_neighbours(const dsl::Program& p) {
+    std::vector<KnobMove> out;
+    for (const KnobMove& first : knob_neighbours(p))
+        for (KnobMove& second : knob_neighbours(first.program)) {
+            if (second.knob == first.knob) continue;
+            out.push_back(KnobMove{std::move(second.program), first.move + ", " + second.move, ""});
+        }
+    return out;
+}
+
 std::vector<KnobMove> step_knob(const dsl::Program& p, size_t kernel, std::string_view knob,
                                 int direction) {
     if (kernel >= p.kernels.size()) return {};
@@ -238,6 +250,45 @@ std::optional<KnobMove> crossover(const dsl::Program& a, const dsl::Program& b, 
         }
     }
     return m;
+}
+
+std::vector<KnobMove> crossovers(const dsl::Program& a, const dsl::Program& b, int max_knobs) {
+    if (!same_structure(a, b)) return {};
+    struct Diff {
+        size_t kernel;
+        const KnobSpec* spec;
+        std::optional<KnobValue> from_b;
+    };
+    std::vector<Diff> diffs;
+    for (size_t i = 0; i < a.kernels.size(); ++i)
+        for (const KnobSpec& s : dsl::knob_table(a.kernels[i].kind)) {
+            if (!is_tuning_knob(a.kernels[i].kind, s.name)) continue;
+            auto va = read(s, a.kernels[i]), vb = read(s, b.kernels[i]);
+            const bool same = va.has_value() == vb.has_value() &&
+                              (!va || (va->ints == vb->ints && va->word == vb->word &&
+                                       va->number == vb->number));
+            if (!same)
+                diffs.push_back({i, &s, vb});
+        }
+    if (diffs.size() < 2 || static_cast<int>(diffs.size()) > max_knobs) return {};
+    std::vector<KnobMove> out;
+    const uint32_t all = (1u << diffs.size()) - 1;
+    for (uint32_t mask = 1; mask < all; ++mask) {  // bit set: the knob from b
+        KnobMove m{a, "", ""};
+        bool ok = true;
+        for (size_t d = 0; d < diffs.size() && ok; ++d) {
+            if (!(mask & (1u << d))) continue;
+            dsl::Kernel& k = m.program.kernels[diffs[d].kernel];
+            auto nk = with_knob(k, *diffs[d].spec, diffs[d].from_b);
+            if (!nk) ok = false;
+            else k = std::move(*nk);
+            m.move += std::string(m.move.empty() ? "" : ", ") + k.name + " " +
+                      std::string(diffs[d].spec->name) + " " +
+                      describe(*diffs[d].spec, diffs[d].from_b);
+        }
+        if (ok) out.push_back(std::move(m));
+    }
+    return out;
 }
 
 }  // namespace kforge::search

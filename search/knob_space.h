@@ -19,6 +19,7 @@ namespace kforge::search {
 struct KnobMove {
     dsl::Program program;
     std::string move;
+    std::string knob;  // "k0 threads": the kernel and knob a single-knob move changed ("" else)
 };
 
 // Deterministic generator (SplitMix64) so proposals depend only on the seed.
@@ -37,6 +38,10 @@ bool is_tuning_knob(dsl::KernelKind kind, std::string_view knob);
 // integer, a flag toggled.
 std::vector<KnobMove> knob_neighbours(const dsl::Program& p);
 
+// Every two-knob neighbour of `p`: a single-knob neighbour moved again along another knob
+// ("k0 threads 1024 -> 512, k0 split 8 -> 16"); a pair is listed in both orders.
+std::vector<KnobMove> knob_pair_neighbours(const dsl::Program& p);
+
 // Moves of one knob of kernel `kernel` in one direction: `direction` > 0 larger values, < 0
 // smaller (words: the next/previous word in the table). Empty when there is nowhere to go.
 std::vector<KnobMove> step_knob(const dsl::Program& p, size_t kernel, std::string_view knob,
@@ -54,5 +59,11 @@ bool same_structure(const dsl::Program& a, const dsl::Program& b);
 
 // Each tuning knob taken from `a` or `b` at random; nullopt when the structures differ.
 std::optional<KnobMove> crossover(const dsl::Program& a, const dsl::Program& b, Rng& rng);
+
+// Every mix of `a` and `b` (each tuning knob where they differ from one or the other), a and b
+// themselves left out; none when the structures differ or they differ in more than `max_knobs`
+// knobs (2^max_knobs - 2 mixes). Two moves made from one parent meet here: a parent moved along
+// threads and the same parent moved along split give the parent moved along both.
+std::vector<KnobMove> crossovers(const dsl::Program& a, const dsl::Program& b, int max_knobs = 4);
 
 }  // namespace kforge::search

@@ -1,10 +1,18 @@
-// The built-in proposers (search/proposer.h): they move through the legal knob space that the
-// knob tables define (search/knob_space.h) and never propose a program already in the run.
+// The built-in proposers (search/proposer.h): they move through the knob space that the knob
+// tables define (search/knob_space.h), return only programs that pass the loop's static tier
+// (the checker against the problem and the device; a refused program is remembered for the run
+// and never checked or proposed again) and never propose a program already in the run.
 //   parameter   neighbours of the best parents along every tuning knob, a crossover of two good
-//               parents of the same structure, and now and then a random restart
-//   random      knobs uniform over their legal domains (the baseline the benchmark compares to)
-//   diagnosis   directed moves from the SOL headroom, the ptxas summary and the diagnosis text:
-//               memory-bound far from SOL -> wider vectors, more rows/items per block;
+//               parents of the same structure, and now and then a random restart (rejection
+//               sampling of legal knobs, bounded tries); when single moves stall (the same best
+//               as last time, or its neighbours used up) first every mix of the best and the
+//               next best few, and two-knob neighbours of the best
+//   random      knobs uniform over their domains, kept when legal (the benchmark's baseline)
+//   diagnosis   directed moves from the SOL headroom, the ptxas summary and the diagnosis text
+//               (a refused move is replaced by the same move with one other knob moved too,
+//               when that is legal, else dropped):
+//               memory-bound far from SOL -> wider vectors, more rows/items per block, one
+//               pass, a row split over more CTAs;
 //               compute-bound -> bigger tiles, more stages, clusters; spills -> smaller tiles,
 //               fewer rows; dram_bound / latency_bound_low_occupancy / spill_bound / tail_bound
 //               -> the moves listed in diagnosis_moves()

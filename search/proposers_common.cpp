@@ -1,20 +1,49 @@
 #include "search/proposers_common.h"
 
+#include "dsl/check.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
+#include "sol/device.h"
 
 namespace kforge::search::detail {
 
-ProposalSink::ProposalSink(const ProposalContext& context)
-    : seen_(context.seen_hashes.begin(), context.seen_hashes.end()), count_(context.count) {}
+std::string static_check(const dsl::Program& program, const Problem& problem,
+                         const std::string& device_key, const std::string& source) {
+    auto spec = find_device(device_key);
+    dsl::DeviceLimits limits = spec ? dsl::device_limits(*spec) : dsl::DeviceLimits{};
+    dsl::CheckResult check = dsl::check_program(program, problem, limits, {"<candidate>", source});
+    return check.ok() ? std::string() : check.errors.front().to_string();
+}
 
-bool ProposalSink::add(const dsl::Program& program, std::vector<std::string> parents,
-                       std::string move) {
-    if (full()) return false;
+bool LegalityMemo::legal(const dsl::Program& program, const std::string& hash,
+                         const ProposalContext& context) {
+    if (!context.problem) return false;  // nothing to check against: nothing is known legal
+    std::string key = context.problem->name + "\n" + context.device_key;
+    if (key != key_) {
+        key_ = std::move(key);
+        legal_.clear();
+    }
+    if (auto it = legal_.find(hash); it != legal_.end()) return it->second;
+    ++checks_;
+    bool ok = static_check(program, *context.problem, context.device_key).empty();
+    legal_[hash] = ok;
+    return ok;
+}
+
+ProposalSink::ProposalSink(const ProposalContext& context, LegalityMemo* memo)
+    : context_(context),
+      memo_(memo),
+      seen_(context.seen_hashes.begin(), context.seen_hashes.end()),
+      count_(context.count) {}
+
+Admit ProposalSink::add(const dsl::Program& program, std::vector<std::string> parents,
+                        std::string move) {
+    if (full()) return Admit::kFull;
     std::string hash = dsl::program_hash(program);
-    if (!seen_.insert(hash).second) return false;
+    if (!seen_.insert(hash).second) return Admit::kSeen;
+    if (memo_ && !memo_->legal(program, hash, context_)) return Admit::kIllegal;
     out_.push_back(Proposal{dsl::print_canonical(program), std::move(parents), std::move(move)});
-    return true;
+    return Admit::kAdded;
 }
 
 std::vector<Parent> parse_parents(const ProposalContext& context) {

@@ -40,6 +40,9 @@ void memory_moves(std::vector<DirectedMove>& out, const std::string& why) {
     out.push_back(mv("map", "items", 1, why + ": more bytes in flight per thread"));
     out.push_back(mv("rowwise", "rows_per_block", 1, why + ": more rows per block"));
     out.push_back(mv("rowwise", "passes", -1, why + ": keep the row on chip (one pass)"));
+    // last: where the moves above are refused (f32 at 16 bytes already, a row too long to keep),
+    // more CTAs per row put more bytes in flight
+    out.push_back(mv("rowwise", "split", 1, why + ": more CTAs per row, more bytes in flight"));
 }
 
 void spill_moves(std::vector<DirectedMove>& out, const std::string& why) {
@@ -50,17 +53,35 @@ void spill_moves(std::vector<DirectedMove>& out, const std::string& why) {
     out.push_back(mv("rowwise", "passes", 1, why + ": re-read the row instead of caching it"));
 }
 
+// Offers `m` (parent moved by `d`) to the sink. A move the checker refuses is replaced by the
+// nearest legal program that makes the same move: `m` moved again along one other knob (e.g.
+// passes 2 -> 1 on a row too long to cache, with split 8 -> 16 so that each CTA's part fits);
+// when none is legal the move is dropped. Refused programs stay in the memo, so they are never
+// checked or proposed again in the run.
+void offer(const KnobMove& m, const DirectedMove& d, const detail::Parent& parent,
+           detail::ProposalSink& sink) {
+    const std::string why = " (" + d.reason + ")";
+    if (sink.add(m.program, {parent.hash}, m.move + why) != detail::Admit::kIllegal) return;
+    for (KnobMove& r : knob_neighbours(m.program)) {
+        if (r.knob == m.knob) continue;
+        detail::Admit a = sink.add(r.program, {parent.hash},
+                                   m.move + ", " + r.move + why + "; " + r.knob +
+                                       " moved too: " + m.move + " alone fails the checker");
+        if (a == detail::Admit::kAdded || a == detail::Admit::kFull) return;
+    }
+}
+
 void apply(const DirectedMove& d, const detail::Parent& parent, detail::ProposalSink& sink) {
-    for (size_t ki = 0; ki < parent.program.kernels.size(); ++ki) {
+    for (size_t ki = 0; ki < parent.program.kernels.size() && !sink.full(); ++ki) {
         const dsl::Kernel& k = parent.program.kernels[ki];
         if (!d.kind.empty() && to_string(k.kind) != d.kind) continue;
         if (!d.word.empty()) {
             if (auto m = set_word_knob(parent.program, ki, d.knob, d.word))
-                sink.add(m->program, {parent.hash}, m->move + " (" + d.reason + ")");
+                offer(*m, d, parent, sink);
             continue;
         }
         for (KnobMove& m : step_knob(parent.program, ki, d.knob, d.direction))
-            sink.add(m.program, {parent.hash}, m.move + " (" + d.reason + ")");
+            offer(m, d, parent, sink);
     }
 }
 
@@ -69,13 +90,16 @@ public:
     std::string name() const override { return "search:diagnosis"; }
 
     std::vector<Proposal> propose(const ProposalContext& context) override {
-        detail::ProposalSink sink(context);
+        detail::ProposalSink sink(context, &memo_);
         auto parents = detail::parse_parents(context);
         for (size_t i = 0; i < parents.size() && i < 3 && !sink.full(); ++i)
             for (const DirectedMove& d : diagnosis_moves(*parents[i].view, context.bounds))
                 apply(d, parents[i], sink);
         return sink.take();
     }
+
+private:
+    detail::LegalityMemo memo_;  // the static tier over the run: a refused move is not retried
 };
 
 }  // namespace

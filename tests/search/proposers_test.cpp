@@ -1,6 +1,5 @@
-// The built-in proposers produce programs that parse (knob values inside the tables' domains),
-// compute the problem (checker semantics), never repeat a program the run has seen, and name
-// their move.
+// The built-in proposers produce programs that pass the static tier (the checker against the
+// problem and the device), never repeat a program the run has seen, and name their move.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,6 +11,7 @@
 #include "dsl/printer.h"
 #include "problem/spec.h"
 #include "search/knob_space.h"
+#include "search/proposers_common.h"
 #include "search/proposers.h"
 #include "sol/device.h"
 
@@ -63,9 +63,13 @@ TEST_P(ProposersOnSuite, LegalNewNamedPrograms) {
             EXPECT_FALSE(prop.move.empty());
             ASSERT_FALSE(prop.parent_hashes.empty());
             EXPECT_EQ(prop.parent_hashes[0], v.program_hash);
-            if (dsl::check_program(*prog, *problem, limits).ok()) ++checked;
+            auto check = dsl::check_program(*prog, *problem, limits);
+            EXPECT_TRUE(check.ok()) << name << " proposed a program the static tier refuses ("
+                                    << prop.move << "): "
+                                    << (check.ok() ? "" : check.errors[0].to_string());
+            if (check.ok()) ++checked;
         }
-        if (std::string(name) != "random") EXPECT_GT(checked, 0) << name;
+        EXPECT_GT(checked, 0) << name;
     }
 }
 
@@ -126,6 +130,198 @@ TEST(Diagnosis, MovesFollowTheEvidence) {
     bool streamk = false;
     for (const auto& m : diagnosis_moves(v, &mem)) streamk = streamk || m.word == "stream_k";
     EXPECT_TRUE(streamk);
+}
+
+
+// softmax_long_rows_f32 as the H200 run of 2026-12-01 started it (kforge issue 6): 8 rows of
+// 1M f32, one row spread over a cluster of 8 CTAs.
+constexpr const char* kLongRowsSeed =
+    "program p for \"softmax_long_rows_f32\"\nkernel k0 = rowwise softmax(X[R,C]) "
+    "rows_per_block 1 threads 1024 vec 4 passes 2 online split 8 { store Y[R,C] }\n";
+
+struct LongRows {
+    Problem problem;
+    dsl::DeviceLimits limits = dsl::device_limits(*find_device("h200"));
+    CandidateView view(const std::string& text, double frac) const {
+        auto p = dsl::parse_program(text, "t");
+        EXPECT_TRUE(p) << text;
+        CandidateView v;
+        v.program_text = dsl::print_canonical(*p);
+        v.program_hash = dsl::program_hash(*p);
+        v.median_ns = 434.7e3;
+        v.fraction_of_sol = frac;
+        v.diagnosis = "dram_bound";
+        return v;
+    }
+    std::string check(const std::string& text) const {
+        auto p = dsl::parse_program(text, "t");
+        if (!p) return p.error().to_string();
+        auto r = dsl::check_program(*p, problem, limits);
+        return r.ok() ? "" : r.errors[0].to_string();
+    }
+};
+
+LongRows long_rows() {
+    auto problem = load_problem(std::string(KFORGE_SOURCE_DIR) + "/problems/softmax_long_rows_f32.json");
+    EXPECT_TRUE(problem);
+    return LongRows{*problem};
+}
+
+// Rounds of a proposer as the loop drives it: what it proposed joins the run's programs.
+std::vector<std::vector<Proposal>> rounds_of(Proposer& p, ProposalContext ctx, int rounds) {
+    std::vector<std::vector<Proposal>> out;
+    for (int r = 0; r < rounds; ++r) {
+        ctx.seed = 1000003ULL + r;
+        out.push_back(p.propose(ctx));
+        for (const Proposal& prop : out.back()) {
+            auto prog = dsl::parse_program(prop.program_text, "t");
+            if (prog) ctx.seen_hashes.push_back(dsl::program_hash(*prog));
+        }
+    }
+    return out;
+}
+
+TEST(Diagnosis, RefusedMovesAreRepairedOrDroppedNeverProposed) {
+    LongRows lr = long_rows();
+    ProposalContext ctx;
+    ctx.problem = &lr.problem;
+    ctx.count = 5;
+    CandidateView v = lr.view(kLongRowsSeed, 0.47);
+    ctx.best = {v};
+    ctx.seen_hashes = {v.program_hash};
+    // The moves the diagnosis wants: vec 4 -> 8 (32-byte f32 access), passes 2 -> 1 (a 1M row
+    // does not fit on chip), rows_per_block 1 -> 2 (with split 8): each alone fails the checker.
+    for (const char* bad : {"vec 8 passes 2 online split 8", "vec 4 passes 1 online split 8"}) {
+        std::string t = kLongRowsSeed;
+        t.replace(t.find("vec 4 passes 2 online split 8"), 29, bad);
+        EXPECT_FALSE(lr.check(t).empty()) << t;
+    }
+    std::string rpb2 = kLongRowsSeed;
+    rpb2.replace(rpb2.find("rows_per_block 1"), 16, "rows_per_block 2");
+    EXPECT_NE(lr.check(rpb2).find("rows_per_block 2 with split 8"), std::string::npos)
+        << lr.check(rpb2);
+    auto diag = make_diagnosis_proposer();
+    auto rounds = rounds_of(*diag, ctx, 3);
+    std::set<std::string> programs;
+    bool repaired_one_pass = false;
+    ASSERT_FALSE(rounds[0].empty());
+    for (const auto& round : rounds) {
+        for (const Proposal& p : round) {
+            EXPECT_EQ(lr.check(p.program_text), "") << p.move;
+            EXPECT_TRUE(programs.insert(p.program_text).second) << "proposed again: " << p.move;
+            // the replacement of passes 2 -> 1: the same move with the row split finer
+            if (p.move.find("passes 2 -> 1") != std::string::npos) {
+                EXPECT_NE(p.move.find("alone fails the checker"), std::string::npos) << p.move;
+                repaired_one_pass = true;
+            }
+        }
+    }
+    EXPECT_TRUE(repaired_one_pass);
+}
+
+TEST(Diagnosis, TheMemoChecksARefusedProgramOnce) {
+    LongRows lr = long_rows();
+    ProposalContext ctx;
+    ctx.problem = &lr.problem;
+    auto p = dsl::parse_program(std::string(kLongRowsSeed).replace(
+                                    std::string(kLongRowsSeed).find("vec 4"), 5, "vec 8"),
+                                "t");
+    ASSERT_TRUE(p);
+    detail::LegalityMemo memo;
+    std::string h = dsl::program_hash(*p);
+    EXPECT_FALSE(memo.legal(*p, h, ctx));
+    EXPECT_FALSE(memo.legal(*p, h, ctx));
+    EXPECT_EQ(memo.checks(), 1);
+    // a sink with the memo refuses it; one without a problem admits nothing
+    detail::ProposalSink sink(ctx, &memo);
+    EXPECT_EQ(sink.add(*p, {}, "vec 4 -> 8"), detail::Admit::kIllegal);
+    EXPECT_EQ(memo.checks(), 1);
+    ProposalContext none;
+    EXPECT_FALSE(memo.legal(*p, h, none));
+}
+
+TEST(Parameter, RandomRestartsAndRandomProposalsAreLegal) {
+    LongRows lr = long_rows();
+    ProposalContext ctx;
+    ctx.problem = &lr.problem;
+    ctx.count = 16;
+    CandidateView v = lr.view(kLongRowsSeed, 0.5);
+    ctx.best = {v};
+    ctx.seen_hashes = {v.program_hash};
+    auto rnd = make_random_proposer();
+    auto props = rnd->propose(ctx);
+    EXPECT_GE(props.size(), 8u);
+    for (const Proposal& p : props) EXPECT_EQ(lr.check(p.program_text), "") << p.program_text;
+    // the parameter proposer restarts on about one seed in seven
+    int restarts = 0;
+    for (uint64_t seed = 1; seed <= 60; ++seed) {
+        auto param = make_parameter_proposer();
+        ctx.seed = seed;
+        ctx.count = 6;
+        for (const Proposal& p : param->propose(ctx)) {
+            if (p.move != "random restart") continue;
+            ++restarts;
+            EXPECT_EQ(lr.check(p.program_text), "") << p.program_text;
+        }
+    }
+    EXPECT_GT(restarts, 0);
+}
+
+TEST(Parameter, StalledMovesTwoKnobsAndMixesTheTwoBest) {
+    LongRows lr = long_rows();
+    auto with = [](std::string from, std::string to) {
+        std::string t = kLongRowsSeed;
+        t.replace(t.find(from), from.size(), to);
+        return t;
+    };
+    ProposalContext ctx;
+    ctx.problem = &lr.problem;
+    ctx.count = 9;
+    // the best two are the start moved along threads and along split (the H200 run's
+    // neighbours); the program with both moves is the known better config (397 us)
+    CandidateView a = lr.view(with("threads 1024", "threads 512"), 0.5);
+    CandidateView b = lr.view(with("split 8", "split 16"), 0.49);
+    CandidateView s = lr.view(kLongRowsSeed, 0.47);
+    ctx.best = {a, b, s};
+    ctx.seen_hashes = {a.program_hash, b.program_hash, s.program_hash};
+    auto both = dsl::parse_program(with("threads 1024 vec 4 passes 2 online split 8",
+                                        "threads 512 vec 4 passes 2 online split 16"), "t");
+    ASSERT_TRUE(both);
+    const std::string both_text = dsl::print_canonical(*both);
+    auto param = make_parameter_proposer();
+    auto first = param->propose(ctx);  // not stalled yet: the best is new
+    bool mixed = false, two_knob = false;
+    for (const Proposal& p : first) EXPECT_EQ(p.move.find("mix of"), std::string::npos) << p.move;
+    auto second = param->propose(ctx);  // the same best again: stalled
+    for (const Proposal& p : second) {
+        EXPECT_EQ(lr.check(p.program_text), "") << p.move;
+        if (p.program_text == both_text) mixed = true;
+        if (p.move.find("mix of") == std::string::npos && p.move.find(", ") != std::string::npos)
+            two_knob = true;
+    }
+    EXPECT_TRUE(mixed) << "threads 512 split 16 not proposed";
+    EXPECT_TRUE(two_knob);
+}
+
+TEST(KnobSpace, CrossoversAreEveryMixButTheParents) {
+    auto a = dsl::parse_program(kLongRowsSeed, "a");
+    ASSERT_TRUE(a);
+    dsl::Program b = *a;
+    b.kernels[0].rowwise.threads = 512;
+    b.kernels[0].rowwise.split = 16;
+    b.kernels[0].rowwise.vec = 2;
+    auto mixes = crossovers(*a, b);
+    EXPECT_EQ(mixes.size(), 6u);  // 2^3 - 2
+    std::set<std::string> hashes;
+    for (const KnobMove& m : mixes) {
+        EXPECT_NE(dsl::program_hash(m.program), dsl::program_hash(*a));
+        EXPECT_NE(dsl::program_hash(m.program), dsl::program_hash(b));
+        EXPECT_TRUE(hashes.insert(dsl::program_hash(m.program)).second);
+    }
+    EXPECT_TRUE(crossovers(*a, *a).empty());
+    auto pairs = knob_pair_neighbours(*a);
+    ASSERT_FALSE(pairs.empty());
+    for (const KnobMove& m : pairs) EXPECT_NE(m.move.find(", "), std::string::npos) << m.move;
 }
 
 }  // namespace
