@@ -213,7 +213,7 @@ std::optional<KnobMove> set_word_knob(const dsl::Program& p, size_t kernel, std:
 }
 
 KnobMove random_knobs(const dsl::Program& p, Rng& rng) {
-    KnobMove m{p, "random knobs"};
+    KnobMove m{p, "random knobs", ""};
     for (dsl::Kernel& k : m.program.kernels)
         for (const KnobSpec& s : dsl::knob_table(k.kind)) {
             if (!is_tuning_knob(k.kind, s.name)) continue;
@@ -241,7 +241,7 @@ bool same_structure(const dsl::Program& a, const dsl::Program& b) {
 
 std::optional<KnobMove> crossover(const dsl::Program& a, const dsl::Program& b, Rng& rng) {
     if (!same_structure(a, b)) return std::nullopt;
-    KnobMove m{a, "crossover"};
+    KnobMove m{a, "crossover", ""};
     for (size_t i = 0; i < a.kernels.size(); ++i) {
         dsl::Kernel& k = m.program.kernels[i];
         for (const KnobSpec& s : dsl::knob_table(k.kind)) {
