@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 namespace kforge::search {
@@ -32,6 +33,37 @@ size_t promote_count(size_t n, double ratio) {
     double r = std::clamp(ratio, 0.0, 1.0);
     size_t k = static_cast<size_t>(std::ceil(static_cast<double>(n) * r - 1e-9));
     return std::clamp<size_t>(k, 1, n);
+}
+
+std::optional<size_t> screen_capacity(const ScreenCosts& costs, double round_s) {
+    if (costs.quick_samples == 0) return std::nullopt;
+    const double wave = std::max(0.0, costs.compile_wave_s), quick = std::max(0.0, costs.quick_s);
+    const size_t jobs = static_cast<size_t>(std::max(1, costs.compile_jobs));
+    if (wave <= 0 && quick <= 1e-6) return SIZE_MAX;
+    // whole waves first: n = waves * jobs fits while waves * (wave + jobs * quick) <= round_s
+    const double per_wave = wave + static_cast<double>(jobs) * quick;
+    size_t n = static_cast<size_t>(std::max(0.0, std::floor(round_s / per_wave))) * jobs;
+    // then a partial wave: one more compile wave and as many quick timings as still fit
+    double left = round_s - static_cast<double>(n / jobs) * per_wave - wave;
+    if (left > 0 && quick > 1e-6) n += std::min(jobs - 1, static_cast<size_t>(left / quick));
+    else if (left > 0) n += jobs - 1;
+    return n;
+}
+
+size_t screen_count(size_t fresh, double ratio, const ScreenCosts& costs, double round_s) {
+    size_t n = promote_count(fresh, ratio);
+    if (auto cap = screen_capacity(costs, round_s)) n = std::max(n, std::min(*cap, fresh));
+    return n;
+}
+
+size_t full_count(size_t timed, size_t cut_size, double ratio, const ScreenCosts& costs,
+                  double round_s) {
+    size_t k = promote_count(std::min(timed, cut_size), ratio);
+    if (k > 0 && costs.full_samples > 0 && costs.full_s > 0) {
+        const double fit = std::floor(std::max(0.0, round_s) / 2 / costs.full_s);
+        k = std::clamp<size_t>(static_cast<size_t>(std::min(fit, 1e6)), 1, k);
+    }
+    return k;
 }
 
 HalvingCut halving_cut(const std::vector<TimedEntry>& entries, double ratio) {

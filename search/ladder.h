@@ -46,6 +46,36 @@ HalvingCut halving_cut(const std::vector<TimedEntry>& entries, double ratio);
 // no entry is re-timed twice, so ties are broken by the median.
 HalvingCut decide_after_retime(const std::vector<TimedEntry>& entries, double ratio);
 
+// What screening one candidate costs in a run, measured as the run goes (search/loop.cpp).
+struct ScreenCosts {
+    double compile_wave_s = 0;  // wall time of one wave of parallel compiles (precompile)
+    int compile_samples = 0;    // precompiles measured
+    int compile_jobs = 1;       // compiles run at once (the precompile's parallelism)
+    double quick_s = 0;         // one quick-tier evaluation after its compile
+    int quick_samples = 0;      // quick evaluations measured
+    double full_s = 0;          // one full-tier evaluation (every gate, the strict protocol)
+    int full_samples = 0;       // full evaluations measured
+};
+
+// How many candidates fit in `round_s` at the measured costs: compile waves of compile_jobs
+// plus one quick timing each (nullopt before any quick evaluation was measured; SIZE_MAX when
+// screening costs nothing measurable).
+std::optional<size_t> screen_capacity(const ScreenCosts& costs, double round_s);
+
+// How many of `fresh` candidates a round screens (compiles and times at the quick tier): the
+// cost-model cut promote_count(fresh, ratio) at least, and as many more as screen_capacity
+// allows, at most `fresh`. Cheap candidates (row-wise and map kernels: a compile wave of a few
+// seconds, milliseconds of timing) are screened in bulk; expensive compiles (CUTLASS GEMMs)
+// keep the cut.
+size_t screen_count(size_t fresh, double ratio, const ScreenCosts& costs, double round_s);
+
+// How many of `timed` quick-timed candidates go on to the full tier: what the cut alone would
+// have timed and promoted (promote_count of min(timed, cut_size)), and no more full timings than
+// fill half of `round_s` at the measured full_s (at least one): screening more is cheap, full
+// timings are not.
+size_t full_count(size_t timed, size_t cut_size, double ratio, const ScreenCosts& costs,
+                  double round_s);
+
 // Indices of the `keep` lowest estimates (the cost-model screen), lowest first; entries without
 // an estimate (nullopt) come last in their original order.
 std::vector<size_t> screen_by_estimate(const std::vector<std::optional<double>>& estimates_ns,

@@ -3,16 +3,16 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <thread>
 
 #include "common/parallel.h"
-#include "dsl/check.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
 #include "eval/precompile.h"
 #include "problem/spec.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
-#include "sol/device.h"
+#include "search/proposers_common.h"
 
 namespace kforge::search {
 namespace detail {
@@ -95,12 +95,12 @@ double time_of(const CandidateState& c) {
     return 0;
 }
 
-ProposalContext context_for(const SearchState& st, const SearchOptions& options) {
+ProposalContext context_for(const SearchState& st, const SearchOptions& options, int count) {
     ProposalContext ctx;
     ctx.problem = &st.problem;
     ctx.bounds = &st.bounds;
     ctx.device_key = st.bounds.device;
-    ctx.count = options.proposals_per_round;
+    ctx.count = count;
     ctx.seed = options.seed * 1000003ULL + static_cast<uint64_t>(st.progress.rounds);
     std::vector<std::pair<double, std::string>> ranked;
     for (const auto& [hash, c] : st.candidates) {
@@ -126,7 +126,7 @@ ProposalContext context_for(const SearchState& st, const SearchOptions& options)
 
 // Adds a proposal to the run; returns its hash when it passed the checker (else "").
 Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
-                            const std::string& proposer, const dsl::DeviceLimits& limits) {
+                            const std::string& proposer) {
     ++st.counts.proposed;
     auto program = dsl::parse_program(p.program_text, "<" + proposer + ">");
     std::string text = program ? dsl::print_canonical(*program) : p.program_text;
@@ -146,8 +146,7 @@ Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
     if (!program) {
         message = program.error().to_string();
     } else {
-        dsl::CheckResult check = dsl::check_program(*program, st.problem, limits, {"<candidate>", text});
-        if (!check.ok()) message = check.errors.front().to_string();
+        message = detail::static_check(*program, st.problem, st.bounds.device, text);
     }
     if (!message.empty()) {
         if (auto s = detail::record_invalid(st, store, hash, message); !s) return s.error();
@@ -188,13 +187,37 @@ void profile_best(SearchState& st, const SearchOptions& options, int top) {
     }
 }
 
+// The time a round may spend screening: a quarter of what is left of the wall and GPU budgets
+// (a minute without either), so that a run has a few rounds to learn from.
+double round_screen_s(const Budget& budget, const Spent& spent) {
+    std::optional<double> left;
+    if (budget.wall_s) left = *budget.wall_s - spent.wall_s;
+    if (budget.gpu_s) left = std::min(left.value_or(*budget.gpu_s), *budget.gpu_s - spent.gpu_s);
+    return left ? std::max(0.0, *left) / 4 : 60.0;
+}
+
+// Programs asked of each proposer: options.proposals_per_round, more (up to 4x) when the round
+// can screen more than that at the measured costs.
+int proposals_wanted(const SearchState& st, const SearchOptions& options, size_t proposers,
+                     double round_s) {
+    const int base = options.proposals_per_round;
+    auto cap = screen_capacity(st.screen_costs, round_s);
+    if (!cap || proposers == 0) return base;
+    const size_t each = (std::min<size_t>(*cap, 1u << 20) + proposers - 1) / proposers;
+    return static_cast<int>(std::clamp<size_t>(each, base, 4 * static_cast<size_t>(base)));
+}
+
+void add_sample(double& mean, int& samples, double value) {
+    mean = (mean * samples + value) / (samples + 1);
+    ++samples;
+}
+
 }  // namespace
 
 Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                     const std::vector<Proposer*>& proposers, const SearchOptions& options,
                     Spent& spent) {
-    auto spec = find_device(st.bounds.device);
-    dsl::DeviceLimits limits = spec ? dsl::device_limits(*spec) : dsl::DeviceLimits{};
+    const double round_s = round_screen_s(options.budget, spent);
     // 0. profile the best few not yet diagnosed, right before the proposers read the diagnoses
     //    (lazily: a problem whose next round never comes, in a suite or at the end of the
     //    budget, spends no profiler time on it)
@@ -202,7 +225,8 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     // 1. propose + static check (pending candidates from a killed run go first, unchecked again)
     std::vector<std::string> fresh = std::move(st.pending);
     st.pending.clear();
-    ProposalContext ctx = context_for(st, options);
+    ProposalContext ctx =
+        context_for(st, options, proposals_wanted(st, options, proposers.size(), round_s));
     // nothing timed yet (a fresh run): time the start program before anyone proposes
     bool wait_for_start = ctx.best.empty() && !fresh.empty();
     for (Proposer* proposer : proposers) {
@@ -214,7 +238,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         spent.llm_tokens += (after.tokens_in + after.tokens_out) - (before.tokens_in + before.tokens_out);
         spent.llm_cost_usd += after.cost_usd - before.cost_usd;
         for (const Proposal& p : props) {
-            auto hash = admit(st, store, p, proposer->name(), limits);
+            auto hash = admit(st, store, p, proposer->name());
             if (!hash) return hash.error();
             if (!hash->empty()) fresh.push_back(*hash);
         }
@@ -228,8 +252,11 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
             if (auto t = st.cost->estimate_ns(*p)) e = *t;
         est.push_back(h == st.start_hash ? std::optional<double>(0.0) : e);
     }
+    // as many as the round can compile and time at the measured costs, the cut at least
+    const size_t cut_size = promote_count(fresh.size(), options.promote_ratio);
     std::vector<std::string> screened;
-    for (size_t i : screen_by_estimate(est, promote_count(fresh.size(), options.promote_ratio)))
+    for (size_t i : screen_by_estimate(
+             est, screen_count(fresh.size(), options.promote_ratio, st.screen_costs, round_s)))
         screened.push_back(fresh[i]);
     st.counts.screened += static_cast<int64_t>(screened.size());
     // 3. compile + quick timing; the screened batch is compiled in parallel first (as many as
@@ -243,19 +270,40 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         for (size_t i = 0; i < screened.size() && static_cast<int64_t>(i) < room; ++i)
             pre.program_texts.push_back(st.candidates.at(screened[i]).text);
         auto t0 = std::chrono::steady_clock::now();
-        (void)eval::precompile(pre);  // per-program failures resurface in each evaluation
-        spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        // per-program failures resurface in each evaluation
+        auto report = eval::precompile(pre);
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        spent.gpu_s += secs;
+        const int jobs = pre.jobs > 0 ? pre.jobs
+                                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        if (report && report->sources > report->cache_hits) {
+            const int compiled = report->sources - report->cache_hits;
+            ScreenCosts& sc = st.screen_costs;
+            sc.compile_jobs = jobs;
+            add_sample(sc.compile_wave_s, sc.compile_samples, secs / ((compiled + jobs - 1) / jobs));
+        }
     }
     std::vector<TimedEntry> timed;
     for (const std::string& h : screened) {
         if (budget_exhausted(options.budget, spent)) break;
-        detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
+        auto t0 = std::chrono::steady_clock::now();
+        eval::EvalReport r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
+        if (!r.cached)
+            add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         const CandidateState& c = st.candidates.at(h);
         if (c.quick) timed.push_back({h, c.quick->median_ns, c.quick->ci95_low_ns, c.quick->ci95_high_ns});
     }
     // 4. successive-halving cut; ambiguous entries re-timed (without the store: the cache
     //    would answer) on fresh samples, merged with the first ones
-    HalvingCut cut = halving_cut(timed, options.promote_ratio);
+    // Full timings as the cut alone would have promoted, within the round's time (full_count)
+    const double full_ratio =
+        timed.empty() ? options.promote_ratio
+                      : static_cast<double>(full_count(timed.size(), cut_size,
+                                                       options.promote_ratio, st.screen_costs,
+                                                       round_s)) /
+                            static_cast<double>(timed.size());
+    HalvingCut cut = halving_cut(timed, full_ratio);
     if (!cut.retime.empty()) {
         for (size_t i : cut.retime) {
             eval::EvalRequest req;
@@ -272,16 +320,23 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
             eval::TimingStats merged = eval::timing_stats(t);
             timed[i] = {timed[i].id, merged.median_ns, merged.ci95_low_ns, merged.ci95_high_ns};
         }
-        cut = decide_after_retime(timed, options.promote_ratio);
+        cut = decide_after_retime(timed, full_ratio);
     }
     // 5. full timing with every gate
+    auto full_at = [&](const std::string& h) {
+        auto t0 = std::chrono::steady_clock::now();
+        eval::EvalReport r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kFull, options, spent);
+        if (!r.cached)
+            add_sample(st.screen_costs.full_s, st.screen_costs.full_samples,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    };
     for (size_t i : cut.promote) {
         if (budget_exhausted(options.budget, spent)) break;
-        detail::evaluate_at(st, evaluator, store, timed[i].id, EvalTier::kFull, options, spent);
+        full_at(timed[i].id);
     }
     if (auto sit = st.candidates.find(st.start_hash);
         sit != st.candidates.end() && sit->second.quick && !sit->second.full)
-        detail::evaluate_at(st, evaluator, store, st.start_hash, EvalTier::kFull, options, spent);
+        full_at(st.start_hash);
     ++st.progress.rounds;
     auto best = best_time_ns(st);
     st.progress.best_ns_by_round.push_back(best.value_or(0.0));

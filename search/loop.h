@@ -25,6 +25,7 @@
 #include "problem/problem.h"
 #include "search/budget.h"
 #include "search/cost_model.h"
+#include "search/ladder.h"
 #include "search/proposer.h"
 #include "sol/bounds.h"
 #include "store/store.h"
@@ -35,7 +36,8 @@ struct SearchOptions {
     Budget budget;
     StopConditions stop;
     double promote_ratio = 1.0 / 3.0;  // every cut: cost-model screen, quick -> full
-    int proposals_per_round = 12;      // asked of each proposer
+    int proposals_per_round = 12;      // asked of each proposer (up to 4x when screening is
+                                       // cheap: see screen_count in search/ladder.h)
     int profile_top = 2;               // best few handed to the profiling hook
     uint64_t seed = 1;
     std::vector<std::string> proposers = {"diagnosis", "parameter"};
@@ -76,6 +78,7 @@ struct SearchState {
     std::map<std::string, CandidateState> candidates;  // by program hash
     std::vector<std::string> pending;                  // in the store, never evaluated
     std::optional<CostModel> cost;
+    ScreenCosts screen_costs;  // measured per-candidate costs, for round sizing (not stored)
     Progress progress;
     TierCounts counts;
     std::string stop_reason;

@@ -24,6 +24,42 @@ TEST(Ladder, PromoteCountIsCeilAndAtLeastOne) {
     EXPECT_EQ(promote_count(5, 1.0), 5u);
 }
 
+TEST(Ladder, ScreenCountGrowsWhenCandidatesAreCheap) {
+    // nothing measured yet: the cost-model cut
+    EXPECT_FALSE(screen_capacity(ScreenCosts{}, 30).has_value());
+    EXPECT_EQ(screen_count(24, 1.0 / 3, ScreenCosts{}, 30), 8u);
+    // row-wise kernels on the H200 (issue 6): a 12 s wave of 16 parallel compiles, 0.12 s
+    // quick timings; a 22 s round screens a whole wave, not 8 of 24
+    ScreenCosts rows{12.0, 1, 16, 0.12, 4};
+    EXPECT_EQ(screen_capacity(rows, 22).value(), 16u);
+    EXPECT_EQ(screen_count(24, 1.0 / 3, rows, 22), 16u);
+    EXPECT_EQ(screen_count(10, 1.0 / 3, rows, 22), 10u);  // never more than there are
+    EXPECT_EQ(screen_capacity(rows, 30).value(), 32u);   // two waves
+    // CUTLASS GEMMs: a 90 s wave does not fit a 30 s round; the cut stays
+    ScreenCosts gemm{90.0, 1, 16, 1.0, 2};
+    EXPECT_EQ(screen_capacity(gemm, 30).value(), 0u);
+    EXPECT_EQ(screen_count(24, 1.0 / 3, gemm, 30), 8u);
+    // the simulated device: nothing to compile, timings in microseconds
+    ScreenCosts sim{0.0, 0, 1, 1e-7, 9};
+    EXPECT_EQ(screen_count(40, 1.0 / 3, sim, 1), 40u);
+    // serial compiles of 2 s and 0.5 s timings: 2.5 s a candidate
+    ScreenCosts serial{2.0, 3, 1, 0.5, 3};
+    EXPECT_EQ(screen_capacity(serial, 10).value(), 4u);
+}
+
+TEST(Ladder, FullTimingsStayThoseOfTheCutWithinTheRound) {
+    // nothing measured: what the cut would have timed (8 of 24) and promoted (3)
+    EXPECT_EQ(full_count(20, 8, 1.0 / 3, ScreenCosts{}, 22), 3u);
+    EXPECT_EQ(full_count(2, 8, 1.0 / 3, ScreenCosts{}, 22), 1u);
+    // the H200 run of issue 6: full timings of 11-25 s in a 22 s round: one
+    ScreenCosts h200{12.0, 1, 16, 0.12, 4, 18.0, 2};
+    EXPECT_EQ(full_count(16, 7, 1.0 / 3, h200, 22), 1u);
+    // cheap full timings (the simulated device): the cut's count
+    ScreenCosts sim{0.0, 0, 1, 1e-4, 9, 1e-2, 3};
+    EXPECT_EQ(full_count(40, 14, 1.0 / 3, sim, 60), 5u);
+    EXPECT_EQ(full_count(0, 0, 1.0 / 3, sim, 60), 0u);
+}
+
 TEST(Ladder, CutPromotesFastestAndDropsClearlySlower) {
     std::vector<TimedEntry> e = {entry("c", 30, 0.1), entry("a", 10, 0.1), entry("b", 20, 0.1),
                                  entry("d", 40, 0.1), entry("e", 50, 0.1), entry("f", 60, 0.1)};

@@ -89,6 +89,33 @@ TEST(SearchSim, FindsACandidateAtLeastAsFastAsTheStart) {
     }
 }
 
+// Cheap candidates (the simulated device compiles nothing and times in microseconds) are screened
+// in bulk: more than the cost-model cut of a third, and the proposers are asked for more.
+TEST(SearchSim, RoundsScreenMoreWhenCandidatesAreCheap) {
+    auto device = eval::make_sim_device("h200");
+    auto store = open_store(":memory:");
+    ASSERT_TRUE(device && store);
+    SearchOptions o;
+    o.stop.max_rounds = 3;
+    o.proposals_per_round = 6;
+    auto st = start_search(**device, *store, load(kCases[1].problem), kCases[1].start, o);
+    ASSERT_TRUE(st) << st.error().to_string();
+    auto param = make_parameter_proposer();
+    auto diag = make_diagnosis_proposer();
+    Spent spent;
+    ASSERT_TRUE(run_search(*st, **device, *store, {param.get(), diag.get()}, o, spent));
+    const TierCounts& n = st->counts;
+    EXPECT_GT(st->screen_costs.quick_samples, 0);
+    // the cut alone screens at most ceil(static_ok / 3) per round
+    EXPECT_GT(n.screened, n.static_ok / 3 + st->progress.rounds) << progress_line(*st, o, spent);
+    // proposers asked for more than proposals_per_round each (2 x 6 = 12 a round)
+    EXPECT_GT(n.proposed, 12 * (st->progress.rounds - 1)) << progress_line(*st, o, spent);
+    // the built-in proposers return only programs that pass the static tier
+    EXPECT_EQ(n.invalid, 0) << progress_line(*st, o, spent);
+    // full timings stay those of the cut: about a third of a third
+    EXPECT_LE(n.full, n.static_ok / 9 + 2 * st->progress.rounds) << progress_line(*st, o, spent);
+}
+
 TEST(SearchSim, BudgetStopsTheSearch) {
     auto device = eval::make_sim_device("h200");
     auto store = open_store(":memory:");
