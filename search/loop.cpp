@@ -196,8 +196,8 @@ double round_screen_s(const Budget& budget, const Spent& spent) {
     return left ? std::max(0.0, *left) / 4 : 60.0;
 }
 
-// Programs asked of each proposer: options.proposals_per_round, more (up to 4x) when the round
-// can screen more than that at the measured costs.
+// Programs asked of each built-in proposer: options.proposals_per_round, more (up to 4x) when
+// the round can screen more than that at the measured costs.
 int proposals_wanted(const SearchState& st, const SearchOptions& options, size_t proposers,
                      double round_s) {
     const int base = options.proposals_per_round;
@@ -225,14 +225,16 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     // 1. propose + static check (pending candidates from a killed run go first, unchecked again)
     std::vector<std::string> fresh = std::move(st.pending);
     st.pending.clear();
-    ProposalContext ctx =
-        context_for(st, options, proposals_wanted(st, options, proposers.size(), round_s));
+    const int wanted = proposals_wanted(st, options, proposers.size(), round_s);
+    ProposalContext ctx = context_for(st, options, wanted);
     // nothing timed yet (a fresh run): time the start program before anyone proposes
     bool wait_for_start = ctx.best.empty() && !fresh.empty();
     for (Proposer* proposer : proposers) {
         if (wait_for_start) break;
         if (proposer->exhausted()) continue;
         ProposerUsage before = proposer->usage();
+        // more only of the built-in proposers ("search:*"): an LLM's proposals cost tokens
+        ctx.count = proposer->name().rfind("search:", 0) == 0 ? wanted : options.proposals_per_round;
         std::vector<Proposal> props = proposer->propose(ctx);
         ProposerUsage after = proposer->usage();
         spent.llm_tokens += (after.tokens_in + after.tokens_out) - (before.tokens_in + before.tokens_out);

@@ -36,8 +36,8 @@ struct SearchOptions {
     Budget budget;
     StopConditions stop;
     double promote_ratio = 1.0 / 3.0;  // every cut: cost-model screen, quick -> full
-    int proposals_per_round = 12;      // asked of each proposer (up to 4x when screening is
-                                       // cheap: see screen_count in search/ladder.h)
+    int proposals_per_round = 12;      // asked of each proposer (of a built-in one up to 4x
+                                       // when screening is cheap: screen_count, search/ladder.h)
     int profile_top = 2;               // best few handed to the profiling hook
     uint64_t seed = 1;
     std::vector<std::string> proposers = {"diagnosis", "parameter"};
