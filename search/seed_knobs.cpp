@@ -116,20 +116,28 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
     return out;
 }
 
-// Rules (n = elements per row, v = largest legal vec, rows of one CTA share 256 threads):
+// Rules (n = elements per row, v = largest legal vec):
 //  - column reductions: 256 threads, vec dividing the reduced extent, one pass;
-//  - threads per row: a power of two covering n / v vectors when that is at most a warp, else
-//    about four vectors per thread, 32..256 (times rowwise_threads_scale). H200, 2026-12-01
-//    (bench/kernels/results/h200-2026-12-01-s4/bench1.txt): layer_norm 32768x8192 bf16 at four
-//    vectors per thread 96.5% of copy bandwidth, at two (512 threads) 83.7%; rms_norm
-//    65536x4096 bf16 98.6% at four, 97.2% at two;
+//  - short rows (n / v vectors at most 64): about two vectors per thread, a power of two of
+//    threads per row, rows_per_block = 512 / threads per row (at most 64), and no online softmax
+//    (one pass over registers gains nothing from it). H200, 2026-12-01
+//    (bench/kernels/results/h200-2026-12-01-s5/sweep-rowwise_f32.txt): softmax 1M x 128 f32 at
+//    16 threads per row in 512-thread blocks 260.8 us, a warp per row in 256 threads 277.2 us,
+//    the same with online 315.6 us;
+//  - longer rows: about four vectors per thread, 32..256 threads (times rowwise_threads_scale).
+//    H200, 2026-12-01 (bench/kernels/results/h200-2026-12-01-s4/bench1.txt): layer_norm
+//    32768x8192 bf16 at four vectors per thread 96.5% of copy bandwidth, at two (512 threads)
+//    83.7%; rms_norm 65536x4096 bf16 98.6% at four, 97.2% at two;
 //  - more than 64 values per thread: a row of at most a third of a block's shared memory stays
 //    in one pass (the lowering holds it in shared memory; log_softmax 16384x32000 bf16 at 256
 //    threads 86% of copy, against 52.5% for 512 threads holding 62 values each in registers);
-//    a longer row: 1024 threads, then split the row over up to 8 CTAs of a cluster, beyond that
-//    passes 2 (online for the softmax family);
-//  - few long rows (rows < SMs, n >= 8192): split the row to fill the SMs;
-//  - short rows (< 128 threads per row): rows_per_block = 256 / threads per row (at most 64).
+//    a longer row is split over a cluster of up to 16 CTAs of 512 threads, each CTA's part at
+//    most 64 KiB, and read twice (passes 2, online for the softmax family): the second read of
+//    so small a part comes from L2. H200, 2026-12-01 (sweep above): group_norm 32 x 131072 f32
+//    split 8, 512 threads, passes 2 359.5 us against 428.8 us holding the part in registers
+//    (passes 1) and 514.4 us at 256 threads; softmax 128 x 1M f32 split 16, 512 threads
+//    397.5 us against 434.7 us for split 8 at 1024 threads;
+//  - few long rows (rows < SMs, n >= 8192): split the row to fill the SMs.
 std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
                                                    const dsl::DeviceLimits& limits,
                                                    const SeedOptions& options) {
@@ -143,8 +151,9 @@ std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
     } else {
         const int max_threads = std::min(1024, limits.max_threads_per_block);
         int64_t vecs = ceil_div(s.len, vec_for(s.len, s.elem_bytes));
-        int64_t tpr = vecs <= 32 ? next_pow2(vecs)
-                                 : std::clamp<int64_t>(next_pow2(ceil_div(vecs, 4)), 32, 256);
+        const bool short_row = vecs <= 64;
+        int64_t tpr = short_row ? next_pow2(ceil_div(vecs, 2))
+                                : std::clamp<int64_t>(next_pow2(ceil_div(vecs, 4)), 32, 256);
         if (options.rowwise_threads_scale != 1.0 && tpr >= 32) {
             tpr = std::clamp<int64_t>(static_cast<int64_t>(tpr * options.rowwise_threads_scale), 32,
                                       max_threads);
@@ -154,9 +163,12 @@ std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
         auto cached = [&](int64_t t, int sp) { return ceil_div(ceil_div(s.len, sp), t); };
         const bool smem_row = s.len * s.elem_bytes <= limits.smem_per_block_optin_bytes / 3;
         if (cached(tpr, 1) > 64 && !smem_row) {
-            while (split < 8 && cached(tpr, split) > 64) split *= 2;
-            if (cached(tpr, split) > 64) tpr = max_threads;
-            if (cached(tpr, split) > 64) passes = 2;
+            constexpr int64_t kPartBytes = int64_t{64} << 10;
+            tpr = std::min(512, max_threads);
+            constexpr int kMaxSplit = 16;  // a cluster (dsl/check_lowering.cpp kMaxRowSplit)
+            while (split < kMaxSplit && ceil_div(s.len, split) * s.elem_bytes > kPartBytes)
+                split *= 2;
+            passes = 2;
         }
         if (split == 1 && s.rows < limits.sm_count && s.len >= 8192 && tpr >= 32) {
             while (split < 8 && s.rows * split * 2 <= limits.sm_count &&
@@ -166,9 +178,10 @@ std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
         while (split > 1 && s.len % split != 0) split /= 2;
         c.split = split;
         c.passes = passes;
+        c.online = s.softmax_family && !short_row;
         c.vec = vec_for(s.len / split, s.elem_bytes);
         if (tpr < 128 && split == 1) {
-            c.rows_per_block = static_cast<int>(std::min<int64_t>(64, 256 / tpr));
+            c.rows_per_block = static_cast<int>(std::min<int64_t>(64, 512 / tpr));
             c.threads = static_cast<int>(tpr) * c.rows_per_block;
         } else {
             c.threads = static_cast<int>(tpr);

@@ -287,7 +287,8 @@ TEST(Seed, LargeFp32StrictGemmSeedsPromotedStagedTf32x3) {
 // Row-wise seeds follow the H200 row-wise benchmark (2026-12-01): about four vectors per thread
 // up to 256 threads, and a row too long for 64 values per thread but within a third of a
 // block's shared memory stays in one pass (held in shared memory) instead of 512 threads of
-// registers; a row past that splits over a cluster as before.
+// registers; a row past that splits over a cluster of 512-thread CTAs into parts of at most
+// 64 KB, read twice (the second read from L2); short rows get two vectors per thread.
 TEST(Seed, RowwiseThreadsFromTheMeasuredRules) {
     auto seed_text = [](const std::string& op, const std::string& dtype, int64_t rows, int64_t n) {
         auto prog = search::seed_program(
@@ -305,9 +306,14 @@ TEST(Seed, RowwiseThreadsFromTheMeasuredRules) {
     t = seed_text("log_softmax", "bf16", 16384, 32000);  // 64 KB rows: shared memory, one pass
     EXPECT_NE(t.find("threads 256 vec 8 passes 1"), std::string::npos) << t;
     EXPECT_NE(t.find("split 1"), std::string::npos) << t;
-    t = seed_text("softmax", "f32", 64, 131072);  // 512 KB rows: split over a cluster
-    EXPECT_EQ(t.find("split 1\n"), std::string::npos) << t;
-    EXPECT_EQ(t.find("split 1 "), std::string::npos) << t;
+    t = seed_text("softmax", "f32", 64, 131072);  // 512 KB rows: 8 parts of 64 KB, read twice
+    EXPECT_NE(t.find("threads 512 vec 4 passes 2 online split 8"), std::string::npos) << t;
+    t = seed_text("softmax", "f32", 128, 1048576);  // 4 MB rows: a cluster of 16 at most
+    EXPECT_NE(t.find("threads 512 vec 4 passes 2 online split 16"), std::string::npos) << t;
+    // Short rows (2026-12-01 sweep): two vectors per thread, 512-thread blocks, no online.
+    t = seed_text("softmax", "f32", 1048576, 128);
+    EXPECT_NE(t.find("rows_per_block 32 threads 512 vec 4 passes 1 split 1"), std::string::npos)
+        << t;
 }
 
 TEST(SeedErrors, NotExpressibleNamesTheOp) {
