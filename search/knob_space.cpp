@@ -195,6 +195,38 @@ std::vector<KnobMove> knob_pair_neighbours(const dsl::Program& p) {
     return out;
 }
 
+std::vector<KnobMove> knob_trades(const dsl::Program& p) {
+    std::vector<KnobMove> out;
+    for (size_t ki = 0; ki < p.kernels.size(); ++ki) {
+        const dsl::Kernel& k = p.kernels[ki];
+        struct Int {
+            const KnobSpec* spec;
+            int64_t value;
+        };
+        std::vector<Int> ints;
+        for (const KnobSpec& s : dsl::knob_table(k.kind)) {
+            if (!is_tuning_knob(k.kind, s.name) || s.kind != KnobValueKind::kInts ||
+                s.domains.size() != 1)
+                continue;
+            auto v = read(s, k);
+            if (v && v->ints.size() == 1) ints.push_back({&s, v->ints[0]});
+        }
+        for (const Int& up : ints)
+            for (const Int& down : ints) {
+                if (up.spec == down.spec || down.value % 2 != 0) continue;
+                const int64_t u = up.value * 2, d = down.value / 2;
+                if (!up.spec->domains[0].contains(u) || !down.spec->domains[0].contains(d))
+                    continue;
+                auto first = make_move(p, ki, *up.spec, KnobValue{{u}, {}, 0.0});
+                if (!first) continue;
+                auto both = make_move(first->program, ki, *down.spec, KnobValue{{d}, {}, 0.0});
+                if (!both) continue;
+                out.push_back(KnobMove{std::move(both->program), first->move + ", " + both->move, ""});
+            }
+    }
+    return out;
+}
+
 std::vector<KnobMove> step_knob(const dsl::Program& p, size_t kernel, std::string_view knob,
                                 int direction) {
     if (kernel >= p.kernels.size()) return {};

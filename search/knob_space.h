@@ -42,6 +42,12 @@ std::vector<KnobMove> knob_neighbours(const dsl::Program& p);
 // ("k0 threads 1024 -> 512, k0 split 8 -> 16"); a pair is listed in both orders.
 std::vector<KnobMove> knob_pair_neighbours(const dsl::Program& p);
 
+// Trades: one integer knob of a kernel doubled and another of the same kernel halved
+// ("k0 threads 1024 -> 512, k0 split 8 -> 16": the threads a row gets stay 8192, in smaller
+// CTAs). Two knobs that pull against each other are where single moves mislead: on the H200
+// each half of that trade alone was slower than the start, both together 1.09x faster.
+std::vector<KnobMove> knob_trades(const dsl::Program& p);
+
 // Moves of one knob of kernel `kernel` in one direction: `direction` > 0 larger values, < 0
 // smaller (words: the next/previous word in the table). Empty when there is nowhere to go.
 std::vector<KnobMove> step_knob(const dsl::Program& p, size_t kernel, std::string_view knob,

@@ -1,8 +1,6 @@
 // The parameter proposer and the random proposer (search/proposers.h).
 #include <algorithm>
-#include <set>
 
-#include "dsl/printer.h"
 #include "search/proposers.h"
 #include "search/proposers_common.h"
 #include "search/seed.h"
@@ -31,6 +29,35 @@ bool random_restart(const detail::Parent& parent, Rng& rng, detail::ProposalSink
     return false;
 }
 
+// Moves along two knobs of the best: every mix of the best with each of the next few (a move
+// of one and a move of another, made together), trades (one integer knob doubled, another
+// halved), then other two-knob neighbours at random; each kind up to a share of `count`.
+void two_knob_moves(const std::vector<detail::Parent>& parents, Rng& rng,
+                    detail::ProposalSink& sink, int count) {
+    const detail::Parent& best = parents[0];
+    auto offer = [&](std::vector<KnobMove>& ms, int limit) {
+        for (size_t i = 0; i < ms.size() && limit > 0 && !sink.full(); ++i)
+            if (sink.add(ms[i].program, {best.hash}, ms[i].move) == detail::Admit::kAdded) --limit;
+    };
+    const int share = std::max(1, count / 3);
+    int mixes_left = share;
+    for (size_t j = 1; j < parents.size() && j < 4 && mixes_left > 0; ++j) {
+        std::vector<KnobMove> mixes = crossovers(best.program, parents[j].program);
+        const std::string prefix =
+            "mix of " + best.hash.substr(0, 8) + " and " + parents[j].hash.substr(0, 8) + ": ";
+        for (size_t i = 0; i < mixes.size() && mixes_left > 0 && !sink.full(); ++i)
+            if (sink.add(mixes[i].program, {best.hash, parents[j].hash}, prefix + mixes[i].move) ==
+                detail::Admit::kAdded)
+                --mixes_left;
+    }
+    std::vector<KnobMove> trades = knob_trades(best.program);
+    shuffle(trades, rng);
+    offer(trades, share);
+    std::vector<KnobMove> pairs = knob_pair_neighbours(best.program);
+    shuffle(pairs, rng);
+    offer(pairs, share);
+}
+
 class ParameterProposer : public Proposer {
 public:
     std::string name() const override { return "search:parameter"; }
@@ -40,37 +67,11 @@ public:
         auto parents = detail::parse_parents(context);
         if (parents.empty()) return {};
         Rng rng{context.seed * 0x51ed27ULL + 7};
-        // Stalled: the best is the one of the last call, or its single moves are used up. Then
-        // moves along two knobs at once go first: every mix of the two best, and two-knob
-        // neighbours of the best.
-        std::vector<KnobMove> singles = knob_neighbours(parents[0].program);
-        int singles_new = 0;
-        {
-            std::set<std::string> seen(context.seen_hashes.begin(), context.seen_hashes.end());
-            for (const KnobMove& m : singles)
-                if (!seen.count(dsl::program_hash(m.program))) ++singles_new;
-        }
-        const bool stalled = parents[0].hash == last_best_ || singles_new < context.count / 2;
+        // Stalled: the best is the one of the last call. Then moves along two knobs go first;
+        // otherwise they fill what the single moves leave of the request.
+        const bool stalled = parents[0].hash == last_best_;
         last_best_ = parents[0].hash;
-        if (stalled) {
-            int limit = std::max(1, context.count / 3);
-            for (size_t j = 1; j < parents.size() && j < 4 && limit > 0; ++j)
-                for (KnobMove& m : crossovers(parents[0].program, parents[j].program)) {
-                    if (limit == 0) break;
-                    if (sink.add(m.program, {parents[0].hash, parents[j].hash},
-                                 "mix of " + parents[0].hash.substr(0, 8) + " and " +
-                                     parents[j].hash.substr(0, 8) + ": " + m.move) ==
-                        detail::Admit::kAdded)
-                        --limit;
-                }
-            std::vector<KnobMove> pairs = knob_pair_neighbours(parents[0].program);
-            shuffle(pairs, rng);
-            limit = std::max(1, context.count / 3);
-            for (size_t i = 0; i < pairs.size() && limit > 0 && !sink.full(); ++i)
-                if (sink.add(pairs[i].program, {parents[0].hash}, pairs[i].move) ==
-                    detail::Admit::kAdded)
-                    --limit;
-        }
+        if (stalled) two_knob_moves(parents, rng, sink, context.count);
         // crossover of the two best parents that share a structure
         for (size_t j = 1; j < parents.size() && j < 4; ++j) {
             if (!same_structure(parents[0].program, parents[j].program)) continue;
@@ -84,9 +85,7 @@ public:
         if (rng.unit() < 0.15) random_restart(parents[0], rng, sink, "random restart");
         // neighbours: half the proposals from the best parent, then the others, then the rest
         std::vector<std::vector<KnobMove>> moves;
-        moves.push_back(std::move(singles));
-        shuffle(moves.back(), rng);
-        for (size_t i = 1; i < parents.size() && i < 4; ++i) {
+        for (size_t i = 0; i < parents.size() && i < 4; ++i) {
             moves.push_back(knob_neighbours(parents[i].program));
             shuffle(moves.back(), rng);
         }
@@ -99,7 +98,13 @@ public:
         };
         take(0, std::max(1, context.count / 2));
         for (size_t i = 1; i < moves.size(); ++i) take(i, std::max(1, context.count / 6));
-        for (size_t i = 0; i < moves.size(); ++i) take(i, context.count);
+        take(0, context.count);  // the best's single moves, all of them, before two-knob ones
+        if (!stalled && !sink.full()) two_knob_moves(parents, rng, sink, context.count);
+        for (size_t i = 1; i < moves.size(); ++i) take(i, context.count);
+        // everything within two knobs of the best was tried: restart elsewhere rather than stop
+        for (int n = 0; n < std::max(1, context.count / 4) && sink.size() == n; ++n)
+            if (!random_restart(parents[0], rng, sink, "random restart (neighbourhood used up)"))
+                break;
         return sink.take();
     }
 

@@ -289,10 +289,9 @@ TEST(Parameter, StalledMovesTwoKnobsAndMixesTheTwoBest) {
     ASSERT_TRUE(both);
     const std::string both_text = dsl::print_canonical(*both);
     auto param = make_parameter_proposer();
-    auto first = param->propose(ctx);  // not stalled yet: the best is new
+    (void)param->propose(ctx);          // the best is new: its single moves first
     bool mixed = false, two_knob = false;
-    for (const Proposal& p : first) EXPECT_EQ(p.move.find("mix of"), std::string::npos) << p.move;
-    auto second = param->propose(ctx);  // the same best again: stalled
+    auto second = param->propose(ctx);  // the same best again: stalled, two-knob moves first
     for (const Proposal& p : second) {
         EXPECT_EQ(lr.check(p.program_text), "") << p.move;
         if (p.program_text == both_text) mixed = true;
@@ -301,6 +300,29 @@ TEST(Parameter, StalledMovesTwoKnobsAndMixesTheTwoBest) {
     }
     EXPECT_TRUE(mixed) << "threads 512 split 16 not proposed";
     EXPECT_TRUE(two_knob);
+}
+
+// The H200 run: every single move of the start was slower than it, so the start stayed the best;
+// threads 512 with split 16 (1.09x) must come within the first two rounds.
+TEST(Parameter, TheTradeOfTheH200RunComesWhenTheStartStaysBest) {
+    LongRows lr = long_rows();
+    ProposalContext ctx;
+    ctx.problem = &lr.problem;
+    ctx.count = 12;
+    CandidateView s = lr.view(kLongRowsSeed, 0.47);
+    ctx.best = {s};
+    ctx.seen_hashes = {s.program_hash};
+    std::string t = kLongRowsSeed;
+    t.replace(t.find("threads 1024 vec 4 passes 2 online split 8"), 42,
+              "threads 512 vec 4 passes 2 online split 16");
+    auto want = dsl::parse_program(t, "t");
+    ASSERT_TRUE(want);
+    const std::string want_text = dsl::print_canonical(*want);
+    auto param = make_parameter_proposer();
+    bool found = false;
+    for (const auto& round : rounds_of(*param, ctx, 2))
+        for (const Proposal& p : round) found |= p.program_text == want_text;
+    EXPECT_TRUE(found);
 }
 
 TEST(KnobSpace, CrossoversAreEveryMixButTheParents) {
@@ -319,6 +341,14 @@ TEST(KnobSpace, CrossoversAreEveryMixButTheParents) {
         EXPECT_TRUE(hashes.insert(dsl::program_hash(m.program)).second);
     }
     EXPECT_TRUE(crossovers(*a, *a).empty());
+    // the trade of the H200 run: threads halved, split doubled
+    bool trade = false;
+    for (const KnobMove& m : knob_trades(*a)) {
+        EXPECT_NE(m.move.find(", "), std::string::npos) << m.move;
+        trade |= m.program.kernels[0].rowwise.threads == 512 &&
+                 m.program.kernels[0].rowwise.split == 16;
+    }
+    EXPECT_TRUE(trade);
     auto pairs = knob_pair_neighbours(*a);
     ASSERT_FALSE(pairs.empty());
     for (const KnobMove& m : pairs) EXPECT_NE(m.move.find(", "), std::string::npos) << m.move;
