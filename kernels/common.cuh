@@ -149,10 +149,16 @@ __device__ __forceinline__ float2 shfl_xor(float2 v, int o) {
 // only the rest from memory. Dynamic shared memory: RPB * STAGED * TPR * VEC elements.
 // SPLIT > 1: SPLIT CTAs of a cluster share one row (RPB must be 1), combining via DSMEM
 // (SPLIT > 8 is a non-portable cluster size: the launch must allow it).
-template <int TPR_, int RPB_, int VEC_, int ITEMS_, int SPLIT_, int STAGED_ = 0, int UNROLL_ = 0>
+// SWEEP_ALTERNATE (streamed rows only): the sweeps over memory alternate direction, the second
+// (fourth, ...) running from the part's last vector to its first, so a re-read starts with the
+// data read most recently (still in L2 when the CTAs' parts together exceed it). Off: every
+// sweep runs first to last.
+template <int TPR_, int RPB_, int VEC_, int ITEMS_, int SPLIT_, int STAGED_ = 0, int UNROLL_ = 0,
+          bool SWEEP_ALTERNATE_ = false>
 struct RowCfg {
     static constexpr int TPR = TPR_, RPB = RPB_, VEC = VEC_, ITEMS = ITEMS_, SPLIT = SPLIT_;
     static constexpr int STAGED = STAGED_;
+    static constexpr bool SWEEP_ALTERNATE = SWEEP_ALTERNATE_;
     static constexpr int THREADS = TPR * RPB;
     static constexpr int WARPS_PER_ROW = TPR > 32 ? TPR / 32 : 1;
     // vectors in flight per thread when streaming: UNROLL_ when given, else 16 values (4 x 16 B
@@ -163,6 +169,7 @@ struct RowCfg {
     static_assert(TPR % 32 == 0 || (TPR <= 32 && (32 % TPR) == 0), "threads per row");
     static_assert(SPLIT == 1 || RPB == 1, "a split row needs one row per block");
     static_assert(STAGED == 0 || ITEMS == 0, "a row is cached in registers or staged, not both");
+    static_assert(!SWEEP_ALTERNATE || ITEMS == 0, "sweep direction applies to streamed rows only");
 };
 
 // ---- asynchronous global -> shared copies (cp.async, sm_80+) --------------------------------

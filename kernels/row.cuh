@@ -4,7 +4,10 @@
 // copied once with cp.async, read from there by every sweep). Columns are dealt out in vectors
 // of VEC: thread `lane` of the row group owns vectors lane, lane + TPR, ... so each warp access
 // is contiguous (coalesced). A thread reads back only the staged vectors it copied itself, so
-// staging needs no barrier, only cp.async.wait_group.
+// staging needs no barrier, only cp.async.wait_group. With RowCfg::SWEEP_ALTERNATE, each()
+// sweeps the streamed vectors first to last on odd calls and last to first on even calls (the
+// staged ones are read from shared memory, whose order does not matter, after the streamed
+// ones); the warp accesses of a backward sweep are the same aligned, coalesced vectors.
 #pragma once
 
 #include "kernels/common.cuh"
@@ -42,6 +45,7 @@ template <class C, typename T> struct RowView {
     float cache[C::ITEMS > 0 ? C::ITEMS : 1][C::VEC];
     T* stage;           // this row group's shared-memory stage (STAGED > 0)
     bool staged_ready;  // the first sweep has waited for the stage's copies
+    int sweeps;         // each() calls so far (constant after inlining: picks the direction)
 
     // cp.async groups the stage is committed in: the first sweep starts on the first group
     // while the others are still in flight.
@@ -49,7 +53,7 @@ template <class C, typename T> struct RowView {
 
     __device__ __forceinline__ RowView(const T* x, int64_t n, const RowPlace& p)
         : row(x + (p.valid ? p.row * n : 0)), begin(p.begin), end(p.end), lane(p.lane),
-          stage(nullptr), staged_ready(false) {
+          stage(nullptr), staged_ready(false), sweeps(0) {
         if constexpr (C::STAGED > 0) {
             extern __shared__ __align__(16) unsigned char kforge_row_stage[];
             stage = reinterpret_cast<T*>(kforge_row_stage) +
@@ -89,6 +93,11 @@ template <class C, typename T> struct RowView {
                 if (col < end) f(cache[k], col);
             }
         } else {
+            bool backward = false;
+            if constexpr (C::SWEEP_ALTERNATE) {
+                backward = (sweeps++ & 1) != 0;
+                if (backward) stream_backward(f, begin + int64_t(C::STAGED) * C::TPR * C::VEC);
+            }
             if constexpr (C::STAGED > 0) {
 #pragma unroll
                 for (int g = 0; g < kStageGroups; ++g) {
@@ -106,7 +115,7 @@ template <class C, typename T> struct RowView {
                 }
                 staged_ready = true;
             }
-            stream(f, begin + (int64_t(C::STAGED) * C::TPR + lane) * C::VEC);
+            if (!backward) stream(f, begin + (int64_t(C::STAGED) * C::TPR + lane) * C::VEC);
         }
     }
 
@@ -123,6 +132,28 @@ template <class C, typename T> struct RowView {
 #pragma unroll
             for (int u = 0; u < C::UNROLL; ++u) {
                 if (base + u * kStep < end) f(buf[u], base + u * kStep);
+            }
+        }
+    }
+
+    // The same vectors as stream(f, first + lane * VEC), last step first. Steps are counted
+    // from `first` (lane 0's first column) so that all lanes of a warp take the same step at
+    // once: lanes past `end` in the last step skip it, as in stream().
+    template <class F> __device__ __forceinline__ void stream_backward(F& f, int64_t first) {
+        constexpr int64_t kStep = int64_t(C::TPR) * C::VEC;
+        const int64_t steps = end > first ? (end - first + kStep - 1) / kStep : 0;
+        const int64_t own = int64_t(lane) * C::VEC;
+        for (int64_t top = first + (steps - 1) * kStep; top >= first; top -= kStep * C::UNROLL) {
+            float buf[C::UNROLL][C::VEC];
+#pragma unroll
+            for (int u = 0; u < C::UNROLL; ++u) {
+                const int64_t col = top - u * kStep + own;
+                if (top - u * kStep >= first && col < end) load_vec<C::VEC>(buf[u], row + col);
+            }
+#pragma unroll
+            for (int u = 0; u < C::UNROLL; ++u) {
+                const int64_t col = top - u * kStep + own;
+                if (top - u * kStep >= first && col < end) f(buf[u], col);
             }
         }
     }

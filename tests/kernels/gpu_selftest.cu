@@ -51,6 +51,49 @@ template <int B, int V, int I, bool GS, typename T> __global__ void k_map(BiasGe
     map_elements<B, V, I, GS>(n, c);
 }
 
+// Three sweeps of a RowView, each recording per column how often it was visited
+// (visits[sweep][row][col]) and, per sweep, the visits out of the expected order (streamed
+// columns rising, or falling on the second sweep with SWEEP_ALTERNATE) or with a value that is
+// not x at that column (errors[sweep]).
+template <class C, int SWEEP>
+__device__ void record_sweep(RowView<C, float>& rv, const RowPlace& p, const float* x, int64_t rows,
+                             int64_t n, float* visits, float* errors) {
+    constexpr bool kBackward = C::SWEEP_ALTERNATE && SWEEP == 1;
+    const int64_t streamed = p.begin + int64_t(C::STAGED) * C::TPR * C::VEC;
+    int64_t last = kBackward ? INT64_MAX : -1;
+    rv.each([&](const float (&v)[C::VEC], int64_t col) {
+        for (int j = 0; j < C::VEC; ++j) {
+            atomicAdd(&visits[(SWEEP * rows + p.row) * n + col + j], 1.f);
+            if (v[j] != x[p.row * n + col + j]) atomicAdd(&errors[SWEEP], 1.f);
+        }
+        if (col < streamed) return;
+        if (kBackward ? col >= last : col <= last) atomicAdd(&errors[SWEEP], 1.f);
+        last = col;
+    });
+}
+template <class C>
+__global__ void k_sweep_order(const float* x, int64_t rows, int64_t n, float* visits, float* errors) {
+    const RowPlace p = row_place<C>(rows, n);
+    RowView<C, float> rv(x, n, p);
+    rv.load();
+    record_sweep<C, 0>(rv, p, x, rows, n, visits, errors);
+    record_sweep<C, 1>(rv, p, x, rows, n, visits, errors);
+    record_sweep<C, 2>(rv, p, x, rows, n, visits, errors);
+}
+template <class C> void sweep_order_case(const char* knobs, int64_t rows, int64_t n, std::mt19937& rng) {
+    Buf<float> x(rows * n), visits(3 * rows * n), errors(3);
+    x.fill(rng, 0);
+    CHECK(cudaMemset(visits.dev, 0, visits.n * sizeof(float)));
+    CHECK(cudaMemset(errors.dev, 0, errors.n * sizeof(float)));
+    launch_smem(k_sweep_order<C>, unsigned((rows + C::RPB - 1) / C::RPB * C::SPLIT), C::THREADS,
+                C::SPLIT, stage_bytes<C, float>(), (const float*)x.dev, rows, n, visits.dev, errors.dev);
+    char name[160];
+    std::snprintf(name, sizeof name, "sweep order %lldx%lld %s: visits", (long long)rows, (long long)n, knobs);
+    compare(name, visits.read(), std::vector<double>(visits.n, 1.0), 0, 0);
+    std::snprintf(name, sizeof name, "sweep order %lldx%lld %s: order, values", (long long)rows, (long long)n, knobs);
+    compare(name, errors.read(), std::vector<double>(3, 0.0), 0, 0);
+}
+
 // ---- fp64 references -----------------------------------------------------------------------
 std::vector<double> ref_softmax(const std::vector<double>& x, int64_t rows, int64_t n, int mode) {
     std::vector<double> y(mode == 2 ? rows : rows * n);
@@ -252,6 +295,25 @@ template <typename T> void run_all(std::mt19937& rng) {
     softmax_case<RowCfg<32, 8, 1, 0, 1, 0, 4>, S::kLogsumexp, true, T>("fallback warp/row u4", 99, 130, rng);
     norm_case<RowCfg<256, 1, 1, 0, 1, 0, 4>, N::kLayerNorm, T>("fallback v1 u4", 40, 8191, {1e-5f, 1, 1, 1}, 8191, rng);
     norm_case<RowCfg<128, 1, 1, 0, 8, 0, 4>, N::kRmsNorm, T>("fallback v1 u4 split8", 5, 70001, {1e-6f, 1, 1, 1}, 70001, rng);
+    // Alternating sweep directions (RowCfg SWEEP_ALTERNATE): the second sweep runs last vector
+    // first. Three-sweep softmax (not online: max, sum backward, output forward), online and
+    // norms (output backward), parts that end mid-step and mid-unroll, split rows whose last
+    // part is short, the scalar fallback, staged parts, several row groups per block.
+    softmax_case<RowCfg<1024, 1, 4, 0, 1, 0, 0, true>, S::kSoftmax, true, T>("alt stream t1024", 40, 20000, rng);
+    softmax_case<RowCfg<512, 1, 4, 0, 1, 0, 0, true>, S::kLogSoftmax, false, T>("alt stream t512", 40, 5004, rng);
+    softmax_case<RowCfg<512, 1, 4, 0, 16, 0, 0, true>, S::kSoftmax, false, T>("alt split16", 3, 1000004, rng);
+    softmax_case<RowCfg<256, 1, 4, 0, 16, 0, 0, true>, S::kSoftmax, true, T>("alt split16 t256", 3, 1048576, rng);
+    softmax_case<RowCfg<512, 1, 4, 0, 2, 3, 0, true>, S::kSoftmax, false, T>("alt staged part split2", 6, 100000, rng);
+    softmax_case<RowCfg<256, 1, 1, 0, 1, 0, 4, true>, S::kSoftmax, false, T>("alt fallback v1 u4", 50, 1001, rng);
+    softmax_case<RowCfg<512, 1, 1, 0, 16, 0, 4, true>, S::kLogSoftmax, true, T>("alt fallback v1 u4 split16", 3, 100003, rng);
+    softmax_case<RowCfg<32, 8, 1, 0, 1, 0, 4, true>, S::kSoftmax, false, T>("alt fallback warp/row u4", 99, 131, rng);
+    softmax_case<RowCfg<32, 8, 4, 0, 1, 0, 3, true>, S::kLogSoftmax, false, T>("alt warp/row u3", 100, 644, rng);
+    norm_case<RowCfg<1024, 1, 8, 0, 1, 0, 0, true>, N::kLayerNorm, T>("alt stream v8", 20, 40000, {1e-5f, 1, 1, 1}, 40000, rng);
+    norm_case<RowCfg<256, 1, 4, 0, 16, 0, 0, true>, N::kLayerNorm, T>("alt split16", 7, 100000, {1e-5f, 1, 1, 1}, 100000, rng);
+    norm_case<RowCfg<128, 1, 1, 0, 8, 0, 4, true>, N::kRmsNorm, T>("alt fallback v1 u4 split8", 5, 70001, {1e-6f, 1, 1, 1}, 70001, rng);
+    norm_case<RowCfg<128, 2, 4, 0, 1, 4, 0, true>, N::kLayerNorm, T>("alt staged part rpb2", 41, 3000, {1e-5f, 1, 1, 1}, 3000, rng);
+    norm_case<RowCfg<128, 1, 4, 0, 2, 0, 0, true>, N::kGroupNorm, T>("alt split2 spatial196", 8 * 8, 8 * 196, {1e-5f, 8, 8, 196}, 64, rng);
+    norm_case<RowCfg<64, 1, 2, 0, 4, 0, 0, true>, N::kGroupNorm, T>("alt split4 spatial25", 4 * 8, 2 * 25, {1e-5f, 8, 2, 25}, 16, rng);
     using R = ReduceMode;
     reduce_case<RowCfg<256, 1, 4, 0, 1>, R::kSum, T>("stream", 100, 10000, rng);
     reduce_case<RowCfg<32, 8, 4, 2, 1>, R::kMean, T>("warp/row", 1000, 256, rng);
@@ -273,6 +335,11 @@ int main() {
         return 3;
     }
     std::mt19937 rng(1234);
+    sweep_order_case<RowCfg<64, 1, 4, 0, 4, 0, 2, true>>("alt split4 u2", 3, 10004, rng);
+    sweep_order_case<RowCfg<64, 1, 4, 0, 4, 0, 2, false>>("forward split4 u2", 3, 10004, rng);
+    sweep_order_case<RowCfg<32, 2, 4, 0, 1, 3, 0, true>>("alt staged rpb2", 5, 1004, rng);
+    sweep_order_case<RowCfg<32, 1, 1, 0, 2, 0, 4, true>>("alt v1 u4 split2", 4, 777, rng);
+    sweep_order_case<RowCfg<128, 1, 4, 0, 1, 0, 0, true>>("alt t128", 2, 4096, rng);
     run_all<float>(rng);
     run_all<__nv_bfloat16>(rng);
     std::printf("%d/%d cases passed\n", g_cases - g_failures, g_cases);
