@@ -53,6 +53,21 @@ std::optional<size_t> screen_capacity(const ScreenCosts& costs, double round_s) 
 size_t screen_count(size_t fresh, double ratio, const ScreenCosts& costs, double round_s) {
     size_t n = promote_count(fresh, ratio);
     if (auto cap = screen_capacity(costs, round_s)) n = std::max(n, std::min(*cap, fresh));
+    // The last compile wave is paid for whatever it holds: fill it with more candidates while
+    // their quick timings fit in what is left of the round, or in a quarter of the wave's own
+    // time when the round is already spent (a CUTLASS wave of ~50 s on the H200 holds 16
+    // compiles; the cut alone put 4-6 in it and left the search two rounds of few candidates).
+    const size_t jobs = static_cast<size_t>(std::max(1, costs.compile_jobs));
+    if (costs.compile_samples > 0 && costs.compile_wave_s > 0 && jobs > 1 && n > 0 &&
+        n % jobs != 0) {
+        const size_t room = jobs - n % jobs;
+        const double quick = std::max(0.0, costs.quick_s);
+        const double spare = std::max(round_s - static_cast<double>(n) * quick,
+                                      costs.compile_wave_s / 4);
+        const size_t afford = quick > 1e-6 ? static_cast<size_t>(std::max(0.0, spare / quick))
+                                           : room;
+        n = std::min(fresh, n + std::min(room, afford));
+    }
     return n;
 }
 

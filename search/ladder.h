@@ -66,7 +66,8 @@ std::optional<size_t> screen_capacity(const ScreenCosts& costs, double round_s);
 // cost-model cut promote_count(fresh, ratio) at least, and as many more as screen_capacity
 // allows, at most `fresh`. Cheap candidates (row-wise and map kernels: a compile wave of a few
 // seconds, milliseconds of timing) are screened in bulk; expensive compiles (CUTLASS GEMMs)
-// keep the cut.
+// keep the cut, filled up to a whole compile wave when the extra quick timings fit in the round
+// (or in a quarter of the wave's time).
 size_t screen_count(size_t fresh, double ratio, const ScreenCosts& costs, double round_s);
 
 // How many of `timed` quick-timed candidates go on to the full tier: what the cut alone would

@@ -35,10 +35,18 @@ TEST(Ladder, ScreenCountGrowsWhenCandidatesAreCheap) {
     EXPECT_EQ(screen_count(24, 1.0 / 3, rows, 22), 16u);
     EXPECT_EQ(screen_count(10, 1.0 / 3, rows, 22), 10u);  // never more than there are
     EXPECT_EQ(screen_capacity(rows, 30).value(), 32u);   // two waves
-    // CUTLASS GEMMs: a 90 s wave does not fit a 30 s round; the cut stays
+    // CUTLASS GEMMs: a 90 s wave does not fit a 30 s round; the cut (8) is compiled in one
+    // wave of 16 anyway, which takes 8 more whose 1 s quick timings fit in the round
     ScreenCosts gemm{90.0, 1, 16, 1.0, 2};
     EXPECT_EQ(screen_capacity(gemm, 30).value(), 0u);
-    EXPECT_EQ(screen_count(24, 1.0 / 3, gemm, 30), 8u);
+    EXPECT_EQ(screen_count(24, 1.0 / 3, gemm, 30), 16u);
+    EXPECT_EQ(screen_count(9, 1.0 / 3, gemm, 30), 9u);  // never more than there are
+    // a round already spent (5 s left): a quarter of the 90 s wave buys 16 s of quick timings,
+    // 8 more (to fill the wave)
+    EXPECT_EQ(screen_count(24, 1.0 / 3, gemm, 5), 16u);
+    // 4 s quick timings: a quarter of a 40 s wave buys 2 more
+    ScreenCosts slow{40.0, 1, 16, 4.0, 2};
+    EXPECT_EQ(screen_count(24, 1.0 / 3, slow, 5), 10u);
     // the simulated device: nothing to compile, timings in microseconds
     ScreenCosts sim{0.0, 0, 1, 1e-7, 9};
     EXPECT_EQ(screen_count(40, 1.0 / 3, sim, 1), 40u);
