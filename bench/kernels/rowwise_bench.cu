@@ -168,10 +168,12 @@ __device__ void check_elem(CheckOut* out, float y, double ref, double atol, doub
     if (err == err) atomicMax(&out->max_err_bits, __float_as_uint(float(err)));
 }
 // One block of 256 threads per row; mode 0 softmax, 1 log_softmax, 2 layer_norm (w, b),
-// 3 rms_norm (w). Compares y with the fp64 result of the same x.
+// 3 rms_norm (w), 4 group_norm (w, b per channel of `gs`). Compares y with the fp64 result of
+// the same x.
 template <typename T>
 __global__ void __launch_bounds__(256) k_reference_check(const T* x, const T* w, const T* b, const T* y, int64_t n,
-                                                        int mode, double eps, double atol, double rtol, CheckOut* out) {
+                                                        int mode, double eps, double atol, double rtol, CheckOut* out,
+                                                        NormShape gs) {
     __shared__ double sh[8];
     const T* xr = x + blockIdx.x * n;
     const T* yr = y + blockIdx.x * n;
@@ -185,7 +187,7 @@ __global__ void __launch_bounds__(256) k_reference_check(const T* x, const T* w,
         c = block_sum(s, sh);
     } else {
         double s = 0;
-        if (mode == 2) {
+        if (mode == 2 || mode == 4) {
             for (int64_t i = threadIdx.x; i < n; i += 256) s += double(to_f32(xr[i]));
             a = block_sum(s, sh) / double(n);  // mean
         }
@@ -202,19 +204,24 @@ __global__ void __launch_bounds__(256) k_reference_check(const T* x, const T* w,
         if (mode == 0) ref = exp(v - a) / c;
         else if (mode == 1) ref = v - a - log(c);
         else if (mode == 2) ref = (v - a) * c * double(to_f32(w[i])) + double(to_f32(b[i]));
-        else ref = v * c * double(to_f32(w[i]));
+        else if (mode == 3) ref = v * c * double(to_f32(w[i]));
+        else {
+            const int64_t ch = (blockIdx.x % gs.groups) * gs.group_channels + i / gs.spatial;
+            ref = (v - a) * c * double(to_f32(w[ch])) + double(to_f32(b[ch]));
+        }
         check_elem(out, to_f32(yr[i]), ref, atol, rtol);
     }
 }
 // "ok max|err| E" or "FAIL B bad, max|err| E" for y against the fp64 reference.
 template <typename T>
-std::string reference_check(const T* x, const T* w, const T* b, const T* y, int64_t rows, int64_t n, int mode) {
+std::string reference_check(const T* x, const T* w, const T* b, const T* y, int64_t rows, int64_t n, int mode,
+                            NormShape gs = NormShape{1e-5f, 1, 1, 1}) {
     CheckOut* d = nullptr;
     CHECK(cudaMalloc(&d, sizeof(CheckOut)));
     CHECK(cudaMemset(d, 0, sizeof(CheckOut)));
     const double tol = sizeof(T) == 4 ? 2e-5 : 1.6e-2;
     const double atol = mode == 0 ? tol * 0.05 : mode == 1 ? tol * 4 : tol * 5;
-    k_reference_check<T><<<unsigned(rows), 256>>>(x, w, b, y, n, mode, 1e-5, atol, tol, d);  // k_norm's eps
+    k_reference_check<T><<<unsigned(rows), 256>>>(x, w, b, y, n, mode, 1e-5, atol, tol, d, gs);  // k_norm's eps
     CHECK(cudaGetLastError());
     CheckOut h;
     CHECK(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
@@ -230,9 +237,9 @@ std::string reference_check(const T* x, const T* w, const T* b, const T* y, int6
 // ---- part 1: the suite problems, their problems/*.kf config ("old") against new knob values --
 
 // One variant: a checked first launch (output poisoned with NaN first), then the timing. A
-// variant that cannot launch is reported and skipped.
+// variant that cannot launch is reported and skipped (returns the median in ms, or -1).
 template <class C, typename T, class L>
-void variant(Timer& tm, const char* label, const char* shape, double bytes, T* y, size_t y_elems,
+double variant(Timer& tm, const char* label, const char* shape, double bytes, T* y, size_t y_elems,
              L launch, std::function<std::string()> check, int clusters) {
     CHECK(cudaMemset(y, 0xff, y_elems * sizeof(T)));
     cudaError_t e = launch();
@@ -244,10 +251,10 @@ void variant(Timer& tm, const char* label, const char* shape, double bytes, T* y
     if (e != cudaSuccess) {
         std::printf("%-44s %-20s launch failed: %s (smem %zu B)\n", name, shape, cudaGetErrorString(e), smem);
         cudaGetLastError();
-        return;
+        return -1;
     }
     const std::string chk = check();
-    tm.run(name, shape, bytes, [&] { CHECK(launch()); }, chk.c_str());
+    return tm.run(name, shape, bytes, [&] { CHECK(launch()); }, chk.c_str());
 }
 
 template <class C, SoftmaxMode M, typename T>
@@ -415,6 +422,7 @@ template <typename T, long long ROWS, long long N, int SPLIT> void row_suite(Tim
     });
 }
 
+#ifndef KFORGE_BENCH_NO_MAIN  // bench/kernels/rowrev includes this file for its harness
 int main() {
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -439,3 +447,4 @@ int main() {
 #endif
     return 0;
 }
+#endif
