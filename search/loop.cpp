@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <optional>
 #include <thread>
 
@@ -212,6 +213,78 @@ void add_sample(double& mean, int& samples, double value) {
     ++samples;
 }
 
+// Asks every proposer (not exhausted) for `wanted` programs (an LLM proposer for
+// options.proposals_per_round: its proposals cost tokens) and admits them; the hashes that
+// passed the checker are appended to `fresh`.
+Status propose(SearchState& st, Store& store, const std::vector<Proposer*>& proposers,
+               const SearchOptions& options, Spent& spent, int wanted,
+               std::vector<std::string>& fresh) {
+    ProposalContext ctx = context_for(st, options, wanted);
+    for (Proposer* proposer : proposers) {
+        if (proposer->exhausted()) continue;
+        ProposerUsage before = proposer->usage();
+        ctx.count = proposer->name().rfind("search:", 0) == 0 ? wanted : options.proposals_per_round;
+        std::vector<Proposal> props = proposer->propose(ctx);
+        ProposerUsage after = proposer->usage();
+        spent.llm_tokens += (after.tokens_in + after.tokens_out) - (before.tokens_in + before.tokens_out);
+        spent.llm_cost_usd += after.cost_usd - before.cost_usd;
+        for (const Proposal& p : props) {
+            auto hash = admit(st, store, p, proposer->name());
+            if (!hash) return hash.error();
+            if (!hash->empty()) fresh.push_back(*hash);
+        }
+    }
+    return Ok{};
+}
+
+// The cost-model screen: as many of `fresh` as the round can compile and time at the measured
+// costs (screen_count), best estimates first; the start program always goes through.
+std::vector<std::string> screen(const SearchState& st, const std::vector<std::string>& fresh,
+                                const SearchOptions& options, double round_s) {
+    std::vector<std::optional<double>> est;
+    for (const std::string& h : fresh) {
+        auto p = dsl::parse_program(st.candidates.at(h).text, "<candidate>");
+        std::optional<double> e;
+        if (p)
+            if (auto t = st.cost->estimate_ns(*p)) e = *t;
+        est.push_back(h == st.start_hash ? std::optional<double>(0.0) : e);
+    }
+    std::vector<std::string> screened;
+    for (size_t i : screen_by_estimate(
+             est, screen_count(fresh.size(), options.promote_ratio, st.screen_costs, round_s)))
+        screened.push_back(fresh[i]);
+    return screened;
+}
+
+// The programs of `screened` a precompile may build, within the compile budget.
+void fill_precompile(eval::PrecompileRequest& pre, const SearchState& st,
+                     const std::vector<std::string>& screened, const SearchOptions& options,
+                     const Spent& spent) {
+    int64_t room = options.budget.compiles ? *options.budget.compiles - spent.compiles
+                                           : static_cast<int64_t>(screened.size());
+    for (size_t i = 0; i < screened.size() && static_cast<int64_t>(i) < room; ++i)
+        pre.program_texts.push_back(st.candidates.at(screened[i]).text);
+}
+
+// The compile-wave cost sample of one precompile that took `secs`.
+void record_compile_cost(SearchState& st, const eval::PrecompileRequest& pre,
+                         const Expected<eval::PrecompileReport>& report, double secs) {
+    const int jobs = pre.jobs > 0 ? pre.jobs
+                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (report && report->sources > report->cache_hits) {
+        const int compiled = report->sources - report->cache_hits;
+        ScreenCosts& sc = st.screen_costs;
+        sc.compile_jobs = jobs;
+        add_sample(sc.compile_wave_s, sc.compile_samples, secs / ((compiled + jobs - 1) / jobs));
+    }
+}
+
+struct PrefetchResult {
+    eval::PrecompileRequest request;
+    Expected<eval::PrecompileReport> report;
+    double secs = 0;
+};
+
 }  // namespace
 
 Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
@@ -229,61 +302,27 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     ProposalContext ctx = context_for(st, options, wanted);
     // nothing timed yet (a fresh run): time the start program before anyone proposes
     bool wait_for_start = ctx.best.empty() && !fresh.empty();
-    for (Proposer* proposer : proposers) {
-        if (wait_for_start) break;
-        if (proposer->exhausted()) continue;
-        ProposerUsage before = proposer->usage();
-        // more only of the built-in proposers ("search:*"): an LLM's proposals cost tokens
-        ctx.count = proposer->name().rfind("search:", 0) == 0 ? wanted : options.proposals_per_round;
-        std::vector<Proposal> props = proposer->propose(ctx);
-        ProposerUsage after = proposer->usage();
-        spent.llm_tokens += (after.tokens_in + after.tokens_out) - (before.tokens_in + before.tokens_out);
-        spent.llm_cost_usd += after.cost_usd - before.cost_usd;
-        for (const Proposal& p : props) {
-            auto hash = admit(st, store, p, proposer->name());
-            if (!hash) return hash.error();
-            if (!hash->empty()) fresh.push_back(*hash);
-        }
-    }
+    // (proposals made while the start program's full tier ran - prefetch below - are this
+    // round's; the proposers are not asked again)
+    if (!wait_for_start && !st.proposals_prefetched)
+        if (auto s = propose(st, store, proposers, options, spent, wanted, fresh); !s) return s;
+    st.proposals_prefetched = false;
     // 2. cost-model screen (the start program always goes through)
-    std::vector<std::optional<double>> est;
-    for (const std::string& h : fresh) {
-        auto p = dsl::parse_program(st.candidates.at(h).text, "<candidate>");
-        std::optional<double> e;
-        if (p)
-            if (auto t = st.cost->estimate_ns(*p)) e = *t;
-        est.push_back(h == st.start_hash ? std::optional<double>(0.0) : e);
-    }
-    // as many as the round can compile and time at the measured costs, the cut at least
     const size_t cut_size = promote_count(fresh.size(), options.promote_ratio);
-    std::vector<std::string> screened;
-    for (size_t i : screen_by_estimate(
-             est, screen_count(fresh.size(), options.promote_ratio, st.screen_costs, round_s)))
-        screened.push_back(fresh[i]);
+    std::vector<std::string> screened = screen(st, fresh, options, round_s);
     st.counts.screened += static_cast<int64_t>(screened.size());
     // 3. compile + quick timing; the screened batch is compiled in parallel first (as many as
     //    the compile budget allows), so each evaluation's compile gates are cache hits
     std::optional<eval::PrecompileRequest> pre_request;
     if (!screened.empty()) pre_request = precompile_request(st, evaluator, options);
     if (pre_request) {
-        eval::PrecompileRequest& pre = *pre_request;
-        int64_t room = options.budget.compiles ? *options.budget.compiles - spent.compiles
-                                               : static_cast<int64_t>(screened.size());
-        for (size_t i = 0; i < screened.size() && static_cast<int64_t>(i) < room; ++i)
-            pre.program_texts.push_back(st.candidates.at(screened[i]).text);
+        fill_precompile(*pre_request, st, screened, options, spent);
         auto t0 = std::chrono::steady_clock::now();
         // per-program failures resurface in each evaluation
-        auto report = eval::precompile(pre);
+        auto report = eval::precompile(*pre_request);
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         spent.gpu_s += secs;
-        const int jobs = pre.jobs > 0 ? pre.jobs
-                                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        if (report && report->sources > report->cache_hits) {
-            const int compiled = report->sources - report->cache_hits;
-            ScreenCosts& sc = st.screen_costs;
-            sc.compile_jobs = jobs;
-            add_sample(sc.compile_wave_s, sc.compile_samples, secs / ((compiled + jobs - 1) / jobs));
-        }
+        record_compile_cost(st, *pre_request, report, secs);
     }
     std::vector<TimedEntry> timed;
     for (const std::string& h : screened) {
@@ -332,6 +371,35 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
             add_sample(st.screen_costs.full_s, st.screen_costs.full_samples,
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     };
+    // The start program's first full tier pays for the problem's full-shape correctness cases
+    // (inputs and the GPU reference: 25-80 s on the H200, 2026-12-01) while the CPU's compile
+    // slots sit idle: the next round is proposed now, from the start's quick timing, and its
+    // screened batch compiled while the full tier runs (a CUTLASS compile wave is ~50 s).
+    std::future<PrefetchResult> prefetch;
+    if (wait_for_start && !budget_exhausted(options.budget, spent))
+        if (auto sit = st.candidates.find(st.start_hash);
+            sit != st.candidates.end() && sit->second.quick && !sit->second.full) {
+            auto pre = precompile_request(st, evaluator, options);
+            if (pre) {
+                std::vector<std::string> next;
+                if (auto s = propose(st, store, proposers, options, spent,
+                                     proposals_wanted(st, options, proposers.size(), round_s),
+                                     next);
+                    !s)
+                    return s;
+                st.pending.insert(st.pending.end(), next.begin(), next.end());
+                st.proposals_prefetched = true;
+                fill_precompile(*pre, st, screen(st, next, options, round_s), options, spent);
+                if (!pre->program_texts.empty())
+                    prefetch = std::async(std::launch::async, [req = std::move(*pre)] {
+                        auto t0 = std::chrono::steady_clock::now();
+                        PrefetchResult r{req, eval::precompile(req), 0.0};
+                        r.secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                                     .count();
+                        return r;
+                    });
+            }
+        }
     for (size_t i : cut.promote) {
         if (budget_exhausted(options.budget, spent)) break;
         full_at(timed[i].id);
@@ -339,6 +407,13 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     if (auto sit = st.candidates.find(st.start_hash);
         sit != st.candidates.end() && sit->second.quick && !sit->second.full)
         full_at(st.start_hash);
+    if (prefetch.valid()) {
+        // only the wait beyond the full tier counts as GPU-seconds: the rest ran beside it
+        auto t0 = std::chrono::steady_clock::now();
+        PrefetchResult r = prefetch.get();
+        spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        record_compile_cost(st, r.request, r.report, r.secs);
+    }
     ++st.progress.rounds;
     auto best = best_time_ns(st);
     st.progress.best_ns_by_round.push_back(best.value_or(0.0));

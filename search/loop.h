@@ -77,6 +77,7 @@ struct SearchState {
     std::string start_hash;
     std::map<std::string, CandidateState> candidates;  // by program hash
     std::vector<std::string> pending;                  // in the store, never evaluated
+    bool proposals_prefetched = false;  // pending holds the next round's proposals (made early)
     std::optional<CostModel> cost;
     ScreenCosts screen_costs;  // measured per-candidate costs, for round sizing (not stored)
     Progress progress;

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "eval/evaluator.h"
 #include "problem/spec.h"
 #include "search/loop.h"
 #include "search/proposers.h"
@@ -205,6 +206,85 @@ TEST(SearchSim, ResumeAfterSigkillEvaluatesNothingTwice) {
                                                        << to_string(key.second);
     EXPECT_EQ(st->counts.cached, 0);
     EXPECT_TRUE(best_time_ns(*st));
+}
+
+// A simulated device that claims to be real to the loop (device_info().simulated = false), so
+// the loop precompiles into its compile cache as on the H200 - the row-wise programs through
+// NVRTC, seconds on CI - while every evaluation still runs on the simulated device.
+class PrecompilingSimEvaluator final : public eval::Evaluator {
+public:
+    explicit PrecompilingSimEvaluator(eval::Device& device) : inner_(device) {}
+    Expected<eval::DeviceInfo> device_info() override {
+        auto info = inner_.device_info();
+        if (info) info->simulated = false;
+        return info;
+    }
+    eval::EvalReport run_pipeline(const eval::EvalRequest& request) override {
+        return inner_.run_pipeline(request);
+    }
+    eval::TimeReport time(const eval::TimeRequest& request) override { return inner_.time(request); }
+
+private:
+    eval::InProcessEvaluator inner_;
+};
+
+// The start program's first full tier (the problem's full-shape correctness cases: 25-80 s on
+// the H200) no longer leaves the compile slots idle: the next round is proposed from the
+// start's quick timing and compiled while that full tier runs; the next round evaluates those
+// proposals without asking the proposers again.
+TEST(SearchSim, NextRoundIsProposedAndCompiledDuringTheStartsFullTier) {
+    auto device = eval::make_sim_device("h200");
+    auto store = open_store(":memory:");
+    ASSERT_TRUE(device && store);
+    PrecompilingSimEvaluator evaluator(**device);
+    std::filesystem::path cache = std::filesystem::path(temp_db("prefetch")).parent_path() / "cache";
+    SearchOptions o;
+    o.proposals_per_round = 2;
+    o.compile_cache_dir = cache.string();
+    auto st = start_search(evaluator, *store, load(kCases[1].problem), kCases[1].start, o);
+    ASSERT_TRUE(st) << st.error().to_string();
+    auto param = make_parameter_proposer();
+    Spent spent;
+    ASSERT_TRUE(search_round(*st, evaluator, *store, {param.get()}, o, spent));
+    // round 1: the start alone was timed; the next round's proposals wait, compiled
+    EXPECT_TRUE(st->candidates.at(st->start_hash).full.has_value());
+    EXPECT_TRUE(st->proposals_prefetched);
+    ASSERT_FALSE(st->pending.empty());
+    const int64_t proposed = st->counts.proposed;
+    EXPECT_GT(proposed, 0);
+    EXPECT_EQ(st->counts.quick, 1);
+    EXPECT_GE(st->screen_costs.compile_samples, 1) << "the prefetched batch compiled nothing";
+    size_t cached_files = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(cache))
+        cached_files += e.is_regular_file();
+    EXPECT_GT(cached_files, 0u);
+    // round 2: those proposals are screened and timed; nobody is asked for more
+    ASSERT_TRUE(search_round(*st, evaluator, *store, {param.get()}, o, spent));
+    EXPECT_EQ(st->counts.proposed, proposed);
+    EXPECT_GT(st->counts.quick, 1);
+    EXPECT_FALSE(st->proposals_prefetched);
+    // round 3 proposes again
+    ASSERT_TRUE(search_round(*st, evaluator, *store, {param.get()}, o, spent));
+    EXPECT_GT(st->counts.proposed, proposed);
+    std::filesystem::remove_all(cache.parent_path());
+}
+
+// On the simulated device nothing is compiled, so nothing is prefetched: round 2 proposes.
+TEST(SearchSim, NoPrefetchWithoutCompiles) {
+    auto device = eval::make_sim_device("h200");
+    auto store = open_store(":memory:");
+    ASSERT_TRUE(device && store);
+    SearchOptions o;
+    o.proposals_per_round = 2;
+    auto st = start_search(**device, *store, load(kCases[1].problem), kCases[1].start, o);
+    ASSERT_TRUE(st) << st.error().to_string();
+    auto param = make_parameter_proposer();
+    Spent spent;
+    ASSERT_TRUE(search_round(*st, **device, *store, {param.get()}, o, spent));
+    EXPECT_FALSE(st->proposals_prefetched);
+    EXPECT_EQ(st->counts.proposed, 0);  // the start program alone, not a proposal
+    ASSERT_TRUE(search_round(*st, **device, *store, {param.get()}, o, spent));
+    EXPECT_GT(st->counts.proposed, 0);
 }
 
 }  // namespace
