@@ -2,6 +2,7 @@
 // problem and the device), never repeat a program the run has seen, and name their move.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -93,6 +94,27 @@ TEST(KnobSpace, NeighboursChangeOneKnobAndFlagsToggleBothWays) {
     EXPECT_TRUE(vec8);
     EXPECT_TRUE(step_knob(*p, 0, "eps", 1).empty());  // semantic knobs are never moved
     EXPECT_TRUE(step_knob(*p, 0, "vec", 1).size() == 1u);
+}
+
+// A stepped range also offers the 3/2 and 3/4 points, ahead of one step: "bigger tiles" from
+// 128x128 reaches 128x192 (not only 128x144, which ran 1.56x slower on the H200).
+TEST(KnobSpace, SteppedRangesOfferThreeHalvesAndThreeQuarters) {
+    auto p = dsl::parse_program(
+        "program t for \"t\"\nkernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x64\n"
+        "    { store C[M,N] }\n", "t");
+    ASSERT_TRUE(p) << p.error().to_string();
+    std::vector<std::string> up, down;
+    for (const KnobMove& m : step_knob(*p, 0, "tile", 1)) up.push_back(m.move);
+    for (const KnobMove& m : step_knob(*p, 0, "tile", -1)) down.push_back(m.move);
+    auto pos = [](const std::vector<std::string>& v, const std::string& s) {
+        return std::find(v.begin(), v.end(), s) - v.begin();
+    };
+    const long n192 = pos(up, "k0 tile 128x128x64 -> 128x192x64");
+    const long n144 = pos(up, "k0 tile 128x128x64 -> 128x144x64");
+    ASSERT_LT(n192, static_cast<long>(up.size()));
+    ASSERT_LT(n144, static_cast<long>(up.size()));
+    EXPECT_LT(n192, n144);
+    EXPECT_LT(pos(down, "k0 tile 128x128x64 -> 128x96x64"), static_cast<long>(down.size()));
 }
 
 TEST(KnobSpace, CrossoverNeedsSameStructure) {
