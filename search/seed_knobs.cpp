@@ -53,7 +53,10 @@ dsl::GemmConfig config(int tm, int tn, int tk, int cm, dsl::Schedule schedule, d
 //    doubled accumulator (dsl/check_legality.cpp) - then cluster 1x1, then the multistage list.
 //  - Hopper (sm_90) with another tensor-core math, tile K = 128 bytes of operand:
 //      K <= 128                                   -> pingpong 128x128, cluster 2x1
-//      fewer 128x128 tiles than SMs and K >= 4096 -> stream_k 128x128, cluster 1x1
+//      fewer 128x128 tiles than SMs and K >= 4096 -> cooperative 128x128, cluster 1x1, splitk
+//        the largest power of two (<= 16, K / split >= 2048) whose CTAs fit in one wave, when
+//        that is at least 2 (gemm_large_k_bf16, 1024^2 x 131072 on the H200, 2026-12-01:
+//        splitk 2 335.6 us = 102% of cuBLAS, stream_k 525.9 us); else stream_k 128x128
 //      at least one wave of 128x256 tiles         -> cooperative 128x256, cluster 2x1
 //      otherwise                                  -> cooperative 128x128 (cluster 2x1 if M allows)
 //    then the safer cooperative 128x128 cluster 1x1, tma_ws 64x128, and the multistage list.
@@ -87,6 +90,15 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
             out.push_back(config(128, 128, tk, cm, Schedule::kPingpong, math, 0, 8));
         } else if (square < limits.sm_count && s.k >= 4096 &&
                    options.gemm_tiles == SeedGemmTiles::kAuto) {
+            // Split K in whole waves where at least two splits fit; stream-K for the rest.
+            int split = 1;
+            while (split < 16 && square * split * 2 <= limits.sm_count && s.k / (split * 2) >= 2048)
+                split *= 2;
+            if (split > 1) {
+                dsl::GemmConfig c = config(128, 128, tk, 1, Schedule::kCooperative, math, 0, 1);
+                c.split_k = split;
+                out.push_back(c);
+            }
             out.push_back(config(128, 128, tk, 1, Schedule::kStreamK, math, 0, 1));
         } else if (want_wide) {
             out.push_back(config(128, 256, tk, cm, Schedule::kCooperative, math, 0, 8));

@@ -284,6 +284,30 @@ TEST(Seed, LargeFp32StrictGemmSeedsPromotedStagedTf32x3) {
               std::string::npos) << dsl::print_canonical(*old);
 }
 
+// Few output tiles and a long K (gemm_large_k_bf16, 1024^2 x 131072: 64 tiles of 128x128 on
+// 132 SMs): split K in one wave (measured on the H200: splitk 2 335.6 us = 102% of cuBLAS,
+// stream_k 525.9 us); one split short of two waves keeps stream_k.
+TEST(Seed, FewTilesLongKSplitsKInOneWave) {
+    auto seed_text = [](int64_t m, int64_t n, int64_t k) {
+        auto prog = search::seed_program(
+            parse(R"({"name":"lk","dims":{"M":)" + std::to_string(m) + R"(,"N":)" +
+                  std::to_string(n) + R"(,"K":)" + std::to_string(k) + R"(},
+                  "inputs":{"A":{"shape":["M","K"],"dtype":"bf16"},"B":{"shape":["K","N"],"dtype":"bf16"}},
+                  "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"}],
+                  "outputs":["C"],"precision":{"policy":"bf16"}})"),
+            h200());
+        EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
+        return prog.ok() ? dsl::print_canonical(*prog) : std::string();
+    };
+    std::string t = seed_text(1024, 1024, 131072);  // 64 tiles: 2 splits fit in 132 SMs
+    EXPECT_NE(t.find("schedule cooperative"), std::string::npos) << t;
+    EXPECT_NE(t.find("splitk 2"), std::string::npos) << t;
+    t = seed_text(512, 512, 65536);  // 16 tiles: 8 splits, 8192 of K each
+    EXPECT_NE(t.find("splitk 8"), std::string::npos) << t;
+    t = seed_text(1280, 1280, 8192);  // 100 tiles: no second split fits; stream-K
+    EXPECT_NE(t.find("schedule stream_k"), std::string::npos) << t;
+}
+
 // Row-wise seeds follow the H200 row-wise benchmark (2026-12-01): about four vectors per thread
 // up to 256 threads, and a row too long for 64 values per thread but within a third of a
 // block's shared memory stays in one pass (held in shared memory) instead of 512 threads of
