@@ -243,46 +243,34 @@ EvalReport Pipeline::run() {
             ok = gate_correctness("correctness_full", request_.problem, rounds, seed_base, check_);
         if (!ok) return finish();
     } else {
-        auto small = small_shape(request_.problem, request_.program_text, device_key_,
-                                 kSmallShapeMaxFlops);
-        if (!small) {
-            fail("correctness_small", EvalStatus::kNotSupported, small.error().to_string());
-            return finish();
-        }
-        small_shape_ = *small;
-        std::unique_ptr<Prepared> small_prepared;
-        if (!reuse_gate("correctness_small", *small, request_.seed * 1000) &&
-            !gate_correctness("correctness_small", *small, 2, request_.seed * 1000,
-                              small_prepared))
-            return finish();
-        small_prepared.reset();
-        if (full_tier()) {
-            auto check = check_shape(request_.problem, *small, request_.program_text,
-                                     device_key_);
-            if (!check) {
-                fail("correctness_full", EvalStatus::kNotSupported, check.error().to_string());
+        // The gates' shapes, rounds and seeds come from correctness_gates, the list the
+        // warm-up (warm_cases) builds its cases from.
+        bool checked_on_gpu = false;
+        for (const CorrectnessGatePlan& g :
+             correctness_gates(request_.problem, request_.program_text, device_key_,
+                               request_.seed, report_.tier, use_gpu_reference(request_.problem))) {
+            if (!g.error.empty()) {
+                fail(g.gate, EvalStatus::kNotSupported, g.error);
                 return finish();
             }
-            bool checked_on_gpu = false;
-            if (use_gpu_reference(request_.problem)) {
-                // The hidden second shape against the CPU interpreter (where it differs from
-                // the small and the full shape), then the real full shape against the GPU
-                // reference; if that reference fails, correctness_full at the check shape below.
-                if (check->dims != request_.problem.dims && check->dims != small->dims) {
-                    std::unique_ptr<Prepared> hidden;
-                    if (!gate_correctness("correctness_hidden", *check, 3,
-                                          request_.seed * 1000 + 200, hidden))
-                        return finish();
-                }
-                check_shape_ = request_.problem;
-                checked_on_gpu = gate_correctness("correctness_full", request_.problem, 5,
-                                                  request_.seed * 1000 + 100, check_);
+            std::unique_ptr<Prepared> prepared;
+            if (g.gate == "correctness_small") {
+                small_shape_ = g.shape;
+                if (!reuse_gate(g.gate, g.shape, g.seed_base) &&
+                    !gate_correctness(g.gate, g.shape, g.rounds, g.seed_base, prepared))
+                    return finish();
+            } else if (g.gate == "correctness_hidden") {
+                if (!gate_correctness(g.gate, g.shape, g.rounds, g.seed_base, prepared))
+                    return finish();
+            } else if (g.gpu_reference) {
+                // The real full shape against the GPU reference; if that reference fails, the
+                // fallback gate (correctness_full at the check shape) comes next.
+                check_shape_ = g.shape;
+                checked_on_gpu = gate_correctness(g.gate, g.shape, g.rounds, g.seed_base, check_);
                 if (!checked_on_gpu && !gpu_reference_failed_quietly()) return finish();
-            }
-            if (!checked_on_gpu) {
-                check_shape_ = *check;
-                if (!gate_correctness("correctness_full", *check, 5, request_.seed * 1000 + 100,
-                                      check_))
+            } else if (!checked_on_gpu) {
+                check_shape_ = g.shape;
+                if (!gate_correctness(g.gate, g.shape, g.rounds, g.seed_base, check_))
                     return finish();
                 if (!gate_full_shape()) return finish();
             }

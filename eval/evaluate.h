@@ -64,6 +64,7 @@
 #include "codegen/launch_plan.h"
 #include "eval/device.h"
 #include "eval/timing.h"
+#include "problem/inputs.h"
 #include "problem/problem.h"
 #include "store/enums.h"
 
@@ -142,6 +143,67 @@ struct EvalReport {
     double wall_ms = 0;              // the whole evaluation, store included
     std::vector<std::string> worker_notes;  // supervised: worker restarts and why
 };
+
+// One correctness gate as the pipeline runs it: round i checks inputs of distribution
+// correctness_distribution(i) and seed seed_base + i at `shape` against the GPU fp64 reference
+// (`gpu_reference`) or the CPU interpreter. The gates and the warm-up (warm_cases) both list
+// their cases with correctness_gates, so the warm-up builds exactly the cases the gates request.
+struct CorrectnessGatePlan {
+    std::string gate;  // correctness_small, correctness_hidden or correctness_full
+    Problem shape;
+    int rounds = 0;
+    uint64_t seed_base = 0;
+    bool gpu_reference = false;
+    // correctness_full at the check shape, run only when the GPU reference failed quietly.
+    bool fallback = false;
+    std::string error;  // no shape fits (small_shape / check_shape): the gate fails kNotSupported
+};
+
+// The input distribution of correctness round `round` (uniform, normal, heavy-tailed, cycling).
+Distribution correctness_distribution(int round);
+
+// The correctness gates of a program's quick or full tier, in the order the pipeline runs them:
+// correctness_small; in the full tier on a device with a GPU reference (`gpu_reference`) the
+// hidden second shape (when it differs from the small and the full shape), correctness_full at
+// the full shape and its CPU fallback at the check shape; without one, correctness_full at the
+// check shape. The list ends at the first gate with an error.
+std::vector<CorrectnessGatePlan> correctness_gates(const Problem& problem,
+                                                   const std::string& program_text,
+                                                   const std::string& device_key, uint64_t seed,
+                                                   EvalTier tier, bool gpu_reference);
+
+// A warm-up of the correctness cases (inputs and references) a program's quick and full tiers
+// will request, run before the program is compiled (e.g. while it compiles), so that its gates
+// find them in the ReferenceCache. Cases are numbered in correctness_gates order (fallback gates
+// left out); a request warms [first_case, first_case + max_cases) of them.
+struct WarmRequest {
+    Problem problem;            // at its full shape
+    std::string program_text;   // the small and hidden shapes depend on the program
+    uint64_t seed = 1;          // EvalRequest::seed of the evaluations to come
+    EvalTier tier = EvalTier::kFull;
+    uint64_t first_case = 0;
+    uint64_t max_cases = UINT64_MAX;
+};
+
+struct WarmReport {
+    uint64_t cases_total = 0;  // the cases of the whole list
+    int computed = 0;          // references computed now
+    int cached = 0;            // already in the cache
+    // What failed (a gate without a shape, a failed reference, a worker that died); empty if
+    // nothing did. A failure is never fatal: the gates later run as they would without warm-up.
+    std::string error;
+    bool context_lost = false;  // a GPU reference lost the CUDA context (restart the worker)
+    double wall_ms = 0;
+};
+
+// The warm-up on `device` into `cache`.
+WarmReport warm_cases(Device& device, const WarmRequest& request, ReferenceCache& cache);
+
+nlohmann::ordered_json to_json(const WarmRequest& request);
+// An Error names the field ("payload.first_case") or the problem spec's own error.
+Expected<WarmRequest> warm_request_from_json(const nlohmann::json& payload);
+nlohmann::ordered_json to_json(const WarmReport& report);
+Expected<WarmReport> warm_report_from_json(const nlohmann::json& j);
 
 // The pipeline on `device` with the store wrapper (eval/evaluator.h has the same through a
 // supervised worker). `cache`: inputs and references to share (null: a private one).

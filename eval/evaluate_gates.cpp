@@ -10,9 +10,6 @@
 namespace kforge::eval::detail {
 namespace {
 
-constexpr Distribution kRoundDistributions[] = {Distribution::kUniform01, Distribution::kNormal,
-                                                Distribution::kHeavyTailed};
-
 bool has_f16(const Problem& p) {
     for (const Tensor& t : p.tensors)
         if (t.dtype == DType::kF16) return true;
@@ -43,32 +40,42 @@ bool Pipeline::gpu_reference_failed_quietly() const {
     return gpu_reference_error_.has_value() && report_.status == EvalStatus::kPassed;
 }
 
-RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed,
-                            bool gpu_reference) {
-    RoundResult r;
-    auto t0 = std::chrono::steady_clock::now();
-    int64_t misses = cache_->stats().reference_misses;
-    std::string_view kind = gpu_reference ? kGpuReferenceKind : kCpuReferenceKind;
-    nlohmann::ordered_json gpu_evidence;
-    bool lost = false;
+FetchedCase fetch_case(Device& device, ReferenceCache& cache, const Problem& shape,
+                       Distribution d, uint64_t seed, bool gpu_reference) {
+    FetchedCase f;
+    int64_t misses = cache.stats().reference_misses;
     auto make_reference = [&](const TensorData& inputs) -> Expected<TensorData> {
         if (!gpu_reference) return interpret(shape, inputs);
-        ReferenceResult g = device_.reference(shape, inputs);
-        gpu_evidence = {{"compile_ms", g.time_compile_ms},
-                        {"run_ms", g.time_run_ms},
-                        {"module_cached", g.module_cached}};
+        ReferenceResult g = device.reference(shape, inputs);
+        f.gpu_evidence = {{"compile_ms", g.time_compile_ms},
+                          {"run_ms", g.time_run_ms},
+                          {"module_cached", g.module_cached}};
         if (!g.ok()) {
-            lost = g.context_lost;
+            f.context_lost = g.context_lost;
             return make_error("", g.error);
         }
         return std::move(g.outputs);
     };
-    auto c = cache_->get(
-        shape, d, seed, [&] { return make_inputs(shape, d, seed); }, make_reference, kind);
+    f.c = cache.get(
+        shape, d, seed, [&] { return make_inputs(shape, d, seed); }, make_reference,
+        gpu_reference ? kGpuReferenceKind : kCpuReferenceKind);
+    f.computed = cache.stats().reference_misses > misses;
+    return f;
+}
+
+RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed,
+                            bool gpu_reference) {
+    RoundResult r;
+    auto t0 = std::chrono::steady_clock::now();
+    std::string_view kind = gpu_reference ? kGpuReferenceKind : kCpuReferenceKind;
+    FetchedCase f = fetch_case(device_, *cache_, shape, d, seed, gpu_reference);
+    const std::shared_ptr<const CachedCase>& c = f.c;
+    const nlohmann::ordered_json& gpu_evidence = f.gpu_evidence;
+    const bool lost = f.context_lost;
     r.evidence["distribution"] = std::string(to_string(d));
     r.evidence["seed"] = seed;
     r.evidence["reference_kind"] = std::string(kind);
-    r.evidence["reference"] = cache_->stats().reference_misses > misses ? "computed" : "cached";
+    r.evidence["reference"] = f.computed ? "computed" : "cached";
     r.evidence["reference_ms"] =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!gpu_evidence.is_null()) r.evidence["gpu_reference"] = gpu_evidence;
@@ -139,7 +146,7 @@ bool Pipeline::gate_correctness(const std::string& gate, const Problem& shape, i
     }
     RoundResult previous;
     for (int i = 0; i < rounds; ++i) {
-        RoundResult r = round(shape, kRoundDistributions[i % 3], seed_base + i, gpu);
+        RoundResult r = round(shape, correctness_distribution(i), seed_base + i, gpu);
         r.evidence["round"] = i;
         if (r.status != EvalStatus::kPassed) {
             if (r.gpu_reference_failed) {
@@ -205,3 +212,50 @@ bool Pipeline::gate_audit(Prepared& prepared, const TensorData& reference) {
 }
 
 }  // namespace kforge::eval::detail
+
+namespace kforge::eval {
+
+WarmReport warm_cases(Device& device, const WarmRequest& request, ReferenceCache& cache) {
+    auto t0 = std::chrono::steady_clock::now();
+    WarmReport w;
+    const bool gpu = !device.reference_kind().empty();
+    std::vector<CorrectnessGatePlan> gates =
+        correctness_gates(request.problem, request.program_text, device.info().datasheet_key,
+                          request.seed, request.tier, gpu);
+    struct Case {
+        const CorrectnessGatePlan* gate;
+        int round;
+    };
+    std::vector<Case> cases;
+    for (const CorrectnessGatePlan& g : gates) {
+        if (!g.error.empty()) {
+            w.error = g.gate + ": " + g.error;
+            break;
+        }
+        if (g.fallback) continue;  // runs only after a failed GPU reference
+        for (int i = 0; i < g.rounds; ++i) cases.push_back({&g, i});
+    }
+    w.cases_total = cases.size();
+    for (uint64_t i = request.first_case; i < cases.size() && i - request.first_case <
+                                                                  request.max_cases; ++i) {
+        const CorrectnessGatePlan& g = *cases[i].gate;
+        detail::FetchedCase f =
+            detail::fetch_case(device, cache, g.shape, correctness_distribution(cases[i].round),
+                               g.seed_base + static_cast<uint64_t>(cases[i].round),
+                               g.gpu_reference);
+        ++(f.computed ? w.computed : w.cached);
+        if (!f.c->reference) {
+            // Cached as failed: the gate meets the same failure (and falls back to the CPU
+            // interpreter) without trying again. Later cases wait for the gates.
+            w.error = g.gate + " case " + std::to_string(i) + ": the " +
+                      (g.gpu_reference ? "GPU" : "CPU") + " reference failed: " +
+                      f.c->reference_error;
+            w.context_lost = f.context_lost;
+            break;
+        }
+    }
+    w.wall_ms = ms_since(t0);
+    return w;
+}
+
+}  // namespace kforge::eval

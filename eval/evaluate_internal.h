@@ -37,6 +37,17 @@ struct RoundResult {
 // f16 tensor exists).
 TensorData make_inputs(const Problem& shape, Distribution d, uint64_t seed);
 
+// One correctness case from `cache`: its inputs (make_inputs) and its reference, the device's
+// GPU fp64 one with `gpu_reference`, else the CPU interpreter's; computed on a miss.
+struct FetchedCase {
+    std::shared_ptr<const CachedCase> c;
+    bool computed = false;  // the reference was computed now (not cached)
+    nlohmann::ordered_json gpu_evidence;  // the GPU reference's compile and run times
+    bool context_lost = false;            // the GPU reference lost the CUDA context
+};
+FetchedCase fetch_case(Device& device, ReferenceCache& cache, const Problem& shape,
+                       Distribution d, uint64_t seed, bool gpu_reference);
+
 class Pipeline {
 public:
     Pipeline(Device& device, const EvalRequest& request, ReferenceCache* cache);

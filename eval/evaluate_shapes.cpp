@@ -1,4 +1,5 @@
-// Shape selection for the correctness gates (eval/evaluate.h: small_shape, check_shape).
+// Shape selection for the correctness gates and the list of those gates (eval/evaluate.h:
+// small_shape, check_shape, correctness_gates).
 #include <algorithm>
 
 #include "dsl/check.h"
@@ -95,6 +96,46 @@ Expected<Problem> check_shape(const Problem& problem, const Problem& small,
         return p;
     }
     return small;  // nothing larger is feasible: the small shape is the largest checkable
+}
+
+Distribution correctness_distribution(int round) {
+    constexpr Distribution kCycle[] = {Distribution::kUniform01, Distribution::kNormal,
+                                       Distribution::kHeavyTailed};
+    return kCycle[round % 3];
+}
+
+std::vector<CorrectnessGatePlan> correctness_gates(const Problem& problem,
+                                                   const std::string& program_text,
+                                                   const std::string& device_key, uint64_t seed,
+                                                   EvalTier tier, bool gpu_reference) {
+    std::vector<CorrectnessGatePlan> gates;
+    auto add = [&](std::string gate, const Problem& shape, int rounds, uint64_t seed_base,
+                   bool gpu) -> CorrectnessGatePlan& {
+        gates.push_back(
+            CorrectnessGatePlan{std::move(gate), shape, rounds, seed_base, gpu, false, {}});
+        return gates.back();
+    };
+    auto small = small_shape(problem, program_text, device_key, kSmallShapeMaxFlops);
+    if (!small) {
+        add("correctness_small", problem, 0, 0, false).error = small.error().to_string();
+        return gates;
+    }
+    add("correctness_small", *small, 2, seed * 1000, false);
+    if (tier != EvalTier::kFull && tier != EvalTier::kProfile) return gates;
+    auto check = check_shape(problem, *small, program_text, device_key);
+    if (!check) {
+        add("correctness_full", problem, 0, 0, false).error = check.error().to_string();
+        return gates;
+    }
+    if (gpu_reference) {
+        if (check->dims != problem.dims && check->dims != small->dims)
+            add("correctness_hidden", *check, 3, seed * 1000 + 200, false);
+        add("correctness_full", problem, 5, seed * 1000 + 100, true);
+        add("correctness_full", *check, 5, seed * 1000 + 100, false).fallback = true;
+    } else {
+        add("correctness_full", *check, 5, seed * 1000 + 100, false);
+    }
+    return gates;
 }
 
 }  // namespace kforge::eval

@@ -1,6 +1,7 @@
 #include "eval/evaluator.h"
 
 #include <chrono>
+#include <exception>
 
 #include "dsl/parser.h"
 #include "dsl/printer.h"
@@ -40,6 +41,22 @@ InProcessEvaluator::InProcessEvaluator(Device& device, ReferenceCache* cache)
     if (!cache_) {
         own_cache_ = std::make_unique<ReferenceCache>();
         cache_ = own_cache_.get();
+    }
+}
+
+WarmReport Evaluator::warm(const WarmRequest&) {
+    WarmReport r;
+    r.error = "this evaluator does not warm correctness cases";
+    return r;
+}
+
+WarmReport InProcessEvaluator::warm(const WarmRequest& request) {
+    try {
+        return warm_cases(device_, request, *cache_);
+    } catch (const std::exception& e) {  // the gates will meet (and report) it themselves
+        WarmReport r;
+        r.error = std::string("warm-up internal error: ") + e.what();
+        return r;
     }
 }
 
@@ -96,6 +113,23 @@ TimeReport SupervisedEvaluator::time(const TimeRequest& request) {
     r.simulated = r.device.simulated;
     r.status = result ? result->status : EvalStatus::kNotSupported;
     r.message = result ? result->message : result.error().to_string();
+    return r;
+}
+
+WarmReport SupervisedEvaluator::warm(const WarmRequest& request) {
+    auto t0 = std::chrono::steady_clock::now();
+    WarmReport r;
+    auto result = supervisor_.warm(to_json(request), task_timeout_s_);
+    if (!result) {
+        r.error = "worker: " + result.error().to_string();
+    } else if (auto parsed = warm_report_from_json(result->report); parsed) {
+        r = std::move(*parsed);
+    } else {
+        r.error = "worker: " + (result->message.empty()
+                                    ? "unreadable warm report: " + parsed.error().to_string()
+                                    : result->message);
+    }
+    r.wall_ms = ms_since(t0);
     return r;
 }
 

@@ -25,6 +25,11 @@ public:
     virtual EvalReport run_pipeline(const EvalRequest& request) = 0;
     // Interleaved or repeated timing (eval/time_programs.h).
     virtual TimeReport time(const TimeRequest& request) = 0;
+    // Builds the correctness cases `request` lists (eval/evaluate.h: warm_cases) where the
+    // evaluations run, so that later evaluations of that program, problem and seed find them
+    // cached. Never throws; a failure is the report's error and changes no later evaluation's
+    // result. An evaluator without a reference cache says so in the error.
+    virtual WarmReport warm(const WarmRequest& request);
 };
 
 // The pipeline with the store wrapper, on any evaluator; wall_ms covers all of it.
@@ -37,6 +42,7 @@ public:
     Expected<DeviceInfo> device_info() override { return device_.info(); }
     EvalReport run_pipeline(const EvalRequest& request) override;
     TimeReport time(const TimeRequest& request) override;
+    WarmReport warm(const WarmRequest& request) override;
 
 private:
     Device& device_;
@@ -54,6 +60,9 @@ public:
     Expected<DeviceInfo> device_info() override;
     EvalReport run_pipeline(const EvalRequest& request) override;
     TimeReport time(const TimeRequest& request) override;
+    // A warm task in the worker; a worker that dies or misses the deadline is the report's
+    // error (and a fresh worker for the next task, as for evaluate).
+    WarmReport warm(const WarmRequest& request) override;
 
 private:
     Supervisor& supervisor_;

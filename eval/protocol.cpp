@@ -17,9 +17,10 @@ constexpr std::array<std::pair<MessageType, std::string_view>, 4> kMessageTypes{
     {MessageType::kError, "error"},
 }};
 
-constexpr std::array<std::pair<TaskKind, std::string_view>, 5> kTaskKinds{{
+constexpr std::array<std::pair<TaskKind, std::string_view>, 6> kTaskKinds{{
     {TaskKind::kEvaluate, "evaluate"},
     {TaskKind::kTime, "time"},
+    {TaskKind::kWarm, "warm"},
     {TaskKind::kPing, "ping"},
     {TaskKind::kMemory, "memory"},
     {TaskKind::kShutdown, "shutdown"},

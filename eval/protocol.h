@@ -35,9 +35,10 @@ std::string_view to_string(MessageType t);
 std::optional<MessageType> message_type_from_string(std::string_view s);
 
 // evaluate: run the payload's EvalRequest; time: the payload's TimeRequest (eval/
-// time_programs.h); ping: answer at once (liveness); memory: report the device memory in use
-// (leak check); shutdown: answer, then exit 0.
-enum class TaskKind { kEvaluate, kTime, kPing, kMemory, kShutdown };
+// time_programs.h); warm: build the correctness cases of the payload's WarmRequest (eval/
+// evaluate.h) into the worker's reference cache; ping: answer at once (liveness); memory: report
+// the device memory in use (leak check); shutdown: answer, then exit 0.
+enum class TaskKind { kEvaluate, kTime, kWarm, kPing, kMemory, kShutdown };
 std::string_view to_string(TaskKind k);
 std::optional<TaskKind> task_kind_from_string(std::string_view s);
 

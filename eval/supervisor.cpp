@@ -214,6 +214,11 @@ Expected<TaskResult> Supervisor::time(const nlohmann::json& payload,
     return run_counted(TaskKind::kTime, payload, timeout_s);
 }
 
+Expected<TaskResult> Supervisor::warm(const nlohmann::json& payload,
+                                      std::optional<double> timeout_s) {
+    return run_task(TaskKind::kWarm, payload, timeout_s.value_or(options_.task_timeout_s));
+}
+
 Expected<TaskResult> Supervisor::run_counted(TaskKind kind, const nlohmann::json& payload,
                                              std::optional<double> timeout_s) {
     auto r = run_task(kind, payload, timeout_s.value_or(options_.task_timeout_s));

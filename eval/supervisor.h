@@ -78,6 +78,11 @@ public:
     // Runs one time task (payload: a TimeRequest as JSON), like evaluate().
     Expected<TaskResult> time(const nlohmann::json& payload,
                               std::optional<double> timeout_s = std::nullopt);
+    // Runs one warm task (payload: a WarmRequest as JSON) with the deadline and crash handling
+    // of evaluate(), but not counted as a task: it neither recycles the worker (which would lose
+    // the cache it fills) nor sets the memory baseline.
+    Expected<TaskResult> warm(const nlohmann::json& payload,
+                              std::optional<double> timeout_s = std::nullopt);
     // Round trip to the worker (starting one if needed).
     Expected<TaskResult> ping();
     // Device memory the worker's device reports in use.

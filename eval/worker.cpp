@@ -37,10 +37,12 @@ Message answer(Device& device, const TaskHandlers& handlers, const Message& task
                            {{"used_bytes", device.memory_used_bytes()}});
     case TaskKind::kEvaluate:
     case TaskKind::kTime:
+    case TaskKind::kWarm:
         break;
     }
-    const EvaluateTask& handler =
-        task.kind == TaskKind::kTime ? handlers.time : handlers.evaluate;
+    const EvaluateTask& handler = task.kind == TaskKind::kTime   ? handlers.time
+                                  : task.kind == TaskKind::kWarm ? handlers.warm
+                                                                 : handlers.evaluate;
     if (!handler)
         return make_error_message(task.id, "this worker does not serve " +
                                                std::string(to_string(task.kind)) + " tasks");
@@ -186,11 +188,83 @@ Expected<TaskOutcome> time_task(Device& device, const nlohmann::json& payload,
     return out;
 }
 
+Expected<TaskOutcome> warm_task(Device& device, const nlohmann::json& payload,
+                                ReferenceCache& cache) {
+    auto request = warm_request_from_json(payload);
+    if (!request) return request.error();
+    WarmReport report = warm_cases(device, *request, cache);
+    TaskOutcome out;
+    // A failed warm-up is reported, not a candidate's status: kNotSupported never restarts.
+    out.status = report.error.empty() ? EvalStatus::kPassed : EvalStatus::kNotSupported;
+    out.restart = report.context_lost;
+    out.report = to_json(report);
+    return out;
+}
+
 TaskHandlers default_task_handlers() {
     auto cache = std::make_shared<ReferenceCache>();
     return TaskHandlers{
         [cache](Device& d, const nlohmann::json& p) { return evaluate_task(d, p, cache.get()); },
-        [cache](Device& d, const nlohmann::json& p) { return time_task(d, p, cache.get()); }};
+        [cache](Device& d, const nlohmann::json& p) { return time_task(d, p, cache.get()); },
+        [cache](Device& d, const nlohmann::json& p) { return warm_task(d, p, *cache); }};
+}
+
+nlohmann::ordered_json to_json(const WarmRequest& r) {
+    nlohmann::ordered_json j;
+    j["problem"] = problem_to_json(r.problem);
+    j["program"] = r.program_text;
+    j["seed"] = r.seed;
+    j["tier"] = to_string(r.tier);
+    j["first_case"] = r.first_case;
+    if (r.max_cases != UINT64_MAX) j["max_cases"] = r.max_cases;
+    return j;
+}
+
+Expected<WarmRequest> warm_request_from_json(const nlohmann::json& j) {
+    if (!j.is_object()) return make_error("payload", "not an object");
+    WarmRequest r;
+    auto problem = problem_from_payload(j);
+    if (!problem) return problem.error();
+    r.problem = std::move(*problem);
+    auto program = string_field(j, "program", true);
+    if (!program) return program.error();
+    r.program_text = std::move(*program);
+    auto tier = string_field(j, "tier", false, "full");
+    if (!tier) return tier.error();
+    auto t = eval_tier_from_string(*tier);
+    if (!t) return make_error("payload.tier", "unknown tier '" + *tier + "'");
+    r.tier = *t;
+    for (auto [key, field] : {std::pair{"seed", &r.seed}, std::pair{"first_case", &r.first_case},
+                              std::pair{"max_cases", &r.max_cases}}) {
+        auto it = j.find(key);
+        if (it == j.end()) continue;
+        if (!it->is_number_unsigned())
+            return make_error(std::string("payload.") + key, "not an unsigned integer");
+        *field = it->get<uint64_t>();
+    }
+    return r;
+}
+
+nlohmann::ordered_json to_json(const WarmReport& w) {
+    return {{"cases_total", w.cases_total}, {"computed", w.computed}, {"cached", w.cached},
+            {"error", w.error},             {"context_lost", w.context_lost},
+            {"wall_ms", w.wall_ms}};
+}
+
+Expected<WarmReport> warm_report_from_json(const nlohmann::json& j) {
+    if (!j.is_object()) return make_error("warm report", "not an object");
+    WarmReport w;
+    try {
+        w.cases_total = j.at("cases_total").get<uint64_t>();
+        w.computed = j.at("computed").get<int>();
+        w.cached = j.at("cached").get<int>();
+        w.error = j.at("error").get<std::string>();
+        w.context_lost = j.at("context_lost").get<bool>();
+        w.wall_ms = j.at("wall_ms").get<double>();
+    } catch (const nlohmann::json::exception& e) {
+        return make_error("warm report", e.what());
+    }
+    return w;
 }
 
 bool device_in_doubt(EvalStatus status) {

@@ -29,10 +29,11 @@ using EvaluateTask = std::function<Expected<TaskOutcome>(Device&, const nlohmann
 struct TaskHandlers {
     EvaluateTask evaluate;
     EvaluateTask time;  // empty: time tasks are answered with an error
+    EvaluateTask warm;  // empty: warm tasks are answered with an error
 };
 
-// evaluate_task and time_task sharing one ReferenceCache for the worker's lifetime, so the
-// candidates of one problem share inputs and fp64 references.
+// evaluate_task, time_task and warm_task sharing one ReferenceCache for the worker's lifetime,
+// so the candidates of one problem share inputs and fp64 references (warmed ahead or not).
 TaskHandlers default_task_handlers();
 
 // The evaluate payload: an EvalRequest without its in-process parts (store, run id):
@@ -50,6 +51,12 @@ Expected<TaskOutcome> evaluate_task(Device& device, const nlohmann::json& payloa
 // The time payload (time_request_from_json) through time_programs().
 Expected<TaskOutcome> time_task(Device& device, const nlohmann::json& payload,
                                 ReferenceCache* cache = nullptr);
+
+// The warm payload (to_json(WarmRequest): "problem", "program", "seed", "tier", "first_case",
+// "max_cases") through warm_cases() into `cache`. The status is passed, or not_supported when
+// the warm-up reports an error (the report's "error"); a lost CUDA context asks for a restart.
+Expected<TaskOutcome> warm_task(Device& device, const nlohmann::json& payload,
+                                ReferenceCache& cache);
 
 // Whether a task that ended with `status` leaves the worker's device in doubt, so the
 // supervisor must replace the worker: a launch failure or crash may be a sticky CUDA error

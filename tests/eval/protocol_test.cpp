@@ -11,7 +11,8 @@ TEST(Protocol, EnumsRoundTrip) {
     for (auto t : {MessageType::kHello, MessageType::kTask, MessageType::kResult,
                    MessageType::kError})
         EXPECT_EQ(message_type_from_string(to_string(t)), t);
-    for (auto k : {TaskKind::kEvaluate, TaskKind::kPing, TaskKind::kMemory, TaskKind::kShutdown})
+    for (auto k : {TaskKind::kEvaluate, TaskKind::kTime, TaskKind::kWarm, TaskKind::kPing,
+                   TaskKind::kMemory, TaskKind::kShutdown})
         EXPECT_EQ(task_kind_from_string(to_string(k)), k);
     EXPECT_FALSE(task_kind_from_string("Evaluate"));
     EXPECT_FALSE(message_type_from_string(""));
