@@ -279,6 +279,31 @@ void record_compile_cost(SearchState& st, const eval::PrecompileRequest& pre,
     }
 }
 
+// The start program's correctness cases (inputs and references: 16-80 s per problem at the
+// full shape on the H200, 2026-12-01), built by the evaluator's worker one case at a time while
+// `compile` (the start's precompile, ~10-50 s) runs, until it is done: the start's tiers then
+// find them cached. It stops once the compile is done, so it delays the round by at most the
+// case in flight; the rest are built by the start's full tier as before (beside the prefetch
+// below). A failure only ends the warm-up: the gates then run as they would without it.
+void warm_start_cases(const SearchState& st, eval::Evaluator& evaluator,
+                      const SearchOptions& options,
+                      const std::future<Expected<eval::PrecompileReport>>& compile) {
+    auto it = st.candidates.find(st.start_hash);
+    if (it == st.candidates.end() || it->second.evaluated) return;
+    eval::WarmRequest request;
+    request.problem = st.problem;
+    request.program_text = it->second.text;
+    request.seed = options.seed;  // evaluate_at's
+    request.tier = EvalTier::kFull;
+    request.max_cases = 1;
+    for (uint64_t i = 0;; ++i) {
+        if (compile.wait_for(std::chrono::seconds(0)) == std::future_status::ready) return;
+        request.first_case = i;
+        eval::WarmReport r = evaluator.warm(request);
+        if (!r.error.empty() || i + 1 >= r.cases_total) return;
+    }
+}
+
 struct PrefetchResult {
     eval::PrecompileRequest request;
     Expected<eval::PrecompileReport> report;
@@ -318,8 +343,12 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     if (pre_request) {
         fill_precompile(*pre_request, st, screened, options, spent);
         auto t0 = std::chrono::steady_clock::now();
-        // per-program failures resurface in each evaluation
-        auto report = eval::precompile(*pre_request);
+        // per-program failures resurface in each evaluation; while the start program compiles,
+        // its worker builds the correctness cases its tiers will need (the wait counts once)
+        auto compile = std::async(wait_for_start ? std::launch::async : std::launch::deferred,
+                                  [&pre = *pre_request] { return eval::precompile(pre); });
+        if (wait_for_start) warm_start_cases(st, evaluator, options, compile);
+        auto report = compile.get();
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         spent.gpu_s += secs;
         record_compile_cost(st, *pre_request, report, secs);

@@ -269,6 +269,95 @@ TEST(SearchSim, NextRoundIsProposedAndCompiledDuringTheStartsFullTier) {
     std::filesystem::remove_all(cache.parent_path());
 }
 
+// PrecompilingSimEvaluator that also warms correctness cases (through the in-process
+// evaluator's cache) and keeps what it was asked and what it answered.
+class WarmingSimEvaluator final : public eval::Evaluator {
+public:
+    explicit WarmingSimEvaluator(eval::Device& device) : inner_(device) {}
+    Expected<eval::DeviceInfo> device_info() override {
+        auto info = inner_.device_info();
+        if (info) info->simulated = false;
+        return info;
+    }
+    eval::EvalReport run_pipeline(const eval::EvalRequest& request) override {
+        reports.push_back(inner_.run_pipeline(request));
+        return reports.back();
+    }
+    eval::TimeReport time(const eval::TimeRequest& request) override { return inner_.time(request); }
+    eval::WarmReport warm(const eval::WarmRequest& request) override {
+        warmed.push_back(inner_.warm(request));
+        warm_programs.push_back(request.program_text);
+        return warmed.back();
+    }
+    std::vector<eval::EvalReport> reports;
+    std::vector<eval::WarmReport> warmed;
+    std::vector<std::string> warm_programs;
+
+private:
+    eval::InProcessEvaluator inner_;
+};
+
+// "cached" rounds of the correctness gates that ran (a reused gate's evidence is its quick
+// tier's, counted there).
+int cached_rounds(const eval::EvalReport& r) {
+    int n = 0;
+    for (const eval::GateOutcome& g : r.gates)
+        if (g.gate.rfind("correctness_", 0) == 0 && !g.evidence.contains("reused") &&
+            g.evidence.contains("rounds"))
+            for (const auto& round : g.evidence["rounds"])
+                n += round.value("reference", "") == "cached";
+    return n;
+}
+
+// While the start program compiles, the evaluator builds its correctness cases one at a time;
+// the start's tiers find exactly those cached, and the round's results are those without it.
+TEST(SearchSim, TheStartsCorrectnessCasesAreWarmedWhileItCompiles) {
+    auto device = eval::make_sim_device("h200");
+    ASSERT_TRUE(device);
+    auto run = [&](eval::Evaluator& evaluator, const std::string& tag) {
+        auto store = open_store(":memory:");
+        EXPECT_TRUE(store);
+        std::filesystem::path cache = std::filesystem::path(temp_db(tag)).parent_path() / "cache";
+        SearchOptions o;
+        o.proposals_per_round = 2;
+        o.compile_cache_dir = cache.string();
+        auto st = start_search(evaluator, *store, load(kCases[1].problem), kCases[1].start, o);
+        EXPECT_TRUE(st) << st.error().to_string();
+        auto param = make_parameter_proposer();
+        Spent spent;
+        EXPECT_TRUE(search_round(*st, evaluator, *store, {param.get()}, o, spent));
+        std::filesystem::remove_all(cache.parent_path());
+        return std::move(*st);
+    };
+    PrecompilingSimEvaluator plain_evaluator(**device);
+    SearchState plain = run(plain_evaluator, "warm_plain");
+    WarmingSimEvaluator evaluator(**device);
+    SearchState warmed = run(evaluator, "warm_on");
+    // one case per call, from the first, while the compile ran (NVRTC: far longer than a call)
+    ASSERT_FALSE(evaluator.warmed.empty());
+    int warmed_cases = 0;
+    for (const eval::WarmReport& w : evaluator.warmed) {
+        EXPECT_TRUE(w.error.empty()) << w.error;
+        EXPECT_EQ(w.computed, 1);
+        EXPECT_EQ(w.cases_total, 7u);  // correctness_small 2 + correctness_full 5
+        warmed_cases += w.computed;
+    }
+    for (const std::string& p : evaluator.warm_programs)
+        EXPECT_EQ(p, warmed.candidates.at(warmed.start_hash).text);
+    int cached = 0;
+    for (const eval::EvalReport& r : evaluator.reports) cached += cached_rounds(r);
+    EXPECT_EQ(cached, warmed_cases);
+    // the same round as without the warm-up
+    const CandidateState& a = plain.candidates.at(plain.start_hash);
+    const CandidateState& b = warmed.candidates.at(warmed.start_hash);
+    ASSERT_TRUE(a.full && b.full);
+    EXPECT_DOUBLE_EQ(a.full->median_ns, b.full->median_ns);
+    EXPECT_EQ(a.status, b.status);
+    EXPECT_EQ(plain.counts.quick, warmed.counts.quick);
+    EXPECT_EQ(plain.counts.full, warmed.counts.full);
+    EXPECT_EQ(plain.pending.size(), warmed.pending.size());
+}
+
 // On the simulated device nothing is compiled, so nothing is prefetched: round 2 proposes.
 TEST(SearchSim, NoPrefetchWithoutCompiles) {
     auto device = eval::make_sim_device("h200");
