@@ -41,7 +41,9 @@
 //
 // Every gate's evidence carries its wall time (`wall_ms`, also GateOutcome::wall_ms) and the
 // report the total. Inputs and fp64 references come from a ReferenceCache (eval/
-// reference_cache.h): a worker keeps one, so candidates of one problem share them.
+// reference_cache.h): a worker keeps one, so candidates of one problem share them, and
+// warm_cases (below; Evaluator::warm) fills it ahead of a program's evaluation from the same
+// list of gates (correctness_gates) that the pipeline runs.
 //
 // A prebuilt candidate (EvalRequest::prebuilt: a cubin and its launch plan, e.g. the faulty
 // kernels of tests/faults/) replaces the program: static checks the plan against the problem,
