@@ -36,6 +36,7 @@ struct KnobValue {
     std::vector<int64_t> ints;
     std::string word;
     double number = 0.0;
+    bool operator==(const KnobValue&) const = default;
 };
 
 struct KnobSpec {

@@ -300,12 +300,8 @@ std::vector<KnobMove> crossovers(const dsl::Program& a, const dsl::Program& b, i
     for (size_t i = 0; i < a.kernels.size(); ++i)
         for (const KnobSpec& s : dsl::knob_table(a.kernels[i].kind)) {
             if (!is_tuning_knob(a.kernels[i].kind, s.name)) continue;
-            auto va = read(s, a.kernels[i]), vb = read(s, b.kernels[i]);
-            const bool same = va.has_value() == vb.has_value() &&
-                              (!va || (va->ints == vb->ints && va->word == vb->word &&
-                                       va->number == vb->number));
-            if (!same)
-                diffs.push_back({i, &s, vb});
+            auto vb = read(s, b.kernels[i]);
+            if (read(s, a.kernels[i]) != vb) diffs.push_back({i, &s, vb});
         }
     if (diffs.size() < 2 || static_cast<int>(diffs.size()) > max_knobs) return {};
     std::vector<KnobMove> out;

@@ -90,6 +90,20 @@ Status record_invalid(SearchState& st, Store& store, const std::string& hash,
 
 namespace {
 
+// The time the proposers' context ranks a candidate by: its full timing, else its quick one;
+// 0 when it has none or did not pass.
+double ranked_time(const CandidateState& c) {
+    if (c.status != EvalStatus::kPassed) return 0;
+    return c.full ? c.full->median_ns : c.quick ? c.quick->median_ns : 0;
+}
+
+// Whether any candidate is timed (the proposers have a best to start from).
+bool any_timed(const SearchState& st) {
+    for (const auto& [hash, c] : st.candidates)
+        if (ranked_time(c) > 0) return true;
+    return false;
+}
+
 double time_of(const CandidateState& c) {
     if (c.status != EvalStatus::kPassed) return 0;
     if (c.full) return c.full->median_ns;
@@ -106,8 +120,8 @@ ProposalContext context_for(const SearchState& st, const SearchOptions& options,
     std::vector<std::pair<double, std::string>> ranked;
     for (const auto& [hash, c] : st.candidates) {
         ctx.seen_hashes.push_back(hash);
-        double t = c.full ? c.full->median_ns : c.quick ? c.quick->median_ns : 0;
-        if (c.status == EvalStatus::kPassed && t > 0) ranked.push_back({t, hash});
+        double t = ranked_time(c);
+        if (t > 0) ranked.push_back({t, hash});
         else if (c.evaluated && c.status != EvalStatus::kPassed && ctx.recent_failures.size() < 4)
             ctx.recent_failures.push_back(CandidateView{c.text, hash, c.status, c.message});
     }
@@ -324,9 +338,8 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     std::vector<std::string> fresh = std::move(st.pending);
     st.pending.clear();
     const int wanted = proposals_wanted(st, options, proposers.size(), round_s);
-    ProposalContext ctx = context_for(st, options, wanted);
     // nothing timed yet (a fresh run): time the start program before anyone proposes
-    bool wait_for_start = ctx.best.empty() && !fresh.empty();
+    const bool wait_for_start = !any_timed(st) && !fresh.empty();
     // (proposals made while the start program's full tier ran - prefetch below - are this
     // round's; the proposers are not asked again)
     if (!wait_for_start && !st.proposals_prefetched)
@@ -356,11 +369,8 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     std::vector<TimedEntry> timed;
     for (const std::string& h : screened) {
         if (budget_exhausted(options.budget, spent)) break;
-        auto t0 = std::chrono::steady_clock::now();
         eval::EvalReport r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
-        if (!r.cached)
-            add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        if (!r.cached) add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples, r.wall_ms / 1e3);
         const CandidateState& c = st.candidates.at(h);
         if (c.quick) timed.push_back({h, c.quick->median_ns, c.quick->ci95_low_ns, c.quick->ci95_high_ns});
     }
@@ -394,11 +404,8 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     }
     // 5. full timing with every gate
     auto full_at = [&](const std::string& h) {
-        auto t0 = std::chrono::steady_clock::now();
         eval::EvalReport r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kFull, options, spent);
-        if (!r.cached)
-            add_sample(st.screen_costs.full_s, st.screen_costs.full_samples,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        if (!r.cached) add_sample(st.screen_costs.full_s, st.screen_costs.full_samples, r.wall_ms / 1e3);
     };
     // The start program's first full tier pays for the problem's full-shape correctness cases
     // (inputs and the GPU reference: 25-80 s on the H200, 2026-12-01) while the CPU's compile

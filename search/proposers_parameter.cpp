@@ -35,27 +35,26 @@ bool random_restart(const detail::Parent& parent, Rng& rng, detail::ProposalSink
 void two_knob_moves(const std::vector<detail::Parent>& parents, Rng& rng,
                     detail::ProposalSink& sink, int count) {
     const detail::Parent& best = parents[0];
-    auto offer = [&](std::vector<KnobMove>& ms, int limit) {
-        for (size_t i = 0; i < ms.size() && limit > 0 && !sink.full(); ++i)
-            if (sink.add(ms[i].program, {best.hash}, ms[i].move) == detail::Admit::kAdded) --limit;
+    // Adds moves of `ms` until `left` of them were new and legal; returns what is left.
+    auto offer = [&](const std::vector<KnobMove>& ms, int left,
+                     const std::vector<std::string>& from, const std::string& prefix) {
+        for (size_t i = 0; i < ms.size() && left > 0 && !sink.full(); ++i)
+            if (sink.add(ms[i].program, from, prefix + ms[i].move) == detail::Admit::kAdded) --left;
+        return left;
     };
     const int share = std::max(1, count / 3);
     int mixes_left = share;
-    for (size_t j = 1; j < parents.size() && j < 4 && mixes_left > 0; ++j) {
-        std::vector<KnobMove> mixes = crossovers(best.program, parents[j].program);
-        const std::string prefix =
-            "mix of " + best.hash.substr(0, 8) + " and " + parents[j].hash.substr(0, 8) + ": ";
-        for (size_t i = 0; i < mixes.size() && mixes_left > 0 && !sink.full(); ++i)
-            if (sink.add(mixes[i].program, {best.hash, parents[j].hash}, prefix + mixes[i].move) ==
-                detail::Admit::kAdded)
-                --mixes_left;
-    }
+    for (size_t j = 1; j < parents.size() && j < 4 && mixes_left > 0; ++j)
+        mixes_left = offer(crossovers(best.program, parents[j].program), mixes_left,
+                           {best.hash, parents[j].hash},
+                           "mix of " + best.hash.substr(0, 8) + " and " +
+                               parents[j].hash.substr(0, 8) + ": ");
     std::vector<KnobMove> trades = knob_trades(best.program);
     shuffle(trades, rng);
-    offer(trades, share);
+    offer(trades, share, {best.hash}, "");
     std::vector<KnobMove> pairs = knob_pair_neighbours(best.program);
     shuffle(pairs, rng);
-    offer(pairs, share);
+    offer(pairs, share, {best.hash}, "");
 }
 
 class ParameterProposer : public Proposer {
@@ -102,9 +101,10 @@ public:
         if (!stalled && !sink.full()) two_knob_moves(parents, rng, sink, context.count);
         for (size_t i = 1; i < moves.size(); ++i) take(i, context.count);
         // everything within two knobs of the best was tried: restart elsewhere rather than stop
-        for (int n = 0; n < std::max(1, context.count / 4) && sink.size() == n; ++n)
-            if (!random_restart(parents[0], rng, sink, "random restart (neighbourhood used up)"))
-                break;
+        if (sink.size() == 0)
+            for (int n = 0; n < std::max(1, context.count / 4); ++n)
+                if (!random_restart(parents[0], rng, sink, "random restart (neighbourhood used up)"))
+                    break;
         return sink.take();
     }
 
