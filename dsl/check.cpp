@@ -80,7 +80,7 @@ CheckResult check_program(const Program& program, const Problem& problem,
             break;
         case KernelKind::kMap: check_legality_map(kernel, facts[k], limits, reporter); break;
         }
-        check_lowering(kernel, problem, reporter);
+        check_lowering(kernel, reporter);
     }
     return result;
 }

@@ -24,6 +24,10 @@ struct DeviceSpec;
 
 namespace kforge::dsl {
 
+// CTAs that may share one row of a rowwise kernel (`split`): a split row is one thread-block
+// cluster, up to 16 CTAs on sm_90 (above 8 the launch allows a non-portable cluster size).
+inline constexpr int kMaxRowSplit = 16;
+
 // What the checker needs to know about the target GPU.
 struct DeviceLimits {
     std::string name = "h200";               // for messages ("the h200 allows 227 KiB")

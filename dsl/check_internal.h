@@ -58,7 +58,7 @@ void check_legality_map(const Kernel& kernel, const KernelFacts& facts,
                         const DeviceLimits& limits, Reporter& reporter);
 
 // Limits of kforge's code generators (check_lowering.cpp); runs after check_semantics.
-void check_lowering(const Kernel& kernel, const Problem& problem, Reporter& reporter);
+void check_lowering(const Kernel& kernel, Reporter& reporter);
 
 
 // The problem's op graph as canonical expressions (check_problem_expr.cpp): node of every tensor.

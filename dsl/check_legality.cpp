@@ -93,11 +93,16 @@ void check_math(const Kernel& kn, DType a, DType b, const Problem& problem, Repo
     }
 }
 
+// "128x128x64", as the program writes the tile.
+std::string tile_text(const GemmConfig& c) {
+    return std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "x" +
+           std::to_string(c.tile_k);
+}
+
 void check_tile(const Kernel& kn, int bytes, Reporter& rep) {
     const GemmConfig& c = kn.gemm;
     const SourceLoc at = knob_loc(kn, "tile");
-    const std::string tile = std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "x" +
-                             std::to_string(c.tile_k);
+    const std::string tile = tile_text(c);
     if (c.tile_m != 64 && c.tile_m != 128 && c.tile_m != 256)
         rep.error(at, "tile " + tile + ": tile M must be 64, 128 or 256");
     if (c.tile_n < 16 || c.tile_n > 256 || c.tile_n % 16 != 0)
@@ -160,10 +165,8 @@ void check_promotion(const Kernel& kn, DType operands, const Problem& problem, R
     int fit_n = 0;
     for (int n = 16; n <= 256; n += 16)
         if (2 * acc_regs(n) <= budget) fit_n = n;
-    const std::string tile = std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) + "x" +
-                             std::to_string(c.tile_k);
     rep.error(knob_loc(kn, "tile"),
-              "tile " + tile + " with math tf32x3 on schedule " + std::string(to_string(c.schedule)) +
+              "tile " + tile_text(c) + " with math tf32x3 on schedule " + std::string(to_string(c.schedule)) +
                   ": 3xTF32 promotes wgmma's accumulator into a second fp32 accumulator, so each of "
                   "the " + std::to_string(threads) + " consumer threads holds 2 x " +
                   std::to_string(acc_regs(c.tile_n)) + " accumulator registers; with " +

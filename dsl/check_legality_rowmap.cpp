@@ -121,7 +121,8 @@ void check_legality_rowwise(const Kernel& kn, const KernelFacts& facts,
     const ResolvedTensor* x = tensors.find_tensor(kn.args.at(0).name);
     const int bytes = x ? dtype_bytes(x->dtype) : 4;
     const bool threads_ok = check_threads(kn, "threads", c.threads, limits, rep);
-    if (c.split < 1 || c.split > 16) rep.error(knob_loc(kn, "split"), "split must be 1..16");
+    if (c.split < 1 || c.split > kMaxRowSplit)
+        rep.error(knob_loc(kn, "split"), "split must be 1.." + std::to_string(kMaxRowSplit));
     const int64_t len = facts.row_len / std::max(1, c.split);
     check_vec(kn, c.vec, bytes, facts.row_len % std::max(1, c.split) == 0 ? len : facts.row_len,
               c.split > 1 ? "the row length per split" : "the row length", rep);

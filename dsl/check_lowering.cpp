@@ -9,10 +9,6 @@ namespace kforge::dsl {
 
 namespace {
 
-// The split-row path uses one cluster per row: up to 16 CTAs on sm_90 (above 8 the launch
-// allows a non-portable cluster size).
-constexpr int kMaxRowSplit = 16;
-
 void check_chain_lowerable(const Kernel& kn, Reporter& rep) {
     for (const ChainOp& op : kn.chain) {
         if (op.kind == ChainOpKind::kReduce) {
@@ -25,19 +21,14 @@ void check_chain_lowerable(const Kernel& kn, Reporter& rep) {
 
 }  // namespace
 
-void check_lowering(const Kernel& kn, const Problem& problem, Reporter& rep) {
+// GEMMs: nothing to refuse. tf32 with MN-major operands lowers staged K-major, and 3xTF32 on the
+// Hopper schedules as one tf32 GEMM over K' = 3K of staged hi/lo parts (codegen/gemm_stage.h)
+// whose accumulator is promoted every 4 k-blocks (codegen/lower_gemm.cpp; unpromoted it failed
+// the fp32_strict precision profile on the H200: median relative error 4.1e-5 at 4096^3,
+// promoted 3.6e-7, bench/kernels/tf32x3_accum). The tiles whose doubled accumulator does not fit
+// a consumer thread's registers are refused with the other register limits (check_legality.cpp).
+void check_lowering(const Kernel& kn, Reporter& rep) {
     check_chain_lowerable(kn, rep);
-    if (kn.kind == KernelKind::kGemm) {
-        // Nothing to refuse: tf32 with MN-major operands (both, or either) lowers staged
-        // K-major, and 3xTF32 on the Hopper schedules as one tf32 GEMM over K' = 3K of staged
-        // hi/lo parts (codegen/gemm_stage.h) whose accumulator is promoted into a separate fp32
-        // accumulator every 4 k-blocks (codegen/lower_gemm.cpp). Without the promotion it failed
-        // the fp32_strict precision profile on the H200 (median relative error 4.1e-5 at
-        // 4096^3; promoted 3.6e-7, bench/kernels/tf32x3_accum). The tiles whose doubled
-        // accumulator does not fit a consumer thread's registers are refused with the other
-        // register limits (check_legality.cpp).
-        (void)problem;
-    }
     if (kn.kind == KernelKind::kRowwise) {
         const bool over_last = kn.over.empty() || (!kn.args.empty() && !kn.args[0].dims.empty() &&
                                                    kn.over == kn.args[0].dims.back());

@@ -177,8 +177,7 @@ std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
         if (cached(tpr, 1) > 64 && !smem_row) {
             constexpr int64_t kPartBytes = int64_t{64} << 10;
             tpr = std::min(512, max_threads);
-            constexpr int kMaxSplit = 16;  // a cluster (dsl/check_lowering.cpp kMaxRowSplit)
-            while (split < kMaxSplit && ceil_div(s.len, split) * s.elem_bytes > kPartBytes)
+            while (split < dsl::kMaxRowSplit && ceil_div(s.len, split) * s.elem_bytes > kPartBytes)
                 split *= 2;
             passes = 2;
         }
