@@ -76,8 +76,7 @@ RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed,
     r.evidence["seed"] = seed;
     r.evidence["reference_kind"] = std::string(kind);
     r.evidence["reference"] = f.computed ? "computed" : "cached";
-    r.evidence["reference_ms"] =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    r.evidence["reference_ms"] = ms_since(t0);
     if (!gpu_evidence.is_null()) r.evidence["gpu_reference"] = gpu_evidence;
     if (!c->reference) {
         r.status = EvalStatus::kNotSupported;
