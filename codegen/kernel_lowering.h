@@ -29,6 +29,9 @@ struct LowerContext {
     std::map<std::string, TensorInfo> tensors;  // every tensor the program names
     int sm_count = 132;                         // target device, for persistent grids
     std::string arch = "sm_90a";
+    // The same program at the shape its kernels are configured for (LowerOptions::
+    // config_problem), when that is not this one; null otherwise.
+    const LowerContext* config = nullptr;
 };
 
 // What one kernel contributes to the translation unit and the plan.

@@ -102,6 +102,14 @@ Expected<Lowered> lower_program(const dsl::Program& program, const Problem& prob
     ctx.tensors = *table;
     ctx.sm_count = options.sm_count;
     ctx.arch = options.arch;
+    LowerContext config;  // the configuration shape's context (config_problem)
+    if (options.config_problem && options.config_problem->dims != problem.dims)
+        if (auto full = build_tensor_table(program, *options.config_problem)) {
+            config = ctx;
+            config.problem = options.config_problem;
+            config.tensors = std::move(*full);
+            ctx.config = &config;
+        }
 
     // 2. per-kernel lowering
     Lowered out;

@@ -25,6 +25,12 @@ struct LowerOptions {
     std::string program_hash;          // copied into the plan (dsl content hash)
     std::string source_file = "kernels.cu";
     std::string host_library = "kernels_host.so";  // plan.host_library when there is host code
+    // The problem at the shape the kernels' compile-time configuration is derived for, when
+    // lowering at another (smaller) one: the evaluator's correctness shapes then run the source
+    // the full shape is timed with (one compile serves every shape). Row kernels keep the full
+    // shape's vector width and row holding where those also serve the smaller rows (the
+    // templates guard every column); other kernels take nothing from it. Null: the problem.
+    const Problem* config_problem = nullptr;
     // Called after each pass with its name and a readable form of its result.
     std::function<void(std::string_view pass, std::string_view text)> dump;
 };

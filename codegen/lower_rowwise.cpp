@@ -67,9 +67,8 @@ const char* header_of(dsl::RowOp op) {
     return "kernels/reduce_col.cuh";  // includes reduce_row.cuh
 }
 
-}  // namespace
-
-Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext& ctx) {
+// The row kernel's plan at `ctx`'s shape, everything but the chain.
+Expected<detail::RowwisePlan> plan_rows(const dsl::Kernel& kernel, const LowerContext& ctx) {
     const std::string where = "kernel " + kernel.name;
     if (kernel.args.empty()) return make_error(where, "rowwise needs an input tensor");
     const dsl::TensorRef& xref = kernel.args[0];
@@ -103,14 +102,6 @@ Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext
     plan.mode = info.mode;
     plan.header = header_of(kernel.row_op);
 
-    // The chain's index space: the input, or the input without the reduced dim.
-    ChainSpace space;
-    for (size_t d = 0; d < rank; ++d) {
-        if (info.per_row_result && d == axis) continue;
-        space.dims.push_back(xref.dims[d]);
-        space.shape.push_back(shape[d]);
-    }
-
     if (kernel.row_op == dsl::RowOp::kGroupNorm) {
         if (rank < 2) return make_error(where, "group_norm needs X[N, C, *]");
         const Op* op = problem_op(ctx, OpKind::kGroupNorm);
@@ -143,12 +134,35 @@ Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext
         const Op* op = problem_op(ctx, kind);
         plan.eps = kernel.eps.value_or(op ? op->attrs.eps : 1e-5);
     }
+    plan.config_n = plan.n;
+    return plan;
+}
 
+}  // namespace
+
+Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    auto plan = plan_rows(kernel, ctx);
+    if (!plan) return plan.error();
+    // At a correctness shape, a row kernel is configured for the rows of the full shape (the
+    // emission keeps that only where it also serves these rows), so one source serves both
+    if (ctx.config != nullptr && !plan->column)
+        if (auto full = plan_rows(kernel, *ctx.config); full && !full->column && full->n > plan->n)
+            plan->config_n = full->n;
+    // The chain's index space: the input, or the input without the reduced dim.
+    const dsl::TensorRef& xref = kernel.args[0];
+    const RowOpInfo info = row_op_info(kernel.row_op);
+    ChainSpace space;
+    for (size_t d = 0; d < plan->x->shape.size(); ++d) {
+        if (info.per_row_result && d == plan->axis) continue;
+        space.dims.push_back(xref.dims[d]);
+        space.shape.push_back(plan->x->shape[d]);
+    }
     auto chain = emit_chain("kforge_" + kernel.name + "_chain", kernel.chain, space, std::nullopt,
                             ctx);
     if (!chain) return chain.error();
-    plan.chain = &*chain;
-    return plan.column ? detail::emit_column_reduce(plan, ctx) : detail::emit_row_kernel(plan, ctx);
+    plan->chain = &*chain;
+    return plan->column ? detail::emit_column_reduce(*plan, ctx)
+                        : detail::emit_row_kernel(*plan, ctx);
 }
 
 }  // namespace kforge::codegen

@@ -18,6 +18,10 @@ struct RowwisePlan {
     // row kernels: rows x n; column reductions: outer x n x inner (n = the reduced length)
     bool column = false;
     int64_t rows = 0, n = 0, outer = 0, inner = 0;
+    // Row kernels: the row length the kernel's compile-time configuration (vector width, how a
+    // row is held) is derived for: n, or the full shape's longer rows when lowered at a
+    // correctness shape (LowerContext::config), so that both shapes share one source.
+    int64_t config_n = 0;
     double eps = 1e-5;
     int64_t groups = 1, group_channels = 1, spatial = 1;
 };

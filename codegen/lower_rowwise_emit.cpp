@@ -89,12 +89,16 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     // kMaxCachedPerThread values, else (or with smem_stage) in shared memory, all of it.
     // passes 2 with smem_stage: as much of the CTA's part as shared memory takes; the rest is
     // re-read from memory on each sweep. passes 2 alone: every sweep reads memory.
-    const int vec = pick_vec(cfg.vec, plan.n);
+    // The configuration is derived for config_n (the full shape's rows) while its vector width
+    // also divides this shape's rows, which keeps them aligned; else for these rows alone.
+    int vec = pick_vec(cfg.vec, plan.config_n);
+    int64_t cfg_n = plan.config_n;
+    if (cfg_n < plan.n || plan.n % vec != 0) vec = pick_vec(cfg.vec, plan.n), cfg_n = plan.n;
     const int64_t elem_bytes = dtype_bytes(plan.x->dtype);
     const int64_t smem_budget = smem_optin_bytes(ctx.arch) - kStaticSmemReserve;
     const Expected<RowHolding> held = [&]() -> Expected<RowHolding> {
         RowHolding h;
-        const int64_t chunk = ceil_div(ceil_div(plan.n, split), vec) * vec;
+        const int64_t chunk = ceil_div(ceil_div(cfg_n, split), vec) * vec;
         const int64_t per_thread = ceil_div(chunk, int64_t(tpr) * vec);  // vectors
         const int64_t row_bytes = int64_t(rpb) * tpr * vec * elem_bytes;  // one vector each
         if (cfg.passes == 1 && !cfg.smem_stage && per_thread * vec <= kMaxCachedPerThread) {
@@ -102,7 +106,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
         } else if (cfg.passes == 1) {
             if (per_thread * row_bytes > smem_budget) {
                 return make_error(where, "passes 1 keeps the row on chip: " +
-                                             std::to_string(plan.n) + " elements over " +
+                                             std::to_string(cfg_n) + " elements over " +
                                              std::to_string(tpr * split) + " threads is " +
                                              std::to_string(per_thread * vec) +
                                              " per thread, more than the " +
@@ -169,7 +173,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     const std::string symbol = "kforge_" + k.name;
     std::ostringstream s;
     s << "// kernel " << k.name << ": rowwise " << plan.tmpl << " " << plan.mode << ", "
-      << plan.rows << " rows x " << plan.n << "\n";
+      << "configured for rows of " << cfg_n << "\n";
     s << plan.chain->definition;
     s << "extern \"C\" __global__ void __launch_bounds__(" << cfg.threads << ") " << symbol << "("
       << params.signature() << ") {\n";

@@ -130,6 +130,7 @@ std::unique_ptr<Prepared> Pipeline::prepare(const Problem& shape, const dsl::Pro
     auto p = std::make_unique<Prepared>();
     p->problem = shape;
     codegen::LowerOptions lower = lower_options_for(report_.device, program);
+    lower.config_problem = &request_.problem;  // the correctness shapes run the timed source
     auto lowered = codegen::lower_program(program, p->problem, lower);
     if (!lowered) {
         fail(gate, EvalStatus::kCompileFailed, "lowering: " + lowered.error().to_string());

@@ -94,6 +94,7 @@ Plan plan_program(const PrecompileRequest& r, const std::string& text,
         return plan;
     }
     codegen::LowerOptions lower = lower_options_for(r.device, *program);
+    lower.config_problem = &r.problem;  // as the evaluator: one source for every shape it can
     for (const Problem& shape : shapes_for(r, text, plan.early_failure)) {
         std::string dims = shapes_key(shape);
         auto lowered = codegen::lower_program(*program, shape, lower);

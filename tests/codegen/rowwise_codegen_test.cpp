@@ -127,6 +127,39 @@ TEST(RowwiseCodegen, VecFallsBackToADivisorOfTheRow) {
     EXPECT_NE(code->device_source.find("kforge::RowCfg<256, 1, 2,"), std::string::npos);
 }
 
+// At a correctness shape configured by the full one (LowerContext::config), the row kernel
+// keeps the full rows' vector width and holding, so both shapes lower to one source; the launch
+// is still this shape's. Rows the full vector width does not divide get their own configuration.
+TEST(RowwiseCodegen, CorrectnessShapeSharesTheFullShapesSource) {
+    auto lower_at = [](int64_t rows, int64_t n, const LowerContext* config) {
+        Tensors t;
+        t.add("X", {"M", "N"}, {rows, n}, DType::kBF16).add("Y", {"M", "N"}, {rows, n}, DType::kBF16);
+        t.ctx.config = config;
+        dsl::Kernel k = rowwise("k0", dsl::RowOp::kLogSoftmax, {ref("X", {"M", "N"})},
+                                {store("Y", {"M", "N"})});
+        k.rowwise.vec = 8;
+        return lower_rowwise(k, t.ctx);
+    };
+    Tensors full;
+    full.add("X", {"M", "N"}, {4096, 32000}, DType::kBF16)
+        .add("Y", {"M", "N"}, {4096, 32000}, DType::kBF16);
+    auto at_full = lower_at(4096, 32000, nullptr);
+    auto alone = lower_at(64, 256, nullptr);
+    auto shared = lower_at(64, 256, &full.ctx);
+    auto odd = lower_at(64, 252, &full.ctx);
+    ASSERT_TRUE(at_full.ok() && alone.ok() && shared.ok() && odd.ok());
+    EXPECT_NE(alone->device_source, at_full->device_source);  // 16 items: 2 per thread
+    EXPECT_EQ(shared->device_source, at_full->device_source);
+    EXPECT_NE(shared->device_source.find("configured for rows of 32000"), std::string::npos);
+    const KernelLaunch& l = shared->launches.at(0);
+    EXPECT_EQ(l.grid[0], 64u);
+    EXPECT_EQ(l.params.at(3).int_value, 256);  // n: this shape's
+    EXPECT_EQ(l.smem_bytes, at_full->launches.at(0).smem_bytes);
+    // 252 is not a multiple of 8: vec 4 and the holding of these rows
+    EXPECT_EQ(odd->device_source, lower_at(64, 252, nullptr)->device_source);
+    EXPECT_NE(odd->device_source.find("kforge::RowCfg<256, 1, 4,"), std::string::npos);
+}
+
 TEST(RowwiseCodegen, Split16UsesA16CtaCluster) {
     Tensors t;
     t.add("X", {"M", "N"}, {128, 1048576}).add("Y", {"M", "N"}, {128, 1048576});

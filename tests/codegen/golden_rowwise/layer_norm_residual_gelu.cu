@@ -1,6 +1,6 @@
 #include "kernels/norm.cuh"
 #include "kernels/chain_ops.cuh"
-// kernel ln: rowwise norm_rows kforge::NormMode::kLayerNorm, 4096 rows x 768
+// kernel ln: rowwise norm_rows kforge::NormMode::kLayerNorm, configured for rows of 768
 struct kforge_ln_chain {
     static constexpr int kSlots = 2;
     const float* __restrict__ t_R;

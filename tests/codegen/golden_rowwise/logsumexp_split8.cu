@@ -1,6 +1,6 @@
 #include "kernels/softmax.cuh"
 #include "kernels/chain_ops.cuh"
-// kernel k1: rowwise softmax_rows kforge::SoftmaxMode::kLogsumexp, 128 rows x 65536
+// kernel k1: rowwise softmax_rows kforge::SoftmaxMode::kLogsumexp, configured for rows of 65536
 struct kforge_k1_chain {
     static constexpr int kSlots = 1;
     float* __restrict__ t_Y;

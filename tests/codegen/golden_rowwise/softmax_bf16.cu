@@ -1,6 +1,6 @@
 #include "kernels/softmax.cuh"
 #include "kernels/chain_ops.cuh"
-// kernel k0: rowwise softmax_rows kforge::SoftmaxMode::kSoftmax, 4096 rows x 1024
+// kernel k0: rowwise softmax_rows kforge::SoftmaxMode::kSoftmax, configured for rows of 1024
 struct kforge_k0_chain {
     static constexpr int kSlots = 1;
     __nv_bfloat16* __restrict__ t_Y;
