@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
@@ -119,13 +118,13 @@ int run_suite(OptimizeArgs a) {
                      },
                      work_dir);
     search::Spent spent;
-    auto t0 = std::chrono::steady_clock::now();  // the starts' compiles count against the budget
+    search::start_wall_clock(spent);  // the starts' compiles count against the budget
     std::vector<search::SearchState*> starts;
     for (auto& s : states) starts.push_back(&s);
     search::precompile_starts(starts, backend->evaluator(), options, spent);
     std::vector<bool> done(states.size(), false);
     while (true) {
-        spent.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        search::tick(spent);
         for (size_t i = 0; i < states.size(); ++i)
             if (!done[i] && states[i].progress.rounds > 0)  // every start is evaluated once
                 if (auto why = search::should_stop(options.stop, states[i].progress, options.budget, spent)) {
@@ -149,7 +148,10 @@ int run_suite(OptimizeArgs a) {
         }
         std::printf("%s\n", search::progress_line(st, options, spent).c_str());
         watch.check();
-        if (st.counts.proposed + st.counts.quick + st.counts.full == before) {
+        if (!st.budget_stop.empty()) {
+            done[*choice.next] = true;
+            st.stop_reason = st.budget_stop;
+        } else if (st.counts.proposed + st.counts.quick + st.counts.full == before) {
             done[*choice.next] = true;
             st.stop_reason = "the proposers have nothing new to propose";
         }

@@ -13,6 +13,19 @@ std::string fmt(double v) {
 }
 }  // namespace
 
+void start_wall_clock(Spent& spent) {
+    spent.wall_origin = std::chrono::steady_clock::now();
+    spent.wall_at_origin = spent.wall_s;
+}
+
+void tick(Spent& spent) {
+    if (spent.wall_origin)
+        spent.wall_s = spent.wall_at_origin +
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                     *spent.wall_origin)
+                           .count();
+}
+
 std::optional<std::string> budget_exhausted(const Budget& b, const Spent& s) {
     if (b.wall_s && s.wall_s >= *b.wall_s)
         return "wall-clock budget spent (" + fmt(s.wall_s) + " of " + fmt(*b.wall_s) + " s)";

@@ -1,7 +1,9 @@
 // Budgets, stop conditions and the allocation of rounds across the problems of a suite.
-// Pure functions: the loop (search/loop.h) keeps the counters and asks.
+// Pure functions (but tick(), which reads the clock): the loop (search/loop.h) keeps the
+// counters and asks.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,7 +26,17 @@ struct Spent {
     int64_t compiles = 0;
     int64_t llm_tokens = 0;
     double llm_cost_usd = 0;
+    // The clock wall_s runs with once started (start_wall_clock): tick() sets wall_s to
+    // wall_at_origin plus the time since origin, so that a round checks the wall budget between
+    // its evaluations, not only after it.
+    std::optional<std::chrono::steady_clock::time_point> wall_origin;
+    double wall_at_origin = 0;
 };
+
+// Starts `spent`'s wall clock from its wall_s now (a resumed run keeps what it had spent).
+void start_wall_clock(Spent& spent);
+// Brings wall_s up to date with the clock (nothing before start_wall_clock).
+void tick(Spent& spent);
 
 // The first limit reached, in words ("compile budget spent (40 of 40)"); nullopt when none.
 std::optional<std::string> budget_exhausted(const Budget& budget, const Spent& spent);

@@ -35,10 +35,15 @@ size_t promote_count(size_t n, double ratio) {
     return std::clamp<size_t>(k, 1, n);
 }
 
+size_t programs_per_wave(const ScreenCosts& costs) {
+    const double units = std::max(1.0, costs.compile_units);
+    return std::max<size_t>(1, static_cast<size_t>(std::max(1, costs.compile_jobs) / units + 1e-9));
+}
+
 std::optional<size_t> screen_capacity(const ScreenCosts& costs, double round_s) {
     if (costs.quick_samples == 0) return std::nullopt;
     const double wave = std::max(0.0, costs.compile_wave_s), quick = std::max(0.0, costs.quick_s);
-    const size_t jobs = static_cast<size_t>(std::max(1, costs.compile_jobs));
+    const size_t jobs = programs_per_wave(costs);
     if (wave <= 0 && quick <= 1e-6) return SIZE_MAX;
     // whole waves first: n = waves * jobs fits while waves * (wave + jobs * quick) <= round_s
     const double per_wave = wave + static_cast<double>(jobs) * quick;
@@ -57,7 +62,7 @@ size_t screen_count(size_t fresh, double ratio, const ScreenCosts& costs, double
     // their quick timings fit in what is left of the round, or in a quarter of the wave's own
     // time when the round is already spent (a CUTLASS wave of ~50 s on the H200 holds 16
     // compiles; the cut alone put 4-6 in it and left the search two rounds of few candidates).
-    const size_t jobs = static_cast<size_t>(std::max(1, costs.compile_jobs));
+    const size_t jobs = programs_per_wave(costs);
     if (costs.compile_samples > 0 && costs.compile_wave_s > 0 && jobs > 1 && n > 0 &&
         n % jobs != 0) {
         const size_t room = jobs - n % jobs;

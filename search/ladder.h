@@ -55,10 +55,14 @@ struct ScreenCosts {
     int quick_samples = 0;      // quick evaluations measured
     double full_s = 0;          // one full-tier evaluation (every gate, the strict protocol)
     int full_samples = 0;       // full evaluations measured
+    double compile_units = 1;   // compiles per program (its shapes' distinct sources), measured
 };
 
-// How many candidates fit in `round_s` at the measured costs: compile waves of compile_jobs
-// plus one quick timing each (nullopt before any quick evaluation was measured; SIZE_MAX when
+// Programs one compile wave holds: compile_jobs / compile_units, at least 1.
+size_t programs_per_wave(const ScreenCosts& costs);
+
+// How many candidates fit in `round_s` at the measured costs: compile waves of
+// programs_per_wave plus one quick timing each (nullopt before any quick evaluation was measured; SIZE_MAX when
 // screening costs nothing measurable).
 std::optional<size_t> screen_capacity(const ScreenCosts& costs, double round_s);
 

@@ -287,8 +287,16 @@ void record_compile_cost(SearchState& st, const eval::PrecompileRequest& pre,
                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (report && report->sources > report->cache_hits) {
         const int compiled = report->sources - report->cache_hits;
+        int programs = 0, units = 0;  // programs that compiled something, and their units
+        for (const eval::PrecompiledProgram& p : report->programs)
+            if (p.sources > p.cache_hits) ++programs, units += p.sources - p.cache_hits;
         ScreenCosts& sc = st.screen_costs;
         sc.compile_jobs = jobs;
+        if (programs > 0) {
+            // the sample count advances once, with the wave's
+            int n = sc.compile_samples;
+            add_sample(sc.compile_units, n, static_cast<double>(units) / programs);
+        }
         add_sample(sc.compile_wave_s, sc.compile_samples, secs / ((compiled + jobs - 1) / jobs));
     }
 }
@@ -324,12 +332,27 @@ struct PrefetchResult {
     double secs = 0;
 };
 
+// How many of `n` screened programs (best first) fit their compile waves and quick timings in
+// the wall budget left at the measured costs: all of them without a wall budget or before a
+// compile wave was measured. A compile wave that cannot finish in the budget is not started:
+// waiting for one took runs with a 120 s budget to 137-262 s on the H200 (2026-12-01).
+size_t fitting(const SearchState& st, size_t n, const SearchOptions& options, const Spent& spent) {
+    const ScreenCosts& sc = st.screen_costs;
+    if (!options.budget.wall_s || sc.compile_samples == 0) return n;
+    return std::min(n, screen_capacity(sc, *options.budget.wall_s - spent.wall_s).value_or(n));
+}
+
 }  // namespace
 
 Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                     const std::vector<Proposer*>& proposers, const SearchOptions& options,
                     Spent& spent) {
+    tick(spent);
     const double round_s = round_screen_s(options.budget, spent);
+    auto over_budget = [&] {
+        tick(spent);
+        return budget_exhausted(options.budget, spent).has_value();
+    };
     // 0. profile the best few not yet diagnosed, right before the proposers read the diagnoses
     //    (lazily: a problem whose next round never comes, in a suite or at the end of the
     //    budget, spends no profiler time on it)
@@ -348,6 +371,22 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     // 2. cost-model screen (the start program always goes through)
     const size_t cut_size = promote_count(fresh.size(), options.promote_ratio);
     std::vector<std::string> screened = screen(st, fresh, options, round_s);
+    if (!wait_for_start) {
+        const size_t fit = fitting(st, screened.size(), options, spent);
+        st.pending.insert(st.pending.end(), screened.begin() + static_cast<std::ptrdiff_t>(fit),
+                          screened.end());
+        screened.resize(fit);
+        if (fit == 0 && !st.pending.empty()) {
+            char why[192];
+            std::snprintf(why, sizeof why,
+                          "wall-clock budget: %.1f s left, less than a compile wave and a quick "
+                          "timing (%.1f s and %.1f s measured)",
+                          *options.budget.wall_s - spent.wall_s, st.screen_costs.compile_wave_s,
+                          st.screen_costs.quick_s);
+            st.budget_stop = why;
+            return Ok{};
+        }
+    }
     st.counts.screened += static_cast<int64_t>(screened.size());
     // 3. compile + quick timing; the screened batch is compiled in parallel first (as many as
     //    the compile budget allows), so each evaluation's compile gates are cache hits
@@ -368,7 +407,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     }
     std::vector<TimedEntry> timed;
     for (const std::string& h : screened) {
-        if (budget_exhausted(options.budget, spent)) break;
+        if (over_budget()) break;
         eval::EvalReport r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
         if (!r.cached) add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples, r.wall_ms / 1e3);
         const CandidateState& c = st.candidates.at(h);
@@ -412,7 +451,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     // slots sit idle: the next round is proposed now, from the start's quick timing, and its
     // screened batch compiled while the full tier runs (a CUTLASS compile wave is ~50 s).
     std::future<PrefetchResult> prefetch;
-    if (wait_for_start && !budget_exhausted(options.budget, spent))
+    if (wait_for_start && !over_budget())
         if (auto sit = st.candidates.find(st.start_hash);
             sit != st.candidates.end() && sit->second.quick && !sit->second.full) {
             auto pre = precompile_request(st, evaluator, options);
@@ -425,7 +464,9 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                     return s;
                 st.pending.insert(st.pending.end(), next.begin(), next.end());
                 st.proposals_prefetched = true;
-                fill_precompile(*pre, st, screen(st, next, options, round_s), options, spent);
+                std::vector<std::string> first = screen(st, next, options, round_s);
+                first.resize(fitting(st, first.size(), options, spent));
+                fill_precompile(*pre, st, first, options, spent);
                 if (!pre->program_texts.empty())
                     prefetch = std::async(std::launch::async, [req = std::move(*pre)] {
                         auto t0 = std::chrono::steady_clock::now();
@@ -437,7 +478,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
             }
         }
     for (size_t i : cut.promote) {
-        if (budget_exhausted(options.budget, spent)) break;
+        if (over_budget()) break;
         full_at(timed[i].id);
     }
     if (auto sit = st.candidates.find(st.start_hash);
@@ -492,9 +533,9 @@ void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator&
 Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
                   const std::vector<Proposer*>& proposers, const SearchOptions& options,
                   Spent& spent) {
-    auto t0 = std::chrono::steady_clock::now();
-    double wall0 = spent.wall_s;
+    if (!spent.wall_origin) start_wall_clock(spent);
     while (true) {
+        tick(spent);
         if (auto why = should_stop(options.stop, st.progress, options.budget, spent)) {
             st.stop_reason = *why;
             break;
@@ -502,8 +543,12 @@ Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
         auto work = [&] { return st.counts.proposed + st.counts.quick + st.counts.full; };
         int64_t before = work();
         if (auto s = search_round(st, evaluator, store, proposers, options, spent); !s) return s;
-        spent.wall_s = wall0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        tick(spent);
         if (options.log) options.log(progress_line(st, options, spent));
+        if (!st.budget_stop.empty()) {
+            st.stop_reason = st.budget_stop;
+            break;
+        }
         if (work() == before && st.pending.empty()) {
             st.stop_reason = "the proposers have nothing new to propose";
             break;

@@ -83,6 +83,8 @@ struct SearchState {
     Progress progress;
     TierCounts counts;
     std::string stop_reason;
+    // Set by a round that found no compile wave fitting the wall budget left: the run stops.
+    std::string budget_stop;
 };
 
 // Creates a run for `problem` starting from `start_text` and evaluates the start program.

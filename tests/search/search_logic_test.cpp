@@ -55,6 +55,21 @@ TEST(Ladder, ScreenCountGrowsWhenCandidatesAreCheap) {
     EXPECT_EQ(screen_capacity(serial, 10).value(), 4u);
 }
 
+// Programs whose shapes need separate sources take that many compile slots each.
+TEST(Ladder, AWaveHoldsFewerProgramsThatNeedSeveralCompiles) {
+    ScreenCosts one{60.0, 1, 16, 1.0, 2};
+    EXPECT_EQ(programs_per_wave(one), 16u);
+    EXPECT_EQ(screen_capacity(one, 80).value(), 16u);
+    ScreenCosts three = one;
+    three.compile_units = 3;
+    EXPECT_EQ(programs_per_wave(three), 5u);
+    EXPECT_EQ(screen_capacity(three, 80).value(), 5u);
+    // the wave is filled up to its 5 programs, not 16
+    EXPECT_EQ(screen_count(24, 1.0 / 6, three, 80), 5u);
+    three.compile_units = 40;  // more than the slots: one program a wave
+    EXPECT_EQ(programs_per_wave(three), 1u);
+}
+
 TEST(Ladder, FullTimingsStayThoseOfTheCutWithinTheRound) {
     // nothing measured: what the cut would have timed (8 of 24) and promoted (3)
     EXPECT_EQ(full_count(20, 8, 1.0 / 3, ScreenCosts{}, 22), 3u);

@@ -133,6 +133,32 @@ TEST(SearchSim, BudgetStopsTheSearch) {
     EXPECT_LE(spent.compiles, 5 + 4);  // a round in flight finishes its promoted full timings
 }
 
+// A compile wave that cannot finish in the wall budget left is not started: the round keeps its
+// screened candidates pending and the run stops, saying why, instead of overrunning the budget.
+TEST(SearchSim, ACompileWaveLongerThanTheBudgetLeftIsNotStarted) {
+    auto device = eval::make_sim_device("h200");
+    auto store = open_store(":memory:");
+    ASSERT_TRUE(device && store);
+    SearchOptions o;
+    o.budget.wall_s = 100;
+    o.stop.max_rounds = 50;
+    auto st = start_search(**device, *store, load(kCases[0].problem), kCases[0].start, o);
+    ASSERT_TRUE(st);
+    auto param = make_parameter_proposer();
+    Spent spent;
+    // a round of the start, then the measured costs of a CUTLASS run: 60 s waves
+    ASSERT_TRUE(search_round(*st, **device, *store, {param.get()}, o, spent));
+    const int64_t quick = st->counts.quick;
+    st->screen_costs = ScreenCosts{60.0, 1, 16, 1.0, 2};
+    spent.wall_s = 50;  // 50 s left: no wave fits
+    ASSERT_TRUE(run_search(*st, **device, *store, {param.get()}, o, spent));
+    EXPECT_NE(st->stop_reason.find("less than a compile wave"), std::string::npos)
+        << st->stop_reason;
+    EXPECT_EQ(st->counts.quick, quick);  // nothing screened past the budget
+    EXPECT_FALSE(st->pending.empty());    // kept for a resumed run with more budget
+    EXPECT_LT(spent.wall_s, 100);
+}
+
 // Evaluations per (candidate, tier) of a run, cached copies included.
 std::map<std::pair<int64_t, EvalTier>, int> evaluation_counts(Store& store, int64_t run_id) {
     std::map<std::pair<int64_t, EvalTier>, int> n;
