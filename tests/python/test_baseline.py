@@ -101,6 +101,9 @@ class TimerOnHostClock(unittest.TestCase):
                                                "cuda.matmul.allow_tf32": False,
                                                "cudnn.allow_tf32": False,
                                                "float32_matmul_precision": "highest"})
+            # compiled modes run on inputs at fixed addresses (no CUDA-graph input copies)
+            self.assertNotIn("static_input_addresses", res["modes"]["eager"])
+            self.assertIn("static_input_addresses", res["modes"]["compile_default"])
             for mode in ("eager", "compile_default"):
                 m = res["modes"][mode]
                 if mode != "eager" and m["status"] == "failed":
@@ -109,6 +112,7 @@ class TimerOnHostClock(unittest.TestCase):
                     print(f"NOTE: compile_default failed on this host: {m['message'][:200]}")
                     continue
                 self.assertEqual(m["status"], "ok", m)
+                self.assertTrue(m.get("static_input_addresses", True), m)
                 self.assertEqual(len(m["samples_ns"]), 50)
                 self.assertLessEqual(m["max_abs_diff_vs_eager"], 1e-4)
                 st = m["stats"]
