@@ -256,6 +256,13 @@ void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Probl
         rep.error(sk, "splitk " + std::to_string(c.split_k) + " with schedule stream_k: stream-K "
                       "already splits K; use splitk 1, or schedule cooperative with split-K");
     }
+    if (c.split_k > 1 && c.schedule != Schedule::kStreamK && c.schedule != Schedule::kCooperative) {
+        // CUTLASS splits K only through the stream-K tile scheduler of the cooperative kernel
+        // (tma_ws and pingpong have none; the sm80 visitor epilogue has no serial reduction)
+        rep.error(sk, "splitk " + std::to_string(c.split_k) + " with schedule " +
+                          std::string(to_string(c.schedule)) + ": split-K needs schedule "
+                          "cooperative; use splitk 1 or schedule cooperative");
+    }
     const int64_t k_tiles = (k_extent + c.tile_k - 1) / c.tile_k;
     if (k_extent > 0 && c.split_k > k_tiles) {
         rep.error(sk, "splitk " + std::to_string(c.split_k) + " leaves splits without work: K = " +

@@ -89,6 +89,16 @@ TEST(CheckLegalityError, SplitKWithStreamK) {
     expect_one_error(r, "t.kf:2:52", {"splitk 2 with schedule stream_k"});
 }
 
+// CUTLASS splits K only in the cooperative kernel's stream-K scheduler: the lowering refused
+// these after the checker passed them (three compile failures in an H200 search, 2026-12-01).
+TEST(CheckLegalityError, SplitKNeedsTheCooperativeSchedule) {
+    expect_one_error(gemm("schedule pingpong splitk 2"), "t.kf:2:52",
+                     {"splitk 2 with schedule pingpong", "split-K needs schedule cooperative"});
+    expect_one_error(gemm("schedule tma_ws splitk 4"), "t.kf:2:50",
+                     {"splitk 4 with schedule tma_ws"});
+    EXPECT_TRUE(gemm("schedule cooperative splitk 2").ok());
+}
+
 TEST(CheckLegalityError, TmaAlignment) {
     auto r = check_text(R"({"name": "odd_k", "dims": {"M": 512, "N": 512, "K": 1001},
         "inputs": {"X": {"shape": ["M", "K"], "dtype": "bf16"},
