@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -117,46 +118,59 @@ TEST(SearchSim, RoundsScreenMoreWhenCandidatesAreCheap) {
     EXPECT_LE(n.full, n.static_ok / 9 + 2 * st->progress.rounds) << progress_line(*st, o, spent);
 }
 
+// kCases[0] started on the simulated device under a budget, searched with the parameter
+// proposer until a limit stops it (`prepare` runs between the start and the search).
+struct BudgetRun {
+    std::unique_ptr<eval::Device> device;
+    std::optional<Store> store;
+    std::optional<SearchState> st;
+    Spent spent;
+
+    template <class Prepare>
+    void run(SearchOptions o, Prepare prepare) {
+        o.stop.max_rounds = 50;
+        auto d = eval::make_sim_device("h200");
+        auto s = open_store(":memory:");
+        ASSERT_TRUE(d && s);
+        device = std::move(*d);
+        store.emplace(std::move(*s));
+        auto started = start_search(*device, *store, load(kCases[0].problem), kCases[0].start, o);
+        ASSERT_TRUE(started);
+        st.emplace(std::move(*started));
+        auto param = make_parameter_proposer();
+        prepare(*this, o, *param);
+        ASSERT_TRUE(run_search(*st, *device, *store, {param.get()}, o, spent));
+    }
+};
+
 TEST(SearchSim, BudgetStopsTheSearch) {
-    auto device = eval::make_sim_device("h200");
-    auto store = open_store(":memory:");
-    ASSERT_TRUE(device && store);
     SearchOptions o;
     o.budget.compiles = 5;
-    o.stop.max_rounds = 50;
-    auto st = start_search(**device, *store, load(kCases[0].problem), kCases[0].start, o);
-    ASSERT_TRUE(st);
-    auto param = make_parameter_proposer();
-    Spent spent;
-    ASSERT_TRUE(run_search(*st, **device, *store, {param.get()}, o, spent));
-    EXPECT_NE(st->stop_reason.find("compile budget"), std::string::npos) << st->stop_reason;
-    EXPECT_LE(spent.compiles, 5 + 4);  // a round in flight finishes its promoted full timings
+    BudgetRun r;
+    r.run(o, [](BudgetRun&, const SearchOptions&, Proposer&) {});
+    EXPECT_NE(r.st->stop_reason.find("compile budget"), std::string::npos) << r.st->stop_reason;
+    EXPECT_LE(r.spent.compiles, 5 + 4);  // a round in flight finishes its promoted full timings
 }
 
 // A compile wave that cannot finish in the wall budget left is not started: the round keeps its
 // screened candidates pending and the run stops, saying why, instead of overrunning the budget.
 TEST(SearchSim, ACompileWaveLongerThanTheBudgetLeftIsNotStarted) {
-    auto device = eval::make_sim_device("h200");
-    auto store = open_store(":memory:");
-    ASSERT_TRUE(device && store);
     SearchOptions o;
     o.budget.wall_s = 100;
-    o.stop.max_rounds = 50;
-    auto st = start_search(**device, *store, load(kCases[0].problem), kCases[0].start, o);
-    ASSERT_TRUE(st);
-    auto param = make_parameter_proposer();
-    Spent spent;
-    // a round of the start, then the measured costs of a CUTLASS run: 60 s waves
-    ASSERT_TRUE(search_round(*st, **device, *store, {param.get()}, o, spent));
-    const int64_t quick = st->counts.quick;
-    st->screen_costs = ScreenCosts{60.0, 1, 16, 1.0, 2};
-    spent.wall_s = 50;  // 50 s left: no wave fits
-    ASSERT_TRUE(run_search(*st, **device, *store, {param.get()}, o, spent));
-    EXPECT_NE(st->stop_reason.find("less than a compile wave"), std::string::npos)
-        << st->stop_reason;
-    EXPECT_EQ(st->counts.quick, quick);  // nothing screened past the budget
-    EXPECT_FALSE(st->pending.empty());    // kept for a resumed run with more budget
-    EXPECT_LT(spent.wall_s, 100);
+    int64_t quick = -1;
+    BudgetRun r;
+    r.run(o, [&](BudgetRun& b, const SearchOptions& opts, Proposer& param) {
+        // a round of the start, then the measured costs of a CUTLASS run: 60 s waves
+        ASSERT_TRUE(search_round(*b.st, *b.device, *b.store, {&param}, opts, b.spent));
+        quick = b.st->counts.quick;
+        b.st->screen_costs = ScreenCosts{60.0, 1, 16, 1.0, 2};
+        b.spent.wall_s = 50;  // 50 s left: no wave fits
+    });
+    EXPECT_NE(r.st->stop_reason.find("less than a compile wave"), std::string::npos)
+        << r.st->stop_reason;
+    EXPECT_EQ(r.st->counts.quick, quick);  // nothing screened past the budget
+    EXPECT_FALSE(r.st->pending.empty());    // kept for a resumed run with more budget
+    EXPECT_LT(r.spent.wall_s, 100);
 }
 
 // Evaluations per (candidate, tier) of a run, cached copies included.
