@@ -4,11 +4,11 @@
 
 #include "codegen/kernel_entry.h"
 #include "codegen/lower_rowwise_detail.h"
+#include "dsl/check.h"
 
 namespace kforge::codegen::detail {
 namespace {
 
-constexpr int kMaxCachedPerThread = 64;  // f32 values a thread may cache in registers
 constexpr int kMaxSplit = 16;  // cluster CTAs per row (above 8: a non-portable cluster size)
 // Static shared memory kept free beside a staged row (the templates' reduction scratch).
 constexpr int64_t kStaticSmemReserve = 1024;
@@ -86,7 +86,8 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     if (cfg.passes != 1 && cfg.passes != 2) return make_error(where, "passes must be 1 or 2");
 
     // passes 1: the row stays on chip, in registers while a thread holds at most
-    // kMaxCachedPerThread values, else (or with smem_stage) in shared memory, all of it.
+    // dsl::kMaxRowRegValues values, else (or with smem_stage) in shared memory, all of it, and
+    // where shared memory alone is too small, in both (dsl/check.h).
     // passes 2 with smem_stage: as much of the CTA's part as shared memory takes; the rest is
     // re-read from memory on each sweep. passes 2 alone: every sweep reads memory.
     // The configuration is derived for config_n (the full shape's rows) while its vector width
@@ -101,24 +102,25 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
         const int64_t chunk = ceil_div(ceil_div(cfg_n, split), vec) * vec;
         const int64_t per_thread = ceil_div(chunk, int64_t(tpr) * vec);  // vectors
         const int64_t row_bytes = int64_t(rpb) * tpr * vec * elem_bytes;  // one vector each
-        if (cfg.passes == 1 && !cfg.smem_stage && per_thread * vec <= kMaxCachedPerThread) {
+        if (cfg.passes == 1 && !cfg.smem_stage && per_thread * vec <= dsl::kMaxRowRegValues) {
             h.items = per_thread;
         } else if (cfg.passes == 1) {
-            if (per_thread * row_bytes > smem_budget) {
+            if (!cfg.smem_stage && per_thread * row_bytes > smem_budget)
+                h.items = dsl::row_reg_values_beside_stage(cfg.threads) / vec;
+            h.staged = per_thread - h.items;
+            if (h.staged * row_bytes > smem_budget) {
                 return make_error(where, "passes 1 keeps the row on chip: " +
                                              std::to_string(cfg_n) + " elements over " +
                                              std::to_string(tpr * split) + " threads is " +
-                                             std::to_string(per_thread * vec) +
-                                             " per thread, more than the " +
-                                             std::to_string(kMaxCachedPerThread) +
-                                             " kept in registers, and " +
-                                             std::to_string(per_thread * row_bytes) +
+                                             std::to_string(per_thread * vec) + " per thread, " +
+                                             std::to_string(h.items * vec) +
+                                             " of them in registers, and " +
+                                             std::to_string(h.staged * row_bytes) +
                                              " bytes of shared memory exceed the " +
                                              std::to_string(smem_budget) + " available on " +
                                              ctx.arch + "; use passes 2 (smem_stage), split or "
                                              "fewer rows_per_block");
             }
-            h.staged = per_thread;
         } else if (cfg.smem_stage) {
             h.staged = std::min(per_thread, smem_budget / row_bytes);
             if (h.staged == 0) {

@@ -28,6 +28,16 @@ namespace kforge::dsl {
 // cluster, up to 16 CTAs on sm_90 (above 8 the launch allows a non-portable cluster size).
 inline constexpr int kMaxRowSplit = 16;
 
+// How a `passes 1` row kernel without smem_stage holds its part of a row (the checker and the
+// lowering both follow it): in registers up to kMaxRowRegValues values per thread; else all in
+// shared memory where that fits; else both, row_reg_values_beside_stage(threads) values per
+// thread in registers (half the 64K-register file for the block's cache) and the rest in
+// shared memory (a 4 MB f32 row over a 16-CTA cluster: 256 KB a CTA, more than either holds).
+inline constexpr int kMaxRowRegValues = 64;
+constexpr int row_reg_values_beside_stage(int threads) {
+    return threads <= 0 ? 0 : (32768 / threads < kMaxRowRegValues ? 32768 / threads : kMaxRowRegValues);
+}
+
 // What the checker needs to know about the target GPU.
 struct DeviceLimits {
     std::string name = "h200";               // for messages ("the h200 allows 227 KiB")

@@ -19,7 +19,6 @@
 namespace kforge::dsl {
 namespace {
 
-constexpr int64_t kRowRegsPerThread = 64;    // kMaxCachedPerThread in the lowering
 constexpr int64_t kStaticSmemReserve = 1024;  // static shared memory the row kernels keep
 constexpr int64_t kMaxGridX = 0x7fffffff;
 
@@ -72,9 +71,9 @@ bool row_path(const Kernel& kn) {
 }
 
 // Where the lowering keeps a block's rows (one CTA's part of each: row_len / split elements,
-// dealt out in vectors of `vec` over `per_row` threads): passes 1 keeps them on chip, in
-// registers up to kRowRegsPerThread values per thread, else in shared memory; passes 2 with
-// smem_stage stages as much as fits, at least one vector per thread.
+// dealt out in vectors of `vec` over `per_row` threads): passes 1 keeps them on chip (registers,
+// shared memory, or both: kMaxRowRegValues in check.h); passes 2 with smem_stage stages as much
+// as fits, at least one vector per thread.
 void check_row_holding(const Kernel& kn, const KernelFacts& facts, int bytes, int per_row,
                        const DeviceLimits& limits, Reporter& rep) {
     const RowwiseConfig& c = kn.rowwise;
@@ -89,15 +88,19 @@ void check_row_holding(const Kernel& kn, const KernelFacts& facts, int bytes, in
     const int64_t vectors = ceil_div(chunk, int64_t(per_row) * vec);  // per thread
     const int64_t block_vector_bytes = int64_t(c.rows_per_block) * per_row * vec * bytes;
     const int64_t budget = limits.smem_per_block_optin_bytes - kStaticSmemReserve;
-    if (c.passes == 1 && !c.smem_stage && vectors * vec <= kRowRegsPerThread) return;
-    if (c.passes == 1 && vectors * block_vector_bytes > budget) {
+    if (c.passes == 1 && !c.smem_stage && vectors * vec <= kMaxRowRegValues) return;
+    // beside a shared-memory stage, registers take this many vectors per thread
+    const int64_t in_regs =
+        c.smem_stage ? 0 : row_reg_values_beside_stage(c.rows_per_block * per_row) / vec;
+    const int64_t staged = vectors * block_vector_bytes <= budget ? vectors : vectors - in_regs;
+    if (c.passes == 1 && staged * block_vector_bytes > budget) {
         rep.error(knob_loc(kn, "passes"),
                   "passes 1 caches each row: " + std::to_string(vectors * vec) + " values per "
                   "thread" + (c.smem_stage ? " staged in shared memory"
-                                           : " exceed the " + std::to_string(kRowRegsPerThread) +
-                                                 " kept in registers") +
+                                           : ", " + std::to_string(in_regs * vec) +
+                                                 " of them in registers") +
                   ", and " + std::to_string(c.rows_per_block) + " row(s) of " +
-                  std::to_string(chunk) + " values need " + kib(vectors * block_vector_bytes) +
+                  std::to_string(chunk) + " values need " + kib(staged * block_vector_bytes) +
                   " of shared memory; the " + limits.name + " allows " + kib(budget) + " (" +
                   kib(limits.smem_per_block_optin_bytes) + " opt-in less " +
                   kib(kStaticSmemReserve) + " of static shared memory): use passes 2, a larger "

@@ -141,12 +141,12 @@ __device__ __forceinline__ float2 shfl_xor(float2 v, int o) {
 // ---- row configuration and all-reduce -----------------------------------------------------
 
 // A row group: TPR threads (a power of two <= 32, or a multiple of 32) own one row; a block
-// holds RPB row groups. ITEMS > 0: each thread caches ITEMS vectors of VEC elements of its row
-// in registers (one pass over memory); ITEMS == 0: stream the row from memory on each sweep.
-// STAGED > 0 (with ITEMS == 0): the first STAGED vectors of each thread (the first
-// STAGED * TPR * VEC elements of the CTA's part of the row) are copied into dynamic shared
-// memory with cp.async before the first sweep; every sweep reads them from there and streams
-// only the rest from memory. Dynamic shared memory: RPB * STAGED * TPR * VEC elements.
+// holds RPB row groups. ITEMS > 0: each thread caches its first ITEMS vectors of VEC elements of
+// its row in registers (the first ITEMS * TPR * VEC elements of the CTA's part). STAGED > 0:
+// the next STAGED vectors of each thread are copied into dynamic shared memory with cp.async
+// before the first sweep. Every sweep reads those on chip and streams only the rest from
+// memory; with ITEMS > 0 and STAGED == 0 the part is all in registers. Dynamic shared memory:
+// RPB * STAGED * TPR * VEC elements.
 // SPLIT > 1: SPLIT CTAs of a cluster share one row (RPB must be 1), combining via DSMEM
 // (SPLIT > 8 is a non-portable cluster size: the launch must allow it).
 // SWEEP_ALTERNATE (streamed rows only): the sweeps over memory alternate direction, the second
@@ -168,7 +168,6 @@ struct RowCfg {
     static constexpr int STAGE_ELEMS = STAGED * TPR * VEC;
     static_assert(TPR % 32 == 0 || (TPR <= 32 && (32 % TPR) == 0), "threads per row");
     static_assert(SPLIT == 1 || RPB == 1, "a split row needs one row per block");
-    static_assert(STAGED == 0 || ITEMS == 0, "a row is cached in registers or staged, not both");
     static_assert(!SWEEP_ALTERNATE || ITEMS == 0, "sweep direction applies to streamed rows only");
 };
 

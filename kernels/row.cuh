@@ -1,7 +1,8 @@
-// Access to one CTA's part of a row: cached in registers (RowCfg::ITEMS > 0, one pass over
-// memory) or streamed from memory with UNROLL vector loads in flight per thread (ITEMS == 0,
-// every sweep re-reads), optionally with its first part staged in shared memory (STAGED > 0:
-// copied once with cp.async, read from there by every sweep). Columns are dealt out in vectors
+// Access to one CTA's part of a row: its first vectors cached in registers (RowCfg::ITEMS > 0),
+// the next ones staged in shared memory (STAGED > 0: copied once with cp.async, read from there
+// by every sweep) and the rest streamed from memory with UNROLL vector loads in flight per
+// thread (re-read by every sweep). All in registers (ITEMS only) or registers and shared memory
+// together read the row from memory once. Columns are dealt out in vectors
 // of VEC: thread `lane` of the row group owns vectors lane, lane + TPR, ... so each warp access
 // is contiguous (coalesced). A thread reads back only the staged vectors it copied itself, so
 // staging needs no barrier, only cp.async.wait_group. With RowCfg::SWEEP_ALTERNATE, each()
@@ -61,65 +62,76 @@ template <class C, typename T> struct RowView {
         }
     }
 
-    // Cached rows: read this thread's vectors once, all loads issued before any use.
-    // Staged rows: issue the copies of this thread's staged vectors (kStageGroups groups).
+    // Where the staged vectors start in the CTA's part (after the cached ones).
+    static constexpr int64_t kStageFrom = int64_t(C::ITEMS) * C::TPR * C::VEC;
+
+    // Issue the copies of this thread's staged vectors (kStageGroups groups), then read its
+    // cached vectors, all loads issued before any use.
     __device__ __forceinline__ void load() {
-        if constexpr (C::ITEMS > 0) {
-#pragma unroll
-            for (int k = 0; k < C::ITEMS; ++k) {
-                const int64_t col = begin + int64_t(k * C::TPR + lane) * C::VEC;
-                if (col < end) load_vec<C::VEC>(cache[k], row + col);
-            }
-        } else if constexpr (C::STAGED > 0) {
+        if constexpr (C::STAGED > 0) {  // first, so the copies are in flight during the loads
 #pragma unroll
             for (int g = 0; g < kStageGroups; ++g) {
 #pragma unroll 4
                 for (int k = g * C::STAGED / kStageGroups; k < (g + 1) * C::STAGED / kStageGroups;
                      ++k) {
                     const int64_t off = int64_t(k * C::TPR + lane) * C::VEC;
-                    if (begin + off < end) copy_async<C::VEC>(stage + off, row + begin + off);
+                    if (begin + kStageFrom + off < end)
+                        copy_async<C::VEC>(stage + off, row + begin + kStageFrom + off);
                 }
                 cp_async_commit();
+            }
+        }
+        if constexpr (C::ITEMS > 0) {
+#pragma unroll
+            for (int k = 0; k < C::ITEMS; ++k) {
+                const int64_t col = begin + int64_t(k * C::TPR + lane) * C::VEC;
+                if (col < end) load_vec<C::VEC>(cache[k], row + col);
             }
         }
     }
 
     // Call f(const float (&v)[VEC], col) for each of this thread's vectors.
     template <class F> __device__ __forceinline__ void each(F f) {
-        if constexpr (C::ITEMS > 0) {
+        if constexpr (C::ITEMS > 0) {  // held on chip entirely: registers, then the stage
 #pragma unroll
             for (int k = 0; k < C::ITEMS; ++k) {
                 const int64_t col = begin + int64_t(k * C::TPR + lane) * C::VEC;
                 if (col < end) f(cache[k], col);
             }
+            if constexpr (C::STAGED > 0) staged(f);
         } else {
+            constexpr int64_t kStreamFrom = int64_t(C::STAGED) * C::TPR * C::VEC;
             bool backward = false;
             if constexpr (C::SWEEP_ALTERNATE) {
                 backward = (sweeps++ & 1) != 0;
-                if (backward) stream_backward(f, begin + int64_t(C::STAGED) * C::TPR * C::VEC);
+                if (backward) stream_backward(f, begin + kStreamFrom);
             }
-            if constexpr (C::STAGED > 0) {
-#pragma unroll
-                for (int g = 0; g < kStageGroups; ++g) {
-                    if (!staged_ready) cp_async_wait_upto(kStageGroups - 1 - g);
-#pragma unroll 2
-                    for (int k = g * C::STAGED / kStageGroups;
-                         k < (g + 1) * C::STAGED / kStageGroups; ++k) {
-                        const int64_t off = int64_t(k * C::TPR + lane) * C::VEC;
-                        if (begin + off < end) {
-                            float v[C::VEC];
-                            load_vec<C::VEC>(v, stage + off);
-                            f(v, begin + off);
-                        }
-                    }
-                }
-                staged_ready = true;
-            }
+            if constexpr (C::STAGED > 0) staged(f);
             if (!backward) stream(f, begin + (int64_t(C::STAGED) * C::TPR + lane) * C::VEC);
         }
     }
 
   private:
+    // The staged vectors (from kStageFrom on), read from shared memory; the first sweep waits
+    // for their copies group by group.
+    template <class F> __device__ __forceinline__ void staged(F f) {
+#pragma unroll
+        for (int g = 0; g < kStageGroups; ++g) {
+            if (!staged_ready) cp_async_wait_upto(kStageGroups - 1 - g);
+#pragma unroll 2
+            for (int k = g * C::STAGED / kStageGroups; k < (g + 1) * C::STAGED / kStageGroups;
+                 ++k) {
+                const int64_t off = int64_t(k * C::TPR + lane) * C::VEC;
+                if (begin + kStageFrom + off < end) {
+                    float v[C::VEC];
+                    load_vec<C::VEC>(v, stage + off);
+                    f(v, begin + kStageFrom + off);
+                }
+            }
+        }
+        staged_ready = true;
+    }
+
     // The vectors from `first` on (this thread's, in steps of TPR vectors), read from memory.
     template <class F> __device__ __forceinline__ void stream(F& f, int64_t first) {
         constexpr int64_t kStep = int64_t(C::TPR) * C::VEC;

@@ -238,6 +238,35 @@ TEST(RowwiseCodegen, PassesOneKeepsLongRowsInSharedMemory) {
     EXPECT_EQ(split->launches[0].smem_bytes, 8u * 1024 * 16);
 }
 
+// passes 1 on a row part too long for registers and for shared memory alone: both hold it.
+TEST(RowwiseCodegen, PassesOneHoldsLongRowsInRegistersAndSharedMemory) {
+    Tensors t;
+    t.add("X", {"R", "C"}, {128, 1048576}).add("Y", {"R", "C"}, {128, 1048576});
+    dsl::Kernel k = rowwise("k0", dsl::RowOp::kSoftmax, {ref("X", {"R", "C"})},
+                            {store("Y", {"R", "C"})});
+    k.rowwise.threads = 512;
+    k.rowwise.vec = 4;
+    k.rowwise.passes = 1;
+    k.rowwise.split = 16;  // 65536 values a CTA: 32 vectors a thread
+    auto code = lower_rowwise(k, t.ctx);
+    ASSERT_TRUE(code.ok()) << code.error().to_string();
+    // 16 vectors (64 values) in registers, 16 staged: 16 x 512 x 4 x 4 bytes
+    EXPECT_NE(code->device_source.find("kforge::RowCfg<512, 1, 4, 16, 16, 16>"), std::string::npos)
+        << code->device_source;
+    EXPECT_EQ(code->launches.at(0).smem_bytes, 16u * 512 * 4 * 4);
+    // 256 threads: 64 vectors, 16 in registers, 48 staged (192 KiB)
+    k.rowwise.threads = 256;
+    auto wide = lower_rowwise(k, t.ctx);
+    ASSERT_TRUE(wide.ok()) << wide.error().to_string();
+    EXPECT_NE(wide->device_source.find("kforge::RowCfg<256, 1, 4, 16, 16, 48>"), std::string::npos);
+    // split 8: 128 vectors, 112 staged = 448 KiB: refused
+    k.rowwise.split = 8;
+    auto too_long = lower_rowwise(k, t.ctx);
+    ASSERT_FALSE(too_long.ok());
+    EXPECT_NE(too_long.error().to_string().find("of them in registers"), std::string::npos)
+        << too_long.error().to_string();
+}
+
 TEST(RowwiseCodegenError, RowTooLongForRegisters) {
     Tensors t;
     t.add("X", {"M", "N"}, {128, 262144}).add("Y", {"M", "N"}, {128, 262144});

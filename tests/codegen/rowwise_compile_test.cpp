@@ -123,8 +123,8 @@ TEST(RowwiseCompile, EveryRowOp) {
     expect_compiles_without_spills("rowwise_all", source, entries);
 }
 
-// Rows staged in shared memory (cp.async; passes 1 whole, passes 2 partly) and 16-CTA split
-// rows, at the suite's long-row and vocabulary shapes.
+// Rows staged in shared memory (cp.async; passes 1 whole or beside registers, passes 2 partly)
+// and 16-CTA split rows, at the suite's long-row and vocabulary shapes.
 TEST(RowwiseCompile, StagedRowsAndSplit16) {
     struct Case {
         R op;
@@ -142,6 +142,10 @@ TEST(RowwiseCompile, StagedRowsAndSplit16) {
         {R::kLayerNorm, DType::kBF16, 64, 8192, {2, 512, 8, 1, false, 1, true}},
         {R::kRmsNorm, DType::kBF16, 64, 4096, {1, 256, 8, 2, false, 1, true}},
         {R::kLayerNorm, DType::kF32, 16, 1048576, {1, 1024, 4, 2, false, 16, true}},
+        // passes 1 on 4 MB rows: registers and shared memory together (64 + 64 and 64 + 192
+        // values a thread)
+        {R::kSoftmax, DType::kF32, 128, 1048576, {1, 512, 4, 1, true, 16, false}},
+        {R::kLayerNorm, DType::kF32, 128, 1048576, {1, 256, 4, 1, false, 16, false}},
     };
     std::string source;
     size_t entries = 0;

@@ -37,7 +37,7 @@ TEST(CheckLegalityRowmap, SplitRowNeedsOneRowPerBlock) {
 
 // lowering: "passes 1 keeps the row on chip: ..." with the lowering's arithmetic: a CTA holds
 // row_len / split values, in registers up to 64 a thread, else in shared memory in the input's
-// dtype, less 1 KiB of static shared memory.
+// dtype, less 1 KiB of static shared memory (else both: the next test).
 TEST(CheckLegalityRowmap, OnePassHoldsWhatTheLoweringHolds) {
     // 1M / 8 CTAs / 1024 threads = 128 values a thread, 512 KiB a CTA: refused
     expect_one_error(long_rows("threads 1024 vec 4 passes 1 online split 8"), "t.kf:2:56",
@@ -64,11 +64,31 @@ TEST(CheckLegalityRowmap, OnePassHoldsWhatTheLoweringHolds) {
                           "program p for \"sm\"\nkernel k0 = rowwise softmax(X[R,C]) " + knobs +
                               " { store Y[R,C] }");
     };
-    EXPECT_TRUE(rows(14336, "rows_per_block 4 threads 128 vec 4 passes 1").ok());
-    auto over = rows(14592, "rows_per_block 4 threads 128 vec 4 passes 1");
+    EXPECT_TRUE(rows(14336, "rows_per_block 4 threads 128 vec 4 passes 1 smem_stage").ok());
+    auto over = rows(14592, "rows_per_block 4 threads 128 vec 4 passes 1 smem_stage");
     ASSERT_EQ(over.errors.size(), 1u) << all_errors(over);
     EXPECT_NE(over.errors[0].message.find("the h200 allows 226 KiB"), std::string::npos)
         << all_errors(over);
+    // without smem_stage, 64 values a thread stay in registers beside the stage: 14592 is
+    // 16 + 98 vectors (196 KiB staged); 16640 is 16 + 114 (228 KiB): refused
+    EXPECT_TRUE(rows(14592, "rows_per_block 4 threads 128 vec 4 passes 1").ok());
+    auto both = rows(16640, "rows_per_block 4 threads 128 vec 4 passes 1");
+    ASSERT_EQ(both.errors.size(), 1u) << all_errors(both);
+    EXPECT_NE(both.errors[0].message.find("64 of them in registers"), std::string::npos)
+        << all_errors(both);
+}
+
+// passes 1 on rows too long for registers and for shared memory alone: both hold the CTA's
+// part (the lowering's RowCfg with ITEMS and STAGED), as in softmax_long_rows_f32's 4 MB rows
+// over a 16-CTA cluster: 256 KiB a CTA.
+TEST(CheckLegalityRowmap, OnePassHoldsLongRowsInRegistersAndSharedMemory) {
+    // 512 threads: 64 + 64 values a thread, 128 KiB staged
+    EXPECT_TRUE(long_rows("threads 512 vec 4 passes 1 online split 16").ok());
+    // 256 threads: 64 + 192, 192 KiB staged
+    EXPECT_TRUE(long_rows("threads 256 vec 4 passes 1 online split 16").ok());
+    // split 8: 64 + 448 values, 448 KiB: refused
+    expect_one_error(long_rows("threads 256 vec 4 passes 1 online split 8"), "t.kf:2:55",
+                     {"512 values per thread, 64 of them in registers", "448 KiB"});
 }
 
 // lowering: "too many rows for one grid" / "too many elements for one grid"
