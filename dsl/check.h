@@ -31,11 +31,17 @@ inline constexpr int kMaxRowSplit = 16;
 // How a `passes 1` row kernel without smem_stage holds its part of a row (the checker and the
 // lowering both follow it): in registers up to kMaxRowRegValues values per thread; else all in
 // shared memory where that fits; else both, row_reg_values_beside_stage(threads) values per
-// thread in registers (half the 64K-register file for the block's cache) and the rest in
-// shared memory (a 4 MB f32 row over a 16-CTA cluster: 256 KB a CTA, more than either holds).
+// thread in registers and the rest in shared memory (a 4 MB f32 row over a 16-CTA cluster:
+// 256 KB a CTA, more than either holds). The registers a thread may have at one block per SM
+// (65536 / threads, in steps of 8, at most 255) less 48 for the kernel's own, at most 64:
+// nvcc 13 compiles softmax with 64 such values at 512 threads in 128 registers without spills;
+// 40 at 768 threads (80 registers) spilled 68 bytes.
 inline constexpr int kMaxRowRegValues = 64;
 constexpr int row_reg_values_beside_stage(int threads) {
-    return threads <= 0 ? 0 : (32768 / threads < kMaxRowRegValues ? 32768 / threads : kMaxRowRegValues);
+    if (threads <= 0) return 0;
+    const int regs = (65536 / threads) / 8 * 8 < 255 ? (65536 / threads) / 8 * 8 : 255;
+    const int values = regs - 48;
+    return values < 0 ? 0 : (values < kMaxRowRegValues ? values : kMaxRowRegValues);
 }
 
 // What the checker needs to know about the target GPU.
