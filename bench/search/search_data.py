@@ -35,6 +35,13 @@ def compile_ns(evidence):
     return 0.0
 
 
+def input_copies_timed(name, modes):
+    """True for a max-autotune baseline whose inputs were not at static addresses (`kforge
+    baseline` before 463727a): its CUDA graphs copied every input inside the timed call."""
+    return name == "compile_max_autotune" and \
+        not (modes.get(name) or {}).get("static_input_addresses", False)
+
+
 def load_store(path, tmp):
     """Optimize runs and baseline samples of one store. It is read from a private copy (with its
     -wal), so a store in a read-only folder or still open elsewhere reads the same."""
@@ -69,10 +76,14 @@ def load_store(path, tmp):
         # PyTorch baselines: a `kforge baseline` run, or stored into a search run (--run,
         # --latest-run: a carrier candidate whose samples are all labelled baseline:<mode>)
         for e in evals:
+            modes = {}
             for label, t in samples.get(e["id"], []):
                 if label.startswith("baseline:"):
-                    baselines.append(dict(common, name=label[len("baseline:"):],
-                                          shapes=e["shapes_key"], time_ns=t))
+                    if not modes:
+                        modes = json.loads(e["evidence_json"] or "{}").get("modes", {}) or {}
+                    name = label[len("baseline:"):]
+                    baselines.append(dict(common, name=name, shapes=e["shapes_key"], time_ns=t,
+                                          input_copies=input_copies_timed(name, modes)))
         if opts.get("command") not in ("optimize", "suite"):  # a suite run is one problem's search
             continue
         parents = {}

@@ -176,7 +176,11 @@ def build(a, dbs, tmp):
             run["budget"] = a.budget or float(entry.get("budget_s") or 120)
             run["manifest"] = entry
         runs += r
-        baselines += b
+        copies = sorted({x["problem"] for x in b if x["input_copies"]})
+        if copies:
+            notes.append(f"{label(db)}: max-autotune baselines of {', '.join(copies)} left out: "
+                         "timed with CUDA-graph input copies (kforge baseline before 463727a)")
+        baselines += [x for x in b if not x["input_copies"]]
     # The latest run of each (problem, mode); a GPU run wins over a simulated one.
     latest = {}
     for run in sorted(runs, key=lambda r: (not r["simulated"], r["started_at"])):
