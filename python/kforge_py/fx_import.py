@@ -78,6 +78,7 @@ class Converter:
         self.placeholder_pos = {} # spec input name -> forward() argument position
         self.used = set()
         self.env = {}
+        self.shapes = {}          # op output name -> shape
         propagate_shapes(gm, example_inputs)
 
     # ---- names and tensors ----
@@ -104,6 +105,7 @@ class Converter:
         entry.update({k: v for k, v in attrs.items() if v is not None})
         out = Tensor(self.fresh(node.name if final else f"{node.name}_{op}"), shape, dtype)
         entry["output"] = out.name
+        self.shapes[out.name] = tuple(shape)
         self.ops.append(entry)
         return out
 

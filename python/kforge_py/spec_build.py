@@ -1,9 +1,11 @@
 """A loaded KernelBench model -> spec JSON (dict), with named dims.
 
-Dims are named by value: every distinct size of an input or parameter axis (other than 1)
-becomes one dim, named after the module-level integer that holds that value (`batch_size`,
-`in_features`), else `D<value>`. So the spec follows the file's own size variables, and a
-smaller instance of the file gives the same spec with other dim values."""
+An axis of an input or parameter (of size other than 1) belongs to one dim with every axis an op
+makes the same (spec_dims.py: the contracted axes of a matmul, broadcast axes, a norm's weight
+and the normalized axes, ...). Each dim is named after a module-level integer that holds its
+size (`batch_size`, `in_features`), a second dim of the same size after the next such integer
+or with a suffix (`N_1`), else `D<value>`. So the spec follows the file's own size variables,
+and a smaller instance of the file gives the same spec with other dim values."""
 import inspect
 import re
 
@@ -11,6 +13,7 @@ import torch
 import torch.fx
 
 from kforge_py.fx_import import Converter, Unsupported
+from kforge_py.spec_dims import classify, name_dims
 
 DEFAULT_TOL = {"fp32_strict": 1e-4, "tf32": 5e-3, "bf16": 2e-2, "fp16": 1e-2}
 
@@ -58,18 +61,6 @@ def scalar_arguments(model, inputs):
     return out
 
 
-def dim_names(values, int_globals, literal_ints):
-    """value -> dim name for each size in `values`."""
-    names, taken = {}, set()
-    order = list(literal_ints) + [k for k in int_globals if k not in literal_ints]
-    for v in sorted(values):
-        cands = [k for k in order if int_globals.get(k) == v and re.match(r"[A-Za-z_]\w*$", k)]
-        name = next((k for k in cands if k not in taken), f"D{v}")
-        taken.add(name)
-        names[v] = name
-    return names
-
-
 def build(loaded, name, description, policy=None, atol=None, rtol=None):
     """Returns (spec dict, Converter). Raises Unsupported."""
     gm = trace(loaded.model, scalar_arguments(loaded.model, loaded.inputs))
@@ -78,27 +69,34 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
         outputs = conv.run()
     if not conv.ops:
         raise Unsupported("the model computes nothing (no ops)")
-    sizes = {s for t in conv.inputs.values() for s in t.shape if s != 1}
-    names = dim_names(sizes, loaded.int_globals, loaded.literal_ints)
-    first_seen = []
-    for t in conv.inputs.values():
-        first_seen += [s for s in t.shape if s in names and s not in first_seen]
+    shapes = {n: tuple(t.shape) for n, t in conv.inputs.items()}
+    shapes.update(conv.shapes)
+    classes = classify(shapes, conv.ops)
+    names, dims = name_dims(classes, list(conv.inputs), loaded.int_globals, loaded.literal_ints)
 
-    def shape_of(shape):
-        return [names[s] if s in names else int(s) for s in shape]
+    def axis_name(tensor, axis):
+        size = shapes[tensor][axis]
+        c = classes.find((tensor, axis % len(shapes[tensor])))
+        if c in names:
+            return names[c]
+        # an axis no input reaches (none in the ops kforge imports): a dim of its size
+        return next((k for k, v in dims.items() if v == size), int(size))
 
     inputs = {}
     for n in conv.placeholders + [k for k in conv.inputs if k not in conv.placeholders]:
         t = conv.inputs[n]
-        entry = {"shape": shape_of(t.shape), "dtype": t.dtype}
+        shape = [axis_name(n, i) if s != 1 else 1 for i, s in enumerate(t.shape)]
+        entry = {"shape": shape, "dtype": t.dtype}
         if n in conv.params:
             entry["param"] = True
         inputs[n] = entry
     graph = []
     for op in conv.ops:
         op = dict(op)
-        if "normalized_shape" in op:
-            op["normalized_shape"] = shape_of(op["normalized_shape"])
+        if "normalized_shape" in op:  # the names of the normalized (trailing) axes of X
+            x, k = op["inputs"][0], len(op["normalized_shape"])
+            op["normalized_shape"] = [axis_name(x, -k + i) if s != 1 else 1
+                                      for i, s in enumerate(op["normalized_shape"])]
         graph.append(op)
     dtypes = {t.dtype for t in conv.inputs.values()}
     policy = policy or default_policy(dtypes)
@@ -108,7 +106,7 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     if rtol is not None:
         precision["rtol"] = rtol
     spec = {"name": name, "description": description,
-            "dims": {names[v]: int(v) for v in first_seen},
+            "dims": dims,
             "inputs": inputs, "graph": graph, "outputs": outputs, "precision": precision}
     return spec, conv
 

@@ -141,5 +141,85 @@ class SmallModules(unittest.TestCase):
         self.assertEqual(s["inputs"]["x"]["shape"], ["batch_size", "D40"])
 
 
+def spec_of_source(src):
+    f = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
+    f.write(textwrap.dedent(src))
+    f.close()
+    try:
+        return spec_of(f.name)
+    finally:
+        os.unlink(f.name)
+
+
+class DimsFromOps(unittest.TestCase):
+    """Axes share a dim only where an op makes them one (spec_dims.py), not because their sizes
+    are equal: KernelBench's square matmul A[N, N] @ B[N, N] had one name for all three dims."""
+
+    def test_square_matmul_contracts_one_dim(self):
+        s = spec_of_source("""
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def forward(self, A, B):
+                    return torch.matmul(A, B)
+            N = 64
+            def get_inputs():
+                return [torch.rand(N, N), torch.rand(N, N)]
+            def get_init_inputs():
+                return []
+            """)
+        self.assertEqual(s["dims"], {"N": 64, "N_1": 64, "N_2": 64})
+        self.assertEqual(s["inputs"]["A"]["shape"], ["N", "N_1"])
+        self.assertEqual(s["inputs"]["B"]["shape"], ["N_1", "N_2"])
+
+    def test_linear_with_equal_in_and_out_features(self):
+        s = spec_of_source("""
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self, in_features, out_features):
+                    super().__init__()
+                    self.linear = nn.Linear(in_features, out_features)
+                def forward(self, x, r):
+                    return torch.relu(self.linear(x)) + r
+            batch_size = 8
+            in_features = 64
+            out_features = 64
+            def get_inputs():
+                return [torch.randn(batch_size, in_features), torch.randn(batch_size, out_features)]
+            def get_init_inputs():
+                return [in_features, out_features]
+            """)
+        self.assertEqual(s["dims"], {"batch_size": 8, "in_features": 64, "out_features": 64})
+        self.assertEqual(s["inputs"]["x"]["shape"], ["batch_size", "in_features"])
+        self.assertEqual(s["inputs"]["linear_weight"]["shape"], ["out_features", "in_features"])
+        self.assertEqual(s["inputs"]["linear_bias"]["shape"], ["out_features"])
+        # the residual is added to the linear's output: its last dim is N, not K
+        self.assertEqual(s["inputs"]["r"]["shape"], ["batch_size", "out_features"])
+
+    def test_norm_weight_and_elementwise_operands_share_the_dims(self):
+        s = spec_of_source("""
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.ln = nn.LayerNorm(dim)
+                def forward(self, x, y):
+                    return self.ln(x * y)
+            batch_size = 64
+            dim = 64
+            def get_inputs():
+                return [torch.randn(batch_size, dim), torch.randn(batch_size, dim)]
+            def get_init_inputs():
+                return []
+            """)
+        self.assertEqual(s["dims"], {"batch_size": 64, "dim": 64})
+        self.assertEqual(s["inputs"]["y"]["shape"], ["batch_size", "dim"])
+        self.assertEqual(s["inputs"]["ln_weight"]["shape"], ["dim"])
+        ln = [op for op in s["graph"] if op["op"] == "layer_norm"][0]
+        self.assertEqual(ln["normalized_shape"], ["dim"])
+
+
 if __name__ == "__main__":
     unittest.main()

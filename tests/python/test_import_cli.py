@@ -44,6 +44,18 @@ class ImportBatch(unittest.TestCase):
                 self.assertTrue(os.path.exists(spec_path))
                 self.assertEqual(util.kforge("check", spec_path).returncode, 0)
 
+    def test_equal_sized_dims_still_get_a_start_program(self):
+        # A[N, N] @ B[N, N] and a Linear with in == out features: before the dims came from the
+        # ops, both had one name for K and N and no start program could be synthesized
+        for stem in ("14_square_matmul", "15_gemm_sigmoid_residual"):
+            with self.subTest(stem):
+                spec_path = os.path.join(self.tmp.name, spec_build.problem_name(stem) + ".json")
+                db = os.path.join(self.tmp.name, stem + ".db")
+                r = util.kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
+                                "--db", db)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn("synthesized one from the problem", r.stdout + r.stderr)
+
     def test_numeric_check_runs_at_smaller_dims(self):
         _, msg = self.lines["01_gemm_bias_relu"]
         self.assertIn("batch_size=16", msg)

@@ -1,0 +1,158 @@
+"""Which axes of an imported model are one dim: a union of (tensor, axis) pairs over the ops'
+shape rules, so that two axes share a dim name only where an op makes them the same axis.
+
+Naming dims by value alone gave A[N, N] @ B[N, N] (KernelBench's square matmul) one name for
+the rows, the contracted dim and the columns, and a Linear with in_features == out_features one
+name for K and N: the kernel language contracts by name and could not tell which dim to
+contract. Here the contracted axes are one class, the others their own, each named after a
+module-level integer of its value (`N`, then `N_1`, ...)."""
+import re
+
+
+class AxisClasses:
+    """Union-find over (tensor name, axis) pairs of tensors whose shapes are known."""
+
+    def __init__(self, shapes):
+        self.shapes = shapes  # tensor name -> shape tuple
+        self.parent = {}
+
+    def find(self, key):
+        self.parent.setdefault(key, key)
+        while self.parent[key] != key:
+            self.parent[key] = self.parent[self.parent[key]]
+            key = self.parent[key]
+        return key
+
+    def union(self, a, b):
+        """Joins axis a = (tensor, axis) and b where both exist and have the same size > 1."""
+        ta, ia = a
+        tb, ib = b
+        sa, sb = self.shapes.get(ta), self.shapes.get(tb)
+        if sa is None or sb is None:
+            return
+        if not (-len(sa) <= ia < len(sa) and -len(sb) <= ib < len(sb)):
+            return
+        ia, ib = ia % len(sa), ib % len(sb)
+        if sa[ia] != sb[ib] or sa[ia] == 1:
+            return
+        ra, rb = self.find((ta, ia)), self.find((tb, ib))
+        if ra != rb:
+            self.parent[ra] = rb
+
+    def positional(self, a, b, count=None):
+        """Joins the trailing `count` axes of tensors a and b (all of the shorter one)."""
+        n = min(len(self.shapes.get(a, ())), len(self.shapes.get(b, ())))
+        for i in range(1, (n if count is None else min(n, count)) + 1):
+            self.union((a, -i), (b, -i))
+
+    def by_value(self, names):
+        """Joins every axis of equal size among the tensors `names` (ops without a rule)."""
+        seen = {}
+        for t in names:
+            for i, s in enumerate(self.shapes.get(t, ())):
+                if s != 1:
+                    if s in seen:
+                        self.union(seen[s], (t, i))
+                    else:
+                        seen[s] = (t, i)
+
+
+def _axes(attr):
+    if attr is None:
+        return None
+    return [int(a) for a in attr] if isinstance(attr, (list, tuple)) else [int(attr)]
+
+
+def _apply(classes, op):
+    kind, ins, out = op["op"], op["inputs"], op["output"]
+    shapes = classes.shapes
+    if kind == "matmul":
+        a, b = ins
+        ra, rb, ro = len(shapes[a]), len(shapes[b]), len(shapes[out])
+        ka = ra - 2 if op.get("transpose_a") else ra - 1
+        ma = ra - 1 if op.get("transpose_a") else ra - 2
+        kb = rb - 1 if op.get("transpose_b") else rb - 2
+        nb = rb - 2 if op.get("transpose_b") else rb - 1
+        classes.union((a, ka), (b, kb))
+        classes.union((out, ro - 2), (a, ma))
+        classes.union((out, ro - 1), (b, nb))
+        for i in range(1, ro - 1):  # batch dims, aligned from the right
+            for t, r in ((a, ra), (b, rb)):
+                if r - 2 - i >= 0:
+                    classes.union((out, ro - 2 - i), (t, r - 2 - i))
+    elif kind == "linear":
+        x, w = ins[0], ins[1]
+        classes.union((x, -1), (w, 1))
+        classes.union((out, -1), (w, 0))
+        if len(ins) > 2:
+            classes.union((ins[2], 0), (w, 0))
+        rx = len(shapes[x])
+        for i in range(2, rx + 1):
+            classes.union((out, -i), (x, -i))
+    elif kind in ("sum", "mean", "max", "min", "logsumexp"):
+        x = ins[0]
+        rx = len(shapes[x])
+        reduced = {a % rx for a in (_axes(op.get("axis")) or range(rx))}
+        keep = bool(op.get("keepdim"))
+        j = 0
+        for i in range(rx):
+            if i in reduced:
+                j += 1 if keep else 0
+                continue
+            classes.union((x, i), (out, j))
+            j += 1
+    elif kind in ("layer_norm", "rms_norm"):
+        x = ins[0]
+        classes.positional(x, out)
+        n = len(op.get("normalized_shape") or [1])
+        for p in ins[1:]:
+            classes.positional(p, x, n)
+    elif kind == "group_norm":
+        x = ins[0]
+        classes.positional(x, out)
+        for p in ins[1:]:
+            classes.union((p, 0), (x, 1))
+    elif kind in ("add", "sub", "mul", "div"):  # broadcast from the right
+        for t in ins:
+            classes.positional(t, out)
+    elif len(ins) == 1 and len(shapes.get(ins[0], ())) == len(shapes.get(out, ())):
+        classes.positional(ins[0], out)
+    else:
+        classes.by_value(list(ins) + [out])
+
+
+def classify(shapes, ops):
+    """AxisClasses of `shapes` (every input and op output) under the shape rules of `ops`."""
+    classes = AxisClasses(shapes)
+    for op in ops:
+        if all(t in shapes for t in op["inputs"] + [op["output"]]):
+            _apply(classes, op)
+        else:
+            classes.by_value([t for t in op["inputs"] + [op["output"]] if t in shapes])
+    return classes
+
+
+def name_dims(classes, tensors, int_globals, literal_ints):
+    """(tensor, axis) class -> dim name for the axes of `tensors` (in order, sizes other than 1),
+    and the dims {name: value} in first-seen order. A class is named after a module-level
+    integer of its size not yet taken, else after the first such integer (or D<size>) with a
+    suffix _1, _2, ..."""
+    order = list(literal_ints) + [k for k in int_globals if k not in literal_ints]
+    names, dims = {}, {}
+    for t in tensors:
+        for i, s in enumerate(classes.shapes[t]):
+            if s == 1:
+                continue
+            c = classes.find((t, i))
+            if c in names:
+                continue
+            cands = [k for k in order if int_globals.get(k) == s and re.match(r"[A-Za-z_]\w*$", k)]
+            name = next((k for k in cands if k not in dims), None)
+            base = cands[0] if cands else f"D{s}"
+            k = 1
+            while name is None or name in dims:
+                name = base if name is None and base not in dims else f"{base}_{k}"
+                k += 1
+            names[c] = name
+            dims[name] = int(s)
+    return names, dims
