@@ -150,4 +150,35 @@ Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel, bool tma) {
     return Ok{};
 }
 
+Expected<Sm80Alignment> sm80_alignment(const GemmSpec& g, const dsl::Kernel& kernel) {
+    // The widest access (16, 8 or 4 bytes, in elements of `dtype`) that divides `extent`.
+    auto operand = [&](const std::string& tensor, int64_t extent,
+                       DType dtype) -> Expected<int> {
+        const int bytes = dtype_bytes(dtype);
+        for (int width : {16, 8, 4})
+            if (width >= bytes && (extent * bytes) % width == 0) return width / bytes;
+        return make_error(kernel.name, "not supported by the CUTLASS lowering: tensor " + tensor +
+                                           ": its contiguous dim (" + std::to_string(extent) +
+                                           " elements) is not a multiple of 4 bytes (cp.async "
+                                           "copies at least 4)");
+    };
+    auto a = operand(g.a, g.a_row_major ? g.k * g.k_parts : g.m, g.dtype_a);
+    if (!a) return a.error();
+    auto b = operand(g.b, g.b_col_major ? g.k * g.k_parts : g.n, g.dtype_b);
+    if (!b) return b.error();
+    // D and the epilogue's tensors share the output tile's access width (elements).
+    std::vector<std::pair<int64_t, DType>> outs = {{g.n, g.dtype_d}};
+    for (const auto& s : g.steps)
+        if (s.kind == EpiStepKind::kBinaryTensor && s.broadcast != Broadcast::kScalar)
+            outs.push_back({s.broadcast == Broadcast::kCol ? g.m : g.n, s.dtype});
+    int d = 16 / dtype_bytes(g.dtype_d);
+    auto fits = [&](int w) {
+        for (const auto& [extent, dtype] : outs)
+            if (extent % w != 0 || w * dtype_bytes(dtype) > 16) return false;
+        return true;
+    };
+    while (d > 1 && !fits(d)) d /= 2;
+    return Sm80Alignment{*a, *b, d};
+}
+
 }  // namespace kforge::codegen

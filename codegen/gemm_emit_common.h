@@ -22,6 +22,16 @@ std::string builder_tail(const GemmSpec& spec, bool sm90);
 // Contiguous-extent checks so every global access is 16-byte (TMA) or `align`-element aligned.
 Status check_alignment(const GemmSpec& spec, const dsl::Kernel& kernel, bool tma);
 
+// The sm80 multistage kernel's access widths, in elements: A and B as wide as 16, 8 or 4 bytes
+// divide their contiguous extents (cp.async copies 4 bytes at least: an Error where an operand's
+// rows are not a multiple of 4 bytes), D and the epilogue's tensors as wide as divides N (or M
+// for a column broadcast), down to one element. KernelBench's irregular fp32 matmul (K = 2949,
+// N = 5921) takes 1, 1 and 1.
+struct Sm80Alignment {
+    int a = 1, b = 1, d = 1;
+};
+Expected<Sm80Alignment> sm80_alignment(const GemmSpec& spec, const dsl::Kernel& kernel);
+
 std::string symbol_of(const std::string& kernel);          // kforge_<kernel>
 std::string builder_symbol_of(const std::string& kernel);  // kforge_build_<kernel>
 

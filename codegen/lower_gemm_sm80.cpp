@@ -72,7 +72,8 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
         return unsupported(kernel, "tile " + std::to_string(c.tile_m) + "x" +
                                    std::to_string(c.tile_n) + " with schedule multistage "
                                    "(2x2 warps of at least 16x8)");
-    if (auto st = check_alignment(g, kernel, false); !st) return st.error();
+    auto align = sm80_alignment(g, kernel);
+    if (!align) return align.error();
     auto evt = emit_evt(g, EvtFamily::kSm80);
     if (!evt) return evt.error();
     MathConfig mc = math_config(g.math);
@@ -90,9 +91,9 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
          (c.acc == DType::kF16 ? "cutlass::half_t" : "float") + ";\n";
     t += "using ElementCompute = float;\n"
          "constexpr auto RoundStyle = cutlass::FloatRoundStyle::round_to_nearest;\n"
-         "constexpr int AlignmentA = 128 / cutlass::sizeof_bits<ElementA>::value;\n"
-         "constexpr int AlignmentB = 128 / cutlass::sizeof_bits<ElementB>::value;\n"
-         "constexpr int AlignmentD = 128 / cutlass::sizeof_bits<ElementD>::value;\n";
+         "constexpr int AlignmentA = " + std::to_string(align->a) + ";\n"
+         "constexpr int AlignmentB = " + std::to_string(align->b) + ";\n"
+         "constexpr int AlignmentD = " + std::to_string(align->d) + ";\n";
     if (g.math == dsl::MathMode::kF32Simt)
         t += "constexpr int AlignmentSimt = 1;  // SIMT loads one element per access\n";
     t += "using ThreadblockShape = " + gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";

@@ -185,5 +185,43 @@ TEST(GemmLowerError, MisalignedRowsAreRefused) {
     EXPECT_NE(out.error().message.find("16 bytes"), std::string::npos) << out.error().to_string();
 }
 
+// The multistage (sm80) kernel reads A and B as wide as their rows allow, down to 4 bytes, and
+// writes D down to one element: KernelBench's irregular fp32 matmul (K = 2949, N = 5921) lowers.
+TEST(GemmLower, MultistageAccessWidthFollowsTheRows) {
+    auto with_dims = [](Problem problem, int64_t k, int64_t n) {
+        problem.dims["K"] = k;
+        problem.dims["N"] = n;
+        for (auto& t : problem.tensors)
+            for (size_t i = 0; i < t.dim_names.size(); ++i)
+                if (t.dim_names[i] == "K" || t.dim_names[i] == "N")
+                    t.shape[i] = t.dim_names[i] == "K" ? k : n;
+        return problem;
+    };
+    auto align = [](const Lowered& l, const std::string& which) {
+        const std::string key = "constexpr int Alignment" + which + " = ";
+        const size_t at = l.cuda_source.find(key);
+        return at == std::string::npos ? -1 : std::stoi(l.cuda_source.substr(at + key.size()));
+    };
+    const dsl::Program p = program_linear_f32(dsl::Schedule::kMultistage, dsl::MathMode::kTf32x3);
+    auto odd = lower_program(p, with_dims(problem_linear_f32(), 2949, 5921), LowerOptions{});
+    ASSERT_TRUE(odd.ok()) << odd.error().to_string();
+    EXPECT_EQ(align(*odd, "A"), 1);
+    EXPECT_EQ(align(*odd, "B"), 1);
+    EXPECT_EQ(align(*odd, "D"), 1);
+    auto even = lower_program(p, with_dims(problem_linear_f32(), 2950, 5922), LowerOptions{});
+    ASSERT_TRUE(even.ok()) << even.error().to_string();
+    EXPECT_EQ(align(*even, "A"), 2);
+    EXPECT_EQ(align(*even, "D"), 2);
+    // bf16 rows of an odd length are 2-byte aligned: below cp.async's 4 bytes
+    Problem bf = problem_gemm_bias_relu_bf16();
+    dsl::Program pb = program_gemm_bias_relu_bf16();
+    pb.kernels[0].gemm.schedule = dsl::Schedule::kMultistage;
+    pb.kernels[0].gemm.cluster_m = pb.kernels[0].gemm.cluster_n = 1;
+    auto bf_odd = lower_program(pb, with_dims(bf, 4095, bf.dims.at("N")), LowerOptions{});
+    ASSERT_FALSE(bf_odd.ok());
+    EXPECT_NE(bf_odd.error().message.find("multiple of 4 bytes"), std::string::npos)
+        << bf_odd.error().to_string();
+}
+
 }  // namespace
 }  // namespace kforge::codegen
