@@ -85,7 +85,7 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     inputs = {}
     for n in conv.placeholders + [k for k in conv.inputs if k not in conv.placeholders]:
         t = conv.inputs[n]
-        shape = [axis_name(n, i) if s != 1 else 1 for i, s in enumerate(t.shape)]
+        shape = [axis_name(n, i) if classes.is_dim((n, i)) else 1 for i, s in enumerate(t.shape)]
         entry = {"shape": shape, "dtype": t.dtype}
         if n in conv.params:
             entry["param"] = True

@@ -15,6 +15,7 @@ class AxisClasses:
     def __init__(self, shapes):
         self.shapes = shapes  # tensor name -> shape tuple
         self.parent = {}
+        self.ones = []        # size-1 axes that must be dims (a matmul's M, N or K)
 
     def find(self, key):
         self.parent.setdefault(key, key)
@@ -23,8 +24,9 @@ class AxisClasses:
             key = self.parent[key]
         return key
 
-    def union(self, a, b):
-        """Joins axis a = (tensor, axis) and b where both exist and have the same size > 1."""
+    def union(self, a, b, ones=False):
+        """Joins axis a = (tensor, axis) and b where both exist and have the same size, other than
+        1 unless `ones` (a matmul's axes: a matrix-vector product's N of 1 is still N)."""
         ta, ia = a
         tb, ib = b
         sa, sb = self.shapes.get(ta), self.shapes.get(tb)
@@ -33,11 +35,18 @@ class AxisClasses:
         if not (-len(sa) <= ia < len(sa) and -len(sb) <= ib < len(sb)):
             return
         ia, ib = ia % len(sa), ib % len(sb)
-        if sa[ia] != sb[ib] or sa[ia] == 1:
+        if sa[ia] != sb[ib] or (sa[ia] == 1 and not ones):
             return
+        if sa[ia] == 1:
+            self.ones += [(ta, ia), (tb, ib)]
         ra, rb = self.find((ta, ia)), self.find((tb, ib))
         if ra != rb:
             self.parent[ra] = rb
+
+    def is_dim(self, key):
+        """Whether axis `key` is a dim: of a size other than 1, or a matmul's axis."""
+        t, i = key
+        return self.shapes[t][i] != 1 or any(self.find(k) == self.find(key) for k in self.ones)
 
     def positional(self, a, b, count=None):
         """Joins the trailing `count` axes of tensors a and b (all of the shorter one)."""
@@ -73,17 +82,17 @@ def _apply(classes, op):
         ma = ra - 1 if op.get("transpose_a") else ra - 2
         kb = rb - 1 if op.get("transpose_b") else rb - 2
         nb = rb - 2 if op.get("transpose_b") else rb - 1
-        classes.union((a, ka), (b, kb))
-        classes.union((out, ro - 2), (a, ma))
-        classes.union((out, ro - 1), (b, nb))
+        classes.union((a, ka), (b, kb), ones=True)
+        classes.union((out, ro - 2), (a, ma), ones=True)
+        classes.union((out, ro - 1), (b, nb), ones=True)
         for i in range(1, ro - 1):  # batch dims, aligned from the right
             for t, r in ((a, ra), (b, rb)):
                 if r - 2 - i >= 0:
                     classes.union((out, ro - 2 - i), (t, r - 2 - i))
     elif kind == "linear":
         x, w = ins[0], ins[1]
-        classes.union((x, -1), (w, 1))
-        classes.union((out, -1), (w, 0))
+        classes.union((x, -1), (w, 1), ones=True)
+        classes.union((out, -1), (w, 0), ones=True)
         if len(ins) > 2:
             classes.union((ins[2], 0), (w, 0))
         rx = len(shapes[x])
@@ -141,7 +150,7 @@ def name_dims(classes, tensors, int_globals, literal_ints):
     names, dims = {}, {}
     for t in tensors:
         for i, s in enumerate(classes.shapes[t]):
-            if s == 1:
+            if not classes.is_dim((t, i)):
                 continue
             c = classes.find((t, i))
             if c in names:

@@ -172,6 +172,23 @@ class DimsFromOps(unittest.TestCase):
         self.assertEqual(s["inputs"]["A"]["shape"], ["N", "N_1"])
         self.assertEqual(s["inputs"]["B"]["shape"], ["N_1", "N_2"])
 
+    def test_matrix_vector_product_keeps_its_n_of_one(self):
+        s = spec_of_source("""
+            import torch
+            import torch.nn as nn
+            class Model(nn.Module):
+                def forward(self, A, B):
+                    return torch.matmul(A, B)
+            M = 32
+            K = 64
+            def get_inputs():
+                return [torch.randn(M, K), torch.randn(K, 1)]
+            def get_init_inputs():
+                return []
+            """)
+        self.assertEqual(s["dims"], {"M": 32, "K": 64, "D1": 1})
+        self.assertEqual(s["inputs"]["B"]["shape"], ["K", "D1"])
+
     def test_linear_with_equal_in_and_out_features(self):
         s = spec_of_source("""
             import torch
