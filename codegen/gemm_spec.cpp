@@ -188,6 +188,12 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
     // Dims: the output is [(L,) M, N]; K is shared by A and B and absent from the output.
     auto da = real_dims(kernel.args[0].dims), db = real_dims(kernel.args[1].dims);
     auto dd = real_dims(store_ref.dims);
+    if (dd.size() == 3 && da.size() == 3 && db.size() == 2 && da[0] == dd[0] &&
+        !contains(db, dd[0])) {
+        g.dim_fold = dd[0];
+        da.erase(da.begin());
+        dd.erase(dd.begin());
+    }
     if (dd.size() == 3) g.dim_l = dd[0];
     if (dd.size() < 2 || dd.size() > 3)
         return unsupported(kernel, store_ref.loc, "a gemm output of rank " +
@@ -209,17 +215,24 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
     else if (a2 == std::vector<std::string>{g.dim_k, g.dim_m}) g.a_row_major = false;
     else return bad(kernel, "operand " + g.a + " is not [M,K] or [K,M] for output dims M=" +
                                 g.dim_m);
+    if (!g.dim_fold.empty() && !g.a_row_major)
+        return unsupported(kernel, kernel.loc, "operand " + g.a + " with a leading dim " +
+                                                   g.dim_fold + " and K before M (only a "
+                                                   "K-contiguous A folds " + g.dim_fold +
+                                                   " into M)");
     if (b2 == std::vector<std::string>{g.dim_n, g.dim_k}) g.b_col_major = true;
     else if (b2 == std::vector<std::string>{g.dim_k, g.dim_n}) g.b_col_major = false;
     else return bad(kernel, "operand " + g.b + " is not [N,K] or [K,N] for output dims N=" +
                                 g.dim_n);
+    int64_t fold = 1;
     for (auto [name, out] : {std::pair{&g.dim_m, &g.m}, {&g.dim_n, &g.n}, {&g.dim_k, &g.k},
-                             {&g.dim_l, &g.l}}) {
+                             {&g.dim_l, &g.l}, {&g.dim_fold, &fold}}) {
         if (name->empty()) continue;
         auto v = dim_value(ctx, *name);
         if (!v) return bad(kernel, v.error().message);
         *out = *v;
     }
+    g.m *= fold;
 
     auto math = resolve_math(kernel, g.dtype_a, g.dtype_b, ctx.problem->policy);
     if (!math) return math.error();
@@ -257,6 +270,15 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
         s.tensor = t->name;
         s.dtype = t->dtype;
         auto dims = real_dims(op.tensor->dims);
+        if (!g.dim_fold.empty() && !dims.empty()) {
+            // [F,M,N] and [F,M] are contiguous over the folded M; [M,N] and [M] would be read
+            // again for every F, which the folded GEMM cannot do
+            if (dims[0] == g.dim_fold) dims.erase(dims.begin());
+            else if (contains(dims, g.dim_m))
+                return unsupported(kernel, op.loc, "operand " + op.tensor->name + " broadcast "
+                                                   "over " + g.dim_fold + ", which this GEMM "
+                                                   "folds into " + g.dim_m);
+        }
         if (dims.empty()) s.broadcast = Broadcast::kScalar;
         else if (dims == std::vector<std::string>{g.dim_n}) s.broadcast = Broadcast::kRow;
         else if (dims == std::vector<std::string>{g.dim_m}) s.broadcast = Broadcast::kCol;

@@ -225,10 +225,13 @@ Status Planner::add_gemm(const Op& op) {
     const auto da = dims_of(a), db = dims_of(b);
     const bool plain = da.size() == 2 && db.size() == 2;
     const bool batched = da.size() == 3 && db.size() == 3 && da[0] == db[0];
-    if (!plain && !batched) {
+    // [F,M,K] x [K,N]: F folds into M (codegen/gemm_spec.h), as nn.Linear on [batch, seq, d]
+    const bool folded = da.size() == 3 && db.size() == 2;
+    if (!plain && !batched && !folded) {
         return not_expressible(op, "operands of rank " + std::to_string(da.size()) + " and " +
                                        std::to_string(db.size()) + "; a gemm takes [M,K] x [K,N] "
-                                       "matrices or a batch [L,M,K] x [L,K,N] with one batch dim");
+                                       "matrices, a batch [L,M,K] x [L,K,N] with one batch dim, "
+                                       "or [F,M,K] x [K,N]");
     }
     const DType dt = dtype_of(a.name);
     if (dt != dtype_of(b.name) || !is_float_storage(dt)) {

@@ -223,5 +223,42 @@ TEST(GemmLower, MultistageAccessWidthFollowsTheRows) {
         << bf_odd.error().to_string();
 }
 
+// nn.Linear on [batch, seq, features]: X[F,M,K] x W[N,K] -> Y[F,M,N] is one [F*M, K] GEMM; the
+// builder multiplies M by F at run time, [F,M,N] residuals stay matrices, and what would broadcast
+// over the folded F ([M,N]) or a K-before-M A is refused by name.
+TEST(GemmLower, ALeadingDimOfXFoldsIntoM) {
+    const std::string head = R"({"name": "linear3d", "dims": {"F": 8, "M": 512, "N": 256, "K": 128},
+      "inputs": {"X": {"shape": ["F", "M", "K"], "dtype": "bf16"},
+                 "W": {"shape": ["N", "K"], "dtype": "bf16", "param": true},
+                 "R": {"shape": ["F", "M", "N"], "dtype": "bf16"},
+                 "Q": {"shape": ["M", "N"], "dtype": "bf16"}},)";
+    Problem problem = problem_from(head + R"(
+      "graph": [{"op": "linear", "inputs": ["X", "W"], "output": "H"},
+                {"op": "add", "inputs": ["H", "R"], "output": "S"},
+                {"op": "add", "inputs": ["S", "Q"], "output": "Y"}],
+      "outputs": ["Y"], "precision": {"policy": "bf16"}})");
+    dsl::GemmConfig c;
+    c.tile_m = 128; c.tile_n = 128; c.tile_k = 64;
+    auto program = [&](std::vector<dsl::ChainOp> chain, dsl::TensorRef x) {
+        chain.push_back(chain_cast(DType::kBF16));
+        chain.push_back(chain_tensor(dsl::ChainOpKind::kStore, "Y", {"F", "M", "N"}));
+        return program_of("linear3d", "linear3d",
+                          {gemm_kernel("k0", x, tref("W", {"N", "K"}), c, chain)});
+    };
+    auto out = lower_program(
+        program({chain_tensor(dsl::ChainOpKind::kAdd, "R", {"F", "M", "N"})},
+                tref("X", {"F", "M", "K"})),
+        problem, LowerOptions{});
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    EXPECT_NE(out->cuda_source.find("    M *= F;\n"), std::string::npos);
+    EXPECT_EQ(out->cuda_source.find("batch_count=*/int(L)"), std::string::npos);  // not batched
+    auto over = lower_program(
+        program({chain_tensor(dsl::ChainOpKind::kAdd, "Q", {"M", "N"})}, tref("X", {"F", "M", "K"})),
+        problem, LowerOptions{});
+    ASSERT_FALSE(over.ok());
+    EXPECT_NE(over.error().message.find("broadcast over F"), std::string::npos)
+        << over.error().to_string();
+}
+
 }  // namespace
 }  // namespace kforge::codegen

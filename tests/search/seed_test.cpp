@@ -187,6 +187,26 @@ const char* kHandMade[] = {
         "graph":[{"op":"exp","inputs":["X"],"output":"E"},{"op":"div","inputs":["b","E"],"output":"Y"},
                  {"op":"clamp","inputs":["Y"],"output":"Z","max":4.0},{"op":"mean","inputs":["Z"],"output":"M","axis":1,"keepdim":true}],
         "outputs":["M"],"precision":{"policy":"fp32_strict"}})",
+    // nn.Linear on [batch, seq, d] (the leading dim folds into M) and a 3-D x 2-D matmul
+    R"({"name":"linear_3d_gelu","dims":{"B":8,"S":512,"D":1024,"N":4096},
+        "inputs":{"X":{"shape":["B","S","D"],"dtype":"bf16"},"W":{"shape":["N","D"],"dtype":"bf16","param":true},
+                  "b":{"shape":["N"],"dtype":"bf16","param":true}},
+        "graph":[{"op":"linear","inputs":["X","W","b"],"output":"H"},{"op":"gelu","inputs":["H"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"bf16"}})",
+    R"({"name":"matmul_3d_2d","dims":{"N":16,"M":1024,"K":2048,"L":768},
+        "inputs":{"A":{"shape":["N","M","K"],"dtype":"f32"},"B":{"shape":["K","L"],"dtype":"f32"}},
+        "graph":[{"op":"matmul","inputs":["A","B"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"fp32_strict"}})",
+    // KernelBench's irregular matmul (rows of odd length: 4-byte accesses) and a matrix-vector
+    // product (N = 1)
+    R"({"name":"matmul_irregular","dims":{"M":8205,"K":2949,"N":5921},
+        "inputs":{"A":{"shape":["M","K"],"dtype":"f32"},"B":{"shape":["K","N"],"dtype":"f32"}},
+        "graph":[{"op":"matmul","inputs":["A","B"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"fp32_strict"}})",
+    R"({"name":"matvec","dims":{"M":2048,"K":8192,"D1":1},
+        "inputs":{"A":{"shape":["M","K"],"dtype":"f32"},"B":{"shape":["K","D1"],"dtype":"f32"}},
+        "graph":[{"op":"matmul","inputs":["A","B"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"fp32_strict"}})",
 };
 
 TEST(SeedHandMade, ProblemsOutsideTheSuiteSeedChecksAndLowers) {
@@ -350,8 +370,9 @@ TEST(SeedErrors, NotExpressibleNamesTheOp) {
              "graph":[{"op":"softmax","inputs":["X"],"output":"Y","axis":1}],
              "outputs":["Y"],"precision":{"policy":"fp32_strict"}})",
          "graph[0]", "not expressible: softmax"},
-        {R"({"name":"lin3d","dims":{"B":4,"S":128,"K":256,"N":256},
-             "inputs":{"X":{"shape":["B","S","K"],"dtype":"bf16"},"W":{"shape":["N","K"],"dtype":"bf16"}},
+        // (a [B,S,K] input folds B into M; two leading dims do not)
+        {R"({"name":"lin4d","dims":{"P":2,"B":4,"S":128,"K":256,"N":256},
+             "inputs":{"X":{"shape":["P","B","S","K"],"dtype":"bf16"},"W":{"shape":["N","K"],"dtype":"bf16"}},
              "graph":[{"op":"linear","inputs":["X","W"],"output":"Y"}],
              "outputs":["Y"],"precision":{"policy":"bf16"}})",
          "graph[0]", "not expressible: linear"},
