@@ -19,7 +19,8 @@ EXAMPLES = os.path.join(SOURCE_DIR, "examples", "kernelbench")
 SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_group_norm",
              "06_gemm_gelu_chain", "07_reductions", "08_rms_norm_manual",
              "11_matmul_transposed", "12_activation_mix", "13_matrix_scalar",
-             "14_square_matmul", "15_gemm_sigmoid_residual"]
+             "14_square_matmul", "15_gemm_sigmoid_residual", "16_matmul_irregular",
+             "17_linear_3d_gelu", "18_matvec"]
 
 
 def example(stem):

@@ -44,10 +44,12 @@ class ImportBatch(unittest.TestCase):
                 self.assertTrue(os.path.exists(spec_path))
                 self.assertEqual(util.kforge("check", spec_path).returncode, 0)
 
-    def test_equal_sized_dims_still_get_a_start_program(self):
-        # A[N, N] @ B[N, N] and a Linear with in == out features: before the dims came from the
-        # ops, both had one name for K and N and no start program could be synthesized
-        for stem in ("14_square_matmul", "15_gemm_sigmoid_residual"):
+    def test_kernelbench_gemm_shapes_get_a_start_program(self):
+        # None of these had one before: A[N, N] @ B[N, N] and a Linear with in == out features
+        # (one dim name for K and N), odd rows (4-byte accesses), nn.Linear on [batch, seq, d]
+        # (a leading dim folded into M) and a matrix-vector product (N = 1)
+        for stem in ("14_square_matmul", "15_gemm_sigmoid_residual", "16_matmul_irregular",
+                     "17_linear_3d_gelu", "18_matvec"):
             with self.subTest(stem):
                 spec_path = os.path.join(self.tmp.name, spec_build.problem_name(stem) + ".json")
                 db = os.path.join(self.tmp.name, stem + ".db")
