@@ -255,6 +255,32 @@ class Converter:
         return fx_ops.convert(self, node)
 
 
+def fold_swish(ops, outputs):
+    """mul(x, sigmoid(x)) -> silu(x) where the sigmoid has no other use: KernelBench writes
+    Swish as `x * torch.sigmoid(x)`, and as a chain that reads x twice it cannot stay in one
+    kernel (a GEMM epilogue included); silu is the same function. Returns the new op list."""
+    uses = {}
+    for op in ops:
+        for t in op["inputs"]:
+            uses[t] = uses.get(t, 0) + 1
+    for t in outputs:
+        uses[t] = uses.get(t, 0) + 1
+    by_output = {op["output"]: op for op in ops}
+    dropped = set()
+    for op in ops:
+        if op["op"] != "mul" or len(op["inputs"]) != 2:
+            continue
+        a, b = op["inputs"]
+        for x, s in ((a, b), (b, a)):
+            sig = by_output.get(s)
+            if sig is not None and sig["op"] == "sigmoid" and sig["inputs"] == [x] and \
+                    uses.get(s) == 1:
+                op["op"], op["inputs"] = "silu", [x]
+                dropped.add(id(sig))
+                break
+    return [op for op in ops if id(op) not in dropped]
+
+
 def to_spec(gm, example_inputs):
     """Converts a traced module; returns (Converter, output names)."""
     conv = Converter(gm, example_inputs)

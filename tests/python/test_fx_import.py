@@ -151,6 +151,25 @@ def spec_of_source(src):
         os.unlink(f.name)
 
 
+class SwishFolds(unittest.TestCase):
+    def test_x_times_sigmoid_x_is_silu(self):
+        for body in ("return x * torch.sigmoid(x)", "return torch.sigmoid(x) * x"):
+            path = module_file(body)
+            try:
+                s = spec_of(path)
+            finally:
+                os.unlink(path)
+            self.assertEqual(ops(s), ["silu"], body)
+
+    def test_a_sigmoid_with_another_use_stays(self):
+        path = module_file("return x * (s := torch.sigmoid(x)) + s")
+        try:
+            s = spec_of(path)
+        finally:
+            os.unlink(path)
+        self.assertEqual(ops(s), ["sigmoid", "mul", "add"])
+
+
 class DimsFromOps(unittest.TestCase):
     """Axes share a dim only where an op makes them one (spec_dims.py), not because their sizes
     are equal: KernelBench's square matmul A[N, N] @ B[N, N] had one name for all three dims."""
