@@ -207,6 +207,9 @@ class Converter:
             return e("leaky_relu", negative_slope=float(mod.negative_slope))
         if isinstance(mod, nn.Hardtanh) and type(mod) in (nn.Hardtanh, nn.ReLU6):
             return e("hardtanh", min=float(mod.min_val), max=float(mod.max_val))
+        if type(mod) is nn.Hardsigmoid:
+            from kforge_py import fx_ops
+            return fx_ops.hardsigmoid(self, node, x, shape, dtype)
         if isinstance(mod, nn.Softplus):
             return e("softplus", beta=float(mod.beta), threshold=float(mod.threshold))
         if isinstance(mod, (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d)):

@@ -100,6 +100,10 @@ def convert(conv, node):
         return e("hardtanh", min=float(get(1, "min_val", -1.0)), max=float(get(2, "max_val", 1.0)))
     if name == "relu6":
         return e("hardtanh", min=0.0, max=6.0)
+    if name == "hardsigmoid":
+        return hardsigmoid(conv, node, x(), shape, dtype)
+    if name in ("norm", "linalg_vector_norm"):
+        return vector_norm(conv, node, name, args, kw, shape, dtype)
     if name in ("clamp", "clip"):
         lo, hi = get(1, "min"), get(2, "max")
         for v in (lo, hi):
@@ -256,9 +260,36 @@ def power(conv, node):
     raise Unsupported(f"pow with exponent {p} is not supported (2, 3, 0.5, -0.5 are)")
 
 
-def reduce_chain(conv, node, op, x, dims, keepdim, shape, dtype):
+def hardsigmoid(conv, node, x, shape, dtype, final=True):
+    """relu6(x + 3) / 6 as clamp(x / 6 + 1/2, 0, 1): ops the spec has, one chain."""
+    t = conv.emit("scale", [x], node, shape, dtype, False, value=1.0 / 6.0)
+    t = conv.emit("add_scalar", [t], node, shape, dtype, False, value=0.5)
+    return conv.emit("clamp", [t], node, shape, dtype, final, min=0.0, max=1.0)
+
+
+def vector_norm(conv, node, name, args, kw, shape, dtype):
+    """torch.norm / Tensor.norm / torch.linalg.vector_norm with p (ord) 2 ('fro') or 1 over some
+    dims (all by default): sqrt(sum(x^2)) or sum(|x|), as ops the spec has."""
+    x = conv.tensor(args[0] if args else kw.get("input"))
+    key = "ord" if name == "linalg_vector_norm" else "p"
+    p = args[1] if len(args) > 1 else kw.get(key, 2 if name == "linalg_vector_norm" else "fro")
+    dim = args[2] if len(args) > 2 else kw.get("dim")
+    keepdim = args[3] if len(args) > 3 else kw.get("keepdim", False)
+    if kw.get("dtype") is not None:
+        raise Unsupported(f"{name} with a dtype is not supported")
+    if p in (2, 2.0, "fro"):
+        sq = conv.emit("square", [x], node, x.shape, dtype, False)
+        total = reduce_chain(conv, node, "sum", sq, dim, keepdim, shape, dtype, final=False)
+        return conv.emit("sqrt", [total], node, shape, dtype)
+    if p in (1, 1.0):
+        a = conv.emit("abs", [x], node, x.shape, dtype, False)
+        return reduce_chain(conv, node, "sum", a, dim, keepdim, shape, dtype)
+    raise Unsupported(f"{name} with p = {p!r} is not supported (2, 'fro' and 1 are)")
+
+
+def reduce_chain(conv, node, op, x, dims, keepdim, shape, dtype, final=True):
     """A reduction over several axes as a chain of one-axis reductions (exact for sum, mean,
-    max, min; logsumexp only over one axis)."""
+    max, min; logsumexp only over one axis). `final`: the last one is the node's output."""
     rank = len(x.shape)
     if dims is None:
         dims = list(range(rank))
@@ -273,7 +304,7 @@ def reduce_chain(conv, node, op, x, dims, keepdim, shape, dtype):
         cur_shape = list(cur.shape)
         cur_shape = cur_shape[:d] + ([1] if keepdim else []) + cur_shape[d + 1:]
         cur = conv.emit(op, [cur], node, tuple(cur_shape) if not last else shape, dtype,
-                        final=last, axis=d, keepdim=bool(keepdim))
+                        final=last and final, axis=d, keepdim=bool(keepdim))
     return cur
 
 

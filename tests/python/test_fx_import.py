@@ -109,6 +109,15 @@ class SmallModules(unittest.TestCase):
         finally:
             os.unlink(path)
 
+    def test_norms_and_hardsigmoid_become_spec_ops(self):
+        # KernelBench's L2 / Frobenius / L1 norm and HardSigmoid, as ops the spec has
+        self.check("return x / torch.norm(x, p=2, dim=1, keepdim=True)",
+                   ["square", "sum", "sqrt", "div"])
+        self.check("return x / torch.norm(x, p='fro')", ["square", "sum", "sum", "sqrt", "div"])
+        self.check("return torch.linalg.vector_norm(x, ord=1, dim=1)", ["abs", "sum"])
+        self.check("return F.hardsigmoid(x)", ["scale", "add_scalar", "clamp"])
+        self.unsupported("return torch.norm(x, p=3, dim=1)", "p = 3 is not supported")
+
     def test_scalar_arithmetic(self):
         self.check("return (2.0 - x) * 3 / 4 + 1", ["neg", "add_scalar", "scale", "scale",
                                                      "add_scalar"])
