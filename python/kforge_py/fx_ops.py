@@ -102,6 +102,10 @@ def convert(conv, node):
         return e("hardtanh", min=0.0, max=6.0)
     if name == "hardsigmoid":
         return hardsigmoid(conv, node, x(), shape, dtype)
+    if name in ("elu", "selu", "celu"):
+        alpha = 1.6732632423543772 if name == "selu" else float(get(1, "alpha", 1.0))
+        return elu(conv, node, x(), shape, dtype, alpha, scale=1.0507009873554805 if name == "selu"
+                   else 1.0, inner=1.0 / alpha if name == "celu" else 1.0)
     if name in ("norm", "linalg_vector_norm"):
         return vector_norm(conv, node, name, args, kw, shape, dtype)
     if name in ("clamp", "clip"):
@@ -265,6 +269,22 @@ def hardsigmoid(conv, node, x, shape, dtype, final=True):
     t = conv.emit("scale", [x], node, shape, dtype, False, value=1.0 / 6.0)
     t = conv.emit("add_scalar", [t], node, shape, dtype, False, value=0.5)
     return conv.emit("clamp", [t], node, shape, dtype, final, min=0.0, max=1.0)
+
+
+def elu(conv, node, x, shape, dtype, alpha, scale=1.0, inner=1.0):
+    """scale * (max(0, x) + min(0, alpha * (exp(inner * x) - 1))): ELU (scale 1, inner 1), SELU
+    (PyTorch's alpha and scale), CELU (inner 1 / alpha), as ops the spec has. Two branches of x:
+    the start program computes them in two kernels."""
+    pos = conv.emit("relu", [x], node, shape, dtype, False)
+    t = conv.emit("scale", [x], node, shape, dtype, False, value=inner) if inner != 1.0 else x
+    t = conv.emit("exp", [t], node, shape, dtype, False)
+    t = conv.emit("add_scalar", [t], node, shape, dtype, False, value=-1.0)
+    t = conv.emit("scale", [t], node, shape, dtype, False, value=alpha)
+    t = conv.emit("min_scalar", [t], node, shape, dtype, False, value=0.0)
+    if scale == 1.0:
+        return conv.emit("add", [pos, t], node, shape, dtype)
+    t = conv.emit("add", [pos, t], node, shape, dtype, False)
+    return conv.emit("scale", [t], node, shape, dtype, value=scale)
 
 
 def vector_norm(conv, node, name, args, kw, shape, dtype):

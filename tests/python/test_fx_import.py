@@ -116,6 +116,13 @@ class SmallModules(unittest.TestCase):
         self.check("return x / torch.norm(x, p='fro')", ["square", "sum", "sum", "sqrt", "div"])
         self.check("return torch.linalg.vector_norm(x, ord=1, dim=1)", ["abs", "sum"])
         self.check("return F.hardsigmoid(x)", ["scale", "add_scalar", "clamp"])
+        # ELU family: max(0, x) + min(0, alpha (exp(x) - 1)), SELU scaled, CELU exp(x / alpha)
+        self.check("return F.elu(x, alpha=0.5)",
+                   ["relu", "exp", "add_scalar", "scale", "min_scalar", "add"])
+        self.check("return torch.selu(x)",
+                   ["relu", "exp", "add_scalar", "scale", "min_scalar", "add", "scale"])
+        self.check("return F.celu(x, alpha=2.0)",
+                   ["relu", "scale", "exp", "add_scalar", "scale", "min_scalar", "add"])
         self.unsupported("return torch.norm(x, p=3, dim=1)", "p = 3 is not supported")
 
     def test_scalar_arithmetic(self):
