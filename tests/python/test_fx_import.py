@@ -109,6 +109,12 @@ class SmallModules(unittest.TestCase):
         finally:
             os.unlink(path)
 
+    def test_x_times_sigmoid_x_is_silu(self):
+        self.check("return x * torch.sigmoid(x)", ["silu"])
+        self.check("return torch.sigmoid(x) * x", ["silu"])
+        # a sigmoid with another use stays
+        self.check("return x * (s := torch.sigmoid(x)) + s", ["sigmoid", "mul", "add"])
+
     def test_norms_and_hardsigmoid_become_spec_ops(self):
         # KernelBench's L2 / Frobenius / L1 norm and HardSigmoid, as ops the spec has
         self.check("return x / torch.norm(x, p=2, dim=1, keepdim=True)",
@@ -167,60 +173,34 @@ def spec_of_source(src):
         os.unlink(f.name)
 
 
-class SwishFolds(unittest.TestCase):
-    def test_x_times_sigmoid_x_is_silu(self):
-        for body in ("return x * torch.sigmoid(x)", "return torch.sigmoid(x) * x"):
-            path = module_file(body)
-            try:
-                s = spec_of(path)
-            finally:
-                os.unlink(path)
-            self.assertEqual(ops(s), ["silu"], body)
-
-    def test_a_sigmoid_with_another_use_stays(self):
-        path = module_file("return x * (s := torch.sigmoid(x)) + s")
-        try:
-            s = spec_of(path)
-        finally:
-            os.unlink(path)
-        self.assertEqual(ops(s), ["sigmoid", "mul", "add"])
-
-
 class DimsFromOps(unittest.TestCase):
     """Axes share a dim only where an op makes them one (spec_dims.py), not because their sizes
     are equal: KernelBench's square matmul A[N, N] @ B[N, N] had one name for all three dims."""
 
-    def test_square_matmul_contracts_one_dim(self):
-        s = spec_of_source("""
+    @staticmethod
+    def matmul_spec(globals_text, a, b):
+        """The spec of a module returning torch.matmul(A, B) on inputs made by `a` and `b`."""
+        return spec_of_source(f"""
             import torch
             import torch.nn as nn
             class Model(nn.Module):
                 def forward(self, A, B):
                     return torch.matmul(A, B)
-            N = 64
+            {globals_text}
             def get_inputs():
-                return [torch.rand(N, N), torch.rand(N, N)]
+                return [{a}, {b}]
             def get_init_inputs():
                 return []
             """)
+
+    def test_square_matmul_contracts_one_dim(self):
+        s = self.matmul_spec("N = 64", "torch.rand(N, N)", "torch.rand(N, N)")
         self.assertEqual(s["dims"], {"N": 64, "N_1": 64, "N_2": 64})
         self.assertEqual(s["inputs"]["A"]["shape"], ["N", "N_1"])
         self.assertEqual(s["inputs"]["B"]["shape"], ["N_1", "N_2"])
 
     def test_matrix_vector_product_keeps_its_n_of_one(self):
-        s = spec_of_source("""
-            import torch
-            import torch.nn as nn
-            class Model(nn.Module):
-                def forward(self, A, B):
-                    return torch.matmul(A, B)
-            M = 32
-            K = 64
-            def get_inputs():
-                return [torch.randn(M, K), torch.randn(K, 1)]
-            def get_init_inputs():
-                return []
-            """)
+        s = self.matmul_spec("M = 32; K = 64", "torch.randn(M, K)", "torch.randn(K, 1)")
         self.assertEqual(s["dims"], {"M": 32, "K": 64, "D1": 1})
         self.assertEqual(s["inputs"]["B"]["shape"], ["K", "D1"])
 
