@@ -124,7 +124,7 @@ std::string builder_tail(const GemmSpec& /*spec*/, bool sm90) {
     return s;
 }
 
-Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel, bool tma) {
+Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel) {
     struct Extent {
         std::string what;
         std::string tensor;
@@ -147,9 +147,8 @@ Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel, bool tma) {
         return make_error(kernel.name, std::string("not supported by the CUTLASS lowering: ") +
                                            "tensor " + e.tensor + ": " + e.what + " (" +
                                            std::to_string(e.elements) + " elements) is not a "
-                                           "multiple of 16 bytes" +
-                                           (tma ? " (TMA and vector accesses need it)"
-                                                : " (vector accesses need it)"));
+                                           "multiple of 16 bytes (TMA and vector accesses "
+                                           "need it)");
     }
     return Ok{};
 }

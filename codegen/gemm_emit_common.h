@@ -19,8 +19,8 @@ std::string builder_head(const GemmSpec& spec, const LowerContext& ctx, const st
 // workspace query, Params encoding, launch geometry. `sm90`: 3.x kernel API, else 2.x.
 std::string builder_tail(const GemmSpec& spec, bool sm90);
 
-// Contiguous-extent checks so every global access is 16-byte (TMA) or `align`-element aligned.
-Status check_alignment(const GemmSpec& spec, const dsl::Kernel& kernel, bool tma);
+// Contiguous-extent checks of the TMA (sm90) kernels: every global access is 16-byte aligned.
+Status check_alignment(const GemmSpec& spec, const dsl::Kernel& kernel);
 
 // The sm80 multistage kernel's access widths, in elements: A and B as wide as 16, 8 or 4 bytes
 // divide their contiguous extents (cp.async copies 4 bytes at least: an Error where an operand's

@@ -230,7 +230,7 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
         if (!staged) return staged.error();
     }
     const GemmSpec& g = *spec;
-    if (auto st = check_alignment(g, kernel, true); !st) return st.error();
+    if (auto st = check_alignment(g, kernel); !st) return st.error();
     auto sch = sm90_schedule(g, kernel);
     if (!sch) return sch.error();
     auto evt = emit_evt(g, EvtFamily::kSm90);
