@@ -43,7 +43,7 @@ nlohmann::ordered_json to_json(const Problem& p, const Bounds& b, const Ceilings
     j["device"] = b.device;
     j["ceilings"] = b.ceilings_source;
     j["policy"] = std::string(to_string(b.policy));
-    j["matrix_unit"] = std::string(to_string(b.matrix_unit));
+    j["matrix_unit"] = std::string(to_string(b.matrix_unit)) + (b.matrix_tf32x3 ? " (3xTF32)" : "");
     j["flops_matrix"] = b.work.flops_matrix;
     j["flops_other"] = b.work.flops_other;
     j["bytes_fused"] = b.work.bytes_fused;
@@ -57,7 +57,7 @@ nlohmann::ordered_json to_json(const Problem& p, const Bounds& b, const Ceilings
     j["time_unfused_s"] = b.time_unfused_s;
     j["bound_kind"] = std::string(to_string(b.kind));
     j["arithmetic_intensity"] = b.arithmetic_intensity;
-    j["ridge_intensity"] = c.peak(b.matrix_unit) / c.dram_bytes_per_s;
+    j["ridge_intensity"] = matrix_peak(b, c) / c.dram_bytes_per_s;
     j["gaming_threshold_s"] = b.gaming_threshold_s;
     auto ops = nlohmann::ordered_json::array();
     for (size_t i = 0; i < b.per_op.size(); ++i) {
@@ -83,15 +83,17 @@ void print_text(const Problem& p, const Bounds& b, const Ceilings& c, double fac
                 human(b.work.flops_other, "FLOP").c_str(), human(b.work.bytes_fused, "B").c_str(),
                 human(b.work.bytes_unfused, "B").c_str());
     std::printf("  compute    %s (matrix on %s at %s/s, other on fp32_simt)\n",
-                ms(b.time_compute_s).c_str(), std::string(to_string(b.matrix_unit)).c_str(),
-                human(c.peak(b.matrix_unit), "FLOP").c_str());
+                ms(b.time_compute_s).c_str(),
+                (std::string(to_string(b.matrix_unit)) + (b.matrix_tf32x3 ? " as 3xTF32" : ""))
+                    .c_str(),
+                human(matrix_peak(b, c), "FLOP").c_str());
     std::printf("  memory     %s fused, %s unfused (at %s/s)\n", ms(b.time_memory_fused_s).c_str(),
                 ms(b.time_memory_unfused_s).c_str(), human(c.dram_bytes_per_s, "B").c_str());
     std::printf("  bound      fused %s (%s-bound), unfused %s (per-op roofline sum)\n",
                 ms(b.time_fused_s).c_str(), std::string(to_string(b.kind)).c_str(),
                 ms(b.time_unfused_s).c_str());
     std::printf("  intensity  %.4g FLOP/B (ridge %.4g FLOP/B)\n", b.arithmetic_intensity,
-                c.peak(b.matrix_unit) / c.dram_bytes_per_s);
+                matrix_peak(b, c) / c.dram_bytes_per_s);
     std::printf(
         "  gaming     a time below %s is implausible (%.2g x max(physical compute floor "
         "%s, memory floor %s))\n",

@@ -31,7 +31,7 @@ void bounds_section(std::ostringstream& o, const search::ProposalContext& c) {
         return;
     }
     o << "- fused bound T_sol: " << ms(b->time_fused_s) << " (" << to_string(b->kind)
-      << "-bound; compute " << ms(b->time_compute_s) << " on " << to_string(b->matrix_unit)
+      << "-bound; compute " << ms(b->time_compute_s) << " on " << to_string(b->matrix_unit) << (b->matrix_tf32x3 ? " as 3xTF32" : "")
       << ", memory " << ms(b->time_memory_fused_s) << ")\n";
     o << "- unfused bound (one ideal kernel per op): " << ms(b->time_unfused_s) << "\n";
     char ai[64];

@@ -63,6 +63,7 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
     const double tf32_phys = std::max(ceilings.peak(ComputeUnit::kTf32Tensor),
                                       ceilings.physical_peak(ComputeUnit::kTf32Tensor));
     const double fp32_phys = std::max(fp32, ceilings.physical_peak(ComputeUnit::kFp32Simt));
+    const double tf32 = ceilings.peak(ComputeUnit::kTf32Tensor);
     const double bw_phys = std::max(bw, ceilings.physical_dram_bytes_per_s);
     if (!(bw > 0.0)) return make_error(ceilings.device, "no DRAM bandwidth for this device");
     if (!(fp32 > 0.0)) return make_error(ceilings.device, "no fp32 SIMT peak for this device");
@@ -85,16 +86,24 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
         OpBound ob;
         ob.output = ow.output;
         ob.matrix_unit = available_unit(matrix_unit(b.policy, a->dtype), ceilings);
+        // fp32_strict allows 3xTF32 on f32 operands: the faster of it and SIMT
+        const bool tf32x3 = b.policy == PrecisionPolicy::kFp32Strict && a->dtype == DType::kF32 &&
+                            ob.matrix_unit == ComputeUnit::kFp32Simt && tf32 > 0.0 &&
+                            3.0 / tf32 < 1.0 / fp32;
+        if (tf32x3) ob.matrix_unit = ComputeUnit::kTf32Tensor;
         if (ow.flops_matrix > 0.0 && first_matrix) {
             b.matrix_unit = ob.matrix_unit;
+            b.matrix_tf32x3 = tf32x3;
             first_matrix = false;
         }
         Busy op_busy, op_floor;
         if (ow.flops_matrix > 0.0) {
-            op_busy[ob.matrix_unit] += ow.flops_matrix / ceilings.peak(ob.matrix_unit);
+            op_busy[ob.matrix_unit] +=
+                (tf32x3 ? 3.0 : 1.0) * ow.flops_matrix / ceilings.peak(ob.matrix_unit);
             ComputeUnit floor_unit = ob.matrix_unit;
             double t_floor = ow.flops_matrix / std::max(ceilings.peak(ob.matrix_unit),
                                                         ceilings.physical_peak(ob.matrix_unit));
+            if (tf32x3) t_floor = 3.0 * ow.flops_matrix / tf32_phys;
             if (ob.matrix_unit == ComputeUnit::kFp32Simt && tf32_phys > 0.0 &&
                 3.0 * ow.flops_matrix / tf32_phys < t_floor) {  // 3xTF32
                 floor_unit = ComputeUnit::kTf32Tensor;
@@ -123,6 +132,10 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
     b.gaming_threshold_s =
         options.gaming_factor * std::max(b.time_compute_floor_s, b.time_memory_floor_s);
     return b;
+}
+
+double matrix_peak(const Bounds& bounds, const Ceilings& ceilings) {
+    return ceilings.peak(bounds.matrix_unit) / (bounds.matrix_tf32x3 ? 3.0 : 1.0);
 }
 
 Expected<double> sol_score(double time_s, double time_sol_s, double time_base_s) {

@@ -7,7 +7,10 @@
 // cores and CUDA cores run concurrently, so the compute time is the busiest unit's (a GEMM's
 // bf16 tensor time and its epilogue's SIMT time overlap; fp32_strict matrix FLOPs share the
 // SIMT unit with the epilogue and add up).
-//   fp32_strict -> fp32 SIMT (a 4096^3 fp32 matmul on an H200: 1.374e11 / 67e12 = 2.05 ms)
+//   fp32_strict -> the faster of fp32 SIMT and 3xTF32 (three tf32 products per fp32 one, which
+//                  the policy allows: tf32x3 in the language): a 4096^3 fp32 matmul on an H200
+//                  3 x 1.374e11 / 494.7e12 = 0.83 ms, not 1.374e11 / 67e12 = 2.05 ms on SIMT
+//                  (kforge's 3xTF32 ran 1.21 ms on the H200: "196% of SOL" against SIMT)
 //   tf32        -> tf32 tensor (same matmul: 1.374e11 / 494.7e12 = 0.278 ms)
 //   bf16, fp16  -> bf16 / fp16 tensor; f64 operands -> fp64 tensor where present, else fp64 SIMT
 // A unit the device lacks falls back to fp32 SIMT (fp64 tensor: fp64 SIMT).
@@ -66,6 +69,7 @@ struct Bounds {
     std::string ceilings_source;
     PrecisionPolicy policy = PrecisionPolicy::kFp32Strict;
     ComputeUnit matrix_unit = ComputeUnit::kFp32Simt;  // of the first matrix op (or fp32 SIMT)
+    bool matrix_tf32x3 = false;  // that op's FLOPs run as 3xTF32 (three tf32 FLOPs each)
     WorkCount work;
     double time_compute_s = 0.0;
     double time_compute_floor_s = 0.0;  // physical ceilings, 3xTF32 allowed (see above)
@@ -82,6 +86,9 @@ struct Bounds {
 
 // The unit that matrix FLOPs on `operand` dtype run on under `policy` (before device fallback).
 ComputeUnit matrix_unit(PrecisionPolicy policy, DType operand);
+
+// Matrix FLOPs per second of `bounds`' matrix unit on `ceilings` (a third of tf32 for 3xTF32).
+double matrix_peak(const Bounds& bounds, const Ceilings& ceilings);
 
 // Bounds of a validated problem. Errors: bad gaming factor, missing bandwidth or fp32 peak,
 // work-count errors.

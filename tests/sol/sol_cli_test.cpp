@@ -25,7 +25,9 @@ TEST(SolCli, BoundsAsJson) {
     ASSERT_EQ(j.size(), 1u);
     EXPECT_EQ(j[0]["device"], "h200");
     EXPECT_EQ(j[0]["bound_kind"], "compute");
-    EXPECT_NEAR(j[0]["time_fused_s"].get<double>(), 2.0513e-3, 1e-6);
+    // fp32_strict: the 4096^3 matmul as 3xTF32, 3 x 1.374e11 / 494.7e12
+    EXPECT_NEAR(j[0]["time_fused_s"].get<double>(), 0.8335e-3, 1e-6);
+    EXPECT_EQ(j[0]["matrix_unit"], "tf32_tensor (3xTF32)");
 }
 
 TEST(SolCli, PolicyOverride) {
@@ -59,11 +61,12 @@ TEST(SolCli, CalibrationFromAnotherDeviceIsUserError) {
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.out.find("measured on \"a100-sxm\""), std::string::npos) << r.out;
     std::ofstream(path) << R"({"device": "h200", "dram_bytes_per_s": 1e12,
-                               "peak_flops": {"fp32_simt": 50e12}})";
+                               "peak_flops": {"fp32_simt": 50e12, "tf32_tensor": 400e12}})";
     r = run_cli("sol --json --calibration " + path.string() + " " + kGemm);
     ASSERT_EQ(r.rc, 0) << r.out;
     auto j = nlohmann::json::parse(r.out);
-    EXPECT_NEAR(j[0]["time_compute_s"].get<double>(), 2.0 * 4096.0 * 4096 * 4096 / 50e12, 1e-9);
+    EXPECT_NEAR(j[0]["time_compute_s"].get<double>(), 3 * 2.0 * 4096.0 * 4096 * 4096 / 400e12,
+                1e-9);
     std::filesystem::remove(path);
 }
 
