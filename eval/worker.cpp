@@ -79,6 +79,17 @@ Expected<std::string> string_field(const nlohmann::json& j, const char* key, boo
     return it->get<std::string>();
 }
 
+// The payload's "problem" and "program" (both required), as evaluate and warm tasks read them.
+Status read_problem_and_program(const nlohmann::json& j, Problem& problem, std::string& program) {
+    auto p = problem_from_payload(j);
+    if (!p) return p.error();
+    auto text = string_field(j, "program", true);
+    if (!text) return text.error();
+    problem = std::move(*p);
+    program = std::move(*text);
+    return Ok{};
+}
+
 }  // namespace
 
 nlohmann::ordered_json eval_request_to_json(const EvalRequest& r) {
@@ -123,12 +134,7 @@ Expected<EvalRequest> eval_request_from_json(const nlohmann::json& j) {
         if (!parsed) return make_error("payload.reusable_gates", parsed.error().to_string());
         r.reusable_gates = std::move(parsed->gates);
     }
-    auto problem = problem_from_payload(j);
-    if (!problem) return problem.error();
-    r.problem = std::move(*problem);
-    auto program = string_field(j, "program", true);
-    if (!program) return program.error();
-    r.program_text = std::move(*program);
+    if (auto st = read_problem_and_program(j, r.problem, r.program_text); !st) return st.error();
     auto file = string_field(j, "program_file", false, "<program>");
     auto tier = string_field(j, "tier", false, "quick");
     auto fault = string_field(j, "sim_fault", false, "none");
@@ -223,12 +229,7 @@ nlohmann::ordered_json to_json(const WarmRequest& r) {
 Expected<WarmRequest> warm_request_from_json(const nlohmann::json& j) {
     if (!j.is_object()) return make_error("payload", "not an object");
     WarmRequest r;
-    auto problem = problem_from_payload(j);
-    if (!problem) return problem.error();
-    r.problem = std::move(*problem);
-    auto program = string_field(j, "program", true);
-    if (!program) return program.error();
-    r.program_text = std::move(*program);
+    if (auto st = read_problem_and_program(j, r.problem, r.program_text); !st) return st.error();
     auto tier = string_field(j, "tier", false, "full");
     if (!tier) return tier.error();
     auto t = eval_tier_from_string(*tier);
