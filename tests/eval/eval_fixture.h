@@ -8,6 +8,7 @@
 #include <string>
 
 #include "eval/evaluate.h"
+#include "eval/supervisor.h"
 #include "problem/spec.h"
 
 namespace kforge::eval::testing {
@@ -35,6 +36,15 @@ inline EvalRequest request_for(const std::string& name, EvalTier tier = EvalTier
     r.tier = tier;
     return r;
 }
+
+#ifdef KFORGE_CLI_PATH  // the tests that run the kforge binary
+// A supervisor of `kforge worker --device sim` modelling the H200.
+inline SupervisorOptions sim_worker() {
+    SupervisorOptions o;
+    o.worker_argv = worker_command(KFORGE_CLI_PATH, "sim", 0, "h200");
+    return o;
+}
+#endif
 
 inline const GateOutcome* find_gate(const EvalReport& r, const std::string& gate) {
     for (const GateOutcome& g : r.gates)

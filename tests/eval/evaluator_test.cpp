@@ -21,12 +21,7 @@ namespace {
 
 using testing::find_gate;
 using testing::request_for;
-
-SupervisorOptions sim_worker() {
-    SupervisorOptions o;
-    o.worker_argv = worker_command(KFORGE_CLI_PATH, "sim", 0, "h200");
-    return o;
-}
+using testing::sim_worker;
 
 TEST(SupervisedEvaluator, GivesTheInProcessReport) {
     auto device = make_sim_device("h200");

@@ -4,16 +4,17 @@
 
 #include "eval/evaluator.h"
 #include "eval/fault_suite.h"
+#include "eval_fixture.h"
 
 namespace kforge::eval {
 namespace {
 
+using testing::sim_worker;
+
 const std::string kManifest = std::string(KFORGE_SOURCE_DIR) + "/tests/faults/scenarios.json";
 
 TEST(FaultSuiteSim, EveryScenarioGetsItsStatusInOneSession) {
-    SupervisorOptions o;
-    o.worker_argv = worker_command(KFORGE_CLI_PATH, "sim", 0, "h200");
-    Supervisor s(o);
+    Supervisor s(sim_worker());
     ASSERT_TRUE(s.start().ok());
     EXPECT_TRUE(s.device().simulated);
     SupervisedEvaluator evaluator(s, 120);
@@ -30,9 +31,7 @@ TEST(FaultSuiteSim, EveryScenarioGetsItsStatusInOneSession) {
 }
 
 TEST(FaultSuiteSim, AMissingCubinOnTheGpuPathIsAnError) {
-    SupervisorOptions o;
-    o.worker_argv = worker_command(KFORGE_CLI_PATH, "sim", 0, "h200");
-    Supervisor s(o);
+    Supervisor s(sim_worker());
     SupervisedEvaluator evaluator(s, 60);
     auto r = run_fault_suite(evaluator, kManifest, false, "/nonexistent");
     ASSERT_FALSE(r.ok());

@@ -14,6 +14,7 @@ namespace kforge::eval {
 namespace {
 
 using testing::request_for;
+using testing::sim_worker;
 
 WarmRequest warm_request_for(const EvalRequest& r) {
     WarmRequest w;
@@ -57,12 +58,6 @@ void expect_same_results(const EvalReport& a, const EvalReport& b) {
         }
     }
     EXPECT_DOUBLE_EQ(a.stats.median_ns, b.stats.median_ns);  // the model is deterministic
-}
-
-SupervisorOptions sim_worker() {
-    SupervisorOptions o;
-    o.worker_argv = worker_command(KFORGE_CLI_PATH, "sim", 0, "h200");
-    return o;
 }
 
 // The case list is the gates' own: after a warm-up every correctness round of the full tier
