@@ -10,8 +10,6 @@ namespace kforge::codegen::detail {
 namespace {
 
 constexpr int kMaxSplit = 16;  // cluster CTAs per row (above 8: a non-portable cluster size)
-// Static shared memory kept free beside a staged row (the templates' reduction scratch).
-constexpr int64_t kStaticSmemReserve = 1024;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -41,13 +39,6 @@ int64_t smem_optin_bytes(const std::string& arch) {
     if (arch == "sm_80" || arch == "sm_87") return 163 * 1024;
     return 99 * 1024;
 }
-
-// How the CTA's part of a row (`chunk` elements of `bytes` each, dealt out in vectors of
-// `vec` over `tpr` threads) is held: `items` vectors per thread in registers, or `staged`
-// vectors per thread in shared memory (`smem_bytes` for the block's rpb rows).
-struct RowHolding {
-    int64_t items = 0, staged = 0, smem_bytes = 0;
-};
 
 // Tensor operands of the op besides X: weight and bias of the norms.
 struct Operand {
@@ -85,55 +76,35 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     if (split > 1 && rpb != 1) return make_error(where, "split > 1 needs rows_per_block 1");
     if (cfg.passes != 1 && cfg.passes != 2) return make_error(where, "passes must be 1 or 2");
 
-    // passes 1: the row stays on chip, in registers while a thread holds at most
-    // dsl::kMaxRowRegValues values, else (or with smem_stage) in shared memory, all of it, and
-    // where shared memory alone is too small, in both (dsl/check.h).
-    // passes 2 with smem_stage: as much of the CTA's part as shared memory takes; the rest is
-    // re-read from memory on each sweep. passes 2 alone: every sweep reads memory.
+    // How the row is held (registers, shared memory, streamed): dsl::row_holding, the rule the
+    // checker refuses by.
     // The configuration is derived for config_n (the full shape's rows) while its vector width
     // also divides this shape's rows, which keeps them aligned; else for these rows alone.
     int vec = pick_vec(cfg.vec, plan.config_n);
     int64_t cfg_n = plan.config_n;
     if (cfg_n < plan.n || plan.n % vec != 0) vec = pick_vec(cfg.vec, plan.n), cfg_n = plan.n;
     const int64_t elem_bytes = dtype_bytes(plan.x->dtype);
-    const int64_t smem_budget = smem_optin_bytes(ctx.arch) - kStaticSmemReserve;
-    const Expected<RowHolding> held = [&]() -> Expected<RowHolding> {
-        RowHolding h;
-        const int64_t chunk = ceil_div(ceil_div(cfg_n, split), vec) * vec;
-        const int64_t per_thread = ceil_div(chunk, int64_t(tpr) * vec);  // vectors
-        const int64_t row_bytes = int64_t(rpb) * tpr * vec * elem_bytes;  // one vector each
-        if (cfg.passes == 1 && !cfg.smem_stage && per_thread * vec <= dsl::kMaxRowRegValues) {
-            h.items = per_thread;
-        } else if (cfg.passes == 1) {
-            if (!cfg.smem_stage && per_thread * row_bytes > smem_budget)
-                h.items = dsl::row_reg_values_beside_stage(cfg.threads) / vec;
-            h.staged = per_thread - h.items;
-            if (h.staged * row_bytes > smem_budget) {
-                return make_error(where, "passes 1 keeps the row on chip: " +
-                                             std::to_string(cfg_n) + " elements over " +
-                                             std::to_string(tpr * split) + " threads is " +
-                                             std::to_string(per_thread * vec) + " per thread, " +
-                                             std::to_string(h.items * vec) +
-                                             " of them in registers, and " +
-                                             std::to_string(h.staged * row_bytes) +
-                                             " bytes of shared memory exceed the " +
-                                             std::to_string(smem_budget) + " available on " +
-                                             ctx.arch + "; use passes 2 (smem_stage), split or "
-                                             "fewer rows_per_block");
-            }
-        } else if (cfg.smem_stage) {
-            h.staged = std::min(per_thread, smem_budget / row_bytes);
-            if (h.staged == 0) {
-                return make_error(where, "smem_stage: one vector per thread of " +
-                                             std::to_string(rpb) + " row(s) is " +
-                                             std::to_string(row_bytes) + " bytes, more than the " +
-                                             std::to_string(smem_budget) + " available");
-            }
-        }
-        h.smem_bytes = h.staged * row_bytes;
-        return h;
-    }();
-    if (!held) return held.error();
+    const int64_t smem_budget = smem_optin_bytes(ctx.arch) - dsl::kRowStaticSmemReserve;
+    const dsl::RowHolding held = dsl::row_holding(cfg_n, split, vec, tpr, rpb,
+                                                  static_cast<int>(elem_bytes), cfg.passes,
+                                                  cfg.smem_stage, smem_budget);
+    if (!held.fits && cfg.passes == 1) {
+        return make_error(where, "passes 1 keeps the row on chip: " + std::to_string(cfg_n) +
+                                     " elements over " + std::to_string(tpr * split) +
+                                     " threads is " + std::to_string(held.vectors * vec) +
+                                     " per thread, " + std::to_string(held.items * vec) +
+                                     " of them in registers, and " +
+                                     std::to_string(held.smem_bytes()) +
+                                     " bytes of shared memory exceed the " +
+                                     std::to_string(smem_budget) + " available on " + ctx.arch +
+                                     "; use passes 2 (smem_stage), split or fewer rows_per_block");
+    }
+    if (!held.fits) {
+        return make_error(where, "smem_stage: one vector per thread of " + std::to_string(rpb) +
+                                     " row(s) is " + std::to_string(held.vector_bytes) +
+                                     " bytes, more than the " + std::to_string(smem_budget) +
+                                     " available");
+    }
     const int64_t blocks = ceil_div(plan.rows, rpb) * split;
     if (blocks > 0x7fffffff) return make_error(where, "too many rows for one grid");
 
@@ -199,7 +170,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
         return "kforge::" + plan.tmpl + "<" + c + ", " + plan.mode +
                (tmpl_extra.empty() ? "" : ", " + tmpl_extra) + ">(" + args + ");\n";
     };
-    const std::string cv = cfg_text(tpr, rpb, vec, held->items, split, held->staged);
+    const std::string cv = cfg_text(tpr, rpb, vec, held.items, split, held.staged);
     if (vec == 1) {
         s << "    " << call(cv);
     } else {
@@ -211,7 +182,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
         }
         s << "    if (" << cond << ") {\n        " << call(cv) << "    } else {\n        "
           << call(cfg_text(tpr, rpb, 1, 0, split, 0,
-                           held->staged > 0 ? 0 : kScalarFallbackUnroll))
+                           held.staged > 0 ? 0 : kScalarFallbackUnroll))
           << "    }\n";
     }
     s << "}\n";
@@ -225,7 +196,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     launch.grid = {unsigned(blocks), 1, 1};
     launch.block = {unsigned(cfg.threads), 1, 1};
     launch.cluster = {unsigned(split), 1, 1};
-    launch.smem_bytes = unsigned(held->smem_bytes);  // the streamed fallback stages nothing
+    launch.smem_bytes = unsigned(held.smem_bytes());  // the streamed fallback stages nothing
     launch.params = params.plan_params();
     code.launches.push_back(launch);
     return code;

@@ -44,6 +44,28 @@ constexpr int row_reg_values_beside_stage(int threads) {
     return values < 0 ? 0 : (values < kMaxRowRegValues ? values : kMaxRowRegValues);
 }
 
+// Shared memory a row kernel keeps for itself (its reductions' scratch) beside a staged row.
+inline constexpr int64_t kRowStaticSmemReserve = 1024;
+
+// How one CTA holds its part of a row, in vectors of `vec` elements dealt out over the block's
+// `rows_per_block` x `per_row` threads; the checker refuses what does not fit and the lowering
+// instantiates RowCfg<.., ITEMS = items, .., STAGED = staged>.
+//   passes 1: on chip, by the rule above (smem_stage: all in shared memory); fits when the
+//             staged part is within `smem_budget` bytes
+//   passes 2: smem_stage stages as much as `smem_budget` takes, at least one vector a thread
+//             (else it does not fit), the rest re-read from memory; without it, all streamed
+struct RowHolding {
+    int64_t chunk = 0;         // elements of the CTA's part (whole vectors)
+    int64_t vectors = 0;       // per thread
+    int64_t items = 0;         // of those, in registers
+    int64_t staged = 0;        // of those, in shared memory
+    int64_t vector_bytes = 0;  // one vector for every thread of the block
+    bool fits = true;
+    int64_t smem_bytes() const { return staged * vector_bytes; }
+};
+RowHolding row_holding(int64_t row_len, int split, int vec, int per_row, int rows_per_block,
+                       int elem_bytes, int passes, bool smem_stage, int64_t smem_budget);
+
 // What the checker needs to know about the target GPU.
 struct DeviceLimits {
     std::string name = "h200";               // for messages ("the h200 allows 227 KiB")

@@ -19,7 +19,6 @@
 namespace kforge::dsl {
 namespace {
 
-constexpr int64_t kStaticSmemReserve = 1024;  // static shared memory the row kernels keep
 constexpr int64_t kMaxGridX = 0x7fffffff;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -70,10 +69,8 @@ bool row_path(const Kernel& kn) {
     return norm || !axis || *axis + 1 == kn.args.at(0).dims.size();
 }
 
-// Where the lowering keeps a block's rows (one CTA's part of each: row_len / split elements,
-// dealt out in vectors of `vec` over `per_row` threads): passes 1 keeps them on chip (registers,
-// shared memory, or both: kMaxRowRegValues in check.h); passes 2 with smem_stage stages as much
-// as fits, at least one vector per thread.
+// Where the lowering keeps a block's rows (row_holding in check.h): a passes-1 row that fits
+// on chip in no way, or a smem_stage that cannot stage one vector a thread, is refused.
 void check_row_holding(const Kernel& kn, const KernelFacts& facts, int bytes, int per_row,
                        const DeviceLimits& limits, Reporter& rep) {
     const RowwiseConfig& c = kn.rowwise;
@@ -84,37 +81,52 @@ void check_row_holding(const Kernel& kn, const KernelFacts& facts, int bytes, in
             vec = v;
             break;
         }
-    const int64_t chunk = ceil_div(ceil_div(facts.row_len, c.split), vec) * vec;
-    const int64_t vectors = ceil_div(chunk, int64_t(per_row) * vec);  // per thread
-    const int64_t block_vector_bytes = int64_t(c.rows_per_block) * per_row * vec * bytes;
-    const int64_t budget = limits.smem_per_block_optin_bytes - kStaticSmemReserve;
-    if (c.passes == 1 && !c.smem_stage && vectors * vec <= kMaxRowRegValues) return;
-    // beside a shared-memory stage, registers take this many vectors per thread
-    const int64_t in_regs =
-        c.smem_stage ? 0 : row_reg_values_beside_stage(c.rows_per_block * per_row) / vec;
-    const int64_t staged = vectors * block_vector_bytes <= budget ? vectors : vectors - in_regs;
-    if (c.passes == 1 && staged * block_vector_bytes > budget) {
+    const int64_t budget = limits.smem_per_block_optin_bytes - kRowStaticSmemReserve;
+    const RowHolding h = row_holding(facts.row_len, c.split, vec, per_row, c.rows_per_block,
+                                     bytes, c.passes, c.smem_stage, budget);
+    if (h.fits) return;
+    if (c.passes == 1) {
         rep.error(knob_loc(kn, "passes"),
-                  "passes 1 caches each row: " + std::to_string(vectors * vec) + " values per "
+                  "passes 1 caches each row: " + std::to_string(h.vectors * vec) + " values per "
                   "thread" + (c.smem_stage ? " staged in shared memory"
-                                           : ", " + std::to_string(in_regs * vec) +
+                                           : ", " + std::to_string(h.items * vec) +
                                                  " of them in registers") +
                   ", and " + std::to_string(c.rows_per_block) + " row(s) of " +
-                  std::to_string(chunk) + " values need " + kib(staged * block_vector_bytes) +
+                  std::to_string(h.chunk) + " values need " + kib(h.smem_bytes()) +
                   " of shared memory; the " + limits.name + " allows " + kib(budget) + " (" +
                   kib(limits.smem_per_block_optin_bytes) + " opt-in less " +
-                  kib(kStaticSmemReserve) + " of static shared memory): use passes 2, a larger "
-                  "split or fewer rows_per_block");
-    } else if (c.passes == 2 && c.smem_stage && block_vector_bytes > budget) {
+                  kib(kRowStaticSmemReserve) + " of static shared memory): use passes 2, a "
+                  "larger split or fewer rows_per_block");
+    } else {
         rep.error(knob_loc(kn, "smem_stage"),
                   "smem_stage: one vector per thread of " + std::to_string(c.rows_per_block) +
-                      " row(s) is " + kib(block_vector_bytes) + ", more than the " + kib(budget) +
+                      " row(s) is " + kib(h.vector_bytes) + ", more than the " + kib(budget) +
                       " of shared memory the " + limits.name + " allows: drop smem_stage or use "
                       "fewer threads");
     }
 }
 
 }  // namespace
+
+RowHolding row_holding(int64_t row_len, int split, int vec, int per_row, int rows_per_block,
+                       int elem_bytes, int passes, bool smem_stage, int64_t smem_budget) {
+    RowHolding h;
+    h.chunk = ceil_div(ceil_div(row_len, split), vec) * vec;
+    h.vectors = ceil_div(h.chunk, int64_t(per_row) * vec);
+    h.vector_bytes = int64_t(rows_per_block) * per_row * vec * elem_bytes;
+    if (passes == 1 && !smem_stage && h.vectors * vec <= kMaxRowRegValues) {
+        h.items = h.vectors;
+    } else if (passes == 1) {
+        if (!smem_stage && h.vectors * h.vector_bytes > smem_budget)
+            h.items = row_reg_values_beside_stage(rows_per_block * per_row) / vec;
+        h.staged = h.vectors - h.items;
+        h.fits = h.smem_bytes() <= smem_budget;
+    } else if (smem_stage) {
+        h.staged = std::min(h.vectors, smem_budget / h.vector_bytes);
+        h.fits = h.staged > 0;
+    }
+    return h;
+}
 
 void check_legality_rowwise(const Kernel& kn, const KernelFacts& facts,
                             const CheckResult& tensors, const DeviceLimits& limits,
