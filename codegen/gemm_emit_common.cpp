@@ -124,14 +124,19 @@ std::string builder_tail(const GemmSpec& /*spec*/, bool sm90) {
     return s;
 }
 
-Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel) {
-    struct Extent {
-        std::string what;
-        std::string tensor;
-        int64_t elements;
-        DType dtype;
-    };
-    // D and a residual matrix are contiguous along N; a [M] or [N] broadcast along its one dim.
+namespace {
+
+// A tensor's contiguous extent: the elements of one row in memory.
+struct Extent {
+    std::string what;
+    std::string tensor;
+    int64_t elements;
+    DType dtype;
+};
+
+// A's, B's, D's and then each epilogue tensor's, in that order: D and a residual matrix are
+// contiguous along N; a [M] or [N] broadcast along its one dim.
+std::vector<Extent> contiguous_extents(const GemmSpec& g) {
     std::vector<Extent> extents = {
         {"its contiguous dim", g.a, g.a_row_major ? g.k * g.k_parts : g.m, g.dtype_a},
         {"its contiguous dim", g.b, g.b_col_major ? g.k * g.k_parts : g.n, g.dtype_b},
@@ -142,7 +147,13 @@ Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel) {
         const bool along_m = s.broadcast == Broadcast::kCol;
         extents.push_back({along_m ? g.dim_m : g.dim_n, s.tensor, along_m ? g.m : g.n, s.dtype});
     }
-    for (const auto& e : extents) {
+    return extents;
+}
+
+}  // namespace
+
+Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel) {
+    for (const auto& e : contiguous_extents(g)) {
         if ((e.elements * dtype_bytes(e.dtype)) % 16 == 0) continue;
         return make_error(kernel.name, std::string("not supported by the CUTLASS lowering: ") +
                                            "tensor " + e.tensor + ": " + e.what + " (" +
@@ -154,34 +165,31 @@ Status check_alignment(const GemmSpec& g, const dsl::Kernel& kernel) {
 }
 
 Expected<Sm80Alignment> sm80_alignment(const GemmSpec& g, const dsl::Kernel& kernel) {
-    // The widest access (16, 8 or 4 bytes, in elements of `dtype`) that divides `extent`.
-    auto operand = [&](const std::string& tensor, int64_t extent,
-                       DType dtype) -> Expected<int> {
-        const int bytes = dtype_bytes(dtype);
+    const std::vector<Extent> extents = contiguous_extents(g);
+    // A and B: the widest access (16, 8 or 4 bytes, in elements of its dtype) that divides it.
+    int ab[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+        const Extent& e = extents[static_cast<size_t>(i)];
+        const int bytes = dtype_bytes(e.dtype);
         for (int width : {16, 8, 4})
-            if (width >= bytes && (extent * bytes) % width == 0) return width / bytes;
-        return make_error(kernel.name, "not supported by the CUTLASS lowering: tensor " + tensor +
-                                           ": its contiguous dim (" + std::to_string(extent) +
-                                           " elements) is not a multiple of 4 bytes (cp.async "
-                                           "copies at least 4)");
-    };
-    auto a = operand(g.a, g.a_row_major ? g.k * g.k_parts : g.m, g.dtype_a);
-    if (!a) return a.error();
-    auto b = operand(g.b, g.b_col_major ? g.k * g.k_parts : g.n, g.dtype_b);
-    if (!b) return b.error();
+            if (ab[i] == 0 && width >= bytes && (e.elements * bytes) % width == 0)
+                ab[i] = width / bytes;
+        if (ab[i] == 0)
+            return make_error(kernel.name, "not supported by the CUTLASS lowering: tensor " +
+                                               e.tensor + ": " + e.what + " (" +
+                                               std::to_string(e.elements) + " elements) is not "
+                                               "a multiple of 4 bytes (cp.async copies at least 4)");
+    }
     // D and the epilogue's tensors share the output tile's access width (elements).
-    std::vector<std::pair<int64_t, DType>> outs = {{g.n, g.dtype_d}};
-    for (const auto& s : g.steps)
-        if (s.kind == EpiStepKind::kBinaryTensor && s.broadcast != Broadcast::kScalar)
-            outs.push_back({s.broadcast == Broadcast::kCol ? g.m : g.n, s.dtype});
-    int d = 16 / dtype_bytes(g.dtype_d);
     auto fits = [&](int w) {
-        for (const auto& [extent, dtype] : outs)
-            if (extent % w != 0 || w * dtype_bytes(dtype) > 16) return false;
+        for (size_t i = 2; i < extents.size(); ++i)
+            if (extents[i].elements % w != 0 || w * dtype_bytes(extents[i].dtype) > 16)
+                return false;
         return true;
     };
+    int d = 16 / dtype_bytes(g.dtype_d);
     while (d > 1 && !fits(d)) d /= 2;
-    return Sm80Alignment{*a, *b, d};
+    return Sm80Alignment{ab[0], ab[1], d};
 }
 
 }  // namespace kforge::codegen
