@@ -212,12 +212,8 @@ class Converter:
             return fx_ops.hardsigmoid(self, node, x, shape, dtype)
         if type(mod) in (nn.ELU, nn.SELU, nn.CELU):
             from kforge_py import fx_ops
-            if type(mod) is nn.SELU:
-                return fx_ops.elu(self, node, x, shape, dtype, 1.6732632423543772,
-                                  scale=1.0507009873554805)
-            a = float(mod.alpha)
-            return fx_ops.elu(self, node, x, shape, dtype, a,
-                              inner=1.0 / a if type(mod) is nn.CELU else 1.0)
+            return fx_ops.elu(self, node, x, shape, dtype, type(mod).__name__.lower(),
+                              float(getattr(mod, "alpha", 1.0)))
         if isinstance(mod, nn.Softplus):
             return e("softplus", beta=float(mod.beta), threshold=float(mod.threshold))
         if isinstance(mod, (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d)):

@@ -103,9 +103,7 @@ def convert(conv, node):
     if name == "hardsigmoid":
         return hardsigmoid(conv, node, x(), shape, dtype)
     if name in ("elu", "selu", "celu"):
-        alpha = 1.6732632423543772 if name == "selu" else float(get(1, "alpha", 1.0))
-        return elu(conv, node, x(), shape, dtype, alpha, scale=1.0507009873554805 if name == "selu"
-                   else 1.0, inner=1.0 / alpha if name == "celu" else 1.0)
+        return elu(conv, node, x(), shape, dtype, name, float(get(1, "alpha", 1.0)))
     if name in ("norm", "linalg_vector_norm"):
         return vector_norm(conv, node, name, args, kw, shape, dtype)
     if name in ("clamp", "clip"):
@@ -271,10 +269,18 @@ def hardsigmoid(conv, node, x, shape, dtype, final=True):
     return conv.emit("clamp", [t], node, shape, dtype, final, min=0.0, max=1.0)
 
 
-def elu(conv, node, x, shape, dtype, alpha, scale=1.0, inner=1.0):
-    """scale * (max(0, x) + min(0, alpha * (exp(inner * x) - 1))): ELU (scale 1, inner 1), SELU
-    (PyTorch's alpha and scale), CELU (inner 1 / alpha), as ops the spec has. Two branches of x:
-    the start program computes them in two kernels."""
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805  # PyTorch's constants
+
+
+def elu(conv, node, x, shape, dtype, kind, alpha=1.0):
+    """scale * (max(0, x) + min(0, alpha * (exp(inner * x) - 1))) for `kind` "elu" (scale 1,
+    inner 1), "selu" (PyTorch's alpha and scale; `alpha` ignored) or "celu" (inner 1 / alpha), as
+    ops the spec has. Two branches of x: the start program computes them in two kernels."""
+    scale, inner = 1.0, 1.0
+    if kind == "selu":
+        alpha, scale = SELU_ALPHA, SELU_SCALE
+    elif kind == "celu":
+        inner = 1.0 / alpha
     pos = conv.emit("relu", [x], node, shape, dtype, False)
     t = conv.emit("scale", [x], node, shape, dtype, False, value=inner) if inner != 1.0 else x
     t = conv.emit("exp", [t], node, shape, dtype, False)
