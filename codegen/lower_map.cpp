@@ -12,18 +12,12 @@
 #include "codegen/chain.h"
 #include "codegen/kernel_entry.h"
 #include "codegen/kernel_lowering.h"
+#include "dsl/check.h"
 
 namespace kforge::codegen {
 namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-int pick_vec(int vec, int64_t len) {
-    for (int v : {8, 4, 2}) {
-        if (v <= vec && len % v == 0) return v;
-    }
-    return 1;
-}
 
 }  // namespace
 
@@ -66,7 +60,7 @@ Expected<KernelCode> lower_map(const dsl::Kernel& kernel, const LowerContext& ct
                             kernel.args[0], ctx);
     if (!chain) return chain.error();
 
-    const int vec = pick_vec(cfg.vec, innermost);
+    const int vec = dsl::widest_vec(cfg.vec, innermost);
     const int64_t tile = int64_t(cfg.block) * vec * cfg.items_per_thread;
     const int64_t tile_scalar = int64_t(cfg.block) * cfg.items_per_thread;
     int64_t blocks = ceil_div(numel, tile_scalar);  // enough for the scalar fallback too

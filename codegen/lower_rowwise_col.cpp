@@ -10,6 +10,7 @@
 
 #include "codegen/kernel_entry.h"
 #include "codegen/lower_rowwise_detail.h"
+#include "dsl/check.h"
 
 namespace kforge::codegen::detail {
 namespace {
@@ -29,7 +30,7 @@ Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerCont
     auto xtype = cuda_float_type(plan.x->dtype, where + ": " + plan.x->name);
     if (!xtype) return xtype.error();
 
-    const int vec = pick_vec(cfg.vec, plan.inner);
+    const int vec = dsl::widest_vec(cfg.vec, plan.inner);
     const int64_t col_vecs = ceil_div(plan.inner, vec);
     int tx = 1;
     while (tx * 2 <= cfg.threads && tx < col_vecs && cfg.threads % (tx * 2) == 0) tx *= 2;

@@ -26,9 +26,6 @@ struct RowwisePlan {
     int64_t groups = 1, group_channels = 1, spatial = 1;
 };
 
-// Largest of 8, 4, 2, 1 that is <= vec and divides len.
-int pick_vec(int vec, int64_t len);
-
 Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext& ctx);
 Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerContext& ctx);
 

@@ -48,13 +48,6 @@ struct Operand {
 
 }  // namespace
 
-int pick_vec(int vec, int64_t len) {
-    for (int v : {8, 4, 2}) {
-        if (v <= vec && len % v == 0) return v;
-    }
-    return 1;
-}
-
 Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext& ctx) {
     const dsl::Kernel& k = *plan.kernel;
     const dsl::RowwiseConfig& cfg = k.rowwise;
@@ -80,9 +73,9 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     // checker refuses by.
     // The configuration is derived for config_n (the full shape's rows) while its vector width
     // also divides this shape's rows, which keeps them aligned; else for these rows alone.
-    int vec = pick_vec(cfg.vec, plan.config_n);
+    int vec = dsl::widest_vec(cfg.vec, plan.config_n);
     int64_t cfg_n = plan.config_n;
-    if (cfg_n < plan.n || plan.n % vec != 0) vec = pick_vec(cfg.vec, plan.n), cfg_n = plan.n;
+    if (cfg_n < plan.n || plan.n % vec != 0) vec = dsl::widest_vec(cfg.vec, plan.n), cfg_n = plan.n;
     const int64_t elem_bytes = dtype_bytes(plan.x->dtype);
     const int64_t smem_budget = smem_optin_bytes(ctx.arch) - dsl::kRowStaticSmemReserve;
     const dsl::RowHolding held = dsl::row_holding(cfg_n, split, vec, tpr, rpb,

@@ -44,6 +44,14 @@ constexpr int row_reg_values_beside_stage(int threads) {
     return values < 0 ? 0 : (values < kMaxRowRegValues ? values : kMaxRowRegValues);
 }
 
+// The vector width a rowwise or map kernel reads rows of `len` elements with: the widest of 8,
+// 4 and 2 not above `vec` that divides `len` (so every row stays aligned), else 1.
+constexpr int widest_vec(int vec, int64_t len) {
+    for (int v : {8, 4, 2})
+        if (v <= vec && len % v == 0) return v;
+    return 1;
+}
+
 // Shared memory a row kernel keeps for itself (its reductions' scratch) beside a staged row.
 inline constexpr int64_t kRowStaticSmemReserve = 1024;
 

@@ -75,12 +75,7 @@ void check_row_holding(const Kernel& kn, const KernelFacts& facts, int bytes, in
                        const DeviceLimits& limits, Reporter& rep) {
     const RowwiseConfig& c = kn.rowwise;
     if (facts.row_len <= 0 || per_row <= 0 || c.split < 1) return;
-    int vec = 1;  // the lowering's width: the widest of 8, 4, 2 up to vec that divides the row
-    for (int v : {8, 4, 2})
-        if (v <= c.vec && facts.row_len % v == 0) {
-            vec = v;
-            break;
-        }
+    const int vec = widest_vec(c.vec, facts.row_len);  // the lowering's width
     const int64_t budget = limits.smem_per_block_optin_bytes - kRowStaticSmemReserve;
     const RowHolding h = row_holding(facts.row_len, c.split, vec, per_row, c.rows_per_block,
                                      bytes, c.passes, c.smem_stage, budget);
