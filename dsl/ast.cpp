@@ -27,9 +27,10 @@ std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& t
 constexpr std::array<std::pair<KernelKind, std::string_view>, 3> kKernelKinds{{
     {KernelKind::kGemm, "gemm"}, {KernelKind::kRowwise, "rowwise"}, {KernelKind::kMap, "map"}}};
 
-constexpr std::array<std::pair<ChainOpKind, std::string_view>, 25> kChainOps{{
+constexpr std::array<std::pair<ChainOpKind, std::string_view>, 29> kChainOps{{
     {ChainOpKind::kAdd, "add"},       {ChainOpKind::kSub, "sub"},
     {ChainOpKind::kMul, "mul"},       {ChainOpKind::kDiv, "div"},
+    {ChainOpKind::kRsub, "rsub"},     {ChainOpKind::kRdiv, "rdiv"},
     {ChainOpKind::kRelu, "relu"},     {ChainOpKind::kLeakyRelu, "leaky_relu"},
     {ChainOpKind::kGelu, "gelu"},     {ChainOpKind::kSilu, "silu"},
     {ChainOpKind::kSigmoid, "sigmoid"}, {ChainOpKind::kTanh, "tanh"},
@@ -40,7 +41,8 @@ constexpr std::array<std::pair<ChainOpKind, std::string_view>, 25> kChainOps{{
     {ChainOpKind::kSquare, "square"}, {ChainOpKind::kClamp, "clamp"},
     {ChainOpKind::kMin, "min"},       {ChainOpKind::kMax, "max"},
     {ChainOpKind::kCast, "cast"},     {ChainOpKind::kStore, "store"},
-    {ChainOpKind::kReduce, "reduce"}}};
+    {ChainOpKind::kReduce, "reduce"}, {ChainOpKind::kLet, "let"},
+    {ChainOpKind::kUse, "use"}}};
 
 constexpr std::array<std::pair<ReduceKind, std::string_view>, 4> kReduceKinds{{
     {ReduceKind::kSum, "sum"}, {ReduceKind::kMax, "max"},
@@ -97,6 +99,7 @@ Program strip_locations(Program p) {
         for (TensorRef& t : k.args) t.loc = {};
         for (ChainOp& op : k.chain) {
             op.loc = {};
+            op.name_loc = {};
             if (op.tensor) op.tensor->loc = {};
         }
     }

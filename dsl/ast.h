@@ -34,8 +34,10 @@ std::optional<KernelKind> kernel_kind_from_string(std::string_view s);
 
 // One statement of a chain (`{ add b[N]; gelu tanh; cast bf16; store Y[M,N] }`).
 enum class ChainOpKind {
-    // binary with a tensor (broadcast by dims) or a number
+    // binary with a tensor (broadcast by dims), a number or a named value (`let`)
     kAdd, kSub, kMul, kDiv,
+    // reversed binary: operand - value, operand / value
+    kRsub, kRdiv,
     // unary
     kRelu, kLeakyRelu, kGelu, kSilu, kSigmoid, kTanh, kMish, kSoftplus, kExp, kLog, kNeg, kAbs,
     kSqrt, kRsqrt, kSquare,
@@ -46,8 +48,16 @@ enum class ChainOpKind {
     // reduction of the value over one dim into a smaller tensor (gemm epilogue or map):
     // `reduce sum over N -> S[M]`
     kReduce,
+    // named values: `let t` binds the value to t; `use t` makes t the value again
+    kLet, kUse,
 };
 std::string_view to_string(ChainOpKind k);
+
+// add/sub/mul/div/rsub/rdiv: statements with an operand (tensor, number or named value).
+inline bool is_binary(ChainOpKind k) {
+    return k == ChainOpKind::kAdd || k == ChainOpKind::kSub || k == ChainOpKind::kMul ||
+           k == ChainOpKind::kDiv || k == ChainOpKind::kRsub || k == ChainOpKind::kRdiv;
+}
 std::optional<ChainOpKind> chain_op_from_string(std::string_view s);
 
 enum class ReduceKind { kSum, kMax, kMin, kMean };
@@ -57,6 +67,8 @@ std::optional<ReduceKind> reduce_kind_from_string(std::string_view s);
 struct ChainOp {
     ChainOpKind kind = ChainOpKind::kRelu;
     std::optional<TensorRef> tensor;   // add/sub/mul/div with a tensor; store; reduce target
+    std::string name;                  // let/use: the name; add/sub/.. with a named value
+    SourceLoc name_loc;                // where `name` is written
     std::vector<double> numbers;       // add/sub/mul/div by a number; leaky_relu slope; clamp lo hi;
                                        // min/max value; softplus beta threshold
     GeluApprox gelu = GeluApprox::kErf;

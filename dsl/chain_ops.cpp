@@ -6,10 +6,15 @@ const std::vector<ChainOpSpec>& chain_op_table() {
     using K = ChainOpKind;
     using A = ChainArgs;
     static const std::vector<ChainOpSpec> table = {
-        {"add", K::kAdd, A::kTensorOrNumber, {}, "add T[..] | add 1.5", "value + tensor (broadcast by dims) or number"},
-        {"sub", K::kSub, A::kTensorOrNumber, {}, "sub T[..] | sub 1.5", "value - tensor or number"},
-        {"mul", K::kMul, A::kTensorOrNumber, {}, "mul T[..] | mul 1.5", "value * tensor or number"},
-        {"div", K::kDiv, A::kTensorOrNumber, {}, "div T[..] | div 1.5", "value / tensor or number"},
+        {"add", K::kAdd, A::kTensorOrNumber, {}, "add T[..] | add 1.5 | add t",
+         "value + tensor (broadcast by dims), number or named value"},
+        {"sub", K::kSub, A::kTensorOrNumber, {}, "sub T[..] | sub 1.5 | sub t", "value - operand"},
+        {"mul", K::kMul, A::kTensorOrNumber, {}, "mul T[..] | mul 1.5 | mul t", "value * operand"},
+        {"div", K::kDiv, A::kTensorOrNumber, {}, "div T[..] | div 1.5 | div t", "value / operand"},
+        {"rsub", K::kRsub, A::kTensorOrNumber, {}, "rsub T[..] | rsub 1.5 | rsub t",
+         "operand - value"},
+        {"rdiv", K::kRdiv, A::kTensorOrNumber, {}, "rdiv T[..] | rdiv 1.5 | rdiv t",
+         "operand / value (softsign: let x; abs; add 1; rdiv x)"},
         {"relu", K::kRelu, A::kNone, {}, "relu", "max(x, 0)"},
         {"leaky_relu", K::kLeakyRelu, A::kOptionalNumber, {0.01}, "leaky_relu [slope]",
          "negative slope, default 0.01"},
@@ -35,6 +40,9 @@ const std::vector<ChainOpSpec>& chain_op_table() {
          "write the value (several stores allowed; the first defines an intermediate)"},
         {"reduce", K::kReduce, A::kReduce, {}, "reduce sum|max|min|mean over D -> S[..]",
          "reduce the value over dim D into tensor S"},
+        {"let", K::kLet, A::kName, {}, "let t",
+         "name the value t (a new name per kernel, no tensor's name); t reads it later"},
+        {"use", K::kUse, A::kName, {}, "use t", "the value is t again (t bound by let)"},
     };
     return table;
 }

@@ -10,7 +10,7 @@
 namespace kforge::dsl {
 
 enum class ChainArgs {
-    kTensorOrNumber,  // add b[N] | add 1.5
+    kTensorOrNumber,  // add b[N] | add 1.5 | add x (a value named by `let x`)
     kNone,            // relu
     kOptionalNumber,  // leaky_relu [slope], filled with the default
     kGeluApprox,      // gelu [erf|tanh]
@@ -20,6 +20,7 @@ enum class ChainArgs {
     kDType,           // cast bf16
     kTensor,          // store Y[M,N]
     kReduce,          // reduce sum over N -> S[M]
+    kName,            // let x | use x
 };
 
 struct ChainOpSpec {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <map>
 
 #include "dsl/check_sem_kernel.h"
 
@@ -24,6 +25,7 @@ std::string chain_display(const ChainOp& op) {
         return "reduce " + std::string(to_string(op.reduce)) + " over " + op.reduce_over;
     }
     if (op.tensor) return s + " " + op.tensor->name;
+    if (!op.name.empty()) return s + " " + op.name;
     for (double v : op.numbers) s += " " + num(v);
     return s;
 }
@@ -66,6 +68,55 @@ std::optional<std::string> gemm_k(const Kernel& kn, Reporter& reporter) {
                                "exactly one dim that the stored output does not have (shared: " +
                                join_dims(shared) + ")");
     return std::nullopt;
+}
+
+// A value named by `let` in the chain being translated.
+struct Named {
+    int node = -1;  // -1: the value had failed to resolve (reported there)
+    DType dtype = DType::kF32;
+    SourceLoc loc;
+};
+
+// Whether `let name` may bind `name` in kernel `k`: not the name of a tensor (the problem's, or
+// one the program stores), not bound earlier in the kernel. Reports and returns false if not.
+bool check_let_name(Sem& sem, const ChainOp& op, const std::map<std::string, Named>& names) {
+    Reporter& rep = sem.reporter;
+    if (sem.problem.find_tensor(op.name) || sem.stores.count(op.name)) {
+        rep.error(op.name_loc, "let " + op.name + ": " + op.name + " is a tensor of the " +
+                                   (sem.problem.find_tensor(op.name) ? "problem" : "program") +
+                                   "; name the value apart from every tensor");
+        return false;
+    }
+    if (auto it = names.find(op.name); it != names.end()) {
+        rep.error(op.name_loc, "let " + op.name + ": " + op.name + " is already bound at " +
+                                   Reporter::loc_text(it->second.loc) +
+                                   "; a name is bound once per kernel (no shadowing)");
+        return false;
+    }
+    return true;
+}
+
+// The value `op` names (`use t`, `add t`); nullptr (and an error) where t is not bound yet.
+const Named* lookup_name(Sem& sem, const Kernel& kn, const ChainOp& op,
+                         const std::map<std::string, Named>& names) {
+    if (auto it = names.find(op.name); it != names.end()) return &it->second;
+    std::string later;
+    for (const ChainOp& c : kn.chain)
+        if (c.kind == ChainOpKind::kLet && c.name == op.name && later.empty())
+            later = Reporter::loc_text(c.name_loc);
+    std::string what = std::string(to_string(op.kind)) + " " + op.name + ": ";
+    if (!later.empty()) {
+        sem.reporter.error(op.name_loc, what + op.name + " is bound by `let " + op.name + "` at " +
+                                            later + ", after this use; bind it first");
+    } else if (sem.problem.find_tensor(op.name) || sem.stores.count(op.name)) {
+        sem.reporter.error(op.name_loc, what + "no value is named " + op.name + "; for the tensor "
+                                            "write its dims (" + op.name + "[..])");
+    } else {
+        sem.reporter.error(op.name_loc, what + "no value is named " + op.name + " in kernel " +
+                                            kn.name + "; bind it with `let " + op.name +
+                                            "` earlier in this chain (names are local to a kernel)");
+    }
+    return nullptr;
 }
 
 }  // namespace
@@ -143,10 +194,26 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
 
     DType dtype = DType::kF32;
     bool failed = !v.has_value();
+    std::map<std::string, Named> names;  // bound by `let` so far
     for (const ChainOp& op : kn.chain) {
         Origin o{Reporter::loc_text(op.loc), kn.name, chain_display(op)};
         if (op.kind == ChainOpKind::kCast) {
             dtype = op.cast_to;
+            continue;
+        }
+        if (op.kind == ChainOpKind::kLet) {
+            if (check_let_name(sem, op, names))
+                names[op.name] = Named{failed ? -1 : *v, dtype, op.name_loc};
+            continue;
+        }
+        if (op.kind == ChainOpKind::kUse) {
+            const Named* n = lookup_name(sem, kn, op, names);
+            if (!n || n->node < 0) {
+                failed = true;
+                continue;
+            }
+            v = n->node;
+            dtype = n->dtype;
             continue;
         }
         if (op.kind == ChainOpKind::kStore || op.kind == ChainOpKind::kReduce) {
@@ -168,12 +235,26 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         }
         if (failed) {
             if (op.tensor) sem.read(*op.tensor, k);
+            if (!op.name.empty() && !names.count(op.name)) lookup_name(sem, kn, op, names);
             continue;
         }
-        const bool binary = op.kind == ChainOpKind::kAdd || op.kind == ChainOpKind::kSub ||
-                            op.kind == ChainOpKind::kMul || op.kind == ChainOpKind::kDiv;
+        const bool binary = is_binary(op.kind);
         std::optional<int> operand;
-        if (binary && op.tensor) {
+        if (binary && !op.name.empty()) {
+            const Named* n = lookup_name(sem, kn, op, names);
+            if (!n || n->node < 0) {
+                failed = true;
+                continue;
+            }
+            operand = n->node;
+            if (!broadcast_dims(g.at(*v).dims, g.at(*operand).dims)) {
+                rep.error(op.name_loc, op.name + " has dims " + join_dims(g.at(*operand).dims) +
+                                           ", which do not broadcast against the value's " +
+                                           join_dims(g.at(*v).dims));
+                failed = true;
+                continue;
+            }
+        } else if (binary && op.tensor) {
             operand = sem.read(*op.tensor, k);
             if (!operand) {
                 failed = true;
@@ -188,7 +269,7 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
             if (named_dims(op.tensor->dims) == g.at(*v).dims) f.reads_residual = true;
         }
         const size_t need = op.kind == ChainOpKind::kClamp ? 2
-                            : (binary && !op.tensor) || op.kind == ChainOpKind::kMin ||
+                            : (binary && !operand) || op.kind == ChainOpKind::kMin ||
                                       op.kind == ChainOpKind::kMax ? 1 : 0;
         if (op.numbers.size() < need) {
             rep.error(op.loc, std::string(to_string(op.kind)) + " needs " + std::to_string(need) +
@@ -197,7 +278,7 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
             continue;
         }
         const double c = op.numbers.empty() ? 0.0 : op.numbers[0];
-        if (op.kind == ChainOpKind::kDiv && !op.tensor && c == 0.0) {
+        if (op.kind == ChainOpKind::kDiv && !operand && c == 0.0) {
             rep.error(op.loc, "div 0: division by zero");
             failed = true;
             continue;
@@ -210,6 +291,10 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
             break;
         case ChainOpKind::kMul: v = g.mul(*v, operand ? *operand : number(c), o); break;
         case ChainOpKind::kDiv: v = operand ? g.div(*v, *operand, o) : g.mul(*v, number(1.0 / c), o); break;
+        case ChainOpKind::kRsub:  // operand - value = operand + value * -1
+            v = g.add(operand ? *operand : number(c), g.mul(*v, number(-1.0), o), o);
+            break;
+        case ChainOpKind::kRdiv: v = g.div(operand ? *operand : number(c), *v, o); break;
         case ChainOpKind::kNeg: v = g.mul(*v, number(-1.0), o); break;
         case ChainOpKind::kRelu: v = g.clamp(*v, 0.0, kInf, o); break;
         case ChainOpKind::kClamp: v = g.clamp(*v, op.numbers[0], op.numbers[1], o); break;

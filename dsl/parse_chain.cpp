@@ -54,9 +54,19 @@ Status Parser::chain_args(const ChainOpSpec& spec, ChainOp& op) {
         case ChainArgs::kTensorOrNumber:
             if (at_number()) return numbers(1, "a number");
             if (peek().kind != TokenKind::kIdent) {
-                return expected(name + ": a tensor (e.g. b[N]) or a number");
+                return expected(name + ": a tensor (e.g. b[N]), a number or a named value");
+            }
+            if (!(peek(1).kind == TokenKind::kPunct && peek(1).text == "[")) {
+                op.name_loc = peek().loc;
+                op.name = std::string(take().text);  // a named value (`let`), checked later
+                return Ok{};
             }
             break;  // the tensor, below
+        case ChainArgs::kName:
+            if (peek().kind != TokenKind::kIdent) return expected(name + ": a name (e.g. let x)");
+            op.name_loc = peek().loc;
+            op.name = std::string(take().text);
+            return Ok{};
         case ChainArgs::kOptionalNumber:
             if (at_number()) return numbers(1, "a number");
             op.numbers = spec.defaults;

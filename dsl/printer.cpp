@@ -58,6 +58,7 @@ std::string statement_text(const ChainOp& op) {
     }
     for (double d : op.numbers) s += " " + format_number(d);
     if (op.tensor) s += " " + tensor_text(*op.tensor);
+    if (!op.name.empty()) s += " " + op.name;  // let t, use t, add t
     return s;
 }
 

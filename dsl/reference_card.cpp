@@ -23,6 +23,9 @@ read and one write of that operand). Math tf32x3 (3xTF32, fp32-accurate, for fp3
 Hopper schedule stages both operands as tf32 hi/lo parts (one GEMM over K' = 3K) and keeps a
 second fp32 accumulator, so the tile's accumulator must fit twice: cooperative up to 128x192
 (128x128x32 cluster 2x1 is the fastest measured), pingpong and tma_ws up to 64x192 or 128x96.
+A value used more than once stays in one kernel: `let t` names the value, `add t` (any binary
+statement) reads it as the operand, `use t` makes it the value again. Names are local to their
+kernel, bound once, and differ from every tensor's name.
 )";
 
 constexpr std::string_view kExamples = R"(## Examples
@@ -36,6 +39,14 @@ program linear_logsumexp for "linear_logsumexp_f32"
 kernel k0 = gemm(X[M,K], W[N,K]) tile 128x128x32 schedule multistage math tf32x3
     { add b[N]; store T[M,N] }
 kernel k1 = rowwise logsumexp(T[M,N]) threads 256 vec 4 online { store Y[M] }
+```
+```
+program scale_residual for "gemm_scale_residual_bf16"   # y = x * 0.5 + x, x = X W^T
+kernel k0 = gemm(X[M,K], W[N,K]) { let x; mul 0.5; add x; cast bf16; store Y[M,N] }
+```
+```
+program softsign for "softsign_f32"                      # y = x / (1 + |x|)
+kernel k0 = map(X[R,C]) { let x; abs; add 1; rdiv x; store Y[R,C] }
 ```
 )";
 

@@ -118,7 +118,7 @@ TEST(ParseError, ChainStatementArguments) {
     EXPECT_EQ(parse_fail(gemm("", "reduce sum N -> S[M]")).message,
               "expected reduce: 'over' and a dim (reduce sum over N -> S[M]), got 'N'");
     EXPECT_EQ(parse_fail(gemm("", "add ; store Y[M,N]")).message,
-              "expected add: a tensor (e.g. b[N]) or a number, got ';'");
+              "expected add: a tensor (e.g. b[N]), a number or a named value, got ';'");
 }
 
 TEST(ParseError, MissingSeparatorOrBrace) {

@@ -162,6 +162,7 @@ TEST(Parser, EveryChainOp) {
             case ChainArgs::kDType: stmt += " bf16"; break;
             case ChainArgs::kTensor: stmt += " T[R,C]"; break;
             case ChainArgs::kReduce: stmt += " mean over C -> S[R]"; break;
+            case ChainArgs::kName: stmt += " t"; break;
             default: break;
         }
         Kernel k = map_with("", stmt + "; store Y[R,C]");

@@ -152,7 +152,7 @@ TEST(ReferenceCard, ExamplesParse) {
         EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
         ++examples;
     }
-    EXPECT_EQ(examples, 2);
+    EXPECT_EQ(examples, 4);
 }
 
 }  // namespace
