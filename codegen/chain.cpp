@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 namespace kforge::codegen {
@@ -83,7 +84,8 @@ Expected<Access> broadcast_access(const dsl::TensorRef& ref, const TensorInfo& i
 std::string binary_symbol(dsl::ChainOpKind k) {
     switch (k) {
         case dsl::ChainOpKind::kAdd: return "+";
-        case dsl::ChainOpKind::kSub: return "-";
+        case dsl::ChainOpKind::kSub:
+        case dsl::ChainOpKind::kRsub: return "-";
         case dsl::ChainOpKind::kMul: return "*";
         default: return "/";
     }
@@ -162,6 +164,7 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
     std::ostringstream loads, body;
     int slots = 1;
     bool stored = false;
+    std::set<std::string> named;  // bound by `let` so far: register arrays n_<name>[V]
 
     const auto param_for = [&](const dsl::TensorRef& ref, bool written,
                                const dsl::SourceLoc& loc) -> Expected<const TensorInfo*> {
@@ -198,18 +201,35 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
     for (const dsl::ChainOp& op : chain) {
         const std::string where = where_of(op.loc);
         using K = dsl::ChainOpKind;
-        if (op.kind == K::kAdd || op.kind == K::kSub || op.kind == K::kMul || op.kind == K::kDiv) {
+        if (dsl::is_binary(op.kind)) {
             std::string rhs;
             if (op.tensor) {
                 if (auto st = emit_load(loads, *op.tensor, slots, op.loc); !st) return st.error();
                 rhs = "s[" + std::to_string(slots++) + "][j]";
+            } else if (!op.name.empty()) {
+                if (!named.count(op.name))
+                    return make_error(where, op.name + " is not bound by an earlier `let`");
+                rhs = "n_" + op.name + "[j]";
             } else if (!op.numbers.empty()) {
                 rhs = cuda_float_literal(op.numbers[0]);
             } else {
-                return make_error(where, "add/sub/mul/div needs a tensor or a number");
+                return make_error(where, std::string(dsl::to_string(op.kind)) +
+                                             " needs a tensor, a number or a named value");
             }
-            body << "        for (int j = 0; j < V; ++j) v[j] = v[j] " << binary_symbol(op.kind)
-                 << " " << rhs << ";\n";
+            const bool reversed = op.kind == K::kRsub || op.kind == K::kRdiv;
+            body << "        for (int j = 0; j < V; ++j) v[j] = "
+                 << (reversed ? rhs + " " + binary_symbol(op.kind) + " v[j]"
+                              : "v[j] " + binary_symbol(op.kind) + " " + rhs)
+                 << ";\n";
+        } else if (op.kind == K::kLet) {
+            if (!named.insert(op.name).second)
+                return make_error(where, op.name + " is bound twice in one chain");
+            body << "        float n_" << op.name << "[V];\n"
+                 << "        for (int j = 0; j < V; ++j) n_" << op.name << "[j] = v[j];\n";
+        } else if (op.kind == K::kUse) {
+            if (!named.count(op.name))
+                return make_error(where, op.name + " is not bound by an earlier `let`");
+            body << "        for (int j = 0; j < V; ++j) v[j] = n_" << op.name << "[j];\n";
         } else if (op.kind == K::kCast) {
             auto type = cuda_float_type(op.cast_to, where);
             if (!type) return type.error();

@@ -51,7 +51,8 @@ struct ChainCode {
 // value by `load`), or nullopt for chains that start from a computed value. Errors (user
 // errors, `where` = line:col of the statement): unknown tensor, dims that do not broadcast to
 // the space, a store whose size differs from the space, no store, `reduce` (not supported in
-// element-wise chains), a dtype with no CUDA float type.
+// element-wise chains), a dtype with no CUDA float type, a name read before its `let`. A value
+// named by `let t` is a register array `n_t[V]` in apply(); `use t` copies it back.
 Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl::ChainOp>& chain,
                                const ChainSpace& space,
                                const std::optional<dsl::TensorRef>& input,

@@ -2,6 +2,7 @@
 #include "codegen/evt_emit.h"
 
 #include <algorithm>
+#include <map>
 
 namespace kforge::codegen {
 namespace {
@@ -71,20 +72,32 @@ Expected<EvtCode> emit_evt(const GemmSpec& spec, EvtFamily fam) {
     std::string compute = sm90 ? ns + "Sm90Compute" : ns + "VisitorCompute";
     std::string types;
     Node cur{sm90 ? ns + "Sm90AccFetch" : ns + "VisitorAccFetch", "{}"};
+    bool cur_is_d = false;  // whether `cur` yields ElementD
+    std::map<std::string, Node> named;  // `let` names -> the subtree that computed the value
     int n = 0;
-    // Wraps `cur` in a compute node; `out` is its output element type.
-    auto wrap = [&](const std::string& fn, const std::string& out, const Node* operand) {
+    // Wraps `cur` in a compute node; `out` is its output element type. `operand` is its second
+    // child, or its first where `operand_first` (rsub, rdiv).
+    auto wrap = [&](const std::string& fn, const std::string& out, const Node* operand,
+                    bool operand_first = false) {
         std::string name = "Evt" + std::to_string(n++);
+        const Node* first = operand && operand_first ? operand : &cur;
+        const Node* second = operand && operand_first ? &cur : operand;
         types += "using " + name + " = " + evt + "<\n    " + compute + "<" + fn + ", " + out +
-                 ", ElementCompute, RoundStyle>,\n    " + cur.type;
-        if (operand) types += ",\n    " + operand->type;
+                 ", ElementCompute, RoundStyle>,\n    " + first->type;
+        if (second) types += ",\n    " + second->type;
         types += ">;\n";
-        cur = Node{name, "{" + cur.args + ", " + (operand ? operand->args + ", " : "") + "{}}"};
+        cur = Node{name, "{" + first->args + ", " + (second ? second->args + ", " : "") + "{}}"};
+        cur_is_d = out == "ElementD";
     };
-    // The D value: the last compute converts to ElementD (sm90 stores what the root yields).
+    // The D value: the last compute converts to ElementD (sm90 stores what the root yields),
+    // unless a `use` after it makes another node the value.
     int last_compute = -1;
-    for (size_t i = 0; i + 1 < spec.steps.size(); ++i)
-        if (spec.steps[i].kind != EpiStepKind::kStore) last_compute = static_cast<int>(i);
+    for (size_t i = 0; i + 1 < spec.steps.size(); ++i) {
+        const EpiStepKind k = spec.steps[i].kind;
+        if (k == EpiStepKind::kUse) last_compute = -1;
+        else if (k != EpiStepKind::kStore && k != EpiStepKind::kLet)
+            last_compute = static_cast<int>(i);
+    }
     for (size_t i = 0; i < spec.steps.size(); ++i) {
         const EpiStep& s = spec.steps[i];
         std::string out = static_cast<int>(i) == last_compute ? "ElementD" : "ElementCompute";
@@ -101,7 +114,28 @@ Expected<EvtCode> emit_evt(const GemmSpec& spec, EvtFamily fam) {
             }
             case EpiStepKind::kBinaryTensor: {
                 Node l = leaf(spec, s, fam);
-                wrap(s.functor, out, &l);
+                wrap(s.functor, out, &l, s.reversed);
+                break;
+            }
+            case EpiStepKind::kBinaryNamed: {
+                // A DAG as a tree: the named value's subtree is repeated here (element-wise
+                // recompute from the same accumulator fragment; no extra memory traffic).
+                auto it = named.find(s.name);
+                if (it == named.end())
+                    return make_error(spec.kernel, s.name + " is not bound by an earlier `let`");
+                const Node operand = it->second;
+                wrap(s.functor, out, &operand, s.reversed);
+                break;
+            }
+            case EpiStepKind::kLet:
+                named[s.name] = cur;
+                break;
+            case EpiStepKind::kUse: {
+                auto it = named.find(s.name);
+                if (it == named.end())
+                    return make_error(spec.kernel, s.name + " is not bound by an earlier `let`");
+                cur = it->second;
+                cur_is_d = false;
                 break;
             }
             case EpiStepKind::kCast:
@@ -110,8 +144,7 @@ Expected<EvtCode> emit_evt(const GemmSpec& spec, EvtFamily fam) {
                      out == "ElementD" ? out : cutlass_type(s.dtype), nullptr);
                 break;
             case EpiStepKind::kStore:
-                if (last_compute < 0) wrap("cutlass::epilogue::thread::Identity", "ElementD",
-                                           nullptr);
+                if (!cur_is_d) wrap("cutlass::epilogue::thread::Identity", "ElementD", nullptr);
                 if (!sm90) {
                     std::string name = "Evt" + std::to_string(n++);
                     types += "using " + name + " = " + evt + "<\n    " + ns +

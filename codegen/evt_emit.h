@@ -1,6 +1,8 @@
 // Epilogue visitor tree (EVT) emission: a GemmSpec's epilogue steps -> CUTLASS EVT type
-// definitions and the matching nested Arguments initializer. One linear tree: every step wraps
-// the value so far (`Sm90EVT<Sm90Compute<Fn, ...>, value [, operand leaf]>`). Run after
+// definitions and the matching nested Arguments initializer. Every step wraps the value so far
+// (`Sm90EVT<Sm90Compute<Fn, ...>, value [, operand]>`); the operand is a leaf (a tensor) or, for
+// a value named by `let`, the subtree that computed it, repeated (a DAG lowered as a tree:
+// element-wise recompute, no memory traffic; CUTLASS's Sm90TopologicalVisitor is not used). Run after
 // analyze_gemm; used by lower_gemm (sm90 TMA epilogue) and lower_gemm_sm80 (2.x visitors).
 #pragma once
 

@@ -83,6 +83,8 @@ Expected<EpiStep> unary_step(const dsl::Kernel& k, const dsl::ChainOp& op) {
         case K::kSub: s.expr = "x - " + num(0, 0); break;
         case K::kMul: s.expr = "x * " + num(0, 1); break;
         case K::kDiv: s.expr = "x / " + num(0, 1); break;
+        case K::kRsub: s.expr = num(0, 0) + " - x"; break;
+        case K::kRdiv: s.expr = num(0, 1) + " / x"; break;
         case K::kRelu: cutlass_act("ReLu"); break;
         case K::kLeakyRelu: s.expr = "x > 0.0f ? x : x * " + num(0, 0.01); break;
         case K::kGelu: cutlass_act(op.gelu == GeluApprox::kTanh ? "GELU_taylor" : "GELU"); break;
@@ -117,7 +119,8 @@ Expected<EpiStep> unary_step(const dsl::Kernel& k, const dsl::ChainOp& op) {
 const char* binary_functor(dsl::ChainOpKind kind) {
     switch (kind) {
         case dsl::ChainOpKind::kAdd: return "cutlass::plus";
-        case dsl::ChainOpKind::kSub: return "cutlass::minus";
+        case dsl::ChainOpKind::kSub:
+        case dsl::ChainOpKind::kRsub: return "cutlass::minus";
         case dsl::ChainOpKind::kMul: return "cutlass::multiplies";
         default: return "cutlass::divides";
     }
@@ -250,12 +253,25 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
             return unsupported(kernel, op.loc, "`reduce` in a gemm epilogue (store the matrix "
                                                "and reduce it in a rowwise kernel)");
         if (op.kind == K::kCast) {
-            g.steps.push_back({EpiStepKind::kCast, "", "", "", Broadcast::kScalar, false,
-                               op.cast_to});
+            EpiStep cast;
+            cast.kind = EpiStepKind::kCast;
+            cast.dtype = op.cast_to;
+            g.steps.push_back(cast);
             continue;
         }
-        bool binary = op.kind == K::kAdd || op.kind == K::kSub || op.kind == K::kMul ||
-                      op.kind == K::kDiv;
+        bool binary = dsl::is_binary(op.kind);
+        const bool reversed = op.kind == K::kRsub || op.kind == K::kRdiv;
+        if (op.kind == K::kLet || op.kind == K::kUse || (binary && !op.name.empty())) {
+            EpiStep s;
+            s.kind = op.kind == K::kLet   ? EpiStepKind::kLet
+                     : op.kind == K::kUse ? EpiStepKind::kUse
+                                          : EpiStepKind::kBinaryNamed;
+            if (binary) s.functor = binary_functor(op.kind);
+            s.name = op.name;
+            s.reversed = reversed;
+            g.steps.push_back(s);
+            continue;
+        }
         if (!binary || !op.tensor) {
             auto s = unary_step(kernel, op);
             if (!s) return s.error();
@@ -267,6 +283,7 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
         EpiStep s;
         s.kind = EpiStepKind::kBinaryTensor;
         s.functor = binary_functor(op.kind);
+        s.reversed = reversed;
         s.tensor = t->name;
         s.dtype = t->dtype;
         auto dims = real_dims(op.tensor->dims);

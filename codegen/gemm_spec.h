@@ -21,6 +21,9 @@ enum class EpiStepKind {
     kBinaryTensor,  // functor(value, tensor) with the tensor broadcast
     kCast,          // round the value to `dtype`
     kStore,         // the last step: write D
+    kLet,           // name the value `name` (the EVT repeats its subtree where it is read)
+    kUse,           // the value is `name` again
+    kBinaryNamed,   // functor(value, named value `name`)
 };
 
 struct EpiStep {
@@ -31,6 +34,8 @@ struct EpiStep {
     Broadcast broadcast = Broadcast::kScalar;
     bool batched = false; // kBinaryTensor kMatrix: has its own L stride
     DType dtype = DType::kF32;  // kCast target; kBinaryTensor / kStore: the tensor's dtype
+    std::string name;     // kLet, kUse, kBinaryNamed
+    bool reversed = false;  // kBinaryTensor, kBinaryNamed: functor(operand, value) (rsub, rdiv)
 };
 
 struct GemmSpec {

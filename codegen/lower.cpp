@@ -1,6 +1,8 @@
 // lower_program: see lower.h. The pass list reads top to bottom in lower_program().
 #include "codegen/lower.h"
 
+#include <map>
+
 #include <cstdlib>
 
 #include "codegen/gemm_emit_common.h"
@@ -52,8 +54,12 @@ Expected<std::map<std::string, TensorInfo>> build_tensor_table(const dsl::Progra
             if (is_io(t)) add_problem_tensor(*t);
         }
         DType value_dtype = DType::kF32;
+        std::map<std::string, DType> named_dtype;  // `let t` keeps the dtype; `use t` restores it
         for (const auto& op : k.chain) {
             if (op.kind == dsl::ChainOpKind::kCast) value_dtype = op.cast_to;
+            if (op.kind == dsl::ChainOpKind::kLet) named_dtype[op.name] = value_dtype;
+            if (op.kind == dsl::ChainOpKind::kUse && named_dtype.count(op.name))
+                value_dtype = named_dtype[op.name];
             if (!op.tensor || table.count(op.tensor->name)) continue;
             const Tensor* t = problem.find_tensor(op.tensor->name);
             if (is_io(t)) {
