@@ -1,9 +1,17 @@
 // The partition of the fusion planner (search/seed.h): one walk over the ops in topological
 // order; matrix ops start gemm kernels, reductions/softmax/norms rowwise kernels, other
 // element-wise ops map kernels; each kernel's chain then absorbs the element-wise consumers of
-// its value (absorb()). Invariant: a tensor that a later kernel reads was stored by an earlier one.
+// its value (absorb()): either the linear run of single consumers, or, where it takes more ops,
+// the region of element-wise ops computable from the kernel's values (its value, each value
+// computed from it, a map's input) and stored tensors, as one chain that names each value read
+// more than once or out of order with `let` (plan_region(), emit_region()): x*0.5 + x after a
+// gemm, softsign and the ELU family on a map are one kernel.
+// Invariants: a tensor that a later kernel reads was stored by an earlier one; every value of
+// a kernel that an op outside it reads, or that is a problem output, is stored by it; a gemm
+// chain stores once, at its end (codegen/gemm_spec.cpp).
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -43,15 +51,21 @@ ChainOp stmt(ChainOpKind kind, std::vector<double> numbers = {}) {
 
 bool is_float_storage(DType d) { return d == DType::kF32 || d == DType::kF16 || d == DType::kBF16; }
 
+// The other operand of a binary op: a tensor, or a value of the chain named by `let`.
+struct Operand {
+    std::optional<dsl::TensorRef> tensor;
+    std::string name;
+};
+
 // The chain statements of element-wise `op` applied to the value, which is its input `pos`;
 // `other` is the other operand of a binary op. nullopt where no chain expresses it.
-std::optional<std::vector<ChainOp>> translate(const Op& op, size_t pos,
-                                              const std::optional<dsl::TensorRef>& other) {
+std::optional<std::vector<ChainOp>> translate(const Op& op, size_t pos, const Operand& other) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     const OpAttrs& a = op.attrs;
     auto binary = [&](ChainOpKind kind) {
         ChainOp c = stmt(kind);
-        c.tensor = other;
+        c.tensor = other.tensor;
+        c.name = other.name;
         return c;
     };
     switch (op.kind) {
@@ -62,7 +76,7 @@ std::optional<std::vector<ChainOp>> translate(const Op& op, size_t pos,
         return std::vector{stmt(ChainOpKind::kNeg), binary(ChainOpKind::kAdd)};
     case OpKind::kDiv:
         if (pos == 0) return std::vector{binary(ChainOpKind::kDiv)};
-        return std::nullopt;  // other / value: the language has no reciprocal
+        return std::vector{binary(ChainOpKind::kRdiv)};  // other / value
     case OpKind::kScale: return std::vector{stmt(ChainOpKind::kMul, {a.scalar})};
     case OpKind::kAddScalar: return std::vector{stmt(ChainOpKind::kAdd, {a.scalar})};
     case OpKind::kMinScalar: return std::vector{stmt(ChainOpKind::kMin, {a.scalar})};
@@ -176,8 +190,178 @@ struct Planner {
                other == std::vector<std::string>{m, n};
     }
 
-    // Absorbs the element-wise consumers of `cur` into `kn`'s chain, then stores the value.
-    Status absorb(dsl::Kernel& kn, std::string cur, DType& value, const Op& start) {
+    // Absorbs the element-wise consumers of `cur` into `kn`'s chain and stores what the rest of
+    // the program reads: the linear run of single consumers, or the region (plan_region()) where
+    // that takes more ops. `input`: a map's input tensor, a value of the chain from its start.
+    Status absorb(dsl::Kernel& kn, const std::string& cur, DType& value, const Op& start,
+                  const std::optional<std::string>& input = std::nullopt) {
+        const auto done_before = done;
+        const auto available_before = available;
+        const auto stored_before = stored_dtype;
+        dsl::Kernel linear = kn;
+        DType linear_value = value;
+        if (auto st = absorb_linear(linear, cur, linear_value, start); !st) return st;
+        const auto linear_ops = std::count(done.begin(), done.end(), true) -
+                                std::count(done_before.begin(), done_before.end(), true);
+        auto done_linear = done;
+        auto available_linear = available;
+        auto stored_linear = stored_dtype;
+        done = done_before;
+        available = available_before;
+        stored_dtype = stored_before;
+        // As many ops, but the linear chain reads the map's input again from memory as an
+        // operand (softsign: `rdiv X[R,C]`) where the region names it (`let v0; ..; rdiv v0`).
+        bool rereads_input = false;
+        for (size_t i = kn.chain.size(); i < linear.chain.size(); ++i)
+            if (input && linear.chain[i].tensor && linear.chain[i].tensor->name == *input &&
+                linear.chain[i].kind != ChainOpKind::kStore)
+                rereads_input = true;
+        std::optional<Region> region;
+        if (opt.fuse) region = plan_region(kn, cur, input);
+        const auto region_ops = region ? static_cast<int64_t>(region->ops.size()) : 0;
+        if (region && (region_ops > linear_ops || (region_ops == linear_ops && rereads_input)))
+            return emit_region(kn, *region, value, start);
+        done = std::move(done_linear);
+        available = std::move(available_linear);
+        stored_dtype = std::move(stored_linear);
+        kn = std::move(linear);
+        value = linear_value;
+        return Ok{};
+    }
+
+    // The element-wise ops that one chain can compute after `kn`'s value `cur` (see the file
+    // comment), in topological order, or nullopt where they do not form a chain `kn` can run
+    // (a gemm: more than one value to store, or the stored value not the last).
+    struct Region {
+        std::string start;                 // the kernel's value before the region
+        std::optional<std::string> input;  // a map's input, named where the region reads it
+        std::vector<size_t> ops;
+        std::set<std::string> values;      // start, input and every op's output
+    };
+    std::optional<Region> plan_region(const dsl::Kernel& kn, const std::string& cur,
+                                      const std::optional<std::string>& input) const {
+        const bool gemm = kn.kind == dsl::KernelKind::kGemm;
+        const std::vector<std::string> space = named(dims_of(tensor(cur)));
+        int matrix_operands = 0;
+        for (const ChainOp& c : kn.chain)
+            if (c.tensor && named(c.tensor->dims) == space) ++matrix_operands;
+        Region r{cur, input, {}, {cur}};
+        if (input) r.values.insert(*input);
+        for (size_t i = 0; i < p.ops.size(); ++i) {
+            const Op& op = p.ops[i];
+            if (done[i] || op_class(op.kind) != OpClass::kElementwise) continue;
+            if (named(dims_of(tensor(op.output))) != space) continue;
+            bool reads_value = false, ok = true;
+            int matrices = 0;
+            for (const auto& in : op.inputs) {
+                if (r.values.count(in)) {
+                    reads_value = true;
+                    continue;
+                }
+                const auto od = named(dims_of(tensor(in)));
+                if (!available.count(in) || (gemm && !epilogue_operand(od, space))) ok = false;
+                if (od == space) ++matrices;
+            }
+            if (!reads_value || !ok || (gemm && matrix_operands + matrices > 1)) continue;
+            if (!translate(op, 0, Operand{std::nullopt, "v"})) continue;
+            matrix_operands += matrices;
+            r.ops.push_back(i);
+            r.values.insert(op.output);
+        }
+        if (r.ops.empty()) return std::nullopt;
+        if (gemm) {
+            const std::string& last = p.ops[r.ops.back()].output;
+            for (const auto& v : r.values)
+                if (v != last && v != input && stored_after(v, r)) return std::nullopt;
+        }
+        return r;
+    }
+
+    // Whether value `v` of region `r` must be stored: a problem output, or read by an op
+    // outside the region.
+    bool stored_after(const std::string& v, const Region& r) const {
+        if (is_output(v)) return true;
+        for (size_t reader : readers.at(v))
+            if (std::find(r.ops.begin(), r.ops.end(), reader) == r.ops.end()) return true;
+        return false;
+    }
+
+    // Appends region `r` to `kn`'s chain: each op on the value (`use t` first where the value
+    // is another), `let` after each value that an op reads by name, `store` after each value
+    // stored_after(). Two passes of one walk: the first finds the values read by name.
+    Status emit_region(dsl::Kernel& kn, const Region& r, DType& value, const Op& start) {
+        std::set<std::string> by_name;
+        for (int pass = 0; pass < 2; ++pass) {
+            const bool emit = pass == 1;
+            std::map<std::string, std::string> names;  // tensor -> let name
+            std::map<std::string, DType> named_dtype;
+            int next_name = 0;
+            auto bind = [&](const std::string& t, DType d) {
+                std::string n;
+                do n = "v" + std::to_string(next_name++);
+                while (p.find_tensor(n));
+                names[t] = n;
+                named_dtype[t] = d;
+                ChainOp c = stmt(ChainOpKind::kLet);
+                c.name = n;
+                return c;
+            };
+            std::string cur = r.start;
+            DType v = value;
+            if (emit) {
+                if (r.input && by_name.count(*r.input))
+                    kn.chain.insert(kn.chain.begin(), bind(*r.input, DType::kF32));
+                if (stored_after(cur, r))
+                    if (auto st = emit_store(kn, v, cur, start); !st) return st;
+                if (by_name.count(cur)) kn.chain.push_back(bind(cur, v));
+            }
+            for (size_t i : r.ops) {
+                const Op& op = p.ops[i];
+                size_t pos = 0;
+                if (op.inputs.size() > 1) {
+                    if (op.inputs[0] == cur) pos = 0;
+                    else if (op.inputs[1] == cur) pos = 1;
+                    else pos = r.values.count(op.inputs[0]) ? 0 : 1;
+                }
+                if (op.inputs[pos] != cur) {
+                    by_name.insert(op.inputs[pos]);
+                    if (emit) {
+                        ChainOp c = stmt(ChainOpKind::kUse);
+                        c.name = names.at(op.inputs[pos]);
+                        kn.chain.push_back(c);
+                        v = named_dtype.at(op.inputs[pos]);
+                    }
+                }
+                Operand other;
+                if (op.inputs.size() > 1) {
+                    const std::string& o = op.inputs[1 - pos];
+                    if (r.values.count(o)) {
+                        by_name.insert(o);
+                        other.name = emit ? names.at(o) : "v";
+                    } else {
+                        other.tensor = ref(o);
+                    }
+                }
+                auto stmts = translate(op, pos, other);
+                if (!stmts) return not_expressible(op, "internal: a region op has no statement");
+                cur = op.output;
+                if (!emit) continue;
+                kn.chain.insert(kn.chain.end(), stmts->begin(), stmts->end());
+                done[i] = true;
+                if (stored_after(cur, r))
+                    if (auto st = emit_store(kn, v, cur, op); !st) return st;
+                if (by_name.count(cur)) kn.chain.push_back(bind(cur, v));
+            }
+            if (emit && (kn.chain.empty() || kn.chain.back().kind != ChainOpKind::kStore))
+                return emit_store(kn, v, cur, start);  // a value no op reads: stored, as linear
+            if (emit) value = v;
+        }
+        return Ok{};
+    }
+
+    // Absorbs the run of single element-wise consumers of `cur` into `kn`'s chain, then stores
+    // the value.
+    Status absorb_linear(dsl::Kernel& kn, std::string cur, DType& value, const Op& start) {
         const bool gemm = kn.kind == dsl::KernelKind::kGemm;
         const std::vector<std::string> gemm_out = named(dims_of(tensor(cur)));
         bool residual = false;
@@ -200,7 +384,7 @@ struct Planner {
                     break;
                 if (od == gemm_out) residual = true;
             }
-            auto stmts = translate(op, pos, other);
+            auto stmts = translate(op, pos, Operand{other, ""});
             if (!stmts) break;
             if (is_output(cur)) {
                 if (auto st = emit_store(kn, value, cur, op); !st) return st;
@@ -345,17 +529,17 @@ Status Planner::add_map(const Op& op) {
     if (op.inputs.size() > 1) {
         const bool first_full = named(dims_of(tensor(op.inputs[0]))) == out;
         const bool second_full = named(dims_of(tensor(op.inputs[1]))) == out;
-        if (!first_full && second_full && translate(op, 1, ref(op.inputs[0]))) pos = 1;
+        if (!first_full && second_full && translate(op, 1, Operand{ref(op.inputs[0]), ""})) pos = 1;
         other = ref(op.inputs[1 - pos]);
     }
-    auto stmts = translate(op, pos, other);
+    auto stmts = translate(op, pos, Operand{other, ""});
     if (!stmts) return not_expressible(op, "no chain statement computes it");
     dsl::Kernel kn;
     kn.kind = dsl::KernelKind::kMap;
     kn.args = {ref(op.inputs[pos])};
     kn.chain = *stmts;
     DType value = DType::kF32;
-    if (auto st = absorb(kn, op.output, value, op); !st) return st;
+    if (auto st = absorb(kn, op.output, value, op, op.inputs[pos]); !st) return st;
     const Tensor& y = tensor(op.output);
     int64_t innermost = 1;
     for (size_t i = y.shape.size(); i-- > 0;) {
