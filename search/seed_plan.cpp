@@ -219,8 +219,19 @@ struct Planner {
         std::optional<Region> region;
         if (opt.fuse) region = plan_region(kn, cur, input);
         const auto region_ops = region ? static_cast<int64_t>(region->ops.size()) : 0;
-        if (region && (region_ops > linear_ops || (region_ops == linear_ops && rereads_input)))
-            return emit_region(kn, *region, value, start);
+        if (region && (region_ops > linear_ops || (region_ops == linear_ops && rereads_input))) {
+            dsl::Kernel with_region = kn;
+            DType region_value = value;
+            if (emit_region(with_region, *region, region_value, start)) {
+                kn = std::move(with_region);
+                value = region_value;
+                return Ok{};
+            }
+            // a value the region would store cannot be (emit_store's dtype rule): the linear plan
+            done = done_before;
+            available = available_before;
+            stored_dtype = stored_before;
+        }
         done = std::move(done_linear);
         available = std::move(available_linear);
         stored_dtype = std::move(stored_linear);

@@ -86,6 +86,20 @@ TEST(LetValuePlan, EluBranchesAreOneKernel) {
         << text;
 }
 
+TEST(LetValuePlan, RowwiseResultReadTwiceIsOneKernel) {
+    auto p = parse_problem(R"({"name": "softmax_square", "dims": {"R": 64, "C": 1024},
+        "inputs": {"X": {"shape": ["R", "C"], "dtype": "bf16"}},
+        "graph": [{"op": "softmax", "inputs": ["X"], "output": "S"},
+                  {"op": "square", "inputs": ["S"], "output": "Q"},
+                  {"op": "add", "inputs": ["Q", "S"], "output": "Y"}],
+        "outputs": ["Y"], "precision": {"policy": "bf16"}})",
+                           "softmax_square");
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    const std::string text = seed_checked(*p);
+    EXPECT_EQ(kernels(text), 1u) << text;
+    EXPECT_TRUE(has(text, "{ let v0; square; add v0; cast bf16; store Y[R,C] }")) << text;
+}
+
 TEST(LetValuePlan, UnfusedStaysOneKernelPerOp) {
     search::SeedOptions unfused;
     unfused.fuse = false;
