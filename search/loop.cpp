@@ -407,7 +407,10 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     }
     std::vector<TimedEntry> timed;
     for (const std::string& h : screened) {
-        if (over_budget()) break;
+        // the start program is timed even past the budget: a suite's starts compile in one
+        // parallel wave first, which can outlast a short budget, and a run without its start
+        // timed has no result at all (every import on the H200 ended so, 2026-12-01)
+        if (h != st.start_hash && over_budget()) break;
         eval::EvalReport r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
         if (!r.cached) add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples, r.wall_ms / 1e3);
         const CandidateState& c = st.candidates.at(h);

@@ -173,6 +173,27 @@ TEST(SearchSim, ACompileWaveLongerThanTheBudgetLeftIsNotStarted) {
     EXPECT_LT(r.spent.wall_s, 100);
 }
 
+// A start whose compile outlasted the wall budget (a suite's parallel start wave) is still
+// timed, quick and full: without it the problem has no result at all.
+TEST(SearchSim, TheStartIsTimedEvenWhenItsCompileSpentTheBudget) {
+    auto d = eval::make_sim_device("h200");
+    auto s = open_store(":memory:");
+    ASSERT_TRUE(d && s);
+    SearchOptions o;
+    o.budget.wall_s = 10;
+    auto st = start_search(**d, *s, load(kCases[0].problem), kCases[0].start, o);
+    ASSERT_TRUE(st);
+    Spent spent;
+    spent.wall_s = 30;  // the starts' compile wave took 30 s of a 10 s budget
+    start_wall_clock(spent);
+    auto param = make_parameter_proposer();
+    ASSERT_TRUE(search_round(*st, **d, *s, {param.get()}, o, spent));
+    const auto& start = st->candidates.at(st->start_hash);
+    EXPECT_TRUE(start.quick.has_value());
+    EXPECT_TRUE(start.full.has_value());
+    EXPECT_EQ(st->counts.quick, 1);  // nothing else past the budget
+}
+
 // Evaluations per (candidate, tier) of a run, cached copies included.
 std::map<std::pair<int64_t, EvalTier>, int> evaluation_counts(Store& store, int64_t run_id) {
     std::map<std::pair<int64_t, EvalTier>, int> n;
