@@ -328,18 +328,30 @@ void warm_start_cases(const SearchState& st, eval::Evaluator& evaluator,
 
 struct PrefetchResult {
     eval::PrecompileRequest request;
+    std::vector<std::string> hashes;  // of request.program_texts, in order
     Expected<eval::PrecompileReport> report;
     double secs = 0;
 };
 
-// How many of `n` screened programs (best first) fit their compile waves and quick timings in
-// the wall budget left at the measured costs: all of them without a wall budget or before a
+// The programs of `screened` that fit their compile waves and quick timings in the wall budget
+// left at the measured costs, in their order: all of them without a wall budget or before a
 // compile wave was measured. A compile wave that cannot finish in the budget is not started:
-// waiting for one took runs with a 120 s budget to 137-262 s on the H200 (2026-12-01).
-size_t fitting(const SearchState& st, size_t n, const SearchOptions& options, const Spent& spent) {
+// waiting for one took runs with a 120 s budget to 137-262 s on the H200 (2026-12-01). Programs
+// a prefetch already compiled cost a quick timing only: they go first and need no wave (GEMM
+// runs otherwise stopped with a compiled wave of proposals never timed, 2026-12-01 s7).
+std::vector<std::string> fitting(const SearchState& st, const std::vector<std::string>& screened,
+                                 const SearchOptions& options, const Spent& spent) {
     const ScreenCosts& sc = st.screen_costs;
-    if (!options.budget.wall_s || sc.compile_samples == 0) return n;
-    return std::min(n, screen_capacity(sc, *options.budget.wall_s - spent.wall_s).value_or(n));
+    if (!options.budget.wall_s || sc.compile_samples == 0) return screened;
+    std::vector<std::string> ready, rest;
+    for (const std::string& h : screened) (st.precompiled.count(h) ? ready : rest).push_back(h);
+    const double wall_left = std::max(0.0, *options.budget.wall_s - spent.wall_s);
+    const double quick = std::max(1e-3, sc.quick_s);
+    ready.resize(std::min(ready.size(), static_cast<size_t>(wall_left / quick)));
+    const double left = wall_left - static_cast<double>(ready.size()) * quick;
+    const size_t n = std::min(rest.size(), screen_capacity(sc, left).value_or(rest.size()));
+    ready.insert(ready.end(), rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(n));
+    return ready;
 }
 
 }  // namespace
@@ -371,12 +383,16 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     // 2. cost-model screen (the start program always goes through)
     const size_t cut_size = promote_count(fresh.size(), options.promote_ratio);
     std::vector<std::string> screened = screen(st, fresh, options, round_s);
+    // what a prefetch compiled is screened whatever the cut: it costs a quick timing only
+    for (const std::string& h : fresh)
+        if (st.precompiled.count(h) && std::find(screened.begin(), screened.end(), h) == screened.end())
+            screened.push_back(h);
     if (!wait_for_start) {
-        const size_t fit = fitting(st, screened.size(), options, spent);
-        st.pending.insert(st.pending.end(), screened.begin() + static_cast<std::ptrdiff_t>(fit),
-                          screened.end());
-        screened.resize(fit);
-        if (fit == 0 && !st.pending.empty()) {
+        std::vector<std::string> fit = fitting(st, screened, options, spent);
+        for (const std::string& h : screened)
+            if (std::find(fit.begin(), fit.end(), h) == fit.end()) st.pending.push_back(h);
+        screened = std::move(fit);
+        if (screened.empty() && !st.pending.empty()) {
             char why[192];
             std::snprintf(why, sizeof why,
                           "wall-clock budget: %.1f s left, less than a compile wave and a quick "
@@ -467,13 +483,15 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                     return s;
                 st.pending.insert(st.pending.end(), next.begin(), next.end());
                 st.proposals_prefetched = true;
-                std::vector<std::string> first = screen(st, next, options, round_s);
-                first.resize(fitting(st, first.size(), options, spent));
+                std::vector<std::string> first = fitting(st, screen(st, next, options, round_s),
+                                                         options, spent);
                 fill_precompile(*pre, st, first, options, spent);
+                first.resize(pre->program_texts.size());
                 if (!pre->program_texts.empty())
-                    prefetch = std::async(std::launch::async, [req = std::move(*pre)] {
+                    prefetch = std::async(std::launch::async, [req = std::move(*pre),
+                                                               hashes = std::move(first)] {
                         auto t0 = std::chrono::steady_clock::now();
-                        PrefetchResult r{req, eval::precompile(req), 0.0};
+                        PrefetchResult r{req, hashes, eval::precompile(req), 0.0};
                         r.secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
                                      .count();
                         return r;
@@ -493,6 +511,9 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         PrefetchResult r = prefetch.get();
         spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         record_compile_cost(st, r.request, r.report, r.secs);
+        if (r.report)
+            for (size_t i = 0; i < r.hashes.size() && i < r.report->programs.size(); ++i)
+                if (r.report->programs[i].ok()) st.precompiled.insert(r.hashes[i]);
     }
     ++st.progress.rounds;
     auto best = best_time_ns(st);

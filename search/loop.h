@@ -78,6 +78,9 @@ struct SearchState {
     std::map<std::string, CandidateState> candidates;  // by program hash
     std::vector<std::string> pending;                  // in the store, never evaluated
     bool proposals_prefetched = false;  // pending holds the next round's proposals (made early)
+    // Programs whose compile a prefetch already put in the cache (hashes): a round times them
+    // without waiting for a compile wave (not stored: a resumed run compiles them again).
+    std::set<std::string> precompiled;
     std::optional<CostModel> cost;
     ScreenCosts screen_costs;  // measured per-candidate costs, for round sizing (not stored)
     Progress progress;

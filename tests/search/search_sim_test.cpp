@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -194,6 +195,37 @@ TEST(SearchSim, TheStartIsTimedEvenWhenItsCompileSpentTheBudget) {
     EXPECT_EQ(st->counts.quick, 1);  // nothing else past the budget
 }
 
+// Programs a prefetch compiled during the start's full tier are timed even when no compile
+// wave fits in the budget left: they need none (a GEMM run otherwise ends with a compiled wave
+// of proposals never timed).
+TEST(SearchSim, PrecompiledProgramsAreTimedWhenNoCompileWaveFits) {
+    auto d = eval::make_sim_device("h200");
+    auto s = open_store(":memory:");
+    ASSERT_TRUE(d && s);
+    SearchOptions o;
+    o.budget.wall_s = 100;
+    auto st = start_search(**d, *s, load(kCases[0].problem), kCases[0].start, o);
+    ASSERT_TRUE(st);
+    Spent spent;
+    auto param = make_parameter_proposer();
+    ASSERT_TRUE(search_round(*st, **d, *s, {param.get()}, o, spent));  // the start
+    st->screen_costs = ScreenCosts{60.0, 1, 16, 1.0, 2};  // CUTLASS-like 60 s waves
+    spent.wall_s = 50;
+    start_wall_clock(spent);
+    ASSERT_TRUE(search_round(*st, **d, *s, {param.get()}, o, spent));
+    ASSERT_FALSE(st->budget_stop.empty());  // no wave fits: all pending
+    ASSERT_GE(st->pending.size(), 3u);
+    const int64_t quick = st->counts.quick;
+    const std::string a = st->pending[1], b = st->pending[2];
+    st->precompiled = {a, b};
+    st->budget_stop.clear();
+    ASSERT_TRUE(search_round(*st, **d, *s, {param.get()}, o, spent));
+    EXPECT_EQ(st->counts.quick, quick + 2);
+    EXPECT_TRUE(st->candidates.at(a).quick.has_value());
+    EXPECT_TRUE(st->candidates.at(b).quick.has_value());
+    EXPECT_FALSE(st->pending.empty());  // the rest still waits for a wave
+}
+
 // Evaluations per (candidate, tier) of a run, cached copies included.
 std::map<std::pair<int64_t, EvalTier>, int> evaluation_counts(Store& store, int64_t run_id) {
     std::map<std::pair<int64_t, EvalTier>, int> n;
@@ -315,6 +347,9 @@ TEST(SearchSim, NextRoundIsProposedAndCompiledDuringTheStartsFullTier) {
     EXPECT_GT(proposed, 0);
     EXPECT_EQ(st->counts.quick, 1);
     EXPECT_GE(st->screen_costs.compile_samples, 1) << "the prefetched batch compiled nothing";
+    EXPECT_FALSE(st->precompiled.empty());  // the next round times these without a wave
+    for (const std::string& h : st->precompiled)
+        EXPECT_NE(std::find(st->pending.begin(), st->pending.end(), h), st->pending.end());
     size_t cached_files = 0;
     for (const auto& e : std::filesystem::recursive_directory_iterator(cache))
         cached_files += e.is_regular_file();
