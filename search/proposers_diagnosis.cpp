@@ -147,8 +147,29 @@ std::vector<DirectedMove> diagnosis_moves(const CandidateView& view, const Bound
         out.push_back(mv("gemm", "tile", -1, why + ": smaller tiles, finer waves"));
         out.push_back(mv("rowwise", "rows_per_block", -1, why + ": finer blocks"));
     }
+    // The profiler measured the issue pipes busy: the kernel is bound by its instructions,
+    // whatever class the SOL roofline gave it (a transcendental chain counts a few FLOPs per
+    // element in the bound, tens of instructions on the GPU: mish_softplus_chain_f32 ran at 80-87%
+    // SM throughput while "memory-bound at 45% of SOL", H200 2026-12-01).
+    const bool simt_bound = diag.find("simt_compute_bound") != std::string::npos;
+    const bool tensor_bound = diag.find("tensor_compute_bound") != std::string::npos;
+    if (simt_bound) {
+        std::string why = "simt_compute_bound";
+        out.push_back(word("gemm", "math", "tf32x3", why + ": 3xTF32 on tensor cores instead of f32 SIMT"));
+        out.push_back(mv("map", "grid_stride", 1, why + ": a grid-stride loop pays index math and block setup once per thread"));
+        out.push_back(mv("map", "block", 1, why + ": larger blocks, fewer block setups"));
+        out.push_back(mv("map", "items", 1, why + ": more elements per thread share its setup"));
+        out.push_back(mv("rowwise", "vec", 1, why + ": wider accesses, fewer address instructions"));
+        out.push_back(mv("rowwise", "threads", -1, why + ": fewer threads per row, shorter reduction trees"));
+    }
+    if (tensor_bound) {
+        std::string why = "tensor_compute_bound";
+        out.push_back(mv("gemm", "tile", 1, why + ": bigger tiles keep the tensor pipe fed"));
+        out.push_back(word("gemm", "schedule", "pingpong", why + ": ping-pong overlaps epilogue and mainloop"));
+        out.push_back(mv("gemm", "cluster", 1, why + ": larger cluster, multicast operand loads"));
+    }
     double frac = view.fraction_of_sol.value_or(0.0);
-    if (bounds && frac < 0.8) {
+    if (bounds && frac < 0.8 && !(simt_bound && bounds->kind == BoundKind::kMemory)) {
         std::string why = (bounds->kind == BoundKind::kMemory ? "memory-bound at " : "compute-bound at ") +
                           std::to_string(static_cast<int>(frac * 100)) + "% of SOL";
         if (bounds->kind == BoundKind::kMemory) {

@@ -155,6 +155,33 @@ TEST(Diagnosis, MovesFollowTheEvidence) {
 }
 
 
+// mish_softplus_chain_f32 on the H200 (2026-12-01): the SOL roofline called the map memory-bound
+// at 45% while ncu measured 80-87% SM throughput. The profiler's class wins: instruction moves
+// (grid-stride loop, larger blocks) first, and no "more bytes in flight" moves.
+TEST(Diagnosis, AMeasuredComputeBoundOverridesTheRooflinesMemoryClass) {
+    Bounds mem;
+    mem.kind = BoundKind::kMemory;
+    CandidateView v;
+    v.fraction_of_sol = 0.45;
+    v.diagnosis = "simt_compute_bound (sm__throughput.avg.pct_of_peak_sustained_elapsed 84.2 >= 60)";
+    auto moves = diagnosis_moves(v, &mem);
+    ASSERT_FALSE(moves.empty());
+    bool grid_stride = false, block_up = false, memory = false;
+    for (const auto& m : moves) {
+        grid_stride = grid_stride || (m.kind == "map" && m.knob == "grid_stride" && m.direction > 0);
+        block_up = block_up || (m.kind == "map" && m.knob == "block" && m.direction > 0);
+        memory = memory || m.reason.find("memory-bound") != std::string::npos;
+    }
+    EXPECT_TRUE(grid_stride);
+    EXPECT_TRUE(block_up);
+    EXPECT_FALSE(memory);
+    // without the profiler's word the roofline's class still drives the moves
+    v.diagnosis.clear();
+    memory = false;
+    for (const auto& m : diagnosis_moves(v, &mem)) memory = memory || m.reason.find("memory-bound") != std::string::npos;
+    EXPECT_TRUE(memory);
+}
+
 // softmax_long_rows_f32 as the H200 run of 2026-12-01 started it (kforge issue 6): 8 rows of
 // 1M f32, one row spread over a cluster of 8 CTAs.
 constexpr const char* kLongRowsSeed =
