@@ -40,6 +40,8 @@ struct SeedOptions {
     bool intermediates_f32 = false;   // intermediates read by rowwise/map kernels stored as f32
     SeedGemmTiles gemm_tiles = SeedGemmTiles::kAuto;
     double rowwise_threads_scale = 1.0;  // multiply the rowwise thread rule (0.5, 2: variants)
+    bool rowwise_one_read = false;    // rows too long to cache: held in registers + shared memory
+                                      // (passes 1) first, instead of split parts read twice
 };
 
 // One program for `problem` that checks with zero errors and lowers on a device with `limits`;

@@ -201,6 +201,30 @@ std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
         dsl::RowwiseConfig two = c;
         two.passes = 2;
         out.push_back(two);
+        if (passes == 2) {
+            // the one-read alternative: the CTA's part held in registers and shared memory
+            // together (passes 1), with the fewest CTAs per row that hold it. H200, 2026-12-01
+            // (bench/kernels/results/h200-2026-12-01-s7/long_rows.txt): group_norm 1024 x 131072
+            // f32 at split 2, 512 threads 313.1 us against 359.0 us for split 8 passes 2; softmax
+            // 128 x 1M f32 at split 16 461.3 us against 397.4 us - a seed variant (rowwise_one_read), not the start
+            dsl::RowwiseConfig hybrid = c;
+            hybrid.threads = std::min(512, max_threads);
+            hybrid.rows_per_block = 1;
+            hybrid.passes = 1;
+            const int64_t budget = limits.smem_per_block_optin_bytes - dsl::kRowStaticSmemReserve;
+            for (int sp = 1; sp <= dsl::kMaxRowSplit; sp *= 2) {
+                if (s.len % sp != 0) continue;
+                const int v = vec_for(s.len / sp, s.elem_bytes);
+                if (dsl::row_holding(s.len, sp, v, hybrid.threads, 1, s.elem_bytes, 1, false, budget)
+                        .fits) {
+                    hybrid.split = sp;
+                    hybrid.vec = v;
+                    if (options.rowwise_one_read) out.insert(out.begin(), hybrid);
+                    else out.push_back(hybrid);
+                    break;
+                }
+            }
+        }
         dsl::RowwiseConfig wide = c;
         wide.rows_per_block = 1;
         wide.threads = max_threads;

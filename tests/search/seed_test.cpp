@@ -354,6 +354,15 @@ TEST(Seed, RowwiseThreadsFromTheMeasuredRules) {
     EXPECT_NE(t.find("threads 512 vec 4 passes 2 online split 8"), std::string::npos) << t;
     t = seed_text("softmax", "f32", 128, 1048576);  // 4 MB rows: a cluster of 16 at most
     EXPECT_NE(t.find("threads 512 vec 4 passes 2 online split 16"), std::string::npos) << t;
+    // The one-read variant of a long row: registers + shared memory, the fewest CTAs that hold
+    // it (group_norm 1024 x 131072 f32 at split 2: 313 us against 359 us read twice, H200)
+    auto group_norm = load_problem(std::string(KFORGE_SOURCE_DIR) + "/problems/group_norm_f32.json");
+    ASSERT_TRUE(group_norm.ok());
+    bool one_read = false;
+    for (const auto& v : search::seed_variants(*group_norm, h200()))
+        one_read = one_read || dsl::print_canonical(v).find("threads 512 vec 4 passes 1 split 2") !=
+                                   std::string::npos;
+    EXPECT_TRUE(one_read);
     // Short rows (2026-12-01 sweep): two vectors per thread, 512-thread blocks, no online.
     t = seed_text("softmax", "f32", 1048576, 128);
     EXPECT_NE(t.find("rows_per_block 32 threads 512 vec 4 passes 1 split 1"), std::string::npos)
