@@ -174,6 +174,7 @@ std::string describe_fusion_plan(const dsl::Program& program) {
             }
             std::string op(to_string(c.kind));
             if (c.tensor && c.tensor->name.size()) op += " " + c.tensor->name;
+            else if (!c.name.empty()) op += " " + c.name;  // let/use t, or a named operand
             if (c.kind == dsl::ChainOpKind::kCast) op += " " + std::string(to_string(c.cast_to));
             fused += (fused.empty() ? "" : ", ") + op;
         }

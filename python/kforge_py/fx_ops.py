@@ -275,7 +275,8 @@ SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805  # PyTorch's con
 def elu(conv, node, x, shape, dtype, kind, alpha=1.0):
     """scale * (max(0, x) + min(0, alpha * (exp(inner * x) - 1))) for `kind` "elu" (scale 1,
     inner 1), "selu" (PyTorch's alpha and scale; `alpha` ignored) or "celu" (inner 1 / alpha), as
-    ops the spec has. Two branches of x: the start program computes them in two kernels."""
+    ops the spec has. Two branches of x: the planner keeps them in one kernel with named values
+    (`let`), see docs/language.md."""
     scale, inner = 1.0, 1.0
     if kind == "selu":
         alpha, scale = SELU_ALPHA, SELU_SCALE

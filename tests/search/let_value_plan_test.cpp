@@ -76,6 +76,9 @@ TEST(LetValuePlan, SoftsignOnAMapIsOneKernelReadingXOnce) {
     EXPECT_EQ(kernels(text), 1u) << text;
     EXPECT_TRUE(has(text, "map(X[R,C])")) << text;
     EXPECT_TRUE(has(text, "{ let v0; abs; add 1; rdiv v0; store Y[R,C] }")) << text;
+    auto prog = search::seed_program(softsign(), h200());
+    ASSERT_TRUE(prog.ok());
+    EXPECT_EQ(search::describe_fusion_plan(*prog), "k0 map {let v0, abs, add, rdiv v0} -> Y");
 }
 
 TEST(LetValuePlan, EluBranchesAreOneKernel) {
