@@ -174,56 +174,68 @@ TEST(SearchSim, ACompileWaveLongerThanTheBudgetLeftIsNotStarted) {
     EXPECT_LT(r.spent.wall_s, 100);
 }
 
+// kCases[0] started (not yet timed) on the simulated device under a wall budget, with the
+// parameter proposer, for tests that drive search_round by hand.
+struct Started {
+    std::unique_ptr<eval::Device> device;
+    std::optional<Store> store;
+    std::optional<SearchState> st;
+    SearchOptions options;
+    std::unique_ptr<Proposer> param = make_parameter_proposer();
+    Spent spent;
+
+    explicit Started(double wall_s) {
+        auto d = eval::make_sim_device("h200");
+        auto s = open_store(":memory:");
+        EXPECT_TRUE(d && s);
+        if (!d || !s) return;
+        device = std::move(*d);
+        store.emplace(std::move(*s));
+        options.budget.wall_s = wall_s;
+        auto started = start_search(*device, *store, load(kCases[0].problem), kCases[0].start, options);
+        EXPECT_TRUE(started);
+        if (started) st.emplace(std::move(*started));
+    }
+    bool round() { return st && search_round(*st, *device, *store, {param.get()}, options, spent).ok(); }
+};
+
 // A start whose compile outlasted the wall budget (a suite's parallel start wave) is still
 // timed, quick and full: without it the problem has no result at all.
 TEST(SearchSim, TheStartIsTimedEvenWhenItsCompileSpentTheBudget) {
-    auto d = eval::make_sim_device("h200");
-    auto s = open_store(":memory:");
-    ASSERT_TRUE(d && s);
-    SearchOptions o;
-    o.budget.wall_s = 10;
-    auto st = start_search(**d, *s, load(kCases[0].problem), kCases[0].start, o);
-    ASSERT_TRUE(st);
-    Spent spent;
-    spent.wall_s = 30;  // the starts' compile wave took 30 s of a 10 s budget
-    start_wall_clock(spent);
-    auto param = make_parameter_proposer();
-    ASSERT_TRUE(search_round(*st, **d, *s, {param.get()}, o, spent));
-    const auto& start = st->candidates.at(st->start_hash);
+    Started r(10);
+    ASSERT_TRUE(r.st);
+    r.spent.wall_s = 30;  // the starts' compile wave took 30 s of a 10 s budget
+    start_wall_clock(r.spent);
+    ASSERT_TRUE(r.round());
+    const auto& start = r.st->candidates.at(r.st->start_hash);
     EXPECT_TRUE(start.quick.has_value());
     EXPECT_TRUE(start.full.has_value());
-    EXPECT_EQ(st->counts.quick, 1);  // nothing else past the budget
+    EXPECT_EQ(r.st->counts.quick, 1);  // nothing else past the budget
 }
 
 // Programs a prefetch compiled during the start's full tier are timed even when no compile
 // wave fits in the budget left: they need none (a GEMM run otherwise ends with a compiled wave
 // of proposals never timed).
 TEST(SearchSim, PrecompiledProgramsAreTimedWhenNoCompileWaveFits) {
-    auto d = eval::make_sim_device("h200");
-    auto s = open_store(":memory:");
-    ASSERT_TRUE(d && s);
-    SearchOptions o;
-    o.budget.wall_s = 100;
-    auto st = start_search(**d, *s, load(kCases[0].problem), kCases[0].start, o);
-    ASSERT_TRUE(st);
-    Spent spent;
-    auto param = make_parameter_proposer();
-    ASSERT_TRUE(search_round(*st, **d, *s, {param.get()}, o, spent));  // the start
-    st->screen_costs = ScreenCosts{60.0, 1, 16, 1.0, 2};  // CUTLASS-like 60 s waves
-    spent.wall_s = 50;
-    start_wall_clock(spent);
-    ASSERT_TRUE(search_round(*st, **d, *s, {param.get()}, o, spent));
-    ASSERT_FALSE(st->budget_stop.empty());  // no wave fits: all pending
-    ASSERT_GE(st->pending.size(), 3u);
-    const int64_t quick = st->counts.quick;
-    const std::string a = st->pending[1], b = st->pending[2];
-    st->precompiled = {a, b};
-    st->budget_stop.clear();
-    ASSERT_TRUE(search_round(*st, **d, *s, {param.get()}, o, spent));
-    EXPECT_EQ(st->counts.quick, quick + 2);
-    EXPECT_TRUE(st->candidates.at(a).quick.has_value());
-    EXPECT_TRUE(st->candidates.at(b).quick.has_value());
-    EXPECT_FALSE(st->pending.empty());  // the rest still waits for a wave
+    Started r(100);
+    ASSERT_TRUE(r.st);
+    SearchState& st = *r.st;
+    ASSERT_TRUE(r.round());  // the start
+    st.screen_costs = ScreenCosts{60.0, 1, 16, 1.0, 2};  // CUTLASS-like 60 s waves
+    r.spent.wall_s = 50;
+    start_wall_clock(r.spent);
+    ASSERT_TRUE(r.round());
+    ASSERT_FALSE(st.budget_stop.empty());  // no wave fits: all pending
+    ASSERT_GE(st.pending.size(), 3u);
+    const int64_t quick = st.counts.quick;
+    const std::string a = st.pending[1], b = st.pending[2];
+    st.precompiled = {a, b};
+    st.budget_stop.clear();
+    ASSERT_TRUE(r.round());
+    EXPECT_EQ(st.counts.quick, quick + 2);
+    EXPECT_TRUE(st.candidates.at(a).quick.has_value());
+    EXPECT_TRUE(st.candidates.at(b).quick.has_value());
+    EXPECT_FALSE(st.pending.empty());  // the rest still waits for a wave
 }
 
 // Evaluations per (candidate, tier) of a run, cached copies included.
