@@ -53,6 +53,7 @@ struct EvalArgs {
     std::string db;
     bool json = false;
     uint64_t seed = 1;
+    int timing_runs = 0;
 };
 
 int user_error(const std::string& text) {
@@ -263,6 +264,9 @@ int run(const EvalArgs& a) {
     bool session = a.program_paths.size() > 1 || !a.programs_dir.empty() || a.interleave ||
                    a.repeat > 0 || a.isolate;
     if (session) {
+        if (a.timing_runs > 0)
+            return user_error("--timing-runs works with one program evaluated in this process "
+                              "(a profiler run), not with --isolate, --interleave or several programs");
         if (!a.baseline_path.empty())
             return user_error("--baseline works with one program evaluated in this process; "
                               "use --interleave to time several programs against each other");
@@ -276,6 +280,7 @@ int run(const EvalArgs& a) {
                           "--isolate to evaluate in a supervised worker");
     const std::string& program_path = a.program_paths.front();
     eval::EvalRequest request;
+    request.timing_runs = a.timing_runs;
     request.problem = *problem;
     request.tier = *tier;
     request.sim_fault = *fault;
@@ -345,6 +350,9 @@ void register_eval(CLI::App& app) {
     cmd->add_option("--sim-fault", args->sim_fault, "fault the simulated device injects");
     cmd->add_option("--baseline", args->baseline_path, "baseline program, timed interleaved");
     cmd->add_option("--seed", args->seed, "input seed (default 1)");
+    cmd->add_option("--timing-runs", args->timing_runs,
+                    "time one warm-up and N runs instead of the tier's protocol (for a run under "
+                    "a profiler)")->check(CLI::Range(1, 1000));
     cmd->add_option("--db", args->db, "store: evaluation cache and results");
     cmd->add_flag("--json", args->json, "print the report as JSON");
     cmd->callback([args] { exit_code() = run(*args); });

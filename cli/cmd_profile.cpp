@@ -123,7 +123,8 @@ int run(const ProfileArgs& a) {
     if (a.device != "cuda") return user_error("--device must be cuda (ncu needs a real GPU)");
     o.kernel_regex = "^kforge_";
     o.target = {kforge_executable(), "eval", "--problem", a.problem_path, "--program", a.program_path,
-                "--tier", "quick", "--device", "cuda", "--gpu", std::to_string(a.gpu)};
+                "--tier", "quick", "--device", "cuda", "--gpu", std::to_string(a.gpu),
+                "--timing-runs", "2"};  // ncu replays each launch it profiles
     if (a.print_args) return std::printf("%s\n", profile::shell_join(profile::ncu_command(o)).c_str()), kExitOk;
 
     auto problem = load_problem(a.problem_path);

@@ -46,8 +46,10 @@ std::vector<profile::Diagnosis> from_ncu(const Target& t, const ProfileHookOptio
     n.ncu = o.ncu;
     n.timeout_s = o.timeout_s;
     n.kernel_regex = "^kforge_";
+    // two timed runs: ncu replays every launch it profiles, and the diagnosis takes the median
+    // of the full-shape launches
     n.target = {kforge_executable(), "eval", "--problem", spec, "--program", prog, "--tier", "quick",
-                "--device", "cuda", "--gpu", std::to_string(o.gpu)};
+                "--device", "cuda", "--gpu", std::to_string(o.gpu), "--timing-runs", "2"};
     profile::NcuRun r = profile::run_ncu(n);
     status = r.status;
     if (r.status != profile::ProfileStatus::kOk) {

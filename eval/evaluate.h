@@ -118,6 +118,10 @@ struct EvalRequest {
     // (today: the quick tier's correctness_small, reused by the full tier when dims and seed
     // match).
     std::vector<GateOutcome> reusable_gates;
+    // > 0: the timing gate runs one warm-up and this many timed runs instead of the tier's
+    // protocol - for a run under the profiler, which replays every launch (ncu over the quick
+    // tier's 23 full-shape launches of a 1 GB problem took ~14 s a candidate on the H200).
+    int timing_runs = 0;
 };
 
 struct EvalReport {

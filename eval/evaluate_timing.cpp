@@ -89,6 +89,10 @@ bool Pipeline::gate_timing() {
         full_ready_ = true;
     }
     TimingOptions options = timing_options_for(report_.tier);
+    if (request_.timing_runs > 0) {
+        options.warmup_iterations = 1;
+        options.iterations = request_.timing_runs;
+    }
     nlohmann::ordered_json evidence{{"warmup", options.warmup_iterations},
                                     {"iterations", options.iterations},
                                     {"flush_l2", options.flush_l2},

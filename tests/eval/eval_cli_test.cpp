@@ -35,6 +35,21 @@ TEST(EvalCli, JsonReport) {
     EXPECT_NE(r.out.find("\"gates\""), std::string::npos);
 }
 
+// A profiler run times one warm-up and N runs, not the tier's 3 + 20.
+TEST(EvalCli, TimingRunsOverrideTheProtocol) {
+    CliRun r = run_cli("eval --device sim --json --timing-runs 2 --problem " + kProblem +
+                       " --program " + kProgram);
+    ASSERT_EQ(r.rc, 0) << r.out;
+    auto at = r.out.find("\"samples\"");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"iterations\": 2"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"warmup\": 1"), std::string::npos) << r.out;
+    EXPECT_EQ(run_cli("eval --device sim --timing-runs 0 --problem " + kProblem + " --program " +
+                      kProgram).rc, 2);
+    EXPECT_EQ(run_cli("eval --device sim --isolate --timing-runs 2 --problem " + kProblem +
+                      " --program " + kProgram).rc, 2);
+}
+
 TEST(EvalCli, UserErrorsExitTwo) {
     EXPECT_EQ(run_cli("eval --device sim --problem /nonexistent.json --program " + kProgram).rc, 2);
     EXPECT_EQ(run_cli("eval --device sim --problem " + kProblem + " --program /nonexistent.kf").rc,

@@ -48,7 +48,7 @@ TEST(ProfileCli, PrintsTheNcuCommandForACandidate) {
     EXPECT_EQ(r.rc, 0) << r.out;
     for (const char* part : {"/opt/ncu --clock-control none --csv --page raw", "--metrics ",
                              "--target-processes all", "eval --problem", "--tier quick",
-                             "--device cuda"})
+                             "--device cuda", "--timing-runs 2"})
         EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
 }
 
