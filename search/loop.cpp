@@ -136,6 +136,11 @@ ProposalContext context_for(const SearchState& st, const SearchOptions& options,
         v.move = c.move;
         ctx.best.push_back(v);
     }
+    // Nothing timed yet (the start program's own compile wave): the start is the parent, with
+    // no time - the proposers that need none (neighbours, seed variants) propose from it.
+    if (ctx.best.empty())
+        if (auto it = st.candidates.find(st.start_hash); it != st.candidates.end() && !it->second.evaluated)
+            ctx.best.push_back(CandidateView{it->second.text, st.start_hash, it->second.status, ""});
     return ctx;
 }
 
@@ -253,8 +258,10 @@ Status propose(SearchState& st, Store& store, const std::vector<Proposer*>& prop
 
 // The cost-model screen: as many of `fresh` as the round can compile and time at the measured
 // costs (screen_count), best estimates first; the start program always goes through.
+// `count` replaces the round's count (the start's compile wave: as many as it has room for).
 std::vector<std::string> screen(const SearchState& st, const std::vector<std::string>& fresh,
-                                const SearchOptions& options, double round_s) {
+                                const SearchOptions& options, double round_s,
+                                std::optional<size_t> count = std::nullopt) {
     std::vector<std::optional<double>> est;
     for (const std::string& h : fresh) {
         auto p = dsl::parse_program(st.candidates.at(h).text, "<candidate>");
@@ -265,7 +272,8 @@ std::vector<std::string> screen(const SearchState& st, const std::vector<std::st
     }
     std::vector<std::string> screened;
     for (size_t i : screen_by_estimate(
-             est, screen_count(fresh.size(), options.promote_ratio, st.screen_costs, round_s)))
+             est, count ? std::min(*count, fresh.size())
+                        : screen_count(fresh.size(), options.promote_ratio, st.screen_costs, round_s)))
         screened.push_back(fresh[i]);
     return screened;
 }
@@ -408,8 +416,30 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     //    the compile budget allows), so each evaluation's compile gates are cache hits
     std::optional<eval::PrecompileRequest> pre_request;
     if (!screened.empty()) pre_request = precompile_request(st, evaluator, options);
+    std::vector<std::string> early;  // proposals compiled beside the start program
+    size_t early_at = 0;             // their first index in the precompile request
     if (pre_request) {
         fill_precompile(*pre_request, st, screened, options, spent);
+        // The start's compile wave (a CUTLASS one ~50 s on the H200) leaves most cores idle:
+        // a first batch of proposals compiles in it, so the round after the start times them
+        // without a wave of their own (a GEMM run of 120 s otherwise gets one search round).
+        // Not when the start was compiled already (a suite's parallel start wave).
+        const int extra = options.start_wave_extra >= 0
+                              ? options.start_wave_extra
+                              : static_cast<int>(std::thread::hardware_concurrency()) / 2 - 1;
+        if (wait_for_start && extra > 0 && !st.precompiled.count(st.start_hash)) {
+            std::vector<std::string> next;
+            if (auto s = propose(st, store, proposers, options, spent,
+                                 proposals_wanted(st, options, proposers.size(), round_s), next);
+                !s)
+                return s;
+            st.pending.insert(st.pending.end(), next.begin(), next.end());
+            st.proposals_prefetched = !next.empty();
+            early = screen(st, next, options, round_s, static_cast<size_t>(extra));
+            early_at = pre_request->program_texts.size();
+            fill_precompile(*pre_request, st, early, options, spent);
+            early.resize(pre_request->program_texts.size() - early_at);
+        }
         auto t0 = std::chrono::steady_clock::now();
         // per-program failures resurface in each evaluation; while the start program compiles,
         // its worker builds the correctness cases its tiers will need (the wait counts once)
@@ -420,6 +450,9 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         spent.gpu_s += secs;
         record_compile_cost(st, *pre_request, report, secs);
+        if (report)
+            for (size_t i = 0; i < early.size() && early_at + i < report->programs.size(); ++i)
+                if (report->programs[early_at + i].ok()) st.precompiled.insert(early[i]);
     }
     std::vector<TimedEntry> timed;
     for (const std::string& h : screened) {
@@ -550,7 +583,17 @@ void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator&
     }
     auto t0 = std::chrono::steady_clock::now();
     // failures resurface, with their messages, in the evaluations
-    parallel_for(requests.size(), 0, [&](size_t i) { (void)eval::precompile(requests[i]); });
+    std::vector<char> ok(requests.size(), 0);  // written from parallel threads: not vector<bool>
+    parallel_for(requests.size(), 0, [&](size_t i) {
+        auto r = eval::precompile(requests[i]);
+        ok[i] = r && !r->programs.empty() && r->programs[0].ok();
+    });
+    for (size_t i = 0, k = 0; i < states.size(); ++i) {
+        auto it = states[i]->candidates.find(states[i]->start_hash);
+        if (it == states[i]->candidates.end() || it->second.evaluated) continue;
+        if (k < ok.size() && ok[k]) states[i]->precompiled.insert(states[i]->start_hash);
+        ++k;
+    }
     spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

@@ -39,6 +39,10 @@ struct SearchOptions {
     int proposals_per_round = 12;      // asked of each proposer (of a built-in one up to 4x
                                        // when screening is cheap: screen_count, search/ladder.h)
     int profile_top = 2;               // best few handed to the profiling hook
+    // Proposals compiled in the start program's own compile wave (the parameter and seed
+    // proposers need no timing to propose): -1 = half the cores less one (a GEMM + row-kernel
+    // program is two compile units), 0 = none.
+    int start_wave_extra = -1;
     uint64_t seed = 1;
     std::vector<std::string> proposers = {"diagnosis", "parameter"};
     std::string compile_cache_dir;

@@ -169,7 +169,7 @@ std::vector<DirectedMove> diagnosis_moves(const CandidateView& view, const Bound
         out.push_back(mv("gemm", "cluster", 1, why + ": larger cluster, multicast operand loads"));
     }
     double frac = view.fraction_of_sol.value_or(0.0);
-    if (bounds && frac < 0.8 && !(simt_bound && bounds->kind == BoundKind::kMemory)) {
+    if (bounds && view.fraction_of_sol && frac < 0.8 && !(simt_bound && bounds->kind == BoundKind::kMemory)) {
         std::string why = (bounds->kind == BoundKind::kMemory ? "memory-bound at " : "compute-bound at ") +
                           std::to_string(static_cast<int>(frac * 100)) + "% of SOL";
         if (bounds->kind == BoundKind::kMemory) {

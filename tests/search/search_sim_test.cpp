@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dsl/parser.h"
+#include "dsl/printer.h"
 #include "eval/evaluator.h"
 #include "problem/spec.h"
 #include "search/loop.h"
@@ -345,6 +347,7 @@ TEST(SearchSim, NextRoundIsProposedAndCompiledDuringTheStartsFullTier) {
     std::filesystem::path cache = std::filesystem::path(temp_db("prefetch")).parent_path() / "cache";
     SearchOptions o;
     o.proposals_per_round = 2;
+    o.start_wave_extra = 0;  // this test: the prefetch alone (see the next test)
     o.compile_cache_dir = cache.string();
     auto st = start_search(evaluator, *store, load(kCases[1].problem), kCases[1].start, o);
     ASSERT_TRUE(st) << st.error().to_string();
@@ -374,6 +377,59 @@ TEST(SearchSim, NextRoundIsProposedAndCompiledDuringTheStartsFullTier) {
     // round 3 proposes again
     ASSERT_TRUE(search_round(*st, evaluator, *store, {param.get()}, o, spent));
     EXPECT_GT(st->counts.proposed, proposed);
+    std::filesystem::remove_all(cache.parent_path());
+}
+
+// The parameter proposer, recording each call: whether any candidate was timed when asked,
+// and the hashes of what it proposed.
+class RecordingProposer final : public Proposer {
+public:
+    std::string name() const override { return inner_->name(); }
+    std::vector<Proposal> propose(const ProposalContext& context) override {
+        bool timed = false;
+        for (const CandidateView& v : context.best) timed = timed || v.median_ns.has_value();
+        std::vector<Proposal> out = inner_->propose(context);
+        std::vector<std::string> hashes;
+        for (const Proposal& p : out)
+            if (auto prog = dsl::parse_program(p.program_text, "p")) hashes.push_back(dsl::program_hash(*prog));
+        calls.push_back({timed, hashes});
+        return out;
+    }
+    std::vector<std::pair<bool, std::vector<std::string>>> calls;
+
+private:
+    std::unique_ptr<Proposer> inner_ = make_parameter_proposer();
+};
+
+// A first batch of proposals compiles in the start program's own wave (idle cores otherwise):
+// proposed before anything was timed, compiled with the start, timed by round 2 without a wave
+// and without asking the proposers again.
+TEST(SearchSim, ProposalsCompileInTheStartsWave) {
+    auto device = eval::make_sim_device("h200");
+    auto store = open_store(":memory:");
+    ASSERT_TRUE(device && store);
+    PrecompilingSimEvaluator evaluator(**device);
+    std::filesystem::path cache = std::filesystem::path(temp_db("startwave")).parent_path() / "cache";
+    SearchOptions o;
+    o.proposals_per_round = 3;
+    o.start_wave_extra = 3;
+    o.compile_cache_dir = cache.string();
+    auto st = start_search(evaluator, *store, load(kCases[1].problem), kCases[1].start, o);
+    ASSERT_TRUE(st) << st.error().to_string();
+    RecordingProposer param;
+    Spent spent;
+    ASSERT_TRUE(search_round(*st, evaluator, *store, {&param}, o, spent));
+    EXPECT_EQ(st->counts.quick, 1);  // round 1 times the start alone
+    ASSERT_GE(param.calls.size(), 2u);  // in the start's wave, then during its full tier
+    EXPECT_FALSE(param.calls[0].first) << "the first batch is proposed before any timing";
+    size_t early = 0;
+    for (const std::string& h : param.calls[0].second) early += st->precompiled.count(h);
+    EXPECT_EQ(early, 3u) << param.calls[0].second.size() << " proposed first, " << st->precompiled.size() << " precompiled";
+    const int64_t proposed = st->counts.proposed;
+    ASSERT_TRUE(search_round(*st, evaluator, *store, {&param}, o, spent));
+    EXPECT_EQ(st->counts.proposed, proposed);
+    for (const std::string& h : param.calls[0].second)
+        if (st->precompiled.count(h)) EXPECT_TRUE(st->candidates.at(h).quick.has_value());
     std::filesystem::remove_all(cache.parent_path());
 }
 
