@@ -237,6 +237,19 @@ class Converter:
             if mod.affine:
                 ins += [self.param(p + ".weight", mod.weight), self.param(p + ".bias", mod.bias)]
             return e("group_norm", ins, num_groups=int(mod.num_groups), eps=float(mod.eps))
+        if isinstance(mod, (nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)):
+            # each (sample, channel) normalized over its spatial extent: group_norm with one
+            # channel a group (affine weight and bias are per channel in both)
+            if mod.track_running_stats:
+                raise Unsupported(f"{type(mod).__name__.lower()} with track_running_stats is "
+                                  f"not supported (module {p})")
+            if len(x.shape) < 3:
+                raise Unsupported(f"{type(mod).__name__.lower()} on an unbatched input is not "
+                                  f"supported (module {p})")
+            ins = [x]
+            if mod.affine:
+                ins += [self.param(p + ".weight", mod.weight), self.param(p + ".bias", mod.bias)]
+            return e("group_norm", ins, num_groups=int(x.shape[1]), eps=float(mod.eps))
         if hasattr(nn, "RMSNorm") and isinstance(mod, nn.RMSNorm):
             ins = [x] + ([self.param(p + ".weight", mod.weight)] if mod.weight is not None else [])
             eps = mod.eps if mod.eps is not None else torch.finfo(self.torch_dtype(x)).eps

@@ -20,7 +20,8 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "06_gemm_gelu_chain", "07_reductions", "08_rms_norm_manual",
              "11_matmul_transposed", "12_activation_mix", "13_matrix_scalar",
              "14_square_matmul", "15_gemm_sigmoid_residual", "16_matmul_irregular",
-             "17_linear_3d_gelu", "18_matvec", "19_selu_hardsigmoid_l2norm"]
+             "17_linear_3d_gelu", "18_matvec", "19_selu_hardsigmoid_l2norm",
+             "20_instance_norm"]
 
 
 def example(stem):

@@ -77,6 +77,19 @@ class ImportErrors(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("torch.fx cannot trace Model.forward", r.stdout)
 
+    def test_instance_norm_with_running_stats_is_refused_by_name(self):
+        src = ("import torch\nimport torch.nn as nn\n"
+               "class Model(nn.Module):\n"
+               "    def __init__(self):\n        super().__init__()\n"
+               "        self.n = nn.InstanceNorm2d(8, track_running_stats=True)\n"
+               "    def forward(self, x):\n        return self.n(x)\n"
+               "def get_inputs(): return [torch.randn(2, 8, 4, 4)]\n"
+               "def get_init_inputs(): return []\n")
+        path = write(self.d, "inorm_stats.py", src)
+        r = util.kforge("import", "kernelbench", path, "-o", self.d)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("instancenorm2d with track_running_stats is not supported", r.stdout)
+
 
 class InterpretErrors(unittest.TestCase):
     """`kforge interpret`, the fp64 reference the importer checks against."""
