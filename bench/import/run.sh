@@ -18,6 +18,9 @@ K=${KFORGE:-$R/.carry/bin/kforge}
 DEVICE=${DEVICE:-cuda}
 SUITE_S=${SUITE_S:-150}
 MODES=${MODES:-eager,compile_default}
+# the GPU machine has torch system-wide and no .venv: without this every import failed there
+# ("no Python found", 2026-12-01 s7)
+[ -n "${KFORGE_PYTHON:-}" ] || [ -x "$R/.venv/bin/python" ] || export KFORGE_PYTHON=python3
 O=${OUT:-/tmp/kforge-out}/${NAME:-import}
 mkdir -p "$O/specs"
 DB=$O/${DB_NAME:-kforge.db}
