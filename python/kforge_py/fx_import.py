@@ -301,6 +301,62 @@ def fold_swish(ops, outputs):
     return [op for op in ops if id(op) not in dropped]
 
 
+def fold_rms_norm(ops, outputs, shapes):
+    """x * rsqrt(mean(x^2 over the last dim, keepdim) + eps), or x / sqrt(... + eps), times an
+    optional weight over the last dim -> rms_norm(x[, weight], eps) where the intermediates have
+    no other use: KernelBench's hand-written RMSNorm. As ops it plans as three kernels (square,
+    row mean, a map that reads x again); as rms_norm it is one row kernel. Returns the new op
+    list."""
+    uses = {}
+    for op in ops:
+        for t in op["inputs"]:
+            uses[t] = uses.get(t, 0) + 1
+    for t in outputs:
+        uses[t] = uses.get(t, 0) + 1
+    by_output = {op["output"]: op for op in ops}
+
+    def single(name, kind):
+        op = by_output.get(name)
+        return op if op is not None and op["op"] == kind and uses.get(name) == 1 else None
+
+    dropped, replaced = set(), {}
+    for op in ops:
+        if id(op) in dropped or len(op["inputs"]) != 2 or op["op"] not in ("mul", "div"):
+            continue
+        pairs = [op["inputs"]] if op["op"] == "div" else [op["inputs"], op["inputs"][::-1]]
+        for x, r in pairs:
+            root = single(r, "rsqrt" if op["op"] == "mul" else "sqrt")
+            a = root and single(root["inputs"][0], "add_scalar")
+            m = a and single(a["inputs"][0], "mean")
+            sq = m and single(m["inputs"][0], "square")
+            if not sq or sq["inputs"] != [x] or x not in shapes:
+                continue
+            rank = len(shapes[x])
+            axis = m.get("axis")
+            axis = axis[0] if isinstance(axis, list) and len(axis) == 1 else axis
+            if not isinstance(axis, int) or axis % rank != rank - 1 or not m.get("keepdim"):
+                continue
+            rms = {"op": "rms_norm", "inputs": [x], "normalized_shape": [shapes[x][-1]],
+                   "eps": float(a["value"]), "output": op["output"]}
+            # a weight over the last dim that multiplies only this value joins it
+            for w_op in ops:
+                if w_op["op"] == "mul" and len(w_op["inputs"]) == 2 and op["output"] in \
+                        w_op["inputs"] and uses.get(op["output"]) == 1 and \
+                        op["output"] not in outputs:
+                    w = [t for t in w_op["inputs"] if t != op["output"]]
+                    # (a graph input: an op's output could come after this op)
+                    if len(w) == 1 and w[0] not in by_output and \
+                            shapes.get(w[0]) == (shapes[x][-1],):
+                        rms["inputs"].append(w[0])
+                        rms["output"] = w_op["output"]
+                        dropped.add(id(w_op))
+                    break
+            replaced[id(op)] = rms
+            dropped.update({id(root), id(a), id(m), id(sq)})
+            break
+    return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
+
+
 def to_spec(gm, example_inputs):
     """Converts a traced module; returns (Converter, output names)."""
     conv = Converter(gm, example_inputs)

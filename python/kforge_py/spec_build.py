@@ -12,7 +12,7 @@ import re
 import torch
 import torch.fx
 
-from kforge_py.fx_import import Converter, Unsupported, fold_swish
+from kforge_py.fx_import import Converter, Unsupported, fold_rms_norm, fold_swish
 from kforge_py.spec_dims import classify, name_dims
 
 DEFAULT_TOL = {"fp32_strict": 1e-4, "tf32": 5e-3, "bf16": 2e-2, "fp16": 1e-2}
@@ -68,6 +68,8 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
         conv = Converter(gm, loaded.inputs)
         outputs = conv.run()
     conv.ops = fold_swish(conv.ops, outputs)
+    conv.ops = fold_rms_norm(conv.ops, outputs, {**{n: tuple(t.shape) for n, t in conv.inputs.items()},
+                                                 **conv.shapes})
     if not conv.ops:
         raise Unsupported("the model computes nothing (no ops)")
     shapes = {n: tuple(t.shape) for n, t in conv.inputs.items()}

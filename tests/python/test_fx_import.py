@@ -70,8 +70,10 @@ class ExampleSpecs(unittest.TestCase):
         gn = spec_of(util.example("05_group_norm"))["graph"][0]
         self.assertEqual((gn["op"], gn["num_groups"], len(gn["inputs"])), ("group_norm", 8, 3))
         rms = spec_of(util.example("08_rms_norm_manual"))
-        self.assertEqual(ops(rms), ["square", "mean", "add_scalar", "rsqrt", "mul", "mul"])
-        self.assertEqual(rms["graph"][2]["value"], 1e-6)
+        # written by hand (x * rsqrt(mean(x^2) + eps) * w): folded into one rms_norm with w
+        self.assertEqual(ops(rms), ["rms_norm"])
+        self.assertEqual(len(rms["graph"][0]["inputs"]), 2)
+        self.assertEqual(rms["graph"][0]["eps"], 1e-6)
 
     def test_reductions_and_gelu_chain(self):
         r = spec_of(util.example("07_reductions"))
@@ -114,6 +116,18 @@ class SmallModules(unittest.TestCase):
         self.check("return torch.sigmoid(x) * x", ["silu"])
         # a sigmoid with another use stays
         self.check("return x * (s := torch.sigmoid(x)) + s", ["sigmoid", "mul", "add"])
+
+    def test_hand_written_rms_norm_is_one_op(self):
+        # KernelBench's RMSNorm by hand over the last dim: one row kernel, not three
+        self.check("return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)", ["rms_norm"])
+        self.check("return x / torch.sqrt(torch.mean(x ** 2, dim=1, keepdim=True) + 1e-5)",
+                   ["rms_norm"])
+        # over a dim that is not the last, or with the mean read again, the ops stay
+        self.check("return x / torch.sqrt(torch.mean(x ** 2, dim=1, keepdim=True) + 1e-5)",
+                   ["square", "mean", "add_scalar", "sqrt", "div"],
+                   inputs="torch.randn(batch_size, dim, 4)")
+        self.check("return x / torch.sqrt((m := torch.mean(x ** 2, dim=1, keepdim=True)) + 1e-5) + m",
+                   ["square", "mean", "add_scalar", "sqrt", "div", "add"])
 
     def test_norms_and_hardsigmoid_become_spec_ops(self):
         # KernelBench's L2 / Frobenius / L1 norm and HardSigmoid, as ops the spec has
