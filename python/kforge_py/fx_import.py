@@ -275,17 +275,22 @@ class Converter:
         return fx_ops.convert(self, node)
 
 
-def fold_swish(ops, outputs):
-    """mul(x, sigmoid(x)) -> silu(x) where the sigmoid has no other use: KernelBench writes
-    Swish as `x * torch.sigmoid(x)`, and as a chain that reads x twice it cannot stay in one
-    kernel (a GEMM epilogue included); silu is the same function. Returns the new op list."""
+def _uses_and_producers(ops, outputs):
+    """How often each tensor is read (graph outputs count as a read), and the op making each."""
     uses = {}
     for op in ops:
         for t in op["inputs"]:
             uses[t] = uses.get(t, 0) + 1
     for t in outputs:
         uses[t] = uses.get(t, 0) + 1
-    by_output = {op["output"]: op for op in ops}
+    return uses, {op["output"]: op for op in ops}
+
+
+def fold_swish(ops, outputs):
+    """mul(x, sigmoid(x)) -> silu(x) where the sigmoid has no other use: KernelBench writes
+    Swish as `x * torch.sigmoid(x)`, and as a chain that reads x twice it cannot stay in one
+    kernel (a GEMM epilogue included); silu is the same function. Returns the new op list."""
+    uses, by_output = _uses_and_producers(ops, outputs)
     dropped = set()
     for op in ops:
         if op["op"] != "mul" or len(op["inputs"]) != 2:
@@ -307,13 +312,7 @@ def fold_rms_norm(ops, outputs, shapes):
     no other use: KernelBench's hand-written RMSNorm. As ops it plans as three kernels (square,
     row mean, a map that reads x again); as rms_norm it is one row kernel. Returns the new op
     list."""
-    uses = {}
-    for op in ops:
-        for t in op["inputs"]:
-            uses[t] = uses.get(t, 0) + 1
-    for t in outputs:
-        uses[t] = uses.get(t, 0) + 1
-    by_output = {op["output"]: op for op in ops}
+    uses, by_output = _uses_and_producers(ops, outputs)
 
     def single(name, kind):
         op = by_output.get(name)
@@ -339,10 +338,10 @@ def fold_rms_norm(ops, outputs, shapes):
             rms = {"op": "rms_norm", "inputs": [x], "normalized_shape": [shapes[x][-1]],
                    "eps": float(a["value"]), "output": op["output"]}
             # a weight over the last dim that multiplies only this value joins it
-            for w_op in ops:
+            # (uses counts graph outputs: a value read once is not one)
+            for w_op in ops if uses.get(op["output"]) == 1 else []:
                 if w_op["op"] == "mul" and len(w_op["inputs"]) == 2 and op["output"] in \
-                        w_op["inputs"] and uses.get(op["output"]) == 1 and \
-                        op["output"] not in outputs:
+                        w_op["inputs"]:
                     w = [t for t in w_op["inputs"] if t != op["output"]]
                     # (a graph input: an op's output could come after this op)
                     if len(w) == 1 and w[0] not in by_output and \

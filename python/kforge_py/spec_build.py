@@ -67,13 +67,12 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     with torch.no_grad():
         conv = Converter(gm, loaded.inputs)
         outputs = conv.run()
-    conv.ops = fold_swish(conv.ops, outputs)
-    conv.ops = fold_rms_norm(conv.ops, outputs, {**{n: tuple(t.shape) for n, t in conv.inputs.items()},
-                                                 **conv.shapes})
-    if not conv.ops:
-        raise Unsupported("the model computes nothing (no ops)")
     shapes = {n: tuple(t.shape) for n, t in conv.inputs.items()}
     shapes.update(conv.shapes)
+    conv.ops = fold_swish(conv.ops, outputs)
+    conv.ops = fold_rms_norm(conv.ops, outputs, shapes)
+    if not conv.ops:
+        raise Unsupported("the model computes nothing (no ops)")
     classes = classify(shapes, conv.ops)
     names, dims = name_dims(classes, list(conv.inputs), loaded.int_globals, loaded.literal_ints)
 
