@@ -256,6 +256,29 @@ Status propose(SearchState& st, Store& store, const std::vector<Proposer*>& prop
     return Ok{};
 }
 
+// The next round's proposals, made now (to compile them ahead of their round): they join the
+// pending programs, and their hashes are returned for the precompile.
+Expected<std::vector<std::string>> propose_ahead(SearchState& st, Store& store,
+                                                 const std::vector<Proposer*>& proposers,
+                                                 const SearchOptions& options, Spent& spent,
+                                                 double round_s) {
+    std::vector<std::string> next;
+    if (auto s = propose(st, store, proposers, options, spent,
+                         proposals_wanted(st, options, proposers.size(), round_s), next);
+        !s)
+        return s.error();
+    st.pending.insert(st.pending.end(), next.begin(), next.end());
+    return next;
+}
+
+// Marks `hashes[i]` precompiled where program `offset + i` of the precompile report compiled.
+void mark_precompiled(SearchState& st, const std::vector<std::string>& hashes,
+                      const Expected<eval::PrecompileReport>& report, size_t offset = 0) {
+    if (!report) return;
+    for (size_t i = 0; i < hashes.size() && offset + i < report->programs.size(); ++i)
+        if (report->programs[offset + i].ok()) st.precompiled.insert(hashes[i]);
+}
+
 // The cost-model screen: as many of `fresh` as the round can compile and time at the measured
 // costs (screen_count), best estimates first; the start program always goes through.
 // `count` replaces the round's count (the start's compile wave: as many as it has room for).
@@ -428,14 +451,10 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                               ? options.start_wave_extra
                               : static_cast<int>(std::thread::hardware_concurrency()) / 2 - 1;
         if (wait_for_start && extra > 0 && !st.precompiled.count(st.start_hash)) {
-            std::vector<std::string> next;
-            if (auto s = propose(st, store, proposers, options, spent,
-                                 proposals_wanted(st, options, proposers.size(), round_s), next);
-                !s)
-                return s;
-            st.pending.insert(st.pending.end(), next.begin(), next.end());
-            st.proposals_prefetched = !next.empty();
-            early = screen(st, next, options, round_s, static_cast<size_t>(extra));
+            auto next = propose_ahead(st, store, proposers, options, spent, round_s);
+            if (!next) return next.error();
+            st.proposals_prefetched = !next->empty();
+            early = screen(st, *next, options, round_s, static_cast<size_t>(extra));
             early_at = pre_request->program_texts.size();
             fill_precompile(*pre_request, st, early, options, spent);
             early.resize(pre_request->program_texts.size() - early_at);
@@ -450,9 +469,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         spent.gpu_s += secs;
         record_compile_cost(st, *pre_request, report, secs);
-        if (report)
-            for (size_t i = 0; i < early.size() && early_at + i < report->programs.size(); ++i)
-                if (report->programs[early_at + i].ok()) st.precompiled.insert(early[i]);
+        mark_precompiled(st, early, report, early_at);
     }
     std::vector<TimedEntry> timed;
     for (const std::string& h : screened) {
@@ -508,15 +525,10 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
             sit != st.candidates.end() && sit->second.quick && !sit->second.full) {
             auto pre = precompile_request(st, evaluator, options);
             if (pre) {
-                std::vector<std::string> next;
-                if (auto s = propose(st, store, proposers, options, spent,
-                                     proposals_wanted(st, options, proposers.size(), round_s),
-                                     next);
-                    !s)
-                    return s;
-                st.pending.insert(st.pending.end(), next.begin(), next.end());
+                auto next = propose_ahead(st, store, proposers, options, spent, round_s);
+                if (!next) return next.error();
                 st.proposals_prefetched = true;
-                std::vector<std::string> first = fitting(st, screen(st, next, options, round_s),
+                std::vector<std::string> first = fitting(st, screen(st, *next, options, round_s),
                                                          options, spent);
                 fill_precompile(*pre, st, first, options, spent);
                 first.resize(pre->program_texts.size());
@@ -544,9 +556,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         PrefetchResult r = prefetch.get();
         spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         record_compile_cost(st, r.request, r.report, r.secs);
-        if (r.report)
-            for (size_t i = 0; i < r.hashes.size() && i < r.report->programs.size(); ++i)
-                if (r.report->programs[i].ok()) st.precompiled.insert(r.hashes[i]);
+        mark_precompiled(st, r.hashes, r.report);
     }
     ++st.progress.rounds;
     auto best = best_time_ns(st);
@@ -572,7 +582,8 @@ Status run_search(SearchState& st, eval::Device& device, Store& store,
 void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator& evaluator,
                        const SearchOptions& options, Spent& spent) {
     std::vector<eval::PrecompileRequest> requests;
-    for (const SearchState* st : states) {
+    std::vector<SearchState*> owners;  // the state of each request
+    for (SearchState* st : states) {
         auto it = st->candidates.find(st->start_hash);
         if (it == st->candidates.end() || it->second.evaluated) continue;
         auto pre = precompile_request(*st, evaluator, options);
@@ -580,20 +591,14 @@ void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator&
         pre->program_texts = {it->second.text};
         pre->jobs = 1;  // one program each; the problems run in parallel
         requests.push_back(std::move(*pre));
+        owners.push_back(st);
     }
     auto t0 = std::chrono::steady_clock::now();
     // failures resurface, with their messages, in the evaluations
-    std::vector<char> ok(requests.size(), 0);  // written from parallel threads: not vector<bool>
-    parallel_for(requests.size(), 0, [&](size_t i) {
-        auto r = eval::precompile(requests[i]);
-        ok[i] = r && !r->programs.empty() && r->programs[0].ok();
-    });
-    for (size_t i = 0, k = 0; i < states.size(); ++i) {
-        auto it = states[i]->candidates.find(states[i]->start_hash);
-        if (it == states[i]->candidates.end() || it->second.evaluated) continue;
-        if (k < ok.size() && ok[k]) states[i]->precompiled.insert(states[i]->start_hash);
-        ++k;
-    }
+    std::vector<Expected<eval::PrecompileReport>> reports(requests.size(), eval::PrecompileReport{});
+    parallel_for(requests.size(), 0, [&](size_t i) { reports[i] = eval::precompile(requests[i]); });
+    for (size_t i = 0; i < owners.size(); ++i)
+        mark_precompiled(*owners[i], {owners[i]->start_hash}, reports[i]);
     spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
