@@ -190,25 +190,32 @@ struct Planner {
                other == std::vector<std::string>{m, n};
     }
 
+    // What planning a kernel changes besides the kernel: absorb() plans two ways from one state.
+    struct Planned {
+        std::vector<bool> done;
+        std::set<std::string> available;
+        std::map<std::string, DType> stored_dtype;
+    };
+    Planned planned() const { return {done, available, stored_dtype}; }
+    void restore(Planned s) {
+        done = std::move(s.done);
+        available = std::move(s.available);
+        stored_dtype = std::move(s.stored_dtype);
+    }
+
     // Absorbs the element-wise consumers of `cur` into `kn`'s chain and stores what the rest of
     // the program reads: the linear run of single consumers, or the region (plan_region()) where
     // that takes more ops. `input`: a map's input tensor, a value of the chain from its start.
     Status absorb(dsl::Kernel& kn, const std::string& cur, DType& value, const Op& start,
                   const std::optional<std::string>& input = std::nullopt) {
-        const auto done_before = done;
-        const auto available_before = available;
-        const auto stored_before = stored_dtype;
+        const Planned before = planned();
         dsl::Kernel linear = kn;
         DType linear_value = value;
         if (auto st = absorb_linear(linear, cur, linear_value, start); !st) return st;
         const auto linear_ops = std::count(done.begin(), done.end(), true) -
-                                std::count(done_before.begin(), done_before.end(), true);
-        auto done_linear = done;
-        auto available_linear = available;
-        auto stored_linear = stored_dtype;
-        done = done_before;
-        available = available_before;
-        stored_dtype = stored_before;
+                                std::count(before.done.begin(), before.done.end(), true);
+        Planned after_linear = planned();
+        restore(before);
         // As many ops, but the linear chain reads the map's input again from memory as an
         // operand (softsign: `rdiv X[R,C]`) where the region names it (`let v0; ..; rdiv v0`).
         bool rereads_input = false;
@@ -228,13 +235,8 @@ struct Planner {
                 return Ok{};
             }
             // a value the region would store cannot be (emit_store's dtype rule): the linear plan
-            done = done_before;
-            available = available_before;
-            stored_dtype = stored_before;
         }
-        done = std::move(done_linear);
-        available = std::move(available_linear);
-        stored_dtype = std::move(stored_linear);
+        restore(std::move(after_linear));
         kn = std::move(linear);
         value = linear_value;
         return Ok{};
