@@ -216,7 +216,7 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
                 return make_error(where, std::string(dsl::to_string(op.kind)) +
                                              " needs a tensor, a number or a named value");
             }
-            const bool reversed = op.kind == K::kRsub || op.kind == K::kRdiv;
+            const bool reversed = dsl::is_reversed(op.kind);
             body << "        for (int j = 0; j < V; ++j) v[j] = "
                  << (reversed ? rhs + " " + binary_symbol(op.kind) + " v[j]"
                               : "v[j] " + binary_symbol(op.kind) + " " + rhs)

@@ -260,7 +260,7 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
             continue;
         }
         bool binary = dsl::is_binary(op.kind);
-        const bool reversed = op.kind == K::kRsub || op.kind == K::kRdiv;
+        const bool reversed = dsl::is_reversed(op.kind);
         if (op.kind == K::kLet || op.kind == K::kUse || (binary && !op.name.empty())) {
             EpiStep s;
             s.kind = op.kind == K::kLet   ? EpiStepKind::kLet

@@ -58,6 +58,8 @@ inline bool is_binary(ChainOpKind k) {
     return k == ChainOpKind::kAdd || k == ChainOpKind::kSub || k == ChainOpKind::kMul ||
            k == ChainOpKind::kDiv || k == ChainOpKind::kRsub || k == ChainOpKind::kRdiv;
 }
+// rsub/rdiv: the operand comes first (operand - value, operand / value).
+inline bool is_reversed(ChainOpKind k) { return k == ChainOpKind::kRsub || k == ChainOpKind::kRdiv; }
 std::optional<ChainOpKind> chain_op_from_string(std::string_view s);
 
 enum class ReduceKind { kSum, kMax, kMin, kMean };
