@@ -1,8 +1,10 @@
 // The diagnosis-driven proposer (search/proposers.h).
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "dsl/ast.h"
+#include "dsl/printer.h"
 #include "search/proposers.h"
 #include "search/proposers_common.h"
 
@@ -85,6 +87,44 @@ void apply(const DirectedMove& d, const detail::Parent& parent, detail::Proposal
     }
 }
 
+// The moves that answer one bottleneck usually add up (a compute-bound element-wise kernel pays
+// less index math with a grid-stride loop AND larger blocks AND more items per thread): single
+// moves find such a combination one round per knob. This is the parent with every move of `moves`
+// that stays legal applied in turn (each integer move one step, the first legal variant), offered
+// when at least two applied. On the H200 (2026-12-01) random search found mish's fastest
+// configuration as three of these moves at once while the single moves were one round short.
+void apply_together(const std::vector<DirectedMove>& moves, const detail::Parent& parent,
+                    const ProposalContext& context, detail::LegalityMemo& memo,
+                    detail::ProposalSink& sink) {
+    dsl::Program at = parent.program;
+    std::vector<std::string> parts;
+    std::string first_reason;
+    std::set<std::string> done;  // a knob named twice (two classes asking for it) moves once
+    for (const DirectedMove& d : moves) {
+        if (!done.insert(d.kind + " " + d.knob + " " + d.word + std::to_string(d.direction)).second) continue;
+        for (size_t ki = 0; ki < at.kernels.size(); ++ki) {
+            if (!d.kind.empty() && to_string(at.kernels[ki].kind) != d.kind) continue;
+            std::vector<KnobMove> options;
+            if (!d.word.empty()) {
+                if (auto m = set_word_knob(at, ki, d.knob, d.word)) options.push_back(std::move(*m));
+            } else {
+                options = step_knob(at, ki, d.knob, d.direction);
+            }
+            for (KnobMove& m : options) {
+                if (!memo.legal(m.program, dsl::program_hash(m.program), context)) continue;
+                at = std::move(m.program);
+                parts.push_back(m.move);
+                if (first_reason.empty()) first_reason = d.reason;
+                break;
+            }
+        }
+    }
+    if (parts.size() < 2) return;
+    std::string move;
+    for (const std::string& p : parts) move += (move.empty() ? "" : " + ") + p;
+    sink.add(at, {parent.hash}, "together: " + move + " (" + first_reason + ")");
+}
+
 class DiagnosisProposer : public Proposer {
 public:
     std::string name() const override { return "search:diagnosis"; }
@@ -92,9 +132,11 @@ public:
     std::vector<Proposal> propose(const ProposalContext& context) override {
         detail::ProposalSink sink(context, &memo_);
         auto parents = detail::parse_parents(context);
-        for (size_t i = 0; i < parents.size() && i < 3 && !sink.full(); ++i)
-            for (const DirectedMove& d : diagnosis_moves(*parents[i].view, context.bounds))
-                apply(d, parents[i], sink);
+        for (size_t i = 0; i < parents.size() && i < 3 && !sink.full(); ++i) {
+            std::vector<DirectedMove> moves = diagnosis_moves(*parents[i].view, context.bounds);
+            apply_together(moves, parents[i], context, memo_, sink);
+            for (const DirectedMove& d : moves) apply(d, parents[i], sink);
+        }
         return sink.take();
     }
 
