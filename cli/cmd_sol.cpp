@@ -49,6 +49,12 @@ nlohmann::ordered_json to_json(const Problem& p, const Bounds& b, const Ceilings
     j["bytes_fused"] = b.work.bytes_fused;
     j["bytes_unfused"] = b.work.bytes_unfused;
     j["time_compute_s"] = b.time_compute_s;
+    j["time_simt_s"] = b.time_simt_s;
+    j["time_sfu_s"] = b.time_sfu_s;
+    j["instructions_simt"] = b.instructions_simt;
+    j["instructions_sfu"] = b.instructions_sfu;
+    j["sfu_ops_per_s"] = c.sfu_ops_per_s;
+    j["compute_unit"] = b.compute_unit;
     j["time_compute_floor_s"] = b.time_compute_floor_s;
     j["time_memory_fused_s"] = b.time_memory_fused_s;
     j["time_memory_unfused_s"] = b.time_memory_unfused_s;
@@ -68,6 +74,8 @@ nlohmann::ordered_json to_json(const Problem& p, const Bounds& b, const Ceilings
                        {"flops", ow.flops()},
                        {"bytes", ow.bytes()},
                        {"time_compute_s", ob.time_compute_s},
+                       {"time_simt_s", ob.time_simt_s},
+                       {"time_sfu_s", ob.time_sfu_s},
                        {"time_memory_s", ob.time_memory_s},
                        {"time_s", ob.time_s}});
     }
@@ -87,10 +95,16 @@ void print_text(const Problem& p, const Bounds& b, const Ceilings& c, double fac
                 (std::string(to_string(b.matrix_unit)) + (b.matrix_tf32x3 ? " as 3xTF32" : ""))
                     .c_str(),
                 human(matrix_peak(b, c), "FLOP").c_str());
+    std::printf("  simt, sfu  fp32_simt %s (%s instructions), sfu %s (%s MUFU at %s/s); "
+                "busiest %s\n",
+                ms(b.time_simt_s).c_str(), human(b.instructions_simt, "").c_str(),
+                ms(b.time_sfu_s).c_str(), human(b.instructions_sfu, "").c_str(),
+                human(c.sfu_ops_per_s, "").c_str(), b.compute_unit.c_str());
     std::printf("  memory     %s fused, %s unfused (at %s/s)\n", ms(b.time_memory_fused_s).c_str(),
                 ms(b.time_memory_unfused_s).c_str(), human(c.dram_bytes_per_s, "B").c_str());
-    std::printf("  bound      fused %s (%s-bound), unfused %s (per-op roofline sum)\n",
+    std::printf("  bound      fused %s (%s-bound%s), unfused %s (per-op roofline sum)\n",
                 ms(b.time_fused_s).c_str(), std::string(to_string(b.kind)).c_str(),
+                b.kind == BoundKind::kCompute ? (" on " + b.compute_unit).c_str() : "",
                 ms(b.time_unfused_s).c_str());
     std::printf("  intensity  %.4g FLOP/B (ridge %.4g FLOP/B)\n", b.arithmetic_intensity,
                 matrix_peak(b, c) / c.dram_bytes_per_s);

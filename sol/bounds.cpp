@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "sol/op_cost.h"
+
 namespace kforge {
 
 std::string_view to_string(BoundKind k) { return k == BoundKind::kCompute ? "compute" : "memory"; }
@@ -50,6 +52,16 @@ double busiest(const Busy& busy) {
     return t;
 }
 
+// The name of the busiest unit, the SFU included ("fp32_simt" when nothing is busy).
+std::string busiest_name(const Busy& busy, double sfu_s) {
+    std::string name(to_string(ComputeUnit::kFp32Simt));
+    double t = 0.0;
+    for (const auto& [unit, seconds] : busy) {
+        if (seconds > t) t = seconds, name = std::string(to_string(unit));
+    }
+    return sfu_s > t ? "sfu" : name;
+}
+
 }  // namespace
 
 Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings,
@@ -65,6 +77,7 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
     const double fp32_phys = std::max(fp32, ceilings.physical_peak(ComputeUnit::kFp32Simt));
     const double tf32 = ceilings.peak(ComputeUnit::kTf32Tensor);
     const double bw_phys = std::max(bw, ceilings.physical_dram_bytes_per_s);
+    const double sfu = ceilings.sfu_ops_per_s;  // 0: unknown, no SFU term
     if (!(bw > 0.0)) return make_error(ceilings.device, "no DRAM bandwidth for this device");
     if (!(fp32 > 0.0)) return make_error(ceilings.device, "no fp32 SIMT peak for this device");
 
@@ -111,9 +124,21 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
             }
             op_floor[floor_unit] += t_floor;
         }
-        op_busy[ComputeUnit::kFp32Simt] += ow.flops_other / fp32;
+        // SIMT: the larger of the nominal FLOPs and the SASS instructions (one instruction = one
+        // FMA slot = 2 FLOPs of the fp32 peak); SFU: the MUFU instructions. The floor keeps the
+        // nominal FLOPs alone (see bounds.h).
+        const auto ins = count_op_instructions(problem, op);
+        const double simt_flops = std::max(ow.flops_other, ins ? 2.0 * ins->simt : 0.0);
+        op_busy[ComputeUnit::kFp32Simt] += simt_flops / fp32;
         op_floor[ComputeUnit::kFp32Simt] += ow.flops_other / fp32_phys;
-        ob.time_compute_s = busiest(op_busy);
+        ob.time_simt_s = op_busy[ComputeUnit::kFp32Simt];
+        ob.time_sfu_s = ins && sfu > 0.0 ? ins->sfu / sfu : 0.0;
+        if (ins) {
+            b.instructions_simt += ins->simt;
+            b.instructions_sfu += ins->sfu;
+        }
+        b.time_sfu_s += ob.time_sfu_s;
+        ob.time_compute_s = std::max(busiest(op_busy), ob.time_sfu_s);
         ob.time_memory_s = ow.bytes() / bw;
         ob.time_s = std::max(ob.time_compute_s, ob.time_memory_s);
         for (const auto& [u, t] : op_busy) busy[u] += t;
@@ -121,7 +146,9 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
         b.time_unfused_s += ob.time_s;
         b.per_op.push_back(std::move(ob));
     }
-    b.time_compute_s = busiest(busy);
+    b.time_simt_s = busy[ComputeUnit::kFp32Simt];
+    b.time_compute_s = std::max(busiest(busy), b.time_sfu_s);
+    b.compute_unit = busiest_name(busy, b.time_sfu_s);
     b.time_compute_floor_s = busiest(busy_floor);
     b.time_memory_fused_s = b.work.bytes_fused / bw;
     b.time_memory_unfused_s = b.work.bytes_unfused / bw;

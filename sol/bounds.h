@@ -15,6 +15,17 @@
 //   bf16, fp16  -> bf16 / fp16 tensor; f64 operands -> fp64 tensor where present, else fp64 SIMT
 // A unit the device lacks falls back to fp32 SIMT (fp64 tensor: fp64 SIMT).
 //
+// SIMT and SFU: element-wise and row ops run on two more pipes, counted per op from SASS
+// (sol/op_cost.h: what kforge's generated CUDA executes per element). The fp32 SIMT busy time
+// of an op is the larger of its nominal FLOPs at the fp32 peak and its non-MUFU arithmetic
+// instructions at half that rate (one issue slot per instruction: the 128 fp32 lanes of an
+// H100/H200 SM finish 128 instructions or 256 FLOPs per clock). The SFU busy time is its MUFU
+// instructions at Ceilings::sfu_ops_per_s (16 per clock per SM: 1/8 of the FMA rate). Tensor
+// cores, SIMT and SFU are separate pipes and overlap: compute time = the busiest of them. An
+// accurate expf/tanhf/log1pf costs 7-25 SIMT instructions beside its MUFU, so a
+// transcendental-heavy chain is SIMT-bound (problems/mish_softplus_chain_f32 on the H200: 80
+// instructions and 4 MUFU per element, SIMT 0.32 ms > memory 0.22 ms > SFU 0.13 ms).
+//
 // fp32_strict and 3xTF32: the kernel language may compute fp32 products as three TF32 passes
 // (3xTF32, fp32-accurate). The SOL bound T_sol stays on the fp32 SIMT peak (the conventional
 // fp32 roofline), but the *floor* used for the gaming threshold is the fastest legal way,
@@ -28,9 +39,13 @@
 //            max(compute, bytes_unfused / bw) and is what an unfused eager baseline can reach
 //            at best, so it is the one reported.
 // Gaming threshold: gaming_factor x max(compute floor, bytes_fused / bw), both on the physical
-// ceilings (Ceilings::physical_*: the larger of datasheet and calibration, since a calibrated
-// ceiling is what cuBLAS or a copy reached, which a good kernel may beat). A time below it is
-// physically implausible (default factor 0.9 leaves 10% for clock and measurement noise).
+// ceilings. The compute floor counts nominal FLOPs only, never the SFU time nor the SASS
+// instruction counts: a legitimate kernel may compute exp with FMA polynomials instead of MUFU,
+// or use cheaper approximations within the tolerance, so what kforge's accurate code executes
+// is no floor for every legitimate kernel; the floor stays where it was before the SFU term
+// (Ceilings::physical_*: the larger of datasheet and calibration, since a calibrated ceiling is
+// what cuBLAS or a copy reached, which a good kernel may beat). A time below it is physically
+// implausible (default factor 0.9 leaves 10% for clock and measurement noise).
 #pragma once
 
 #include <optional>
@@ -59,9 +74,11 @@ struct BoundsOptions {
 struct OpBound {
     std::string output;
     ComputeUnit matrix_unit = ComputeUnit::kFp32Simt;
-    double time_compute_s = 0.0;
+    double time_compute_s = 0.0;  // busiest of its matrix unit, fp32 SIMT and SFU
+    double time_simt_s = 0.0;     // fp32 SIMT busy time (nominal FLOPs or instructions)
+    double time_sfu_s = 0.0;      // MUFU instructions at the SFU rate
     double time_memory_s = 0.0;
-    double time_s = 0.0;  // max of the two
+    double time_s = 0.0;  // max of compute and memory
 };
 
 struct Bounds {
@@ -71,7 +88,13 @@ struct Bounds {
     ComputeUnit matrix_unit = ComputeUnit::kFp32Simt;  // of the first matrix op (or fp32 SIMT)
     bool matrix_tf32x3 = false;  // that op's FLOPs run as 3xTF32 (three tf32 FLOPs each)
     WorkCount work;
-    double time_compute_s = 0.0;
+    double time_compute_s = 0.0;        // busiest of tensor, fp32 SIMT and SFU
+    double time_simt_s = 0.0;           // fp32 SIMT busy time, whole graph
+    double time_sfu_s = 0.0;            // SFU busy time, whole graph
+    double instructions_simt = 0.0;     // non-MUFU arithmetic instructions of the ops in the
+                                        // op_cost table (0 for the others)
+    double instructions_sfu = 0.0;      // MUFU instructions
+    std::string compute_unit;           // the busiest: to_string(ComputeUnit) or "sfu"
     double time_compute_floor_s = 0.0;  // physical ceilings, 3xTF32 allowed (see above)
     double time_memory_floor_s = 0.0;   // bytes_fused at the physical bandwidth
     double time_memory_fused_s = 0.0;

@@ -111,6 +111,7 @@ Ceilings effective_ceilings(const DeviceSpec& spec, const std::optional<Calibrat
     c.source = "datasheet";
     c.physical_dram_bytes_per_s = spec.dram_bytes_per_s;
     c.physical_peak_flops = spec.peak_flops;
+    c.sfu_ops_per_s = sfu_ops_per_s(spec);
     if (!cal) return c;
     c.source =
         "calibrated " + (cal->measured_at.empty() ? std::string("(undated)") : cal->measured_at);

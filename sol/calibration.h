@@ -46,6 +46,9 @@ struct Ceilings {
     // threshold uses these: a kernel may beat cuBLAS or a copy engine, never the hardware.
     double physical_dram_bytes_per_s = 0.0;
     std::map<ComputeUnit, double> physical_peak_flops;
+    // MUFU results per second (sfu_ops_per_s() of the device; not calibrated); 0 = unknown,
+    // and then the bounds have no SFU term.
+    double sfu_ops_per_s = 0.0;
 
     double peak(ComputeUnit u) const;           // 0 when the unit is not present
     double physical_peak(ComputeUnit u) const;  // likewise

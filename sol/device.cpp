@@ -19,6 +19,13 @@ std::string lower(std::string_view s) {
     return out;
 }
 
+// MUFU throughput, results per clock per SM, from the CUDA C++ Programming Guide's "Arithmetic
+// Instructions" throughput table, row "32-bit floating-point reciprocal, reciprocal square root,
+// base-2 logarithm (__log2f), base 2 exponential (exp2f), sine (__sinf), cosine (__cosf)": 16
+// for compute capability 7.x, 8.0, 8.6, 8.9 and 9.0 (4 per SM sub-partition; 1/8 of the 128
+// fp32 FMA results of these SMs). Blackwell (cc 10.0) is taken as equal: not checked here.
+constexpr int kSfuPerClockPerSm = 16;
+
 // Hopper (cc 9.0) and Blackwell data-center (cc 10.0): 228 KiB smem per SM, 227 KiB per block.
 // Ampere GA100 (cc 8.0): 164 / 163 KiB. Ada (cc 8.9): 100 / 99 KiB. 64 K registers per SM.
 std::vector<DeviceSpec> make_table() {
@@ -39,6 +46,7 @@ std::vector<DeviceSpec> make_table() {
         .smem_per_sm_bytes = 228 * kKiB,
         .smem_per_block_optin_bytes = 227 * kKiB,
         .regs_per_sm = 65536,
+        .sfu_per_clock_per_sm = kSfuPerClockPerSm,
         .peak_flops = {{U::kFp32Simt, 67.0 * kT},
                        {U::kFp64Simt, 34.0 * kT},
                        {U::kFp64Tensor, 67.0 * kT},
@@ -61,6 +69,7 @@ std::vector<DeviceSpec> make_table() {
                            .smem_per_sm_bytes = 228 * kKiB,
                            .smem_per_block_optin_bytes = 227 * kKiB,
                            .regs_per_sm = 65536,
+                           .sfu_per_clock_per_sm = kSfuPerClockPerSm,
                            .peak_flops = {{U::kFp32Simt, 51.2 * kT},
                                           {U::kFp64Simt, 25.6 * kT},
                                           {U::kFp64Tensor, 51.2 * kT},
@@ -84,6 +93,7 @@ std::vector<DeviceSpec> make_table() {
         .smem_per_sm_bytes = 228 * kKiB,
         .smem_per_block_optin_bytes = 227 * kKiB,
         .regs_per_sm = 65536,
+        .sfu_per_clock_per_sm = kSfuPerClockPerSm,
         .peak_flops = {{U::kFp32Simt, 67.0 * kT},
                        {U::kFp64Simt, 34.0 * kT},
                        {U::kFp64Tensor, 67.0 * kT},
@@ -109,6 +119,7 @@ std::vector<DeviceSpec> make_table() {
                            .smem_per_sm_bytes = 164 * kKiB,
                            .smem_per_block_optin_bytes = 163 * kKiB,
                            .regs_per_sm = 65536,
+                           .sfu_per_clock_per_sm = kSfuPerClockPerSm,
                            .peak_flops = {{U::kFp32Simt, 19.5 * kT},
                                           {U::kFp64Simt, 9.7 * kT},
                                           {U::kFp64Tensor, 19.5 * kT},
@@ -130,6 +141,7 @@ std::vector<DeviceSpec> make_table() {
                            .smem_per_sm_bytes = 100 * kKiB,
                            .smem_per_block_optin_bytes = 99 * kKiB,
                            .regs_per_sm = 65536,
+                           .sfu_per_clock_per_sm = kSfuPerClockPerSm,
                            .peak_flops = {{U::kFp32Simt, 91.6 * kT},
                                           {U::kFp64Simt, 1.43 * kT},
                                           {U::kTf32Tensor, 183.0 * kT},
@@ -151,6 +163,7 @@ std::vector<DeviceSpec> make_table() {
                            .smem_per_sm_bytes = 228 * kKiB,
                            .smem_per_block_optin_bytes = 227 * kKiB,
                            .regs_per_sm = 65536,
+                           .sfu_per_clock_per_sm = kSfuPerClockPerSm,
                            .peak_flops = {{U::kFp32Simt, 75.0 * kT},
                                           {U::kFp64Simt, 37.0 * kT},
                                           {U::kFp64Tensor, 37.0 * kT},
@@ -176,6 +189,7 @@ std::vector<DeviceSpec> make_table() {
         .smem_per_sm_bytes = 100 * kKiB,
         .smem_per_block_optin_bytes = 99 * kKiB,
         .regs_per_sm = 65536,
+        .sfu_per_clock_per_sm = kSfuPerClockPerSm,
         .peak_flops = {{U::kFp32Simt, 82.6 * kT},
                        {U::kFp64Simt, 1.29 * kT},
                        {U::kTf32Tensor, 82.6 * kT},
@@ -188,6 +202,10 @@ std::vector<DeviceSpec> make_table() {
 }
 
 }  // namespace
+
+double sfu_ops_per_s(const DeviceSpec& d) {
+    return static_cast<double>(d.sfu_per_clock_per_sm) * d.sm_count * d.boost_clock_mhz * 1e6;
+}
 
 std::string_view to_string(ComputeUnit u) {
     switch (u) {

@@ -45,14 +45,21 @@ struct DeviceSpec {
     int64_t dram_bytes = 0;
     double dram_bytes_per_s = 0.0;
     int64_t smem_per_sm_bytes = 0;
-    int64_t smem_per_block_optin_bytes = 0;    // cudaDevAttrMaxSharedMemoryPerBlockOptin
-    int regs_per_sm = 0;                       // 32-bit registers
+    int64_t smem_per_block_optin_bytes = 0;  // cudaDevAttrMaxSharedMemoryPerBlockOptin
+    int regs_per_sm = 0;                     // 32-bit registers
+    // MUFU (special function unit) results per clock per SM: 32-bit reciprocal, reciprocal
+    // square root, log2, exp2, sine, cosine (CUDA C++ Programming Guide, "Arithmetic
+    // Instructions" throughput table); 0 = unknown (no SFU term in the bounds).
+    int sfu_per_clock_per_sm = 0;
     std::map<ComputeUnit, double> peak_flops;  // dense FLOP/s; a unit missing = not present
     std::string notes;
 };
 
 // Every known device, in a fixed order.
 const std::vector<DeviceSpec>& device_table();
+
+// MUFU results per second: sfu_per_clock_per_sm x SMs x boost clock (0 when unknown).
+double sfu_ops_per_s(const DeviceSpec& d);
 
 // Looks a device up by name or alias, case-insensitively ("h200", "H100-SXM", "a100").
 // An unknown name is a user error that lists the known devices.

@@ -49,6 +49,7 @@ TEST(Device, H200Datasheet) {
     EXPECT_NEAR(d.peak_flops.at(ComputeUnit::kFp8Tensor), 1979e12, 1e12);
     EXPECT_EQ(d.smem_per_block_optin_bytes, 227 * 1024);
     EXPECT_EQ(d.l2_bytes, 60LL * 1024 * 1024);
+    EXPECT_DOUBLE_EQ(sfu_ops_per_s(d), 16.0 * 132 * 1980e6);  // 4.18e12 MUFU/s
 }
 
 TEST(Device, EveryEntryIsComplete) {
@@ -68,6 +69,10 @@ TEST(Device, EveryEntryIsComplete) {
         EXPECT_NEAR(bf16, 2.0 * tf32, 0.03 * bf16) << "bf16 tensor is about twice tf32";
         EXPECT_DOUBLE_EQ(bf16, d.peak_flops.at(ComputeUnit::kFp16Tensor));
         EXPECT_GT(d.peak_flops.at(ComputeUnit::kFp64Simt), 0.0);
+        // MUFU: 16 results per clock per SM on cc 7.x-9.0 (programming guide's throughput
+        // table), below the fp32 FMA rate of every entry
+        EXPECT_EQ(d.sfu_per_clock_per_sm, 16);
+        EXPECT_LT(sfu_ops_per_s(d), fp32 / 2.0);
         // A name is unique across names and aliases.
         for (const auto& other : device_table()) {
             if (other.name == d.name) continue;

@@ -30,6 +30,28 @@ TEST(SolCli, BoundsAsJson) {
     EXPECT_EQ(j[0]["matrix_unit"], "tf32_tensor (3xTF32)");
 }
 
+// A transcendental chain: SIMT and SFU times beside the others, compute-bound on fp32 SIMT
+// (sol/op_cost.cpp: 80 instructions and 4 MUFU per element of 128M).
+TEST(SolCli, SfuAndSimtTermsOfATranscendentalChain) {
+    const std::string mish =
+        std::string(KFORGE_SOURCE_DIR) + "/problems/mish_softplus_chain_f32.json";
+    CliRun r = run_cli("sol --json --device h200 " + mish);
+    ASSERT_EQ(r.rc, 0) << r.out;
+    auto j = nlohmann::json::parse(r.out)[0];
+    const double n = 16384.0 * 8192.0;
+    EXPECT_EQ(j["bound_kind"], "compute");
+    EXPECT_EQ(j["compute_unit"], "fp32_simt");
+    EXPECT_NEAR(j["time_sfu_s"].get<double>(), 4.0 * n / (16.0 * 132 * 1980e6), 1e-9);
+    EXPECT_NEAR(j["time_simt_s"].get<double>(), 160.0 * n / 67e12, 1e-9);
+    EXPECT_NEAR(j["time_fused_s"].get<double>(), 0.3205e-3, 1e-6);
+    EXPECT_DOUBLE_EQ(j["instructions_sfu"].get<double>(), 4.0 * n);
+    EXPECT_TRUE(j["per_op"][1].contains("time_sfu_s"));
+    r = run_cli("sol --device h200 " + mish);
+    ASSERT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("sfu 0.1284 ms"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("compute-bound on fp32_simt"), std::string::npos) << r.out;
+}
+
 TEST(SolCli, PolicyOverride) {
     CliRun r = run_cli("sol --json --policy tf32 " + kGemm);
     ASSERT_EQ(r.rc, 0) << r.out;
