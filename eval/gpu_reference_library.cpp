@@ -17,6 +17,8 @@ std::string_view gpu_reference_library() {
 #define REF_SOFTMAX 4
 #define REF_LOG_SOFTMAX 5
 #define REF_LOGSUMEXP 6
+#define REF_L1_NORMALIZE 7
+#define REF_L2_NORMALIZE 8
 #define REF_THREADS 256
 
 typedef long long i64;
@@ -151,9 +153,19 @@ __device__ double ref_block_minmax(double v, bool is_max) {
 // One thread per row, the interpreter's loop verbatim.
 template <int KIND>
 __device__ void ref_reduce_row_serial(const double* __restrict__ x, double* __restrict__ out,
-                                      i64 o, i64 i, i64 len, i64 inner) {
+                                      i64 o, i64 i, i64 len, i64 inner, double eps = 0.0) {
     const double* row = x + o * len * inner + i;
     double* result = out + o * inner + i;
+    if (KIND == REF_L1_NORMALIZE || KIND == REF_L2_NORMALIZE) {  // x / max(||x||, eps)
+        double s = 0.0;
+        for (i64 l = 0; l < len; ++l)
+            s += KIND == REF_L2_NORMALIZE ? row[l * inner] * row[l * inner] : fabs(row[l * inner]);
+        double norm = KIND == REF_L2_NORMALIZE ? sqrt(s) : s;
+        if (norm < eps) norm = eps;
+        double* y = out + o * len * inner + i;
+        for (i64 l = 0; l < len; ++l) y[l * inner] = row[l * inner] / norm;
+        return;
+    }
     if (KIND == REF_SUM || KIND == REF_MEAN) {
         double s = 0.0;
         for (i64 l = 0; l < len; ++l) s += row[l * inner];
@@ -189,9 +201,20 @@ __device__ void ref_reduce_row_serial(const double* __restrict__ x, double* __re
 // One block per row (fp64 block reductions; sums in a tree order, not the interpreter's).
 template <int KIND>
 __device__ void ref_reduce_row_block(const double* __restrict__ x, double* __restrict__ out,
-                                     i64 o, i64 i, i64 len, i64 inner) {
+                                     i64 o, i64 i, i64 len, i64 inner, double eps = 0.0) {
     const double* row = x + o * len * inner + i;
     double* result = out + o * inner + i;
+    if (KIND == REF_L1_NORMALIZE || KIND == REF_L2_NORMALIZE) {  // x / max(||x||, eps)
+        double s = 0.0;
+        for (i64 l = threadIdx.x; l < len; l += REF_THREADS)
+            s += KIND == REF_L2_NORMALIZE ? row[l * inner] * row[l * inner] : fabs(row[l * inner]);
+        s = ref_block_sum(s);
+        double norm = KIND == REF_L2_NORMALIZE ? sqrt(s) : s;
+        if (norm < eps) norm = eps;
+        double* y = out + o * len * inner + i;
+        for (i64 l = threadIdx.x; l < len; l += REF_THREADS) y[l * inner] = row[l * inner] / norm;
+        return;
+    }
     if (KIND == REF_SUM || KIND == REF_MEAN) {
         double s = 0.0;
         for (i64 l = threadIdx.x; l < len; l += REF_THREADS) s += row[l * inner];

@@ -189,13 +189,15 @@ const char* reduce_kind(OpKind k) {
         case OpKind::kSoftmax: return "REF_SOFTMAX";
         case OpKind::kLogSoftmax: return "REF_LOG_SOFTMAX";
         case OpKind::kLogsumexp: return "REF_LOGSUMEXP";
+        case OpKind::kL1Normalize: return "REF_L1_NORMALIZE";
+        case OpKind::kL2Normalize: return "REF_L2_NORMALIZE";
         default: return nullptr;
     }
 }
 
-// Sum, mean, max, min and the softmax family over one axis. Contiguous rows (inner == 1) of at
-// least a warp, and few long rows, take a block per row; otherwise a thread per row (adjacent
-// threads read adjacent elements when inner > 1).
+// Sum, mean, max, min, the softmax family and l1 / l2 normalize over one axis. Contiguous rows
+// (inner == 1) of at least a warp, and few long rows, take a block per row; otherwise a thread
+// per row (adjacent threads read adjacent elements when inner > 1).
 Expected<std::string> reduction(const OpView& v, ReferenceLaunch& launch) {
     const char* kind = reduce_kind(v.op.kind);
     if (!kind) return make_error(v.op.json_path, "no GPU reference for this op");
@@ -204,6 +206,8 @@ Expected<std::string> reduction(const OpView& v, ReferenceLaunch& launch) {
     int64_t outer = product(shape, 0, axis), len = shape[axis];
     int64_t inner = product(shape, axis + 1, shape.size()), rows = outer * inner;
     bool block_rows = (inner == 1 && len >= 32) || (rows < 2048 && len >= 512);
+    const bool normalize = v.op.kind == OpKind::kL1Normalize || v.op.kind == OpKind::kL2Normalize;
+    const std::string tail = normalize ? ", " + lit(v.op.attrs.eps) + ");\n}\n" : ");\n}\n";
     launch.block[0] = kThreads;
     std::ostringstream s;
     s << signature(v) << " {\n";
@@ -211,13 +215,13 @@ Expected<std::string> reduction(const OpView& v, ReferenceLaunch& launch) {
         launch.grid[0] = blocks_for(rows, 1, kMaxGridX);
         s << "    for (i64 r = blockIdx.x; r < " << lit(rows) << "; r += gridDim.x)\n"
           << "        ref_reduce_row_block<" << kind << ">(p0, y, r / " << lit(inner) << ", r % "
-          << lit(inner) << ", " << lit(len) << ", " << lit(inner) << ");\n}\n";
+          << lit(inner) << ", " << lit(len) << ", " << lit(inner) << tail;
     } else {
         launch.grid[0] = blocks_for(rows, kThreads, kMaxGridX);
         s << "    for (i64 r = (i64)blockIdx.x * blockDim.x + threadIdx.x; r < " << lit(rows)
           << "; r += (i64)gridDim.x * blockDim.x)\n"
           << "        ref_reduce_row_serial<" << kind << ">(p0, y, r / " << lit(inner) << ", r % "
-          << lit(inner) << ", " << lit(len) << ", " << lit(inner) << ");\n}\n";
+          << lit(inner) << ", " << lit(len) << ", " << lit(inner) << tail;
     }
     return s.str();
 }

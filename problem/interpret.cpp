@@ -72,6 +72,9 @@ Expected<TensorValues> interpret(const Problem& problem, const TensorValues& inp
                 values[op.output] = (op.kind == OpKind::kLayerNorm || op.kind == OpKind::kRmsNorm ||
                                      op.kind == OpKind::kGroupNorm)
                                         ? interp::eval_norm(args)
+                                    : (op.kind == OpKind::kL1Normalize ||
+                                       op.kind == OpKind::kL2Normalize)
+                                        ? interp::eval_normalize(args)
                                         : interp::eval_reduction(args);
                 break;
         }

@@ -1,5 +1,6 @@
 // Reference normalizations: layer_norm and rms_norm over the trailing normalized_shape dims,
-// group_norm over [N, C, *] with C split into num_groups; biased variance, as PyTorch.
+// group_norm over [N, C, *] with C split into num_groups; biased variance, as PyTorch; l1 / l2
+// normalize over one axis.
 #include <cmath>
 
 #include "problem/interpret_ops.h"
@@ -63,6 +64,30 @@ std::vector<double> eval_norm(const OpArgs& a) {
             if (weight) y *= (*weight)[j];
             if (bias) y += (*bias)[j];
             out[r * cols + j] = y;
+        }
+    }
+    return out;
+}
+
+// x / max(||x||_p, eps) over one axis (PyTorch's F.normalize; eps 0: plain division, so a zero
+// row gives 0 / 0 = NaN as `x / x.norm(...)` does).
+std::vector<double> eval_normalize(const OpArgs& a) {
+    const std::vector<double>& x = *a.data[0];
+    const std::vector<int64_t>& shape = a.inputs[0]->shape;
+    const size_t axis = static_cast<size_t>(a.op.attrs.axis);
+    int64_t outer = 1, len = shape[axis], inner = 1;
+    for (size_t i = 0; i < axis; ++i) outer *= shape[i];
+    for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+    const bool l2 = a.op.kind == OpKind::kL2Normalize;
+    std::vector<double> out(x.size());
+    for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+            auto at = [&](int64_t l) { return (o * len + l) * inner + i; };
+            double s = 0.0;
+            for (int64_t l = 0; l < len; ++l) s += l2 ? x[at(l)] * x[at(l)] : std::fabs(x[at(l)]);
+            double norm = l2 ? std::sqrt(s) : s;
+            if (norm < a.op.attrs.eps) norm = a.op.attrs.eps;  // clamp_min; keeps a NaN norm
+            for (int64_t l = 0; l < len; ++l) out[at(l)] = x[at(l)] / norm;
         }
     }
     return out;

@@ -37,6 +37,7 @@ OpSignature signature(OpKind k) {
             return {1, 3, "X, [weight], [bias]", {"normalized_shape", "eps"}};
         case OpKind::kRmsNorm: return {1, 2, "X, [weight]", {"normalized_shape", "eps"}};
         case OpKind::kGroupNorm: return {1, 3, "X, [weight], [bias]", {"num_groups", "eps"}};
+        case OpKind::kL1Normalize: case OpKind::kL2Normalize: return {1, 1, "X", {"axis", "eps"}};
         default: return {1, 1, "X", {}};
     }
 }
@@ -173,6 +174,9 @@ Expected<Op> parse_op(const Json& v, const std::string& path,
     }
     op.output = *output;
 
+    if (op.kind == OpKind::kL1Normalize || op.kind == OpKind::kL2Normalize) {
+        op.attrs.eps = 0.0;  // no clamp: x / ||x||, as `x / x.norm(...)`
+    }
     if (op.kind == OpKind::kClamp) {  // a bound that is not given does not clamp
         op.attrs.lo = -std::numeric_limits<double>::infinity();
         op.attrs.hi = std::numeric_limits<double>::infinity();

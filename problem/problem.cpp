@@ -17,7 +17,7 @@ constexpr std::array<std::pair<PrecisionPolicy, std::string_view>, 4> kPolicyNam
     {PrecisionPolicy::kBf16, "bf16"}, {PrecisionPolicy::kFp16, "fp16"},
 }};
 
-constexpr std::array<std::pair<OpKind, std::string_view>, 38> kOpNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 40> kOpNames{{
     {OpKind::kMatmul, "matmul"}, {OpKind::kLinear, "linear"},
     {OpKind::kAdd, "add"}, {OpKind::kSub, "sub"}, {OpKind::kMul, "mul"}, {OpKind::kDiv, "div"},
     {OpKind::kScale, "scale"}, {OpKind::kRelu, "relu"}, {OpKind::kLeakyRelu, "leaky_relu"},
@@ -32,6 +32,7 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 38> kOpNames{{
     {OpKind::kSoftmax, "softmax"}, {OpKind::kLogSoftmax, "log_softmax"},
     {OpKind::kLogsumexp, "logsumexp"}, {OpKind::kLayerNorm, "layer_norm"},
     {OpKind::kRmsNorm, "rms_norm"}, {OpKind::kGroupNorm, "group_norm"},
+    {OpKind::kL1Normalize, "l1_normalize"}, {OpKind::kL2Normalize, "l2_normalize"},
 }};
 
 template <typename Table, typename Enum>
@@ -88,6 +89,7 @@ OpClass op_class(OpKind k) {
             return OpClass::kReduction;
         case OpKind::kSoftmax: case OpKind::kLogSoftmax: case OpKind::kLogsumexp:
         case OpKind::kLayerNorm: case OpKind::kRmsNorm: case OpKind::kGroupNorm:
+        case OpKind::kL1Normalize: case OpKind::kL2Normalize:
             return OpClass::kRowwise;
         default:
             return OpClass::kElementwise;

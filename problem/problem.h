@@ -35,6 +35,7 @@ enum class OpKind {
     kSum, kMean, kMax, kMin,
     // row-wise (over one axis, default the last)
     kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm,
+    kL1Normalize, kL2Normalize,  // x / max(||x||_p over axis, eps)
 };
 std::string_view to_string(OpKind k);
 std::optional<OpKind> op_from_string(std::string_view s);
@@ -56,7 +57,7 @@ struct OpAttrs {
     double negative_slope = 0.01; // leaky_relu
     double lo = -1.0, hi = 1.0;   // hardtanh, clamp
     double beta = 1.0, threshold = 20.0;  // softplus
-    double eps = 1e-5;            // layer_norm, rms_norm, group_norm
+    double eps = 1e-5;            // layer_norm, rms_norm, group_norm; l1/l2_normalize: 0
     int64_t num_groups = 1;       // group_norm (channels on axis 1)
     double p = 0.0;               // dropout (eval mode: identity)
     GeluApprox gelu = GeluApprox::kErf;

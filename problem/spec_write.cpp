@@ -52,6 +52,10 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
             j["eps"] = a.eps;
             break;
         }
+        case OpKind::kL1Normalize: case OpKind::kL2Normalize:
+            j["axis"] = a.axis;
+            if (a.eps != 0) j["eps"] = a.eps;
+            break;
         case OpKind::kGroupNorm:
             j["num_groups"] = a.num_groups;
             j["eps"] = a.eps;

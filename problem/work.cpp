@@ -25,6 +25,9 @@ double rowwise_flops_per_element(OpKind kind) {
                 case OpKind::kLogSoftmax:
                 case OpKind::kLogsumexp:
                     return 5.0;
+                case OpKind::kL1Normalize:
+                case OpKind::kL2Normalize:
+                    return 3.0;  // |x| or x*x, sum, scale
                 default:
                     return 8.0;  // layer_norm, rms_norm, group_norm
             }

@@ -171,6 +171,24 @@ TEST(Interpret, LayerAndRmsNorm) {
     expect_near(run(rms, {{"X", {3, 4}}, {"w", {1, 2}}}), {3 / q, 8 / q});
 }
 
+TEST(Interpret, L1AndL2Normalize) {
+    // [[3, -4], [0, 0]] over the last dim: l1 7, l2 5; a zero row is 0 / 0 without eps.
+    const char* x = R"({"X": {"shape": [2, 2], "dtype": "f64"}})";
+    auto l1 = run(one_op("{}", x, "l1_normalize", R"(["X"])"), {{"X", {3, -4, 0, 0}}});
+    ASSERT_EQ(l1.size(), 4u);
+    EXPECT_NEAR(l1[0], 3.0 / 7, 1e-15);
+    EXPECT_NEAR(l1[1], -4.0 / 7, 1e-15);
+    EXPECT_TRUE(std::isnan(l1[2]) && std::isnan(l1[3]));
+    // eps clamps the norm from below (F.normalize): the zero row stays 0, a small row is / eps
+    expect_near(run(one_op("{}", x, "l2_normalize", R"(["X"])", R"("eps": 0.5)"),
+                    {{"X", {3, -4, 0.3, 0}}}),
+                {0.6, -0.8, 0.6, 0});
+    // over axis 0: columns [3, 1] and [-4, 2]
+    expect_near(run(one_op("{}", x, "l2_normalize", R"(["X"])", R"("axis": 0)"),
+                    {{"X", {3, -4, 1, 2}}}),
+                {3 / std::sqrt(10.0), -4 / std::sqrt(20.0), 1 / std::sqrt(10.0), 2 / std::sqrt(20.0)});
+}
+
 TEST(Interpret, GroupNorm) {
     // X [1, 4, 1], 2 groups: [1, 2] -> mean 1.5, var 0.25 -> [-1, 1]; [3, 5] -> [-1, 1].
     auto p = one_op("{}", R"({"X": {"shape": [1, 4, 1], "dtype": "f64"}, "w": {"shape": [4], "dtype": "f64"},

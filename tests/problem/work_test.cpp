@@ -103,6 +103,22 @@ TEST(Work, ReductionCountsInputElementsAndNormsEight) {
     EXPECT_DOUBLE_EQ(w->bytes_unfused, 4.0 * (64000 + 64000 + 64000 + 64));
 }
 
+TEST(Work, NormalizeCountsThreePerElementAndOneReadOneWrite) {
+    Problem p;
+    p.tensors = {tensor("X", {16384, 4096}, DType::kBF16, kIn),
+                 tensor("Y", {16384, 4096}, DType::kBF16, kOut)};
+    p.ops = {op(OpKind::kL2Normalize, {"X"}, "Y")};
+    p.outputs = {"Y"};
+    auto w = count_work(p);
+    ASSERT_TRUE(w.ok());
+    const double n = 16384.0 * 4096;
+    EXPECT_DOUBLE_EQ(w->flops_other, 3.0 * n);
+    EXPECT_DOUBLE_EQ(w->bytes_fused, 2.0 * n * 2);
+    EXPECT_DOUBLE_EQ(w->bytes_unfused, 2.0 * n * 2);
+    p.ops[0].kind = OpKind::kL1Normalize;
+    EXPECT_DOUBLE_EQ(count_work(p)->flops_other, 3.0 * n);
+}
+
 TEST(Work, FusedChainCountsIntermediatesOnlyUnfused) {
     // Y = gelu(X + b) * G, b broadcast [C]: fused reads X, b, G and writes Y once.
     const int64_t r = 1024, c = 512, n = r * c;
