@@ -46,6 +46,8 @@ RowOpInfo row_op_info(dsl::RowOp op) {
         case R::kLayerNorm: return {"norm_rows", "kforge::NormMode::kLayerNorm", false};
         case R::kRmsNorm: return {"norm_rows", "kforge::NormMode::kRmsNorm", false};
         case R::kGroupNorm: return {"norm_rows", "kforge::NormMode::kGroupNorm", false};
+        case R::kL1Normalize: return {"norm_rows", "kforge::NormMode::kL1Normalize", false};
+        case R::kL2Normalize: return {"norm_rows", "kforge::NormMode::kL2Normalize", false};
         case R::kSum: return {"reduce_rows", "kforge::ReduceMode::kSum", true};
         case R::kMean: return {"reduce_rows", "kforge::ReduceMode::kMean", true};
         case R::kMax: return {"reduce_rows", "kforge::ReduceMode::kMax", true};
@@ -58,8 +60,14 @@ bool is_norm(dsl::RowOp op) {
            op == dsl::RowOp::kGroupNorm;
 }
 
+// l1_normalize / l2_normalize: one statistic per row of the last dim, then every element scaled
+// (norm.cuh, like rms_norm).
+bool is_normalize(dsl::RowOp op) {
+    return op == dsl::RowOp::kL1Normalize || op == dsl::RowOp::kL2Normalize;
+}
+
 const char* header_of(dsl::RowOp op) {
-    if (is_norm(op)) return "kernels/norm.cuh";
+    if (is_norm(op) || is_normalize(op)) return "kernels/norm.cuh";
     if (op == dsl::RowOp::kSoftmax || op == dsl::RowOp::kLogSoftmax ||
         op == dsl::RowOp::kLogsumexp) {
         return "kernels/softmax.cuh";
@@ -125,7 +133,8 @@ Expected<detail::RowwisePlan> plan_rows(const dsl::Kernel& kernel, const LowerCo
         plan.inner = product(shape, axis + 1, rank);
     } else {
         return make_error(where, "rowwise over " + kernel.over +
-                                     ": softmax, log_softmax and logsumexp run over the last dim");
+                                     ": softmax, log_softmax, logsumexp, l1_normalize and "
+                                     "l2_normalize run over the last dim");
     }
     if (is_norm(kernel.row_op)) {
         const OpKind kind = kernel.row_op == dsl::RowOp::kLayerNorm ? OpKind::kLayerNorm
@@ -133,6 +142,11 @@ Expected<detail::RowwisePlan> plan_rows(const dsl::Kernel& kernel, const LowerCo
                                                                     : OpKind::kGroupNorm;
         const Op* op = problem_op(ctx, kind);
         plan.eps = kernel.eps.value_or(op ? op->attrs.eps : 1e-5);
+    } else if (is_normalize(kernel.row_op)) {
+        const Op* op = problem_op(ctx, kernel.row_op == dsl::RowOp::kL1Normalize
+                                           ? OpKind::kL1Normalize
+                                           : OpKind::kL2Normalize);
+        plan.eps = kernel.eps.value_or(op ? op->attrs.eps : 0.0);  // 0: plain division
     }
     plan.config_n = plan.n;
     return plan;

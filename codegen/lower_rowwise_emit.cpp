@@ -108,8 +108,10 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     const bool norm = plan.tmpl == "norm_rows";
     Operand w, b;
     const bool rms = plan.mode == "kforge::NormMode::kRmsNorm";
+    const bool normalize = plan.mode == "kforge::NormMode::kL1Normalize" ||
+                           plan.mode == "kforge::NormMode::kL2Normalize";
     if (norm) {
-        const size_t max_args = rms ? 2 : 3;
+        const size_t max_args = normalize ? 1 : rms ? 2 : 3;
         if (k.args.size() > max_args) return make_error(where, "too many operands");
         for (size_t a = 1; a < k.args.size(); ++a) {
             auto it = ctx.tensors.find(k.args[a].name);

@@ -114,7 +114,8 @@ struct GemmConfig {
     bool operator==(const GemmConfig&) const = default;
 };
 
-enum class RowOp { kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm, kSum, kMean, kMax, kMin };
+enum class RowOp { kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm, kSum, kMean, kMax, kMin,
+                   kL1Normalize, kL2Normalize };
 std::string_view to_string(RowOp r);
 std::optional<RowOp> row_op_from_string(std::string_view s);
 
@@ -143,7 +144,7 @@ struct Kernel {
     std::vector<TensorRef> args;  // gemm: A, B; rowwise: X [, weight [, bias]]; map: the chain start
     RowOp row_op = RowOp::kSoftmax;   // rowwise
     std::string over;                 // rowwise: dim reduced/normalized (empty: the last)
-    std::optional<double> eps;        // layer_norm / rms_norm / group_norm
+    std::optional<double> eps;        // layer_norm / rms_norm / group_norm / l1,l2_normalize
     std::optional<int64_t> groups;    // group_norm
     GemmConfig gemm;
     RowwiseConfig rowwise;

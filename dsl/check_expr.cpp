@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 
 namespace kforge::dsl {
@@ -252,6 +253,15 @@ std::optional<std::string> diff(const ExprGraph& pg, int p, const ExprGraph& qg,
     }
     return "the problem applies " + P.display + " to " + P.subject + " at " + P.where + "; " +
            chain + " has " + describe(Q) + " at " + Q.where;
+}
+
+int normalize_expr(ExprGraph& g, int x, bool l2, double eps, const std::string& over,
+                   const Origin& origin) {
+    int t = g.apply(l2 ? "square" : "abs", {x}, {}, {}, false, origin);
+    t = g.apply("reduce_sum", {t}, {}, {over}, true, origin);
+    if (l2) t = g.apply("sqrt", {t}, {}, {}, false, origin);
+    if (eps != 0.0) t = g.clamp(t, eps, std::numeric_limits<double>::infinity(), origin);
+    return g.div(x, t, origin);
 }
 
 }  // namespace kforge::dsl

@@ -15,6 +15,8 @@
 //   - a reduction (problem sum/mean/max/min, program rowwise sum/... or `reduce .. over D`)
 //     = reduce_<kind> over D; softmax, log_softmax, logsumexp and norms keep their axis as a dim
 //     name, eps and groups as numbers.
+//   - l1_normalize = x / clamp(reduce_sum(abs x), eps, inf), l2_normalize = x /
+//     clamp(sqrt(reduce_sum(square x)), eps, inf) over D (no clamp at eps 0): normalize_expr().
 // Each node remembers where it came from (a problem op's "graph[i]" or a program's "line:col")
 // so that diff() can say which op is missing or changed.
 #pragma once
@@ -68,6 +70,13 @@ private:
     int flat(const std::string& op, int a, int b, const Origin& origin);
     std::vector<Expr> nodes_;
 };
+
+// l1_normalize / l2_normalize of `x` over dim `over`, as the identity the problem and a program's
+// row op share: x / clamp(sum(|x|) or sqrt(sum(x^2)) over `over`, eps, inf) (no clamp at eps 0),
+// so a program that spells it as separate kernels (abs or square, a row sum, sqrt, a divide)
+// checks against it too.
+int normalize_expr(ExprGraph& g, int x, bool l2, double eps, const std::string& over,
+                   const Origin& origin);
 
 // Dims of a broadcast of two named-dim values; nullopt where neither contains the other.
 std::optional<std::vector<std::string>> broadcast_dims(const std::vector<std::string>& a,

@@ -143,7 +143,8 @@ void check_legality_rowwise(const Kernel& kn, const KernelFacts& facts,
                                           "not " + op);
     }
     const bool norm = kn.row_op == RowOp::kLayerNorm || kn.row_op == RowOp::kRmsNorm ||
-                      kn.row_op == RowOp::kGroupNorm;
+                      kn.row_op == RowOp::kGroupNorm || kn.row_op == RowOp::kL1Normalize ||
+                      kn.row_op == RowOp::kL2Normalize;
     if (kn.eps && !norm) rep.error(knob_loc(kn, "eps"), "eps applies to norms, not " + op);
     if (kn.groups && kn.row_op != RowOp::kGroupNorm)
         rep.error(knob_loc(kn, "groups"), "groups applies to group_norm, not " + op);

@@ -38,6 +38,10 @@ void check_lowering(const Kernel& kn, Reporter& rep) {
                       "block cluster, at most " + std::to_string(kMaxRowSplit) + " CTAs");
         }
         const RowOp op = kn.row_op;
+        if ((op == RowOp::kL1Normalize || op == RowOp::kL2Normalize) && !over_last) {
+            rep.error(knob_loc(kn, "over"), std::string(to_string(op)) + " over " + kn.over +
+                                                ": lowered over the last dim only");
+        }
         const bool one_sweep = op == RowOp::kSum || op == RowOp::kMean || op == RowOp::kMax ||
                                op == RowOp::kMin || (op == RowOp::kLogsumexp && kn.rowwise.online);
         if (kn.rowwise.smem_stage && one_sweep) {

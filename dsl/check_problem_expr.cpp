@@ -72,6 +72,9 @@ std::string op_display(const Op& op, const Problem& problem) {
     case OpKind::kRmsNorm: return name + " eps " + num(a.eps);
     case OpKind::kGroupNorm: return name + " groups " + std::to_string(a.num_groups) + " eps " +
                                     num(a.eps);
+    case OpKind::kL1Normalize:
+    case OpKind::kL2Normalize:
+        return name + " over " + axis_dim(op, problem) + (a.eps != 0 ? " eps " + num(a.eps) : "");
     default: break;
     }
     if (op_class(op.kind) == OpClass::kReduction || op_class(op.kind) == OpClass::kRowwise)
@@ -152,6 +155,10 @@ ProblemExprs problem_exprs(const Problem& problem) {
         case OpKind::kLayerNorm: case OpKind::kRmsNorm:
             v = g.apply(std::string(to_string(op.kind)), in, {a.eps}, norm_dims(op, problem),
                         false, o);
+            break;
+        case OpKind::kL1Normalize: case OpKind::kL2Normalize:
+            v = normalize_expr(g, in[0], op.kind == OpKind::kL2Normalize, a.eps,
+                               axis_dim(op, problem), o);
             break;
         case OpKind::kGroupNorm: {
             const Tensor* x = problem.find_tensor(op.inputs[0]);

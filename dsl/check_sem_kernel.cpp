@@ -42,6 +42,8 @@ OpKind row_op_kind(RowOp r) {
     case RowOp::kMean: return OpKind::kMean;
     case RowOp::kMax: return OpKind::kMax;
     case RowOp::kMin: return OpKind::kMin;
+    case RowOp::kL1Normalize: return OpKind::kL1Normalize;
+    case RowOp::kL2Normalize: return OpKind::kL2Normalize;
     }
     return OpKind::kSoftmax;
 }
@@ -162,7 +164,8 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         if (std::find(x.dims.begin(), x.dims.end(), over) == x.dims.end()) {
             rep.error(knob_loc(kn, "over"), "over " + over + ": " + ref_text(x) + " has no dim " + over);
         } else if (xn && in.size() == kn.args.size()) {
-            const double eps = kn.eps ? *kn.eps : like ? like->attrs.eps : 1e-5;
+            const bool normalize = kind == OpKind::kL1Normalize || kind == OpKind::kL2Normalize;
+            const double eps = kn.eps ? *kn.eps : like ? like->attrs.eps : normalize ? 0.0 : 1e-5;
             const double groups = static_cast<double>(kn.groups ? *kn.groups
                                                       : like ? like->attrs.num_groups : 1);
             std::string name(to_string(kind));
@@ -183,6 +186,8 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
                 v = g.apply(name, in, {groups, eps}, {c}, false, o);
                 f.rows = sem.extent(x.dims[0]) * static_cast<int64_t>(groups);
                 f.row_len = f.rows > 0 ? sem.numel(x.dims) / f.rows : 0;
+            } else if (normalize) {
+                v = normalize_expr(g, in[0], kind == OpKind::kL2Normalize, eps, over, o);
             } else if (kind == OpKind::kSoftmax || kind == OpKind::kLogSoftmax) {
                 v = g.apply(name, in, {}, {over}, false, o);
             } else {

@@ -49,8 +49,10 @@ const IntDomain kOneTo16{{}, 1, 16, 1};
 const IntDomain kThreads{{}, 32, 1024, 32};
 const IntDomain kVec{{1, 2, 4, 8}, 0, 0, 1};
 
+// The row ops that take an eps.
 bool is_norm(RowOp op) {
-    return op == RowOp::kLayerNorm || op == RowOp::kRmsNorm || op == RowOp::kGroupNorm;
+    return op == RowOp::kLayerNorm || op == RowOp::kRmsNorm || op == RowOp::kGroupNorm ||
+           op == RowOp::kL1Normalize || op == RowOp::kL2Normalize;
 }
 
 std::vector<KnobSpec> gemm_knobs() {
@@ -134,7 +136,7 @@ std::vector<KnobSpec> rowwise_knobs() {
          }},
         {"eps", KnobValueKind::kNumber, {}, {}, {}, "the problem's", "norms: epsilon",
          [](Kernel& k, const KnobValue& v) {
-             if (!is_norm(k.row_op)) return std::string("eps applies to layer_norm, rms_norm, group_norm only");
+             if (!is_norm(k.row_op)) return std::string("eps applies to layer_norm, rms_norm, group_norm, l1_normalize, l2_normalize only");
              k.eps = v.number;
              return std::string();
          },

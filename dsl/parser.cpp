@@ -175,7 +175,7 @@ Status Parser::head(Kernel& k) {
         if (!spec) {
             std::string hint = peek().kind == TokenKind::kIdent ? did_you_mean(peek().text, names) : "";
             return expected("a row op (softmax, log_softmax, logsumexp, layer_norm, rms_norm, "
-                            "group_norm, sum, mean, max, min)", hint);
+                            "group_norm, sum, mean, max, min, l1_normalize, l2_normalize)", hint);
         }
         take();
         k.row_op = spec->op;

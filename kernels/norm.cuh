@@ -6,13 +6,17 @@
 // two-step variance), one read of memory. Streamed rows: one statistics sweep with moments
 // shifted by the row's first element (sum (x-K), sum (x-K)^2; stable while K is near the
 // mean), then the output sweep: two reads.
+//
+// l1_normalize / l2_normalize (x / max(sum|x| or sqrt(sum x^2), eps); eps 0: plain division, a
+// zero row gives 0 * inf = NaN as 0 / 0 does) take rms_norm's path: one sum per row, then every
+// element scaled by the row's reciprocal norm.
 #pragma once
 
 #include "kernels/row.cuh"
 
 namespace kforge {
 
-enum class NormMode { kLayerNorm, kRmsNorm, kGroupNorm };
+enum class NormMode { kLayerNorm, kRmsNorm, kGroupNorm, kL1Normalize, kL2Normalize };
 
 struct NormShape {
     float eps;
@@ -36,13 +40,21 @@ __device__ __forceinline__ void norm_rows(const T* __restrict__ x, const TW* __r
     const float inv_n = 1.f / float(n);
 
     float mean = 0.f, rstd;
-    if constexpr (M == NormMode::kRmsNorm) {
+    if constexpr (M == NormMode::kRmsNorm || M == NormMode::kL1Normalize ||
+                  M == NormMode::kL2Normalize) {
         float sq = 0.f;
         rv.each([&](const float (&v)[C::VEC], int64_t) {
 #pragma unroll
-            for (int j = 0; j < C::VEC; ++j) sq += v[j] * v[j];
+            for (int j = 0; j < C::VEC; ++j)
+                sq += M == NormMode::kL1Normalize ? fabsf(v[j]) : v[j] * v[j];
         });
-        rstd = rsqrtf(row_allreduce<C>(sq, OpSum{}, s1) * inv_n + shape.eps);
+        const float total = row_allreduce<C>(sq, OpSum{}, s1);
+        if constexpr (M == NormMode::kRmsNorm) {
+            rstd = rsqrtf(total * inv_n + shape.eps);
+        } else {
+            const float norm = M == NormMode::kL2Normalize ? sqrtf(total) : total;
+            rstd = 1.f / (norm < shape.eps ? shape.eps : norm);  // clamp_min; a NaN stays NaN
+        }
     } else if constexpr (C::ITEMS > 0) {
         float s = 0.f;
         rv.each([&](const float (&v)[C::VEC], int64_t) {

@@ -117,6 +117,40 @@ TEST(MapCodegen, BiasGeluMulGolden) {
     EXPECT_EQ(l.params.back().int_value, 4096LL * 4096);
 }
 
+// l1 / l2 normalize: norm_rows in the normalize modes, no weight, the eps as given (0: plain
+// division) or the problem's; only over the last dim.
+TEST(RowwiseCodegen, NormalizeGolden) {
+    Tensors t;
+    t.add("X", {"M", "N"}, {16384, 4096}, DType::kBF16)
+        .add("Y", {"M", "N"}, {16384, 4096}, DType::kBF16);
+    dsl::Kernel k = rowwise("k0", dsl::RowOp::kL2Normalize, {ref("X", {"M", "N"})},
+                            {cast(DType::kBF16), store("Y", {"M", "N"})});
+    k.rowwise.vec = 8;
+    k.eps = 1e-12;
+    auto code = lower_rowwise(k, t.ctx);
+    ASSERT_TRUE(code.ok()) << code.error().to_string();
+    expect_golden("l2_normalize_bf16", code->device_source);
+    EXPECT_NE(code->device_source.find("kforge::NormMode::kL2Normalize, false, false"),
+              std::string::npos);
+    EXPECT_EQ(code->launches.at(0).grid[0], 16384u);
+    ASSERT_EQ(code->launches[0].params.size(), 4u);  // X Y rows n: no weight
+    dsl::Kernel l1 = rowwise("k1", dsl::RowOp::kL1Normalize, {ref("X", {"M", "N"})},
+                             {store("Y", {"M", "N"})});
+    auto c1 = lower_rowwise(l1, t.ctx);
+    ASSERT_TRUE(c1.ok()) << c1.error().to_string();
+    EXPECT_NE(c1->device_source.find("kforge::NormMode::kL1Normalize"), std::string::npos);
+    EXPECT_NE(c1->device_source.find("kforge::NormShape{0.0f"), std::string::npos)
+        << c1->device_source;
+    dsl::Kernel over = l1;
+    over.over = "M";
+    auto bad = lower_rowwise(over, t.ctx);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().to_string().find("run over the last dim"), std::string::npos);
+    dsl::Kernel weighted = l1;
+    weighted.args.push_back(ref("Y", {"M", "N"}));
+    EXPECT_FALSE(lower_rowwise(weighted, t.ctx).ok());
+}
+
 TEST(RowwiseCodegen, VecFallsBackToADivisorOfTheRow) {
     Tensors t;
     t.add("X", {"M", "N"}, {64, 1002}).add("Y", {"M", "N"}, {64, 1002});

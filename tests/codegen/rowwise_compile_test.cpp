@@ -75,7 +75,8 @@ TEST(RowwiseCompile, EveryRowOp) {
     const std::vector<std::pair<R, const char*>> ops = {
         {R::kSoftmax, "softmax"}, {R::kLogSoftmax, "log_softmax"}, {R::kLogsumexp, "logsumexp"},
         {R::kLayerNorm, "layer_norm"}, {R::kRmsNorm, "rms_norm"}, {R::kGroupNorm, "group_norm"},
-        {R::kSum, "sum"}, {R::kMean, "mean"}, {R::kMax, "max"}, {R::kMin, "min"}};
+        {R::kSum, "sum"}, {R::kMean, "mean"}, {R::kMax, "max"}, {R::kMin, "min"},
+        {R::kL1Normalize, "l1_normalize"}, {R::kL2Normalize, "l2_normalize"}};
     const std::vector<Knobs> knobs = {{256, 1, 4, 1, 1, false}, {1024, 1, 8, 2, 1, true},
                                       {256, 8, 4, 1, 1, false}, {512, 1, 4, 1, 4, true}};
     const std::vector<DType> dtypes = {DType::kF32, DType::kBF16, DType::kF16};
@@ -85,7 +86,8 @@ TEST(RowwiseCompile, EveryRowOp) {
     for (const auto& [row_op, op_name] : ops) {
         for (size_t kn = 0; kn < knobs.size(); ++kn) {
             const DType dt = dtypes[(id++) % dtypes.size()];
-            const bool reduces = row_op == R::kLogsumexp || row_op >= R::kSum;
+            const bool reduces = row_op == R::kLogsumexp || row_op == R::kSum ||
+                                 row_op == R::kMean || row_op == R::kMax || row_op == R::kMin;
             Tensors t;
             t.add("X", {"N", "C", "L"}, {16, 32, 128}, dt).add("w", {"C"}, {32}).add("b", {"C"}, {32});
             t.add("wl", {"L"}, {128}, DType::kBF16).add("bl", {"L"}, {128});
@@ -141,6 +143,9 @@ TEST(RowwiseCompile, StagedRowsAndSplit16) {
         {R::kLogsumexp, DType::kF16, 64, 32000, {1, 512, 8, 2, false, 1, true}},
         {R::kLayerNorm, DType::kBF16, 64, 8192, {2, 512, 8, 1, false, 1, true}},
         {R::kRmsNorm, DType::kBF16, 64, 4096, {1, 256, 8, 2, false, 1, true}},
+        {R::kL2Normalize, DType::kBF16, 64, 4096, {1, 256, 8, 2, false, 1, true}},
+        {R::kL1Normalize, DType::kF32, 64, 4096, {1, 512, 4, 1, false, 1, true}},
+        {R::kL2Normalize, DType::kF32, 16, 1048576, {1, 1024, 4, 2, false, 16, true}},
         {R::kLayerNorm, DType::kF32, 16, 1048576, {1, 1024, 4, 2, false, 16, true}},
         // passes 1 on 4 MB rows: registers and shared memory together (64 + 64 and 64 + 192
         // values a thread)

@@ -117,6 +117,54 @@ kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 schedule multistage math tf32x3
         << all_errors(r);
 }
 
+// l2_normalize(x) = x / clamp(sqrt(sum(x^2)), eps, inf): the one row kernel, and the old plan of
+// separate kernels (square, a row sum with sqrt and the clamp, a divide), check against the op.
+std::string normalize_problem(const std::string& op, const std::string& attrs) {
+    return R"({"name": "nz", "dims": {"M": 64, "N": 4096},
+        "inputs": {"X": {"shape": ["M", "N"], "dtype": "bf16"}},
+        "graph": [{"op": ")" + op + R"(", "inputs": ["X"], "output": "Y")" + attrs + R"(}],
+        "outputs": ["Y"], "precision": {"policy": "bf16"}})";
+}
+
+TEST(CheckUnit, NormalizeOneKernelAndSeparateKernels) {
+    const std::string eps = normalize_problem("l2_normalize", R"(, "eps": 1e-12)");
+    auto r = check_text(eps, R"(program p for "nz"
+kernel k0 = rowwise l2_normalize(X[M,N]) threads 256 vec 8 { cast bf16; store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(eps, R"(program p for "nz"
+kernel k0 = rowwise l2_normalize(X[M,N]) eps 1e-12 smem_stage passes 2 { cast bf16; store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(eps, R"(program p for "nz"
+kernel k0 = map(X[M,N]) { square; store Q[M,N] }
+kernel k1 = rowwise sum(Q[M,N]) { sqrt; max 1e-12; store S[M] }
+kernel k2 = map(X[M,N]) { div S[M]; cast bf16; store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    const std::string l1 = normalize_problem("l1_normalize", "");
+    r = check_text(l1, R"(program p for "nz"
+kernel k0 = rowwise l1_normalize(X[M,N]) { cast bf16; store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(l1, R"(program p for "nz"
+kernel k0 = map(X[M,N]) { abs; store A[M,N] }
+kernel k1 = rowwise sum(A[M,N]) { store S[M] }
+kernel k2 = map(X[M,N]) { div S[M]; cast bf16; store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, NormalizeWrongNormEpsOrDimIsRefused) {
+    const std::string l1 = normalize_problem("l1_normalize", "");
+    auto r = check_text(l1, R"(program p for "nz"
+kernel k0 = rowwise l2_normalize(X[M,N]) { cast bf16; store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    r = check_text(l1, R"(program p for "nz"
+kernel k0 = rowwise l1_normalize(X[M,N]) eps 0.001 { cast bf16; store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    r = check_text(normalize_problem("l1_normalize", R"(, "axis": 0)"), R"(program p for "nz"
+kernel k0 = rowwise l1_normalize(X[M,N]) over M { cast bf16; store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(all_errors(r).find("lowered over the last dim only"), std::string::npos)
+        << all_errors(r);
+}
+
 TEST(CheckUnit, IntermediateNeverReadWarns) {
     auto r = check_suite("bias_gelu_mul_f32", R"(program p for "bias_gelu_mul_f32"
 kernel k0 = map(X[R,C]) { add b[C]; store H2[R,C]; gelu erf; mul G[R,C]; store Y[R,C] })");

@@ -85,7 +85,7 @@ TEST(ParseError, KnobOfAnotherKernelKind) {
     Failure f = parse_fail(gemm("threads 256"));
     EXPECT_EQ(f.message, "expected a knob (tile, cluster, stages, ...) or '{', got 'threads'");
     f = parse_fail(std::string(kHead) + "kernel k = rowwise softmax(X[M,N]) eps 1e-5 { store Y[M,N] }");
-    EXPECT_EQ(f.message, "eps applies to layer_norm, rms_norm, group_norm only");
+    EXPECT_EQ(f.message, "eps applies to layer_norm, rms_norm, group_norm, l1_normalize, l2_normalize only");
     EXPECT_EQ(f.where, "t.kf:2:36");
 }
 

@@ -53,6 +53,16 @@ TEST(Printer, RoundTrip) {
     expect_round_trip(parse_ok(kProgram));
     expect_round_trip(parse_ok("program p for \"q\" kernel a = rowwise group_norm(X[B,C,H]) over C "
                                "groups 8 eps 0.001 passes 2 { sub mu[]; store Y[B,C,H] }"));
+    expect_round_trip(parse_ok("program p for \"q\" kernel a = rowwise l2_normalize(X[M,N]) eps 1e-12 "
+                               "rows_per_block 2 threads 512 vec 8 passes 2 split 2 smem_stage "
+                               "{ cast bf16; store Y[M,N] } kernel b = rowwise l1_normalize(X[M,N]) "
+                               "{ store Z[M,N] }"));
+    const Program p = parse_ok("program p for \"q\" kernel a = rowwise l1_normalize(X[M,N]) eps 1e-6 "
+                               "{ store Z[M,N] }");
+    EXPECT_EQ(p.kernels[0].row_op, RowOp::kL1Normalize);
+    EXPECT_EQ(p.kernels[0].eps, 1e-6);
+    EXPECT_NE(print_canonical(p).find("rowwise l1_normalize(X[M,N]) eps 1e-06 "), std::string::npos)
+        << print_canonical(p);
 }
 
 TEST(Printer, NumbersRoundTripExactly) {

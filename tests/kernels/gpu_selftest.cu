@@ -22,6 +22,11 @@ __global__ void k_norm(const T* x, const T* w, const T* b, T* y, int64_t rows, i
                        NormShape s) {
     norm_rows<C, M, true, M != NormMode::kRmsNorm>(x, w, b, rows, n, s, StoreChain<T>{y});
 }
+template <class C, NormMode M, typename T>
+__global__ void k_normalize(const T* x, T* y, int64_t rows, int64_t n, NormShape s) {
+    norm_rows<C, M, false, false>(x, (const float*)nullptr, (const float*)nullptr, rows, n, s,
+                                  StoreChain<T>{y});
+}
 template <class C, ReduceMode M, typename T>
 __global__ void k_reduce(const T* x, float* y, int64_t rows, int64_t n) {
     reduce_rows<C, M>(x, rows, n, StoreChain<float>{y});
@@ -132,6 +137,18 @@ std::vector<double> ref_norm(const std::vector<double>& x, const std::vector<dou
     }
     return y;
 }
+// x / max(sum |x| or sqrt(sum x^2), eps) per row.
+std::vector<double> ref_normalize(const std::vector<double>& x, int64_t rows, int64_t n, bool l2,
+                                  double eps) {
+    std::vector<double> y(rows * n);
+    for (int64_t r = 0; r < rows; ++r) {
+        double s = 0;
+        for (int64_t c = 0; c < n; ++c) s += l2 ? x[r * n + c] * x[r * n + c] : std::fabs(x[r * n + c]);
+        const double norm = std::max(l2 ? std::sqrt(s) : s, eps);
+        for (int64_t c = 0; c < n; ++c) y[r * n + c] = x[r * n + c] / norm;
+    }
+    return y;
+}
 std::vector<double> ref_reduce(const std::vector<double>& x, int64_t outer, int64_t len,
                                int64_t inner, ReduceMode m) {
     std::vector<double> y(outer * inner);
@@ -187,6 +204,25 @@ void norm_case(const char* knobs, int64_t rows, int64_t n, NormShape s, int64_t 
                       (long long)rows, (long long)n, knobs, dist);
         compare(name, y.read(), ref_norm(x.host, w.host, b.host, rows, n, M, s), tol<T>() * 5,
                 tol<T>());
+    }
+}
+
+// Outputs are about 1/n (l1) or 1/sqrt(n) (l2): relative tolerance only.
+template <class C, NormMode M, typename T>
+void normalize_case(const char* knobs, int64_t rows, int64_t n, float eps, std::mt19937& rng) {
+    for (int dist = 0; dist < 2; ++dist) {
+        Buf<T> x(rows * n), y(rows * n);
+        x.fill(rng, dist);
+        y.poison();
+        launch_smem(k_normalize<C, M, T>, unsigned((rows + C::RPB - 1) / C::RPB * C::SPLIT),
+                    C::THREADS, C::SPLIT, stage_bytes<C, T>(), (const T*)x.dev, y.dev, rows, n,
+                    NormShape{eps, 1, 1, 1});
+        const bool l2 = M == NormMode::kL2Normalize;
+        char name[160];
+        std::snprintf(name, sizeof name, "%s %s %lldx%lld %s dist%d",
+                      l2 ? "l2_normalize" : "l1_normalize", tname<T>(), (long long)rows,
+                      (long long)n, knobs, dist);
+        compare(name, y.read(), ref_normalize(x.host, rows, n, l2, eps), 0.0, tol<T>());
     }
 }
 
@@ -314,6 +350,16 @@ template <typename T> void run_all(std::mt19937& rng) {
     norm_case<RowCfg<128, 2, 4, 0, 1, 4, 0, true>, N::kLayerNorm, T>("alt staged part rpb2", 41, 3000, {1e-5f, 1, 1, 1}, 3000, rng);
     norm_case<RowCfg<128, 1, 4, 0, 2, 0, 0, true>, N::kGroupNorm, T>("alt split2 spatial196", 8 * 8, 8 * 196, {1e-5f, 8, 8, 196}, 64, rng);
     norm_case<RowCfg<64, 1, 2, 0, 4, 0, 0, true>, N::kGroupNorm, T>("alt split4 spatial25", 4 * 8, 2 * 25, {1e-5f, 8, 2, 25}, 16, rng);
+    // l1 / l2 normalize on rms_norm's path: cached, streamed split, staged split16, the scalar
+    // fallback, warp per row, alternating sweeps; eps 0 (plain division) and 1e-12.
+    normalize_case<RowCfg<256, 1, 4, 4, 1>, N::kL2Normalize, T>("cached", 100, 4096, 1e-12f, rng);
+    normalize_case<RowCfg<256, 1, 4, 4, 1>, N::kL1Normalize, T>("cached", 100, 4096, 0.f, rng);
+    normalize_case<RowCfg<512, 1, 4, 0, 2>, N::kL1Normalize, T>("stream split2", 10, 50000, 0.f, rng);
+    normalize_case<RowCfg<256, 1, 8, 0, 16, 2>, N::kL2Normalize, T>("staged part split16", 5, 100000, 0.f, rng);
+    normalize_case<RowCfg<128, 1, 1, 0, 8, 0, 4>, N::kL2Normalize, T>("fallback v1 u4 split8", 5, 70001, 1e-12f, rng);
+    normalize_case<RowCfg<32, 8, 4, 6, 1>, N::kL1Normalize, T>("warp/row", 333, 768, 1e-6f, rng);
+    normalize_case<RowCfg<512, 1, 8, 0, 1, 2>, N::kL2Normalize, T>("staged whole v8", 64, 8192, 0.f, rng);
+    normalize_case<RowCfg<128, 1, 4, 0, 2, 0, 0, true>, N::kL1Normalize, T>("alt split2", 7, 100000, 0.f, rng);
     using R = ReduceMode;
     reduce_case<RowCfg<256, 1, 4, 0, 1>, R::kSum, T>("stream", 100, 10000, rng);
     reduce_case<RowCfg<32, 8, 4, 2, 1>, R::kMean, T>("warp/row", 1000, 256, rng);
