@@ -122,6 +122,8 @@ dsl::RowOp row_op_of(OpKind k) {
     case OpKind::kSum: return dsl::RowOp::kSum;
     case OpKind::kMean: return dsl::RowOp::kMean;
     case OpKind::kMax: return dsl::RowOp::kMax;
+    case OpKind::kL1Normalize: return dsl::RowOp::kL1Normalize;
+    case OpKind::kL2Normalize: return dsl::RowOp::kL2Normalize;
     default: return dsl::RowOp::kMin;
     }
 }
@@ -473,6 +475,7 @@ Status Planner::add_rowwise(const Op& op) {
     const bool group = op.kind == OpKind::kGroupNorm;
     const bool softmax = op.kind == OpKind::kSoftmax || op.kind == OpKind::kLogSoftmax ||
                          op.kind == OpKind::kLogsumexp;
+    const bool normalize = op.kind == OpKind::kL1Normalize || op.kind == OpKind::kL2Normalize;
     dsl::Kernel kn;
     kn.kind = dsl::KernelKind::kRowwise;
     kn.row_op = row_op_of(op.kind);
@@ -501,10 +504,12 @@ Status Planner::add_rowwise(const Op& op) {
             return not_expressible(op, "the reduced dim " + dx[axis] + " appears more than once in " +
                                            x.name + "; name the dims apart");
         }
+        if (normalize && op.attrs.eps != 0) kn.eps = op.attrs.eps;  // 0: the knob's default
         if (axis != rank - 1) {
-            if (softmax) {
+            if (softmax || normalize) {
                 return not_expressible(op, "over " + dx[axis] + ", not the last dim: softmax, "
-                                               "log_softmax and logsumexp run over the last dim");
+                                               "log_softmax, logsumexp, l1_normalize and "
+                                               "l2_normalize run over the last dim");
             }
             kn.over = dx[axis];
             s.column = true;

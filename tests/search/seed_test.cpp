@@ -261,6 +261,38 @@ TEST(Seed, LayerNormOverTrailingDimsIsOneRow) {
     EXPECT_NE(text.find("over H"), std::string::npos) << text;
 }
 
+// l1 / l2 normalize (KernelBench level 1, 38 and 39; F.normalize) seed as one row kernel, like
+// rms_norm, with the problem's eps; behind an element-wise producer and at long rows the seed
+// checks and lowers too.
+TEST(Seed, NormalizeIsOneRowKernel) {
+    const std::string head = R"({"name":"nz","dims":{"M":16384,"N":4096},
+        "inputs":{"X":{"shape":["M","N"],"dtype":"bf16"}},"graph":[)";
+    const std::string tail = R"(],"outputs":["Y"],"precision":{"policy":"bf16"}})";
+    Problem l2 =
+        parse(head + R"({"op":"l2_normalize","inputs":["X"],"output":"Y","eps":1e-12})" + tail);
+    auto prog = search::seed_program(l2, h200());
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    ASSERT_EQ(prog->kernels.size(), 1u) << dsl::print_canonical(*prog);
+    EXPECT_EQ(prog->kernels[0].row_op, dsl::RowOp::kL2Normalize);
+    EXPECT_EQ(prog->kernels[0].eps, 1e-12);
+    EXPECT_EQ(seed_and_verify(l2), "");
+    Problem l1 = parse(head + R"({"op":"hardtanh","inputs":["X"],"output":"H"},
+                                 {"op":"l1_normalize","inputs":["H"],"output":"Y"})" + tail);
+    EXPECT_EQ(seed_and_verify(l1), "");
+    auto p1 = search::seed_program(l1, h200());
+    ASSERT_TRUE(p1.ok());
+    EXPECT_EQ(p1->kernels.back().row_op, dsl::RowOp::kL1Normalize);
+    auto long_rows = rebind(l2, {{"M", 8}, {"N", 1 << 20}});
+    ASSERT_TRUE(long_rows.ok());
+    EXPECT_EQ(seed_and_verify(*long_rows), "");
+    // over a leading dim: not a row of the language
+    Problem col =
+        parse(head + R"({"op":"l1_normalize","inputs":["X"],"output":"Y","axis":0})" + tail);
+    auto c = search::seed_program(col, h200());
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.error().to_string().find("run over the last dim"), std::string::npos);
+}
+
 // A small fp32_strict GEMM (3xTF32, multistage): 128x128 tiles would give 2 CTAs on 132 SMs
 // (measured on the H200: 35 us against cuBLAS's 9.5 us); the seed takes the tile with the most CTAs.
 TEST(Seed, SmallMultistageGemmPrefersTheTileWithMoreCtas) {
