@@ -356,6 +356,51 @@ def fold_rms_norm(ops, outputs, shapes):
     return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
 
 
+def fold_normalize(ops, outputs, shapes):
+    """x / sum(|x|) and x / sqrt(sum(x^2)) over the last dim (keepdim), optionally with the norm
+    clamped from below (clamp_min(eps)) -> l1_normalize / l2_normalize(x, eps) where the
+    intermediates have no other use: KernelBench's `x / torch.sum(torch.abs(x), dim=1,
+    keepdim=True)` and `x / torch.norm(x, p=2, dim=1, keepdim=True)`. As ops they plan as two or
+    three kernels (abs or square, a row sum, a divide that reads x again); as one op they are one
+    row kernel. Returns the new op list."""
+    uses, by_output = _uses_and_producers(ops, outputs)
+
+    def single(name, kind):
+        op = by_output.get(name)
+        return op if op is not None and op["op"] == kind and uses.get(name) == 1 else None
+
+    dropped, replaced = set(), {}
+    for op in ops:
+        if op["op"] != "div" or len(op["inputs"]) != 2:
+            continue
+        x, d = op["inputs"]
+        if x not in shapes:
+            continue
+        eps, chain = 0.0, []
+        clamp = single(d, "max_scalar")
+        if clamp is not None and clamp.get("value", -1.0) >= 0:
+            eps, d = float(clamp["value"]), clamp["inputs"][0]
+            chain.append(clamp)
+        root = single(d, "sqrt")
+        total = single(root["inputs"][0] if root else d, "sum")
+        elem = total and (single(total["inputs"][0], "square") if root else
+                          single(total["inputs"][0], "abs"))
+        if not elem or elem["inputs"] != [x]:
+            continue
+        rank = len(shapes[x])
+        axis = total.get("axis")
+        axis = axis[0] if isinstance(axis, list) and len(axis) == 1 else axis
+        if not isinstance(axis, int) or axis % rank != rank - 1 or not total.get("keepdim"):
+            continue
+        new = {"op": "l2_normalize" if root else "l1_normalize", "inputs": [x], "axis": -1,
+               "output": op["output"]}
+        if eps:
+            new["eps"] = eps
+        replaced[id(op)] = new
+        dropped.update(id(o) for o in chain + [root, total, elem] if o is not None)
+    return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
+
+
 def to_spec(gm, example_inputs):
     """Converts a traced module; returns (Converter, output names)."""
     conv = Converter(gm, example_inputs)

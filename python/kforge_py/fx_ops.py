@@ -106,6 +106,9 @@ def convert(conv, node):
         return elu(conv, node, x(), shape, dtype, name, float(get(1, "alpha", 1.0)))
     if name in ("norm", "linalg_vector_norm"):
         return vector_norm(conv, node, name, args, kw, shape, dtype)
+    if name == "normalize":
+        return normalize(conv, node, x(), get(1, "p", 2.0), get(2, "dim", 1),
+                         get(3, "eps", 1e-12), get(4, "out"), shape, dtype)
     if name in ("clamp", "clip"):
         lo, hi = get(1, "min"), get(2, "max")
         for v in (lo, hi):
@@ -312,6 +315,32 @@ def vector_norm(conv, node, name, args, kw, shape, dtype):
         a = conv.emit("abs", [x], node, x.shape, dtype, False)
         return reduce_chain(conv, node, "sum", a, dim, keepdim, shape, dtype)
     raise Unsupported(f"{name} with p = {p!r} is not supported (2, 'fro' and 1 are)")
+
+
+def normalize(conv, node, x, p, dim, eps, out, shape, dtype):
+    """F.normalize(x, p, dim, eps) = x / clamp_min(norm_p(x over dim), eps) with p 1 or 2: one
+    l1_normalize / l2_normalize op over the last dim; over another dim (which kforge lowers over
+    the last dim only) the same as separate ops (abs or square, sum, sqrt, max_scalar, div)."""
+    if out is not None:
+        raise Unsupported("normalize with out= is not supported")
+    if p not in (1, 1.0, 2, 2.0):
+        raise Unsupported(f"normalize with p = {p!r} is not supported (1 and 2 are)")
+    if not is_scalar(eps) or eps < 0:
+        raise Unsupported(f"normalize with eps = {eps!r} is not supported")
+    rank = len(x.shape)
+    dim = conv.axis(dim, x) % rank
+    l2 = p in (2, 2.0)
+    if dim == rank - 1:
+        return conv.emit("l2_normalize" if l2 else "l1_normalize", [x], node, shape, dtype,
+                         axis=-1, eps=float(eps) if eps else None)
+    keep = tuple(1 if i == dim else s for i, s in enumerate(x.shape))
+    t = conv.emit("square" if l2 else "abs", [x], node, x.shape, dtype, False)
+    t = conv.emit("sum", [t], node, keep, dtype, False, axis=dim, keepdim=True)
+    if l2:
+        t = conv.emit("sqrt", [t], node, keep, dtype, False)
+    if eps:
+        t = conv.emit("max_scalar", [t], node, keep, dtype, False, value=float(eps))
+    return conv.emit("div", [x, t], node, shape, dtype)
 
 
 def reduce_chain(conv, node, op, x, dims, keepdim, shape, dtype, final=True):

@@ -12,7 +12,7 @@ import re
 import torch
 import torch.fx
 
-from kforge_py.fx_import import Converter, Unsupported, fold_rms_norm, fold_swish
+from kforge_py.fx_import import Converter, Unsupported, fold_normalize, fold_rms_norm, fold_swish
 from kforge_py.spec_dims import classify, name_dims
 
 DEFAULT_TOL = {"fp32_strict": 1e-4, "tf32": 5e-3, "bf16": 2e-2, "fp16": 1e-2}
@@ -71,6 +71,7 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     shapes.update(conv.shapes)
     conv.ops = fold_swish(conv.ops, outputs)
     conv.ops = fold_rms_norm(conv.ops, outputs, shapes)
+    conv.ops = fold_normalize(conv.ops, outputs, shapes)
     if not conv.ops:
         raise Unsupported("the model computes nothing (no ops)")
     classes = classify(shapes, conv.ops)

@@ -68,6 +68,9 @@ def run_op(op, a):
         return torch.log_softmax(a[0], ax)
     if k == "logsumexp":
         return torch.logsumexp(a[0], ax, keepdim=kd)
+    if k in ("l1_normalize", "l2_normalize"):
+        return F.normalize(a[0], p=1.0 if k == "l1_normalize" else 2.0, dim=ax,
+                           eps=op.get("eps", 0.0))
     eps = op.get("eps", 1e-5)
     if k in ("layer_norm", "rms_norm"):
         n = len(op.get("normalized_shape") or [0])

@@ -131,8 +131,6 @@ class SmallModules(unittest.TestCase):
 
     def test_norms_and_hardsigmoid_become_spec_ops(self):
         # KernelBench's L2 / Frobenius / L1 norm and HardSigmoid, as ops the spec has
-        self.check("return x / torch.norm(x, p=2, dim=1, keepdim=True)",
-                   ["square", "sum", "sqrt", "div"])
         self.check("return x / torch.norm(x, p='fro')", ["square", "sum", "sum", "sqrt", "div"])
         self.check("return torch.linalg.vector_norm(x, ord=1, dim=1)", ["abs", "sum"])
         self.check("return F.hardsigmoid(x)", ["scale", "add_scalar", "clamp"])
@@ -144,6 +142,41 @@ class SmallModules(unittest.TestCase):
         self.check("return F.celu(x, alpha=2.0)",
                    ["relu", "scale", "exp", "add_scalar", "scale", "min_scalar", "add"])
         self.unsupported("return torch.norm(x, p=3, dim=1)", "p = 3 is not supported")
+
+    def test_l1_l2_normalization_is_one_op(self):
+        # KernelBench level 1, 38 and 39, and F.normalize over the last dim: one row kernel
+        def spec(body, **kw):
+            path = module_file(body, **kw)
+            try:
+                return spec_of(path)
+            finally:
+                os.unlink(path)
+        for body, kind, eps in [
+                ("return x / torch.sum(torch.abs(x), dim=1, keepdim=True)", "l1_normalize", None),
+                ("return x / torch.norm(x, p=2, dim=1, keepdim=True)", "l2_normalize", None),
+                ("return x / torch.norm(x, p=1, dim=-1, keepdim=True)", "l1_normalize", None),
+                ("return x / x.norm(dim=-1, keepdim=True).clamp_min(1e-8)", "l2_normalize", 1e-8),
+                ("return F.normalize(x)", "l2_normalize", 1e-12),
+                ("return F.normalize(x, p=1.0, dim=-1, eps=1e-6)", "l1_normalize", 1e-6),
+                ("return F.normalize(x, 2, 1, 0.0)", "l2_normalize", None)]:
+            with self.subTest(body):
+                s = spec(body)
+                self.assertEqual(ops(s), [kind])
+                self.assertEqual(s["graph"][0]["axis"], -1)
+                self.assertEqual(s["graph"][0].get("eps"), eps)
+        # over a dim that is not the last, or with an intermediate read again, the ops stay
+        self.check("return F.normalize(x, dim=1)", ["square", "sum", "sqrt", "max_scalar", "div"],
+                   inputs="torch.randn(batch_size, dim, 4)")
+        self.check("return x / torch.sum(torch.abs(x), dim=1, keepdim=True)", ["abs", "sum", "div"],
+                   inputs="torch.randn(batch_size, dim, 4)")
+        self.check("return x / (n := torch.norm(x, p=2, dim=1, keepdim=True)) + n",
+                   ["square", "sum", "sqrt", "div", "add"])
+        self.check("return x / torch.sum(a := torch.abs(x), dim=1, keepdim=True) + a",
+                   ["abs", "sum", "div", "add"])
+        # the norm of another tensor is not a normalization of x
+        self.check("return x / torch.norm(x * 2, p=2, dim=1, keepdim=True)",
+                   ["scale", "square", "sum", "sqrt", "div"])
+        self.unsupported("return F.normalize(x, p=3)", "p = 3 is not supported")
 
     def test_scalar_arithmetic(self):
         self.check("return (2.0 - x) * 3 / 4 + 1", ["neg", "add_scalar", "scale", "scale",

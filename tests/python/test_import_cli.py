@@ -3,6 +3,7 @@ checks and matches its PyTorch module through the fp64 interpreter; conv2d is re
 the degenerate problem is flagged; a wrong mapping would be caught by the numeric check."""
 import copy
 import glob
+import json
 import os
 import re
 import tempfile
@@ -84,6 +85,69 @@ class ImportOptions(unittest.TestCase):
             self.assertIn("degenerate: output gelu is constant", r.stdout)
             spec = util.load_json(os.path.join(d, "kb_10_degenerate_gemm_max.json"))
             self.assertEqual(spec["precision"], {"policy": "tf32", "atol": 0.02, "rtol": 0.01})
+
+
+class NormalizeImports(unittest.TestCase):
+    """The L1 / L2 normalization spellings fold into one op that matches PyTorch at fp64, at a
+    shrunk instance (the shrink check keeps the structure), and plan as one row kernel."""
+
+    def test_each_spelling_is_one_op_and_matches_pytorch(self):
+        from test_fx_import import module_file
+        bodies = {"l1_normalize": ["return x / torch.sum(torch.abs(x), dim=1, keepdim=True)",
+                                   "return F.normalize(x, p=1.0, dim=-1, eps=1e-6)"],
+                  "l2_normalize": ["return x / torch.norm(x, p=2, dim=1, keepdim=True)",
+                                   "return F.normalize(x, p=2, dim=1, eps=1e-12)"]}
+        for kind, spellings in bodies.items():
+            for body in spellings:
+                with self.subTest(body):
+                    path = module_file(body)
+                    try:
+                        loaded = kernelbench.load(path)
+                        spec, _ = spec_build.build(loaded, "kb_norm", "")
+                        self.assertEqual([op["op"] for op in spec["graph"]], [kind])
+                        with tempfile.TemporaryDirectory() as d:
+                            out = os.path.join(d, "s.json")
+                            with open(out, "w") as f:
+                                json.dump(spec, f)
+                            flag, line = import_kernelbench.validate(util.KFORGE, spec, out,
+                                                                      loaded, path)
+                    finally:
+                        os.unlink(path)
+                    self.assertIsNone(flag)
+                    self.assertIn("interpreter = PyTorch (fp64) at", line)
+                    worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
+                    self.assertLess(worst, 1e-12, line)
+
+    def test_wrong_norm_or_eps_is_caught(self):
+        from test_fx_import import module_file
+        path = module_file("return x / torch.sum(torch.abs(x), dim=1, keepdim=True)")
+        try:
+            loaded = kernelbench.load(path)
+            for key, value in (("op", "l2_normalize"), ("eps", 100.0)):
+                with self.subTest(key):
+                    spec, _ = spec_build.build(loaded, "kb_norm", "")
+                    spec["graph"][0][key] = value
+                    with tempfile.TemporaryDirectory() as d:
+                        out = os.path.join(d, "s.json")
+                        with open(out, "w") as f:
+                            json.dump(spec, f)
+                        with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
+                            import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
+        finally:
+            os.unlink(path)
+
+    def test_example_is_checked_shrunk_and_optimizes_on_the_simulator(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = util.kforge("import", "kernelbench", util.example("21_l1_l2_normalize"), "-o", d)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
+            self.assertNotIn("batch_size=16384", r.stdout)  # checked at a shrunk instance
+            spec_path = os.path.join(d, "kb_21_l1_l2_normalize.json")
+            spec = util.load_json(spec_path)
+            self.assertEqual([op["op"] for op in spec["graph"]], ["l1_normalize", "l2_normalize"])
+            r = util.kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
+                            "--db", os.path.join(d, "k.db"))
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
 class NumericCheckCatchesWrongMappings(unittest.TestCase):
