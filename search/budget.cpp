@@ -26,8 +26,8 @@ void tick(Spent& spent) {
                            .count();
 }
 
-std::optional<std::string> budget_exhausted(const Budget& b, const Spent& s) {
-    if (b.wall_s && s.wall_s >= *b.wall_s)
+std::optional<std::string> budget_exhausted(const Budget& b, const Spent& s, double wall_grace_s) {
+    if (b.wall_s && s.wall_s >= *b.wall_s + wall_grace_s)
         return "wall-clock budget spent (" + fmt(s.wall_s) + " of " + fmt(*b.wall_s) + " s)";
     if (b.gpu_s && s.gpu_s >= *b.gpu_s)
         return "GPU-time budget spent (" + fmt(s.gpu_s) + " of " + fmt(*b.gpu_s) + " s)";

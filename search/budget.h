@@ -39,7 +39,10 @@ void start_wall_clock(Spent& spent);
 void tick(Spent& spent);
 
 // The first limit reached, in words ("compile budget spent (40 of 40)"); nullopt when none.
-std::optional<std::string> budget_exhausted(const Budget& budget, const Spent& spent);
+// `wall_grace_s` lets the wall clock run that far past its limit (work already paid for, such as
+// quick timings of programs compiled for the round).
+std::optional<std::string> budget_exhausted(const Budget& budget, const Spent& spent,
+                                            double wall_grace_s = 0.0);
 
 // "wall 12.0 of 60 s, compiles 10 of 40" (the limited ones only; "unlimited" when none).
 std::string budget_left_text(const Budget& budget, const Spent& spent);

@@ -271,12 +271,12 @@ Expected<std::vector<std::string>> propose_ahead(SearchState& st, Store& store,
     return next;
 }
 
-// Marks `hashes[i]` precompiled where program `offset + i` of the precompile report compiled.
+// Marks `hashes[i]` precompiled where program `i` of the precompile report compiled.
 void mark_precompiled(SearchState& st, const std::vector<std::string>& hashes,
-                      const Expected<eval::PrecompileReport>& report, size_t offset = 0) {
+                      const Expected<eval::PrecompileReport>& report) {
     if (!report) return;
-    for (size_t i = 0; i < hashes.size() && offset + i < report->programs.size(); ++i)
-        if (report->programs[offset + i].ok()) st.precompiled.insert(hashes[i]);
+    for (size_t i = 0; i < hashes.size() && i < report->programs.size(); ++i)
+        if (report->programs[i].ok()) st.precompiled.insert(hashes[i]);
 }
 
 // The cost-model screen: as many of `fresh` as the round can compile and time at the measured
@@ -364,6 +364,19 @@ struct PrefetchResult {
     double secs = 0;
 };
 
+// `req` (programs `hashes`) compiling on its own thread, timed.
+std::future<PrefetchResult> compile_async(eval::PrecompileRequest req, std::vector<std::string> hashes) {
+    return std::async(std::launch::async, [req = std::move(req), hashes = std::move(hashes)] {
+        auto t0 = std::chrono::steady_clock::now();
+        PrefetchResult r{req, hashes, eval::precompile(req), 0.0};
+        r.secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    });
+}
+
+// How far past the wall budget a program compiled for the round may still be quick-timed.
+constexpr double kCompiledTimingGraceS = 10.0;
+
 // The programs of `screened` that fit their compile waves and quick timings in the wall budget
 // left at the measured costs, in their order: all of them without a wall budget or before a
 // compile wave was measured. A compile wave that cannot finish in the budget is not started:
@@ -439,14 +452,16 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     //    the compile budget allows), so each evaluation's compile gates are cache hits
     std::optional<eval::PrecompileRequest> pre_request;
     if (!screened.empty()) pre_request = precompile_request(st, evaluator, options);
-    std::vector<std::string> early;  // proposals compiled beside the start program
-    size_t early_at = 0;             // their first index in the precompile request
+    std::future<PrefetchResult> early;  // proposals compiling beside the start program
     if (pre_request) {
         fill_precompile(*pre_request, st, screened, options, spent);
         // The start's compile wave (a CUTLASS one ~50 s on the H200) leaves most cores idle:
-        // a first batch of proposals compiles in it, so the round after the start times them
-        // without a wave of their own (a GEMM run of 120 s otherwise gets one search round).
-        // Not when the start was compiled already (a suite's parallel start wave).
+        // a first batch of proposals compiles beside it, so the round after the start times
+        // them without a wave of their own (a GEMM run of 120 s otherwise gets one search
+        // round). Not when the start was compiled already (a suite's parallel start wave).
+        // Its own batch on `extra` workers, joined at the end of the round: in one batch with
+        // the start, the start's timing waited for every proposal's compile units (mish's start
+        // was timed 38 s into the run instead of 6 s, H200 2026-12-01).
         const int extra = options.start_wave_extra >= 0
                               ? options.start_wave_extra
                               : static_cast<int>(std::thread::hardware_concurrency()) / 2 - 1;
@@ -454,10 +469,13 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
             auto next = propose_ahead(st, store, proposers, options, spent, round_s);
             if (!next) return next.error();
             st.proposals_prefetched = !next->empty();
-            early = screen(st, *next, options, round_s, static_cast<size_t>(extra));
-            early_at = pre_request->program_texts.size();
-            fill_precompile(*pre_request, st, early, options, spent);
-            early.resize(pre_request->program_texts.size() - early_at);
+            if (auto early_req = precompile_request(st, evaluator, options)) {
+                std::vector<std::string> first = screen(st, *next, options, round_s, static_cast<size_t>(extra));
+                fill_precompile(*early_req, st, first, options, spent);
+                first.resize(early_req->program_texts.size());
+                early_req->jobs = extra;
+                if (!first.empty()) early = compile_async(std::move(*early_req), std::move(first));
+            }
         }
         auto t0 = std::chrono::steady_clock::now();
         // per-program failures resurface in each evaluation; while the start program compiles,
@@ -469,14 +487,21 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         spent.gpu_s += secs;
         record_compile_cost(st, *pre_request, report, secs);
-        mark_precompiled(st, early, report, early_at);
     }
+    // A program compiled for this round costs a quick timing only (0.1-1 s): a wave that
+    // ended past the wall budget is still timed, up to kCompiledTimingGraceS past it (mish on
+    // the H200, 2026-12-01: the round holding the diagnosis's combined move compiled, then
+    // stopped at 123 of 120 s with none of it timed).
+    auto over_budget_compiled = [&] {
+        tick(spent);
+        return budget_exhausted(options.budget, spent, kCompiledTimingGraceS).has_value();
+    };
     std::vector<TimedEntry> timed;
     for (const std::string& h : screened) {
         // the start program is timed even past the budget: a suite's starts compile in one
         // parallel wave first, which can outlast a short budget, and a run without its start
         // timed has no result at all (every import on the H200 ended so, 2026-12-01)
-        if (h != st.start_hash && over_budget()) break;
+        if (h != st.start_hash && over_budget_compiled()) break;
         eval::EvalReport r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
         if (!r.cached) add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples, r.wall_ms / 1e3);
         const CandidateState& c = st.candidates.at(h);
@@ -532,15 +557,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                                                          options, spent);
                 fill_precompile(*pre, st, first, options, spent);
                 first.resize(pre->program_texts.size());
-                if (!pre->program_texts.empty())
-                    prefetch = std::async(std::launch::async, [req = std::move(*pre),
-                                                               hashes = std::move(first)] {
-                        auto t0 = std::chrono::steady_clock::now();
-                        PrefetchResult r{req, hashes, eval::precompile(req), 0.0};
-                        r.secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                                     .count();
-                        return r;
-                    });
+                if (!pre->program_texts.empty()) prefetch = compile_async(std::move(*pre), std::move(first));
             }
         }
     for (size_t i : cut.promote) {
@@ -550,10 +567,11 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     if (auto sit = st.candidates.find(st.start_hash);
         sit != st.candidates.end() && sit->second.quick && !sit->second.full)
         full_at(st.start_hash);
-    if (prefetch.valid()) {
-        // only the wait beyond the full tier counts as GPU-seconds: the rest ran beside it
+    // only the wait beyond the start's tiers counts as GPU-seconds: the rest ran beside them
+    for (std::future<PrefetchResult>* f : {&early, &prefetch}) {
+        if (!f->valid()) continue;
         auto t0 = std::chrono::steady_clock::now();
-        PrefetchResult r = prefetch.get();
+        PrefetchResult r = f->get();
         spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         record_compile_cost(st, r.request, r.report, r.secs);
         mark_precompiled(st, r.hashes, r.report);

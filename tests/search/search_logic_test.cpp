@@ -134,6 +134,10 @@ TEST(Budget, EachLimitFires) {
     EXPECT_NE(budget_exhausted(Budget{{}, {}, {}, 99, {}}, s)->find("token"), std::string::npos);
     EXPECT_NE(budget_exhausted(Budget{{}, {}, {}, {}, 1.0}, s)->find("cost"), std::string::npos);
     EXPECT_FALSE(budget_exhausted(Budget{1000.0, 1000.0, 1000, 1000, 1000.0}, s));
+    // a grace on the wall clock only: 100 s spent of 95 within a 10 s grace, not of 85
+    EXPECT_FALSE(budget_exhausted(Budget{95.0, {}, {}, {}, {}}, s, 10.0));
+    EXPECT_TRUE(budget_exhausted(Budget{85.0, {}, {}, {}, {}}, s, 10.0));
+    EXPECT_NE(budget_exhausted(Budget{95.0, 50.0, {}, {}, {}}, s, 10.0)->find("GPU"), std::string::npos);
 }
 
 TEST(Stop, WithinSol) {
