@@ -1,6 +1,7 @@
 #include "eval/gates.h"
 
 #include <algorithm>
+#include <set>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -47,7 +48,7 @@ struct ChunkStats {
 };
 
 ChunkStats compare_chunk(const double* out, const double* ref, size_t lo, size_t hi,
-                         const Tolerance& tolerance) {
+                         const Tolerance& tolerance, double scale) {
     ChunkStats s;
     for (size_t i = lo; i < hi; ++i) {
         double o = out[i], r = ref[i];
@@ -62,7 +63,7 @@ ChunkStats compare_chunk(const double* out, const double* ref, size_t lo, size_t
             continue;
         }
         double err = std::fabs(o - r);
-        double band = tolerance.atol + tolerance.rtol * std::fabs(r);
+        double band = tolerance.atol + tolerance.rtol * std::max(std::fabs(r), scale);
         if (err <= band) ++s.ok_count;
         if (band > 0) s.worst_excess = std::max(s.worst_excess, err / band);
         else if (err > 0) s.worst_excess = INFINITY;
@@ -92,10 +93,39 @@ void merge_into(ChunkStats& all, const ChunkStats& p) {
 
 }  // namespace
 
+bool sums_terms(const Problem& problem, const std::string& tensor) {
+    std::set<std::string> summed;
+    for (const Op& op : problem.ops) {
+        bool s = op_class(op.kind) == OpClass::kMatrix || op.kind == OpKind::kSum ||
+                 op.kind == OpKind::kMean || op.kind == OpKind::kLayerNorm ||
+                 op.kind == OpKind::kGroupNorm;
+        for (const std::string& in : op.inputs) s = s || summed.count(in);
+        if (s) summed.insert(op.output);
+    }
+    return summed.count(tensor) > 0;
+}
+
+double rms_finite(const std::vector<double>& v) {
+    std::vector<std::pair<double, int64_t>> sums(chunk_count(v.size()));
+    parallel_chunks(v.size(), [&](size_t k, size_t begin, size_t end) {
+        double s = 0;
+        int64_t f = 0;
+        for (size_t i = begin; i < end; ++i)
+            if (std::isfinite(v[i])) s += v[i] * v[i], ++f;
+        sums[k] = {s, f};
+    });
+    double sum_sq = 0;
+    int64_t finite = 0;
+    for (const auto& [s, f] : sums) sum_sq += s, finite += f;
+    return finite ? std::sqrt(sum_sq / static_cast<double>(finite)) : 0.0;
+}
+
 TensorComparison compare_tensor(const std::string& name, const std::vector<double>& out,
-                                const std::vector<double>& ref, const Tolerance& tolerance) {
+                                const std::vector<double>& ref, const Tolerance& tolerance,
+                                double scale) {
     TensorComparison c;
     c.tensor = name;
+    c.scale = scale;
     c.count = static_cast<int64_t>(ref.size());
     if (out.size() != ref.size()) {
         c.failure = name + ": " + std::to_string(out.size()) + " elements, expected " +
@@ -109,7 +139,7 @@ TensorComparison compare_tensor(const std::string& name, const std::vector<doubl
     // chunk order, so the worst index is the first of the largest error, as in one sweep.
     std::vector<ChunkStats> part(chunk_count(ref.size()));
     parallel_chunks(ref.size(), [&](size_t k, size_t begin, size_t end) {
-        part[k] = compare_chunk(out.data(), ref.data(), begin, end, tolerance);
+        part[k] = compare_chunk(out.data(), ref.data(), begin, end, tolerance, scale);
     });
     ChunkStats all;
     for (const ChunkStats& p : part) merge_into(all, p);
@@ -138,7 +168,9 @@ TensorComparison compare_tensor(const std::string& name, const std::vector<doubl
     else if (c.fraction_ok < tolerance.min_fraction)
         c.failure = name + ": " + fmt_below(100 * c.fraction_ok, 100 * tolerance.min_fraction) +
                     "% of elements within atol " + fmt(tolerance.atol) + " + rtol " +
-                    fmt(tolerance.rtol) + " * |ref| (" + std::to_string(c.count - c.ok_count) +
+                    fmt(tolerance.rtol) +
+                    (scale > 0 ? " * max(|ref|, rms " + fmt(scale) + ")" : std::string(" * |ref|")) +
+                    " (" + std::to_string(c.count - c.ok_count) +
                     " of " + std::to_string(c.count) + " outside), " +
                     fmt(100 * tolerance.min_fraction) + "% required" + at;
     else if (!relative_cap && c.max_abs_err > cap)
@@ -163,19 +195,9 @@ PrecisionProfile precision_profile(PrecisionPolicy policy, DType dtype,
     // error over every element and, for the median, every `stride`-th one (at most
     // kProfileMaxSamples: a deterministic sample of a full-shape output).
     const size_t n = ref.size(), chunks = chunk_count(n);
-    std::vector<std::pair<double, int64_t>> sums(chunks);
-    parallel_chunks(n, [&](size_t k, size_t begin, size_t end) {
-        double s = 0;
-        int64_t f = 0;
-        for (size_t i = begin; i < end; ++i)
-            if (std::isfinite(ref[i])) s += ref[i] * ref[i], ++f;
-        sums[k] = {s, f};
-    });
-    double sum_sq = 0;
-    int64_t finite = 0;
-    for (const auto& [s, f] : sums) sum_sq += s, finite += f;
-    if (finite == 0) return p;
-    const double floor_abs = 0.1 * std::sqrt(sum_sq / finite);
+    const double rms = rms_finite(ref);
+    if (rms == 0) return p;
+    const double floor_abs = 0.1 * rms;
     const size_t stride = std::max<size_t>(1, n / kProfileMaxSamples);
     std::vector<std::vector<double>> rels(chunks);
     std::vector<double> worsts(chunks, 0.0);
@@ -221,7 +243,8 @@ Comparison compare_outputs(const Problem& problem, const TensorData& outputs,
             c.profiles.emplace_back();
             continue;
         }
-        c.tensors.push_back(compare_tensor(name, o->second, ref, problem.tolerance));
+        c.tensors.push_back(compare_tensor(name, o->second, ref, problem.tolerance,
+                                           sums_terms(problem, name) ? rms_finite(ref) : 0.0));
         c.profiles.push_back(precision_profile(problem.policy, t ? t->dtype : DType::kF32,
                                                o->second, ref));
     }
@@ -279,6 +302,7 @@ nlohmann::ordered_json to_json(const Comparison& c, const Tolerance& tolerance) 
         e["passed"] = t.passed;
         e["count"] = t.count;
         e["fraction_ok"] = t.fraction_ok;
+        if (t.scale > 0) e["band_scale"] = t.scale;
         e["max_abs_err"] = t.max_abs_err;
         e["max_rel_err"] = t.max_rel_err;
         e["nonfinite_or_unwritten"] = t.nonfinite_count;
