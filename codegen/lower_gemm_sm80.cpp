@@ -93,7 +93,10 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
          "constexpr auto RoundStyle = cutlass::FloatRoundStyle::round_to_nearest;\n"
          "constexpr int AlignmentA = " + std::to_string(align->a) + ";\n"
          "constexpr int AlignmentB = " + std::to_string(align->b) + ";\n"
-         "constexpr int AlignmentD = " + std::to_string(align->d) + ";\n";
+         // CUTLASS's SIMT epilogue stores one element per access ("simt epilogue must operate
+         // on scalars": math f32_simt did not compile, H200 2026-12-01)
+         "constexpr int AlignmentD = " +
+         std::to_string(g.math == dsl::MathMode::kF32Simt ? 1 : align->d) + ";\n";
     if (g.math == dsl::MathMode::kF32Simt)
         t += "constexpr int AlignmentSimt = 1;  // SIMT loads one element per access\n";
     t += "using ThreadblockShape = " + gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";

@@ -56,6 +56,18 @@ TEST(GemmGolden, LinearTf32x3Multistage) {
     expect_golden("linear_tf32x3_multistage", out.cuda_source);
 }
 
+// CUTLASS's SIMT epilogue stores one element per access: with AlignmentD 4 (the operand width)
+// math f32_simt failed to compile ("simt epilogue must operate on scalars", H200 2026-12-01).
+TEST(GemmCodegen, SimtMultistageStoresOneElementPerAccess) {
+    Lowered out = lower_ok(program_linear_f32(dsl::Schedule::kMultistage, dsl::MathMode::kF32Simt),
+                           problem_linear_f32());
+    EXPECT_NE(out.cuda_source.find("constexpr int AlignmentD = 1;"), std::string::npos);
+    EXPECT_NE(out.cuda_source.find("cutlass::arch::OpClassSimt"), std::string::npos);
+    Lowered tc = lower_ok(program_linear_f32(dsl::Schedule::kMultistage, dsl::MathMode::kTf32x3),
+                          problem_linear_f32());
+    EXPECT_EQ(tc.cuda_source.find("constexpr int AlignmentD = 1;"), std::string::npos);
+}
+
 // Staged 3xTF32 on sm90 with the fused bias and column epilogue: the staging pre-kernels and the
 // accumulator-promoting mainloop (the builder's collective with CUTLASS's FP8 dispatch policy).
 TEST(GemmGolden, LinearTf32x3CooperativePromoted) {
