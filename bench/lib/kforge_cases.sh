@@ -4,6 +4,8 @@
 #   kforge_default_binary REPO_ROOT
 #       sets K to the carried build (.carry/bin/kforge) or else the first build/*/cli/kforge,
 #       unless K is already set; returns 1 when there is none.
+#   kforge_bench_setup REPO_ROOT
+#       K, the build-tree link and DEVICE (below).
 #   kforge_precompile DIR DEVICE CASE...
 #       CASE is "NAME|PROBLEM_JSON|PROGRAM". Lowers each program (kforge compile --no-build:
 #       DIR/NAME.lowered with kernels.cu and plan.json, DIR/NAME.lower.txt; a refused program
@@ -15,6 +17,16 @@ kforge_default_binary() {
         [ -x "$K" ] || K=$(ls "$1"/build/*/cli/kforge 2>/dev/null | head -1)
     fi
     [ -n "$K" ] && [ -x "$K" ]
+}
+
+# kforge_bench_setup REPO_ROOT: the binary (K, as kforge_default_binary; exits 2 when there is
+# none), the build-tree link the carried binary needs (link_build_tree.sh) and DEVICE (default
+# cuda) - the common start of the GPU scripts under bench/kernels.
+kforge_bench_setup() {
+    kforge_default_binary "$1" || { echo "no kforge binary (set K)" >&2; exit 2; }
+    . "$1/bench/lib/link_build_tree.sh"
+    kforge_link_build_tree "$K" "$1"
+    DEVICE=${DEVICE:-cuda}
 }
 
 kforge_precompile() {

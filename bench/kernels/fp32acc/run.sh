@@ -11,10 +11,7 @@ set -uo pipefail
 R=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$R"
 . "$R/bench/lib/kforge_cases.sh"
-kforge_default_binary "$R" || { echo "no kforge binary (set K)" >&2; exit 2; }
-. "$R/bench/lib/link_build_tree.sh"
-kforge_link_build_tree "$K" "$R"
-DEVICE=${DEVICE:-cuda}
+kforge_bench_setup "$R"
 D=bench/kernels/fp32acc
 O=${OUT:-/tmp/kforge-out}/fp32acc
 mkdir -p "$O/compile"

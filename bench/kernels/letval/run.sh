@@ -15,55 +15,7 @@ set -uo pipefail
 R=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$R"
 . "$R/bench/lib/kforge_cases.sh"
+. "$R/bench/lib/plan_pair.sh"
 case "${1:-}" in -h|--help) sed -n 2,14p "$0"; exit 0 ;; "") ;; *) echo "no arguments" >&2; exit 2 ;; esac
-kforge_default_binary "$R" || { echo "no kforge binary (set K)" >&2; exit 2; }
-. "$R/bench/lib/link_build_tree.sh"
-kforge_link_build_tree "$K" "$R"
-DEVICE=${DEVICE:-cuda}
-D=bench/kernels/letval
-O=${OUT:-/tmp/kforge-out}/letval
-mkdir -p "$O/compile"
-export KFORGE_CACHE_DIR=${KFORGE_CACHE_DIR:-/tmp/kforge-cache}
-names="linear_self_residual_bf16 softsign_f32 elu_f32"
-pre=()
-for n in $names; do
-    for v in split let; do pre+=("$n.$v|$D/$n.json|$D/$n.$v.kf"); done
-done
-start=$(date +%s)
-JOBS=${JOBS:-6} kforge_precompile "$O/compile" "$DEVICE" "${pre[@]}"
-echo "compiled ${#pre[@]} programs in $(( $(date +%s) - start )) s" | tee "$O/summary.txt"
-failed=0
-for n in $names; do
-    timeout 400 "$K" eval --device "$DEVICE" --tier full --interleave --problem "$D/$n.json" \
-        --program "$D/$n.split.kf" --program "$D/$n.let.kf" --json > "$O/$n.json" 2> "$O/$n.err"
-    rc=$?
-    python3 - "$O/$n.json" "$n" "$rc" <<'PY' | tee -a "$O/summary.txt" || failed=1
-import json, sys
-path, prob, rc = sys.argv[1], sys.argv[2], sys.argv[3]
-try:
-    d = json.load(open(path))
-    cands = d["candidates"]
-except (OSError, ValueError, KeyError):
-    print(f"{prob}: no report (rc={rc})"); sys.exit(1)
-inter = {}
-for p in (d.get("timing") or {}).get("programs", []):
-    reps = p.get("repetitions") or []
-    if reps: inter[p.get("program_hash")] = reps[0]["stats"]["median_ns"]
-rows, ok = [], True
-for c in cands:
-    r = c.get("report", {})
-    full = r.get("timing", {}).get("median_ns")
-    rows.append((c["label"].split(".")[-2], r.get("status", "?"), full,
-                 inter.get(r.get("program_hash")), r.get("bytes"), r.get("simulated", False),
-                 r.get("message", "").replace("\n", " ")[:120]))
-    ok &= r.get("status") == "passed"
-split = next((r for r in rows if r[0] == "split"), None)
-for plan, status, full, il, nbytes, sim, msg in rows:
-    us = lambda t: f"{t / 1e3:9.1f}" if t else "        -"
-    ratio = f"{split[3] / il:5.2f}x" if split and split[3] and il else "  -  "
-    print(f"{prob:26s} {plan:6s} {status:8s} full {us(full)} us  interleaved {us(il)} us  "
-          f"split/this {ratio}{' SIMULATED' if sim else ''} {msg if status != 'passed' else ''}")
-sys.exit(0 if ok else 1)
-PY
-done
-exit $failed
+kforge_bench_setup "$R"
+kforge_plan_pair bench/kernels/letval letval let linear_self_residual_bf16 softsign_f32 elu_f32

@@ -20,10 +20,7 @@ cd "$R"
 case "${1:-}" in -h|--help) sed -n 2,15p "$0"; exit 0 ;; esac
 CASES=${1:-bench/kernels/sweep/rowwise_f32.cases}
 [ -f "$CASES" ] || { echo "no cases file: $CASES" >&2; exit 2; }
-kforge_default_binary "$R" || { echo "no kforge binary (set K)" >&2; exit 2; }
-. "$R/bench/lib/link_build_tree.sh"
-kforge_link_build_tree "$K" "$R"
-DEVICE=${DEVICE:-cuda}
+kforge_bench_setup "$R"
 TOTAL_S=${TOTAL_S:-300}
 O=${OUT:-/tmp/kforge-out}/sweep
 mkdir -p "$O"
