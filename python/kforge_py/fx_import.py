@@ -286,20 +286,37 @@ def _uses_and_producers(ops, outputs):
     return uses, {op["output"]: op for op in ops}
 
 
+def _single_use(ops, outputs):
+    """single(name, kind): the op of `kind` making `name` when `name` is read once and is not a
+    graph output (a fold may then drop it), else None."""
+    uses, by_output = _uses_and_producers(ops, outputs)
+
+    def single(name, kind):
+        op = by_output.get(name)
+        return op if op is not None and op["op"] == kind and uses.get(name) == 1 else None
+    return single
+
+
+def _over_last_dim_keepdim(reduce_op, rank):
+    """True when the reduction op is over the last of `rank` dims only, with keepdim."""
+    axis = reduce_op.get("axis")
+    axis = axis[0] if isinstance(axis, list) and len(axis) == 1 else axis
+    return isinstance(axis, int) and axis % rank == rank - 1 and bool(reduce_op.get("keepdim"))
+
+
 def fold_swish(ops, outputs):
     """mul(x, sigmoid(x)) -> silu(x) where the sigmoid has no other use: KernelBench writes
     Swish as `x * torch.sigmoid(x)`, and as a chain that reads x twice it cannot stay in one
     kernel (a GEMM epilogue included); silu is the same function. Returns the new op list."""
-    uses, by_output = _uses_and_producers(ops, outputs)
+    single = _single_use(ops, outputs)
     dropped = set()
     for op in ops:
         if op["op"] != "mul" or len(op["inputs"]) != 2:
             continue
         a, b = op["inputs"]
         for x, s in ((a, b), (b, a)):
-            sig = by_output.get(s)
-            if sig is not None and sig["op"] == "sigmoid" and sig["inputs"] == [x] and \
-                    uses.get(s) == 1:
+            sig = single(s, "sigmoid")
+            if sig is not None and sig["inputs"] == [x]:
                 op["op"], op["inputs"] = "silu", [x]
                 dropped.add(id(sig))
                 break
@@ -313,11 +330,7 @@ def fold_rms_norm(ops, outputs, shapes):
     row mean, a map that reads x again); as rms_norm it is one row kernel. Returns the new op
     list."""
     uses, by_output = _uses_and_producers(ops, outputs)
-
-    def single(name, kind):
-        op = by_output.get(name)
-        return op if op is not None and op["op"] == kind and uses.get(name) == 1 else None
-
+    single = _single_use(ops, outputs)
     dropped, replaced = set(), {}
     for op in ops:
         if id(op) in dropped or len(op["inputs"]) != 2 or op["op"] not in ("mul", "div"):
@@ -330,10 +343,7 @@ def fold_rms_norm(ops, outputs, shapes):
             sq = m and single(m["inputs"][0], "square")
             if not sq or sq["inputs"] != [x] or x not in shapes:
                 continue
-            rank = len(shapes[x])
-            axis = m.get("axis")
-            axis = axis[0] if isinstance(axis, list) and len(axis) == 1 else axis
-            if not isinstance(axis, int) or axis % rank != rank - 1 or not m.get("keepdim"):
+            if not _over_last_dim_keepdim(m, len(shapes[x])):
                 continue
             rms = {"op": "rms_norm", "inputs": [x], "normalized_shape": [shapes[x][-1]],
                    "eps": float(a["value"]), "output": op["output"]}
@@ -363,12 +373,7 @@ def fold_normalize(ops, outputs, shapes):
     keepdim=True)` and `x / torch.norm(x, p=2, dim=1, keepdim=True)`. As ops they plan as two or
     three kernels (abs or square, a row sum, a divide that reads x again); as one op they are one
     row kernel. Returns the new op list."""
-    uses, by_output = _uses_and_producers(ops, outputs)
-
-    def single(name, kind):
-        op = by_output.get(name)
-        return op if op is not None and op["op"] == kind and uses.get(name) == 1 else None
-
+    single = _single_use(ops, outputs)
     dropped, replaced = set(), {}
     for op in ops:
         if op["op"] != "div" or len(op["inputs"]) != 2:
@@ -387,10 +392,7 @@ def fold_normalize(ops, outputs, shapes):
                           single(total["inputs"][0], "abs"))
         if not elem or elem["inputs"] != [x]:
             continue
-        rank = len(shapes[x])
-        axis = total.get("axis")
-        axis = axis[0] if isinstance(axis, list) and len(axis) == 1 else axis
-        if not isinstance(axis, int) or axis % rank != rank - 1 or not total.get("keepdim"):
+        if not _over_last_dim_keepdim(total, len(shapes[x])):
             continue
         new = {"op": "l2_normalize" if root else "l1_normalize", "inputs": [x], "axis": -1,
                "output": op["output"]}
