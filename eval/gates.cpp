@@ -98,7 +98,7 @@ bool sums_terms(const Problem& problem, const std::string& tensor) {
     for (const Op& op : problem.ops) {
         bool s = op_class(op.kind) == OpClass::kMatrix || op.kind == OpKind::kSum ||
                  op.kind == OpKind::kMean || op.kind == OpKind::kLayerNorm ||
-                 op.kind == OpKind::kGroupNorm;
+                 op.kind == OpKind::kGroupNorm || op.kind == OpKind::kCumsum;
         for (const std::string& in : op.inputs) s = s || summed.count(in);
         if (s) summed.insert(op.output);
     }

@@ -3,7 +3,7 @@
 // Per output element: ok when |out - ref| <= atol + rtol * max(|ref|, s) (problem Tolerance), where
 // s is 0 for outputs of element-wise and row-wise ops alone, and the rms of the reference tensor
 // for outputs computed through a sum of many terms (matmul, linear, sum, mean, layer_norm,
-// group_norm, on the path from the inputs): such an element's rounding error scales with the
+// group_norm, cumsum, on the path from the inputs): such an element's rounding error scales with the
 // terms it sums, not with its own value, and an element that cancels to near zero carries the
 // error of its large terms (fp32 GEMMs, 2048^3 on the H200, heavy-tailed inputs: |ref| 1e-2,
 // |out - ref| 1e-3 in 3 of 4.2M elements with every correct implementation, 2026-12-01). Below

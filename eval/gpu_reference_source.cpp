@@ -272,6 +272,35 @@ Expected<std::string> norm(const OpView& v, ReferenceLaunch& launch) {
     return s.str();
 }
 
+// cumsum / cumprod over one axis: a thread per row, the interpreter's sequential fp64 loop
+// (exclusive: the value before the element; reverse: from the end of the axis).
+Expected<std::string> scan(const OpView& v, ReferenceLaunch& launch) {
+    const std::vector<int64_t>& shape = v.in[0]->shape;
+    size_t axis = static_cast<size_t>(v.op.attrs.axis);
+    int64_t outer = product(shape, 0, axis), len = shape[axis];
+    int64_t inner = product(shape, axis + 1, shape.size()), rows = outer * inner;
+    const bool prod = v.op.kind == OpKind::kCumprod;
+    launch.block[0] = kThreads;
+    launch.grid[0] = blocks_for(rows, kThreads, kMaxGridX);
+    std::ostringstream s;
+    s << signature(v) << " {\n"
+      << "    for (i64 r = (i64)blockIdx.x * blockDim.x + threadIdx.x; r < " << lit(rows)
+      << "; r += (i64)gridDim.x * blockDim.x) {\n"
+      << "        const i64 base = (r / " << lit(inner) << ") * " << lit(len * inner)
+      << " + r % " << lit(inner) << ";\n"
+      << "        double acc = " << (prod ? "1.0" : "0.0") << ";\n"
+      << "        for (i64 step = 0; step < " << lit(len) << "; ++step) {\n"
+      << "            const i64 at = base + "
+      << (v.op.attrs.reverse ? "(" + lit(len - 1) + " - step)" : std::string("step")) << " * "
+      << lit(inner) << ";\n"
+      << "            const double before = acc;\n"
+      << "            acc " << (prod ? "*=" : "+=") << " p0[at];\n"
+      << "            y[at] = " << (v.op.attrs.exclusive ? "before" : "acc") << ";\n"
+      << "            (void)before;\n"
+      << "        }\n    }\n}\n";
+    return s.str();
+}
+
 }  // namespace
 
 Expected<ReferenceProgram> generate_reference_program(const Problem& problem) {
@@ -300,7 +329,12 @@ Expected<ReferenceProgram> generate_reference_program(const Problem& problem) {
             case OpClass::kMatrix: code = matrix(v, launch); break;
             case OpClass::kElementwise: code = elementwise(v, launch); break;
             case OpClass::kReduction: code = reduction(v, launch); break;
-            case OpClass::kRowwise: code = norm_op ? norm(v, launch) : reduction(v, launch); break;
+            case OpClass::kRowwise:
+                code = norm_op ? norm(v, launch)
+                       : (op.kind == OpKind::kCumsum || op.kind == OpKind::kCumprod)
+                           ? scan(v, launch)
+                           : reduction(v, launch);
+                break;
         }
         if (!code) return code.error();
         kernels += "\n// " + op.json_path + ": " + std::string(to_string(op.kind)) + " -> " +

@@ -75,6 +75,8 @@ Expected<TensorValues> interpret(const Problem& problem, const TensorValues& inp
                                     : (op.kind == OpKind::kL1Normalize ||
                                        op.kind == OpKind::kL2Normalize)
                                         ? interp::eval_normalize(args)
+                                    : (op.kind == OpKind::kCumsum || op.kind == OpKind::kCumprod)
+                                        ? interp::eval_scan(args)
                                         : interp::eval_reduction(args);
                 break;
         }

@@ -25,5 +25,6 @@ std::vector<double> eval_elementwise(const OpArgs& a);  // unary and binary elem
 std::vector<double> eval_reduction(const OpArgs& a);    // sum, mean, max, min, softmax family
 std::vector<double> eval_norm(const OpArgs& a);         // layer_norm, rms_norm, group_norm
 std::vector<double> eval_normalize(const OpArgs& a);    // l1_normalize, l2_normalize
+std::vector<double> eval_scan(const OpArgs& a);         // cumsum, cumprod
 
 }  // namespace kforge::interp

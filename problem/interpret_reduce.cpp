@@ -1,5 +1,6 @@
 // Reference reductions over one axis (sum, mean, max, min) and the softmax family (softmax,
-// log_softmax, logsumexp), all shifted by the row maximum as PyTorch does.
+// log_softmax, logsumexp), all shifted by the row maximum as PyTorch does; prefix scans
+// (cumsum, cumprod) over one axis.
 #include <cmath>
 #include <limits>
 
@@ -51,6 +52,33 @@ std::vector<double> eval_reduction(const OpArgs& a) {
                 double& y = out[(o * len + l) * inner + i];
                 y = kind == OpKind::kSoftmax ? std::exp(at(l) - shift) / s
                                              : at(l) - shift - std::log(s);
+            }
+        }
+    }
+    return out;
+}
+
+// cumsum / cumprod over one axis, sequentially in fp64: element l is x[0] op ... op x[l]
+// (exclusive: up to x[l-1], the identity at l = 0); reverse runs from the end of the axis
+// (PyTorch's x.flip(d).cumsum(d).flip(d)).
+std::vector<double> eval_scan(const OpArgs& a) {
+    const std::vector<double>& x = *a.data[0];
+    const std::vector<int64_t>& shape = a.inputs[0]->shape;
+    const size_t axis = static_cast<size_t>(a.op.attrs.axis);
+    int64_t outer = 1, len = shape[axis], inner = 1;
+    for (size_t i = 0; i < axis; ++i) outer *= shape[i];
+    for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+    const bool prod = a.op.kind == OpKind::kCumprod;
+    std::vector<double> out(x.size());
+    for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+            double acc = prod ? 1.0 : 0.0;
+            for (int64_t step = 0; step < len; ++step) {
+                const int64_t l = a.op.attrs.reverse ? len - 1 - step : step;
+                const int64_t at = (o * len + l) * inner + i;
+                const double before = acc;
+                acc = prod ? acc * x[at] : acc + x[at];
+                out[at] = a.op.attrs.exclusive ? before : acc;
             }
         }
     }

@@ -38,6 +38,8 @@ OpSignature signature(OpKind k) {
         case OpKind::kRmsNorm: return {1, 2, "X, [weight]", {"normalized_shape", "eps"}};
         case OpKind::kGroupNorm: return {1, 3, "X, [weight], [bias]", {"num_groups", "eps"}};
         case OpKind::kL1Normalize: case OpKind::kL2Normalize: return {1, 1, "X", {"axis", "eps"}};
+        case OpKind::kCumsum: case OpKind::kCumprod:
+            return {1, 1, "X", {"axis", "reverse", "exclusive"}};
         default: return {1, 1, "X", {}};
     }
 }
@@ -56,6 +58,12 @@ Status read_attr(const Json& v, const std::string& key, const std::string& path,
         field = *x;
         return Ok{};
     };
+    if (key == "reverse" || key == "exclusive") {
+        auto b = read_bool(v, path);
+        if (!b) return b.error();
+        (key == "reverse" ? a.reverse : a.exclusive) = *b;
+        return Ok{};
+    }
     if (key == "transpose_a" || key == "transpose_b" || key == "keepdim") {
         auto b = read_bool(v, path);
         if (!b) return b.error();

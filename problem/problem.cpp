@@ -17,7 +17,7 @@ constexpr std::array<std::pair<PrecisionPolicy, std::string_view>, 4> kPolicyNam
     {PrecisionPolicy::kBf16, "bf16"}, {PrecisionPolicy::kFp16, "fp16"},
 }};
 
-constexpr std::array<std::pair<OpKind, std::string_view>, 40> kOpNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 42> kOpNames{{
     {OpKind::kMatmul, "matmul"}, {OpKind::kLinear, "linear"},
     {OpKind::kAdd, "add"}, {OpKind::kSub, "sub"}, {OpKind::kMul, "mul"}, {OpKind::kDiv, "div"},
     {OpKind::kScale, "scale"}, {OpKind::kRelu, "relu"}, {OpKind::kLeakyRelu, "leaky_relu"},
@@ -33,6 +33,7 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 40> kOpNames{{
     {OpKind::kLogsumexp, "logsumexp"}, {OpKind::kLayerNorm, "layer_norm"},
     {OpKind::kRmsNorm, "rms_norm"}, {OpKind::kGroupNorm, "group_norm"},
     {OpKind::kL1Normalize, "l1_normalize"}, {OpKind::kL2Normalize, "l2_normalize"},
+    {OpKind::kCumsum, "cumsum"}, {OpKind::kCumprod, "cumprod"},
 }};
 
 template <typename Table, typename Enum>
@@ -90,6 +91,7 @@ OpClass op_class(OpKind k) {
         case OpKind::kSoftmax: case OpKind::kLogSoftmax: case OpKind::kLogsumexp:
         case OpKind::kLayerNorm: case OpKind::kRmsNorm: case OpKind::kGroupNorm:
         case OpKind::kL1Normalize: case OpKind::kL2Normalize:
+        case OpKind::kCumsum: case OpKind::kCumprod:
             return OpClass::kRowwise;
         default:
             return OpClass::kElementwise;

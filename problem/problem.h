@@ -36,6 +36,7 @@ enum class OpKind {
     // row-wise (over one axis, default the last)
     kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm,
     kL1Normalize, kL2Normalize,  // x / max(||x||_p over axis, eps)
+    kCumsum, kCumprod,           // inclusive (or exclusive, reverse) prefix scan over axis
 };
 std::string_view to_string(OpKind k);
 std::optional<OpKind> op_from_string(std::string_view s);
@@ -53,6 +54,8 @@ struct OpAttrs {
     bool transpose_b = false;     // matmul
     int64_t axis = -1;            // reductions, softmax family, norms (normalized: >= 0 after parse)
     bool keepdim = false;         // reductions
+    bool reverse = false;         // cumsum, cumprod: scan from the end of the axis
+    bool exclusive = false;       // cumsum, cumprod: element i combines elements before i only
     double scalar = 0.0;          // scale, min/max with a scalar, add_scalar
     double negative_slope = 0.01; // leaky_relu
     double lo = -1.0, hi = 1.0;   // hardtanh, clamp

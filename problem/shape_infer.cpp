@@ -223,7 +223,8 @@ Expected<Tensor> infer_op(Op& op, const std::vector<const Tensor*>& in) {
             if (auto s = normalize_axis(op, *in[0]); !s) return s.error();
             out = *in[0];
             if (op.kind == OpKind::kSoftmax || op.kind == OpKind::kLogSoftmax ||
-                op.kind == OpKind::kL1Normalize || op.kind == OpKind::kL2Normalize) {
+                op.kind == OpKind::kL1Normalize || op.kind == OpKind::kL2Normalize ||
+                op.kind == OpKind::kCumsum || op.kind == OpKind::kCumprod) {
                 break;
             }
             if (op.attrs.keepdim) {

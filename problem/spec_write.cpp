@@ -56,6 +56,11 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
             j["axis"] = a.axis;
             if (a.eps != 0) j["eps"] = a.eps;
             break;
+        case OpKind::kCumsum: case OpKind::kCumprod:
+            j["axis"] = a.axis;
+            if (a.reverse) j["reverse"] = true;
+            if (a.exclusive) j["exclusive"] = true;
+            break;
         case OpKind::kGroupNorm:
             j["num_groups"] = a.num_groups;
             j["eps"] = a.eps;

@@ -28,6 +28,9 @@ double rowwise_flops_per_element(OpKind kind) {
                 case OpKind::kL1Normalize:
                 case OpKind::kL2Normalize:
                     return 3.0;  // |x| or x*x, sum, scale
+                case OpKind::kCumsum:
+                case OpKind::kCumprod:
+                    return 1.0;  // one add or multiply per element
                 default:
                     return 8.0;  // layer_norm, rms_norm, group_norm
             }

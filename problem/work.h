@@ -16,6 +16,7 @@
 //   norms             8 per input element (layer_norm, rms_norm, group_norm: moments,
 //                     normalize, affine).
 //   l1/l2_normalize   3 per input element (|x| or x*x, sum, scale by 1 / max(norm, eps)).
+//   cumsum, cumprod   1 per input element (the scan's add or multiply).
 // Everything that is not a matrix product counts as flops_other (run at the fp32 SIMT rate).
 //
 // Byte conventions (each tensor at its dtype size, dtype_bytes()):

@@ -189,6 +189,27 @@ TEST(Interpret, L1AndL2Normalize) {
                 {3 / std::sqrt(10.0), -4 / std::sqrt(20.0), 1 / std::sqrt(10.0), 2 / std::sqrt(20.0)});
 }
 
+TEST(Interpret, CumsumAndCumprod) {
+    // [[1, 2, 3], [4, -5, 6]] over the last dim, then the flags; over axis 0 down the columns.
+    const char* x = R"({"X": {"shape": [2, 3], "dtype": "f64"}})";
+    const TensorValues in{{"X", {1, 2, 3, 4, -5, 6}}};
+    expect_near(run(one_op("{}", x, "cumsum", R"(["X"])"), in), {1, 3, 6, 4, -1, 5});
+    expect_near(run(one_op("{}", x, "cumsum", R"(["X"])", R"("reverse": true)"), in),
+                {6, 5, 3, 5, 1, 6});
+    expect_near(run(one_op("{}", x, "cumsum", R"(["X"])", R"("exclusive": true)"), in),
+                {0, 1, 3, 0, 4, -1});
+    expect_near(run(one_op("{}", x, "cumsum", R"(["X"])",
+                           R"("reverse": true, "exclusive": true)"), in),
+                {5, 3, 0, 1, 6, 0});
+    expect_near(run(one_op("{}", x, "cumsum", R"(["X"])", R"("axis": 0)"), in),
+                {1, 2, 3, 5, -3, 9});
+    expect_near(run(one_op("{}", x, "cumprod", R"(["X"])"), in), {1, 2, 6, 4, -20, -120});
+    expect_near(run(one_op("{}", x, "cumprod", R"(["X"])", R"("reverse": true)"), in),
+                {6, 6, 3, -120, -30, 6});
+    expect_near(run(one_op("{}", x, "cumprod", R"(["X"])", R"("exclusive": true)"), in),
+                {1, 1, 2, 1, 4, -20});
+}
+
 TEST(Interpret, GroupNorm) {
     // X [1, 4, 1], 2 groups: [1, 2] -> mean 1.5, var 0.25 -> [-1, 1]; [3, 5] -> [-1, 1].
     auto p = one_op("{}", R"({"X": {"shape": [1, 4, 1], "dtype": "f64"}, "w": {"shape": [4], "dtype": "f64"},

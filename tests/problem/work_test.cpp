@@ -119,6 +119,23 @@ TEST(Work, NormalizeCountsThreePerElementAndOneReadOneWrite) {
     EXPECT_DOUBLE_EQ(count_work(p)->flops_other, 3.0 * n);
 }
 
+TEST(Work, ScanCountsOnePerElementAndOneReadOneWrite) {
+    Problem p;
+    p.tensors = {tensor("X", {128, 32768}, DType::kF32, kIn),
+                 tensor("Y", {128, 32768}, DType::kF32, kOut)};
+    p.ops = {op(OpKind::kCumsum, {"X"}, "Y")};
+    p.outputs = {"Y"};
+    auto w = count_work(p);
+    ASSERT_TRUE(w.ok());
+    const double n = 128.0 * 32768;
+    EXPECT_DOUBLE_EQ(w->flops_other, n);
+    EXPECT_DOUBLE_EQ(w->flops_matrix, 0.0);
+    EXPECT_DOUBLE_EQ(w->bytes_fused, 2.0 * n * 4);
+    EXPECT_DOUBLE_EQ(w->bytes_unfused, 2.0 * n * 4);
+    p.ops[0].kind = OpKind::kCumprod;
+    EXPECT_DOUBLE_EQ(count_work(p)->flops_other, n);
+}
+
 TEST(Work, FusedChainCountsIntermediatesOnlyUnfused) {
     // Y = gelu(X + b) * G, b broadcast [C]: fused reads X, b, G and writes Y once.
     const int64_t r = 1024, c = 512, n = r * c;
