@@ -1,6 +1,6 @@
 // lower_rowwise: a checked `rowwise` kernel to an extern "C" entry point that instantiates one
-// of kforge's templates (kernels/softmax.cuh, norm.cuh, reduce_row.cuh, reduce_col.cuh) with the
-// kernel's knobs and its generated chain (codegen/chain.h), plus its launches and workspace.
+// of kforge's templates (kernels/softmax.cuh, norm.cuh, scan.cuh, reduce_row.cuh,
+// reduce_col.cuh) with the kernel's knobs and its generated chain (codegen/chain.h), plus its launches and workspace.
 //
 // Row ops run over the last dim (norms: over the trailing dims from `over`, or the weight's
 // dims). sum/mean/max/min over a leading dim become a column reduction. The vector width is the
@@ -48,6 +48,8 @@ RowOpInfo row_op_info(dsl::RowOp op) {
         case R::kGroupNorm: return {"norm_rows", "kforge::NormMode::kGroupNorm", false};
         case R::kL1Normalize: return {"norm_rows", "kforge::NormMode::kL1Normalize", false};
         case R::kL2Normalize: return {"norm_rows", "kforge::NormMode::kL2Normalize", false};
+        case R::kCumsum: return {"scan_rows", "kforge::ScanMode::kSum", false};
+        case R::kCumprod: return {"scan_rows", "kforge::ScanMode::kProd", false};
         case R::kSum: return {"reduce_rows", "kforge::ReduceMode::kSum", true};
         case R::kMean: return {"reduce_rows", "kforge::ReduceMode::kMean", true};
         case R::kMax: return {"reduce_rows", "kforge::ReduceMode::kMax", true};
@@ -68,6 +70,7 @@ bool is_normalize(dsl::RowOp op) {
 
 const char* header_of(dsl::RowOp op) {
     if (is_norm(op) || is_normalize(op)) return "kernels/norm.cuh";
+    if (op == dsl::RowOp::kCumsum || op == dsl::RowOp::kCumprod) return "kernels/scan.cuh";
     if (op == dsl::RowOp::kSoftmax || op == dsl::RowOp::kLogSoftmax ||
         op == dsl::RowOp::kLogsumexp) {
         return "kernels/softmax.cuh";
@@ -133,8 +136,8 @@ Expected<detail::RowwisePlan> plan_rows(const dsl::Kernel& kernel, const LowerCo
         plan.inner = product(shape, axis + 1, rank);
     } else {
         return make_error(where, "rowwise over " + kernel.over +
-                                     ": softmax, log_softmax, logsumexp, l1_normalize and "
-                                     "l2_normalize run over the last dim");
+                                     ": softmax, log_softmax, logsumexp, l1_normalize, "
+                                     "l2_normalize, cumsum and cumprod run over the last dim");
     }
     if (is_norm(kernel.row_op)) {
         const OpKind kind = kernel.row_op == dsl::RowOp::kLayerNorm ? OpKind::kLayerNorm
@@ -175,8 +178,9 @@ Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext
                             ctx);
     if (!chain) return chain.error();
     plan->chain = &*chain;
-    return plan->column ? detail::emit_column_reduce(*plan, ctx)
-                        : detail::emit_row_kernel(*plan, ctx);
+    if (plan->column) return detail::emit_column_reduce(*plan, ctx);
+    return plan->tmpl == "scan_rows" ? detail::emit_scan_rows(*plan, ctx)
+                                     : detail::emit_row_kernel(*plan, ctx);
 }
 
 }  // namespace kforge::codegen

@@ -27,6 +27,8 @@ struct RowwisePlan {
 };
 
 Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext& ctx);
+// cumsum / cumprod (kernels/scan.cuh; lower_rowwise_scan.cpp).
+Expected<KernelCode> emit_scan_rows(const RowwisePlan& plan, const LowerContext& ctx);
 Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerContext& ctx);
 
 }  // namespace kforge::codegen::detail

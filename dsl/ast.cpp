@@ -60,12 +60,13 @@ constexpr std::array<std::pair<MathMode, std::string_view>, 6> kMathModes{{
 constexpr std::array<std::pair<Raster, std::string_view>, 3> kRasters{{
     {Raster::kAuto, "auto"}, {Raster::kAlongM, "along_m"}, {Raster::kAlongN, "along_n"}}};
 
-constexpr std::array<std::pair<RowOp, std::string_view>, 12> kRowOps{{
+constexpr std::array<std::pair<RowOp, std::string_view>, 14> kRowOps{{
     {RowOp::kSoftmax, "softmax"}, {RowOp::kLogSoftmax, "log_softmax"},
     {RowOp::kLogsumexp, "logsumexp"}, {RowOp::kLayerNorm, "layer_norm"},
     {RowOp::kRmsNorm, "rms_norm"}, {RowOp::kGroupNorm, "group_norm"}, {RowOp::kSum, "sum"},
     {RowOp::kMean, "mean"}, {RowOp::kMax, "max"}, {RowOp::kMin, "min"},
-    {RowOp::kL1Normalize, "l1_normalize"}, {RowOp::kL2Normalize, "l2_normalize"}}};
+    {RowOp::kL1Normalize, "l1_normalize"}, {RowOp::kL2Normalize, "l2_normalize"},
+    {RowOp::kCumsum, "cumsum"}, {RowOp::kCumprod, "cumprod"}}};
 
 }  // namespace
 

@@ -115,7 +115,7 @@ struct GemmConfig {
 };
 
 enum class RowOp { kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm, kSum, kMean, kMax, kMin,
-                   kL1Normalize, kL2Normalize };
+                   kL1Normalize, kL2Normalize, kCumsum, kCumprod };
 std::string_view to_string(RowOp r);
 std::optional<RowOp> row_op_from_string(std::string_view s);
 
@@ -127,6 +127,8 @@ struct RowwiseConfig {
     bool online = false; // online softmax (running max and sum in one sweep)
     int split = 1;       // blocks (or cluster CTAs) cooperating on one row
     bool smem_stage = false;  // the CTA's part of the row staged in shared memory (cp.async)
+    bool reverse = false;     // cumsum / cumprod: scan from the row's end
+    bool exclusive = false;   // cumsum / cumprod: element i combines the elements before it
     bool operator==(const RowwiseConfig&) const = default;
 };
 

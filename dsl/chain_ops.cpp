@@ -68,6 +68,8 @@ const std::vector<RowOpSpec>& row_op_table() {
         {"min", RowOp::kMin, 1, "min of the row"},
         {"l1_normalize", RowOp::kL1Normalize, 1, "x / max(sum(|x|), eps)"},
         {"l2_normalize", RowOp::kL2Normalize, 1, "x / max(sqrt(sum(x^2)), eps)"},
+        {"cumsum", RowOp::kCumsum, 1, "prefix sum along the row (reverse, exclusive flags)"},
+        {"cumprod", RowOp::kCumprod, 1, "prefix product along the row (reverse, exclusive flags)"},
     };
     return table;
 }

@@ -264,4 +264,9 @@ int normalize_expr(ExprGraph& g, int x, bool l2, double eps, const std::string& 
     return g.div(x, t, origin);
 }
 
+std::string scan_display(const std::string& name, const std::string& over, bool reverse,
+                         bool exclusive) {
+    return name + " over " + over + (reverse ? " reverse" : "") + (exclusive ? " exclusive" : "");
+}
+
 }  // namespace kforge::dsl

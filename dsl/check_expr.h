@@ -15,6 +15,8 @@
 //   - a reduction (problem sum/mean/max/min, program rowwise sum/... or `reduce .. over D`)
 //     = reduce_<kind> over D; softmax, log_softmax, logsumexp and norms keep their axis as a dim
 //     name, eps and groups as numbers.
+//   - cumsum / cumprod = an op of that name over D with the reverse and exclusive flags as
+//     numbers (1 or 0), from the problem op's attributes or the row op's knobs.
 //   - l1_normalize = x / clamp(reduce_sum(abs x), eps, inf), l2_normalize = x /
 //     clamp(sqrt(reduce_sum(square x)), eps, inf) over D (no clamp at eps 0): normalize_expr().
 // Each node remembers where it came from (a problem op's "graph[i]" or a program's "line:col")
@@ -77,6 +79,10 @@ private:
 // checks against it too.
 int normalize_expr(ExprGraph& g, int x, bool l2, double eps, const std::string& over,
                    const Origin& origin);
+
+// How a cumsum / cumprod reads in messages: "cumsum over C reverse exclusive".
+std::string scan_display(const std::string& name, const std::string& over, bool reverse,
+                         bool exclusive);
 
 // Dims of a broadcast of two named-dim values; nullopt where neither contains the other.
 std::optional<std::vector<std::string>> broadcast_dims(const std::vector<std::string>& a,

@@ -146,6 +146,10 @@ void check_legality_rowwise(const Kernel& kn, const KernelFacts& facts,
                       kn.row_op == RowOp::kGroupNorm || kn.row_op == RowOp::kL1Normalize ||
                       kn.row_op == RowOp::kL2Normalize;
     if (kn.eps && !norm) rep.error(knob_loc(kn, "eps"), "eps applies to norms, not " + op);
+    const bool scan = kn.row_op == RowOp::kCumsum || kn.row_op == RowOp::kCumprod;
+    if (c.reverse && !scan) rep.error(knob_loc(kn, "reverse"), "reverse applies to scans, not " + op);
+    if (c.exclusive && !scan)
+        rep.error(knob_loc(kn, "exclusive"), "exclusive applies to scans, not " + op);
     if (kn.groups && kn.row_op != RowOp::kGroupNorm)
         rep.error(knob_loc(kn, "groups"), "groups applies to group_norm, not " + op);
     if (c.passes != 1 && c.passes != 2) rep.error(knob_loc(kn, "passes"), "passes must be 1 or 2");
@@ -177,6 +181,8 @@ void check_legality_rowwise(const Kernel& kn, const KernelFacts& facts,
                               std::to_string(c.split) + " need more than 2^31 - 1 blocks; use "
                               "more rows_per_block");
     }
+    // A scan streams its row tile by tile (kernels/scan.cuh): nothing is held on chip.
+    if (scan) return;
     check_row_holding(kn, facts, bytes, per_row, limits, rep);
 }
 void check_legality_map(const Kernel& kn, const KernelFacts& facts, const DeviceLimits& limits,

@@ -42,6 +42,36 @@ void check_lowering(const Kernel& kn, Reporter& rep) {
             rep.error(knob_loc(kn, "over"), std::string(to_string(op)) + " over " + kn.over +
                                                 ": lowered over the last dim only");
         }
+        if (op == RowOp::kCumsum || op == RowOp::kCumprod) {
+            const std::string name(to_string(op));
+            if (!over_last) {
+                rep.error(knob_loc(kn, "over"),
+                          name + " over " + kn.over + ": lowered over the last dim only");
+            }
+            if (kn.rowwise.split != 1) {
+                rep.error(knob_loc(kn, "split"),
+                          name + " scans a row in one thread block (a running carry over its "
+                                 "tiles); split is not lowered for scans: use split 1");
+            }
+            if (kn.rowwise.passes != 1) {
+                rep.error(knob_loc(kn, "passes"),
+                          name + " reads the row once, tile by tile: passes 2 does not apply");
+            }
+            if (kn.rowwise.smem_stage) {
+                rep.error(knob_loc(kn, "smem_stage"),
+                          name + " reads the row once: drop smem_stage");
+            }
+            const int per_row = kn.rowwise.rows_per_block > 0
+                                    ? kn.rowwise.threads / kn.rowwise.rows_per_block
+                                    : kn.rowwise.threads;
+            if (kn.rowwise.rows_per_block > 1 && per_row > 32) {
+                rep.error(knob_loc(kn, "rows_per_block"),
+                          name + " with rows_per_block " +
+                              std::to_string(kn.rowwise.rows_per_block) + ": a row group of " +
+                              std::to_string(per_row) + " threads; several rows per block scan "
+                              "one row per warp or less (threads / rows_per_block <= 32)");
+            }
+        }
         const bool one_sweep = op == RowOp::kSum || op == RowOp::kMean || op == RowOp::kMax ||
                                op == RowOp::kMin || (op == RowOp::kLogsumexp && kn.rowwise.online);
         if (kn.rowwise.smem_stage && one_sweep) {

@@ -75,6 +75,8 @@ std::string op_display(const Op& op, const Problem& problem) {
     case OpKind::kL1Normalize:
     case OpKind::kL2Normalize:
         return name + " over " + axis_dim(op, problem) + (a.eps != 0 ? " eps " + num(a.eps) : "");
+    case OpKind::kCumsum:
+    case OpKind::kCumprod: return scan_display(name, axis_dim(op, problem), a.reverse, a.exclusive);
     default: break;
     }
     if (op_class(op.kind) == OpClass::kReduction || op_class(op.kind) == OpClass::kRowwise)
@@ -154,6 +156,11 @@ ProblemExprs problem_exprs(const Problem& problem) {
             break;
         case OpKind::kLayerNorm: case OpKind::kRmsNorm:
             v = g.apply(std::string(to_string(op.kind)), in, {a.eps}, norm_dims(op, problem),
+                        false, o);
+            break;
+        case OpKind::kCumsum: case OpKind::kCumprod:
+            v = g.apply(std::string(to_string(op.kind)), in,
+                        {a.reverse ? 1.0 : 0.0, a.exclusive ? 1.0 : 0.0}, {axis_dim(op, problem)},
                         false, o);
             break;
         case OpKind::kL1Normalize: case OpKind::kL2Normalize:

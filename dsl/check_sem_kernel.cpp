@@ -44,6 +44,8 @@ OpKind row_op_kind(RowOp r) {
     case RowOp::kMin: return OpKind::kMin;
     case RowOp::kL1Normalize: return OpKind::kL1Normalize;
     case RowOp::kL2Normalize: return OpKind::kL2Normalize;
+    case RowOp::kCumsum: return OpKind::kCumsum;
+    case RowOp::kCumprod: return OpKind::kCumprod;
     }
     return OpKind::kSoftmax;
 }
@@ -188,6 +190,10 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
                 f.row_len = f.rows > 0 ? sem.numel(x.dims) / f.rows : 0;
             } else if (normalize) {
                 v = normalize_expr(g, in[0], kind == OpKind::kL2Normalize, eps, over, o);
+            } else if (kind == OpKind::kCumsum || kind == OpKind::kCumprod) {
+                o.display = scan_display(name, over, kn.rowwise.reverse, kn.rowwise.exclusive);
+                v = g.apply(name, in, {kn.rowwise.reverse ? 1.0 : 0.0,
+                                       kn.rowwise.exclusive ? 1.0 : 0.0}, {over}, false, o);
             } else if (kind == OpKind::kSoftmax || kind == OpKind::kLogSoftmax) {
                 v = g.apply(name, in, {}, {over}, false, o);
             } else {

@@ -55,6 +55,9 @@ bool is_norm(RowOp op) {
            op == RowOp::kL1Normalize || op == RowOp::kL2Normalize;
 }
 
+// The row ops that take the reverse / exclusive flags.
+bool is_scan(RowOp op) { return op == RowOp::kCumsum || op == RowOp::kCumprod; }
+
 std::vector<KnobSpec> gemm_knobs() {
     return {
         {"tile", KnobValueKind::kInts, {"M", "N", "K"},
@@ -173,6 +176,28 @@ std::vector<KnobSpec> rowwise_knobs() {
          [](Kernel& k, const KnobValue&) { k.rowwise.online = true; return std::string(); },
          [](const Kernel& k) -> std::optional<KnobValue> {
              if (!k.rowwise.online) return std::nullopt;
+             return KnobValue{};
+         }},
+        {"reverse", KnobValueKind::kFlag, {}, {}, {}, "off",
+         "cumsum, cumprod: scan from the row's end (x.flip(d).cumsum(d).flip(d))",
+         [](Kernel& k, const KnobValue&) {
+             if (!is_scan(k.row_op)) return std::string("reverse applies to cumsum, cumprod only");
+             k.rowwise.reverse = true;
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (!k.rowwise.reverse) return std::nullopt;
+             return KnobValue{};
+         }},
+        {"exclusive", KnobValueKind::kFlag, {}, {}, {}, "off",
+         "cumsum, cumprod: element i combines the elements before i (0 or 1 first)",
+         [](Kernel& k, const KnobValue&) {
+             if (!is_scan(k.row_op)) return std::string("exclusive applies to cumsum, cumprod only");
+             k.rowwise.exclusive = true;
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (!k.rowwise.exclusive) return std::nullopt;
              return KnobValue{};
          }},
         {"split", KnobValueKind::kInts, {}, {kOneTo16}, {}, "1",

@@ -151,6 +151,63 @@ TEST(RowwiseCodegen, NormalizeGolden) {
     EXPECT_FALSE(lower_rowwise(weighted, t.ctx).ok());
 }
 
+// cumsum / cumprod: scan_rows with the mode and flags as template arguments, one block per row
+// (or per rows_per_block rows), the vector width a divisor of the row; split, passes 2, wide
+// row groups beside rows_per_block > 1 and leading dims are refused.
+TEST(RowwiseCodegen, ScanRows) {
+    Tensors t;
+    t.add("X", {"M", "N"}, {128, 4000}).add("Y", {"M", "N"}, {128, 4000});
+    dsl::Kernel k = rowwise("k0", dsl::RowOp::kCumsum, {ref("X", {"M", "N"})},
+                            {store("Y", {"M", "N"})});
+    k.rowwise.vec = 8;
+    k.rowwise.reverse = true;
+    auto code = lower_rowwise(k, t.ctx);
+    ASSERT_TRUE(code.ok()) << code.error().to_string();
+    const std::string& src = code->device_source;
+    EXPECT_NE(src.find("#include \"kernels/scan.cuh\""), std::string::npos) << src;
+    EXPECT_NE(src.find("kforge::scan_rows<kforge::ScanCfg<256, 1, 8>, kforge::ScanMode::kSum, "
+                       "true, false>(t_X, rows, n, chain)"),
+              std::string::npos)
+        << src;
+    EXPECT_NE(src.find("kforge::ScanCfg<256, 1, 1>"), std::string::npos) << src;  // unaligned
+    EXPECT_EQ(code->launches.at(0).grid[0], 128u);
+    EXPECT_EQ(code->launches[0].block[0], 256u);
+    ASSERT_EQ(code->launches[0].params.size(), 4u);  // X Y rows n
+
+    t.add("Z", {"M", "N"}, {128, 4002}).add("W", {"M", "N"}, {128, 4002});
+    dsl::Kernel p = rowwise("k1", dsl::RowOp::kCumprod, {ref("Z", {"M", "N"})},
+                            {store("W", {"M", "N"})});
+    p.rowwise.threads = 128;
+    p.rowwise.rows_per_block = 4;
+    p.rowwise.exclusive = true;
+    auto c1 = lower_rowwise(p, t.ctx);
+    ASSERT_TRUE(c1.ok()) << c1.error().to_string();
+    EXPECT_NE(c1->device_source.find("kforge::ScanCfg<128, 4, 2>, kforge::ScanMode::kProd, "
+                                     "false, true>"),
+              std::string::npos)
+        << c1->device_source;
+    EXPECT_EQ(c1->launches.at(0).grid[0], 32u);
+
+    dsl::Kernel wide = p;
+    wide.rowwise.threads = 256;
+    wide.rowwise.rows_per_block = 2;
+    auto bad = lower_rowwise(wide, t.ctx);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().to_string().find("one row per warp or less"), std::string::npos);
+    dsl::Kernel split = k;
+    split.rowwise.split = 2;
+    EXPECT_FALSE(lower_rowwise(split, t.ctx).ok());
+    dsl::Kernel passes = k;
+    passes.rowwise.passes = 2;
+    EXPECT_FALSE(lower_rowwise(passes, t.ctx).ok());
+    dsl::Kernel over = k;
+    over.over = "M";
+    bad = lower_rowwise(over, t.ctx);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().to_string().find("cumsum and cumprod run over the last dim"),
+              std::string::npos);
+}
+
 TEST(RowwiseCodegen, VecFallsBackToADivisorOfTheRow) {
     Tensors t;
     t.add("X", {"M", "N"}, {64, 1002}).add("Y", {"M", "N"}, {64, 1002});

@@ -125,6 +125,47 @@ TEST(RowwiseCompile, EveryRowOp) {
     expect_compiles_without_spills("rowwise_all", source, entries);
 }
 
+// cumsum / cumprod (kernels/scan.cuh, cub's block and warp scans): whole-block rows at the
+// KernelBench shapes and warp-or-smaller row groups, both directions and both flags, each dtype.
+TEST(RowwiseCompile, Scans) {
+    struct Case {
+        R op;
+        DType dt;
+        int64_t rows, n;
+        int threads, rpb, vec;
+        bool reverse, exclusive;
+    };
+    const std::vector<Case> cases = {
+        {R::kCumsum, DType::kF32, 128, 4000, 256, 1, 4, false, false},
+        {R::kCumsum, DType::kF32, 128, 32768, 1024, 1, 4, true, false},
+        {R::kCumsum, DType::kBF16, 64, 32768, 512, 1, 8, false, true},
+        {R::kCumprod, DType::kF32, 128, 4000, 256, 1, 4, false, false},
+        {R::kCumprod, DType::kF16, 1000, 100, 256, 8, 2, true, true},
+        {R::kCumsum, DType::kF32, 4096, 64, 128, 16, 4, false, false},
+        {R::kCumsum, DType::kF32, 4096, 8, 64, 64, 1, true, false},
+    };
+    std::string source;
+    size_t entries = 0;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const Case& c = cases[i];
+        Tensors t;
+        t.add("X", {"M", "N"}, {c.rows, c.n}, c.dt).add("Y", {"M", "N"}, {c.rows, c.n}, c.dt);
+        std::vector<dsl::ChainOp> chain = {store("Y", {"M", "N"})};
+        if (c.dt != DType::kF32) chain.insert(chain.begin(), cast(c.dt));
+        dsl::Kernel k = rowwise("scan_" + std::to_string(i), c.op, {ref("X", {"M", "N"})}, chain);
+        k.rowwise.threads = c.threads;
+        k.rowwise.rows_per_block = c.rpb;
+        k.rowwise.vec = c.vec;
+        k.rowwise.reverse = c.reverse;
+        k.rowwise.exclusive = c.exclusive;
+        auto code = lower_rowwise(k, t.ctx);
+        ASSERT_TRUE(code.ok()) << i << ": " << code.error().to_string();
+        source += code->device_source;
+        entries += code->launches.size();
+    }
+    expect_compiles_without_spills("rowwise_scans", source, entries);
+}
+
 // Rows staged in shared memory (cp.async; passes 1 whole or beside registers, passes 2 partly)
 // and 16-CTA split rows, at the suite's long-row and vocabulary shapes.
 TEST(RowwiseCompile, StagedRowsAndSplit16) {

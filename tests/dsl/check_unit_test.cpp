@@ -165,6 +165,58 @@ kernel k0 = rowwise l1_normalize(X[M,N]) over M { cast bf16; store Y[M,N] })");
         << all_errors(r);
 }
 
+// cumsum / cumprod: the row kernel checks against the problem op with the same flags; another
+// op, a missing or extra flag, a leading dim and the knobs a scan does not lower are refused.
+std::string scan_problem(const std::string& op, const std::string& attrs) {
+    return R"({"name": "sc", "dims": {"M": 128, "N": 4000},
+        "inputs": {"X": {"shape": ["M", "N"], "dtype": "f32"}},
+        "graph": [{"op": ")" + op + R"(", "inputs": ["X"], "output": "Y")" + attrs + R"(}],
+        "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})";
+}
+
+TEST(CheckUnit, ScanOneKernel) {
+    auto r = check_text(scan_problem("cumsum", ""), R"(program p for "sc"
+kernel k0 = rowwise cumsum(X[M,N]) threads 1024 vec 4 { store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(scan_problem("cumsum", R"(, "axis": 1, "reverse": true, "exclusive": true)"),
+                   R"(program p for "sc"
+kernel k0 = rowwise cumsum(X[M,N]) reverse exclusive { store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(scan_problem("cumprod", R"(, "reverse": true)"), R"(program p for "sc"
+kernel k0 = rowwise cumprod(X[M,N]) reverse rows_per_block 8 threads 256 { store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
+TEST(CheckUnit, ScanWrongOpFlagOrKnobIsRefused) {
+    const std::string fwd = scan_problem("cumsum", "");
+    auto r = check_text(fwd, R"(program p for "sc"
+kernel k0 = rowwise cumprod(X[M,N]) { store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    r = check_text(fwd, R"(program p for "sc"
+kernel k0 = rowwise cumsum(X[M,N]) reverse { store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    r = check_text(scan_problem("cumsum", R"(, "exclusive": true)"), R"(program p for "sc"
+kernel k0 = rowwise cumsum(X[M,N]) { store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    r = check_text(fwd, R"(program p for "sc"
+kernel k0 = rowwise cumsum(X[M,N]) split 2 { store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(all_errors(r).find("split is not lowered for scans"), std::string::npos)
+        << all_errors(r);
+    r = check_text(fwd, R"(program p for "sc"
+kernel k0 = rowwise cumsum(X[M,N]) passes 2 { store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    r = check_text(fwd, R"(program p for "sc"
+kernel k0 = rowwise cumsum(X[M,N]) rows_per_block 2 threads 256 { store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(all_errors(r).find("one row per warp or less"), std::string::npos) << all_errors(r);
+    r = check_text(scan_problem("cumsum", R"(, "axis": 0)"), R"(program p for "sc"
+kernel k0 = rowwise cumsum(X[M,N]) over M { store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(all_errors(r).find("lowered over the last dim only"), std::string::npos)
+        << all_errors(r);
+}
+
 TEST(CheckUnit, IntermediateNeverReadWarns) {
     auto r = check_suite("bias_gelu_mul_f32", R"(program p for "bias_gelu_mul_f32"
 kernel k0 = map(X[R,C]) { add b[C]; store H2[R,C]; gelu erf; mul G[R,C]; store Y[R,C] })");

@@ -65,6 +65,19 @@ TEST(Printer, RoundTrip) {
         << print_canonical(p);
 }
 
+TEST(Printer, ScanFlagsRoundTrip) {
+    expect_round_trip(parse_ok("program p for \"q\" kernel a = rowwise cumsum(X[M,N]) reverse "
+                               "exclusive threads 1024 vec 4 { store Y[M,N] } kernel b = rowwise "
+                               "cumprod(X[M,N]) rows_per_block 8 threads 256 { store Z[M,N] }"));
+    const Program p = parse_ok("program p for \"q\" kernel a = rowwise cumsum(X[M,N]) reverse "
+                               "{ store Y[M,N] }");
+    EXPECT_EQ(p.kernels[0].row_op, RowOp::kCumsum);
+    EXPECT_TRUE(p.kernels[0].rowwise.reverse);
+    EXPECT_FALSE(p.kernels[0].rowwise.exclusive);
+    EXPECT_NE(print_canonical(p).find("rowwise cumsum(X[M,N]) "), std::string::npos);
+    EXPECT_NE(print_canonical(p).find(" reverse"), std::string::npos) << print_canonical(p);
+}
+
 TEST(Printer, NumbersRoundTripExactly) {
     for (double v : {0.1, 1.0 / 3.0, 1e-300, 1.7976931348623157e308, -2.5e-7, 123456789.123, -0.0}) {
         std::string text = format_number(v);
