@@ -124,8 +124,45 @@ dsl::RowOp row_op_of(OpKind k) {
     case OpKind::kMax: return dsl::RowOp::kMax;
     case OpKind::kL1Normalize: return dsl::RowOp::kL1Normalize;
     case OpKind::kL2Normalize: return dsl::RowOp::kL2Normalize;
+    case OpKind::kCumsum: return dsl::RowOp::kCumsum;
+    case OpKind::kCumprod: return dsl::RowOp::kCumprod;
     default: return dsl::RowOp::kMin;
     }
+}
+
+// Scan (cumsum / cumprod) row kernels stream the row in tiles of threads / rows_per_block x vec
+// elements with a running carry (kernels/scan.cuh). Rows of at most two warp tiles take one warp
+// or less per row (256 threads a block); longer rows a whole block per row, led by the narrowest
+// of 256, 512, 1024 threads that covers the row in one tile, else 1024 (few long rows must still
+// fill the SMs' threads). The first candidate is the seed's; the others are the search's.
+std::vector<dsl::RowwiseConfig> scan_candidates(int64_t len, int elem_bytes) {
+    dsl::RowwiseConfig base;
+    base.vec = elem_bytes >= 4 ? 4 : 8;  // 16-byte accesses
+    std::vector<dsl::RowwiseConfig> out;
+    if (len <= 64 * base.vec) {
+        int per_row = 1;
+        while (per_row < 32 && int64_t(per_row) * base.vec < len) per_row *= 2;
+        dsl::RowwiseConfig c = base;
+        c.threads = 256;
+        c.rows_per_block = 256 / per_row;
+        out.push_back(c);
+    }
+    int lead = 1024;
+    for (int threads : {256, 512, 1024}) {
+        if (int64_t(threads) * base.vec >= len) {
+            lead = threads;
+            break;
+        }
+    }
+    for (int threads : {lead, 1024, 512, 256}) {
+        bool seen = false;
+        for (const auto& c : out) seen = seen || (c.threads == threads && c.rows_per_block == 1);
+        if (seen) continue;
+        dsl::RowwiseConfig c = base;
+        c.threads = threads;
+        out.push_back(c);
+    }
+    return out;
 }
 
 struct Planner {
@@ -476,6 +513,7 @@ Status Planner::add_rowwise(const Op& op) {
     const bool softmax = op.kind == OpKind::kSoftmax || op.kind == OpKind::kLogSoftmax ||
                          op.kind == OpKind::kLogsumexp;
     const bool normalize = op.kind == OpKind::kL1Normalize || op.kind == OpKind::kL2Normalize;
+    const bool scan = op.kind == OpKind::kCumsum || op.kind == OpKind::kCumprod;
     dsl::Kernel kn;
     kn.kind = dsl::KernelKind::kRowwise;
     kn.row_op = row_op_of(op.kind);
@@ -506,10 +544,11 @@ Status Planner::add_rowwise(const Op& op) {
         }
         if (normalize && op.attrs.eps != 0) kn.eps = op.attrs.eps;  // 0: the knob's default
         if (axis != rank - 1) {
-            if (softmax || normalize) {
+            if (softmax || normalize || scan) {
                 return not_expressible(op, "over " + dx[axis] + ", not the last dim: softmax, "
-                                               "log_softmax, logsumexp, l1_normalize and "
-                                               "l2_normalize run over the last dim");
+                                               "log_softmax, logsumexp, l1_normalize, "
+                                               "l2_normalize, cumsum and cumprod run over the "
+                                               "last dim");
             }
             kn.over = dx[axis];
             s.column = true;
@@ -520,6 +559,16 @@ Status Planner::add_rowwise(const Op& op) {
     DType value = DType::kF32;
     if (auto st = absorb(kn, op.output, value, op); !st) return st;
     PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
+    if (scan) {
+        for (dsl::RowwiseConfig c : scan_candidates(s.len, s.elem_bytes)) {
+            c.reverse = op.attrs.reverse;
+            c.exclusive = op.attrs.exclusive;
+            kn.rowwise = c;
+            pk.candidates.push_back(kn);
+        }
+        kernels.push_back(std::move(pk));
+        return Ok{};
+    }
     for (const auto& c : rowwise_candidates(s, limits, opt)) {
         kn.rowwise = c;
         pk.candidates.push_back(kn);

@@ -293,6 +293,48 @@ TEST(Seed, NormalizeIsOneRowKernel) {
     EXPECT_NE(c.error().to_string().find("run over the last dim"), std::string::npos);
 }
 
+// cumsum / cumprod (KernelBench level 1, 89-92) seed as one scan row kernel with the problem's
+// flags: 1024 threads a row for long rows, one warp or less per row for short ones; a trailing
+// element-wise op joins its chain; over a leading dim it is not expressible.
+TEST(Seed, ScanIsOneRowKernel) {
+    const std::string head = R"({"name":"sc","dims":{"B":128,"N":4000},
+        "inputs":{"X":{"shape":["B","N"],"dtype":"f32"}},"graph":[)";
+    const std::string tail = R"(],"outputs":["Y"],"precision":{"policy":"fp32_strict"}})";
+    Problem fwd = parse(head + R"({"op":"cumsum","inputs":["X"],"output":"Y"})" + tail);
+    auto prog = search::seed_program(fwd, h200());
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    ASSERT_EQ(prog->kernels.size(), 1u) << dsl::print_canonical(*prog);
+    EXPECT_EQ(prog->kernels[0].row_op, dsl::RowOp::kCumsum);
+    EXPECT_EQ(prog->kernels[0].rowwise.threads, 1024);
+    EXPECT_EQ(prog->kernels[0].rowwise.rows_per_block, 1);
+    EXPECT_FALSE(prog->kernels[0].rowwise.reverse);
+    EXPECT_EQ(seed_and_verify(fwd), "");
+    Problem rev = parse(head + R"({"op":"cumprod","inputs":["X"],"output":"C",
+                                   "reverse":true,"exclusive":true},
+                                  {"op":"scale","inputs":["C"],"output":"Y","value":2.0})" + tail);
+    auto pr = search::seed_program(rev, h200());
+    ASSERT_TRUE(pr.ok()) << pr.error().to_string();
+    ASSERT_EQ(pr->kernels.size(), 1u) << dsl::print_canonical(*pr);
+    EXPECT_EQ(pr->kernels[0].row_op, dsl::RowOp::kCumprod);
+    EXPECT_TRUE(pr->kernels[0].rowwise.reverse);
+    EXPECT_TRUE(pr->kernels[0].rowwise.exclusive);
+    EXPECT_EQ(seed_and_verify(rev), "");
+    auto short_rows = rebind(fwd, {{"B", 4096}, {"N", 100}});
+    ASSERT_TRUE(short_rows.ok());
+    auto ps = search::seed_program(*short_rows, h200());
+    ASSERT_TRUE(ps.ok()) << ps.error().to_string();
+    EXPECT_EQ(ps->kernels[0].rowwise.threads / ps->kernels[0].rowwise.rows_per_block, 32);
+    EXPECT_EQ(seed_and_verify(*short_rows), "");
+    auto long_rows = rebind(fwd, {{"B", 8}, {"N", 1 << 20}});
+    ASSERT_TRUE(long_rows.ok());
+    EXPECT_EQ(seed_and_verify(*long_rows), "");
+    Problem col = parse(head + R"({"op":"cumsum","inputs":["X"],"output":"Y","axis":0})" + tail);
+    auto c = search::seed_program(col, h200());
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.error().to_string().find("cumsum and cumprod run over the last dim"),
+              std::string::npos);
+}
+
 // A small fp32_strict GEMM (3xTF32, multistage): 128x128 tiles would give 2 CTAs on 132 SMs
 // (measured on the H200: 35 us against cuBLAS's 9.5 us); the seed takes the tile with the most CTAs.
 TEST(Seed, SmallMultistageGemmPrefersTheTileWithMoreCtas) {
