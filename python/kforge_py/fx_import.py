@@ -36,6 +36,12 @@ class Transposed:  # the last two dims of `tensor` swapped; only a matmul operan
 
 
 @dataclass
+class Flipped:  # `tensor` reversed along `dims`; only cumsum / cumprod over that dim may read it
+    tensor: Tensor
+    dims: tuple
+
+
+@dataclass
 class MaxPair:  # (values, indices) of torch.max/min with a dim; only [0] is supported
     values: Tensor
     what: str
@@ -129,6 +135,9 @@ class Converter:
             return v
         if isinstance(v, Transposed):
             raise Unsupported("transpose is not supported except as a matmul operand")
+        if isinstance(v, Flipped):
+            raise Unsupported("flip is supported only around a scan over the flipped dim: "
+                              "x.flip(d).cumsum(d).flip(d) (a reverse cumsum / cumprod)")
         if isinstance(v, MaxPair):
             raise Unsupported(f"{v.what} with a dim returns (values, indices); "
                               "only its values ([0]) are supported")

@@ -5,7 +5,7 @@ import operator
 import torch
 import torch.nn.functional as F
 
-from kforge_py.fx_import import MaxPair, Tensor, Transposed, Unsupported, is_scalar
+from kforge_py.fx_import import Flipped, MaxPair, Tensor, Transposed, Unsupported, is_scalar
 
 UNARY = {"relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "silu": "silu", "mish": "mish",
          "exp": "exp", "log": "log", "neg": "neg", "negative": "neg", "abs": "abs",
@@ -125,6 +125,11 @@ def convert(conv, node):
         return e("softplus", beta=float(get(1, "beta", 1.0)), threshold=float(get(2, "threshold", 20.0)))
     if name in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"):
         return e("dropout", p=float(get(1, "p", 0.5)))
+    if name == "flip":
+        return flip(conv, args[0] if args else kw.get("input"), get(1, "dims"))
+    if name in ("cumsum", "cumprod"):
+        return scan(conv, node, name, args[0] if args else kw.get("input"), get(1, "dim"),
+                    get(2, "dtype"), shape, dtype)
     if name in ("softmax", "log_softmax"):
         dim = get(1, "dim")
         return e(name, axis=conv.axis(dim, x()))
@@ -341,6 +346,45 @@ def normalize(conv, node, x, p, dim, eps, out, shape, dtype):
     if eps:
         t = conv.emit("max_scalar", [t], node, keep, dtype, False, value=float(eps))
     return conv.emit("div", [x, t], node, shape, dtype)
+
+
+def _flip_dims(conv, dims, t):
+    dims = (dims,) if isinstance(dims, int) else tuple(dims or ())
+    rank = len(t.shape)
+    return tuple(sorted(conv.axis(d, t) % rank for d in dims))
+
+
+def flip(conv, x, dims):
+    """x.flip(dims): no op of its own. A flip of a flipped value over the same dims is the value
+    itself; otherwise the result is a Flipped view that only a cumsum / cumprod over that one dim
+    may read (a reverse scan, whose result is flipped back by the next flip)."""
+    if isinstance(x, Flipped):
+        if _flip_dims(conv, dims, x.tensor) == x.dims:
+            return x.tensor
+        raise Unsupported("flip of a flipped tensor over other dims is not supported")
+    x = conv.tensor(x, "the flip input")
+    d = _flip_dims(conv, dims, x)
+    if len(d) != 1:
+        raise Unsupported(f"flip over dims {list(d)} is not supported (one dim, around a cumsum)")
+    return Flipped(x, d)
+
+
+def scan(conv, node, name, x, dim, out_dtype, shape, dtype):
+    """torch.cumsum / cumprod(x, dim) -> one cumsum / cumprod op over `dim`; over a Flipped input
+    (x.flip(dim)) the reverse scan, itself Flipped so that the closing flip gives its result."""
+    if dim is None:
+        raise Unsupported(f"{name} without dim is not supported")
+    if out_dtype is not None:
+        raise Unsupported(f"{name} with dtype= is not supported")
+    if isinstance(x, Flipped):
+        rank = len(x.tensor.shape)
+        if x.dims != (conv.axis(dim, x.tensor) % rank,):
+            raise Unsupported(f"{name} over a tensor flipped along another dim is not supported")
+        out = conv.emit(name, [x.tensor], node, shape, dtype, axis=x.dims[0] - rank, reverse=True)
+        return Flipped(out, x.dims)
+    x = conv.tensor(x, f"the {name} input")
+    rank = len(x.shape)
+    return conv.emit(name, [x], node, shape, dtype, axis=conv.axis(dim, x) % rank - rank)
 
 
 def reduce_chain(conv, node, op, x, dims, keepdim, shape, dtype, final=True):

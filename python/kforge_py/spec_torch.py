@@ -68,6 +68,13 @@ def run_op(op, a):
         return torch.log_softmax(a[0], ax)
     if k == "logsumexp":
         return torch.logsumexp(a[0], ax, keepdim=kd)
+    if k in ("cumsum", "cumprod"):
+        x = a[0].flip(ax) if op.get("reverse") else a[0]
+        y = torch.cumsum(x, ax) if k == "cumsum" else torch.cumprod(x, ax)
+        if op.get("exclusive"):
+            first = torch.zeros_like(y.narrow(ax, 0, 1)) + (1 if k == "cumprod" else 0)
+            y = torch.cat([first, y.narrow(ax, 0, y.shape[ax] - 1)], ax)
+        return y.flip(ax) if op.get("reverse") else y
     if k in ("l1_normalize", "l2_normalize"):
         return F.normalize(a[0], p=1.0 if k == "l1_normalize" else 2.0, dim=ax,
                            eps=op.get("eps", 0.0))

@@ -178,6 +178,32 @@ class SmallModules(unittest.TestCase):
                    ["scale", "square", "sum", "sqrt", "div"])
         self.unsupported("return F.normalize(x, p=3)", "p = 3 is not supported")
 
+    def test_cumsum_cumprod_and_reverse_scan_are_one_op(self):
+        # KernelBench level 1, 89-91: cumsum, cumprod, and the reverse cumsum spelled with flips
+        def spec(body, **kw):
+            path = module_file(body, **kw)
+            try:
+                return spec_of(path)
+            finally:
+                os.unlink(path)
+        for body, kind, axis, reverse in [
+                ("return torch.cumsum(x, dim=1)", "cumsum", -1, None),
+                ("return x.cumsum(-1)", "cumsum", -1, None),
+                ("return torch.cumprod(x, 1)", "cumprod", -1, None),
+                ("return torch.cumsum(x.flip(1), dim=1).flip(1)", "cumsum", -1, True),
+                ("return torch.flip(torch.cumprod(torch.flip(x, [1]), 1), dims=(1,))", "cumprod",
+                 -1, True),
+                ("return torch.cumsum(x, dim=0)", "cumsum", -2, None)]:
+            with self.subTest(body):
+                s = spec(body)
+                self.assertEqual(ops(s), [kind])
+                self.assertEqual(s["graph"][0]["axis"], axis)
+                self.assertEqual(s["graph"][0].get("reverse"), reverse)
+        self.unsupported("return x.flip(1)", "flip is supported only around a scan")
+        self.unsupported("return torch.cumsum(x.flip(1), dim=0)", "flipped along another dim")
+        self.unsupported("return torch.cumsum(x, dim=1, dtype=torch.float64)", "dtype= is not")
+        self.unsupported("return torch.cumsum(x.flip(1), dim=1)", "flip is supported only")
+
     def test_scalar_arithmetic(self):
         self.check("return (2.0 - x) * 3 / 4 + 1", ["neg", "add_scalar", "scale", "scale",
                                                      "add_scalar"])
@@ -191,7 +217,7 @@ class SmallModules(unittest.TestCase):
     def test_unsupported_ops_are_named(self):
         self.unsupported("return x.view(-1)", r"^view \(changes the shape")
         self.unsupported("return 1.0 / x", "reciprocal")
-        self.unsupported("return torch.cumsum(x, 1)", r"^cumsum is not supported")
+        self.unsupported("return torch.erf(x)", r"^erf is not supported")
         self.unsupported("return x.argmax(dim=1)", r"^argmax is not supported")
         self.unsupported("return x ** 4", "exponent 4")
         self.unsupported("return torch.max(x, dim=1)[1]", "indices")

@@ -150,6 +150,62 @@ class NormalizeImports(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
+class ScanImports(unittest.TestCase):
+    """cumsum / cumprod and the reverse cumsum (flips) import as one op that matches PyTorch at
+    fp64; a wrong flag is caught; the example optimizes on the simulator."""
+
+    def validate(self, spec, loaded, path):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            with open(out, "w") as f:
+                json.dump(spec, f)
+            return import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
+
+    def test_each_spelling_matches_pytorch(self):
+        from test_fx_import import module_file
+        for body in ["return torch.cumsum(x, dim=1)", "return torch.cumprod(x, dim=1)",
+                     "return torch.cumsum(x.flip(1), 1).flip(1)", "return x.cumsum(0)"]:
+            with self.subTest(body):
+                path = module_file(body)
+                try:
+                    loaded = kernelbench.load(path)
+                    spec, _ = spec_build.build(loaded, "kb_scan", "")
+                    flag, line = self.validate(spec, loaded, path)
+                finally:
+                    os.unlink(path)
+                self.assertIsNone(flag)
+                self.assertIn("interpreter = PyTorch (fp64) at", line)
+                worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
+                self.assertLess(worst, 1e-9, line)
+
+    def test_wrong_direction_or_flag_is_caught(self):
+        from test_fx_import import module_file
+        path = module_file("return torch.cumsum(x, dim=1)")
+        try:
+            loaded = kernelbench.load(path)
+            for key, value in (("reverse", True), ("exclusive", True), ("op", "cumprod")):
+                with self.subTest(key):
+                    spec, _ = spec_build.build(loaded, "kb_scan", "")
+                    spec["graph"][0][key] = value
+                    with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
+                        self.validate(spec, loaded, path)
+        finally:
+            os.unlink(path)
+
+    def test_example_is_checked_and_optimizes_on_the_simulator(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = util.kforge("import", "kernelbench", util.example("22_cumsum"), "-o", d)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
+            spec_path = os.path.join(d, "kb_22_cumsum.json")
+            spec = util.load_json(spec_path)
+            self.assertEqual([op["op"] for op in spec["graph"]], ["cumsum", "cumprod", "cumsum"])
+            self.assertEqual(spec["graph"][2].get("reverse"), True)
+            r = util.kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
+                            "--db", os.path.join(d, "k.db"))
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+
 class NumericCheckCatchesWrongMappings(unittest.TestCase):
     """validate() must fail when the spec does not compute what the module does."""
 
