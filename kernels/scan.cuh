@@ -56,8 +56,10 @@ template <class C, ScanMode M> struct RowGroupScan {
             Block(s).ExclusiveScan(v, prefix, initial, ScanOp<M>{}, total);
             __syncthreads();  // the storage is reused by the next tile
         } else {
+            // Shuffles within the row group's lanes only (a power-of-two logical warp): no
+            // shared storage to guard, and no full-warp barrier, which the lanes of row groups
+            // past the last row (returned early) could not join.
             Warp(s).ExclusiveScan(v, prefix, initial, ScanOp<M>{}, total);
-            __syncwarp();
         }
     }
 };
