@@ -120,7 +120,14 @@ SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
             continue;
         }
         if (p.best_ns_by_round.size() < 2) {  // never searched: explored before any repeat
-            if (!untried || expected_gain(p) > expected_gain(progress[*untried])) untried = i;
+            // fewest rounds first: every start gets its first round (its full-tier result)
+            // before any problem a second one (KernelBench imports on the H200, 2026-12-01: one
+            // problem's start with no full-tier result took round 2 while five starts waited,
+            // and the suite's budget ended with no result for them)
+            const size_t r = p.best_ns_by_round.size();
+            const size_t ru = untried ? progress[*untried].best_ns_by_round.size() : 0;
+            if (!untried || r < ru || (r == ru && expected_gain(p) > expected_gain(progress[*untried])))
+                untried = i;
             continue;
         }
         if (!best || expected_gain(p) > expected_gain(progress[*best])) best = i;

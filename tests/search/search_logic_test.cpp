@@ -201,6 +201,14 @@ TEST(Allocator, LargestExpectedGainNearSolDeprioritized) {
     improving.fraction_of_sol = 0.01, improving.best_ns_by_round = {100, 82};
     c = choose_next_problem({improving, untried}, {false, false}, {"improving", "untried"});
     EXPECT_EQ(c.next, 1u);
+    // a start not yet evaluated comes before a problem with one round, whatever their gains
+    Progress fresh, one_round;
+    fresh.fraction_of_sol = 0.5;
+    one_round.best_ns_by_round = {0};  // its round gave no full-tier result
+    c = choose_next_problem({one_round, fresh}, {false, false}, {"one_round", "fresh"});
+    EXPECT_EQ(c.next, 1u);
+    c = choose_next_problem({one_round, fresh}, {false, true}, {"one_round", "fresh"});
+    EXPECT_EQ(c.next, 0u);
 }
 
 TEST(CostModel, FitIsGeometricMeanRatioPerKind) {
