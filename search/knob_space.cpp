@@ -177,7 +177,9 @@ KnobValue random_value(const KnobSpec& s, Rng& rng, bool& flag_on) {
 }  // namespace
 
 bool is_tuning_knob(dsl::KernelKind, std::string_view knob) {
-    return knob != "over" && knob != "eps" && knob != "groups";
+    // semantics, fixed by the problem: the dim, the norms' eps and groups, the scan's direction
+    return knob != "over" && knob != "eps" && knob != "groups" && knob != "reverse" &&
+           knob != "exclusive";
 }
 
 std::vector<KnobMove> knob_neighbours(const dsl::Program& p) {

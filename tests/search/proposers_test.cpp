@@ -96,6 +96,23 @@ TEST(KnobSpace, NeighboursChangeOneKnobAndFlagsToggleBothWays) {
     EXPECT_TRUE(step_knob(*p, 0, "vec", 1).size() == 1u);
 }
 
+// A scan's direction and exclusivity are the problem's, not tuning: no move flips them (the
+// checker would refuse the program, a proposal wasted).
+TEST(KnobSpace, TheScanFlagsAreNeverMoved) {
+    auto p = dsl::parse_program(
+        "program t for \"t\"\nkernel k0 = rowwise cumsum(X[B,N]) reverse threads 1024 vec 4\n"
+        "    { store Y[B,N] }\n", "t");
+    ASSERT_TRUE(p) << p.error().to_string();
+    auto n = knob_neighbours(*p);
+    EXPECT_FALSE(n.empty());
+    for (const KnobMove& m : n) {
+        EXPECT_EQ(m.move.find("reverse"), std::string::npos) << m.move;
+        EXPECT_EQ(m.move.find("exclusive"), std::string::npos) << m.move;
+    }
+    EXPECT_TRUE(step_knob(*p, 0, "reverse", 1).empty());
+    EXPECT_TRUE(step_knob(*p, 0, "exclusive", 1).empty());
+}
+
 // A stepped range also offers the 3/2 and 3/4 points, ahead of one step: "bigger tiles" from
 // 128x128 reaches 128x192 (not only 128x144, which ran 1.56x slower on the H200).
 TEST(KnobSpace, SteppedRangesOfferThreeHalvesAndThreeQuarters) {
