@@ -8,6 +8,16 @@ namespace kforge {
 
 namespace interp {
 
+AxisSplit axis_split(const OpArgs& a) {
+    const std::vector<int64_t>& shape = a.inputs[0]->shape;
+    const size_t axis = static_cast<size_t>(a.op.attrs.axis);
+    AxisSplit s;
+    s.len = shape[axis];
+    for (size_t i = 0; i < axis; ++i) s.outer *= shape[i];
+    for (size_t i = axis + 1; i < shape.size(); ++i) s.inner *= shape[i];
+    return s;
+}
+
 std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in_shape,
                                        const std::vector<int64_t>& out_shape) {
     std::vector<int64_t> strides(out_shape.size(), 0);

@@ -73,11 +73,7 @@ std::vector<double> eval_norm(const OpArgs& a) {
 // row gives 0 / 0 = NaN as `x / x.norm(...)` does).
 std::vector<double> eval_normalize(const OpArgs& a) {
     const std::vector<double>& x = *a.data[0];
-    const std::vector<int64_t>& shape = a.inputs[0]->shape;
-    const size_t axis = static_cast<size_t>(a.op.attrs.axis);
-    int64_t outer = 1, len = shape[axis], inner = 1;
-    for (size_t i = 0; i < axis; ++i) outer *= shape[i];
-    for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+    const auto [outer, len, inner] = axis_split(a);
     const bool l2 = a.op.kind == OpKind::kL2Normalize;
     std::vector<double> out(x.size());
     for (int64_t o = 0; o < outer; ++o) {

@@ -15,6 +15,14 @@ struct OpArgs {
     const Tensor& out;
 };
 
+// The op's first input seen as [outer, len, inner] around its axis (attrs.axis, >= 0): element
+// (o, l, i) is at (o * len + l) * inner + i.
+struct AxisSplit {
+    int64_t outer = 1, len = 1, inner = 1;
+    int64_t at(int64_t o, int64_t l, int64_t i) const { return (o * len + l) * inner + i; }
+};
+AxisSplit axis_split(const OpArgs& a);
+
 // Strides that map an index of `out_shape` to a flat index of a tensor of `in_shape` that
 // broadcasts to it (right-aligned; 0 where the input has size 1 or lacks the dim).
 std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in_shape,

@@ -10,11 +10,7 @@ namespace kforge::interp {
 
 std::vector<double> eval_reduction(const OpArgs& a) {
     const std::vector<double>& x = *a.data[0];
-    const std::vector<int64_t>& shape = a.inputs[0]->shape;
-    size_t axis = static_cast<size_t>(a.op.attrs.axis);
-    int64_t outer = 1, len = shape[axis], inner = 1;
-    for (size_t i = 0; i < axis; ++i) outer *= shape[i];
-    for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+    const auto [outer, len, inner] = axis_split(a);
     OpKind kind = a.op.kind;
     bool same_shape = kind == OpKind::kSoftmax || kind == OpKind::kLogSoftmax;
     std::vector<double> out(static_cast<size_t>(same_shape ? outer * len * inner : outer * inner));
@@ -63,11 +59,7 @@ std::vector<double> eval_reduction(const OpArgs& a) {
 // (PyTorch's x.flip(d).cumsum(d).flip(d)).
 std::vector<double> eval_scan(const OpArgs& a) {
     const std::vector<double>& x = *a.data[0];
-    const std::vector<int64_t>& shape = a.inputs[0]->shape;
-    const size_t axis = static_cast<size_t>(a.op.attrs.axis);
-    int64_t outer = 1, len = shape[axis], inner = 1;
-    for (size_t i = 0; i < axis; ++i) outer *= shape[i];
-    for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+    const auto [outer, len, inner] = axis_split(a);
     const bool prod = a.op.kind == OpKind::kCumprod;
     std::vector<double> out(x.size());
     for (int64_t o = 0; o < outer; ++o) {
