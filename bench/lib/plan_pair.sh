@@ -31,36 +31,8 @@ kforge_plan_pair() {
         timeout 400 "$K" eval --device "$DEVICE" --tier full --interleave --problem "$D/$n.json" \
             --program "$D/$n.split.kf" --program "$D/$n.$variant.kf" --json > "$O/$n.json" 2> "$O/$n.err"
         rc=$?
-        python3 - "$O/$n.json" "$n" "$rc" <<'PY' | tee -a "$O/summary.txt" || failed=1
-import json, sys
-path, prob, rc = sys.argv[1], sys.argv[2], sys.argv[3]
-try:
-    d = json.load(open(path))
-    cands = d["candidates"]
-except (OSError, ValueError, KeyError):
-    print(f"{prob}: no report (rc={rc})"); sys.exit(1)
-inter = {}
-for p in (d.get("timing") or {}).get("programs", []):
-    reps = p.get("repetitions") or []
-    if reps: inter[p.get("program_hash")] = reps[0]["stats"]["median_ns"]
-rows, ok = [], True
-for c in cands:
-    r = c.get("report", {})
-    full = r.get("timing", {}).get("median_ns")
-    rows.append((c["label"].split(".")[-2], r.get("status", "?"), full,
-                 inter.get(r.get("program_hash")), r.get("bytes"), r.get("simulated", False),
-                 r.get("message", "").replace("\n", " ")[:120]))
-    ok &= r.get("status") == "passed"
-split = next((r for r in rows if r[0] == "split"), None)
-for plan, status, full, il, nbytes, sim, msg in rows:
-    us = lambda t: f"{t / 1e3:9.1f}" if t else "        -"
-    gbs = f"{nbytes / il:6.0f} GB/s" if nbytes and il else "    -     "
-    ratio = f"{split[3] / il:5.2f}x" if split and split[3] and il else "  -  "
-    print(f"{prob:26s} {plan:6s} {status:8s} full {us(full)} us  interleaved {us(il)} us "
-          f"{gbs}  split/this {ratio}{' SIMULATED' if sim else ''} "
-          f"{msg if status != 'passed' else ''}")
-sys.exit(0 if ok else 1)
-PY
+        python3 "$R/bench/lib/interleaved_table.py" "$O/$n.json" "$n" "$rc" --base split |
+            tee -a "$O/summary.txt" || failed=1
     done
     return $failed
 }

@@ -42,29 +42,7 @@ for n in cumsum_128x4000 cumprod_128x4000 cumsum_reverse_128x4000 cumsum_128x327
     timeout 500 "$K" eval --device "$DEVICE" --tier full --interleave --problem "$D/$n.json" \
         --program "$D/$n.wide.kf" --program "$D/$n.narrow.kf" --json > "$O/$n.json" 2> "$O/$n.err"
     rc=$?
-    python3 - "$O/$n.json" "$n" "$rc" <<'PY' | tee -a "$O/summary.txt" || failed=1
-import json, sys
-path, prob, rc = sys.argv[1], sys.argv[2], sys.argv[3]
-try:
-    d = json.load(open(path))
-    cands = d["candidates"]
-except (OSError, ValueError, KeyError):
-    print(f"{prob}: no report (rc={rc})"); sys.exit(1)
-inter = {}
-for p in (d.get("timing") or {}).get("programs", []):
-    reps = p.get("repetitions") or []
-    if reps: inter[p.get("program_hash")] = reps[0]["stats"]["median_ns"]
-ok = True
-for c in cands:
-    r = c.get("report", {})
-    full, il, nbytes = r.get("timing", {}).get("median_ns"), inter.get(r.get("program_hash")), r.get("bytes")
-    us = lambda t: f"{t / 1e3:9.1f}" if t else "        -"
-    gbs = f"{nbytes / il:6.0f} GB/s" if nbytes and il else "    -     "
-    print(f"{prob:26s} {c['label'].split('.')[-2]:6s} {r.get('status', '?'):8s} full {us(full)} us"
-          f"  interleaved {us(il)} us {gbs}{' SIMULATED' if r.get('simulated') else ''} "
-          f"{r.get('message', '').replace(chr(10), ' ')[:100]}")
-    ok &= r.get("status") == "passed"
-sys.exit(0 if ok else 1)
-PY
+    python3 "$R/bench/lib/interleaved_table.py" "$O/$n.json" "$n" "$rc" |
+        tee -a "$O/summary.txt" || failed=1
 done
 exit $failed
