@@ -73,18 +73,19 @@ void offer(const KnobMove& m, const DirectedMove& d, const detail::Parent& paren
     }
 }
 
+// The programs that make move `d` on kernel `ki` of `p` (none where the kernel is of another
+// kind or the knob cannot move that way).
+std::vector<KnobMove> moves_of(const DirectedMove& d, const dsl::Program& p, size_t ki) {
+    if (!d.kind.empty() && to_string(p.kernels[ki].kind) != d.kind) return {};
+    if (d.word.empty()) return step_knob(p, ki, d.knob, d.direction);
+    std::vector<KnobMove> out;
+    if (auto m = set_word_knob(p, ki, d.knob, d.word)) out.push_back(std::move(*m));
+    return out;
+}
+
 void apply(const DirectedMove& d, const detail::Parent& parent, detail::ProposalSink& sink) {
-    for (size_t ki = 0; ki < parent.program.kernels.size() && !sink.full(); ++ki) {
-        const dsl::Kernel& k = parent.program.kernels[ki];
-        if (!d.kind.empty() && to_string(k.kind) != d.kind) continue;
-        if (!d.word.empty()) {
-            if (auto m = set_word_knob(parent.program, ki, d.knob, d.word))
-                offer(*m, d, parent, sink);
-            continue;
-        }
-        for (KnobMove& m : step_knob(parent.program, ki, d.knob, d.direction))
-            offer(m, d, parent, sink);
-    }
+    for (size_t ki = 0; ki < parent.program.kernels.size() && !sink.full(); ++ki)
+        for (KnobMove& m : moves_of(d, parent.program, ki)) offer(m, d, parent, sink);
 }
 
 // The moves that answer one bottleneck usually add up (a compute-bound element-wise kernel pays
@@ -103,14 +104,7 @@ void apply_together(const std::vector<DirectedMove>& moves, const detail::Parent
     for (const DirectedMove& d : moves) {
         if (!done.insert(d.kind + " " + d.knob + " " + d.word + std::to_string(d.direction)).second) continue;
         for (size_t ki = 0; ki < at.kernels.size(); ++ki) {
-            if (!d.kind.empty() && to_string(at.kernels[ki].kind) != d.kind) continue;
-            std::vector<KnobMove> options;
-            if (!d.word.empty()) {
-                if (auto m = set_word_knob(at, ki, d.knob, d.word)) options.push_back(std::move(*m));
-            } else {
-                options = step_knob(at, ki, d.knob, d.direction);
-            }
-            for (KnobMove& m : options) {
+            for (KnobMove& m : moves_of(d, at, ki)) {
                 if (!memo.legal(m.program, dsl::program_hash(m.program), context)) continue;
                 at = std::move(m.program);
                 parts.push_back(m.move);
