@@ -14,6 +14,8 @@
 #   JOBS (8: parallel compiles)  TOTAL_S (540: time guard; an evaluation pair starts only when
 #   its estimate fits, the rest is listed as skipped)  COMPILE_S (90: estimate per compile
 #   wave of JOBS programs, and for an eval whose program did not compile beforehand)
+#   PROG_DIR (problems: where P.kf is read; another folder compares another configuration of
+#   the same problem, e.g. a pingpong schedule, fused against its own plain twin)
 #   EVAL_S (25: estimate of one full-tier eval until one was measured)  SIM_CHECK (1: validate
 #   each twin with a simulated quick eval too; 0: fmt + check only)
 # A fused program of several kernels (gemm + rowwise, two gemms) is compared with its first
@@ -52,13 +54,14 @@ export KFORGE_CACHE_DIR=${KFORGE_CACHE_DIR:-/tmp/kforge-cache}
 . "$R/bench/lib/link_build_tree.sh"
 kforge_link_build_tree "$K" "$R"
 
+PROG_DIR=${PROG_DIR:-problems}
 problems=("$@")
 if [ ${#problems[@]} -eq 0 ]; then
     for f in problems/linear_*.kf; do problems+=("$(basename "$f" .kf)"); done
     problems+=(swiglu_bf16 matmul_rowsum_f32)
 fi
 for p in "${problems[@]}"; do
-    [ -f "problems/$p.json" ] && [ -f "problems/$p.kf" ] || { echo "unknown problem $p" >&2; exit 2; }
+    [ -f "problems/$p.json" ] && [ -f "$PROG_DIR/$p.kf" ] || { echo "unknown problem $p" >&2; exit 2; }
 done
 failed=0
 
@@ -67,7 +70,7 @@ declare -A nkern
 ok=()
 simflag=(); [ "$SIM_CHECK" = 1 ] || simflag=(--no-sim)
 for p in "${problems[@]}"; do
-    if line=$(python3 "$D/make_plain.py" "problems/$p.json" "problems/$p.kf" "$W" --kforge "$K" \
+    if line=$(python3 "$D/make_plain.py" "problems/$p.json" "$PROG_DIR/$p.kf" "$W" --kforge "$K" \
               "${simflag[@]}" 2> "$O/raw/$p.twin.err"); then
         nkern[$p]=$(sed -n 's/.*kernels=\([0-9]*\).*/\1/p' <<< "$line")
         cp "$W/${p}_plain.json" "$W/${p}_plain.kf" "$O/twins/"
@@ -95,7 +98,7 @@ ok=("${sorted[@]}")
 # the time left after one evaluation pair.
 progs=()
 for p in "${ok[@]}"; do
-    progs+=("$p.fused|problems/$p.json|problems/$p.kf" "$p.plain|$W/${p}_plain.json|$W/${p}_plain.kf")
+    progs+=("$p.fused|problems/$p.json|$PROG_DIR/$p.kf" "$p.plain|$W/${p}_plain.json|$W/${p}_plain.kf")
 done
 n=${#progs[@]}
 waves=$(( (n + JOBS - 1) / JOBS ))
@@ -144,7 +147,7 @@ for r in $(seq 1 "$ROUNDS"); do
             continue
         fi
         for v in fused plain; do
-            if [ $v = fused ]; then prob=problems/$p.json; prog=problems/$p.kf
+            if [ $v = fused ]; then prob=problems/$p.json; prog=$PROG_DIR/$p.kf
             else prob=$W/${p}_plain.json; prog=$W/${p}_plain.kf; fi
             base=$O/raw/$p.$v.r$r
             left=$(( TOTAL_S - $(elapsed) )); [ "$left" -gt 300 ] && left=300
