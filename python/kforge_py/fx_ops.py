@@ -130,6 +130,10 @@ def convert(conv, node):
     if name in ("cumsum", "cumprod"):
         return scan(conv, node, name, args[0] if args else kw.get("input"), get(1, "dim"),
                     get(2, "dtype"), shape, dtype)
+    if name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"):
+        return pointwise_loss(conv, node, name, args, kw, shape, dtype)
+    if name == "cosine_similarity":
+        return cosine_similarity(conv, node, args, kw, shape, dtype)
     if name in ("softmax", "log_softmax"):
         dim = get(1, "dim")
         return e(name, axis=conv.axis(dim, x()))
@@ -428,3 +432,85 @@ def reduction(conv, node, name, args, kw, shape, dtype):
         values = conv.emit(name, [x], node, out_shape, x.dtype, axis=dim, keepdim=bool(keepdim))
         return MaxPair(values, f"torch.{name}")
     return reduce_chain(conv, node, REDUCE[name], x, dim, keepdim, shape, dtype)
+
+
+def _broadcast(conv, node, a, b, what):
+    """The broadcast shape of tensors a and b (PyTorch's rules), or Unsupported naming `what`."""
+    try:
+        return tuple(torch.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    except RuntimeError:
+        raise Unsupported(f"{what}: shapes {list(a.shape)} and {list(b.shape)} do not broadcast "
+                          f"(node {node.name})")
+
+
+def pointwise_loss(conv, node, name, args, kw, shape, dtype):
+    """F.mse_loss / l1_loss / smooth_l1_loss / huber_loss(input, target, reduction) as ops the
+    spec has: d = input - target, then d^2, |d|, or the Huber branch without a select,
+    c2 * m^2 + c1 * (|d| - m) with m = min(|d|, k) (smooth_l1: k = beta, c2 = 0.5 / beta, c1 = 1;
+    huber: k = delta, c2 = 0.5, c1 = delta), exact on both sides of k; then a mean or sum over all
+    elements (a reduction over every axis, one value) or none."""
+    def get(i, key, default=None):
+        return args[i] if len(args) > i else kw.get(key, default)
+    x = conv.tensor(get(0, "input"), f"the {name} input")
+    y = conv.tensor(get(1, "target"), f"the {name} target")
+    if kw.get("weight") is not None:
+        raise Unsupported(f"{name} with a weight is not supported")
+    if kw.get("size_average") is not None or kw.get("reduce") is not None:
+        raise Unsupported(f"{name} with the deprecated size_average / reduce is not supported")
+    reduction = kw.get("reduction", "mean")
+    if reduction not in ("mean", "sum", "none"):
+        raise Unsupported(f"{name} with reduction={reduction!r} is not supported")
+    full = _broadcast(conv, node, x, y, name)
+    k = 0.0
+    if name in ("smooth_l1_loss", "huber_loss"):
+        key = "beta" if name == "smooth_l1_loss" else "delta"
+        k = kw.get(key, 1.0)
+        if not is_scalar(k) or k < 0 or (name == "huber_loss" and k == 0):
+            raise Unsupported(f"{name} with {key} = {k!r} is not supported")
+        k = float(k)  # smooth_l1 with beta 0 is the l1 loss
+    last = reduction == "none"  # the element-wise loss is the node's output
+    t = conv.emit("sub", [x, y], node, full, dtype, False)
+    t = conv.emit("square" if name == "mse_loss" else "abs", [t], node, full, dtype,
+                  last and k == 0)
+    if k > 0:
+        c2, c1 = (0.5 / k, 1.0) if name == "smooth_l1_loss" else (0.5, k)
+        m = conv.emit("min_scalar", [t], node, full, dtype, False, value=k)
+        q = conv.emit("square", [m], node, full, dtype, False)
+        q = conv.emit("scale", [q], node, full, dtype, False, value=c2)
+        r = conv.emit("sub", [t, m], node, full, dtype, False)
+        if c1 != 1.0:
+            r = conv.emit("scale", [r], node, full, dtype, False, value=c1)
+        t = conv.emit("add", [q, r], node, full, dtype, last)
+    if last:
+        return t
+    return reduce_chain(conv, node, reduction, t, None, False, shape, dtype)
+
+
+def cosine_similarity(conv, node, args, kw, shape, dtype):
+    """F.cosine_similarity(x1, x2, dim, eps) = sum(x1 * x2) / (max(|x1|, eps) * max(|x2|, eps))
+    over `dim` (PyTorch clamps each norm on its own), as ops the spec has: three sums over the
+    dim (of x1 * x2, x1^2, x2^2), two sqrt, two max_scalar, a mul and a div."""
+    def get(i, key, default=None):
+        return args[i] if len(args) > i else kw.get(key, default)
+    a = conv.tensor(get(0, "x1"), "the cosine_similarity input")
+    b = conv.tensor(get(1, "x2"), "the cosine_similarity input")
+    dim, eps = get(2, "dim", 1), get(3, "eps", 1e-8)
+    if not is_scalar(eps) or eps < 0:
+        raise Unsupported(f"cosine_similarity with eps = {eps!r} is not supported")
+    if tuple(a.shape) != tuple(b.shape):
+        raise Unsupported(f"cosine_similarity of shapes {list(a.shape)} and {list(b.shape)} "
+                          "(broadcast operands) is not supported")
+    rank = len(a.shape)
+    d = conv.axis(dim, a) % rank
+
+    def total(t):
+        return conv.emit("sum", [t], node, tuple(shape), dtype, False, axis=d, keepdim=False)
+
+    def norm(x):
+        n = conv.emit("sqrt", [total(conv.emit("square", [x], node, x.shape, dtype, False))],
+                      node, tuple(shape), dtype, False)
+        return conv.emit("max_scalar", [n], node, tuple(shape), dtype, False, value=float(eps)) \
+            if eps else n
+    dot = total(conv.emit("mul", [a, b], node, a.shape, dtype, False))
+    den = conv.emit("mul", [norm(a), norm(b)], node, tuple(shape), dtype, False)
+    return conv.emit("div", [dot, den], node, tuple(shape), dtype)

@@ -246,6 +246,86 @@ def spec_of_source(src):
         os.unlink(f.name)
 
 
+def two_input_file(body, inputs="torch.randn(batch_size, dim), torch.randn(batch_size, dim)"):
+    """A module file whose forward reads (p, t), like KernelBench's losses."""
+    path = module_file("pass", inputs=inputs)
+    with open(path) as f:
+        src = f.read()
+    src = src.replace("def forward(self, x):\n        pass",
+                      "def forward(self, p, t):\n        " + body)
+    with open(path, "w") as f:
+        f.write(src)
+    return path
+
+
+class LossModules(unittest.TestCase):
+    """KernelBench's losses (level 1, 94-100) and the Frobenius norm: element-wise ops the spec
+    has, then a reduction over every axis as a chain of one-axis reductions to one value."""
+
+    def spec(self, body, **kw):
+        path = two_input_file(body, **kw)
+        try:
+            return spec_of(path)
+        finally:
+            os.unlink(path)
+
+    def unsupported(self, body, pattern, **kw):
+        path = two_input_file(body, **kw)
+        try:
+            with self.assertRaisesRegex(Unsupported, pattern):
+                spec_of(path)
+        finally:
+            os.unlink(path)
+
+    def test_mean_over_all_elements_is_a_chain_to_a_scalar(self):
+        s = self.spec("return torch.mean((p - t) ** 2)")
+        self.assertEqual(ops(s), ["sub", "square", "mean", "mean"])
+        self.assertEqual([op["axis"] for op in s["graph"][2:]], [1, 0])
+        self.assertEqual(s["outputs"], [s["graph"][-1]["output"]])
+        # hinge: targets of shape [batch, 1] broadcast
+        s = self.spec("return torch.mean(torch.clamp(1 - p * t, min=0))",
+                      inputs="torch.randn(batch_size, dim), torch.randn(batch_size, 1)")
+        self.assertEqual(ops(s), ["mul", "neg", "add_scalar", "clamp", "mean", "mean"])
+        self.assertEqual(s["inputs"]["t"]["shape"], ["batch_size", 1])
+
+    def test_functional_losses(self):
+        huber = ["sub", "abs", "min_scalar", "square", "scale", "sub", "add"]
+        for body, expect, scales in [
+                ("return F.mse_loss(p, t)", ["sub", "square", "mean", "mean"], []),
+                ("return F.l1_loss(p, t, reduction='sum')", ["sub", "abs", "sum", "sum"], []),
+                ("return F.smooth_l1_loss(p, t)", huber + ["mean", "mean"], [0.5]),
+                ("return F.smooth_l1_loss(p, t, beta=0.5)", huber + ["mean", "mean"], [1.0]),
+                ("return F.smooth_l1_loss(p, t, beta=0.0)", ["sub", "abs", "mean", "mean"], []),
+                ("return F.huber_loss(p, t, delta=2.0)",
+                 huber[:6] + ["scale", "add", "mean", "mean"], [0.5, 2.0]),
+                ("return F.smooth_l1_loss(p, t, reduction='none')", huber, [0.5])]:
+            with self.subTest(body):
+                s = self.spec(body)
+                self.assertEqual(ops(s), expect)
+                self.assertEqual([op["value"] for op in s["graph"] if op["op"] == "scale"],
+                                 scales)
+                if "min_scalar" in expect:
+                    k = 0.5 if "beta=0.5" in body else 2.0 if "delta" in body else 1.0
+                    self.assertEqual(s["graph"][2]["value"], k)
+
+    def test_cosine_similarity_is_three_row_sums(self):
+        s = self.spec("return torch.mean(1 - F.cosine_similarity(p, t, dim=1))")
+        self.assertEqual(sorted(ops(s)), sorted(
+            ["mul", "sum", "square", "sum", "sqrt", "max_scalar", "square", "sum", "sqrt",
+             "max_scalar", "mul", "div", "neg", "add_scalar", "mean"]))
+        self.assertEqual({op["axis"] for op in s["graph"] if op["op"] == "sum"}, {1})
+        self.assertEqual({op["value"] for op in s["graph"] if op["op"] == "max_scalar"}, {1e-8})
+
+    def test_unsupported_forms_are_named(self):
+        self.unsupported("return torch.prod(p, dim=1) + t.sum(1)", r"^prod is not supported")
+        self.unsupported("return torch.cumsum(p * t, dim=1)", "dtype torch.bool is not supported",
+                         inputs="torch.randn(batch_size, dim), torch.randn(batch_size, dim) > 0")
+        self.unsupported("return F.cosine_similarity(p, t)", "broadcast operands",
+                         inputs="torch.randn(batch_size, dim), torch.randn(1, dim)")
+        self.unsupported("return F.mse_loss(p, t, weight=t)", "with a weight is not supported")
+        self.unsupported("return F.smooth_l1_loss(p, t, beta=-1.0)", "beta = -1.0 is not")
+
+
 class DimsFromOps(unittest.TestCase):
     """Axes share a dim only where an op makes them one (spec_dims.py), not because their sizes
     are equal: KernelBench's square matmul A[N, N] @ B[N, N] had one name for all three dims."""
