@@ -206,6 +206,67 @@ class ScanImports(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
+class LossImports(unittest.TestCase):
+    """Losses and the Frobenius norm (a reduction over every axis to one value, the Huber branch
+    without a select, cosine similarity as row sums) match PyTorch at fp64, a wrong constant is
+    caught, and the examples optimize on the simulator."""
+
+    def validate(self, spec, loaded, path):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            with open(out, "w") as f:
+                json.dump(spec, f)
+            return import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
+
+    def test_each_form_matches_pytorch(self):
+        from test_fx_import import two_input_file
+        for body in ["return F.smooth_l1_loss(p, t, beta=0.5)",
+                     "return F.huber_loss(p * 2, t, delta=2.0)",
+                     "return F.smooth_l1_loss(p, t, reduction='none')",
+                     "return F.mse_loss(p, t, reduction='sum')",
+                     "return F.l1_loss(p, t)",
+                     "return torch.mean(1 - F.cosine_similarity(p, t, dim=0))",
+                     "return p / torch.norm(t, p='fro')"]:
+            with self.subTest(body):
+                path = two_input_file(body)
+                try:
+                    loaded = kernelbench.load(path)
+                    spec, _ = spec_build.build(loaded, "kb_loss", "")
+                    flag, line = self.validate(spec, loaded, path)
+                finally:
+                    os.unlink(path)
+                self.assertIsNone(flag)
+                worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
+                self.assertLess(worst, 1e-9, line)
+
+    def test_wrong_huber_threshold_is_caught(self):
+        path = util.example("26_huber_loss")
+        loaded = kernelbench.load(path)
+        spec, _ = spec_build.build(loaded, "kb_26_huber_loss", "")
+        op = next(o for o in spec["graph"] if o["op"] == "min_scalar")
+        op["value"] = 0.5
+        with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
+            self.validate(spec, loaded, path)
+
+    def test_examples_optimize_on_the_simulator(self):
+        for stem, kernels in (("23_mse_loss", 3), ("26_huber_loss", 3),
+                              ("27_cosine_similarity_loss", 6)):
+            with self.subTest(stem), tempfile.TemporaryDirectory() as d:
+                r = util.kforge("import", "kernelbench", util.example(stem), "-o", d)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                spec_path = os.path.join(d, spec_build.problem_name(stem) + ".json")
+                out = os.path.join(d, "best")
+                r = util.kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
+                                "--db", os.path.join(d, "k.db"), "--out", out)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn("synthesized one from the problem", r.stdout + r.stderr)
+                with open(os.path.join(out, "best.kf")) as f:
+                    program = f.read()
+                self.assertEqual(program.count("kernel k"), kernels, program)
+                # the last kernel reduces to the one value the module returns
+                self.assertRegex(program, r"store \w+\[\] }\s*$")
+
+
 class NumericCheckCatchesWrongMappings(unittest.TestCase):
     """validate() must fail when the spec does not compute what the module does."""
 
