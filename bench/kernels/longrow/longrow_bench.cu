@@ -695,7 +695,9 @@ void softmax_suite(Timer& tm, Shape& s) {
     parts_variant<SO, kStream, 512, 4, 1, false, kLastFirst, false, 2>(tm, s, "H1: stream P32 t512 2/SM last/first", 32, 2, true);
     parts_variant<SO, kStream, 512, 4, 1, false, kLastFirst, false, 2>(tm, s, "H1: stream P64 t512 2/SM last/first", 64, 2, true);
     parts_variant<SO, kStream, 1024, 4, 1, false, kLastFirst, false, 1>(tm, s, "H1: stream P16 t1024 1/SM last/first", 16, 1, true);
-    parts_variant<SO, kStream, 512, 4, 1, false, kLastFirst, false, 2>(tm, s, "H1: stream P32 t512 2/SM last/first", 32, 2, false);
+    parts_variant<SO, kStream, 256, 4, 1, false, kLastFirst, false, 4>(tm, s, "H1: stream P128 t256 4/SM last/first", 128, 4, true);
+    parts_variant<SO, kStream, 256, 4, 1, false, kLastFirst, false, 4>(tm, s, "H1: stream P64 t256 4/SM last/first", 64, 4, true);
+    parts_variant<SO, kStream, 512, 4, 1, false, kLastFirst, false, 2>(tm, s, "H1: stream P32 t512 2/SM last/first (no setaside)", 32, 2, false);
     parts_variant<SO, kStream, 512, 4, 1, false, kPlain, false, 2>(tm, s, "H1 control: stream P32 t512 2/SM no hints", 32, 2, false);
     // 3. H2: one read, part in registers, 2-4 CTAs per SM.
     parts_variant<SO, kReg, 256, 16, 1, false, kPlain, false, 2>(tm, s, "H2: regs P64 (64K) t256 2/SM", 64, 2);
@@ -708,7 +710,7 @@ void softmax_suite(Timer& tm, Shape& s) {
     parts_variant<SO, kSmem, 512, 1, 3, false, kPlain, false, 1>(tm, s, "H4: tma P64 (64K) x3 t512 1/SM", 64, 1);
     parts_variant<SO, kSmem, 512, 1, 3, true, kPlain, false, 1>(tm, s, "H4: tma P64 (64K) x3 t512 1/SM bulkst", 64, 1);
     parts_variant<SO, kSmem, 256, 1, 3, false, kPlain, false, 2>(tm, s, "H4: tma P128 (32K) x3 t256 2/SM", 128, 2);
-    parts_variant<SO, kSmem, 512, 1, 2, false, kPlain, false, 1>(tm, s, "H4: tma P32 (128K) x2 t512 1/SM", 32, 1);
+    parts_variant<SO, kSmem, 512, 1, 2, false, kPlain, false, 1>(tm, s, "H4: tma P64 (64K) x2 t512 1/SM", 64, 1);
     parts_variant<SO, kSmem, 1024, 1, 4, false, kPlain, false, 1>(tm, s, "H4: tma P128 (32K) x4 t1024 1/SM", 128, 1);
 }
 
@@ -729,6 +731,7 @@ void groupnorm_suite(Timer& tm, Shape& s) {
     // 2. H1: streamed, two reads, L2 policy.
     parts_variant<GO, kStream, 1024, 4, 1, false, kLastFirst, false, 1>(tm, s, "H1: stream P4 t1024 1/SM last/first", 4, 1, true);
     parts_variant<GO, kStream, 512, 4, 1, false, kLastFirst, false, 2>(tm, s, "H1: stream P8 t512 2/SM last/first", 8, 2, true);
+    parts_variant<GO, kStream, 512, 4, 1, false, kLastFirst, false, 2>(tm, s, "H1: stream P4 t512 2/SM last/first", 4, 2, true);
     parts_variant<GO, kStream, 512, 4, 1, false, kPlain, false, 2>(tm, s, "H1 control: stream P8 t512 2/SM no hints", 8, 2, false);
     // 3. H2: one read in registers, 2-4 CTAs per SM.
     parts_variant<GO, kReg, 256, 16, 1, false, kPlain, false, 2>(tm, s, "H2: regs P8 (64K) t256 2/SM", 8, 2);
