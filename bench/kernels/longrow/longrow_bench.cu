@@ -493,15 +493,23 @@ struct Shape {
 
 // rowwise_bench's Timer protocol (flush buffer of 2x L2, memset before each launch, events
 // around the launch alone, median) with kIters launches and a reset of persisting L2 lines.
-template <class F> void time_it(Timer& tm, F launch, Row& r) {
+// persist > 0 (variants with a persisting-L2 set-aside): the set-aside is dropped to 0 around
+// the flush and restored to `persist` bytes before the launch, so that lines parked in it by
+// the previous launch are flushed too (normal writes do not evict a live set-aside).
+template <class F> void time_it(Timer& tm, F launch, Row& r, size_t persist = 0) {
     cudaEvent_t a, b;
     CHECK(cudaEventCreate(&a));
     CHECK(cudaEventCreate(&b));
     for (int i = 0; i < 5; ++i) CHECK(launch());
     std::vector<float> ms;
     for (int i = 0; i < kIters; ++i) {
+        if (persist > 0) CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
         CHECK(cudaCtxResetPersistingL2Cache());
         CHECK(cudaMemsetAsync(tm.flush, i, tm.flush_bytes));
+        if (persist > 0) {
+            CHECK(cudaDeviceSynchronize());
+            CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, persist));
+        }
         CHECK(cudaEventRecord(a));
         CHECK(launch());
         CHECK(cudaEventRecord(b));
@@ -522,21 +530,25 @@ template <class F> void time_it(Timer& tm, F launch, Row& r) {
 void print_row(const Row& r, const Shape& s) {
     if (r.us > 0) {
         const double gbs = s.bytes / (r.us * 1e-6) / 1e9;
-        std::printf("%-12s %-46s %8.1f us (%6.1f..%6.1f) %6.0f GB/s %5.1f%%copy  %-26s %s\n", s.name, r.name.c_str(),
+        std::printf("%-10s %-56s %8.1f us (%6.1f..%6.1f) %6.0f GB/s %5.1f%%copy  %-26s %s\n", s.name, r.name.c_str(),
                     r.us, r.min_us, r.max_us, gbs, s.copy_us > 0 ? 100.0 * s.copy_us / r.us : 0.0, r.check.c_str(),
                     r.occ.c_str());
     } else {
-        std::printf("%-12s %-46s %8s %-60s %s\n", s.name, r.name.c_str(), "-", r.check.c_str(), r.occ.c_str());
+        std::printf("%-10s %-56s %8s %-60s %s\n", s.name, r.name.c_str(), "-", r.check.c_str(), r.occ.c_str());
     }
     std::fflush(stdout);
 }
 
+// "PASS max|err| E" or "FAIL B bad, max|err| E" (rowwise_bench's fp64 reference kernel).
 std::string check_output(const Shape& s) {
-    return reference_check<float>(s.x, s.w, s.b, s.y, s.rows, s.n, s.mode, s.gs);
+    std::string c = reference_check<float>(s.x, s.w, s.b, s.y, s.rows, s.n, s.mode, s.gs);
+    if (c.rfind("ok", 0) == 0) c = "PASS" + c.substr(2);
+    return c;
 }
 
 // Checked launch (output poisoned with NaN first), then timing unless it failed to run.
-template <class F> void run_variant(Timer& tm, Shape& s, Row r, F launch, int* err_dev = nullptr) {
+template <class F>
+void run_variant(Timer& tm, Shape& s, Row r, F launch, int* err_dev = nullptr, size_t persist = 0) {
     r.shape = s.name;
     CHECK(cudaMemset(s.y, 0xff, size_t(s.rows * s.n) * 4));
     cudaError_t e = launch();
@@ -553,7 +565,7 @@ template <class F> void run_variant(Timer& tm, Shape& s, Row r, F launch, int* e
     if (err_dev) CHECK(cudaMemcpy(&err, err_dev, 4, cudaMemcpyDeviceToHost));
     r.check = err ? "FAIL timeout (spin-wait)" : check_output(s);
     r.fail = r.check.rfind("FAIL", 0) == 0;
-    if (!err) time_it(tm, launch, r);
+    if (!err) time_it(tm, launch, r, persist);
     if (err_dev && !err) {  // a timeout during timing is a failure as well
         CHECK(cudaMemcpy(&err, err_dev, 4, cudaMemcpyDeviceToHost));
         if (err) r.check = "FAIL timeout while timing", r.fail = true;
@@ -665,17 +677,20 @@ void parts_variant(Timer& tm, Shape& s, const std::string& name, int parts, int 
     CHECK(cudaMemset(g_pb.ticket, 0, 8));
     CHECK(cudaMemset(g_pb.err, 0, 4));
     Params prm{s.x, s.y, s.w, s.b, s.rows, s.n, parts, chunk, g_pb.partials, g_pb.counters, g_pb.ticket, 0u, g_pb.err, s.gs};
-    if (setaside) {  // a refusal (MIG, MPS) is reported in the name, not fatal
-        const cudaError_t e = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, g_persist_max);
+    size_t persist = 0;
+    if (setaside) {  // a refusal (MIG, MPS, no set-aside) is reported in the name, not fatal
+        const cudaError_t e =
+            g_persist_max > 0 ? cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, g_persist_max) : cudaErrorNotSupported;
         r.name += e == cudaSuccess ? " +setaside" : " +setaside REFUSED";
-        if (e != cudaSuccess) cudaGetLastError();
+        if (e == cudaSuccess) persist = g_persist_max;
+        else cudaGetLastError();
     }
     auto launch = [&]() -> cudaError_t {
         ++prm.epoch;
         void* args[] = {&prm};
         return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(grid), dim3(THREADS), args, smem, 0);
     };
-    run_variant(tm, s, r, launch, g_pb.err);
+    run_variant(tm, s, r, launch, g_pb.err, persist);
     if (setaside) {
         cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
         cudaCtxResetPersistingL2Cache();
@@ -768,7 +783,7 @@ int main(int argc, char** argv) {
     g_persist_max = size_t(prop.persistingL2CacheMaxSize);
     std::printf("%s, %d SMs, L2 %d MB, persisting-L2 max %zu MB; %d timed cold-L2 launches per variant (median)\n",
                 prop.name, g_sms, prop.l2CacheSize >> 20, g_persist_max >> 20, kIters);
-    std::printf("%-12s %-46s %8s %-17s %11s %10s  %-26s %s\n", "shape", "variant", "median", "(min..max)", "GB/s",
+    std::printf("%-10s %-56s %8s %-17s %11s %10s  %-26s %s\n", "shape", "variant", "median", "(min..max)", "GB/s",
                 "of copy", "check (fp64 ref)", "[occupancy]");
     Timer tm;
     const int64_t max_rows = 1024;
