@@ -121,12 +121,14 @@ struct Params {
     unsigned epoch;         // this launch's number (1, 2, ...) since the counters were zeroed
     int* err;               // 1: a spin-wait timed out
     NormShape gs;
+    int groups;             // static schedule: independent CTA groups (1: one grid-wide order)
+    unsigned stagger_ns;    // group g starts g * stagger_ns late
 };
 
 template <int THREADS> struct Scratch {
     float4 warp[THREADS / 32];
     float4 result;
-    long long item;
+    int item;
 };
 
 // All-reduce over the block (every thread gets the same bits: fixed fold order).
@@ -290,20 +292,53 @@ __device__ __forceinline__ float4 exchange(const Params& p, int64_t row, int par
 }
 
 enum Mode { kReg = 0, kSmem = 1, kStream = 2 };
+
+__device__ __forceinline__ void stagger_start(const Params& p) {
+    if (p.groups <= 1 || p.stagger_ns == 0) return;
+    const unsigned g = blockIdx.x / (gridDim.x / p.groups);
+    if (threadIdx.x == 0) {
+        // __nanosleep sleeps about the given time (at most ~1 ms); clock64 bounds the total
+        const long long t0 = clock64(), cycles = (long long)g * p.stagger_ns * 2;  // <= 2 GHz
+        for (unsigned left = g * p.stagger_ns; left > 0 && clock64() - t0 < cycles;) {
+            const unsigned d = left < 1000u ? left : 1000u;
+            __nanosleep(d);
+            left -= d;
+        }
+    }
+    __syncthreads();
+}
 enum Hint { kPlain = 0, kLastFirst = 1 };
 
-// Next work item: static (blockIdx + i * grid) or dynamic (a global ticket; a CTA that finishes
-// early takes the next row's part, which staggers the CTAs sharing an SM). Both hand each CTA
-// increasing items; a launch draws exactly total + gridDim tickets.
+// Next work item (a row * parts + part), `total` when none is left:
+//  * static, groups == 1: blockIdx + i * grid.
+//  * static, groups == k > 1 (stagger): the grid is k independent groups of grid / k CTAs;
+//    group g takes the rows g, g + k, g + 2k, ... in its own static order and starts
+//    g * stagger_ns late (stagger_start), so the groups stay in different phases (load vs
+//    reduce / exchange / write) instead of moving in lock step. Needs parts <= grid / k.
+//  * dynamic (DYN): a global ticket; a CTA that finishes early takes the next part. A launch
+//    draws exactly total + gridDim tickets.
+// Every order hands each CTA increasing items, at most one per row at a time.
 template <bool DYN, int THREADS>
-__device__ __forceinline__ long long next_item(const Params& p, long long prev, long long total, Scratch<THREADS>& sc) {
+__device__ __forceinline__ int next_item(const Params& p, int prev, int total, Scratch<THREADS>& sc) {
+    // 32-bit item arithmetic (rows * parts < 2^31, checked on the host): 64-bit divisions
+    // made the streamed kernels spill
     if constexpr (!DYN) {
-        return prev < 0 ? blockIdx.x : prev + gridDim.x;
+        if (p.groups <= 1) return prev < 0 ? int(blockIdx.x) : prev + int(gridDim.x);
+        const int gsize = int(gridDim.x) / p.groups, g = int(blockIdx.x) / gsize;
+        int w;  // index in the group's own item order
+        if (prev < 0) {
+            w = int(blockIdx.x) % gsize;
+        } else {
+            const int row = prev / p.parts;
+            w = (row - g) / p.groups * p.parts + prev % p.parts + gsize;
+        }
+        const int row = g + p.groups * (w / p.parts);
+        return row < int(p.rows) ? row * p.parts + w % p.parts : total;
     } else {
         __syncthreads();  // sc.item of the previous draw has been read by every thread
         if (threadIdx.x == 0) {
             const unsigned long long base = (unsigned long long)(p.epoch - 1) * (unsigned long long)(total + gridDim.x);
-            sc.item = (long long)(atomicAdd(p.ticket, 1ULL) - base);
+            sc.item = int(atomicAdd(p.ticket, 1ULL) - base);
         }
         __syncthreads();
         return sc.item;
@@ -317,12 +352,13 @@ __device__ __forceinline__ long long next_item(const Params& p, long long prev, 
 template <class Op, int MODE, int THREADS, int ITEMS, int NBUF, bool BULK_ST, int HINT, bool DYN, int MINB>
 __global__ void __launch_bounds__(THREADS, MINB) k_parts(Params p) {
     __shared__ Scratch<THREADS> sc;
-    const long long total = p.rows * p.parts;
+    const int total = int(p.rows) * p.parts;
     const int tid = threadIdx.x;
     const float cnt = float(p.chunk);
 
     if constexpr (MODE == kReg) {
-        for (long long it = next_item<DYN>(p, -1, total, sc); it < total; it = next_item<DYN>(p, it, total, sc)) {
+        stagger_start(p);
+        for (int it = next_item<DYN>(p, -1, total, sc); it < total; it = next_item<DYN>(p, it, total, sc)) {
             const int64_t row = it / p.parts;
             const int part = int(it % p.parts);
             const int64_t c0 = int64_t(part) * p.chunk;
@@ -347,7 +383,7 @@ __global__ void __launch_bounds__(THREADS, MINB) k_parts(Params p) {
         __shared__ __align__(8) uint64_t full[NBUF];
         const unsigned bytes = unsigned(p.chunk * 4);
         constexpr unsigned kPiece = 16384;  // bulk copies of 16 KiB
-        auto issue = [&](int j, long long item) {  // thread 0 only
+        auto issue = [&](int j, int item) {  // thread 0 only
             const int64_t row = item / p.parts;
             const int64_t c0 = int64_t(item % p.parts) * p.chunk;
             const char* src = reinterpret_cast<const char*>(p.x + row * p.n + c0);
@@ -361,13 +397,13 @@ __global__ void __launch_bounds__(THREADS, MINB) k_parts(Params p) {
             fence_proxy_async_smem();
         }
         __syncthreads();
-        const long long G = gridDim.x;
+        const int G = int(gridDim.x);
         if (tid == 0)
             for (int j = 0; j < NBUF; ++j)
                 if (blockIdx.x + j * G < total) issue(j, blockIdx.x + j * G);
         const int vecs = int(p.chunk / 4 / THREADS);
         int i = 0;
-        for (long long it = blockIdx.x; it < total; it += G, ++i) {
+        for (int it = int(blockIdx.x); it < total; it += G, ++i) {
             const int j = i % NBUF;
             const unsigned parity = unsigned(i / NBUF) & 1u;
             const long long t0 = clock64();
@@ -390,7 +426,7 @@ __global__ void __launch_bounds__(THREADS, MINB) k_parts(Params p) {
             // Every thread is past the previous item's output sweep (the barriers above): refill
             // the previous item's buffer with the item NBUF - 1 ahead of this one.
             if (tid == 0 && i > 0) {
-                const long long nxt = it + (NBUF - 1) * G;
+                const int nxt = it + (NBUF - 1) * G;
                 if (nxt < total) {
                     if constexpr (BULK_ST) bulk_wait_read0();
                     issue((i - 1) % NBUF, nxt);
@@ -414,8 +450,9 @@ __global__ void __launch_bounds__(THREADS, MINB) k_parts(Params p) {
         if constexpr (BULK_ST)
             if (tid == 0) bulk_wait0();
     } else {  // kStream
+        stagger_start(p);
         constexpr int U = ITEMS;  // float4 loads in flight per thread
-        for (long long it = next_item<DYN>(p, -1, total, sc); it < total; it = next_item<DYN>(p, it, total, sc)) {
+        for (int it = next_item<DYN>(p, -1, total, sc); it < total; it = next_item<DYN>(p, it, total, sc)) {
             const int64_t row = it / p.parts;
             const int part = int(it % p.parts);
             const int64_t c0 = int64_t(part) * p.chunk;
@@ -638,7 +675,8 @@ PartsBufs g_pb;
 // "parts" variant: `parts` CTAs per row, grid = min(per_sm, occupancy) x SMs (co-resident).
 // setaside: the persisting-L2 limit raised to its maximum while the variant runs.
 template <class Op, int MODE, int THREADS, int ITEMS, int NBUF, bool BULK_ST, int HINT, bool DYN, int MINB>
-void parts_variant(Timer& tm, Shape& s, const std::string& name, int parts, int per_sm, bool setaside = false) {
+void parts_variant(Timer& tm, Shape& s, const std::string& name, int parts, int per_sm, bool setaside = false,
+                   int groups = 1) {
     auto kernel = k_parts<Op, MODE, THREADS, ITEMS, NBUF, BULK_ST, HINT, DYN, MINB>;
     Row r;
     r.name = name;
@@ -647,7 +685,7 @@ void parts_variant(Timer& tm, Shape& s, const std::string& name, int parts, int 
     const size_t smem = MODE == kSmem ? size_t(NBUF) * chunk * 4 : 0;
     std::string bad;
     if (s.n % parts != 0 || chunk % (4 * THREADS) != 0) bad = "row does not split into whole vectors per thread";
-    if (s.n >= (int64_t(1) << 31)) bad = "row longer than 2^31 elements";
+    if (s.n >= (int64_t(1) << 31) || s.rows * parts >= (int64_t(1) << 31)) bad = "row or item count beyond 2^31";
     if (MODE == kReg && chunk != int64_t(THREADS) * ITEMS * 4) bad = "part != THREADS x ITEMS float4";
     if (MODE == kSmem && chunk * 4 % 16 != 0) bad = "part not a multiple of 16 bytes";
     if (smem > 0 && cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess) {
@@ -661,6 +699,12 @@ void parts_variant(Timer& tm, Shape& s, const std::string& name, int parts, int 
     const int per = std::min(bps, per_sm);
     const int grid = per * g_sms;
     if (bad.empty() && grid < parts) bad = "grid " + std::to_string(grid) + " < parts (no co-residency guarantee)";
+    if (bad.empty() && groups > 1 && (MODE == kSmem || DYN || grid % groups != 0 || grid / groups < parts))
+        bad = "stagger groups need a static reg/stream schedule and parts <= grid / groups";
+    // stagger: group g starts g / groups of an item's cycle late; the cycle is estimated as the
+    // grid's items (read + write) at 4.2 TB/s
+    const unsigned stagger_ns =
+        groups > 1 ? unsigned(2.0 * chunk * 4 * grid / 4200.0 / groups) : 0u;
     char occ[200];
     std::snprintf(occ, sizeof occ, "[%d regs%s, smem %zu KiB, %d CTA/SM (occ %d), grid %d, part %lld KiB, %.1f MiB in flight]",
                   fa.numRegs, fa.localSizeBytes ? " SPILL" : "", (smem + fa.sharedSizeBytes) / 1024, per, bps, grid,
@@ -676,7 +720,9 @@ void parts_variant(Timer& tm, Shape& s, const std::string& name, int parts, int 
     CHECK(cudaMemset(g_pb.counters, 0, size_t(s.rows) * kCounterStride * 4));
     CHECK(cudaMemset(g_pb.ticket, 0, 8));
     CHECK(cudaMemset(g_pb.err, 0, 4));
-    Params prm{s.x, s.y, s.w, s.b, s.rows, s.n, parts, chunk, g_pb.partials, g_pb.counters, g_pb.ticket, 0u, g_pb.err, s.gs};
+    Params prm{s.x,          s.y,         s.w,      s.b,  s.rows, s.n,    parts,     chunk,
+               g_pb.partials, g_pb.counters, g_pb.ticket, 0u, g_pb.err, s.gs, groups, stagger_ns};
+    if (groups > 1) r.occ += " [" + std::to_string(groups) + " groups, stagger " + std::to_string(stagger_ns) + " ns]";
     size_t persist = 0;
     if (setaside) {  // a refusal (MIG, MPS, no set-aside) is reported in the name, not fatal
         const cudaError_t e =
@@ -709,6 +755,7 @@ void softmax_suite(Timer& tm, Shape& s) {
     parts_variant<SO, kStream, 1024, 4, 1, false, kLastFirst, false, 1>(tm, s, "H1: stream P32 t1024 1/SM last/first", 32, 1, true);
     parts_variant<SO, kStream, 512, 4, 1, false, kLastFirst, false, 2>(tm, s, "H1: stream P32 t512 2/SM last/first", 32, 2, true);
     parts_variant<SO, kStream, 512, 4, 1, false, kLastFirst, false, 2>(tm, s, "H1: stream P64 t512 2/SM last/first", 64, 2, true);
+    parts_variant<SO, kStream, 512, 4, 1, false, kLastFirst, false, 2>(tm, s, "H1: stream P64 t512 2/SM last/first stagger2", 64, 2, true, 2);
     parts_variant<SO, kStream, 1024, 4, 1, false, kLastFirst, false, 1>(tm, s, "H1: stream P16 t1024 1/SM last/first", 16, 1, true);
     parts_variant<SO, kStream, 256, 4, 1, false, kLastFirst, false, 4>(tm, s, "H1: stream P128 t256 4/SM last/first", 128, 4, true);
     parts_variant<SO, kStream, 256, 4, 1, false, kLastFirst, false, 4>(tm, s, "H1: stream P64 t256 4/SM last/first", 64, 4, true);
@@ -717,9 +764,11 @@ void softmax_suite(Timer& tm, Shape& s) {
     // 3. H2: one read, part in registers, 2-4 CTAs per SM.
     parts_variant<SO, kReg, 256, 16, 1, false, kPlain, false, 2>(tm, s, "H2: regs P64 (64K) t256 2/SM", 64, 2);
     parts_variant<SO, kReg, 256, 16, 1, false, kPlain, true, 2>(tm, s, "H2: regs P64 (64K) t256 2/SM dyn", 64, 2);
+    parts_variant<SO, kReg, 256, 16, 1, false, kPlain, false, 2>(tm, s, "H2: regs P64 (64K) t256 2/SM stagger2", 64, 2, false, 2);
     parts_variant<SO, kReg, 512, 8, 1, false, kPlain, false, 2>(tm, s, "H2: regs P64 (64K) t512 2/SM", 64, 2);
     parts_variant<SO, kReg, 256, 8, 1, false, kPlain, false, 4>(tm, s, "H2: regs P128 (32K) t256 4/SM", 128, 4);
     parts_variant<SO, kReg, 256, 8, 1, false, kPlain, true, 4>(tm, s, "H2: regs P128 (32K) t256 4/SM dyn", 128, 4);
+    parts_variant<SO, kReg, 256, 8, 1, false, kPlain, false, 4>(tm, s, "H2: regs P128 (32K) t256 4/SM stagger4", 128, 4, false, 4);
     parts_variant<SO, kReg, 256, 8, 1, false, kPlain, false, 3>(tm, s, "H2: regs P128 (32K) t256 3/SM", 128, 3);
     // 4. H4: one read, TMA bulk loads into NBUF shared-memory buffers (prefetch across items).
     parts_variant<SO, kSmem, 512, 1, 3, false, kPlain, false, 1>(tm, s, "H4: tma P64 (64K) x3 t512 1/SM", 64, 1);
@@ -751,8 +800,10 @@ void groupnorm_suite(Timer& tm, Shape& s) {
     // 3. H2: one read in registers, 2-4 CTAs per SM.
     parts_variant<GO, kReg, 256, 16, 1, false, kPlain, false, 2>(tm, s, "H2: regs P8 (64K) t256 2/SM", 8, 2);
     parts_variant<GO, kReg, 256, 16, 1, false, kPlain, true, 2>(tm, s, "H2: regs P8 (64K) t256 2/SM dyn", 8, 2);
+    parts_variant<GO, kReg, 256, 16, 1, false, kPlain, false, 2>(tm, s, "H2: regs P8 (64K) t256 2/SM stagger2", 8, 2, false, 2);
     parts_variant<GO, kReg, 256, 8, 1, false, kPlain, false, 4>(tm, s, "H2: regs P16 (32K) t256 4/SM", 16, 4);
     parts_variant<GO, kReg, 256, 8, 1, false, kPlain, true, 4>(tm, s, "H2: regs P16 (32K) t256 4/SM dyn", 16, 4);
+    parts_variant<GO, kReg, 256, 8, 1, false, kPlain, false, 4>(tm, s, "H2: regs P16 (32K) t256 4/SM stagger4", 16, 4, false, 4);
     // 4. H4: TMA bulk loads into shared memory.
     parts_variant<GO, kSmem, 512, 1, 3, false, kPlain, false, 1>(tm, s, "H4: tma P8 (64K) x3 t512 1/SM", 8, 1);
     parts_variant<GO, kSmem, 512, 1, 3, true, kPlain, false, 1>(tm, s, "H4: tma P8 (64K) x3 t512 1/SM bulkst", 8, 1);
