@@ -32,7 +32,9 @@ std::vector<double> ref_scan(const std::vector<double>& x, int64_t rows, int64_t
 
 // cumsum's error grows with the partial sums' magnitude (f32 accumulation): the band is
 // relative to the row's largest partial sum; cumprod runs over inputs near 1 (no under- or
-// overflow) with a relative band.
+// overflow) with a relative band that grows with the row: n roundings of 2^-24 each add up like
+// a random walk, sqrt(n) * 2^-24 (1.1e-5 at n = 32768, where the H200 measured 1.8e-5 relative
+// on 2026-12-02 against a fixed 1e-5 band), so the band is 8 of those, at least 1e-5.
 template <class C, ScanMode M, bool REV, bool EXCL, typename T>
 void scan_case(const char* tname, int64_t rows, int64_t n, std::mt19937& rng) {
     const bool prod = M == ScanMode::kProd;
@@ -56,7 +58,8 @@ void scan_case(const char* tname, int64_t rows, int64_t n, std::mt19937& rng) {
     std::snprintf(name, sizeof name, "%s %s %lldx%lld t%d rpb%d v%d%s%s", prod ? "cumprod" : "cumsum",
                   tname, (long long)rows, (long long)n, C::THREADS, C::RPB, C::VEC,
                   REV ? " reverse" : "", EXCL ? " exclusive" : "");
-    compare(name, y.read(), ref, prod ? 0.0 : 1e-5 * big + 1e-6, prod ? 1e-5 : 0.0);
+    const double prod_rtol = std::max(1e-5, 8.0 * std::sqrt(double(n)) * std::ldexp(1.0, -24));
+    compare(name, y.read(), ref, prod ? 0.0 : 1e-5 * big + 1e-6, prod ? prod_rtol : 0.0);
 }
 
 template <typename T> void run_all(const char* t, std::mt19937& rng) {
