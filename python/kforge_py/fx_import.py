@@ -191,6 +191,9 @@ class Converter:
         return names
 
     def call_module(self, node, mod):
+        from kforge_py import fx_ops
+        if type(mod).__name__ in fx_ops.LOSS_MODULES and type(mod).__module__.startswith("torch."):
+            return fx_ops.loss_module(self, node, mod)
         x = self.tensor(self.value(node.args[0]) if node.args else None, "the module input")
         shape, dtype = self.meta(node)
         p = node.target

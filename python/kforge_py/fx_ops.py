@@ -134,6 +134,8 @@ def convert(conv, node):
         return pointwise_loss(conv, node, name, args, kw, shape, dtype)
     if name == "cosine_similarity":
         return cosine_similarity(conv, node, args, kw, shape, dtype)
+    if name == "triplet_margin_loss":
+        return triplet_margin_loss(conv, node, args, kw, shape, dtype)
     if name in ("softmax", "log_softmax"):
         dim = get(1, "dim")
         return e(name, axis=conv.axis(dim, x()))
@@ -514,3 +516,72 @@ def cosine_similarity(conv, node, args, kw, shape, dtype):
     dot = total(conv.emit("mul", [a, b], node, a.shape, dtype, False))
     den = conv.emit("mul", [norm(a), norm(b)], node, tuple(shape), dtype, False)
     return conv.emit("div", [dot, den], node, tuple(shape), dtype)
+
+
+def triplet_margin_loss(conv, node, args, kw, shape, dtype):
+    """F.triplet_margin_loss(anchor, positive, negative, margin, p=2, eps, swap=False) =
+    reduce(max(d(a, pos) - d(a, neg) + margin, 0)) with PyTorch's pairwise distance
+    d(x, y) = ||x - y + eps||_2 over the last dim, as ops the spec has."""
+    def get(i, key, default=None):
+        return args[i] if len(args) > i else kw.get(key, default)
+    a = conv.tensor(get(0, "anchor"), "the triplet_margin_loss anchor")
+    pos = conv.tensor(get(1, "positive"), "the triplet_margin_loss positive")
+    neg = conv.tensor(get(2, "negative"), "the triplet_margin_loss negative")
+    margin, p, eps = get(3, "margin", 1.0), get(4, "p", 2), get(5, "eps", 1e-6)
+    if get(6, "swap", False):
+        raise Unsupported("triplet_margin_loss with swap=True is not supported")
+    if p not in (2, 2.0):
+        raise Unsupported(f"triplet_margin_loss with p = {p!r} is not supported (2 is)")
+    if kw.get("size_average") is not None or kw.get("reduce") is not None:
+        raise Unsupported("triplet_margin_loss with the deprecated size_average / reduce is "
+                          "not supported")
+    reduction = kw.get("reduction", "mean")
+    if reduction not in ("mean", "sum", "none"):
+        raise Unsupported(f"triplet_margin_loss with reduction={reduction!r} is not supported")
+    if not (tuple(a.shape) == tuple(pos.shape) == tuple(neg.shape)) or len(a.shape) < 1:
+        raise Unsupported("triplet_margin_loss of tensors of different shapes is not supported")
+    if not is_scalar(margin) or not is_scalar(eps):
+        raise Unsupported("triplet_margin_loss with a tensor margin or eps is not supported")
+    rows = tuple(a.shape[:-1])
+
+    def distance(x, y):
+        t = conv.emit("sub", [x, y], node, a.shape, dtype, False)
+        if eps:
+            t = conv.emit("add_scalar", [t], node, a.shape, dtype, False, value=float(eps))
+        t = conv.emit("square", [t], node, a.shape, dtype, False)
+        t = conv.emit("sum", [t], node, rows, dtype, False, axis=len(a.shape) - 1, keepdim=False)
+        return conv.emit("sqrt", [t], node, rows, dtype, False)
+    t = conv.emit("sub", [distance(a, pos), distance(a, neg)], node, rows, dtype, False)
+    if margin:
+        t = conv.emit("add_scalar", [t], node, rows, dtype, False, value=float(margin))
+    t = conv.emit("max_scalar", [t], node, rows, dtype, reduction == "none", value=0.0)
+    if reduction == "none" or not rows:
+        return t
+    return reduce_chain(conv, node, reduction, t, None, False, shape, dtype)
+
+
+LOSS_MODULES = {"MSELoss": "mse_loss", "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1_loss",
+                "HuberLoss": "huber_loss", "CosineSimilarity": "cosine_similarity",
+                "TripletMarginLoss": "triplet_margin_loss"}
+
+
+def loss_module(conv, node, mod):
+    """nn.MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CosineSimilarity, TripletMarginLoss: the
+    functional form with the module's settings."""
+    name = LOSS_MODULES[type(mod).__name__]
+    shape, dtype = conv.meta(node)
+    args = [conv.value(a) for a in node.args]
+    if node.kwargs:
+        raise Unsupported(f"{type(mod).__name__.lower()} called with keyword arguments is not "
+                          "supported")
+    if name == "cosine_similarity":
+        return cosine_similarity(conv, node, args, {"dim": mod.dim, "eps": mod.eps}, shape, dtype)
+    kw = {"reduction": mod.reduction}
+    if name == "triplet_margin_loss":
+        kw.update(margin=mod.margin, p=mod.p, eps=mod.eps, swap=mod.swap)
+        return triplet_margin_loss(conv, node, args, kw, shape, dtype)
+    if name == "smooth_l1_loss":
+        kw["beta"] = mod.beta
+    if name == "huber_loss":
+        kw["delta"] = mod.delta
+    return pointwise_loss(conv, node, name, args, kw, shape, dtype)

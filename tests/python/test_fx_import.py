@@ -316,6 +316,46 @@ class LossModules(unittest.TestCase):
         self.assertEqual({op["axis"] for op in s["graph"] if op["op"] == "sum"}, {1})
         self.assertEqual({op["value"] for op in s["graph"] if op["op"] == "max_scalar"}, {1e-8})
 
+    def test_loss_modules_take_their_settings(self):
+        src = textwrap.dedent("""
+            import torch
+            import torch.nn as nn
+
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.huber = nn.HuberLoss(delta=2.0, reduction="sum")
+                    self.mse = nn.MSELoss()
+                    self.cos = nn.CosineSimilarity(dim=0, eps=1e-6)
+                    self.triplet = nn.TripletMarginLoss(margin=0.5)
+                def forward(self, a, p, n):
+                    return self.huber(a, p), self.mse(a, n), self.cos(a, p), self.triplet(a, p, n)
+
+            def get_inputs():
+                return [torch.randn(8, 64), torch.randn(8, 64), torch.randn(8, 64)]
+
+            def get_init_inputs():
+                return []
+            """)
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write(src)
+        try:
+            s = spec_of(f.name)
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(len(s["outputs"]), 4)
+        by_out = {op["output"]: op for op in s["graph"]}
+        self.assertEqual(by_out[s["outputs"][0]]["op"], "sum")   # reduction="sum"
+        self.assertEqual(by_out[s["outputs"][1]]["op"], "mean")
+        self.assertEqual(by_out[s["outputs"][2]]["op"], "div")   # no reduction
+        values = [(op["op"], op.get("value")) for op in s["graph"]]
+        self.assertIn(("min_scalar", 2.0), values)               # delta
+        self.assertIn(("max_scalar", 1e-6), values)              # cosine eps
+        self.assertIn(("add_scalar", 0.5), values)               # triplet margin
+        self.assertIn(("add_scalar", 1e-6), values)              # pairwise distance eps
+        self.assertEqual({op["axis"] for op in s["graph"] if op["op"] == "sum" and
+                          op["output"] != s["outputs"][0] and "cos" in op["output"]}, {0})
+
     def test_unsupported_forms_are_named(self):
         self.unsupported("return torch.prod(p, dim=1) + t.sum(1)", r"^prod is not supported")
         self.unsupported("return torch.cumsum(p * t, dim=1)", "dtype torch.bool is not supported",
@@ -324,6 +364,8 @@ class LossModules(unittest.TestCase):
                          inputs="torch.randn(batch_size, dim), torch.randn(1, dim)")
         self.unsupported("return F.mse_loss(p, t, weight=t)", "with a weight is not supported")
         self.unsupported("return F.smooth_l1_loss(p, t, beta=-1.0)", "beta = -1.0 is not")
+        self.unsupported("return F.triplet_margin_loss(p, t, t, p=1)", "p = 1 is not supported")
+        self.unsupported("return F.triplet_margin_loss(p, t, t, swap=True)", "swap=True")
 
 
 class DimsFromOps(unittest.TestCase):

@@ -250,7 +250,8 @@ class LossImports(unittest.TestCase):
 
     def test_examples_optimize_on_the_simulator(self):
         for stem, kernels in (("23_mse_loss", 3), ("26_huber_loss", 3),
-                              ("27_cosine_similarity_loss", 6)):
+                              ("27_cosine_similarity_loss", 6),
+                              ("28_triplet_margin_loss", 4)):
             with self.subTest(stem), tempfile.TemporaryDirectory() as d:
                 r = util.kforge("import", "kernelbench", util.example(stem), "-o", d)
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)

@@ -1,0 +1,28 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Triplet margin loss (KernelBench level 1, problem 99): the mean over the rows of
+    max(d(anchor, positive) - d(anchor, negative) + margin, 0), d the L2 distance of a row."""
+
+    def __init__(self, margin=1.0):
+        super().__init__()
+        self.loss_fn = torch.nn.TripletMarginLoss(margin=margin)
+
+    def forward(self, anchor, positive, negative):
+        return self.loss_fn(anchor, positive, negative)
+
+
+batch_size = 128
+input_shape = (4096,)
+dim = 1
+
+
+def get_inputs():
+    return [torch.randn(batch_size, *input_shape), torch.randn(batch_size, *input_shape),
+            torch.randn(batch_size, *input_shape)]
+
+
+def get_init_inputs():
+    return [1.0]  # margin
