@@ -158,7 +158,7 @@ std::string cuda_float_literal(double v) {
 Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl::ChainOp>& chain,
                                const ChainSpace& space,
                                const std::optional<dsl::TensorRef>& input,
-                               const LowerContext& ctx) {
+                               const LowerContext& ctx, bool needs_store) {
     ChainCode code;
     code.type_name = std::string(type_name);
     std::ostringstream loads, body;
@@ -258,7 +258,8 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
             body << "        for (int j = 0; j < V; ++j) v[j] = " << e << ";\n";
         }
     }
-    if (!stored) return make_error("kernel", "the chain stores nothing; end it with store Y[..]");
+    if (!stored && needs_store)
+        return make_error("kernel", "the chain stores nothing; end it with store Y[..]");
 
     std::ostringstream s;
     s << "struct " << code.type_name << " {\n";

@@ -53,10 +53,12 @@ struct ChainCode {
 // the space, a store whose size differs from the space, no store, `reduce` (not supported in
 // element-wise chains), a dtype with no CUDA float type, a name read before its `let`. A value
 // named by `let t` is a register array `n_t[V]` in apply(); `use t` copies it back.
+// `needs_store` false: a chain that only transforms the value (a rowwise kernel's `pre`
+// prologue, called through load_operands + apply on the loaded row vector) may store nothing.
 Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl::ChainOp>& chain,
                                const ChainSpace& space,
                                const std::optional<dsl::TensorRef>& input,
-                               const LowerContext& ctx);
+                               const LowerContext& ctx, bool needs_store = true);
 
 // CUDA type of a float dtype: float, __nv_bfloat16, __half; an error for others.
 Expected<std::string> cuda_float_type(DType d, std::string_view where);

@@ -7,6 +7,7 @@
 // largest of 8, 4, 2, 1 not above `vec` that divides the row (so rows stay aligned); the entry
 // point falls back to scalar accesses at run time when a pointer is not vector-aligned.
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "codegen/chain.h"
@@ -178,6 +179,25 @@ Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext
                             ctx);
     if (!chain) return chain.error();
     plan->chain = &*chain;
+    std::optional<ChainCode> pre;
+    if (!kernel.pre.empty()) {
+        const std::string where = "kernel " + kernel.name;
+        if (plan->tmpl != "reduce_rows" || plan->column) {
+            return make_error(where, "pre { .. }: an element-wise prologue is lowered for rowwise "
+                                     "sum, mean, max and min over the last dim only");
+        }
+        ChainSpace full;
+        full.dims = xref.dims;
+        full.shape = plan->x->shape;
+        auto code = emit_chain("kforge_" + kernel.name + "_pre", kernel.pre, full, std::nullopt,
+                               ctx, /*needs_store=*/false);
+        if (!code) return code.error();
+        for (const ChainParam& p : code->params) {
+            if (p.written) return make_error(where, "pre { .. } stores nothing");
+        }
+        pre = std::move(*code);
+        plan->pre = &*pre;
+    }
     if (plan->column) return detail::emit_column_reduce(*plan, ctx);
     return plan->tmpl == "scan_rows" ? detail::emit_scan_rows(*plan, ctx)
                                      : detail::emit_row_kernel(*plan, ctx);

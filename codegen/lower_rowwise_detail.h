@@ -13,6 +13,7 @@ struct RowwisePlan {
     const dsl::Kernel* kernel = nullptr;
     const TensorInfo* x = nullptr;
     const ChainCode* chain = nullptr;
+    const ChainCode* pre = nullptr;  // reduce_rows: the `pre { .. }` prologue over the input
     size_t axis = 0;
     std::string tmpl, mode, header;
     // row kernels: rows x n; column reductions: outer x n x inner (n = the reduced length)

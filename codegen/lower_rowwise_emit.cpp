@@ -135,6 +135,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
         return make_error(where, "this row op takes one tensor");
     }
     params.add_chain(*plan.chain);
+    if (plan.pre) params.add_chain(*plan.pre);
     params.add_int64("rows", plan.rows);
     params.add_int64("n", plan.n);
 
@@ -143,9 +144,16 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     s << "// kernel " << k.name << ": rowwise " << plan.tmpl << " " << plan.mode << ", "
       << "configured for rows of " << cfg_n << "\n";
     s << plan.chain->definition;
+    if (plan.pre) s << plan.pre->definition;
     s << "extern \"C\" __global__ void __launch_bounds__(" << cfg.threads << ") " << symbol << "("
       << params.signature() << ") {\n";
     s << chain_init(*plan.chain);
+    if (plan.pre) {
+        s << "    const " << plan.pre->type_name << " pre{";
+        for (size_t i = 0; i < plan.pre->params.size(); ++i)
+            s << (i ? ", " : "") << "t_" << plan.pre->params[i].name;
+        s << "};\n";
+    }
     std::string args = "t_" + plan.x->name;
     std::string tmpl_extra;
     if (norm) {
@@ -160,7 +168,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
         tmpl_extra = plan.tmpl == "softmax_rows" ? (k.rowwise.online ? "true" : "false") : "";
         args += ", rows, n";
     }
-    args += ", chain";
+    args += plan.pre ? ", chain, pre" : ", chain";
     const auto call = [&](const std::string& c) {
         return "kforge::" + plan.tmpl + "<" + c + ", " + plan.mode +
                (tmpl_extra.empty() ? "" : ", " + tmpl_extra) + ">(" + args + ");\n";
@@ -175,6 +183,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
         if (plan.tmpl != "reduce_rows" && plan.mode != "kforge::SoftmaxMode::kLogsumexp") {
             cond += " && chain.aligned<" + std::to_string(vec) + ">()";
         }
+        if (plan.pre) cond += " && pre.aligned<" + std::to_string(vec) + ">()";
         s << "    if (" << cond << ") {\n        " << call(cv) << "    } else {\n        "
           << call(cfg_text(tpr, rpb, 1, 0, split, 0,
                            held.staged > 0 ? 0 : kScalarFallbackUnroll))

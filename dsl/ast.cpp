@@ -99,10 +99,12 @@ Program strip_locations(Program p) {
         k.loc = {};
         k.knob_locs.clear();
         for (TensorRef& t : k.args) t.loc = {};
-        for (ChainOp& op : k.chain) {
-            op.loc = {};
-            op.name_loc = {};
-            if (op.tensor) op.tensor->loc = {};
+        for (std::vector<ChainOp>* ops : {&k.pre, &k.chain}) {
+            for (ChainOp& op : *ops) {
+                op.loc = {};
+                op.name_loc = {};
+                if (op.tensor) op.tensor->loc = {};
+            }
         }
     }
     return p;

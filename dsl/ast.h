@@ -151,6 +151,10 @@ struct Kernel {
     GemmConfig gemm;
     RowwiseConfig rowwise;
     MapConfig map;
+    // rowwise sum/mean/max/min: the element-wise prologue `pre { .. }` applied to every element
+    // of the row input before it is reduced (operands indexed like the input or broadcast into
+    // it; no stores). Empty: the row input is reduced as loaded.
+    std::vector<ChainOp> pre;
     std::vector<ChainOp> chain;       // applied to the accumulator / row-op result / value; ends in stores
     std::vector<std::pair<std::string, SourceLoc>> knob_locs;  // knob name -> where written
     SourceLoc loc;

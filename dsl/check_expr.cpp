@@ -160,6 +160,15 @@ int ExprGraph::clamp(int x, double lo, double hi, const Origin& origin) {
 
 int ExprGraph::apply(const std::string& op, std::vector<int> args, std::vector<double> params,
                      std::vector<std::string> over, bool drops_over, const Origin& origin) {
+    // sum over K of a * b, both with K = contract(a, b over K): a matmul with a vector operand
+    // and a rowwise `sum(A[M,K]) pre { mul v[K] }` are the same computation.
+    if (op == "reduce_sum" && drops_over && over.size() == 1 && args.size() == 1) {
+        const Expr& m = at(args[0]);
+        if (m.op == "mul" && m.args.size() == 2 && contains(at(m.args[0]).dims, over[0]) &&
+            contains(at(m.args[1]).dims, over[0])) {
+            return contract(m.args[0], m.args[1], over[0], origin);
+        }
+    }
     std::vector<std::string> dims;
     for (const auto& d : at(args.at(0)).dims)
         if (!drops_over || !contains(over, d)) dims.push_back(d);

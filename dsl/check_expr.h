@@ -5,6 +5,8 @@
 //   - values carry NAMED dims (size-1 dims dropped); a contraction is contract(A, B over K) with
 //     its operands unordered, so matmul transposes and gemm operand layouts follow from dims;
 //   - linear(X, W, b)            = contract(X, W over K) + b
+//   - reduce_sum over K of mul(a, b), both with K = contract(a, b over K) (a matvec as a rowwise
+//     sum with the prologue `pre { mul v[K] }`)
 //   - add, mul                   n-ary, flattened, operands sorted, numbers folded (x+0, x*1 drop)
 //   - sub(a, b)                  = a + b * -1;  sub by a number c = add -c;  neg x = x * -1
 //   - scale c, div by number c   = mul c, mul 1/c;   add_scalar c = add c

@@ -37,6 +37,11 @@ void check_lowering(const Kernel& kn, Reporter& rep) {
                       "split " + std::to_string(kn.rowwise.split) + ": a split row is one thread-"
                       "block cluster, at most " + std::to_string(kMaxRowSplit) + " CTAs");
         }
+        if (!kn.pre.empty() && !over_last) {
+            rep.error(knob_loc(kn, "over"), "pre { .. } with over " + kn.over +
+                                                ": a prologue is lowered for reductions over the "
+                                                "last dim only (a column reduction has none)");
+        }
         const RowOp op = kn.row_op;
         if ((op == RowOp::kL1Normalize || op == RowOp::kL2Normalize) && !over_last) {
             rep.error(knob_loc(kn, "over"), std::string(to_string(op)) + " over " + kn.over +

@@ -101,11 +101,11 @@ bool check_let_name(Sem& sem, const ChainOp& op, const std::map<std::string, Nam
 }
 
 // The value `op` names (`use t`, `add t`); nullptr (and an error) where t is not bound yet.
-const Named* lookup_name(Sem& sem, const Kernel& kn, const ChainOp& op,
-                         const std::map<std::string, Named>& names) {
+const Named* lookup_name(Sem& sem, const Kernel& kn, const std::vector<ChainOp>& chain,
+                         const ChainOp& op, const std::map<std::string, Named>& names) {
     if (auto it = names.find(op.name); it != names.end()) return &it->second;
     std::string later;
-    for (const ChainOp& c : kn.chain)
+    for (const ChainOp& c : chain)
         if (c.kind == ChainOpKind::kLet && c.name == op.name && later.empty())
             later = Reporter::loc_text(c.name_loc);
     std::string what = std::string(to_string(op.kind)) + " " + op.name + ": ";
@@ -123,90 +123,24 @@ const Named* lookup_name(Sem& sem, const Kernel& kn, const ChainOp& op,
     return nullptr;
 }
 
-}  // namespace
-
-KernelFacts check_kernel_semantics(Sem& sem, int k) {
-    const Kernel& kn = sem.program.kernels[static_cast<size_t>(k)];
-    Reporter& rep = sem.reporter;
-    ExprGraph& g = sem.graph;
-    KernelFacts f;
-    sem.max_bytes = sem.max_out_bytes = 0;
-    const std::string at = Reporter::loc_text(kn.loc);
+// The value of a chain being translated: its node (nullopt: unresolved), dtype, names.
+struct ChainState {
     std::optional<int> v;
-    const size_t want_args = kn.kind == KernelKind::kGemm ? 2 : 1;
-    if (kn.args.size() < want_args) {
-        rep.error(kn.loc, "kernel " + kn.name + " needs " + std::to_string(want_args) + " operand(s)");
-    } else if (kn.kind == KernelKind::kGemm) {
-        auto a = sem.read(kn.args[0], k);
-        auto b = sem.read(kn.args[1], k);
-        auto kdim = gemm_k(kn, rep);
-        if (a && b && kdim) v = g.contract(*a, *b, *kdim, Origin{at, kn.args[0].name, "gemm"});
-    } else if (kn.kind == KernelKind::kMap) {
-        v = sem.read(kn.args[0], k);
-    } else {
-        const TensorRef& x = kn.args[0];
-        const OpKind kind = row_op_kind(kn.row_op);
-        const Op* like = nullptr;
-        for (const Op& op : sem.problem.ops)
-            if (op.kind == kind && like == nullptr) like = &op;
-        std::string over = kn.over.empty() ? (x.dims.empty() ? "" : x.dims.back()) : kn.over;
-        const size_t max_args = kind == OpKind::kRmsNorm ? 2
-                                : (kind == OpKind::kLayerNorm || kind == OpKind::kGroupNorm) ? 3 : 1;
-        auto xn = sem.read(x, k);
-        std::vector<int> in;
-        if (xn) in.push_back(*xn);
-        for (size_t i = 1; i < kn.args.size(); ++i) {
-            if (i >= max_args) {
-                rep.error(kn.args[i].loc, std::string(to_string(kn.row_op)) + " takes at most " +
-                                              std::to_string(max_args) + " tensor(s)");
-            } else if (auto w = sem.read(kn.args[i], k)) {
-                in.push_back(*w);
-            }
-        }
-        if (std::find(x.dims.begin(), x.dims.end(), over) == x.dims.end()) {
-            rep.error(knob_loc(kn, "over"), "over " + over + ": " + ref_text(x) + " has no dim " + over);
-        } else if (xn && in.size() == kn.args.size()) {
-            const bool normalize = kind == OpKind::kL1Normalize || kind == OpKind::kL2Normalize;
-            const double eps = kn.eps ? *kn.eps : like ? like->attrs.eps : normalize ? 0.0 : 1e-5;
-            const double groups = static_cast<double>(kn.groups ? *kn.groups
-                                                      : like ? like->attrs.num_groups : 1);
-            std::string name(to_string(kind));
-            Origin o{at, x.name, name + " over " + over};
-            f.row_len = sem.extent(over);
-            f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
-            if (kind == OpKind::kLayerNorm || kind == OpKind::kRmsNorm) {
-                // A norm normalizes every dim from row_axis() on (as the lowering does).
-                const size_t from = row_axis(kn).value_or(x.dims.size() - 1);
-                std::vector<std::string> dims(x.dims.begin() + static_cast<std::ptrdiff_t>(from),
-                                              x.dims.end());
-                f.row_len = sem.numel(dims);
-                f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
-                o.display = name + " over " + dims.front() + (dims.size() > 1 ? ".." + dims.back() : "");
-                v = g.apply(name, in, {eps}, dims, false, o);
-            } else if (kind == OpKind::kGroupNorm) {
-                std::string c = x.dims.size() > 1 ? x.dims[1] : over;
-                v = g.apply(name, in, {groups, eps}, {c}, false, o);
-                f.rows = sem.extent(x.dims[0]) * static_cast<int64_t>(groups);
-                f.row_len = f.rows > 0 ? sem.numel(x.dims) / f.rows : 0;
-            } else if (normalize) {
-                v = normalize_expr(g, in[0], kind == OpKind::kL2Normalize, eps, over, o);
-            } else if (kind == OpKind::kCumsum || kind == OpKind::kCumprod) {
-                o.display = scan_display(name, over, kn.rowwise.reverse, kn.rowwise.exclusive);
-                v = g.apply(name, in, {kn.rowwise.reverse ? 1.0 : 0.0,
-                                       kn.rowwise.exclusive ? 1.0 : 0.0}, {over}, false, o);
-            } else if (kind == OpKind::kSoftmax || kind == OpKind::kLogSoftmax) {
-                v = g.apply(name, in, {}, {over}, false, o);
-            } else {
-                v = g.apply(kind == OpKind::kLogsumexp ? name : "reduce_" + name, in, {}, {over},
-                            true, o);
-            }
-        }
-    }
-
     DType dtype = DType::kF32;
-    bool failed = !v.has_value();
+    bool failed = false;
     std::map<std::string, Named> names;  // bound by `let` so far
-    for (const ChainOp& op : kn.chain) {
+};
+
+// Translates `chain` (kernel k's chain or its rowwise prologue) on st.v, storing as it goes.
+void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainOp>& chain,
+                     ChainState& st, KernelFacts& f) {
+    std::optional<int>& v = st.v;
+    DType& dtype = st.dtype;
+    bool& failed = st.failed;
+    std::map<std::string, Named>& names = st.names;
+    ExprGraph& g = sem.graph;
+    Reporter& rep = sem.reporter;
+    for (const ChainOp& op : chain) {
         Origin o{Reporter::loc_text(op.loc), kn.name, chain_display(op)};
         if (op.kind == ChainOpKind::kCast) {
             dtype = op.cast_to;
@@ -218,7 +152,7 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
             continue;
         }
         if (op.kind == ChainOpKind::kUse) {
-            const Named* n = lookup_name(sem, kn, op, names);
+            const Named* n = lookup_name(sem, kn, chain, op, names);
             if (!n || n->node < 0) {
                 failed = true;
                 continue;
@@ -246,13 +180,13 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         }
         if (failed) {
             if (op.tensor) sem.read(*op.tensor, k);
-            if (!op.name.empty() && !names.count(op.name)) lookup_name(sem, kn, op, names);
+            if (!op.name.empty() && !names.count(op.name)) lookup_name(sem, kn, chain, op, names);
             continue;
         }
         const bool binary = is_binary(op.kind);
         std::optional<int> operand;
         if (binary && !op.name.empty()) {
-            const Named* n = lookup_name(sem, kn, op, names);
+            const Named* n = lookup_name(sem, kn, chain, op, names);
             if (!n || n->node < 0) {
                 failed = true;
                 continue;
@@ -325,6 +259,142 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         default: v = g.apply(std::string(to_string(op.kind)), {*v}, {}, {}, false, o); break;
         }
     }
+}
+
+// A rowwise kernel's prologue `pre { .. }` on its input node `xn`: element-wise statements
+// only (no store, cast or reduce), operands that broadcast into the input (the value keeps the
+// input's dims), and only before sum, mean, max or min. nullopt where it does not resolve.
+std::optional<int> translate_prologue(Sem& sem, const Kernel& kn, int k, std::optional<int> xn,
+                                      KernelFacts& f) {
+    Reporter& rep = sem.reporter;
+    const ChainOp& first = kn.pre.front();
+    if (kn.row_op != RowOp::kSum && kn.row_op != RowOp::kMean && kn.row_op != RowOp::kMax &&
+        kn.row_op != RowOp::kMin) {
+        rep.error(first.loc, "pre { .. }: only rowwise sum, mean, max and min take an element-wise "
+                             "prologue, not " + std::string(to_string(kn.row_op)) +
+                             "; write the element-wise part as a map kernel");
+        return std::nullopt;
+    }
+    bool bad = false;
+    for (const ChainOp& op : kn.pre) {
+        if (op.kind == ChainOpKind::kStore || op.kind == ChainOpKind::kCast ||
+            op.kind == ChainOpKind::kReduce) {
+            rep.error(op.loc, "pre { .. }: " + std::string(to_string(op.kind)) +
+                                  " is not allowed in the prologue (it only transforms each "
+                                  "element before the reduction; store and cast go in the chain "
+                                  "after the head's knobs)");
+            bad = true;
+        }
+    }
+    if (bad || !xn) return std::nullopt;
+    const std::vector<std::string> in_dims = sem.graph.at(*xn).dims;
+    ChainState st;
+    st.v = xn;
+    translate_chain(sem, kn, k, kn.pre, st, f);
+    f.reads_residual = false;
+    if (st.failed || !st.v) return std::nullopt;
+    const std::vector<std::string>& out = sem.graph.at(*st.v).dims;
+    const bool widened = std::any_of(out.begin(), out.end(), [&](const std::string& d) {
+        return std::find(in_dims.begin(), in_dims.end(), d) == in_dims.end();
+    });
+    if (widened) {
+        rep.error(first.loc, "pre { .. }: the prologue's value has dims " + join_dims(out) +
+                                 ", wider than the row input " + ref_text(kn.args[0]) +
+                                 "; its operands must be indexed like the input or broadcast "
+                                 "into it (e.g. v[" + (kn.args[0].dims.empty() ? std::string("K")
+                                                      : kn.args[0].dims.back()) + "])");
+        return std::nullopt;
+    }
+    return st.v;
+}
+
+}  // namespace
+
+KernelFacts check_kernel_semantics(Sem& sem, int k) {
+    const Kernel& kn = sem.program.kernels[static_cast<size_t>(k)];
+    Reporter& rep = sem.reporter;
+    ExprGraph& g = sem.graph;
+    KernelFacts f;
+    sem.max_bytes = sem.max_out_bytes = 0;
+    const std::string at = Reporter::loc_text(kn.loc);
+    std::optional<int> v;
+    const size_t want_args = kn.kind == KernelKind::kGemm ? 2 : 1;
+    if (kn.args.size() < want_args) {
+        rep.error(kn.loc, "kernel " + kn.name + " needs " + std::to_string(want_args) + " operand(s)");
+    } else if (kn.kind == KernelKind::kGemm) {
+        auto a = sem.read(kn.args[0], k);
+        auto b = sem.read(kn.args[1], k);
+        auto kdim = gemm_k(kn, rep);
+        if (a && b && kdim) v = g.contract(*a, *b, *kdim, Origin{at, kn.args[0].name, "gemm"});
+    } else if (kn.kind == KernelKind::kMap) {
+        v = sem.read(kn.args[0], k);
+    } else {
+        const TensorRef& x = kn.args[0];
+        const OpKind kind = row_op_kind(kn.row_op);
+        const Op* like = nullptr;
+        for (const Op& op : sem.problem.ops)
+            if (op.kind == kind && like == nullptr) like = &op;
+        std::string over = kn.over.empty() ? (x.dims.empty() ? "" : x.dims.back()) : kn.over;
+        const size_t max_args = kind == OpKind::kRmsNorm ? 2
+                                : (kind == OpKind::kLayerNorm || kind == OpKind::kGroupNorm) ? 3 : 1;
+        auto xn = sem.read(x, k);
+        if (!kn.pre.empty()) xn = translate_prologue(sem, kn, k, xn, f);
+        std::vector<int> in;
+        if (xn) in.push_back(*xn);
+        for (size_t i = 1; i < kn.args.size(); ++i) {
+            if (i >= max_args) {
+                rep.error(kn.args[i].loc, std::string(to_string(kn.row_op)) + " takes at most " +
+                                              std::to_string(max_args) + " tensor(s)");
+            } else if (auto w = sem.read(kn.args[i], k)) {
+                in.push_back(*w);
+            }
+        }
+        if (std::find(x.dims.begin(), x.dims.end(), over) == x.dims.end()) {
+            rep.error(knob_loc(kn, "over"), "over " + over + ": " + ref_text(x) + " has no dim " + over);
+        } else if (xn && in.size() == kn.args.size()) {
+            const bool normalize = kind == OpKind::kL1Normalize || kind == OpKind::kL2Normalize;
+            const double eps = kn.eps ? *kn.eps : like ? like->attrs.eps : normalize ? 0.0 : 1e-5;
+            const double groups = static_cast<double>(kn.groups ? *kn.groups
+                                                      : like ? like->attrs.num_groups : 1);
+            std::string name(to_string(kind));
+            Origin o{at, x.name, name + " over " + over};
+            f.row_len = sem.extent(over);
+            f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
+            if (kind == OpKind::kLayerNorm || kind == OpKind::kRmsNorm) {
+                // A norm normalizes every dim from row_axis() on (as the lowering does).
+                const size_t from = row_axis(kn).value_or(x.dims.size() - 1);
+                std::vector<std::string> dims(x.dims.begin() + static_cast<std::ptrdiff_t>(from),
+                                              x.dims.end());
+                f.row_len = sem.numel(dims);
+                f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
+                o.display = name + " over " + dims.front() + (dims.size() > 1 ? ".." + dims.back() : "");
+                v = g.apply(name, in, {eps}, dims, false, o);
+            } else if (kind == OpKind::kGroupNorm) {
+                std::string c = x.dims.size() > 1 ? x.dims[1] : over;
+                v = g.apply(name, in, {groups, eps}, {c}, false, o);
+                f.rows = sem.extent(x.dims[0]) * static_cast<int64_t>(groups);
+                f.row_len = f.rows > 0 ? sem.numel(x.dims) / f.rows : 0;
+            } else if (normalize) {
+                v = normalize_expr(g, in[0], kind == OpKind::kL2Normalize, eps, over, o);
+            } else if (kind == OpKind::kCumsum || kind == OpKind::kCumprod) {
+                o.display = scan_display(name, over, kn.rowwise.reverse, kn.rowwise.exclusive);
+                v = g.apply(name, in, {kn.rowwise.reverse ? 1.0 : 0.0,
+                                       kn.rowwise.exclusive ? 1.0 : 0.0}, {over}, false, o);
+            } else if (kind == OpKind::kSoftmax || kind == OpKind::kLogSoftmax) {
+                v = g.apply(name, in, {}, {over}, false, o);
+            } else {
+                v = g.apply(kind == OpKind::kLogsumexp ? name : "reduce_" + name, in, {}, {over},
+                            true, o);
+            }
+        }
+    }
+
+    ChainState st;
+    st.v = v;
+    st.failed = !v.has_value();
+    translate_chain(sem, kn, k, kn.chain, st, f);
+    v = st.v;
+    const bool failed = st.failed;
     if (v) {
         f.resolved = !failed;
         f.value_dims = g.at(*v).dims;

@@ -13,14 +13,16 @@ std::vector<std::string_view> chain_op_names() {
 
 }  // namespace
 
-Status Parser::chain(Kernel& k) {
-    if (Expected<Token> t = expect_punct('{', "to open the chain"); !t) return t.error();
+Status Parser::chain(Kernel& k) { return chain_into(k.chain, "the chain"); }
+
+Status Parser::chain_into(std::vector<ChainOp>& out, std::string_view what) {
+    if (Expected<Token> t = expect_punct('{', "to open " + std::string(what)); !t) return t.error();
     while (true) {
         const std::string expect = "a chain statement (add, relu, cast, store, ...)";
         if (peek().kind != TokenKind::kIdent) return expected(expect);
         const ChainOpSpec* spec = find_chain_op(peek().text);
         if (!spec) return expected(expect, did_you_mean(peek().text, chain_op_names()));
-        if (static_cast<int>(k.chain.size()) == kMaxChainOps) {
+        if (static_cast<int>(out.size()) == kMaxChainOps) {
             return error_at(peek(), "more than " + std::to_string(kMaxChainOps) + " chain statements");
         }
         Token name = take();
@@ -28,7 +30,7 @@ Status Parser::chain(Kernel& k) {
         op.kind = spec->kind;
         op.loc = name.loc;
         if (Status s = chain_args(*spec, op); !s) return s.error();
-        k.chain.push_back(std::move(op));
+        out.push_back(std::move(op));
         if (at_punct(';')) take();
         else if (!at_punct('}')) return expected("';' or '}' after the statement");
         if (at_punct('}')) break;

@@ -38,6 +38,10 @@ Status Parser::knobs(Kernel& k) {
     while (!at_punct('{')) {
         std::string expect = "a knob " + first_knobs(k.kind) + " or '{'";
         if (peek().kind != TokenKind::kIdent) return expected(expect);
+        if (k.kind == KernelKind::kRowwise && at_ident("pre")) {
+            return error_at(peek(), "`pre { .. }` is written right after the head, before the "
+                                    "knobs: rowwise sum(X[M,K]) pre { mul v[K] } threads 256 ..");
+        }
         const KnobSpec* spec = find_knob(k.kind, peek().text);
         if (!spec) return expected(expect, did_you_mean(peek().text, knob_names(k.kind)));
         Token name = take();

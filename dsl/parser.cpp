@@ -151,6 +151,15 @@ Status Parser::kernel(Program& p) {
     }
     if (Expected<Token> t = expect_punct('=', "after the kernel name"); !t) return t.error();
     if (Status s = head(k); !s) return s.error();
+    if (at_ident("pre")) {  // rowwise: the element-wise prologue, `pre { mul B[K] }`
+        if (k.kind != KernelKind::kRowwise) {
+            return error_at(peek(), "`pre { .. }` (an element-wise prologue) belongs to a rowwise "
+                                    "sum, mean, max or min kernel; a " +
+                                        std::string(to_string(k.kind)) + " kernel has none");
+        }
+        take();
+        if (Status s = chain_into(k.pre, "the prologue after 'pre'"); !s) return s.error();
+    }
     if (Status s = knobs(k); !s) return s.error();
     if (Status s = chain(k); !s) return s.error();
     p.kernels.push_back(std::move(k));

@@ -29,6 +29,8 @@ public:
     Status knobs(Kernel& k);
     // parse_chain.cpp
     Status chain(Kernel& k);
+    // `{ stmt; ... }` into `out` (the chain, or a rowwise kernel's `pre` prologue).
+    Status chain_into(std::vector<ChainOp>& out, std::string_view what);
     Status chain_args(const ChainOpSpec& spec, ChainOp& op);
 
     // shared helpers (parser.cpp)

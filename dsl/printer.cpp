@@ -68,6 +68,11 @@ std::string header_text(const Kernel& k) {
     s += "(";
     for (size_t i = 0; i < k.args.size(); ++i) s += (i ? ", " : "") + tensor_text(k.args[i]);
     s += ")";
+    if (!k.pre.empty()) {
+        s += " pre {";
+        for (size_t i = 0; i < k.pre.size(); ++i) s += (i ? "; " : " ") + statement_text(k.pre[i]);
+        s += " }";
+    }
     for (const KnobSpec& spec : knob_table(k.kind)) {
         if (std::optional<KnobValue> v = spec.read(k)) s += " " + knob_text(spec, *v);
     }
