@@ -21,25 +21,64 @@ class Loaded:
     namespace: dict = field(default_factory=dict)
 
 
-def literal_int_globals(tree):
-    """Top-level `NAME = <int literal>` assignments, in source order."""
-    out = {}
+def _int_literal(node):
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _size_keys(name, count):
+    """The names of the elements of a size tuple `name = (a, b, ...)`: `name` for one element
+    (KernelBench's `input_shape = (4096,)`), `name_0`, `name_1`, ... for several."""
+    return [name] if count == 1 else [f"{name}_{i}" for i in range(count)]
+
+
+def _literal_assignments(tree):
+    """(name, value node) of the top-level `NAME = <int literal>` and `NAME = (<int literal>,
+    ...)` assignments, in source order."""
     for node in tree.body:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Constant) and type(node.value.value) is int):
-            out[node.targets[0].id] = node.value.value
+                and isinstance(node.targets[0], ast.Name)):
+            v = node.value
+            if _int_literal(v) or (isinstance(v, (ast.Tuple, ast.List)) and v.elts
+                                   and all(_int_literal(e) for e in v.elts)):
+                yield node.targets[0].id, node
+
+
+def literal_int_globals(tree):
+    """Top-level `NAME = <int literal>` assignments, and the elements of top-level size tuples
+    `NAME = (<int literal>, ...)` (named by _size_keys), in source order."""
+    out = {}
+    for name, node in _literal_assignments(tree):
+        if _int_literal(node.value):
+            out[name] = node.value.value
+        else:
+            for key, e in zip(_size_keys(name, len(node.value.elts)), node.value.elts):
+                out.setdefault(key, e.value)
     return out
 
 
 def _override(tree, overrides):
-    for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id in overrides
-                and isinstance(node.value, ast.Constant)):
-            node.value = ast.copy_location(ast.Constant(overrides[node.targets[0].id]),
-                                           node.value)
+    for name, node in _literal_assignments(tree):
+        if _int_literal(node.value):
+            if name in overrides:
+                node.value = ast.copy_location(ast.Constant(overrides[name]), node.value)
+            continue
+        elts = node.value.elts
+        for i, key in enumerate(_size_keys(name, len(elts))):
+            if key in overrides:
+                elts[i] = ast.copy_location(ast.Constant(overrides[key]), elts[i])
     return tree
+
+
+def _size_tuple_ints(ns, literals):
+    """The current values of the size tuple elements among `literals`, by their keys."""
+    out = {}
+    for name, v in ns.items():
+        if isinstance(v, (tuple, list)) and v and all(type(e) is int for e in v) and \
+                not name.startswith("_"):
+            for key, e in zip(_size_keys(name, len(v)), v):
+                if key in literals and type(ns.get(key)) is not int:
+                    out[key] = e
+    return out
 
 
 def load(path, overrides=None, seed=0, input_seed=None):
@@ -82,6 +121,7 @@ def load(path, overrides=None, seed=0, input_seed=None):
             f"building Model or its inputs raised {type(e).__name__}: {e}") from e
     ints = {k: v for k, v in ns.items()
             if type(v) is int and not k.startswith("_")}
+    ints.update(_size_tuple_ints(ns, literals))
     return Loaded(model, inputs, ints, literals, ns)
 
 

@@ -235,6 +235,31 @@ class SmallModules(unittest.TestCase):
         self.assertEqual(s["dims"], {"D40": 40, "batch_size": 8})
         self.assertEqual(s["inputs"]["x"]["shape"], ["batch_size", "D40"])
 
+    def test_dims_named_after_size_tuples(self):
+        # KernelBench's `input_shape = (4096,)`: the tuple's elements name dims (and can be
+        # shrunk for the numeric check) like integer globals; several elements get _0, _1, ...
+        for globals_text, inputs, dims, shape in [
+                ("input_shape = (40,)", "torch.randn(batch_size, *input_shape)",
+                 {"batch_size": 8, "input_shape": 40}, ["batch_size", "input_shape"]),
+                ("spatial = (40, 24)", "torch.randn(batch_size, *spatial)",
+                 {"batch_size": 8, "spatial_0": 40, "spatial_1": 24},
+                 ["batch_size", "spatial_0", "spatial_1"]),
+                ("input_shape = (8,)", "torch.randn(batch_size, *input_shape)",
+                 {"batch_size": 8, "input_shape": 8}, ["batch_size", "input_shape"])]:
+            with self.subTest(globals_text):
+                path = module_file("return x * 2", globals_text=globals_text, inputs=inputs)
+                try:
+                    loaded = kernelbench.load(path)
+                    s = spec_of(path)
+                    small = kernelbench.load(path, overrides={"input_shape": 16, "spatial_1": 16})
+                finally:
+                    os.unlink(path)
+                self.assertEqual(s["dims"], dims)
+                self.assertEqual(s["inputs"]["x"]["shape"], shape)
+                self.assertEqual(loaded.literal_ints["batch_size"], 8)
+                self.assertEqual(tuple(small.inputs[0].shape)[1:],
+                                 (16,) if "input_shape" in globals_text else (40, 16))
+
 
 def spec_of_source(src):
     f = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)

@@ -255,6 +255,8 @@ class LossImports(unittest.TestCase):
             with self.subTest(stem), tempfile.TemporaryDirectory() as d:
                 r = util.kforge("import", "kernelbench", util.example(stem), "-o", d)
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                # checked at a smaller input_shape (a size tuple), not at 4096
+                self.assertRegex(r.stdout, r"at batch_size=16,input_shape=32,")
                 spec_path = os.path.join(d, spec_build.problem_name(stem) + ".json")
                 out = os.path.join(d, "best")
                 r = util.kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
