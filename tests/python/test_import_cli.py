@@ -265,7 +265,9 @@ class LossImports(unittest.TestCase):
                 self.assertIn("synthesized one from the problem", r.stdout + r.stderr)
                 with open(os.path.join(out, "best.kf")) as f:
                     program = f.read()
-                self.assertEqual(program.count("kernel k"), kernels, program)
+                # at most the kernels of the plan without a rowwise prologue (map, row
+                # reductions, the one-block reduction to the scalar); fewer once fused
+                self.assertLessEqual(program.count("kernel k"), kernels, program)
                 # the last kernel reduces to the one value the module returns
                 self.assertRegex(program, r"store \w+\[\] }\s*$")
 
