@@ -11,6 +11,7 @@ std::string cutlass_prelude(bool sm90, bool sm80) {
 #include "cutlass/numeric_types.h"
 #include "cutlass/epilogue/thread/activation.h"
 #include "cutlass/util/packed_stride.hpp"
+#include "kernels/act_approx.cuh"
 )";
     if (sm90)
         s += R"(#include "cutlass/gemm/dispatch_policy.hpp"

@@ -9,6 +9,7 @@
 #include "cutlass/numeric_types.h"
 #include "cutlass/epilogue/thread/activation.h"
 #include "cutlass/util/packed_stride.hpp"
+#include "kernels/act_approx.cuh"
 #include "cutlass/gemm/kernel/default_gemm_universal_with_visitor.h"
 #include "cutlass/epilogue/threadblock/fusion/visitors.hpp"
 #include "cutlass/gemm/threadblock/threadblock_swizzle.h"
