@@ -58,6 +58,95 @@ std::string batched_arguments(const std::string& lda, const std::string& ldb) {
            "        " + lda + ", " + ldb + ", 0, 0);\n";
 }
 
+// math f32_simt: CUTLASS's SIMT GemmUniversal with its default epilogue (LinearCombination,
+// alpha 1, beta 0: D = accumulator, converted to D's type). Not the epilogue visitor tree: the
+// Sm80 EVT's OutputTileThreadLayout is DefaultThreadMapTensorOp (visitor_2x.hpp), the tensor-op
+// accumulator layout, while the SIMT epilogue's shared-memory loads follow DefaultThreadMapSimt
+// (128x128x16, 64x64 warps: 16 steps of 1x2x4 rows, the EVT assumes 8 steps of 4x1x8): every
+// thread stored its values at another thread's coordinates and f32_simt returned (almost) all
+// zeros (H200 2026-12-02, bench/kernels/fp32acc/ms_simt.kf). So f32_simt takes a plain store
+// only; a fused epilogue is refused (check_legality refuses it first).
+Expected<KernelCode> lower_gemm_sm80_simt(const GemmSpec& g, const dsl::Kernel& kernel,
+                                          const LowerContext& ctx) {
+    const auto& c = g.config;
+    for (const EpiStep& s : g.steps) {
+        bool plain = s.kind == EpiStepKind::kStore ||
+                     (s.kind == EpiStepKind::kCast && s.dtype == g.dtype_d);
+        if (!plain || g.source)
+            return unsupported(kernel, "math f32_simt with a fused epilogue (CUTLASS's sm80 "
+                                       "epilogue visitor tree has no SIMT thread map): store the "
+                                       "matmul only, or use math tf32x3");
+    }
+    int stages = c.stages > 0 ? c.stages : 3;
+    std::string ns = "kforge_gemm_" + g.kernel;
+    std::string t;
+    t += "using ElementA = " + cutlass_type(g.dtype_a) + ";\n";
+    t += std::string("using LayoutA = cutlass::layout::") +
+         (g.a_row_major ? "RowMajor" : "ColumnMajor") + ";\n";
+    t += "using ElementB = " + cutlass_type(g.dtype_b) + ";\n";
+    t += std::string("using LayoutB = cutlass::layout::") +
+         (g.b_col_major ? "ColumnMajor" : "RowMajor") + ";\n";
+    t += "using ElementD = " + cutlass_type(g.dtype_d) + ";\n";
+    t += "using ElementAccumulator = float;\n"
+         "using ElementCompute = float;\n"
+         // one element per access: SIMT loads scalars, and CUTLASS's SIMT epilogue stores them
+         // ("simt epilogue must operate on scalars")
+         "constexpr int AlignmentSimt = 1;\n";
+    t += "using ThreadblockShape = " + gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";
+    t += "using WarpShape = " + gemm_shape(c.tile_m / 2, c.tile_n / 2, c.tile_k) + ";\n";
+    t += "using InstructionShape = cutlass::gemm::GemmShape<1, 1, 1>;\n";
+    t += "constexpr int kStages = " + std::to_string(stages) + ";\n";
+    t += "using EpilogueOp = cutlass::epilogue::thread::LinearCombination<\n"
+         "    ElementD, AlignmentSimt, ElementAccumulator, ElementCompute>;\n";
+    t += "using GemmKernel = typename cutlass::gemm::kernel::DefaultGemmUniversal<\n"
+         "    ElementA, LayoutA, cutlass::ComplexTransform::kNone, AlignmentSimt,\n"
+         "    ElementB, LayoutB, cutlass::ComplexTransform::kNone, AlignmentSimt,\n"
+         "    ElementD, cutlass::layout::RowMajor, ElementAccumulator,\n"
+         "    cutlass::arch::OpClassSimt, cutlass::arch::Sm80,\n"
+         "    ThreadblockShape, WarpShape, InstructionShape, EpilogueOp,\n"
+         "    cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<" +
+         std::to_string(c.swizzle) + ">,\n"
+         "    kStages, cutlass::arch::OpMultiplyAdd>::GemmKernel;\n";
+    KernelCode code;
+    code.device_source = "// kernel " + g.kernel + ": CUTLASS 2.x sm80 multistage gemm, math " +
+                         std::string(math_name(g.math)) + " (default epilogue)\nnamespace " + ns +
+                         " {\n" + t + "}  // namespace " + ns + "\n\n";
+    code.device_source += "extern \"C\" __global__ void __launch_bounds__(" + ns +
+                          "::GemmKernel::kThreadCount, 1)\n" + symbol_of(g.kernel) +
+                          "(typename " + ns + "::GemmKernel::Params params) {\n"
+                          "    extern __shared__ int4 smem[];\n    " + ns +
+                          "::GemmKernel::invoke(params,\n        *reinterpret_cast<typename " +
+                          ns + "::GemmKernel::SharedStorage*>(smem));\n}\n";
+    std::string b = builder_head(g, ctx, builder_symbol_of(g.kernel));
+    b += "    using namespace " + ns + ";\n    using Gemm = GemmKernel;\n";
+    // D = 1 * accumulator + 0 * C: beta 0 never reads C (is_source_needed), C aliases D
+    b += "    typename EpilogueOp::Params epilogue(/*alpha=*/1.0f, /*beta=*/0.0f);\n";
+    std::string lda = g.a_row_major ? "K" : "M", ldb = g.b_col_major ? "K" : "N";
+    if (g.dim_l.empty()) {
+        b += "    typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kGemm,\n"
+             "        {int(M), int(N), int(K)}, /*batch_count=*/1, epilogue,\n"
+             "        tensors[0], tensors[1], tensors[2], tensors[2],\n"
+             "        M * K, N * K, M * N, M * N, " + lda + ", " + ldb + ", N, N);\n";
+    } else {
+        b += "    // batched: grid z is the batch index, at most 65535 batches per launch\n"
+             "    if (L > 65535) return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
+             "    typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kBatched,\n"
+             "        {int(M), int(N), int(K)}, /*batch_count=*/int(L), epilogue,\n"
+             "        tensors[0], tensors[1], tensors[2], tensors[2],\n"
+             "        M * K, N * K, M * N, M * N, " + lda + ", " + ldb + ", N, N);\n";
+    }
+    b += builder_tail(g, false);
+    code.host_source = b;
+    KernelLaunch launch;
+    launch.name = g.kernel;
+    launch.symbol = symbol_of(g.kernel);
+    launch.params = {KernelParam{ParamKind::kParamBlob, "", 0, 0.0}};
+    launch.param_builder = builder_symbol_of(g.kernel);
+    launch.builder_tensors = g.tensor_order;
+    code.launches.push_back(launch);
+    return code;
+}
+
 }  // namespace
 
 Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kernel,
@@ -72,6 +161,7 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
         return unsupported(kernel, "tile " + std::to_string(c.tile_m) + "x" +
                                    std::to_string(c.tile_n) + " with schedule multistage "
                                    "(2x2 warps of at least 16x8)");
+    if (g.math == dsl::MathMode::kF32Simt) return lower_gemm_sm80_simt(g, kernel, ctx);
     auto align = sm80_alignment(g, kernel);
     if (!align) return align.error();
     auto evt = emit_evt(g, EvtFamily::kSm80);
@@ -93,12 +183,7 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
          "constexpr auto RoundStyle = cutlass::FloatRoundStyle::round_to_nearest;\n"
          "constexpr int AlignmentA = " + std::to_string(align->a) + ";\n"
          "constexpr int AlignmentB = " + std::to_string(align->b) + ";\n"
-         // CUTLASS's SIMT epilogue stores one element per access ("simt epilogue must operate
-         // on scalars": math f32_simt did not compile, H200 2026-12-01)
-         "constexpr int AlignmentD = " +
-         std::to_string(g.math == dsl::MathMode::kF32Simt ? 1 : align->d) + ";\n";
-    if (g.math == dsl::MathMode::kF32Simt)
-        t += "constexpr int AlignmentSimt = 1;  // SIMT loads one element per access\n";
+         "constexpr int AlignmentD = " + std::to_string(align->d) + ";\n";
     t += "using ThreadblockShape = " + gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";
     // 2x2 warps; 3xTF32 keeps three operand fragments live, so its warp tile stays at most
     // 64x32 (as CUTLASS's 3xTF32 examples) to avoid spills: up to 8 warps.
@@ -115,18 +200,22 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
     t += "using OutputTileThreadMap = cutlass::epilogue::threadblock::OutputTileThreadLayout<\n"
          "    ThreadblockShape, WarpShape, ElementD, AlignmentD, kEpilogueStages>;\n";
     t += evt->types;
-    bool simt = g.math == dsl::MathMode::kF32Simt;
-    std::string align_a = simt ? "AlignmentSimt" : "AlignmentA";
-    std::string align_b = simt ? "AlignmentSimt" : "AlignmentB";
-    t += "using GemmKernel = typename cutlass::gemm::kernel::DefaultGemmWithVisitor<\n"
-         "    ElementA, LayoutA, cutlass::ComplexTransform::kNone, " + align_a + ",\n"
-         "    ElementB, LayoutB, cutlass::ComplexTransform::kNone, " + align_b + ",\n"
+    t += std::string("using GemmKernel = typename cutlass::gemm::kernel::DefaultGemmWithVisitor<\n"
+         "    ElementA, LayoutA, cutlass::ComplexTransform::kNone, AlignmentA,\n"
+         "    ElementB, LayoutB, cutlass::ComplexTransform::kNone, AlignmentB,\n"
          "    ElementD, cutlass::layout::RowMajor, AlignmentD,\n"
-         "    ElementAccumulator, ElementCompute, " + mc.op_class + ", cutlass::arch::Sm80,\n"
+         "    ElementAccumulator, ElementCompute, ") + mc.op_class + ", cutlass::arch::Sm80,\n"
          "    ThreadblockShape, WarpShape, InstructionShape, Evt,\n"
          "    cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<" +
          std::to_string(c.swizzle) + ">,\n"
          "    kStages, " + mc.op + ", kEpilogueStages>::GemmKernel;\n";
+    // The visitor tree stores each thread's accumulators at OutputTileThreadMap's coordinates;
+    // the default epilogue loads them from shared memory by its own thread map. A mismatch
+    // compiles and writes wrong elements (SIMT's map differs: lower_gemm_sm80_simt).
+    t += "static_assert(cutlass::platform::is_same<\n"
+         "    typename GemmKernel::Epilogue::OutputTileIterator::ThreadMap,\n"
+         "    typename OutputTileThreadMap::Base>::value,\n"
+         "    \"the EVT thread map differs from the epilogue's accumulator thread map\");\n";
 
     KernelCode code;
     code.device_source = "// kernel " + g.kernel + ": CUTLASS 2.x sm80 multistage gemm, math " +

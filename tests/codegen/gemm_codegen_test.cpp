@@ -56,16 +56,50 @@ TEST(GemmGolden, LinearTf32x3Multistage) {
     expect_golden("linear_tf32x3_multistage", out.cuda_source);
 }
 
-// CUTLASS's SIMT epilogue stores one element per access: with AlignmentD 4 (the operand width)
-// math f32_simt failed to compile ("simt epilogue must operate on scalars", H200 2026-12-01).
-TEST(GemmCodegen, SimtMultistageStoresOneElementPerAccess) {
-    Lowered out = lower_ok(program_linear_f32(dsl::Schedule::kMultistage, dsl::MathMode::kF32Simt),
-                           problem_linear_f32());
-    EXPECT_NE(out.cuda_source.find("constexpr int AlignmentD = 1;"), std::string::npos);
-    EXPECT_NE(out.cuda_source.find("cutlass::arch::OpClassSimt"), std::string::npos);
-    Lowered tc = lower_ok(program_linear_f32(dsl::Schedule::kMultistage, dsl::MathMode::kTf32x3),
-                          problem_linear_f32());
-    EXPECT_EQ(tc.cuda_source.find("constexpr int AlignmentD = 1;"), std::string::npos);
+// math f32_simt went through the Sm80 epilogue visitor tree, whose thread map is the tensor-op
+// one: every thread stored its SIMT accumulators at another thread's coordinates and the kernel
+// returned (almost) all zeros (H200 2026-12-02, bench/kernels/fp32acc/ms_simt.kf). f32_simt now
+// takes CUTLASS's SIMT GemmUniversal with its default epilogue (D = 1 * acc + 0 * C), scalar
+// accesses (CUTLASS's SIMT epilogue stores one element per access).
+TEST(GemmGolden, SquareF32SimtMultistage) {
+    Lowered out = lower_ok(program_square_f32(dsl::MathMode::kF32Simt), problem_square_f32());
+    expect_golden("square_f32_simt_multistage", out.cuda_source);
+}
+
+TEST(GemmCodegen, SimtMultistageTakesTheDefaultEpilogue) {
+    Lowered out = lower_ok(program_square_f32(dsl::MathMode::kF32Simt), problem_square_f32());
+    const std::string& src = out.cuda_source;
+    EXPECT_NE(src.find("cutlass::arch::OpClassSimt"), std::string::npos);
+    EXPECT_NE(src.find("cutlass::gemm::kernel::DefaultGemmUniversal<"), std::string::npos);
+    EXPECT_EQ(src.find("DefaultGemmWithVisitor"), std::string::npos);
+    EXPECT_EQ(src.find("OutputTileThreadLayout"), std::string::npos);
+    EXPECT_NE(src.find("constexpr int AlignmentSimt = 1;"), std::string::npos);
+    // alpha 1, beta 0; D (builder tensor 2) is written, C aliases it and is never read
+    EXPECT_NE(src.find("Params epilogue(/*alpha=*/1.0f, /*beta=*/0.0f)"), std::string::npos);
+    EXPECT_NE(src.find("tensors[0], tensors[1], tensors[2], tensors[2],"), std::string::npos);
+    // row-major A [M,K], row-major B [K,N], row-major D: leading dims K, N, N, N
+    EXPECT_NE(src.find("M * K, N * K, M * N, M * N, K, N, N, N);"), std::string::npos);
+    ASSERT_EQ(out.plan.kernels.size(), 1u);
+    EXPECT_EQ(out.plan.kernels[0].builder_tensors,
+              (std::vector<std::string>{"A", "B", "matmul"}));
+    // the tensor-op multistage path keeps the visitor tree, guarded by the thread-map check
+    Lowered tc = lower_ok(program_square_f32(dsl::MathMode::kTf32x3), problem_square_f32());
+    EXPECT_NE(tc.cuda_source.find("DefaultGemmWithVisitor"), std::string::npos);
+    EXPECT_NE(tc.cuda_source.find("the EVT thread map differs from the epilogue's"),
+              std::string::npos);
+    EXPECT_EQ(tc.cuda_source.find("AlignmentSimt"), std::string::npos);
+}
+
+// The visitor tree has no SIMT thread map: f32_simt with a fused epilogue is refused, not
+// emitted wrong.
+TEST(GemmLowerError, F32SimtRefusesAFusedEpilogue) {
+    auto out = lower_program(program_linear_f32(dsl::Schedule::kMultistage,
+                                                dsl::MathMode::kF32Simt),
+                             problem_linear_f32(), LowerOptions{});
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.error().message.find("math f32_simt with a fused epilogue"), std::string::npos)
+        << out.error().to_string();
+    EXPECT_EQ(out.error().where, "k0");
 }
 
 // Staged 3xTF32 on sm90 with the fused bias and column epilogue: the staging pre-kernels and the

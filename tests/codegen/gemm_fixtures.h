@@ -143,6 +143,28 @@ inline dsl::Program program_linear_f32(dsl::Schedule schedule, dsl::MathMode mat
                                     chain_tensor(dsl::ChainOpKind::kStore, "Y", {"M", "N"})})});
 }
 
+// f32 2048^3 matmul, fp32_strict, as bench/kernels/fp32acc/square_f32_2048.json;
+// multistage 128x128x16, 3 stages, a plain store (bench/kernels/fp32acc/ms_*.kf).
+inline Problem problem_square_f32() {
+    return problem_from(R"({"name": "square_f32", "dims": {"N": 2048, "N_1": 2048, "N_2": 2048},
+      "inputs": {"A": {"shape": ["N", "N_1"], "dtype": "f32"},
+                 "B": {"shape": ["N_1", "N_2"], "dtype": "f32"}},
+      "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "matmul"}],
+      "outputs": ["matmul"], "precision": {"policy": "fp32_strict"}})");
+}
+
+inline dsl::Program program_square_f32(dsl::MathMode math) {
+    dsl::GemmConfig c;
+    c.tile_m = 128; c.tile_n = 128; c.tile_k = 16;
+    c.stages = 3;
+    c.schedule = dsl::Schedule::kMultistage;
+    c.math = math;
+    return program_of("square_f32", "square_f32",
+                      {gemm_kernel("k0", tref("A", {"N", "N_1"}), tref("B", {"N_1", "N_2"}), c,
+                                   {chain_tensor(dsl::ChainOpKind::kStore, "matmul",
+                                                 {"N", "N_2"})})});
+}
+
 // Y = A @ B + b[N] - c[M,1] with f32 data under the tf32 policy; B [K,N] is N-major, so the sm90
 // lowering stages it K-major (codegen/gemm_stage.h).
 inline Problem problem_tf32_nn_bias() {

@@ -75,6 +75,10 @@ using GemmKernel = typename cutlass::gemm::kernel::DefaultGemmWithVisitor<
     ThreadblockShape, WarpShape, InstructionShape, Evt,
     cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<1>,
     kStages, cutlass::arch::OpMultiplyAddFastF32, kEpilogueStages>::GemmKernel;
+static_assert(cutlass::platform::is_same<
+    typename GemmKernel::Epilogue::OutputTileIterator::ThreadMap,
+    typename OutputTileThreadMap::Base>::value,
+    "the EVT thread map differs from the epilogue's accumulator thread map");
 }  // namespace kforge_gemm_k0
 
 extern "C" __global__ void __launch_bounds__(kforge_gemm_k0::GemmKernel::kThreadCount, 1)
