@@ -4,6 +4,7 @@
 // result (the loser of a rename race drops its copy and reads the winner's).
 #include "compile/compile.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -242,11 +243,40 @@ Expected<std::string> nvcc_version(const std::string& nvcc) {
     return p->output;
 }
 
+std::string kforge_headers_digest(const std::string& include_dir) {
+    static std::mutex mu;
+    static std::map<std::string, std::string> memo;
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = memo.find(include_dir);
+    if (it != memo.end()) return it->second;
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const char* sub : {"kernels", "codegen"})
+        for (fs::directory_iterator d(fs::path(include_dir) / sub, ec), end; !ec && d != end;
+             d.increment(ec)) {
+            const std::string ext = d->path().extension().string();
+            if (ext == ".cuh" || ext == ".h") files.push_back(d->path());
+        }
+    std::sort(files.begin(), files.end());
+    std::string all;
+    for (const fs::path& f : files) {
+        std::ifstream in(f, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        all += f.lexically_relative(include_dir).generic_string() + "\n" + text.str() + "\n";
+    }
+    return memo[include_dir] = files.empty() ? std::string() : sha256_hex(all);
+}
+
 std::string compile_key(std::string_view source, const std::string& version,
                         const CompileOptions& o) {
     std::string k = "kforge-compile-v1\n" + version + "\narch=" + o.arch + "\nnvrtc=" +
                     (o.try_nvrtc ? "1" : "0") + "\n";
     for (const auto& f : nvcc_flags(o)) k += f + "\n";
+    // kforge's own headers are not versioned like CUTLASS's: a changed kernels/*.cuh must not
+    // be served a cubin built from the old one (the generated source alone does not change)
+    for (const auto& d : o.include_dirs)
+        if (std::string h = kforge_headers_digest(d); !h.empty()) k += "headers " + d + "=" + h + "\n";
     k += "--source--\n";
     k.append(source);
     return sha256_hex(k);

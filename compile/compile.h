@@ -60,7 +60,12 @@ CompileOptions default_compile_options(const std::string& arch);
 // `nvcc --version` text (memoized per nvcc path); an Error if nvcc cannot be run.
 Expected<std::string> nvcc_version(const std::string& nvcc);
 
-// The cache key: sha256 of the source, the nvcc version, the command-line flags and the arch.
+// sha256 of the kforge headers generated sources include from `include_dir` (its kernels/*.cuh,
+// kernels/*.h, codegen/*.h, names and contents; memoized per process), or "" when it has none.
+std::string kforge_headers_digest(const std::string& include_dir);
+
+// The cache key: sha256 of the source, the nvcc version, the command-line flags, the arch and
+// the digests of kforge's headers in the include dirs.
 std::string compile_key(std::string_view source, const std::string& nvcc_version_text,
                         const CompileOptions& options);
 

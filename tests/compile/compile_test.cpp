@@ -34,6 +34,37 @@ CompileOptions options_in(const fs::path& cache) {
     return o;
 }
 
+// A cubin depends on kforge's headers as well as on the generated source: two include dirs
+// whose kernels/*.cuh differ give different keys, the same contents the same key.
+TEST(CompileKey, KforgeHeadersAreInTheKey) {
+    auto tree = [](const std::string& name, const std::string& body) {
+        fs::path d = fresh_dir(name);
+        fs::create_directories(d / "kernels");
+        std::ofstream(d / "kernels" / "act.cuh") << body;
+        return d;
+    };
+    const fs::path a = tree("hdr_a", "float f(float x) { return x; }\n");
+    const fs::path b = tree("hdr_b", "float f(float x) { return -x; }\n");
+    const fs::path a2 = tree("hdr_a2", "float f(float x) { return x; }\n");
+    const fs::path none = fresh_dir("hdr_none");
+    EXPECT_EQ(kforge_headers_digest(a.string()), kforge_headers_digest(a2.string()));
+    EXPECT_NE(kforge_headers_digest(a.string()), kforge_headers_digest(b.string()));
+    EXPECT_EQ(kforge_headers_digest(none.string()), "");
+    auto key_with = [](const fs::path& dir) {
+        CompileOptions o;
+        o.arch = "sm_90a";
+        o.include_dirs = {dir.string()};
+        return compile_key(kKernel, "nvcc 13", o);
+    };
+    EXPECT_NE(key_with(a), key_with(b));
+    // kforge's own include dir (the source root) has headers, so its key carries them
+    bool kforge_dir = false;
+    for (const auto& d : default_compile_options("sm_90a").include_dirs)
+        kforge_dir |= !kforge_headers_digest(d).empty();
+    EXPECT_TRUE(kforge_dir);
+    for (const auto& d : {a, b, a2, none}) fs::remove_all(d);
+}
+
 TEST(CompileCuda, NvccCubinReportAndCache) {
     fs::path cache = fresh_dir("cache");
     CompileOptions o = options_in(cache);
