@@ -53,6 +53,11 @@ Expected<std::map<std::string, TensorInfo>> build_tensor_table(const dsl::Progra
             const Tensor* t = problem.find_tensor(a.name);
             if (is_io(t)) add_problem_tensor(*t);
         }
+        for (const auto& op : k.pre) {  // a rowwise prologue's operands: read only
+            if (!op.tensor || table.count(op.tensor->name)) continue;
+            const Tensor* t = problem.find_tensor(op.tensor->name);
+            if (is_io(t)) add_problem_tensor(*t);
+        }
         DType value_dtype = DType::kF32;
         std::map<std::string, DType> named_dtype;  // `let t` keeps the dtype; `use t` restores it
         for (const auto& op : k.chain) {
@@ -84,9 +89,10 @@ Expected<std::map<std::string, TensorInfo>> build_tensor_table(const dsl::Progra
         };
         for (const auto& a : k.args)
             if (auto st = check(a); !st) return st.error();
-        for (const auto& op : k.chain)
-            if (op.tensor)
-                if (auto st = check(*op.tensor); !st) return st.error();
+        for (const auto* ops : {&k.pre, &k.chain})
+            for (const auto& op : *ops)
+                if (op.tensor)
+                    if (auto st = check(*op.tensor); !st) return st.error();
     }
     return table;
 }

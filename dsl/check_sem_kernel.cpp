@@ -129,6 +129,7 @@ struct ChainState {
     DType dtype = DType::kF32;
     bool failed = false;
     std::map<std::string, Named> names;  // bound by `let` so far
+    bool unit_dims_broadcast = false;    // a prologue: operand dims of extent 1 broadcast
 };
 
 // Translates `chain` (kernel k's chain or its rowwise prologue) on st.v, storing as it goes.
@@ -205,7 +206,15 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
                 failed = true;
                 continue;
             }
-            if (!broadcast_dims(g.at(*v).dims, g.at(*operand).dims)) {
+            // In a prologue an operand's dims of extent 1 that the row lacks broadcast too
+            // (a matvec's B[K,N] with N = 1 against the rows of A[M,K]).
+            const auto& od = g.at(*operand).dims;
+            const auto& vd = g.at(*v).dims;
+            const bool unit_extra =
+                st.unit_dims_broadcast && std::all_of(od.begin(), od.end(), [&](const std::string& d) {
+                    return std::find(vd.begin(), vd.end(), d) != vd.end() || sem.extent(d) == 1;
+                });
+            if (!broadcast_dims(vd, od) && !unit_extra) {
                 rep.error(op.tensor->loc, "cannot broadcast " + ref_text(*op.tensor) +
                                               " against the value's dims " + join_dims(g.at(*v).dims));
                 failed = true;
@@ -290,12 +299,14 @@ std::optional<int> translate_prologue(Sem& sem, const Kernel& kn, int k, std::op
     const std::vector<std::string> in_dims = sem.graph.at(*xn).dims;
     ChainState st;
     st.v = xn;
+    st.unit_dims_broadcast = true;
     translate_chain(sem, kn, k, kn.pre, st, f);
     f.reads_residual = false;
     if (st.failed || !st.v) return std::nullopt;
     const std::vector<std::string>& out = sem.graph.at(*st.v).dims;
     const bool widened = std::any_of(out.begin(), out.end(), [&](const std::string& d) {
-        return std::find(in_dims.begin(), in_dims.end(), d) == in_dims.end();
+        return std::find(in_dims.begin(), in_dims.end(), d) == in_dims.end() &&
+               sem.extent(d) != 1;
     });
     if (widened) {
         rep.error(first.loc, "pre { .. }: the prologue's value has dims " + join_dims(out) +
@@ -338,6 +349,7 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         const size_t max_args = kind == OpKind::kRmsNorm ? 2
                                 : (kind == OpKind::kLayerNorm || kind == OpKind::kGroupNorm) ? 3 : 1;
         auto xn = sem.read(x, k);
+        const std::optional<int> x_leaf = xn;
         if (!kn.pre.empty()) xn = translate_prologue(sem, kn, k, xn, f);
         std::vector<int> in;
         if (xn) in.push_back(*xn);
@@ -385,6 +397,16 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
             } else {
                 v = g.apply(kind == OpKind::kLogsumexp ? name : "reduce_" + name, in, {}, {over},
                             true, o);
+                // A prologue's `mul v` made it a contraction: its dims are the row input's
+                // first, then the operand's of extent 1 (C[M,N] = A[M,K] B[K,N] with N = 1).
+                if (!kn.pre.empty() && x_leaf && g.at(*v).op == "contract") {
+                    const Expr& e = g.at(*v);
+                    const int other = e.args[0] == *x_leaf   ? e.args[1]
+                                      : e.args[1] == *x_leaf ? e.args[0]
+                                                             : -1;
+                    const std::string contracted = e.over.at(0);
+                    if (other >= 0) v = g.contract(*x_leaf, other, contracted, o);
+                }
             }
         }
     }

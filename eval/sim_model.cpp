@@ -79,6 +79,12 @@ ComputeUnit gemm_unit(const dsl::GemmConfig& g, PrecisionPolicy policy, DType op
 // Bytes of the chain's tensors: reads (add/mul/... with a tensor) and writes (store, reduce).
 Expected<std::pair<double, double>> chain_bytes(const dsl::Kernel& k, const Problem& problem) {
     double read = 0, written = 0;
+    for (const dsl::ChainOp& op : k.pre) {  // a rowwise prologue's operands: read
+        if (!op.tensor) continue;
+        auto s = shape_of(*op.tensor, problem);
+        if (!s) return s.error();
+        read += s->bytes();
+    }
     for (const dsl::ChainOp& op : k.chain) {
         if (!op.tensor) continue;
         auto s = shape_of(*op.tensor, problem);
@@ -168,7 +174,7 @@ Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& prob
     if (!cb) return cb.error();
     t.bytes = read + cb->first + cb->second;
     int vec = k.kind == dsl::KernelKind::kMap ? k.map.vec : k.rowwise.vec;
-    t.flops = numel * (4.0 + static_cast<double>(k.chain.size()));
+    t.flops = numel * (4.0 + static_cast<double>(k.chain.size() + k.pre.size()));
     double memory_s = t.bytes / (ceil.dram_bytes_per_s * vec_efficiency(vec));
     double compute_s = t.flops / ceil.peak(ComputeUnit::kFp32Simt);
     t.compute_bound = compute_s > memory_s;

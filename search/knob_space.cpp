@@ -272,7 +272,8 @@ bool same_structure(const dsl::Program& a, const dsl::Program& b) {
         if (x.kind != y.kind || x.row_op != y.row_op || x.name != y.name) return false;
         dsl::Program pa{"", "", {x}, {}}, pb{"", "", {y}, {}};
         pa = dsl::strip_locations(pa), pb = dsl::strip_locations(pb);
-        if (pa.kernels[0].args != pb.kernels[0].args || pa.kernels[0].chain != pb.kernels[0].chain)
+        if (pa.kernels[0].args != pb.kernels[0].args || pa.kernels[0].chain != pb.kernels[0].chain ||
+            pa.kernels[0].pre != pb.kernels[0].pre)
             return false;
     }
     return true;

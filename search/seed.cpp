@@ -22,9 +22,11 @@ void set_locs(dsl::Kernel& kn, int line) {
     const dsl::SourceLoc loc{line, 1};
     kn.loc = loc;
     for (auto& a : kn.args) a.loc = loc;
-    for (auto& c : kn.chain) {
-        c.loc = loc;
-        if (c.tensor) c.tensor->loc = loc;
+    for (auto* ops : {&kn.pre, &kn.chain}) {
+        for (auto& c : *ops) {
+            c.loc = loc;
+            if (c.tensor) c.tensor->loc = loc;
+        }
     }
 }
 
@@ -166,6 +168,16 @@ std::string describe_fusion_plan(const dsl::Program& program) {
     for (const dsl::Kernel& k : program.kernels) {
         out += (out.empty() ? "" : "; ") + k.name + " " + std::string(to_string(k.kind));
         if (k.kind == dsl::KernelKind::kRowwise) out += " " + std::string(to_string(k.row_op));
+        if (!k.pre.empty()) {  // the element-wise prologue folded into a row reduction
+            std::string pre;
+            for (const dsl::ChainOp& c : k.pre) {
+                std::string op(to_string(c.kind));
+                if (c.tensor) op += " " + c.tensor->name;
+                else if (!c.name.empty()) op += " " + c.name;
+                pre += (pre.empty() ? "" : ", ") + op;
+            }
+            out += " pre {" + pre + "}";
+        }
         std::string fused, stored;
         for (const dsl::ChainOp& c : k.chain) {
             if (c.kind == dsl::ChainOpKind::kStore) {

@@ -448,13 +448,94 @@ struct Planner {
         return emit_store(kn, value, cur, start);
     }
 
+    // A row reduction's element-wise prologue (`pre { .. }`): the tensor the row is read from
+    // and the statements applied to each element before it is reduced.
+    struct Prologue {
+        std::string x;
+        std::vector<ChainOp> stmts;
+    };
+    std::optional<Prologue> fold_into_reduction(const Op& op, size_t& reduction);
+    bool add_row_contraction(const Op& op);
     Status add_gemm(const Op& op);
-    Status add_rowwise(const Op& op);
+    Status add_rowwise(const Op& op, const Prologue* pre = nullptr);
     Status add_map(const Op& op);
     int max_bytes(const dsl::Kernel& kn) const;
 };
 
+// A matmul (or linear) with a vector operand, [M,K] x [K,1] or [1,K] x [N,K] (the vector's
+// only named dim is the contracted K, which is the matrix's last dim): a row reduction
+// `rowwise sum(X[M,K]) pre { mul v[K,1] }`, which reads the matrix once, instead of a GEMM whose
+// tile wastes all but one column. f32 accumulation in every precision policy. Returns false
+// (nothing planned) where the op is not of that form or K is short.
+bool Planner::add_row_contraction(const Op& op) {
+    constexpr int64_t kMinK = 64;  // below, a gemm tile is as good and the seed keeps it
+    if (!opt.fuse || (op.kind != OpKind::kMatmul && op.kind != OpKind::kLinear)) return false;
+    if (op.kind == OpKind::kMatmul && op.attrs.transpose_a) return false;
+    const Tensor& a = tensor(op.inputs[0]);
+    const Tensor& b = tensor(op.inputs[1]);
+    const auto da = dims_of(a), db = dims_of(b);
+    if (da.empty() || db.empty()) return false;
+    // Dims of extent 1 (written "1", or named: the importer names a matvec's N of 1) broadcast.
+    const auto wide = [](const Tensor& t) {
+        std::vector<std::string> out;
+        const auto d = dims_of(t);
+        for (size_t i = 0; i < d.size(); ++i)
+            if (t.shape[i] != 1) out.push_back(d[i]);
+        return out;
+    };
+    const std::string k = da.back();
+    if (k == "1" || std::count(da.begin(), da.end(), k) != 1) return false;
+    const bool b_k_last = op.kind == OpKind::kLinear || op.attrs.transpose_b;
+    const std::vector<std::string> kv{k};
+    std::string x, v;
+    if (wide(b) == kv && db.size() <= 2) {
+        x = a.name, v = b.name;  // [.., M, K] x [K, 1] (or W[1, K])
+    } else if (wide(a) == kv && da.size() <= 2 && b_k_last && db.size() == 2 && db.back() == k) {
+        x = b.name, v = a.name;  // [1, K] x [N, K]
+    } else {
+        return false;
+    }
+    const Tensor& xt = tensor(x);
+    if (xt.shape.back() < kMinK) return false;
+    const DType dt = dtype_of(x);
+    if (dt != dtype_of(v) || !is_float_storage(dt)) return false;
+    // The output's dims must be the matrix's without K.
+    std::vector<std::string> rest(wide(xt));
+    rest.pop_back();
+    if (wide(tensor(op.output)) != rest) return false;
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kRowwise;
+    kn.row_op = dsl::RowOp::kSum;
+    kn.args = {ref(x)};
+    ChainOp mul = stmt(ChainOpKind::kMul);
+    mul.tensor = ref(v);
+    kn.pre = {mul};
+    if (op.kind == OpKind::kLinear && op.inputs.size() > 2) {
+        ChainOp c = stmt(ChainOpKind::kAdd);
+        c.tensor = ref(op.inputs[2]);
+        kn.chain.push_back(c);
+    }
+    const Planned before = planned();
+    DType value = DType::kF32;
+    if (!absorb(kn, op.output, value, op)) {
+        restore(before);
+        return false;
+    }
+    RowShape s;
+    s.elem_bytes = dtype_bytes(dt);
+    s.len = xt.shape.back();
+    s.rows = xt.numel() / std::max<int64_t>(1, s.len);
+    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + " as a row sum"};
+    for (const auto& c : rowwise_candidates(s, limits, opt)) {
+        kn.rowwise = c;
+        pk.candidates.push_back(kn);
+    }
+    kernels.push_back(std::move(pk));
+    return true;
+}
+
 Status Planner::add_gemm(const Op& op) {
+    if (add_row_contraction(op)) return Ok{};
     const Tensor& a = tensor(op.inputs[0]);
     const Tensor& b = tensor(op.inputs[1]);
     const Tensor& y = tensor(op.output);
@@ -501,8 +582,8 @@ Status Planner::add_gemm(const Op& op) {
     return Ok{};
 }
 
-Status Planner::add_rowwise(const Op& op) {
-    const Tensor& x = tensor(op.inputs[0]);
+Status Planner::add_rowwise(const Op& op, const Prologue* pre) {
+    const Tensor& x = tensor(pre ? pre->x : op.inputs[0]);
     const auto dx = dims_of(x);
     const size_t rank = dx.size();
     if (rank == 0) return not_expressible(op, "a scalar input");
@@ -518,6 +599,10 @@ Status Planner::add_rowwise(const Op& op) {
     kn.kind = dsl::KernelKind::kRowwise;
     kn.row_op = row_op_of(op.kind);
     for (const auto& in : op.inputs) kn.args.push_back(ref(in));
+    if (pre) {
+        kn.args[0] = ref(pre->x);
+        kn.pre = pre->stmts;
+    }
     RowShape s;
     s.elem_bytes = dtype_bytes(dtype_of(x.name));
     s.softmax_family = softmax;
@@ -589,7 +674,75 @@ int Planner::max_bytes(const dsl::Kernel& kn) const {
     return bytes;
 }
 
+// Whether element-wise `op` starts a run of element-wise ops (each value read once, by the
+// next, and no output) that ends in a sum / mean / max / min over the last dim of a value with
+// the run's dims: the run is then that reduction's prologue, read from the run's first input
+// (the one with the full dims), and its values are never stored. `reduction`: the reduction's
+// op index. Operands must be available and broadcast into the row (their dims among its dims).
+std::optional<Planner::Prologue> Planner::fold_into_reduction(const Op& op, size_t& reduction) {
+    if (!opt.fuse) return std::nullopt;
+    const auto full = named(dims_of(tensor(op.output)));
+    if (full.empty()) return std::nullopt;
+    const auto within = [&](const std::string& t) {
+        for (const auto& d : named(dims_of(tensor(t))))
+            if (std::find(full.begin(), full.end(), d) == full.end()) return false;
+        return true;
+    };
+    Prologue pre;
+    size_t pos = 0;
+    if (op.inputs.size() > 1) {
+        const bool first_full = named(dims_of(tensor(op.inputs[0]))) == full;
+        const bool second_full = named(dims_of(tensor(op.inputs[1]))) == full;
+        if (!first_full && second_full) pos = 1;
+        if (op.inputs[0] == op.inputs[1]) return std::nullopt;
+    }
+    pre.x = op.inputs[pos];
+    if (named(dims_of(tensor(pre.x))) != full || dims_of(tensor(pre.x)) != dims_of(tensor(op.output)))
+        return std::nullopt;
+    const Op* cur = &op;
+    size_t cur_pos = pos;
+    std::vector<size_t> run;
+    while (true) {
+        Operand other;
+        if (cur->inputs.size() > 1) {
+            const std::string& o = cur->inputs[1 - cur_pos];
+            if (!available.count(o) || !within(o)) return std::nullopt;
+            other.tensor = ref(o);
+        }
+        auto stmts = translate(*cur, cur_pos, other);
+        if (!stmts) return std::nullopt;
+        pre.stmts.insert(pre.stmts.end(), stmts->begin(), stmts->end());
+        const std::string& out = cur->output;
+        const auto& rs = readers.at(out);
+        if (is_output(out) || rs.size() != 1 || done[rs[0]]) return std::nullopt;
+        if (named(dims_of(tensor(out))) != full) return std::nullopt;
+        const Op& next = p.ops[rs[0]];
+        if (next.kind == OpKind::kSum || next.kind == OpKind::kMean || next.kind == OpKind::kMax ||
+            next.kind == OpKind::kMin) {
+            const auto dn = dims_of(tensor(out));
+            const int64_t rank = static_cast<int64_t>(dn.size());
+            const int64_t axis = next.attrs.axis < 0 ? next.attrs.axis + rank : next.attrs.axis;
+            if (axis != rank - 1 || next.inputs[0] != out || dn.back() == "1" ||
+                std::count(dn.begin(), dn.end(), dn.back()) != 1)
+                return std::nullopt;
+            for (size_t i : run) done[i] = true;
+            reduction = rs[0];
+            return pre;
+        }
+        if (op_class(next.kind) != OpClass::kElementwise) return std::nullopt;
+        cur_pos = next.inputs[0] == out ? 0 : 1;
+        if (next.inputs.size() > 1 && next.inputs[0] == next.inputs[1]) return std::nullopt;
+        run.push_back(rs[0]);
+        cur = &next;
+    }
+}
+
 Status Planner::add_map(const Op& op) {
+    size_t reduction = 0;
+    if (auto pre = fold_into_reduction(op, reduction)) {
+        done[reduction] = true;
+        return add_rowwise(p.ops[reduction], &*pre);
+    }
     const auto out = named(dims_of(tensor(op.output)));
     size_t pos = 0;
     std::optional<dsl::TensorRef> other;

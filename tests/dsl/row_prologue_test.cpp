@@ -100,6 +100,21 @@ kernel k0 = rowwise sum(A[M,K]) { store C[M,1] })");
     ASSERT_EQ(r.errors.size(), 1u) << all_errors(r);
 }
 
+TEST(RowPrologue, MatvecWithANamedUnitDimChecks) {
+    // As the importer names it: B[K,N] with N = 1; the output C[M,N].
+    constexpr const char* kNamed = R"({"name": "matvec_n", "dims": {"M": 64, "K": 1024, "N": 1},
+        "inputs": {"A": {"shape": ["M", "K"], "dtype": "f32"},
+                   "B": {"shape": ["K", "N"], "dtype": "f32"}},
+        "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "C"}],
+        "outputs": ["C"], "precision": {"policy": "fp32_strict"}})";
+    auto r = check_text(kNamed, R"(program p for "matvec_n"
+kernel k0 = rowwise sum(A[M,K]) pre { mul B[K,N] } { store C[M,N] })");
+    EXPECT_TRUE(r.errors.empty()) << all_errors(r);
+    r = check_text(kNamed, R"(program p for "matvec_n"
+kernel k0 = rowwise sum(A[M,K]) pre { add B[K,N] } { store C[M,N] })");
+    EXPECT_FALSE(r.errors.empty()) << all_errors(r);
+}
+
 TEST(RowPrologue, MapChainFoldedIntoTheReductionChecks) {
     auto r = check_text(kMse, R"(program p for "mse_rows"
 kernel k0 = rowwise mean(P[R,C]) pre { sub T[R,C]; square; mul w[C] } { mul 0.5; store Z[R] })");
