@@ -29,6 +29,19 @@ void check_chain_lowerable(const Kernel& kn, Reporter& rep) {
 // a consumer thread's registers are refused with the other register limits (check_legality.cpp).
 void check_lowering(const Kernel& kn, Reporter& rep) {
     check_chain_lowerable(kn, rep);
+    // math f32_simt lowers to CUTLASS's SIMT GemmUniversal with its default epilogue: the Sm80
+    // epilogue visitor tree assumes the tensor-op accumulator layout (f32_simt through it wrote
+    // almost all zeros on the H200, 2026-12-02; codegen/lower_gemm_sm80.cpp).
+    if (kn.kind == KernelKind::kGemm && kn.gemm.math == MathMode::kF32Simt) {
+        for (const ChainOp& op : kn.chain) {
+            if (op.kind != ChainOpKind::kStore && op.kind != ChainOpKind::kCast) {
+                rep.error(op.loc, "math f32_simt lowers with a plain store only (CUTLASS's sm80 "
+                                  "epilogue visitor tree has no SIMT thread map): store the "
+                                  "matmul, or use math tf32x3 for a fused epilogue");
+                break;
+            }
+        }
+    }
     if (kn.kind == KernelKind::kRowwise) {
         const bool over_last = kn.over.empty() || (!kn.args.empty() && !kn.args[0].dims.empty() &&
                                                    kn.over == kn.args[0].dims.back());

@@ -172,6 +172,22 @@ kernel k0 = rowwise sum(X[R,C]) threads 256 vec 4 passes 2 smem_stage { store Y[
                                       "sum reads it once"});
 }
 
+// math f32_simt has no fused epilogue (codegen/lower_gemm_sm80.cpp): refused before a compile.
+TEST(CheckLoweringError, F32SimtTakesAPlainStoreOnly) {
+    auto ok = check_suite("gemm_f32_4096", R"(program p for "gemm_f32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x16 schedule multistage math f32_simt { store C[M,N] })");
+    EXPECT_TRUE(ok.errors.empty()) << (ok.errors.empty() ? "" : ok.errors[0].message);
+    auto r = check_text(R"({"name": "gemm_relu_f32", "dims": {"M": 512, "N": 512, "K": 512},
+      "inputs": {"A": {"shape": ["M", "K"], "dtype": "f32"}, "B": {"shape": ["K", "N"], "dtype": "f32"}},
+      "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "H"},
+                {"op": "relu", "inputs": ["H"], "output": "C"}],
+      "outputs": ["C"], "precision": {"policy": "fp32_strict"}})",
+                        R"(program p for "gemm_relu_f32"
+kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x16 schedule multistage math f32_simt { relu; store C[M,N] })");
+    expect_one_error(r, "t.kf:2:86", {"math f32_simt lowers with a plain store only",
+                                      "use math tf32x3 for a fused epilogue"});
+}
+
 // f32 C = A^T B under the tf32 policy: A [K,M] and B [K,N] are both MN-major.
 constexpr std::string_view kTf32TnProblem = R"({"name": "gemm_tn_tf32",
     "dims": {"M": 1024, "N": 1024, "K": 512},
