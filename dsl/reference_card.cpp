@@ -10,7 +10,7 @@ constexpr std::string_view kGrammar = R"(## Grammar
 ```
 program := 'program' NAME 'for' "problem_name" kernel+
 kernel  := 'kernel' NAME '=' head knob* '{' stmt (';' stmt)* [';'] '}'
-head    := 'gemm' '(' A ',' B ')' | 'rowwise' ROWOP '(' X [',' weight [',' bias]] ')' | 'map' '(' X ')'
+head    := 'gemm' '(' A ',' B ')' | 'rowwise' ROWOP '(' X [',' weight [',' bias]] ')' ['pre' '{' stmt (';' stmt)* '}'] | 'map' '(' X ')'
 tensor  := NAME '[' [dim (',' dim)*] ']'     dim := a problem dim name | integer;  scalar: alpha[]
 ```
 `#` starts a comment. Tensors carry the problem's dim names: a gemm contracts the dim its two
@@ -25,7 +25,8 @@ second fp32 accumulator, so the tile's accumulator must fit twice: cooperative u
 (128x128x32 cluster 2x1 is the fastest measured), pingpong and tma_ws up to 64x192 or 128x96.
 A value used more than once stays in one kernel: `let t` names the value, `add t` (any binary
 statement) reads it as the operand, `use t` makes it the value again. Names are local to their
-kernel, bound once, and differ from every tensor's name.
+kernel, bound once, and differ from every tensor's name. `rowwise sum|mean|max|min(X[..]) pre { .. }` applies
+element-wise statements to each element before it is reduced (no store or cast): `rowwise sum(A[M,K]) pre { mul B[K,N] }` is a matvec.
 )";
 
 constexpr std::string_view kExamples = R"(## Examples

@@ -5,6 +5,7 @@
 
 #include "check_test_util.h"
 #include "dsl/printer.h"
+#include "dsl/reference_card.h"
 
 namespace kforge::dsl::testing {
 namespace {
@@ -60,6 +61,12 @@ kernel k0 = rowwise mean(P[R,C]) pre { sub T[R,C]; square; mul w[C] } threads 12
 kernel k0 = rowwise mean(P[R,C]) threads 128 vec 4 { mul 0.5; store Z[R] })");
     EXPECT_EQ(print_canonical(plain).find("pre"), std::string::npos);
     EXPECT_NE(program_hash(plain), program_hash(p));
+}
+
+TEST(RowPrologue, ReferenceCardTeachesThePrologue) {
+    const std::string card = reference_card();
+    EXPECT_NE(card.find("['pre' '{' stmt (';' stmt)* '}']"), std::string::npos) << card;
+    EXPECT_NE(card.find("rowwise sum(A[M,K]) pre { mul B[K,N] }"), std::string::npos) << card;
 }
 
 TEST(RowPrologue, ParseErrors) {
