@@ -69,5 +69,69 @@ TEST(GemmCompile, BiasReluBf16BuildsCubinAndHostLibrary) {
     fs::remove_all(out);
 }
 
+// math f32_simt (CUTLASS's SIMT GemmUniversal, default epilogue) and math tf32x3 multistage (the
+// Sm80 visitor tree, whose thread-map static_assert must hold) build; the SIMT param builder,
+// run here on the CPU, returns the launch the evaluator makes: one 128-thread CTA per 128x128
+// tile, no workspace, the kernel's SharedStorage as dynamic smem. (f32_simt through the visitor
+// tree compiled and wrote almost all zeros on the H200, 2026-12-02.)
+TEST(GemmCompile, SquareF32MultistageSimtAndTf32x3Build) {
+    for (dsl::MathMode math : {dsl::MathMode::kF32Simt, dsl::MathMode::kTf32x3}) {
+        const bool simt = math == dsl::MathMode::kF32Simt;
+        auto lowered = lower_program(gemm_testing::program_square_f32(math),
+                                     gemm_testing::problem_square_f32(), LowerOptions{});
+        ASSERT_TRUE(lowered.ok()) << lowered.error().to_string();
+        fs::path out = fs::temp_directory_path() /
+                       ("kforge_gemm_compile_sq_" + std::to_string(getpid()));
+        fs::remove_all(out);
+        compile::CompileOptions o = compile::default_compile_options("sm_90a");
+        o.host_library = lowered->has_host_code;
+        o.out_dir = out.string();
+        o.timeout_s = 900;
+        auto r = compile::compile_cuda(lowered->cuda_source, o);
+        ASSERT_TRUE(r.ok()) << r.error().to_string();
+        ASSERT_EQ(r->status, compile::CompileStatus::kOk) << r->log;
+        std::printf("%s: compile %.1f s\n%s", simt ? "f32_simt" : "tf32x3",
+                    r->time_compile_ns / 1e9, compile::format_ptxas_report(r->kernels).c_str());
+        ASSERT_EQ(r->kernels.size(), 1u) << r->log;
+        EXPECT_FALSE(r->kernels[0].spills()) << compile::format_ptxas_report(r->kernels);
+
+        void* lib = dlopen(r->host_library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        ASSERT_NE(lib, nullptr) << dlerror();
+        auto* builder = reinterpret_cast<KforgeParamBuilderFn>(dlsym(lib, "kforge_build_k0"));
+        ASSERT_NE(builder, nullptr);
+        // the builder only encodes pointers; it never dereferences them
+        alignas(16) static char fake[3][256];
+        void* tensors[3] = {fake[0], fake[1], fake[2]};
+        alignas(64) static unsigned char params[8192];
+        for (int64_t n : {int64_t{128}, int64_t{2048}, int64_t{200}}) {
+            const int64_t dims[3] = {n, n, n};  // N, N_1, N_2
+            KforgeBuildArgs args{};
+            args.abi_version = KFORGE_HOST_ABI_VERSION;
+            args.num_tensors = 3;
+            args.tensors = tensors;
+            args.num_dims = 3;
+            args.dims = dims;
+            args.sm_count = 132;
+            KforgeBuiltLaunch launch{};
+            launch.params = params;
+            launch.params_capacity = sizeof params;
+            ASSERT_EQ(builder(&args, &launch), KFORGE_BUILD_OK) << "n " << n;
+            const uint32_t tiles = uint32_t((n + 127) / 128);
+            EXPECT_EQ(launch.workspace_bytes, 0u);
+            EXPECT_GT(launch.params_bytes, 0u);
+            EXPECT_EQ(launch.grid[0] * launch.grid[1], tiles * tiles) << "n " << n;
+            EXPECT_EQ(launch.grid[2], 1u);
+            if (simt) {
+                EXPECT_EQ(launch.grid[0], tiles);
+                EXPECT_EQ(launch.block[0], 128u);  // 2x2 warps of 64x64
+                EXPECT_GE(launch.smem_bytes, 3u * 2 * 128 * 16 * 4);  // 3 stages of A and B
+            }
+            EXPECT_GT(launch.smem_bytes, 0u);
+        }
+        dlclose(lib);
+        fs::remove_all(out);
+    }
+}
+
 }  // namespace
 }  // namespace kforge::codegen
