@@ -77,6 +77,24 @@ Expected<KernelCode> lower_gemm_sm80_simt(const GemmSpec& g, const dsl::Kernel& 
                                        "epilogue visitor tree has no SIMT thread map): store the "
                                        "matmul only, or use math tf32x3");
     }
+    // CUTLASS's sm80 SIMT mainloop (default_mma_core_sm80.h) transposes a K-major operand into
+    // shared memory with a padding of tile_k / 32 elements that its lane tile (4 f32, fewer for a
+    // narrow warp: a 4x8 grid of lanes covers the 2x2-warp tile) must divide, and splits each
+    // warp tile over 4 x 8 lanes.
+    const int warp_m = c.tile_m / 2, warp_n = c.tile_n / 2;
+    if (warp_m % 4 != 0 || warp_n % 8 != 0)
+        return unsupported(kernel, "math f32_simt with tile " + std::to_string(c.tile_m) + "x" +
+                                   std::to_string(c.tile_n) + " (each of the 2x2 warps spans 4x8 "
+                                   "lanes: tile M a multiple of 8, tile N of 16)");
+    const int lane_m = std::min(4, warp_m / 4), lane_n = std::min(4, warp_n / 8);
+    const int pad = c.tile_k / 32;
+    if ((g.a_row_major && pad % lane_m != 0) || (g.b_col_major && pad % lane_n != 0))
+        return unsupported(kernel, "math f32_simt with tile K " + std::to_string(c.tile_k) +
+                                   " and a K-major operand (CUTLASS's SIMT mainloop pads its "
+                                   "shared-memory transpose by tile K / 32 elements, which must be "
+                                   "a multiple of the lane tile " +
+                                   std::to_string(g.a_row_major ? lane_m : lane_n) +
+                                   "): use tile K 8 or 16");
     int stages = c.stages > 0 ? c.stages : 3;
     std::string ns = "kforge_gemm_" + g.kernel;
     std::string t;
@@ -93,7 +111,7 @@ Expected<KernelCode> lower_gemm_sm80_simt(const GemmSpec& g, const dsl::Kernel& 
          // ("simt epilogue must operate on scalars")
          "constexpr int AlignmentSimt = 1;\n";
     t += "using ThreadblockShape = " + gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";
-    t += "using WarpShape = " + gemm_shape(c.tile_m / 2, c.tile_n / 2, c.tile_k) + ";\n";
+    t += "using WarpShape = " + gemm_shape(warp_m, warp_n, c.tile_k) + ";\n";
     t += "using InstructionShape = cutlass::gemm::GemmShape<1, 1, 1>;\n";
     t += "constexpr int kStages = " + std::to_string(stages) + ";\n";
     t += "using EpilogueOp = cutlass::epilogue::thread::LinearCombination<\n"

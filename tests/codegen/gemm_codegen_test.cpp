@@ -90,6 +90,24 @@ TEST(GemmCodegen, SimtMultistageTakesTheDefaultEpilogue) {
     EXPECT_EQ(tc.cuda_source.find("AlignmentSimt"), std::string::npos);
 }
 
+// CUTLASS's SIMT mainloop pads its shared-memory transpose of a K-major operand by tile K / 32
+// elements, a multiple of the lane tile (4 f32 for 64-wide warps): tile K 32 fails its
+// static_assert at compile time, so the lowering refuses it by name; 16 and 128 lower.
+TEST(GemmLowerError, F32SimtTileKFitsTheSimtTranspose) {
+    for (int tile_k : {16, 32, 64, 128}) {
+        dsl::Program p = program_square_f32(dsl::MathMode::kF32Simt);
+        p.kernels[0].gemm.tile_k = tile_k;
+        auto out = lower_program(p, problem_square_f32(), LowerOptions{});
+        if (tile_k == 16 || tile_k == 128) {
+            EXPECT_TRUE(out.ok()) << tile_k << ": " << out.error().to_string();
+        } else {
+            ASSERT_FALSE(out.ok()) << tile_k;
+            EXPECT_NE(out.error().message.find("use tile K 8 or 16"), std::string::npos)
+                << out.error().to_string();
+        }
+    }
+}
+
 // The visitor tree has no SIMT thread map: f32_simt with a fused epilogue is refused, not
 // emitted wrong.
 TEST(GemmLowerError, F32SimtRefusesAFusedEpilogue) {
