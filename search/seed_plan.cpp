@@ -760,6 +760,34 @@ Status Planner::add_map(const Op& op) {
     kn.chain = *stmts;
     DType value = DType::kF32;
     if (auto st = absorb(kn, op.output, value, op, op.inputs[pos]); !st) return st;
+    // A map whose one store (its last statement, no cast) only a row reduction over the last
+    // dim reads, with the map input's dims: its chain (named values and all: the Huber loss's
+    // branches) becomes that reduction's prologue and the value is never written.
+    if (opt.fuse && !kn.chain.empty() && kn.chain.back().kind == ChainOpKind::kStore) {
+        const std::string s_name = kn.chain.back().tensor->name;
+        const auto& rs = readers.at(s_name);
+        bool plain = true;
+        for (size_t i = 0; i + 1 < kn.chain.size(); ++i)
+            plain = plain && kn.chain[i].kind != ChainOpKind::kStore &&
+                    kn.chain[i].kind != ChainOpKind::kCast;
+        if (plain && !is_output(s_name) && rs.size() == 1 && !done[rs[0]] &&
+            dims_of(tensor(s_name)) == kn.args[0].dims) {
+            const Op& next = p.ops[rs[0]];
+            const auto dn = dims_of(tensor(s_name));
+            const int64_t rank = static_cast<int64_t>(dn.size());
+            const int64_t axis = next.attrs.axis < 0 ? next.attrs.axis + rank : next.attrs.axis;
+            const bool reduces = next.kind == OpKind::kSum || next.kind == OpKind::kMean ||
+                                 next.kind == OpKind::kMax || next.kind == OpKind::kMin;
+            if (reduces && rank > 0 && axis == rank - 1 && next.inputs[0] == s_name &&
+                dn.back() != "1" && std::count(dn.begin(), dn.end(), dn.back()) == 1) {
+                Prologue pre{kn.args[0].name, {kn.chain.begin(), kn.chain.end() - 1}};
+                done[rs[0]] = true;
+                available.erase(s_name);
+                stored_dtype.erase(s_name);
+                return add_rowwise(next, &pre);
+            }
+        }
+    }
     const Tensor& y = tensor(op.output);
     int64_t innermost = 1;
     for (size_t i = y.shape.size(); i-- > 0;) {

@@ -188,5 +188,20 @@ TEST(RowPrologueHostRun, SeededMseRowsWithBroadcastsMatchTheInterpreter) {
         "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})"), "Y", true);
 }
 
+// The smooth L1 loss's branches as one region with named values, folded into the row mean.
+TEST(RowPrologueHostRun, SeededHuberRowsWithNamedValuesMatchTheInterpreter) {
+    expect_seed_matches_interpreter(spec(R"({"name": "huber_rows", "dims": {"R": 16, "C": 256},
+        "inputs": {"P": {"shape": ["R", "C"], "dtype": "f32"}, "T": {"shape": ["R", "C"], "dtype": "f32"}},
+        "graph": [{"op": "sub", "inputs": ["P", "T"], "output": "D"},
+                  {"op": "abs", "inputs": ["D"], "output": "A"},
+                  {"op": "min_scalar", "inputs": ["A"], "output": "M", "value": 1.0},
+                  {"op": "square", "inputs": ["M"], "output": "Q"},
+                  {"op": "scale", "inputs": ["Q"], "output": "Q2", "value": 0.5},
+                  {"op": "sub", "inputs": ["A", "M"], "output": "L"},
+                  {"op": "add", "inputs": ["Q2", "L"], "output": "H"},
+                  {"op": "mean", "inputs": ["H"], "output": "Y", "axis": 1}],
+        "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})"), "Y", true);
+}
+
 }  // namespace
 }  // namespace kforge::codegen

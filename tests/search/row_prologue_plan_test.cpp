@@ -136,6 +136,31 @@ TEST(RowProloguePlan, MapRunFoldsIntoItsReduction) {
     EXPECT_FALSE(has(text, "store D[")) << text;
 }
 
+// The smooth L1 loss as the importer writes it: |d| is read twice (a let-region on a map).
+Problem huber() {
+    return spec(R"({"name": "huber", "dims": {"R": 32, "C": 2048},
+        "inputs": {"P": {"shape": ["R", "C"], "dtype": "f32"},
+                   "T": {"shape": ["R", "C"], "dtype": "f32"}},
+        "graph": [{"op": "sub", "inputs": ["P", "T"], "output": "D"},
+                  {"op": "abs", "inputs": ["D"], "output": "A"},
+                  {"op": "min_scalar", "inputs": ["A"], "output": "M", "value": 1.0},
+                  {"op": "square", "inputs": ["M"], "output": "Q"},
+                  {"op": "scale", "inputs": ["Q"], "output": "Q2", "value": 0.5},
+                  {"op": "sub", "inputs": ["A", "M"], "output": "L"},
+                  {"op": "add", "inputs": ["Q2", "L"], "output": "H"},
+                  {"op": "mean", "inputs": ["H"], "output": "Y", "axis": 1},
+                  {"op": "mean", "inputs": ["Y"], "output": "Z", "axis": 0}],
+        "outputs": ["Z"], "precision": {"policy": "fp32_strict"}})");
+}
+
+TEST(RowProloguePlan, MapRegionWithNamedValuesFoldsIntoItsReduction) {
+    const std::string text = seed_checked(huber());
+    EXPECT_EQ(kernels(text), 2u) << text;
+    EXPECT_TRUE(has(text, "rowwise mean(P[R,C]) pre { sub T[R,C]; abs; let v0;")) << text;
+    EXPECT_FALSE(has(text, "map(")) << text;
+    EXPECT_FALSE(has(text, "store H[")) << text;
+}
+
 TEST(RowProloguePlan, NoFoldWhereTheElementWiseValueIsReadElsewhere) {
     // S is also an output: it must be stored, so the map stays.
     auto j = problem_to_json(mse());
@@ -157,7 +182,7 @@ TEST(RowProloguePlan, PlansPassTheSimulatedPipeline) {
     auto device = eval::make_sim_device("h200");
     ASSERT_TRUE(device.ok()) << device.error().to_string();
     eval::InProcessEvaluator evaluator(**device);
-    for (const Problem& p : {matvec(), matvec_named_n(), mse()}) {
+    for (const Problem& p : {matvec(), matvec_named_n(), mse(), huber()}) {
         eval::EvalRequest req;
         req.problem = p;
         req.program_text = seed_checked(p);
