@@ -58,6 +58,40 @@ std::string batched_arguments(const std::string& lda, const std::string& ldb) {
            "        " + lda + ", " + ldb + ", 0, 0);\n";
 }
 
+// The element and layout types of A, B and D (the head of both sm80 lowerings' type block).
+std::string operand_types(const GemmSpec& g) {
+    return "using ElementA = " + cutlass_type(g.dtype_a) + ";\n" +
+           "using LayoutA = cutlass::layout::" + (g.a_row_major ? "RowMajor" : "ColumnMajor") +
+           ";\n" + "using ElementB = " + cutlass_type(g.dtype_b) + ";\n" +
+           "using LayoutB = cutlass::layout::" + (g.b_col_major ? "ColumnMajor" : "RowMajor") +
+           ";\n" + "using ElementD = " + cutlass_type(g.dtype_d) + ";\n";
+}
+
+// The device source: the types `t` in the kernel's namespace (`prelude` opens it), then the
+// extern "C" kernel that runs GemmKernel with its shared storage in dynamic shared memory.
+std::string device_source(const GemmSpec& g, const std::string& ns, const std::string& what,
+                          const std::string& prelude, const std::string& t) {
+    return "// kernel " + g.kernel + ": CUTLASS 2.x sm80 multistage gemm, math " +
+           std::string(math_name(g.math)) + what + "\nnamespace " + ns + " {\n" + prelude + t +
+           "}  // namespace " + ns + "\n\n" + "extern \"C\" __global__ void __launch_bounds__(" +
+           ns + "::GemmKernel::kThreadCount, 1)\n" + symbol_of(g.kernel) + "(typename " + ns +
+           "::GemmKernel::Params params) {\n"
+           "    extern __shared__ int4 smem[];\n    " + ns +
+           "::GemmKernel::invoke(params,\n        *reinterpret_cast<typename " + ns +
+           "::GemmKernel::SharedStorage*>(smem));\n}\n";
+}
+
+// The kernel's one launch: its Params blob made by the host builder over g's tensors.
+KernelLaunch builder_launch(const GemmSpec& g) {
+    KernelLaunch launch;
+    launch.name = g.kernel;
+    launch.symbol = symbol_of(g.kernel);
+    launch.params = {KernelParam{ParamKind::kParamBlob, "", 0, 0.0}};
+    launch.param_builder = builder_symbol_of(g.kernel);
+    launch.builder_tensors = g.tensor_order;
+    return launch;
+}
+
 // math f32_simt: CUTLASS's SIMT GemmUniversal with its default epilogue (LinearCombination,
 // alpha 1, beta 0: D = accumulator, converted to D's type). Not the epilogue visitor tree: the
 // Sm80 EVT's OutputTileThreadLayout is DefaultThreadMapTensorOp (visitor_2x.hpp), the tensor-op
@@ -97,14 +131,7 @@ Expected<KernelCode> lower_gemm_sm80_simt(const GemmSpec& g, const dsl::Kernel& 
                                    "): use tile K 8 or 16");
     int stages = c.stages > 0 ? c.stages : 3;
     std::string ns = "kforge_gemm_" + g.kernel;
-    std::string t;
-    t += "using ElementA = " + cutlass_type(g.dtype_a) + ";\n";
-    t += std::string("using LayoutA = cutlass::layout::") +
-         (g.a_row_major ? "RowMajor" : "ColumnMajor") + ";\n";
-    t += "using ElementB = " + cutlass_type(g.dtype_b) + ";\n";
-    t += std::string("using LayoutB = cutlass::layout::") +
-         (g.b_col_major ? "ColumnMajor" : "RowMajor") + ";\n";
-    t += "using ElementD = " + cutlass_type(g.dtype_d) + ";\n";
+    std::string t = operand_types(g);
     t += "using ElementAccumulator = float;\n"
          "using ElementCompute = float;\n"
          // one element per access: SIMT loads scalars, and CUTLASS's SIMT epilogue stores them
@@ -126,15 +153,7 @@ Expected<KernelCode> lower_gemm_sm80_simt(const GemmSpec& g, const dsl::Kernel& 
          std::to_string(c.swizzle) + ">,\n"
          "    kStages, cutlass::arch::OpMultiplyAdd>::GemmKernel;\n";
     KernelCode code;
-    code.device_source = "// kernel " + g.kernel + ": CUTLASS 2.x sm80 multistage gemm, math " +
-                         std::string(math_name(g.math)) + " (default epilogue)\nnamespace " + ns +
-                         " {\n" + t + "}  // namespace " + ns + "\n\n";
-    code.device_source += "extern \"C\" __global__ void __launch_bounds__(" + ns +
-                          "::GemmKernel::kThreadCount, 1)\n" + symbol_of(g.kernel) +
-                          "(typename " + ns + "::GemmKernel::Params params) {\n"
-                          "    extern __shared__ int4 smem[];\n    " + ns +
-                          "::GemmKernel::invoke(params,\n        *reinterpret_cast<typename " +
-                          ns + "::GemmKernel::SharedStorage*>(smem));\n}\n";
+    code.device_source = device_source(g, ns, " (default epilogue)", "", t);
     std::string b = builder_head(g, ctx, builder_symbol_of(g.kernel));
     b += "    using namespace " + ns + ";\n    using Gemm = GemmKernel;\n";
     // D = 1 * accumulator + 0 * C: beta 0 never reads C (is_source_needed), C aliases D
@@ -155,13 +174,7 @@ Expected<KernelCode> lower_gemm_sm80_simt(const GemmSpec& g, const dsl::Kernel& 
     }
     b += builder_tail(g, false);
     code.host_source = b;
-    KernelLaunch launch;
-    launch.name = g.kernel;
-    launch.symbol = symbol_of(g.kernel);
-    launch.params = {KernelParam{ParamKind::kParamBlob, "", 0, 0.0}};
-    launch.param_builder = builder_symbol_of(g.kernel);
-    launch.builder_tensors = g.tensor_order;
-    code.launches.push_back(launch);
+    code.launches.push_back(builder_launch(g));
     return code;
 }
 
@@ -187,14 +200,7 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
     MathConfig mc = math_config(g.math);
     int stages = c.stages > 0 ? c.stages : 3;
     std::string ns = "kforge_gemm_" + g.kernel;
-    std::string t;
-    t += "using ElementA = " + cutlass_type(g.dtype_a) + ";\n";
-    t += std::string("using LayoutA = cutlass::layout::") +
-         (g.a_row_major ? "RowMajor" : "ColumnMajor") + ";\n";
-    t += "using ElementB = " + cutlass_type(g.dtype_b) + ";\n";
-    t += std::string("using LayoutB = cutlass::layout::") +
-         (g.b_col_major ? "ColumnMajor" : "RowMajor") + ";\n";
-    t += "using ElementD = " + cutlass_type(g.dtype_d) + ";\n";
+    std::string t = operand_types(g);
     t += std::string("using ElementAccumulator = ") +
          (c.acc == DType::kF16 ? "cutlass::half_t" : "float") + ";\n";
     t += "using ElementCompute = float;\n"
@@ -236,15 +242,7 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
          "    \"the EVT thread map differs from the epilogue's accumulator thread map\");\n";
 
     KernelCode code;
-    code.device_source = "// kernel " + g.kernel + ": CUTLASS 2.x sm80 multistage gemm, math " +
-                         std::string(math_name(g.math)) + "\nnamespace " + ns +
-                         " {\nusing namespace cute;\n" + t + "}  // namespace " + ns + "\n\n";
-    code.device_source += "extern \"C\" __global__ void __launch_bounds__(" + ns +
-                          "::GemmKernel::kThreadCount, 1)\n" + symbol_of(g.kernel) +
-                          "(typename " + ns + "::GemmKernel::Params params) {\n"
-                          "    extern __shared__ int4 smem[];\n    " + ns +
-                          "::GemmKernel::invoke(params,\n        *reinterpret_cast<typename " +
-                          ns + "::GemmKernel::SharedStorage*>(smem));\n}\n";
+    code.device_source = device_source(g, ns, "", "using namespace cute;\n", t);
     std::string b = builder_head(g, ctx, builder_symbol_of(g.kernel));
     b += "    using namespace " + ns + ";\n    using Gemm = GemmKernel;\n";
     b += "    typename Evt::Arguments evt_args" + evt->arguments + ";\n";
@@ -259,13 +257,7 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
     }
     b += builder_tail(g, false);
     code.host_source = b;
-    KernelLaunch launch;
-    launch.name = g.kernel;
-    launch.symbol = symbol_of(g.kernel);
-    launch.params = {KernelParam{ParamKind::kParamBlob, "", 0, 0.0}};
-    launch.param_builder = builder_symbol_of(g.kernel);
-    launch.builder_tensors = g.tensor_order;
-    code.launches.push_back(launch);
+    code.launches.push_back(builder_launch(g));
     return code;
 }
 
