@@ -455,6 +455,19 @@ struct Planner {
         std::vector<ChainOp> stmts;
     };
     std::optional<Prologue> fold_into_reduction(const Op& op, size_t& reduction);
+    // The reductions a prologue can feed, and whether `next` reduces `value` (its input) over
+    // the last dim, a named dim that occurs once in `value`'s dims.
+    static bool is_row_reduction(OpKind k) {
+        return k == OpKind::kSum || k == OpKind::kMean || k == OpKind::kMax || k == OpKind::kMin;
+    }
+    bool reduces_last_dim(const Op& next, const std::string& value) const {
+        const auto dn = dims_of(tensor(value));
+        const int64_t rank = static_cast<int64_t>(dn.size());
+        if (rank == 0 || next.inputs[0] != value) return false;
+        const int64_t axis = next.attrs.axis < 0 ? next.attrs.axis + rank : next.attrs.axis;
+        return axis == rank - 1 && dn.back() != "1" &&
+               std::count(dn.begin(), dn.end(), dn.back()) == 1;
+    }
     bool add_row_contraction(const Op& op);
     Status add_gemm(const Op& op);
     Status add_rowwise(const Op& op, const Prologue* pre = nullptr);
@@ -717,14 +730,8 @@ std::optional<Planner::Prologue> Planner::fold_into_reduction(const Op& op, size
         if (is_output(out) || rs.size() != 1 || done[rs[0]]) return std::nullopt;
         if (named(dims_of(tensor(out))) != full) return std::nullopt;
         const Op& next = p.ops[rs[0]];
-        if (next.kind == OpKind::kSum || next.kind == OpKind::kMean || next.kind == OpKind::kMax ||
-            next.kind == OpKind::kMin) {
-            const auto dn = dims_of(tensor(out));
-            const int64_t rank = static_cast<int64_t>(dn.size());
-            const int64_t axis = next.attrs.axis < 0 ? next.attrs.axis + rank : next.attrs.axis;
-            if (axis != rank - 1 || next.inputs[0] != out || dn.back() == "1" ||
-                std::count(dn.begin(), dn.end(), dn.back()) != 1)
-                return std::nullopt;
+        if (is_row_reduction(next.kind)) {
+            if (!reduces_last_dim(next, out)) return std::nullopt;
             for (size_t i : run) done[i] = true;
             reduction = rs[0];
             return pre;
@@ -773,13 +780,7 @@ Status Planner::add_map(const Op& op) {
         if (plain && !is_output(s_name) && rs.size() == 1 && !done[rs[0]] &&
             dims_of(tensor(s_name)) == kn.args[0].dims) {
             const Op& next = p.ops[rs[0]];
-            const auto dn = dims_of(tensor(s_name));
-            const int64_t rank = static_cast<int64_t>(dn.size());
-            const int64_t axis = next.attrs.axis < 0 ? next.attrs.axis + rank : next.attrs.axis;
-            const bool reduces = next.kind == OpKind::kSum || next.kind == OpKind::kMean ||
-                                 next.kind == OpKind::kMax || next.kind == OpKind::kMin;
-            if (reduces && rank > 0 && axis == rank - 1 && next.inputs[0] == s_name &&
-                dn.back() != "1" && std::count(dn.begin(), dn.end(), dn.back()) == 1) {
+            if (is_row_reduction(next.kind) && reduces_last_dim(next, s_name)) {
                 Prologue pre{kn.args[0].name, {kn.chain.begin(), kn.chain.end() - 1}};
                 done[rs[0]] = true;
                 available.erase(s_name);
