@@ -18,11 +18,15 @@
 #include "problem/spec.h"
 #include "search/seed.h"
 #include "sol/device.h"
+#include "tests/search/seed_checks.h"
 
 namespace kforge {
 namespace {
 
-dsl::DeviceLimits h200() { return dsl::device_limits(find_device("h200").value()); }
+using seedtest::has;
+using seedtest::h200;
+using seedtest::kernels;
+using seedtest::seed_checked;
 
 // bench/kernels/letval/<name>.json with `dims` replaced (small shapes for the fp64 reference).
 Problem bench_spec(const std::string& name, const nlohmann::json& dims) {
@@ -41,29 +45,6 @@ Problem softsign() { return bench_spec("softsign_f32", {{"R", 64}, {"C", 512}});
 Problem elu() { return bench_spec("elu_f32", {{"R", 64}, {"C", 512}}); }
 
 // The seeded program's canonical text, after it re-parses, checks and lowers.
-std::string seed_checked(const Problem& problem, const search::SeedOptions& options = {}) {
-    auto prog = search::seed_program(problem, h200(), options);
-    EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
-    if (!prog.ok()) return "";
-    const std::string text = dsl::print_canonical(*prog);
-    auto parsed = dsl::parse_program(text, "seed.kf");
-    EXPECT_TRUE(parsed.ok()) << text;
-    if (!parsed.ok()) return text;
-    auto res = dsl::check_program(*parsed, problem, h200(), {"seed.kf", text});
-    EXPECT_TRUE(res.ok()) << (res.ok() ? "" : res.errors.front().to_string()) << "\n" << text;
-    auto low = codegen::lower_program(*parsed, problem, codegen::LowerOptions{});
-    EXPECT_TRUE(low.ok()) << (low.ok() ? "" : low.error().to_string()) << "\n" << text;
-    return text;
-}
-
-size_t kernels(const std::string& text) {
-    size_t n = 0;
-    for (size_t at = text.find("\nkernel "); at != std::string::npos; at = text.find("\nkernel ", at + 1))
-        ++n;
-    return n;
-}
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(LetValuePlan, GemmScaleAddItselfIsOneKernel) {
     const std::string text = seed_checked(self_residual());
