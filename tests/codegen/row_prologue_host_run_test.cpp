@@ -22,38 +22,15 @@
 #include "problem/spec.h"
 #include "search/seed.h"
 #include "sol/device.h"
+#include "tests/codegen/host_run_shim.h"
 
 namespace kforge::codegen {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-constexpr const char* kHostShim = R"(#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-#define __device__
-#define __forceinline__ inline
-inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
-namespace kforge {
-inline float to_f32(float v) { return v; }
-template <typename T> inline float round_to(float v) { return v; }
-template <int V, typename T> inline bool is_aligned(const T*) { return true; }
-template <int V, bool CONTIG, typename T, class Off>
-inline void load_bcast(float (&o)[V], const T* p, int64_t i, Off off) {
-    for (int j = 0; j < V; ++j) o[j] = p[off(i + j)];
-}
-inline float max_nan(float a, float b) { return (a > b || a != a) ? a : b; }
-inline float min_nan(float a, float b) { return (a < b || a != a) ? a : b; }
-}  // namespace kforge
-)";
+using hostrun::kHostShim;
+using hostrun::read_text;
 
 Problem spec(const std::string& json) {
     auto p = parse_problem(json, "spec");
