@@ -3,6 +3,7 @@
 // not of the device (check_legality*.cpp) or of the language: each message says so and names
 // the nearest program that lowers. Keep in step with codegen/gemm_spec.cpp, codegen/chain.cpp
 // and codegen/lower_rowwise*.cpp.
+#include <algorithm>
 #include "dsl/check_internal.h"
 
 namespace kforge::dsl {
@@ -17,6 +18,38 @@ void check_chain_lowerable(const Kernel& kn, Reporter& rep) {
                               "rowwise " + std::string(to_string(op.reduce)) + " kernel over it");
         }
     }
+}
+
+// CUTLASS's sm80 SIMT mainloop (codegen/lower_gemm_sm80.cpp refuses the same): each of the
+// 2x2 warps spans 4x8 lanes, and a K-major operand is transposed into shared memory with a
+// padding of tile K / 32 elements that the lane tile (min(4, warp extent / lanes)) must divide.
+// Refused here so that the search spends no compile on them.
+void check_simt_tile(const Kernel& kn, Reporter& rep) {
+    const auto& g = kn.gemm;
+    const int warp_m = g.tile_m / 2, warp_n = g.tile_n / 2;
+    if (warp_m % 4 != 0 || warp_n % 8 != 0) {
+        rep.error(knob_loc(kn, "tile"), "math f32_simt with tile " + std::to_string(g.tile_m) +
+                                            "x" + std::to_string(g.tile_n) +
+                                            ": each of the 2x2 warps spans 4x8 lanes, so tile M "
+                                            "must be a multiple of 8 and tile N of 16");
+        return;
+    }
+    if (kn.args.size() < 2 || kn.args[0].dims.size() < 2 || kn.args[1].dims.size() < 2) return;
+    // The contracted dim: the one of A's last two that B's last two share.
+    const auto& a = kn.args[0].dims;
+    const auto& b = kn.args[1].dims;
+    const std::string a0 = a[a.size() - 2], a1 = a.back(), b0 = b[b.size() - 2], b1 = b.back();
+    const std::string k = (a1 == b0 || a1 == b1) ? a1 : a0;
+    const bool a_k_major = a1 == k, b_k_major = b1 == k;
+    const int lane_m = std::min(4, warp_m / 4), lane_n = std::min(4, warp_n / 8);
+    const int pad = g.tile_k / 32;
+    if ((a_k_major && pad % lane_m != 0) || (b_k_major && pad % lane_n != 0))
+        rep.error(knob_loc(kn, "tile"),
+                  "math f32_simt with tile K " + std::to_string(g.tile_k) +
+                      " and a K-major operand: CUTLASS's SIMT mainloop pads its shared-memory "
+                      "transpose by tile K / 32 elements, a multiple of the lane tile " +
+                      std::to_string(a_k_major && pad % lane_m != 0 ? lane_m : lane_n) +
+                      "; use tile K 8 or 16");
 }
 
 }  // namespace
@@ -41,6 +74,7 @@ void check_lowering(const Kernel& kn, Reporter& rep) {
                 break;
             }
         }
+        check_simt_tile(kn, rep);
     }
     if (kn.kind == KernelKind::kRowwise) {
         const bool over_last = kn.over.empty() || (!kn.args.empty() && !kn.args[0].dims.empty() &&

@@ -188,6 +188,18 @@ kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x16 schedule multistage math f32_si
                                       "use math tf32x3 for a fused epilogue"});
 }
 
+// The SIMT mainloop's limits are refused before a compile: tile K 32 with K-major A (lane tile
+// 4 does not divide the padding of 1); tile K 16 pads nothing and passes.
+TEST(CheckLoweringError, F32SimtTilesTheSimtMainloopCannotBuild) {
+    auto k32 = check_suite("gemm_f32_4096", R"(program p for "gemm_f32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) tile 128x128x32 schedule multistage math f32_simt { store C[M,N] })");
+    expect_one_error(k32, "t.kf:2:34", {"math f32_simt with tile K 32 and a K-major operand",
+                                        "use tile K 8 or 16"});
+    auto k16 = check_suite("gemm_f32_4096", R"(program p for "gemm_f32_4096"
+kernel k0 = gemm(A[M,K], B[K,N]) tile 64x16x16 schedule multistage math f32_simt { store C[M,N] })");
+    EXPECT_TRUE(k16.errors.empty()) << (k16.errors.empty() ? "" : k16.errors[0].message);
+}
+
 // f32 C = A^T B under the tf32 policy: A [K,M] and B [K,N] are both MN-major.
 constexpr std::string_view kTf32TnProblem = R"({"name": "gemm_tn_tf32",
     "dims": {"M": 1024, "N": 1024, "K": 512},
