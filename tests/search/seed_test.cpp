@@ -328,6 +328,13 @@ TEST(Seed, ScanIsOneRowKernel) {
     auto long_rows = rebind(fwd, {{"B", 8}, {"N", 1 << 20}});
     ASSERT_TRUE(long_rows.ok());
     EXPECT_EQ(seed_and_verify(*long_rows), "");
+    // many long rows fill the SMs with 256-thread blocks, which the H200 ran faster
+    auto many_rows = rebind(fwd, {{"B", 4096}, {"N", 32768}});
+    ASSERT_TRUE(many_rows.ok());
+    auto pm = search::seed_program(*many_rows, h200());
+    ASSERT_TRUE(pm.ok()) << pm.error().to_string();
+    EXPECT_EQ(pm->kernels[0].rowwise.threads, 256);
+    EXPECT_EQ(pm->kernels[0].rowwise.rows_per_block, 1);
     Problem col = parse(head + R"({"op":"cumsum","inputs":["X"],"output":"Y","axis":0})" + tail);
     auto c = search::seed_program(col, h200());
     ASSERT_FALSE(c.ok());

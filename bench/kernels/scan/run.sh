@@ -6,7 +6,8 @@
 #      and [4096, 32768] for bandwidth) the full tier (correctness against the CPU and GPU fp64
 #      references, audit, cold-L2 timing) of two programs, timed interleaved in one session:
 #        kforge eval --tier full --interleave --problem NAME.json --program NAME.wide.kf --program NAME.narrow.kf
-#      wide: 1024 threads a row (the seed's choice for these rows), narrow: 256.
+#      wide: 1024 threads a row (the seed's choice for few rows), narrow: 256 (its choice since
+#      2026-12-02 when 256-thread rows fill every SM, e.g. 4096 rows).
 # One line per program: problem, plan, status, full-tier median, interleaved median, GB/s.
 #   bash bench/kernels/scan/run.sh [OUT]       (about 3-5 minutes)
 # environment: K (kforge; default .carry/bin/kforge, else build/*/cli/kforge), OUT (or $1;
