@@ -136,6 +136,8 @@ def convert(conv, node):
         return cosine_similarity(conv, node, args, kw, shape, dtype)
     if name == "triplet_margin_loss":
         return triplet_margin_loss(conv, node, args, kw, shape, dtype)
+    if name == "kl_div":
+        return kl_div(conv, node, args, kw, shape, dtype)
     if name in ("softmax", "log_softmax"):
         dim = get(1, "dim")
         return e(name, axis=conv.axis(dim, x()))
@@ -560,14 +562,66 @@ def triplet_margin_loss(conv, node, args, kw, shape, dtype):
     return reduce_chain(conv, node, reduction, t, None, False, shape, dtype)
 
 
+# the smallest target kl_div takes the log of: normal in f32 and bf16 (a flush-to-zero build
+# keeps it), f16's smallest normal where that is larger
+_XLOGY_FLOOR = {"f16": float(torch.finfo(torch.float16).tiny)}
+
+
+def kl_div(conv, node, args, kw, shape, dtype):
+    """F.kl_div(input, target, reduction, log_target) as ops the spec has. The element-wise loss
+    is PyTorch's xlogy(t, t) - t * input, here t * (log(max(t, f)) - input) with f = 1e-30
+    (f16: its smallest normal): target == 0 gives 0 like PyTorch's xlogy (0 * finite; without the
+    clamp it would be 0 * log(0) = NaN), and for 0 < t < f the two differ by at most f / e.
+    Known difference: a negative target gives NaN in PyTorch (log of a negative) and a finite
+    value here; it cannot be detected at import (softmax targets, KernelBench's, are positive).
+    log_target=True: exp(t) * (t - input), exact. Reductions: 'batchmean' is the sum over every
+    axis but the first, then the mean over the first (sum / batch size, the size symbolic);
+    'sum' and 'mean' over every axis; 'none'."""
+    def get(i, key, default=None):
+        return args[i] if len(args) > i else kw.get(key, default)
+    x = conv.tensor(get(0, "input"), "the kl_div input")
+    y = conv.tensor(get(1, "target"), "the kl_div target")
+    if get(2, "size_average") is not None or get(3, "reduce") is not None:
+        raise Unsupported("kl_div with the deprecated size_average / reduce is not supported")
+    reduction, log_target = get(4, "reduction", "mean"), get(5, "log_target", False)
+    if reduction not in ("batchmean", "mean", "sum", "none"):
+        raise Unsupported(f"kl_div with reduction={reduction!r} is not supported")
+    if log_target not in (True, False):
+        raise Unsupported(f"kl_div with log_target = {log_target!r} is not supported")
+    full = _broadcast(conv, node, x, y, "kl_div")
+    if reduction == "batchmean" and (len(x.shape) != len(full) or not full or
+                                     tuple(x.shape[:1]) != tuple(full[:1])):
+        raise Unsupported(f"kl_div with reduction='batchmean' of an input of shape "
+                          f"{list(x.shape)} broadcast to {list(full)} is not supported")
+    last = reduction == "none"
+    if log_target:
+        d = conv.emit("sub", [y, x], node, full, dtype, False)
+        w = conv.emit("exp", [y], node, tuple(y.shape), dtype, False)
+    else:
+        c = conv.emit("max_scalar", [y], node, tuple(y.shape), dtype, False,
+                      value=_XLOGY_FLOOR.get(dtype, 1e-30))
+        c = conv.emit("log", [c], node, tuple(y.shape), dtype, False)
+        d = conv.emit("sub", [c, x], node, full, dtype, False)
+        w = y
+    t = conv.emit("mul", [w, d], node, full, dtype, last)
+    if last:
+        return t
+    if reduction != "batchmean":
+        return reduce_chain(conv, node, reduction, t, None, False, shape, dtype)
+    if len(full) > 1:
+        t = reduce_chain(conv, node, "sum", t, list(range(1, len(full))), False, tuple(full[:1]),
+                         dtype, final=False)
+    return conv.emit("mean", [t], node, shape, dtype, axis=0, keepdim=False)
+
+
 LOSS_MODULES = {"MSELoss": "mse_loss", "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1_loss",
                 "HuberLoss": "huber_loss", "CosineSimilarity": "cosine_similarity",
-                "TripletMarginLoss": "triplet_margin_loss"}
+                "TripletMarginLoss": "triplet_margin_loss", "KLDivLoss": "kl_div"}
 
 
 def loss_module(conv, node, mod):
-    """nn.MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CosineSimilarity, TripletMarginLoss: the
-    functional form with the module's settings."""
+    """nn.MSELoss, L1Loss, SmoothL1Loss, HuberLoss, CosineSimilarity, TripletMarginLoss,
+    KLDivLoss: the functional form with the module's settings."""
     name = LOSS_MODULES[type(mod).__name__]
     shape, dtype = conv.meta(node)
     args = [conv.value(a) for a in node.args]
@@ -577,6 +631,9 @@ def loss_module(conv, node, mod):
     if name == "cosine_similarity":
         return cosine_similarity(conv, node, args, {"dim": mod.dim, "eps": mod.eps}, shape, dtype)
     kw = {"reduction": mod.reduction}
+    if name == "kl_div":
+        kw["log_target"] = mod.log_target
+        return kl_div(conv, node, args, kw, shape, dtype)
     if name == "triplet_margin_loss":
         kw.update(margin=mod.margin, p=mod.p, eps=mod.eps, swap=mod.swap)
         return triplet_margin_loss(conv, node, args, kw, shape, dtype)

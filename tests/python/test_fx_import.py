@@ -381,7 +381,41 @@ class LossModules(unittest.TestCase):
         self.assertEqual({op["axis"] for op in s["graph"] if op["op"] == "sum" and
                           op["output"] != s["outputs"][0] and "cos" in op["output"]}, {0})
 
+    def test_kl_div_is_a_row_sum_then_a_batch_mean(self):
+        probs = "torch.randn(batch_size, dim).softmax(-1), torch.randn(batch_size, dim).softmax(-1)"
+        xlogy = ["log", "max_scalar", "log", "sub", "mul"]
+        for body, expect in [
+                ("return F.kl_div(torch.log(p), t, reduction='batchmean')",
+                 xlogy + ["sum", "mean"]),
+                ("return F.kl_div(torch.log(p), t, reduction='sum')", xlogy + ["sum", "sum"]),
+                ("return F.kl_div(torch.log(p), t)", xlogy + ["mean", "mean"]),
+                ("return F.kl_div(torch.log(p), t, reduction='none')", xlogy),
+                ("return F.kl_div(p, t, reduction='batchmean', log_target=True)",
+                 ["sub", "exp", "mul", "sum", "mean"])]:
+            with self.subTest(body):
+                s = self.spec(body, inputs=probs)
+                self.assertEqual(ops(s), expect)
+                self.assertEqual(s["outputs"], [s["graph"][-1]["output"]])
+                if "batchmean" in body:  # sum over the row, mean over the (symbolic) batch
+                    self.assertEqual([op["axis"] for op in s["graph"][-2:]], [1, 0])
+                if "max_scalar" in expect:  # target 0 gives 0 (xlogy), not 0 * log(0)
+                    self.assertEqual(s["graph"][1]["value"], 1e-30)
+        # the module form takes its reduction and log_target
+        path = two_input_file("return self.kl(p, t)", inputs=probs)
+        with open(path) as f:
+            src = f.read()
+        with open(path, "w") as f:
+            f.write(src.replace("super().__init__()", "super().__init__()\n        self.kl = "
+                                "nn.KLDivLoss(reduction='sum', log_target=True)", 1))
+        try:
+            s = spec_of(path)
+        finally:
+            os.unlink(path)
+        self.assertEqual(ops(s), ["sub", "exp", "mul", "sum", "sum"])
+
     def test_unsupported_forms_are_named(self):
+        self.unsupported("return F.kl_div(p, t, reduction='batchmean')", "batchmean",
+                         inputs="torch.randn(1, dim), torch.randn(batch_size, dim)")
         self.unsupported("return torch.prod(p, dim=1) + t.sum(1)", r"^prod is not supported")
         self.unsupported("return torch.cumsum(p * t, dim=1)", "dtype torch.bool is not supported",
                          inputs="torch.randn(batch_size, dim), torch.randn(batch_size, dim) > 0")

@@ -239,6 +239,45 @@ class LossImports(unittest.TestCase):
                 worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
                 self.assertLess(worst, 1e-9, line)
 
+    def test_kl_div_matches_pytorch_with_zero_targets(self):
+        from test_fx_import import two_input_file
+        probs = "torch.randn(batch_size, dim).softmax(-1), "
+        for body, target in [
+                ("return F.kl_div(torch.log(p), t, reduction='batchmean')", "T.softmax(-1)"),
+                ("return F.kl_div(torch.log(p), t, reduction='batchmean')", "torch.relu(T)"),
+                ("return F.kl_div(torch.log(p), t, reduction='none')", "torch.relu(T)"),
+                ("return F.kl_div(torch.log(p), t, reduction='sum')", "torch.relu(T)"),
+                ("return F.kl_div(torch.log(p), t, reduction='mean')", "T.softmax(-1)"),
+                ("return F.kl_div(p, t, reduction='batchmean', log_target=True)", "T")]:
+            with self.subTest(body + " " + target):
+                # relu: about half the targets are 0, where PyTorch's xlogy gives 0
+                path = two_input_file(body, inputs=probs + target.replace(
+                    "T", "torch.randn(batch_size, dim)"))
+                try:
+                    loaded = kernelbench.load(path)
+                    spec, _ = spec_build.build(loaded, "kb_loss", "")
+                    flag, line = self.validate(spec, loaded, path)
+                finally:
+                    os.unlink(path)
+                self.assertIsNone(flag)
+                worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
+                self.assertLess(worst, 1e-9, line)
+
+    def test_kl_div_without_the_target_floor_is_caught(self):
+        """log(0) * 0 is NaN where PyTorch gives 0: the floor is what makes zero targets agree."""
+        from test_fx_import import two_input_file
+        path = two_input_file("return F.kl_div(torch.log(p), t, reduction='sum')",
+                              inputs="torch.rand(batch_size, dim) + 0.5, "
+                                     "torch.relu(torch.randn(batch_size, dim))")
+        try:
+            loaded = kernelbench.load(path)
+            spec, _ = spec_build.build(loaded, "kb_loss", "")
+            next(o for o in spec["graph"] if o["op"] == "max_scalar")["value"] = 0.0
+            with self.assertRaises(import_kernelbench.ImportFailed):
+                self.validate(spec, loaded, path)
+        finally:
+            os.unlink(path)
+
     def test_wrong_huber_threshold_is_caught(self):
         path = util.example("26_huber_loss")
         loaded = kernelbench.load(path)
@@ -251,7 +290,7 @@ class LossImports(unittest.TestCase):
     def test_examples_optimize_on_the_simulator(self):
         for stem, kernels in (("23_mse_loss", 3), ("26_huber_loss", 3),
                               ("27_cosine_similarity_loss", 6),
-                              ("28_triplet_margin_loss", 4)):
+                              ("28_triplet_margin_loss", 4), ("29_kl_div_loss", 3)):
             with self.subTest(stem), tempfile.TemporaryDirectory() as d:
                 r = util.kforge("import", "kernelbench", util.example(stem), "-o", d)
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
