@@ -218,6 +218,18 @@ class LossImports(unittest.TestCase):
                 json.dump(spec, f)
             return import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
 
+    def assert_matches_pytorch(self, path):
+        """Imports the module at `path` (then deletes it) and checks fp64 agreement < 1e-9."""
+        try:
+            loaded = kernelbench.load(path)
+            spec, _ = spec_build.build(loaded, "kb_loss", "")
+            flag, line = self.validate(spec, loaded, path)
+        finally:
+            os.unlink(path)
+        self.assertIsNone(flag)
+        worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
+        self.assertLess(worst, 1e-9, line)
+
     def test_each_form_matches_pytorch(self):
         from test_fx_import import two_input_file
         for body in ["return F.smooth_l1_loss(p, t, beta=0.5)",
@@ -228,16 +240,7 @@ class LossImports(unittest.TestCase):
                      "return torch.mean(1 - F.cosine_similarity(p, t, dim=0))",
                      "return p / torch.norm(t, p='fro')"]:
             with self.subTest(body):
-                path = two_input_file(body)
-                try:
-                    loaded = kernelbench.load(path)
-                    spec, _ = spec_build.build(loaded, "kb_loss", "")
-                    flag, line = self.validate(spec, loaded, path)
-                finally:
-                    os.unlink(path)
-                self.assertIsNone(flag)
-                worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
-                self.assertLess(worst, 1e-9, line)
+                self.assert_matches_pytorch(two_input_file(body))
 
     def test_kl_div_matches_pytorch_with_zero_targets(self):
         from test_fx_import import two_input_file
@@ -251,17 +254,8 @@ class LossImports(unittest.TestCase):
                 ("return F.kl_div(p, t, reduction='batchmean', log_target=True)", "T")]:
             with self.subTest(body + " " + target):
                 # relu: about half the targets are 0, where PyTorch's xlogy gives 0
-                path = two_input_file(body, inputs=probs + target.replace(
-                    "T", "torch.randn(batch_size, dim)"))
-                try:
-                    loaded = kernelbench.load(path)
-                    spec, _ = spec_build.build(loaded, "kb_loss", "")
-                    flag, line = self.validate(spec, loaded, path)
-                finally:
-                    os.unlink(path)
-                self.assertIsNone(flag)
-                worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
-                self.assertLess(worst, 1e-9, line)
+                self.assert_matches_pytorch(two_input_file(body, inputs=probs + target.replace(
+                    "T", "torch.randn(batch_size, dim)")))
 
     def test_kl_div_without_the_target_floor_is_caught(self):
         """log(0) * 0 is NaN where PyTorch gives 0: the floor is what makes zero targets agree."""
