@@ -79,19 +79,16 @@ ComputeUnit gemm_unit(const dsl::GemmConfig& g, PrecisionPolicy policy, DType op
 // Bytes of the chain's tensors: reads (add/mul/... with a tensor) and writes (store, reduce).
 Expected<std::pair<double, double>> chain_bytes(const dsl::Kernel& k, const Problem& problem) {
     double read = 0, written = 0;
-    for (const dsl::ChainOp& op : k.pre) {  // a rowwise prologue's operands: read
-        if (!op.tensor) continue;
-        auto s = shape_of(*op.tensor, problem);
-        if (!s) return s.error();
-        read += s->bytes();
-    }
-    for (const dsl::ChainOp& op : k.chain) {
-        if (!op.tensor) continue;
-        auto s = shape_of(*op.tensor, problem);
-        if (!s) return s.error();
-        bool writes = op.kind == dsl::ChainOpKind::kStore || op.kind == dsl::ChainOpKind::kReduce;
-        (writes ? written : read) += s->bytes();
-    }
+    // A rowwise prologue's operands are read like the chain's (a prologue never stores).
+    for (const std::vector<dsl::ChainOp>* ops : {&k.pre, &k.chain})
+        for (const dsl::ChainOp& op : *ops) {
+            if (!op.tensor) continue;
+            auto s = shape_of(*op.tensor, problem);
+            if (!s) return s.error();
+            bool writes =
+                op.kind == dsl::ChainOpKind::kStore || op.kind == dsl::ChainOpKind::kReduce;
+            (writes ? written : read) += s->bytes();
+        }
     return std::make_pair(read, written);
 }
 
