@@ -29,6 +29,21 @@ bool random_restart(const detail::Parent& parent, Rng& rng, detail::ProposalSink
     return false;
 }
 
+// Mixes of the best with each of the next few parents (every setting of the knobs where they
+// differ, search/knob_space.h crossovers), up to `limit` new ones.
+void offer_mixes(const std::vector<detail::Parent>& parents, detail::ProposalSink& sink, int limit) {
+    const detail::Parent& best = parents[0];
+    int added = 0;
+    for (size_t j = 1; j < parents.size() && j < 4 && added < limit; ++j)
+        for (const KnobMove& m : crossovers(best.program, parents[j].program)) {
+            if (added == limit || sink.full()) break;
+            if (sink.add(m.program, {best.hash, parents[j].hash},
+                         "mix of " + best.hash.substr(0, 8) + " and " +
+                             parents[j].hash.substr(0, 8) + ": " + m.move) == detail::Admit::kAdded)
+                ++added;
+        }
+}
+
 // Moves along two knobs of the best: every mix of the best with each of the next few (a move
 // of one and a move of another, made together), trades (one integer knob doubled, another
 // halved), then other two-knob neighbours at random; each kind up to a share of `count`.
@@ -43,12 +58,7 @@ void two_knob_moves(const std::vector<detail::Parent>& parents, Rng& rng,
         return left;
     };
     const int share = std::max(1, count / 3);
-    int mixes_left = share;
-    for (size_t j = 1; j < parents.size() && j < 4 && mixes_left > 0; ++j)
-        mixes_left = offer(crossovers(best.program, parents[j].program), mixes_left,
-                           {best.hash, parents[j].hash},
-                           "mix of " + best.hash.substr(0, 8) + " and " +
-                               parents[j].hash.substr(0, 8) + ": ");
+    offer_mixes(parents, sink, share);
     std::vector<KnobMove> trades = knob_trades(best.program);
     shuffle(trades, rng);
     offer(trades, share, {best.hash}, "");
@@ -71,6 +81,11 @@ public:
         const bool stalled = parents[0].hash == last_best_;
         last_best_ = parents[0].hash;
         if (stalled) two_knob_moves(parents, rng, sink, context.count);
+        // Improvements made together: the best mixed with each of the next few (two single moves
+        // of one parent, each faster, meet as the parent moved along both). On the H200, mish's
+        // items 2 -> 4 and block 256 -> 512 each gained; the round that would have joined them
+        // spent the budget on single moves of the best first.
+        if (!stalled) offer_mixes(parents, sink, std::max(1, context.count / 4));
         // crossover of the two best parents that share a structure
         for (size_t j = 1; j < parents.size() && j < 4; ++j) {
             if (!same_structure(parents[0].program, parents[j].program)) continue;
