@@ -251,16 +251,24 @@ std::optional<KnobMove> set_word_knob(const dsl::Program& p, size_t kernel, std:
     return make_move(p, kernel, *s, KnobValue{{}, std::string(word), 0.0});
 }
 
+KnobMove random_kernel_knobs(const dsl::Program& p, size_t kernel, Rng& rng) {
+    KnobMove m{p, "random knobs", ""};
+    if (kernel >= m.program.kernels.size()) return m;
+    dsl::Kernel& k = m.program.kernels[kernel];
+    for (const KnobSpec& s : dsl::knob_table(k.kind)) {
+        if (!is_tuning_knob(k.kind, s.name)) continue;
+        bool on = true;
+        KnobValue v = random_value(s, rng, on);
+        if (auto nk = with_knob(k, s, on ? std::optional<KnobValue>(v) : std::nullopt))
+            k = std::move(*nk);
+    }
+    return m;
+}
+
 KnobMove random_knobs(const dsl::Program& p, Rng& rng) {
     KnobMove m{p, "random knobs", ""};
-    for (dsl::Kernel& k : m.program.kernels)
-        for (const KnobSpec& s : dsl::knob_table(k.kind)) {
-            if (!is_tuning_knob(k.kind, s.name)) continue;
-            bool on = true;
-            KnobValue v = random_value(s, rng, on);
-            if (auto nk = with_knob(k, s, on ? std::optional<KnobValue>(v) : std::nullopt))
-                k = std::move(*nk);
-        }
+    for (size_t i = 0; i < p.kernels.size(); ++i)
+        m.program = random_kernel_knobs(m.program, i, rng).program;
     return m;
 }
 

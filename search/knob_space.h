@@ -60,6 +60,9 @@ std::optional<KnobMove> set_word_knob(const dsl::Program& p, size_t kernel, std:
 // Every tuning knob of every kernel drawn uniformly from its legal domain.
 KnobMove random_knobs(const dsl::Program& p, Rng& rng);
 
+// Every tuning knob of kernel `kernel` drawn so; the other kernels as in `p`.
+KnobMove random_kernel_knobs(const dsl::Program& p, size_t kernel, Rng& rng);
+
 // Same kernels, kinds and chains (only knobs differ).
 bool same_structure(const dsl::Program& a, const dsl::Program& b);
 

@@ -46,6 +46,10 @@ Admit ProposalSink::add(const dsl::Program& program, std::vector<std::string> pa
     return Admit::kAdded;
 }
 
+bool ProposalSink::legal(const dsl::Program& program) {
+    return !memo_ || memo_->legal(program, dsl::program_hash(program), context_);
+}
+
 std::vector<Parent> parse_parents(const ProposalContext& context) {
     std::vector<Parent> out;
     for (const CandidateView& v : context.best) {

@@ -44,6 +44,8 @@ class ProposalSink {
 public:
     ProposalSink(const ProposalContext& context, LegalityMemo* memo);
     Admit add(const dsl::Program& program, std::vector<std::string> parents, std::string move);
+    // Whether `program` passes the static check (the memo's answer; true without a memo).
+    bool legal(const dsl::Program& program);
     bool full() const { return static_cast<int>(out_.size()) >= count_; }
     int size() const { return static_cast<int>(out_.size()); }
     std::vector<Proposal> take() { return std::move(out_); }

@@ -386,6 +386,42 @@ TEST(Parameter, RandomRestartsAndRandomProposalsAreLegal) {
     EXPECT_LT(later_restarts, 30);
 }
 
+// A GEMM and a row-wise kernel: drawn together, almost no draw passes the checker (on the H200
+// the random proposer stopped after 3 programs); drawn kernel by kernel, a full request comes
+// back with both kernels moved.
+TEST(Random, AProgramOfAGemmAndARowKernelGetsAFullRequest) {
+    std::string base = std::string(KFORGE_SOURCE_DIR) + "/problems/linear_logsumexp_bf16";
+    auto problem = load_problem(base + ".json");
+    ASSERT_TRUE(problem) << problem.error().to_string();
+    auto start = dsl::parse_program(slurp(base + ".kf"), "start");
+    ASSERT_TRUE(start);
+    ASSERT_EQ(start->kernels.size(), 2u);
+    dsl::DeviceLimits limits = dsl::device_limits(*find_device("h200"));
+    ProposalContext ctx;
+    ctx.problem = &*problem;
+    ctx.count = 16;
+    CandidateView v;
+    v.program_text = dsl::print_canonical(*start);
+    v.program_hash = dsl::program_hash(*start);
+    ctx.best = {v};
+    ctx.seen_hashes = {v.program_hash};
+    auto props = make_random_proposer()->propose(ctx);
+    EXPECT_EQ(props.size(), 16u);
+    int both_moved = 0;
+    for (const Proposal& p : props) {
+        auto prog = dsl::parse_program(p.program_text, "random");
+        ASSERT_TRUE(prog);
+        EXPECT_TRUE(dsl::check_program(*prog, *problem, limits).ok()) << p.program_text;
+        bool moved[2];
+        for (size_t i = 0; i < 2; ++i) {
+            dsl::Program a{"", "", {start->kernels[i]}, {}}, b{"", "", {prog->kernels[i]}, {}};
+            moved[i] = dsl::print_canonical(a) != dsl::print_canonical(b);
+        }
+        both_moved += moved[0] && moved[1];
+    }
+    EXPECT_GE(both_moved, 12);
+}
+
 TEST(Parameter, MixesTheTwoBestAtOnceAndMovesTwoKnobsWhenStalled) {
     LongRows lr = long_rows();
     auto with = [](std::string from, std::string to) {
