@@ -199,6 +199,15 @@ compile::CompileOptions compile_options_for(const codegen::Lowered& lowered,
     return options;
 }
 
+int compile_units(const PrecompileRequest& request) {
+    dsl::DeviceLimits limits = limits_for(request.device);
+    std::vector<Job> jobs;
+    std::map<std::string, size_t> index;
+    for (const std::string& text : request.program_texts)
+        plan_program(request, text, limits, jobs, index);
+    return static_cast<int>(jobs.size());
+}
+
 Expected<PrecompileReport> precompile(const PrecompileRequest& request) {
     if (request.compile_cache_dir.empty())
         return make_error("precompile", "no compile cache directory: precompiled results would "

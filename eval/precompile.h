@@ -82,6 +82,12 @@ struct PrecompileReport {
     int64_t time_wall_ns = 0; // of the whole precompile (lowering + compiles)
 };
 
+// The distinct compile units the batch would compile (lowering only, nothing compiled): the
+// programs' sources at every shape their tier lowers at, deduplicated; 0 when nothing would be
+// compiled (simulated device, a tier that compiles nothing, only invalid programs). A search
+// sizes a batch that shares the cores with another compile by it.
+int compile_units(const PrecompileRequest& request);
+
 // Precompiles the batch. An Error only for an unusable request (no compile_cache_dir); every
 // per-program problem, a missing toolchain included, is a PrecompiledProgram status.
 Expected<PrecompileReport> precompile(const PrecompileRequest& request);

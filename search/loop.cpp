@@ -470,7 +470,15 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
             if (!next) return next.error();
             st.proposals_prefetched = !next->empty();
             if (auto early_req = precompile_request(st, evaluator, options)) {
-                std::vector<std::string> first = screen(st, *next, options, round_s, static_cast<size_t>(extra));
+                // As many programs as compile in one wave of `extra` workers, at the start's
+                // compile units each (one per shape a quick tier lowers at): a wave more runs
+                // past the start's compile (linear_logsumexp on the H200: 7 programs of 3
+                // CUTLASS units on 7 workers held the round to the end of a 120 s budget).
+                eval::PrecompileRequest probe = *early_req;
+                probe.program_texts = {st.candidates.at(st.start_hash).text};
+                const int units = std::max(1, eval::compile_units(probe));
+                std::vector<std::string> first =
+                    screen(st, *next, options, round_s, static_cast<size_t>(extra / units));
                 fill_precompile(*early_req, st, first, options, spent);
                 first.resize(early_req->program_texts.size());
                 early_req->jobs = extra;
@@ -620,6 +628,39 @@ void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator&
     spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+namespace {
+
+// After the wall budget stopped the run: programs a prefetch compiled for the next round cost a
+// quick timing each (0.1-1 s), so they are timed up to kCompiledTimingGraceS past the budget, and
+// the fastest, when it beats the best, gets its full tier (the reported best needs every gate).
+// Compiled and never timed, they were budget spent for nothing (linear_logsumexp on the H200,
+// 2026-12-02: a round of compiles ended at 120.4 of 120 s and the run stopped).
+void time_compiled_leftovers(SearchState& st, eval::Evaluator& evaluator, Store& store,
+                             const SearchOptions& options, Spent& spent) {
+    auto past_grace = [&] {
+        tick(spent);
+        return budget_exhausted(options.budget, spent, kCompiledTimingGraceS).has_value();
+    };
+    std::vector<std::string> left;
+    std::optional<std::string> fastest;
+    for (const std::string& h : st.pending) {
+        if (!st.precompiled.count(h) || past_grace()) {
+            left.push_back(h);
+            continue;
+        }
+        detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
+        const CandidateState& c = st.candidates.at(h);
+        if (c.quick && (!fastest || c.quick->median_ns < st.candidates.at(*fastest).quick->median_ns))
+            fastest = h;
+    }
+    st.pending = std::move(left);
+    auto best = best_time_ns(st);
+    if (fastest && best && st.candidates.at(*fastest).quick->median_ns < *best && !past_grace())
+        detail::evaluate_at(st, evaluator, store, *fastest, EvalTier::kFull, options, spent);
+}
+
+}  // namespace
+
 Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
                   const std::vector<Proposer*>& proposers, const SearchOptions& options,
                   Spent& spent) {
@@ -644,6 +685,8 @@ Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
             break;
         }
     }
+    if (options.budget.wall_s && budget_exhausted(options.budget, spent))
+        time_compiled_leftovers(st, evaluator, store, options, spent);
     // The result's evidence: the best's diagnosis, when no round profiled it (profiling is lazy).
     profile_best(st, options, std::min(options.profile_top, 1));
     return Ok{};

@@ -98,6 +98,11 @@ TEST(Precompile, QuickBatchMakesEveryEvaluatorCompileACacheHit) {
     r.tier = EvalTier::kQuick;
     r.compile_cache_dir = cache.string();
     r.jobs = 2;
+    // lowering alone counts the units the compile will build (a search sizes batches by it)
+    EXPECT_EQ(compile_units(r), 2);
+    PrecompileRequest compile_tier = r;
+    compile_tier.tier = EvalTier::kCostModel;
+    EXPECT_EQ(compile_units(compile_tier), 0);
     auto report = precompile(r);
     ASSERT_TRUE(report.ok()) << report.error().to_string();
     ASSERT_EQ(report->programs.size(), 5u);
