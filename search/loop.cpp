@@ -630,32 +630,35 @@ void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator&
 
 namespace {
 
-// After the wall budget stopped the run: programs a prefetch compiled for the next round cost a
-// quick timing each (0.1-1 s), so they are timed up to kCompiledTimingGraceS past the budget, and
-// the fastest, when it beats the best, gets its full tier (the reported best needs every gate).
-// Compiled and never timed, they were budget spent for nothing (linear_logsumexp on the H200,
-// 2026-12-02: a round of compiles ended at 120.4 of 120 s and the run stopped).
-void time_compiled_leftovers(SearchState& st, eval::Evaluator& evaluator, Store& store,
-                             const SearchOptions& options, Spent& spent) {
+// After a budget stopped the run: programs a prefetch compiled for the next round cost a quick
+// timing each (0.1-1 s), so they are timed up to kCompiledTimingGraceS past the wall budget; then
+// the fastest program with a quick timing and no full tier, when its quick time beats the best's,
+// gets its full tier (the reported best needs every gate). Otherwise compiles and timings were
+// spent for nothing (linear_logsumexp on the H200, 2026-12-02: a ping-pong program quick-timed
+// 3% faster than the start at 122.6 of 120 s, never promoted; the run reported the start).
+void finish_within_grace(SearchState& st, eval::Evaluator& evaluator, Store& store,
+                         const SearchOptions& options, Spent& spent) {
     auto past_grace = [&] {
         tick(spent);
         return budget_exhausted(options.budget, spent, kCompiledTimingGraceS).has_value();
     };
     std::vector<std::string> left;
-    std::optional<std::string> fastest;
     for (const std::string& h : st.pending) {
-        if (!st.precompiled.count(h) || past_grace()) {
-            left.push_back(h);
-            continue;
-        }
-        detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
-        const CandidateState& c = st.candidates.at(h);
-        if (c.quick && (!fastest || c.quick->median_ns < st.candidates.at(*fastest).quick->median_ns))
-            fastest = h;
+        if (!st.precompiled.count(h) || past_grace()) left.push_back(h);
+        else detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
     }
     st.pending = std::move(left);
-    auto best = best_time_ns(st);
-    if (fastest && best && st.candidates.at(*fastest).quick->median_ns < *best && !past_grace())
+    auto quick_ns = [&](const std::string& h) {
+        const CandidateState& c = st.candidates.at(h);
+        return c.quick ? c.quick->median_ns : c.full ? c.full->median_ns : 0.0;
+    };
+    std::optional<std::string> fastest;
+    for (const auto& [h, c] : st.candidates)
+        if (c.status == EvalStatus::kPassed && c.quick && !c.full &&
+            (!fastest || c.quick->median_ns < quick_ns(*fastest)))
+            fastest = h;
+    auto best = best_hash(st);
+    if (fastest && (!best || quick_ns(*fastest) < quick_ns(*best)) && !past_grace())
         detail::evaluate_at(st, evaluator, store, *fastest, EvalTier::kFull, options, spent);
 }
 
@@ -685,8 +688,8 @@ Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
             break;
         }
     }
-    if (options.budget.wall_s && budget_exhausted(options.budget, spent))
-        time_compiled_leftovers(st, evaluator, store, options, spent);
+    if (!st.budget_stop.empty() || budget_exhausted(options.budget, spent))
+        finish_within_grace(st, evaluator, store, options, spent);
     // The result's evidence: the best's diagnosis, when no round profiled it (profiling is lazy).
     profile_best(st, options, std::min(options.profile_top, 1));
     return Ok{};
