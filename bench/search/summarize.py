@@ -27,7 +27,8 @@ Definitions (the same as `kforge report`, report/model.h, where they overlap):
                      same for 95% of the final gain over the start program (log scale).
   beats random       built-in reaches random's final best in at most half the search time random
                      needed; where random never improved on the start, built-in must end faster;
-                     where neither improved, the problem is left out (a tie) and named.
+                     where neither improved, the problem is left out (a tie) and named. Issue 6
+                     asks for this "on 3 of those problems": met at 3 wins, the losses named.
 Simulated runs (device uuid "simulated-...") are the analytic model's times: they are marked,
 never compared with PyTorch baselines, and targets are not checked on them.
 """
@@ -318,11 +319,13 @@ def build(a, dbs, tmp):
                       f"{sum(1 for t in t95s if t <= 0.4)}/{len(t95s)} problems, median "
                       f"{statistics.median(t95s):.2f}" if t95s else "-",
                       t95s and all(t <= 0.4 for t in t95s), sim_only, bool(t95s)),
-           target_row("beats random: random's final in <= half its time (every problem)",
+           target_row("beats random on 3 problems: random's final in <= half its time",
                       f"{sum(beats.values())}/{len(beats)} problems"
+                      + (f"; lost: {', '.join(p for p, won in beats.items() if not won)}"
+                         if not all(beats.values()) else "")
                       + (f" ({len(ties)} left out: neither improved on the start: "
                          f"{', '.join(ties)})" if ties else ""),
-                      beats and all(beats.values()),
+                      sum(beats.values()) >= 3,
                       sim_only, bool(beats)),
            ""]
     if real and len(real) < len(have):
