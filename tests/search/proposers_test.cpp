@@ -26,22 +26,36 @@ std::string slurp(const std::string& path) {
     return s.str();
 }
 
-class ProposersOnSuite : public ::testing::TestWithParam<std::string> {};
+// A suite problem and its hand-written program, as the one candidate a context knows.
+struct SuiteStart {
+    Problem problem;
+    dsl::Program start;
+    CandidateView view;
+};
 
-TEST_P(ProposersOnSuite, LegalNewNamedPrograms) {
-    std::string base = std::string(KFORGE_SOURCE_DIR) + "/problems/" + GetParam();
+Expected<SuiteStart> suite_start(const std::string& name) {
+    std::string base = std::string(KFORGE_SOURCE_DIR) + "/problems/" + name;
     auto problem = load_problem(base + ".json");
-    ASSERT_TRUE(problem) << problem.error().to_string();
-    std::string text = slurp(base + ".kf");
-    auto start = dsl::parse_program(text, "start");
-    ASSERT_TRUE(start);
-    dsl::DeviceLimits limits = dsl::device_limits(*find_device("h200"));
-    ProposalContext ctx;
-    ctx.problem = &*problem;
-    ctx.count = 8;
+    if (!problem) return problem.error();
+    auto start = dsl::parse_program(slurp(base + ".kf"), "start");
+    if (!start) return start.error();
     CandidateView v;
     v.program_text = dsl::print_canonical(*start);
     v.program_hash = dsl::program_hash(*start);
+    return SuiteStart{*problem, *start, v};
+}
+
+class ProposersOnSuite : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ProposersOnSuite, LegalNewNamedPrograms) {
+    auto s = suite_start(GetParam());
+    ASSERT_TRUE(s) << s.error().to_string();
+    const Problem* problem = &s->problem;
+    dsl::DeviceLimits limits = dsl::device_limits(*find_device("h200"));
+    ProposalContext ctx;
+    ctx.problem = problem;
+    ctx.count = 8;
+    CandidateView v = s->view;
     v.fraction_of_sol = 0.3;
     v.diagnosis = "dram_bound; latency_bound_low_occupancy; tail_bound";
     v.ptxas_summary = "k0: 96 registers, 24 bytes spill stores";
@@ -390,19 +404,16 @@ TEST(Parameter, RandomRestartsAndRandomProposalsAreLegal) {
 // the random proposer stopped after 3 programs); drawn kernel by kernel, a full request comes
 // back with both kernels moved.
 TEST(Random, AProgramOfAGemmAndARowKernelGetsAFullRequest) {
-    std::string base = std::string(KFORGE_SOURCE_DIR) + "/problems/linear_logsumexp_bf16";
-    auto problem = load_problem(base + ".json");
-    ASSERT_TRUE(problem) << problem.error().to_string();
-    auto start = dsl::parse_program(slurp(base + ".kf"), "start");
-    ASSERT_TRUE(start);
+    auto s = suite_start("linear_logsumexp_bf16");
+    ASSERT_TRUE(s) << s.error().to_string();
+    const Problem* problem = &s->problem;
+    const dsl::Program* start = &s->start;
     ASSERT_EQ(start->kernels.size(), 2u);
     dsl::DeviceLimits limits = dsl::device_limits(*find_device("h200"));
     ProposalContext ctx;
-    ctx.problem = &*problem;
+    ctx.problem = problem;
     ctx.count = 16;
-    CandidateView v;
-    v.program_text = dsl::print_canonical(*start);
-    v.program_hash = dsl::program_hash(*start);
+    const CandidateView& v = s->view;
     ctx.best = {v};
     ctx.seen_hashes = {v.program_hash};
     auto props = make_random_proposer()->propose(ctx);
