@@ -471,9 +471,9 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
             st.proposals_prefetched = !next->empty();
             if (auto early_req = precompile_request(st, evaluator, options)) {
                 // As many programs as compile in one wave of `extra` workers, at the start's
-                // compile units each (one per shape a quick tier lowers at): a wave more runs
-                // past the start's compile (linear_logsumexp on the H200: 7 programs of 3
-                // CUTLASS units on 7 workers held the round to the end of a 120 s budget).
+                // compile units each (distinct sources over the shapes a quick tier lowers at:
+                // 1 for a GEMM program, 3 for mish's map): a second wave would run past the
+                // start's compile and hold the round.
                 eval::PrecompileRequest probe = *early_req;
                 probe.program_texts = {st.candidates.at(st.start_hash).text};
                 const int units = std::max(1, eval::compile_units(probe));
