@@ -35,12 +35,17 @@ def ascii_plot(series, budget, width=64, height=14):
     return "\n".join(lines)
 
 
-def svg_plot(title, series, budget, simulated):
+def svg_plot(title, series, budget, simulated, x_label=None):
+    """Step curves of series {mode: [(x, speedup)]}; x is search wall seconds with `budget` (a
+    dashed line at it), or, with `x_label` and budget None, any other axis (GPU-seconds)."""
     w, h, ml, mb = 520, 300, 50, 35
     pts = [p for s in series.values() for p in s]
     if not pts:
         return None
-    xmax = max(1.0, max(x for x, _ in pts) / budget) * budget
+    if budget:
+        xmax = max(1.0, max(x for x, _ in pts) / budget) * budget
+    else:
+        xmax = max(x for x, _ in pts) * 1.05 or 1.0
     ylo, yhi = min(1.0, min(y for _, y in pts)), max(y for _, y in pts)
     yhi = yhi if yhi > ylo else ylo + 0.01
     sx = lambda x: ml + x / xmax * (w - ml - 10)
@@ -52,11 +57,14 @@ def svg_plot(title, series, budget, simulated):
            f'<line x1="{ml}" y1="{h - mb}" x2="{w - 10}" y2="{h - mb}" stroke="black"/>',
            f'<line x1="{ml}" y1="{h - mb}" x2="{ml}" y2="20" stroke="black"/>',
            f'<text x="{ml}" y="{h - 8}">0</text>',
-           f'<text x="{w - 170}" y="{h - 8}">{xmax:.0f} s search wall (budget {budget:.0f} s)</text>',
+           f'<text x="{w - 170}" y="{h - 8}">' +
+           (f'{xmax:.0f} s search wall (budget {budget:.0f} s)' if budget
+            else f'{xmax:.3g} {x_label}') + '</text>',
            f'<text x="2" y="{sy(yhi) + 4:.0f}">{yhi:.2f}x</text>',
-           f'<text x="2" y="{sy(ylo) + 4:.0f}">{ylo:.2f}x</text>',
-           f'<line x1="{sx(budget):.1f}" y1="20" x2="{sx(budget):.1f}" y2="{h - mb}" '
-           'stroke="#999" stroke-dasharray="4"/>']
+           f'<text x="2" y="{sy(ylo) + 4:.0f}">{ylo:.2f}x</text>']
+    if budget:
+        out.append(f'<line x1="{sx(budget):.1f}" y1="20" x2="{sx(budget):.1f}" y2="{h - mb}" '
+                   'stroke="#999" stroke-dasharray="4"/>')
     for i, (mode, s) in enumerate(series.items()):
         path, last = [], None
         for x, y in s:

@@ -335,16 +335,18 @@ def build(a, dbs, tmp):
            "speedup_vs_start"]
     md += ["## Progress curves", "",
            "Best speedup over the start program vs search wall seconds (from the start "
-           "program's first timing; x in units of the budget); curves.csv also holds the wall "
-           "since the run started and cumulative GPU-seconds.", ""]
+           "program's first timing; x in units of the budget); the second plot of each problem "
+           "is the same against cumulative GPU-seconds (timed samples and compiler time); "
+           "curves.csv holds both and the wall since the run started.", ""]
     for p in problems:
-        series, sim, budget = {}, False, None
+        series, by_gpu, sim, budget = {}, {}, False, None
         for m in MODES:
             r = res.get((p, m))
             if not r or not r["start_ns"]:
                 continue
             sim, budget = sim or r["simulated"], budget or r["budget"]
             series[m] = [(c["search_s"], r["start_ns"] / c["best_ns"]) for c in r["curve"]]
+            by_gpu[m] = [(c["gpu_s"], r["start_ns"] / c["best_ns"]) for c in r["curve"]]
             for c in r["curve"]:
                 csv.append(f"{p},{m},{int(r['simulated'])},{label(r['db'])},"
                            f"{r['run_id']},{c['eval_id']},{c['wall_s']:.3f},{c['search_s']:.3f},{c['gpu_s']:.6f},"
@@ -359,6 +361,10 @@ def build(a, dbs, tmp):
             if svg:
                 open(os.path.join(a.out_dir, f"{p}.svg"), "w").write(svg)
                 md += [f"![{p}]({p}.svg)", ""]
+            svg = svg_plot(p, by_gpu, None, sim, "GPU-seconds (samples and compiles)")
+            if svg:
+                open(os.path.join(a.out_dir, f"{p}-gpu.svg"), "w").write(svg)
+                md += [f"![{p} against GPU-seconds]({p}-gpu.svg)", ""]
     skipped = []
     for d in sorted({os.path.dirname(db) for db in dbs}):
         path = os.path.join(d, "manifest.jsonl")
