@@ -3,7 +3,7 @@
 // reduce_col.cuh) with the kernel's knobs and its generated chain (codegen/chain.h), plus its launches and workspace.
 //
 // Row ops run over the last dim (norms: over the trailing dims from `over`, or the weight's
-// dims). sum/mean/max/min over a leading dim become a column reduction. The vector width is the
+// dims). sum/mean/max/min/prod over a leading dim become a column reduction. The vector width is the
 // largest of 8, 4, 2, 1 not above `vec` that divides the row (so rows stay aligned); the entry
 // point falls back to scalar accesses at run time when a pointer is not vector-aligned.
 #include <algorithm>
@@ -54,6 +54,7 @@ RowOpInfo row_op_info(dsl::RowOp op) {
         case R::kSum: return {"reduce_rows", "kforge::ReduceMode::kSum", true};
         case R::kMean: return {"reduce_rows", "kforge::ReduceMode::kMean", true};
         case R::kMax: return {"reduce_rows", "kforge::ReduceMode::kMax", true};
+        case R::kProd: return {"reduce_rows", "kforge::ReduceMode::kProd", true};
         default: return {"reduce_rows", "kforge::ReduceMode::kMin", true};
     }
 }

@@ -60,11 +60,12 @@ constexpr std::array<std::pair<MathMode, std::string_view>, 6> kMathModes{{
 constexpr std::array<std::pair<Raster, std::string_view>, 3> kRasters{{
     {Raster::kAuto, "auto"}, {Raster::kAlongM, "along_m"}, {Raster::kAlongN, "along_n"}}};
 
-constexpr std::array<std::pair<RowOp, std::string_view>, 14> kRowOps{{
+constexpr std::array<std::pair<RowOp, std::string_view>, 15> kRowOps{{
     {RowOp::kSoftmax, "softmax"}, {RowOp::kLogSoftmax, "log_softmax"},
     {RowOp::kLogsumexp, "logsumexp"}, {RowOp::kLayerNorm, "layer_norm"},
     {RowOp::kRmsNorm, "rms_norm"}, {RowOp::kGroupNorm, "group_norm"}, {RowOp::kSum, "sum"},
     {RowOp::kMean, "mean"}, {RowOp::kMax, "max"}, {RowOp::kMin, "min"},
+    {RowOp::kProd, "prod"},
     {RowOp::kL1Normalize, "l1_normalize"}, {RowOp::kL2Normalize, "l2_normalize"},
     {RowOp::kCumsum, "cumsum"}, {RowOp::kCumprod, "cumprod"}}};
 

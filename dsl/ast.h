@@ -115,7 +115,7 @@ struct GemmConfig {
 };
 
 enum class RowOp { kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm, kSum, kMean, kMax, kMin,
-                   kL1Normalize, kL2Normalize, kCumsum, kCumprod };
+                   kProd, kL1Normalize, kL2Normalize, kCumsum, kCumprod };
 std::string_view to_string(RowOp r);
 std::optional<RowOp> row_op_from_string(std::string_view s);
 

@@ -66,6 +66,7 @@ const std::vector<RowOpSpec>& row_op_table() {
         {"mean", RowOp::kMean, 1, "mean of the row"},
         {"max", RowOp::kMax, 1, "max of the row"},
         {"min", RowOp::kMin, 1, "min of the row"},
+        {"prod", RowOp::kProd, 1, "product of the row (f32, init 1)"},
         {"l1_normalize", RowOp::kL1Normalize, 1, "x / max(sum(|x|), eps)"},
         {"l2_normalize", RowOp::kL2Normalize, 1, "x / max(sqrt(sum(x^2)), eps)"},
         {"cumsum", RowOp::kCumsum, 1, "prefix sum along the row (reverse, exclusive flags)"},

@@ -125,7 +125,8 @@ void check_lowering(const Kernel& kn, Reporter& rep) {
             }
         }
         const bool one_sweep = op == RowOp::kSum || op == RowOp::kMean || op == RowOp::kMax ||
-                               op == RowOp::kMin || (op == RowOp::kLogsumexp && kn.rowwise.online);
+                               op == RowOp::kMin || op == RowOp::kProd ||
+                               (op == RowOp::kLogsumexp && kn.rowwise.online);
         if (kn.rowwise.smem_stage && one_sweep) {
             rep.error(knob_loc(kn, "smem_stage"),
                       "smem_stage stages a row that is swept more than once; " +

@@ -144,6 +144,7 @@ ProblemExprs problem_exprs(const Problem& problem) {
             v = unary(std::string(to_string(op.kind)));
             break;
         case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:
+        case OpKind::kProd:
             v = g.apply("reduce_" + std::string(to_string(op.kind)), {in[0]}, {},
                         {axis_dim(op, problem)}, true, o);
             break;

@@ -42,6 +42,7 @@ OpKind row_op_kind(RowOp r) {
     case RowOp::kMean: return OpKind::kMean;
     case RowOp::kMax: return OpKind::kMax;
     case RowOp::kMin: return OpKind::kMin;
+    case RowOp::kProd: return OpKind::kProd;
     case RowOp::kL1Normalize: return OpKind::kL1Normalize;
     case RowOp::kL2Normalize: return OpKind::kL2Normalize;
     case RowOp::kCumsum: return OpKind::kCumsum;

@@ -184,7 +184,7 @@ Status Parser::head(Kernel& k) {
         if (!spec) {
             std::string hint = peek().kind == TokenKind::kIdent ? did_you_mean(peek().text, names) : "";
             return expected("a row op (softmax, log_softmax, logsumexp, layer_norm, rms_norm, "
-                            "group_norm, sum, mean, max, min, l1_normalize, l2_normalize, cumsum, "
+                            "group_norm, sum, mean, max, min, prod, l1_normalize, l2_normalize, cumsum, "
                             "cumprod)", hint);
         }
         take();

@@ -7,9 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <map>
 
 #include "common/parallel.h"
 #include "eval/timing.h"
+#include "problem/inputs.h"
 #include "problem/spec.h"
 
 namespace kforge::eval {
@@ -103,6 +106,44 @@ bool sums_terms(const Problem& problem, const std::string& tensor) {
         if (s) summed.insert(op.output);
     }
     return summed.count(tensor) > 0;
+}
+
+int64_t product_terms(const Problem& problem, const std::string& tensor) {
+    std::map<std::string, int64_t> terms;
+    for (const Op& op : problem.ops) {
+        int64_t n = 0;
+        for (const std::string& in : op.inputs) {
+            auto it = terms.find(in);
+            if (it != terms.end()) n = std::max(n, it->second);
+        }
+        if (op.kind == OpKind::kProd) {
+            const Tensor* x = problem.find_tensor(op.inputs[0]);
+            const int64_t len = x ? x->shape[static_cast<size_t>(op.attrs.axis)] : 1;
+            n = std::max<int64_t>(n, 1) * len;
+        }
+        if (n > 0) terms[op.output] = n;
+    }
+    auto it = terms.find(tensor);
+    return it == terms.end() ? 0 : it->second;
+}
+
+Tolerance product_tolerance(const Tolerance& tolerance, int64_t terms) {
+    Tolerance t = tolerance;
+    if (terms > 0) t.rtol = std::max(t.rtol, static_cast<double>(terms) * kProductRelErrPerTerm);
+    return t;
+}
+
+std::vector<double> product_reference(const std::vector<double>& ref, DType dtype) {
+    std::vector<double> r(ref);
+    if (dtype == DType::kF64) return r;
+    parallel_chunks(r.size(), [&](size_t, size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+            double x = round_to_dtype(r[i], dtype);
+            if (std::fabs(x) < std::numeric_limits<float>::min()) x = std::copysign(0.0, x);
+            r[i] = x;
+        }
+    });
+    return r;
 }
 
 double rms_finite(const std::vector<double>& v) {
@@ -243,10 +284,15 @@ Comparison compare_outputs(const Problem& problem, const TensorData& outputs,
             c.profiles.emplace_back();
             continue;
         }
-        c.tensors.push_back(compare_tensor(name, o->second, ref, problem.tolerance,
-                                           sums_terms(problem, name) ? rms_finite(ref) : 0.0));
-        c.profiles.push_back(precision_profile(problem.policy, t ? t->dtype : DType::kF32,
-                                               o->second, ref));
+        const DType dtype = t ? t->dtype : DType::kF32;
+        const int64_t terms = product_terms(problem, name);
+        std::vector<double> held;  // a product's reference as the output dtype holds it
+        if (terms > 0) held = product_reference(ref, dtype);
+        const std::vector<double>& want = terms > 0 ? held : ref;
+        const double scale = sums_terms(problem, name) ? rms_finite(want) : 0.0;
+        c.tensors.push_back(compare_tensor(name, o->second, want,
+                                           product_tolerance(problem.tolerance, terms), scale));
+        c.profiles.push_back(precision_profile(problem.policy, dtype, o->second, want));
     }
     for (size_t i = 0; i < c.tensors.size(); ++i) {
         const PrecisionProfile& p = c.profiles[i];

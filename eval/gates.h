@@ -15,6 +15,15 @@
 // is NaN too and fails here as "non-finite or unwritten"), (4) it is not all zeros where the
 // reference is not. A non-finite reference element needs the identical value (same Inf, or NaN).
 //
+// Outputs computed through a product (prod, on the path from the inputs) of n factors in total:
+// the relative error of an f32 product grows with n (each multiply rounds once, up to n * 2^-24),
+// so rtol is raised to at least n * kProductRelErrPerTerm; and a product leaves the f32 range
+// easily (256 randn factors: |prod| ~ 1e-70), so the fp64 reference is first held as the output
+// dtype holds it (PyTorch's f32 result): rounded to that dtype (beyond its range: Inf, as the
+// candidate must then give), and below the smallest normal f32 flushed to 0 (an underflowed
+// product, flushed or subnormal, compares equal and an all-zero output is not "all zeros where
+// the reference is not"). Other outputs keep the problem's tolerance unchanged.
+//
 // Error profile (anti-gaming): a policy that demands more precision than the outputs show is
 // flagged. Over the elements with |ref| >= 0.1 * rms(ref) (no cancellation blow-up), the median
 // of |out - ref| / |ref| is compared with what rounding to a narrower format leaves behind:
@@ -44,6 +53,8 @@ inline constexpr double kProfileBf16 = 3e-4;
 inline constexpr double kProfileHalf = 4e-5;
 inline constexpr double kProfileMaxRel = 0.1;
 inline constexpr int64_t kProfileMinElements = 16;
+// Relative error per factor of an f32 product: 2^-23, twice the unit roundoff of one multiply.
+inline constexpr double kProductRelErrPerTerm = 0x1p-23;
 
 struct TensorComparison {
     std::string tensor;
@@ -83,6 +94,16 @@ TensorComparison compare_tensor(const std::string& name, const std::vector<doubl
 
 // Whether output `tensor` of `problem` is computed through a sum of many terms (see above).
 bool sums_terms(const Problem& problem, const std::string& tensor);
+
+// The number of factors multiplied into output `tensor` by prod ops (the product of their row
+// lengths along a path; the largest over paths); 0 when no prod is on its path (see above).
+int64_t product_terms(const Problem& problem, const std::string& tensor);
+
+// `tolerance` with rtol raised to terms * kProductRelErrPerTerm (unchanged when terms is 0).
+Tolerance product_tolerance(const Tolerance& tolerance, int64_t terms);
+
+// The fp64 reference of a product output as `dtype` holds it (see above); f64: unchanged.
+std::vector<double> product_reference(const std::vector<double>& ref, DType dtype);
 
 // The root mean square of the finite elements of `v` (0 when none).
 double rms_finite(const std::vector<double>& v);

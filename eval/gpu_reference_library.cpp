@@ -19,6 +19,7 @@ std::string_view gpu_reference_library() {
 #define REF_LOGSUMEXP 6
 #define REF_L1_NORMALIZE 7
 #define REF_L2_NORMALIZE 8
+#define REF_PROD 9
 #define REF_THREADS 256
 
 typedef long long i64;
@@ -127,6 +128,21 @@ __device__ double ref_block_sum(double v) {
     __syncthreads();
     return part[0];
 }
+// Product; identity 1 (0 * inf gives NaN, as in the interpreter's loop).
+__device__ double ref_block_prod(double v) {
+    __shared__ double part[REF_THREADS / 32];
+    for (int o = 16; o > 0; o >>= 1) v *= __shfl_down_sync(0xffffffffu, v, o);
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        v = threadIdx.x < REF_THREADS / 32 ? part[threadIdx.x] : 1.0;
+        for (int o = 16; o > 0; o >>= 1) v *= __shfl_down_sync(0xffffffffu, v, o);
+        if (threadIdx.x == 0) part[0] = v;
+    }
+    __syncthreads();
+    return part[0];
+}
 // fmax / fmin reduction (NaN ignored, as std::fmax); identity -inf / +inf.
 __device__ double ref_block_minmax(double v, bool is_max) {
     __shared__ double part[REF_THREADS / 32];
@@ -170,6 +186,12 @@ __device__ void ref_reduce_row_serial(const double* __restrict__ x, double* __re
         double s = 0.0;
         for (i64 l = 0; l < len; ++l) s += row[l * inner];
         *result = KIND == REF_MEAN ? s / (double)len : s;
+        return;
+    }
+    if (KIND == REF_PROD) {
+        double p = 1.0;
+        for (i64 l = 0; l < len; ++l) p *= row[l * inner];
+        *result = p;
         return;
     }
     double mx = row[0], mn = row[0];
@@ -220,6 +242,13 @@ __device__ void ref_reduce_row_block(const double* __restrict__ x, double* __res
         for (i64 l = threadIdx.x; l < len; l += REF_THREADS) s += row[l * inner];
         s = ref_block_sum(s);
         if (threadIdx.x == 0) *result = KIND == REF_MEAN ? s / (double)len : s;
+        return;
+    }
+    if (KIND == REF_PROD) {
+        double p = 1.0;
+        for (i64 l = threadIdx.x; l < len; l += REF_THREADS) p *= row[l * inner];
+        p = ref_block_prod(p);
+        if (threadIdx.x == 0) *result = p;
         return;
     }
     double mx = -ref_inf(), mn = ref_inf();

@@ -186,6 +186,7 @@ const char* reduce_kind(OpKind k) {
         case OpKind::kMean: return "REF_MEAN";
         case OpKind::kMax: return "REF_MAX";
         case OpKind::kMin: return "REF_MIN";
+        case OpKind::kProd: return "REF_PROD";
         case OpKind::kSoftmax: return "REF_SOFTMAX";
         case OpKind::kLogSoftmax: return "REF_LOG_SOFTMAX";
         case OpKind::kLogsumexp: return "REF_LOGSUMEXP";
@@ -195,7 +196,7 @@ const char* reduce_kind(OpKind k) {
     }
 }
 
-// Sum, mean, max, min, the softmax family and l1 / l2 normalize over one axis. Contiguous rows
+// Sum, mean, max, min, prod, the softmax family and l1 / l2 normalize over one axis. Contiguous rows
 // (inner == 1) of at least a warp, and few long rows, take a block per row; otherwise a thread
 // per row (adjacent threads read adjacent elements when inner > 1).
 Expected<std::string> reduction(const OpView& v, ReferenceLaunch& launch) {

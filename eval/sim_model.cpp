@@ -168,9 +168,10 @@ Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& prob
         numel = std::max(numel, s->numel());
     }
     // passes 2 re-reads the row, unless smem_stage holds it on chip (most of it, at worst);
-    // sum / mean / max / min sweep it once whatever passes says (kernels/reduce_row.cuh)
+    // sum / mean / max / min / prod sweep it once whatever passes says (kernels/reduce_row.cuh)
     const bool one_sweep = k.row_op == dsl::RowOp::kSum || k.row_op == dsl::RowOp::kMean ||
-                           k.row_op == dsl::RowOp::kMax || k.row_op == dsl::RowOp::kMin;
+                           k.row_op == dsl::RowOp::kMax || k.row_op == dsl::RowOp::kMin ||
+                           k.row_op == dsl::RowOp::kProd;
     if (k.kind == dsl::KernelKind::kRowwise && k.rowwise.passes > 1 && !k.rowwise.smem_stage &&
         !one_sweep && !k.args.empty())
         read *= 1.0 + 1.0 / std::max<double>(1.0, double(k.args.size()));

@@ -1,5 +1,5 @@
 // Reductions over a leading dim: x viewed as [outer, R, inner], reduced over R into
-// [outer, inner] (sum, mean, max, min; PyTorch semantics as in reduce_row.cuh).
+// [outer, inner] (sum, mean, max, min, prod; PyTorch semantics as in reduce_row.cuh).
 //
 // A block is TX x TY threads: TX threads cover TX * VEC adjacent columns (coalesced 16-byte
 // loads across columns), TY threads stride over R, UNROLL loads in flight each. The TY partials

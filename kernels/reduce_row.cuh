@@ -1,18 +1,24 @@
-// Reductions over the last dim: sum, mean, max, min (PyTorch semantics: max/min propagate NaN;
-// accumulation in f32 whatever the input dtype). One sweep over memory.
+// Reductions over the last dim: sum, mean, max, min, prod (PyTorch semantics: max/min propagate
+// NaN; prod multiplies from 1, so 0 * inf is NaN and an underflowed product is 0; accumulation in
+// f32 whatever the input dtype). One sweep over memory.
 #pragma once
 
 #include "kernels/row.cuh"
 
 namespace kforge {
 
-enum class ReduceMode { kSum, kMean, kMax, kMin };
+enum class ReduceMode { kSum, kMean, kMax, kMin, kProd };
+
+struct OpProd {
+    __device__ __forceinline__ float operator()(float a, float b) const { return a * b; }
+};
 
 template <ReduceMode M> struct ReduceTraits;
 template <> struct ReduceTraits<ReduceMode::kSum> { using Op = OpSum; static constexpr float kInit = 0.f; };
 template <> struct ReduceTraits<ReduceMode::kMean> { using Op = OpSum; static constexpr float kInit = 0.f; };
 template <> struct ReduceTraits<ReduceMode::kMax> { using Op = OpMax; static constexpr float kInit = -INFINITY; };
 template <> struct ReduceTraits<ReduceMode::kMin> { using Op = OpMin; static constexpr float kInit = INFINITY; };
+template <> struct ReduceTraits<ReduceMode::kProd> { using Op = OpProd; static constexpr float kInit = 1.f; };
 
 // No element-wise prologue: the row is reduced as loaded.
 struct RowNoPrologue {};

@@ -30,7 +30,7 @@ std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in_shape,
 
 std::vector<double> eval_matrix(const OpArgs& a);       // matmul, linear
 std::vector<double> eval_elementwise(const OpArgs& a);  // unary and binary element-wise
-std::vector<double> eval_reduction(const OpArgs& a);    // sum, mean, max, min, softmax family
+std::vector<double> eval_reduction(const OpArgs& a);    // sum, mean, max, min, prod, softmax family
 std::vector<double> eval_norm(const OpArgs& a);         // layer_norm, rms_norm, group_norm
 std::vector<double> eval_normalize(const OpArgs& a);    // l1_normalize, l2_normalize
 std::vector<double> eval_scan(const OpArgs& a);         // cumsum, cumprod

@@ -1,4 +1,4 @@
-// Reference reductions over one axis (sum, mean, max, min) and the softmax family (softmax,
+// Reference reductions over one axis (sum, mean, max, min, prod) and the softmax family (softmax,
 // log_softmax, logsumexp), all shifted by the row maximum as PyTorch does; prefix scans
 // (cumsum, cumprod) over one axis.
 #include <cmath>
@@ -22,6 +22,12 @@ std::vector<double> eval_reduction(const OpArgs& a) {
                 double s = 0.0;
                 for (int64_t l = 0; l < len; ++l) s += at(l);
                 result = kind == OpKind::kMean ? s / static_cast<double>(len) : s;
+                continue;
+            }
+            if (kind == OpKind::kProd) {  // sequential fp64 product; 0 * inf gives NaN as in C
+                double p = 1.0;
+                for (int64_t l = 0; l < len; ++l) p *= at(l);
+                result = p;
                 continue;
             }
             double mx = at(0), mn = at(0);

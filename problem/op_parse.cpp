@@ -30,7 +30,7 @@ OpSignature signature(OpKind k) {
         case OpKind::kSoftplus: return {1, 1, "X", {"beta", "threshold"}};
         case OpKind::kDropout: return {1, 1, "X", {"p"}};
         case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:
-        case OpKind::kLogsumexp:
+        case OpKind::kProd: case OpKind::kLogsumexp:
             return {1, 1, "X", {"axis", "keepdim"}};
         case OpKind::kSoftmax: case OpKind::kLogSoftmax: return {1, 1, "X", {"axis"}};
         case OpKind::kLayerNorm:

@@ -17,7 +17,7 @@ constexpr std::array<std::pair<PrecisionPolicy, std::string_view>, 4> kPolicyNam
     {PrecisionPolicy::kBf16, "bf16"}, {PrecisionPolicy::kFp16, "fp16"},
 }};
 
-constexpr std::array<std::pair<OpKind, std::string_view>, 42> kOpNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 43> kOpNames{{
     {OpKind::kMatmul, "matmul"}, {OpKind::kLinear, "linear"},
     {OpKind::kAdd, "add"}, {OpKind::kSub, "sub"}, {OpKind::kMul, "mul"}, {OpKind::kDiv, "div"},
     {OpKind::kScale, "scale"}, {OpKind::kRelu, "relu"}, {OpKind::kLeakyRelu, "leaky_relu"},
@@ -29,6 +29,7 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 42> kOpNames{{
     {OpKind::kAbs, "abs"}, {OpKind::kSqrt, "sqrt"}, {OpKind::kRsqrt, "rsqrt"},
     {OpKind::kSquare, "square"}, {OpKind::kAddScalar, "add_scalar"},
     {OpKind::kSum, "sum"}, {OpKind::kMean, "mean"}, {OpKind::kMax, "max"}, {OpKind::kMin, "min"},
+    {OpKind::kProd, "prod"},
     {OpKind::kSoftmax, "softmax"}, {OpKind::kLogSoftmax, "log_softmax"},
     {OpKind::kLogsumexp, "logsumexp"}, {OpKind::kLayerNorm, "layer_norm"},
     {OpKind::kRmsNorm, "rms_norm"}, {OpKind::kGroupNorm, "group_norm"},
@@ -87,6 +88,7 @@ OpClass op_class(OpKind k) {
         case OpKind::kMatmul: case OpKind::kLinear:
             return OpClass::kMatrix;
         case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:
+        case OpKind::kProd:
             return OpClass::kReduction;
         case OpKind::kSoftmax: case OpKind::kLogSoftmax: case OpKind::kLogsumexp:
         case OpKind::kLayerNorm: case OpKind::kRmsNorm: case OpKind::kGroupNorm:

@@ -32,7 +32,7 @@ enum class OpKind {
     kSoftplus, kExp, kLog, kMinScalar, kMaxScalar, kDropout, kNeg, kAbs, kSqrt, kRsqrt, kSquare,
     kAddScalar,
     // reductions over one axis
-    kSum, kMean, kMax, kMin,
+    kSum, kMean, kMax, kMin, kProd,
     // row-wise (over one axis, default the last)
     kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm,
     kL1Normalize, kL2Normalize,  // x / max(||x||_p over axis, eps)

@@ -38,7 +38,7 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
             break;
         case OpKind::kDropout: if (a.p != 0) j["p"] = a.p; break;
         case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:
-        case OpKind::kLogsumexp:
+        case OpKind::kProd: case OpKind::kLogsumexp:
             j["axis"] = a.axis;
             if (a.keepdim) j["keepdim"] = true;
             break;

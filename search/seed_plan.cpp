@@ -122,6 +122,7 @@ dsl::RowOp row_op_of(OpKind k) {
     case OpKind::kSum: return dsl::RowOp::kSum;
     case OpKind::kMean: return dsl::RowOp::kMean;
     case OpKind::kMax: return dsl::RowOp::kMax;
+    case OpKind::kProd: return dsl::RowOp::kProd;
     case OpKind::kL1Normalize: return dsl::RowOp::kL1Normalize;
     case OpKind::kL2Normalize: return dsl::RowOp::kL2Normalize;
     case OpKind::kCumsum: return dsl::RowOp::kCumsum;

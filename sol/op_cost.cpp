@@ -117,6 +117,7 @@ std::optional<OpCost> op_cost(const Op& op) {
         case OpKind::kMean:
         case OpKind::kMax:
         case OpKind::kMin:
+        case OpKind::kProd:  // one FMUL per element
             return OpCost{true, 0, 1, 0, 0};
         case OpKind::kSoftmax:
             return OpCost{true, 2 * kExpfSfu, 2 * kExpfSimt, 1, 6};

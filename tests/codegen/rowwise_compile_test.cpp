@@ -76,7 +76,7 @@ TEST(RowwiseCompile, EveryRowOp) {
         {R::kSoftmax, "softmax"}, {R::kLogSoftmax, "log_softmax"}, {R::kLogsumexp, "logsumexp"},
         {R::kLayerNorm, "layer_norm"}, {R::kRmsNorm, "rms_norm"}, {R::kGroupNorm, "group_norm"},
         {R::kSum, "sum"}, {R::kMean, "mean"}, {R::kMax, "max"}, {R::kMin, "min"},
-        {R::kL1Normalize, "l1_normalize"}, {R::kL2Normalize, "l2_normalize"}};
+        {R::kProd, "prod"}, {R::kL1Normalize, "l1_normalize"}, {R::kL2Normalize, "l2_normalize"}};
     const std::vector<Knobs> knobs = {{256, 1, 4, 1, 1, false}, {1024, 1, 8, 2, 1, true},
                                       {256, 8, 4, 1, 1, false}, {512, 1, 4, 1, 4, true}};
     const std::vector<DType> dtypes = {DType::kF32, DType::kBF16, DType::kF16};
@@ -87,7 +87,8 @@ TEST(RowwiseCompile, EveryRowOp) {
         for (size_t kn = 0; kn < knobs.size(); ++kn) {
             const DType dt = dtypes[(id++) % dtypes.size()];
             const bool reduces = row_op == R::kLogsumexp || row_op == R::kSum ||
-                                 row_op == R::kMean || row_op == R::kMax || row_op == R::kMin;
+                                 row_op == R::kMean || row_op == R::kMax || row_op == R::kMin ||
+                                 row_op == R::kProd;
             Tensors t;
             t.add("X", {"N", "C", "L"}, {16, 32, 128}, dt).add("w", {"C"}, {32}).add("b", {"C"}, {32});
             t.add("wl", {"L"}, {128}, DType::kBF16).add("bl", {"L"}, {128});
@@ -109,7 +110,7 @@ TEST(RowwiseCompile, EveryRowOp) {
         }
     }
     // Column reductions over a leading dim, one slice and several.
-    for (R row_op : {R::kSum, R::kMean, R::kMax, R::kMin}) {
+    for (R row_op : {R::kSum, R::kMean, R::kMax, R::kMin, R::kProd}) {
         for (int64_t rlen : {64, 65536}) {
             Tensors t;
             t.add("X", {"A", "B"}, {rlen, 512}, DType::kBF16).add("Y", {"B"}, {512});

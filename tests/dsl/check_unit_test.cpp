@@ -165,6 +165,32 @@ kernel k0 = rowwise l1_normalize(X[M,N]) over M { cast bf16; store Y[M,N] })");
         << all_errors(r);
 }
 
+// prod (KernelBench level 1, 50: torch.prod(x, dim=1) on [16, 256, 256]): `rowwise prod` over the
+// problem's dim proves equal to it; a sum, a prod over another dim or with a prologue does not.
+std::string prod_problem() {
+    return R"({"name": "pr", "dims": {"B": 16, "R": 256, "C": 256},
+        "inputs": {"X": {"shape": ["B", "R", "C"], "dtype": "f32"}},
+        "graph": [{"op": "prod", "inputs": ["X"], "output": "Y", "axis": 1}],
+        "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})";
+}
+
+TEST(CheckUnit, ProdIsOneRowKernel) {
+    auto r = check_text(prod_problem(), R"(program p for "pr"
+kernel k0 = rowwise prod(X[B,R,C]) over R threads 256 vec 4 { store Y[B,C] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(prod_problem(), R"(program p for "pr"
+kernel k0 = rowwise sum(X[B,R,C]) over R { store Y[B,C] })");
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(all_errors(r).find("prod"), std::string::npos) << all_errors(r);
+    r = check_text(prod_problem(), R"(program p for "pr"
+kernel k0 = rowwise prod(X[B,R,C]) over B { store Y[R,C] })");
+    EXPECT_FALSE(r.ok());
+    r = check_text(prod_problem(), R"(program p for "pr"
+kernel k0 = rowwise prod(X[B,R,C]) pre { relu } over R { store Y[B,C] })");
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(all_errors(r).find("not prod"), std::string::npos) << all_errors(r);
+}
+
 // cumsum / cumprod: the row kernel checks against the problem op with the same flags; another
 // op, a missing or extra flag, a leading dim and the knobs a scan does not lower are refused.
 std::string scan_problem(const std::string& op, const std::string& attrs) {

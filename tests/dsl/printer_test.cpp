@@ -65,6 +65,15 @@ TEST(Printer, RoundTrip) {
         << print_canonical(p);
 }
 
+TEST(Printer, ProdRoundTrips) {
+    const Program p = parse_ok("program p for \"q\" kernel a = rowwise prod(X[B,R,C]) over R "
+                               "threads 256 vec 4 { store Y[B,C] }");
+    EXPECT_EQ(p.kernels[0].row_op, RowOp::kProd);
+    EXPECT_NE(print_canonical(p).find("rowwise prod(X[B,R,C]) over R "), std::string::npos)
+        << print_canonical(p);
+    expect_round_trip(p);
+}
+
 TEST(Printer, ScanFlagsRoundTrip) {
     expect_round_trip(parse_ok("program p for \"q\" kernel a = rowwise cumsum(X[M,N]) reverse "
                                "exclusive threads 1024 vec 4 { store Y[M,N] } kernel b = rowwise "

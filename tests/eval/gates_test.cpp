@@ -115,6 +115,54 @@ TEST(Gates, SummedOutputsGetABandAtTheTensorsScale) {
     EXPECT_NE(c.message.find("max(|ref|, rms"), std::string::npos) << c.message;
 }
 
+// prod (KernelBench level 1, 50): the band's rtol grows with the factors multiplied (n * 2^-23,
+// never below the spec's), and the fp64 reference is held as f32 holds it: an underflowed
+// product compares equal to 0 and is not an "all zeros" output, one beyond the f32 range must be
+// Inf. Outputs without a prod keep the spec's tolerance and the fp64 reference.
+TEST(Gates, ProductOutputsGetABandThatGrowsWithTheFactorsAndTheF32Range) {
+    auto spec = [](const std::string& op, int len) {
+        auto p = parse_problem(R"({"name": "t", "dims": {"R": 4, "L": )" + std::to_string(len) +
+                               R"(}, "inputs": {"X": {"shape": ["R", "L"], "dtype": "f32"}},
+                               "graph": [{"op": ")" + op + R"(", "inputs": ["X"], "output": "H",
+                               "axis": 1}, {"op": "neg", "inputs": ["H"], "output": "Y"}],
+                               "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})", "<test>");
+        EXPECT_TRUE(p) << p.error().to_string();
+        return *p;
+    };
+    Problem prod = spec("prod", 2048), sum = spec("sum", 2048), short_prod = spec("prod", 64);
+    EXPECT_EQ(product_terms(prod, "Y"), 2048);
+    EXPECT_EQ(product_terms(prod, "H"), 2048);
+    EXPECT_EQ(product_terms(sum, "Y"), 0);
+    EXPECT_DOUBLE_EQ(product_tolerance(prod.tolerance, 2048).rtol, 2048 * 0x1p-23);
+    EXPECT_EQ(product_tolerance(short_prod.tolerance, 64).rtol, 1e-4) << "never below the spec's";
+    EXPECT_EQ(product_tolerance(prod.tolerance, 0).rtol, 1e-4);
+
+    // 1e-70 and -3e-50 underflow f32 (PyTorch gives 0), 1e50 overflows it (PyTorch gives Inf)
+    const std::vector<double> ref = {1e-70, -3e-50, 2.0, 1e50};
+    std::vector<double> out = {0.0, -0.0, 2.0 * (1 + 2e-4), kInf};
+    Comparison c = compare_outputs(prod, {{"Y", out}}, {{"Y", ref}});
+    EXPECT_TRUE(c.passed()) << c.message;
+    c = compare_outputs(short_prod, {{"Y", out}}, {{"Y", ref}});
+    EXPECT_FALSE(c.passed()) << "2e-4 off is outside the spec's 1e-4 band over 64 factors";
+    out[2] = 2.0 * (1 + 5e-4);  // outside 1e-4 + 2048 * 2^-23 * 2
+    EXPECT_FALSE(compare_outputs(prod, {{"Y", out}}, {{"Y", ref}}).passed());
+    out[2] = 2.0;
+    out[3] = 3.4e38;  // finite where f32 must overflow
+    EXPECT_FALSE(compare_outputs(prod, {{"Y", out}}, {{"Y", ref}}).passed());
+    out[3] = -kInf;
+    EXPECT_FALSE(compare_outputs(prod, {{"Y", out}}, {{"Y", ref}}).passed());
+
+    // every product underflowed (one to an f32 subnormal): all zeros is the right answer
+    const std::vector<double> tiny = {1e-70, 1e-40, -1e-300, 0.0}, zeros(4, 0.0);
+    c = compare_outputs(prod, {{"Y", zeros}}, {{"Y", tiny}});
+    EXPECT_TRUE(c.passed()) << c.message;
+    EXPECT_FALSE(c.tensors[0].all_zero);
+    // a sum keeps the fp64 reference: zeros against it are still "all zeros"
+    c = compare_outputs(sum, {{"Y", zeros}}, {{"Y", tiny}});
+    EXPECT_FALSE(c.passed());
+    EXPECT_TRUE(c.tensors[0].all_zero);
+}
+
 TEST(Gates, NaNWhereTheReferenceIsFiniteFails) {
     Problem p = problem("fp32_strict", "f32");
     std::vector<double> out = ramp(64);

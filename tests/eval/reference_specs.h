@@ -113,6 +113,10 @@ inline std::vector<NamedSpec> every_op_specs() {
         graph_spec("max_last", abc, R"({"X": {"shape": ["A", "B", "C"]}})", "max", R"(["X"])"),
         graph_spec("min_middle", abc, R"({"X": {"shape": ["A", "B", "C"]}})", "min", R"(["X"])",
                    R"("axis": -2)"),
+        // prod: a block per contiguous row (C = 37) and a thread per strided row (over B)
+        graph_spec("prod_last", abc, R"({"X": {"shape": ["A", "B", "C"]}})", "prod", R"(["X"])"),
+        graph_spec("prod_middle_keepdim", abc, R"({"X": {"shape": ["A", "B", "C"]}})", "prod",
+                   R"(["X"])", R"("axis": 1, "keepdim": true)"),
         graph_spec("softmax_last", abc, R"({"X": {"shape": ["A", "B", "C"]}})", "softmax",
                    R"(["X"])"),
         graph_spec("softmax_first", abc, R"({"X": {"shape": ["A", "B", "C"]}})", "softmax",

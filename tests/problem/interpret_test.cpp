@@ -131,6 +131,11 @@ TEST(Interpret, Reductions) {
     expect_near(run(one_op("{}", x, "min", R"(["X"])", R"("keepdim": true)"), v), {1, 4});
     TensorValues with_nan{{"X", {1, std::nan(""), 3, 4, 5, 6}}};
     expect_near(run(one_op("{}", x, "max", R"(["X"])"), with_nan), {std::nan(""), 6});
+    // prod from 1: KernelBench level 1, 50 (torch.prod(x, dim)); 0 * inf is NaN as in PyTorch
+    expect_near(run(one_op("{}", x, "prod", R"(["X"])", R"("axis": 0)"), v), {4, 10, 18});
+    expect_near(run(one_op("{}", x, "prod", R"(["X"])", R"("keepdim": true)"), v), {6, 120});
+    TensorValues zero_inf{{"X", {0, INFINITY, 3, -2, 0.5, 4}}};
+    expect_near(run(one_op("{}", x, "prod", R"(["X"])"), zero_inf), {std::nan(""), -4});
 }
 
 TEST(Interpret, SoftmaxFamily) {

@@ -82,7 +82,7 @@ TEST(Shape, UnaryOpsKeepShapeAndDtype) {
 
 TEST(Shape, ReductionsRemoveOrKeepTheAxis) {
     const char* x = R"({"X": {"shape": [2, 3, 4], "dtype": "f32"}})";
-    for (const char* op : {"sum", "mean", "max", "min", "logsumexp"}) {
+    for (const char* op : {"sum", "mean", "max", "min", "prod", "logsumexp"}) {
         EXPECT_EQ(output(one_op("{}", x, op, R"(["X"])")).shape, (Shape{2, 3})) << op;
         EXPECT_EQ(output(one_op("{}", x, op, R"(["X"])", R"("axis": 1)")).shape, (Shape{2, 4}));
         auto kept = one_op("{}", x, op, R"(["X"])", R"("axis": -3, "keepdim": true)");

@@ -293,6 +293,29 @@ TEST(Seed, NormalizeIsOneRowKernel) {
     EXPECT_NE(c.error().to_string().find("run over the last dim"), std::string::npos);
 }
 
+// prod (KernelBench level 1, 50: torch.prod(x, dim=1) on [16, 256, 256]) seeds as one rowwise
+// prod: over the leading dim R a column reduction, over the last dim a row reduction, a trailing
+// element-wise op in its chain; each checks and lowers.
+TEST(Seed, ProdIsOneRowKernel) {
+    const std::string head = R"({"name":"pr","dims":{"B":16,"R":256,"C":256},
+        "inputs":{"X":{"shape":["B","R","C"],"dtype":"f32"}},"graph":[)";
+    const std::string tail = R"(],"outputs":["Y"],"precision":{"policy":"fp32_strict"}})";
+    Problem mid = parse(head + R"({"op":"prod","inputs":["X"],"output":"Y","axis":1})" + tail);
+    auto prog = search::seed_program(mid, h200());
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    ASSERT_EQ(prog->kernels.size(), 1u) << dsl::print_canonical(*prog);
+    EXPECT_EQ(prog->kernels[0].row_op, dsl::RowOp::kProd);
+    EXPECT_EQ(prog->kernels[0].over, "R");
+    EXPECT_EQ(seed_and_verify(mid), "");
+    Problem last = parse(head + R"({"op":"prod","inputs":["X"],"output":"P","keepdim":true},
+                                   {"op":"abs","inputs":["P"],"output":"Y"})" + tail);
+    auto pl = search::seed_program(last, h200());
+    ASSERT_TRUE(pl.ok()) << pl.error().to_string();
+    ASSERT_EQ(pl->kernels.size(), 1u) << dsl::print_canonical(*pl);
+    EXPECT_EQ(pl->kernels[0].row_op, dsl::RowOp::kProd);
+    EXPECT_EQ(seed_and_verify(last), "");
+}
+
 // cumsum / cumprod (KernelBench level 1, 89-92) seed as one scan row kernel with the problem's
 // flags: 1024 threads a row for long rows, one warp or less per row for short ones; a trailing
 // element-wise op joins its chain; over a leading dim it is not expressible.
