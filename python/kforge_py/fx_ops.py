@@ -146,6 +146,8 @@ def convert(conv, node):
                             shape, dtype)
     if name in REDUCE or name in ("max", "min"):
         return reduction(conv, node, name, args, kw, shape, dtype)
+    if name == "prod":
+        return prod(conv, node, args, kw, shape, dtype)
     if name == "linear":
         ins = [x(), conv.tensor(get(1, "weight"), "the weight")]
         b = get(2, "bias")
@@ -436,6 +438,23 @@ def reduction(conv, node, name, args, kw, shape, dtype):
         values = conv.emit(name, [x], node, out_shape, x.dtype, axis=dim, keepdim=bool(keepdim))
         return MaxPair(values, f"torch.{name}")
     return reduce_chain(conv, node, REDUCE[name], x, dim, keepdim, shape, dtype)
+
+
+def prod(conv, node, args, kw, shape, dtype):
+    """torch.prod(x, dim, keepdim) / x.prod(dim, keepdim) -> one prod op over `dim`. PyTorch's
+    prod takes one int dim; without it (the product of every element) it is refused: one value
+    from all the factors under- or overflows f32 for any but tiny inputs."""
+    x = conv.tensor(args[0] if args else kw.get("input"), "the first operand")
+    dim = args[1] if len(args) > 1 else kw.get("dim")
+    keepdim = args[2] if len(args) > 2 else kw.get("keepdim", False)
+    if kw.get("dtype") is not None:
+        raise Unsupported("prod with a dtype is not supported")
+    if dim is None:
+        raise Unsupported("prod without dim (the product of every element) is not supported; "
+                          "give dim, e.g. torch.prod(x, dim=1)")
+    if not isinstance(dim, int):
+        raise Unsupported(f"prod over {dim!r} is not supported (one int dim)")
+    return reduce_chain(conv, node, "prod", x, dim, keepdim, shape, dtype)
 
 
 def _broadcast(conv, node, a, b, what):

@@ -98,7 +98,7 @@ def _apply(classes, op):
         rx = len(shapes[x])
         for i in range(2, rx + 1):
             classes.union((out, -i), (x, -i))
-    elif kind in ("sum", "mean", "max", "min", "logsumexp"):
+    elif kind in ("sum", "mean", "max", "min", "prod", "logsumexp"):
         x = ins[0]
         rx = len(shapes[x])
         reduced = {a % rx for a in (_axes(op.get("axis")) or range(rx))}

@@ -62,6 +62,8 @@ def run_op(op, a):
         return a[0].amax(ax, keepdim=kd)
     if k == "min":
         return a[0].amin(ax, keepdim=kd)
+    if k == "prod":
+        return a[0].prod(ax, keepdim=kd)
     if k == "softmax":
         return torch.softmax(a[0], ax)
     if k == "log_softmax":

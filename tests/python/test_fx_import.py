@@ -214,6 +214,21 @@ class SmallModules(unittest.TestCase):
         self.check("return x.sum(dim=(1, 2))", ["sum", "sum"],
                    inputs="torch.randn(batch_size, dim, 4)")
 
+    def test_prod_over_a_dim_is_one_op(self):
+        # KernelBench level 1, 50: torch.prod(x, dim=1); x.prod(..) and keepdim alike
+        for body, axis, keepdim in [("return torch.prod(x, dim=1)", 1, False),
+                                    ("return x.prod(-1, keepdim=True)", 2, True),
+                                    ("return torch.prod(x, 0)", 0, False)]:
+            with self.subTest(body):
+                path = module_file(body, inputs="torch.randn(batch_size, dim, 4)")
+                try:
+                    s = spec_of(path)
+                finally:
+                    os.unlink(path)
+                self.assertEqual(ops(s), ["prod"])
+                self.assertEqual(s["graph"][0]["axis"], axis)
+                self.assertEqual(s["graph"][0]["keepdim"], keepdim)
+
     def test_unsupported_ops_are_named(self):
         self.unsupported("return x.view(-1)", r"^view \(changes the shape")
         self.unsupported("return 1.0 / x", "reciprocal")
@@ -416,7 +431,8 @@ class LossModules(unittest.TestCase):
     def test_unsupported_forms_are_named(self):
         self.unsupported("return F.kl_div(p, t, reduction='batchmean')", "batchmean",
                          inputs="torch.randn(1, dim), torch.randn(batch_size, dim)")
-        self.unsupported("return torch.prod(p, dim=1) + t.sum(1)", r"^prod is not supported")
+        self.unsupported("return torch.prod(p) + t.sum()", r"^prod without dim")
+        self.unsupported("return torch.prod(p, 1, dtype=torch.float64)", "prod with a dtype")
         self.unsupported("return torch.cumsum(p * t, dim=1)", "dtype torch.bool is not supported",
                          inputs="torch.randn(batch_size, dim), torch.randn(batch_size, dim) > 0")
         self.unsupported("return F.cosine_similarity(p, t)", "broadcast operands",

@@ -206,6 +206,67 @@ class ScanImports(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
+class ProdImports(unittest.TestCase):
+    """torch.prod over a dim (KernelBench level 1, 50) imports as one prod op that matches PyTorch
+    at fp64; a wrong op or dim is caught; the example optimizes on the simulator."""
+
+    def validate(self, spec, loaded, path):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            with open(out, "w") as f:
+                json.dump(spec, f)
+            return import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
+
+    def test_each_spelling_matches_pytorch(self):
+        from test_fx_import import module_file
+        for body in ["return torch.prod(x, dim=1)", "return x.prod(0, keepdim=True)",
+                     "return torch.prod(x * 2, -1)"]:
+            with self.subTest(body):
+                # factors near 1: products of order 1, not underflowed to ~0
+                path = module_file(body, inputs="torch.rand(batch_size, dim) + 0.5")
+                try:
+                    loaded = kernelbench.load(path)
+                    spec, _ = spec_build.build(loaded, "kb_prod", "")
+                    flag, line = self.validate(spec, loaded, path)
+                finally:
+                    os.unlink(path)
+                self.assertIsNone(flag)
+                self.assertIn("interpreter = PyTorch (fp64) at", line)
+                self.assertIn("prod", [op["op"] for op in spec["graph"]])
+
+    def test_wrong_op_or_dim_is_caught(self):
+        # factors near 1 on [8, 64, 64]: over dim 2 the same shape, other values (with
+        # KernelBench's randn at 256 factors every product is ~1e-70: a wrong dim reads the same)
+        from test_fx_import import module_file
+        path = module_file("return torch.prod(x, dim=1)",
+                           inputs="torch.rand(batch_size, dim, dim) + 0.5")
+        try:
+            loaded = kernelbench.load(path)
+            for key, value in (("op", "sum"), ("axis", 2), ("op", "max")):
+                with self.subTest(f"{key} {value}"):
+                    spec, _ = spec_build.build(loaded, "kb_prod", "")
+                    spec["graph"][0][key] = value
+                    with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
+                        self.validate(spec, loaded, path)
+        finally:
+            os.unlink(path)
+
+    def test_example_is_checked_and_optimizes_on_the_simulator(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = util.kforge("import", "kernelbench", util.example("30_prod_reduction"), "-o", d)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
+            spec_path = os.path.join(d, "kb_30_prod_reduction.json")
+            spec = util.load_json(spec_path)
+            self.assertEqual([(op["op"], op["axis"]) for op in spec["graph"]], [("prod", 1)])
+            out = os.path.join(d, "best")
+            r = util.kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
+                            "--db", os.path.join(d, "k.db"), "--out", out)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(os.path.join(out, "best.kf")) as f:
+                self.assertIn("rowwise prod(", f.read())
+
+
 class LossImports(unittest.TestCase):
     """Losses and the Frobenius norm (a reduction over every axis to one value, the Huber branch
     without a select, cosine similarity as row sums) match PyTorch at fp64, a wrong constant is
