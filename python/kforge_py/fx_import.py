@@ -98,7 +98,8 @@ class Converter:
 
     def meta(self, node, allow_tuple=False):
         tm = node.meta.get("tensor_meta")
-        if allow_tuple and isinstance(tm, (tuple, list)) and tm:
+        # (TensorMetadata is a NamedTuple itself: only a tuple of them is a tuple output)
+        if allow_tuple and isinstance(tm, (tuple, list)) and tm and not hasattr(tm, "shape"):
             tm = tm[0]  # torch.max/min with a dim: (values, indices)
         if tm is None or not hasattr(tm, "shape"):
             raise Unsupported(f"node {node.name} does not produce one tensor")
@@ -171,7 +172,14 @@ class Converter:
                 attr = gm
                 for part in node.target.split("."):
                     attr = getattr(attr, part)
-                self.env[node] = self.param(node.target, attr)
+                if (node.target.startswith("_tensor_constant") and isinstance(attr, torch.Tensor)
+                        and attr.dim() == 0 and attr.dtype != torch.bool):
+                    # torch.tensor(c) in forward, which tracing keeps as an attribute: the
+                    # number it holds (fx_decomp.ConstantTensor), not an input
+                    from kforge_py.fx_decomp import ConstantTensor
+                    self.env[node] = ConstantTensor(attr.item())
+                else:
+                    self.env[node] = self.param(node.target, attr)
             elif node.op == "call_module":
                 self.env[node] = self.call_module(node, gm.get_submodule(node.target))
             elif node.op in ("call_function", "call_method"):

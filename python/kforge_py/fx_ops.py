@@ -5,6 +5,8 @@ import operator
 import torch
 import torch.nn.functional as F
 
+from kforge_py.fx_decomp import (CONSTANT_TENSORS, DECOMPOSED, ConstantTensor, constant_tensor,
+                                  elementwise_bound)
 from kforge_py.fx_import import Flipped, MaxPair, Tensor, Transposed, Unsupported, is_scalar
 
 UNARY = {"relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "silu": "silu", "mish": "mish",
@@ -42,6 +44,11 @@ def convert(conv, node):
         return unary(conv, node, "neg")
     if t is operator.pow or name == "pow":
         return power(conv, node)
+    if name in CONSTANT_TENSORS:
+        c = constant_tensor([conv.value(a) for a in node.args],
+                            {k: conv.value(v) for k, v in node.kwargs.items()})
+        if c is not None:
+            return c
     shape, dtype = conv.meta(node, allow_tuple=name in ("max", "min"))
     args = [conv.value(a) for a in node.args]
     kw = {k: conv.value(v) for k, v in node.kwargs.items()}
@@ -55,6 +62,12 @@ def convert(conv, node):
     def get(i, key, default=None):
         return args[i] if len(args) > i else kw.get(key, default)
 
+    if name in DECOMPOSED:
+        return DECOMPOSED[name](conv, node, args, kw, x(), shape, dtype)
+    if name in ("maximum", "minimum", "fmax", "fmin"):
+        a, b = get(0, "input"), get(1, "other")
+        return elementwise_bound(conv, node, name, conv.tensor(b if is_scalar(a) else a),
+                                 a if is_scalar(a) else b, shape, dtype)
     if name in UNARY:
         if name == "relu" and get(1, "inplace", False) not in (False, None) and len(args) > 1:
             pass
@@ -419,8 +432,13 @@ def reduce_chain(conv, node, op, x, dims, keepdim, shape, dtype, final=True):
 
 
 def reduction(conv, node, name, args, kw, shape, dtype):
-    x = conv.tensor(args[0] if args else kw.get("input"))
-    dim = args[1] if len(args) > 1 else kw.get("dim")
+    first = args[0] if args else kw.get("input")
+    dim = args[1] if len(args) > 1 else kw.get("dim", kw.get("other"))
+    if name in ("max", "min") and ConstantTensor in (type(first), type(dim)):
+        # torch.max(x, torch.tensor(c)), either order: the element-wise maximum
+        x, c = (dim, first) if isinstance(first, ConstantTensor) else (first, dim)
+        return elementwise_bound(conv, node, name, conv.tensor(x), c, shape, dtype)
+    x = conv.tensor(first)
     keepdim = args[2] if len(args) > 2 else kw.get("keepdim", False)
     if kw.get("dtype") is not None:
         raise Unsupported(f"{name} with a dtype is not supported")

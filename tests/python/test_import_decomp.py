@@ -1,0 +1,90 @@
+"""PyTorch functions the spec has no op for, imported as the spec ops they equal
+(python/kforge_py/fx_decomp.py): each matches its module through the fp64 interpreter, and what
+cannot be written so is refused by name."""
+import os
+import re
+import tempfile
+import unittest
+
+import kforge_test_util as util
+from kforge_py import import_kernelbench, kernelbench, spec_build
+from kforge_py.fx_import import Unsupported
+from test_fx_import import module_file
+
+
+def spec_and_check(body, **kw):
+    """(spec, worst |diff| against PyTorch at fp64) of a module whose forward is `body`."""
+    path = module_file(body, **kw)
+    try:
+        loaded = kernelbench.load(path)
+        spec, _ = spec_build.build(loaded, "kb_decomp", "")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            import json
+            with open(out, "w") as f:
+                json.dump(spec, f)
+            flag, line = import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
+    finally:
+        os.unlink(path)
+    if flag is not None:
+        raise AssertionError(f"degenerate: {flag}")
+    return spec, float(re.search(r"max \|diff\| (\S+)", line).group(1))
+
+
+def ops(spec):
+    return [o["op"] for o in spec["graph"]]
+
+
+class Decompositions(unittest.TestCase):
+    def test_each_matches_pytorch(self):
+        cases = {
+            "return F.hardswish(x)": ["clamp", "mul"],
+            "return F.softsign(x)": ["abs", "add_scalar", "div"],
+            "return F.tanhshrink(x)": ["tanh", "sub"],
+            "return F.logsigmoid(x * 30)": ["neg", "softplus", "neg"],
+            "return F.softmin(x, dim=1)": ["neg", "softmax"],
+            "return torch.var(x, dim=1)": ["mean", "sub", "square", "mean", "scale"],
+            "return x.var(1, keepdim=True, unbiased=False)": ["mean", "sub", "square", "mean"],
+            "return torch.std(x, dim=1, correction=0)": ["mean", "square", "mean", "sqrt"],
+            "return torch.std(x)": ["mean", "mean", "scale", "sqrt"],
+            "return x - x.var(dim=-1, keepdim=True)": ["scale", "sub"],
+            "return torch.min(x, torch.tensor(0.2))": ["min_scalar"],
+            "return torch.max(torch.tensor(-0.5), x)": ["max_scalar"],
+            "return torch.maximum(x, torch.tensor(0.1)) - 1": ["max_scalar", "add_scalar"],
+            "return torch.minimum(torch.tensor(0.3), x)": ["min_scalar"],
+            "return x * torch.tensor(2.0) + torch.tensor(1.0)": ["scale", "add_scalar"],
+        }
+        for body, expected in cases.items():
+            with self.subTest(body):
+                spec, worst = spec_and_check(body)
+                got = ops(spec)
+                it = iter(got)  # `expected` in order, other ops between allowed
+                self.assertTrue(all(op in it for op in expected), f"{got} lacks {expected}")
+                self.assertLess(worst, 1e-9, body)
+
+    def test_a_dim_still_reduces_and_a_constant_is_elementwise(self):
+        spec, _ = spec_and_check("return torch.max(x, 1)[0]")
+        self.assertEqual(ops(spec), ["max"])
+        spec, _ = spec_and_check("return torch.max(x, torch.tensor(1))")
+        self.assertEqual(ops(spec), ["max_scalar"])
+        self.assertEqual(spec["graph"][0]["value"], 1.0)
+        self.assertFalse(any(n.startswith("_tensor_constant") for n in spec["inputs"]))
+
+    def test_what_has_no_spec_op_is_refused_by_name(self):
+        for body, pattern in [
+                ("return torch.maximum(x, x * 2)", "maximum of two tensors"),
+                ("return torch.var(x[:, :1], dim=1)", "slicing|divides by zero"),
+                ("return torch.var(x, dim=1, correction=64)", "divides by zero"),
+                ("return F.softmin(x, 1, dtype=torch.float64)", "softmin with a dtype")]:
+            with self.subTest(body):
+                path = module_file(body)
+                try:
+                    loaded = kernelbench.load(path)
+                    with self.assertRaisesRegex(Unsupported, pattern):
+                        spec_build.build(loaded, "kb_decomp", "")
+                finally:
+                    os.unlink(path)
+
+
+if __name__ == "__main__":
+    unittest.main()
