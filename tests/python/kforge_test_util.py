@@ -41,3 +41,16 @@ def kforge(*args, env=None, timeout=600):
 def load_json(path):
     with open(path) as f:
         return json.load(f)
+
+
+def validate(spec, loaded, path):
+    """import_kernelbench.validate of `spec` (written to a temporary file) against the module
+    `loaded` from `path`: (the degenerate flag or None, the summary line); raises ImportFailed
+    where they differ."""
+    import tempfile
+    from kforge_py import import_kernelbench
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "s.json")
+        with open(out, "w") as f:
+            json.dump(spec, f)
+        return import_kernelbench.validate(KFORGE, spec, out, loaded, path)

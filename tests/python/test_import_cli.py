@@ -3,7 +3,6 @@ checks and matches its PyTorch module through the fp64 interpreter; conv2d is re
 the degenerate problem is flagged; a wrong mapping would be caught by the numeric check."""
 import copy
 import glob
-import json
 import os
 import re
 import tempfile
@@ -105,12 +104,7 @@ class NormalizeImports(unittest.TestCase):
                         loaded = kernelbench.load(path)
                         spec, _ = spec_build.build(loaded, "kb_norm", "")
                         self.assertEqual([op["op"] for op in spec["graph"]], [kind])
-                        with tempfile.TemporaryDirectory() as d:
-                            out = os.path.join(d, "s.json")
-                            with open(out, "w") as f:
-                                json.dump(spec, f)
-                            flag, line = import_kernelbench.validate(util.KFORGE, spec, out,
-                                                                      loaded, path)
+                        flag, line = util.validate(spec, loaded, path)
                     finally:
                         os.unlink(path)
                     self.assertIsNone(flag)
@@ -127,12 +121,8 @@ class NormalizeImports(unittest.TestCase):
                 with self.subTest(key):
                     spec, _ = spec_build.build(loaded, "kb_norm", "")
                     spec["graph"][0][key] = value
-                    with tempfile.TemporaryDirectory() as d:
-                        out = os.path.join(d, "s.json")
-                        with open(out, "w") as f:
-                            json.dump(spec, f)
-                        with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
-                            import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
+                    with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
+                        util.validate(spec, loaded, path)
         finally:
             os.unlink(path)
 
@@ -154,13 +144,6 @@ class ScanImports(unittest.TestCase):
     """cumsum / cumprod and the reverse cumsum (flips) import as one op that matches PyTorch at
     fp64; a wrong flag is caught; the example optimizes on the simulator."""
 
-    def validate(self, spec, loaded, path):
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "s.json")
-            with open(out, "w") as f:
-                json.dump(spec, f)
-            return import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
-
     def test_each_spelling_matches_pytorch(self):
         from test_fx_import import module_file
         for body in ["return torch.cumsum(x, dim=1)", "return torch.cumprod(x, dim=1)",
@@ -170,7 +153,7 @@ class ScanImports(unittest.TestCase):
                 try:
                     loaded = kernelbench.load(path)
                     spec, _ = spec_build.build(loaded, "kb_scan", "")
-                    flag, line = self.validate(spec, loaded, path)
+                    flag, line = util.validate(spec, loaded, path)
                 finally:
                     os.unlink(path)
                 self.assertIsNone(flag)
@@ -188,7 +171,7 @@ class ScanImports(unittest.TestCase):
                     spec, _ = spec_build.build(loaded, "kb_scan", "")
                     spec["graph"][0][key] = value
                     with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
-                        self.validate(spec, loaded, path)
+                        util.validate(spec, loaded, path)
         finally:
             os.unlink(path)
 
@@ -210,13 +193,6 @@ class ProdImports(unittest.TestCase):
     """torch.prod over a dim (KernelBench level 1, 50) imports as one prod op that matches PyTorch
     at fp64; a wrong op or dim is caught; the example optimizes on the simulator."""
 
-    def validate(self, spec, loaded, path):
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "s.json")
-            with open(out, "w") as f:
-                json.dump(spec, f)
-            return import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
-
     def test_each_spelling_matches_pytorch(self):
         from test_fx_import import module_file
         for body in ["return torch.prod(x, dim=1)", "return x.prod(0, keepdim=True)",
@@ -227,7 +203,7 @@ class ProdImports(unittest.TestCase):
                 try:
                     loaded = kernelbench.load(path)
                     spec, _ = spec_build.build(loaded, "kb_prod", "")
-                    flag, line = self.validate(spec, loaded, path)
+                    flag, line = util.validate(spec, loaded, path)
                 finally:
                     os.unlink(path)
                 self.assertIsNone(flag)
@@ -247,7 +223,7 @@ class ProdImports(unittest.TestCase):
                     spec, _ = spec_build.build(loaded, "kb_prod", "")
                     spec["graph"][0][key] = value
                     with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
-                        self.validate(spec, loaded, path)
+                        util.validate(spec, loaded, path)
         finally:
             os.unlink(path)
 
@@ -272,19 +248,12 @@ class LossImports(unittest.TestCase):
     without a select, cosine similarity as row sums) match PyTorch at fp64, a wrong constant is
     caught, and the examples optimize on the simulator."""
 
-    def validate(self, spec, loaded, path):
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "s.json")
-            with open(out, "w") as f:
-                json.dump(spec, f)
-            return import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
-
     def assert_matches_pytorch(self, path):
         """Imports the module at `path` (then deletes it) and checks fp64 agreement < 1e-9."""
         try:
             loaded = kernelbench.load(path)
             spec, _ = spec_build.build(loaded, "kb_loss", "")
-            flag, line = self.validate(spec, loaded, path)
+            flag, line = util.validate(spec, loaded, path)
         finally:
             os.unlink(path)
         self.assertIsNone(flag)
@@ -329,7 +298,7 @@ class LossImports(unittest.TestCase):
             spec, _ = spec_build.build(loaded, "kb_loss", "")
             next(o for o in spec["graph"] if o["op"] == "max_scalar")["value"] = 0.0
             with self.assertRaises(import_kernelbench.ImportFailed):
-                self.validate(spec, loaded, path)
+                util.validate(spec, loaded, path)
         finally:
             os.unlink(path)
 
@@ -340,7 +309,7 @@ class LossImports(unittest.TestCase):
         op = next(o for o in spec["graph"] if o["op"] == "min_scalar")
         op["value"] = 0.5
         with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
-            self.validate(spec, loaded, path)
+            util.validate(spec, loaded, path)
 
     def test_examples_optimize_on_the_simulator(self):
         for stem, kernels in (("23_mse_loss", 3), ("26_huber_loss", 3),
@@ -374,12 +343,7 @@ class NumericCheckCatchesWrongMappings(unittest.TestCase):
         loaded = kernelbench.load(path)
         spec, _ = spec_build.build(loaded, spec_build.problem_name(stem), "")
         tamper(spec)
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "s.json")
-            with open(out, "w") as f:
-                import json
-                json.dump(spec, f)
-            return import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
+        return util.validate(spec, loaded, path)
 
     def test_untampered_passes(self):
         flag, line = self.validate("12_activation_mix", lambda s: None)

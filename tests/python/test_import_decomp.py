@@ -3,11 +3,10 @@
 cannot be written so is refused by name."""
 import os
 import re
-import tempfile
 import unittest
 
 import kforge_test_util as util
-from kforge_py import import_kernelbench, kernelbench, spec_build
+from kforge_py import kernelbench, spec_build
 from kforge_py.fx_import import Unsupported
 from test_fx_import import module_file
 
@@ -18,12 +17,7 @@ def spec_and_check(body, **kw):
     try:
         loaded = kernelbench.load(path)
         spec, _ = spec_build.build(loaded, "kb_decomp", "")
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "s.json")
-            import json
-            with open(out, "w") as f:
-                json.dump(spec, f)
-            flag, line = import_kernelbench.validate(util.KFORGE, spec, out, loaded, path)
+        flag, line = util.validate(spec, loaded, path)
     finally:
         os.unlink(path)
     if flag is not None:
