@@ -54,3 +54,49 @@ def validate(spec, loaded, path):
         with open(out, "w") as f:
             json.dump(spec, f)
         return import_kernelbench.validate(KFORGE, spec, out, loaded, path)
+
+
+def import_body(body, name, **module_kw):
+    """The spec of a module whose forward is `body` (test_fx_import.module_file's options), and
+    util.validate's (flag, line) for it; the module file is deleted."""
+    from kforge_py import kernelbench, spec_build
+    from test_fx_import import module_file
+    path = module_file(body, **module_kw)
+    try:
+        loaded = kernelbench.load(path)
+        spec, _ = spec_build.build(loaded, name, "")
+        return (spec,) + tuple(validate(spec, loaded, path))
+    finally:
+        os.unlink(path)
+
+
+def assert_tampering_caught(test, body, tampers, name, **module_kw):
+    """For each (key, value) of `tampers`: the spec of `body` with its first op's `key` set to
+    `value` must differ from PyTorch (validate raises ImportFailed)."""
+    from kforge_py import import_kernelbench, kernelbench, spec_build
+    from test_fx_import import module_file
+    path = module_file(body, **module_kw)
+    try:
+        loaded = kernelbench.load(path)
+        for key, value in tampers:
+            with test.subTest(f"{key} {value}"):
+                spec, _ = spec_build.build(loaded, name, "")
+                spec["graph"][0][key] = value
+                with test.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
+                    validate(spec, loaded, path)
+    finally:
+        os.unlink(path)
+
+
+def import_example_and_optimize(test, stem, out_dir, *optimize_args):
+    """Imports example `stem` into `out_dir` (it must pass the fp64 check), then one simulated
+    search round of it must succeed; returns (the spec, import's stdout)."""
+    r = kforge("import", "kernelbench", example(stem), "-o", out_dir)
+    test.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+    test.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
+    from kforge_py import spec_build
+    spec_path = os.path.join(out_dir, spec_build.problem_name(stem) + ".json")
+    o = kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
+               "--db", os.path.join(out_dir, "k.db"), *optimize_args)
+    test.assertEqual(o.returncode, 0, o.stdout + o.stderr)
+    return load_json(spec_path), r.stdout

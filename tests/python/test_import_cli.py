@@ -91,7 +91,6 @@ class NormalizeImports(unittest.TestCase):
     shrunk instance (the shrink check keeps the structure), and plan as one row kernel."""
 
     def test_each_spelling_is_one_op_and_matches_pytorch(self):
-        from test_fx_import import module_file
         bodies = {"l1_normalize": ["return x / torch.sum(torch.abs(x), dim=1, keepdim=True)",
                                    "return F.normalize(x, p=1.0, dim=-1, eps=1e-6)"],
                   "l2_normalize": ["return x / torch.norm(x, p=2, dim=1, keepdim=True)",
@@ -99,45 +98,23 @@ class NormalizeImports(unittest.TestCase):
         for kind, spellings in bodies.items():
             for body in spellings:
                 with self.subTest(body):
-                    path = module_file(body)
-                    try:
-                        loaded = kernelbench.load(path)
-                        spec, _ = spec_build.build(loaded, "kb_norm", "")
-                        self.assertEqual([op["op"] for op in spec["graph"]], [kind])
-                        flag, line = util.validate(spec, loaded, path)
-                    finally:
-                        os.unlink(path)
+                    spec, flag, line = util.import_body(body, "kb_norm")
+                    self.assertEqual([op["op"] for op in spec["graph"]], [kind])
                     self.assertIsNone(flag)
                     self.assertIn("interpreter = PyTorch (fp64) at", line)
                     worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
                     self.assertLess(worst, 1e-12, line)
 
     def test_wrong_norm_or_eps_is_caught(self):
-        from test_fx_import import module_file
-        path = module_file("return x / torch.sum(torch.abs(x), dim=1, keepdim=True)")
-        try:
-            loaded = kernelbench.load(path)
-            for key, value in (("op", "l2_normalize"), ("eps", 100.0)):
-                with self.subTest(key):
-                    spec, _ = spec_build.build(loaded, "kb_norm", "")
-                    spec["graph"][0][key] = value
-                    with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
-                        util.validate(spec, loaded, path)
-        finally:
-            os.unlink(path)
+        util.assert_tampering_caught(
+            self, "return x / torch.sum(torch.abs(x), dim=1, keepdim=True)",
+            [("op", "l2_normalize"), ("eps", 100.0)], "kb_norm")
 
     def test_example_is_checked_shrunk_and_optimizes_on_the_simulator(self):
         with tempfile.TemporaryDirectory() as d:
-            r = util.kforge("import", "kernelbench", util.example("21_l1_l2_normalize"), "-o", d)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
-            self.assertNotIn("batch_size=16384", r.stdout)  # checked at a shrunk instance
-            spec_path = os.path.join(d, "kb_21_l1_l2_normalize.json")
-            spec = util.load_json(spec_path)
+            spec, out = util.import_example_and_optimize(self, "21_l1_l2_normalize", d)
+            self.assertNotIn("batch_size=16384", out)  # checked at a shrunk instance
             self.assertEqual([op["op"] for op in spec["graph"]], ["l1_normalize", "l2_normalize"])
-            r = util.kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
-                            "--db", os.path.join(d, "k.db"))
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
 class ScanImports(unittest.TestCase):
@@ -145,48 +122,25 @@ class ScanImports(unittest.TestCase):
     fp64; a wrong flag is caught; the example optimizes on the simulator."""
 
     def test_each_spelling_matches_pytorch(self):
-        from test_fx_import import module_file
         for body in ["return torch.cumsum(x, dim=1)", "return torch.cumprod(x, dim=1)",
                      "return torch.cumsum(x.flip(1), 1).flip(1)", "return x.cumsum(0)"]:
             with self.subTest(body):
-                path = module_file(body)
-                try:
-                    loaded = kernelbench.load(path)
-                    spec, _ = spec_build.build(loaded, "kb_scan", "")
-                    flag, line = util.validate(spec, loaded, path)
-                finally:
-                    os.unlink(path)
+                spec, flag, line = util.import_body(body, "kb_scan")
                 self.assertIsNone(flag)
                 self.assertIn("interpreter = PyTorch (fp64) at", line)
                 worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
                 self.assertLess(worst, 1e-9, line)
 
     def test_wrong_direction_or_flag_is_caught(self):
-        from test_fx_import import module_file
-        path = module_file("return torch.cumsum(x, dim=1)")
-        try:
-            loaded = kernelbench.load(path)
-            for key, value in (("reverse", True), ("exclusive", True), ("op", "cumprod")):
-                with self.subTest(key):
-                    spec, _ = spec_build.build(loaded, "kb_scan", "")
-                    spec["graph"][0][key] = value
-                    with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
-                        util.validate(spec, loaded, path)
-        finally:
-            os.unlink(path)
+        util.assert_tampering_caught(
+            self, "return torch.cumsum(x, dim=1)",
+            [("reverse", True), ("exclusive", True), ("op", "cumprod")], "kb_scan")
 
     def test_example_is_checked_and_optimizes_on_the_simulator(self):
         with tempfile.TemporaryDirectory() as d:
-            r = util.kforge("import", "kernelbench", util.example("22_cumsum"), "-o", d)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
-            spec_path = os.path.join(d, "kb_22_cumsum.json")
-            spec = util.load_json(spec_path)
+            spec, _ = util.import_example_and_optimize(self, "22_cumsum", d)
             self.assertEqual([op["op"] for op in spec["graph"]], ["cumsum", "cumprod", "cumsum"])
             self.assertEqual(spec["graph"][2].get("reverse"), True)
-            r = util.kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
-                            "--db", os.path.join(d, "k.db"))
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
 class ProdImports(unittest.TestCase):
@@ -194,18 +148,12 @@ class ProdImports(unittest.TestCase):
     at fp64; a wrong op or dim is caught; the example optimizes on the simulator."""
 
     def test_each_spelling_matches_pytorch(self):
-        from test_fx_import import module_file
         for body in ["return torch.prod(x, dim=1)", "return x.prod(0, keepdim=True)",
                      "return torch.prod(x * 2, -1)"]:
             with self.subTest(body):
                 # factors near 1: products of order 1, not underflowed to ~0
-                path = module_file(body, inputs="torch.rand(batch_size, dim) + 0.5")
-                try:
-                    loaded = kernelbench.load(path)
-                    spec, _ = spec_build.build(loaded, "kb_prod", "")
-                    flag, line = util.validate(spec, loaded, path)
-                finally:
-                    os.unlink(path)
+                spec, flag, line = util.import_body(body, "kb_prod",
+                                                    inputs="torch.rand(batch_size, dim) + 0.5")
                 self.assertIsNone(flag)
                 self.assertIn("interpreter = PyTorch (fp64) at", line)
                 self.assertIn("prod", [op["op"] for op in spec["graph"]])
@@ -213,33 +161,16 @@ class ProdImports(unittest.TestCase):
     def test_wrong_op_or_dim_is_caught(self):
         # factors near 1 on [8, 64, 64]: over dim 2 the same shape, other values (with
         # KernelBench's randn at 256 factors every product is ~1e-70: a wrong dim reads the same)
-        from test_fx_import import module_file
-        path = module_file("return torch.prod(x, dim=1)",
-                           inputs="torch.rand(batch_size, dim, dim) + 0.5")
-        try:
-            loaded = kernelbench.load(path)
-            for key, value in (("op", "sum"), ("axis", 2), ("op", "max")):
-                with self.subTest(f"{key} {value}"):
-                    spec, _ = spec_build.build(loaded, "kb_prod", "")
-                    spec["graph"][0][key] = value
-                    with self.assertRaisesRegex(import_kernelbench.ImportFailed, "differ"):
-                        util.validate(spec, loaded, path)
-        finally:
-            os.unlink(path)
+        util.assert_tampering_caught(
+            self, "return torch.prod(x, dim=1)", [("op", "sum"), ("axis", 2), ("op", "max")],
+            "kb_prod", inputs="torch.rand(batch_size, dim, dim) + 0.5")
 
     def test_example_is_checked_and_optimizes_on_the_simulator(self):
         with tempfile.TemporaryDirectory() as d:
-            r = util.kforge("import", "kernelbench", util.example("30_prod_reduction"), "-o", d)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
-            spec_path = os.path.join(d, "kb_30_prod_reduction.json")
-            spec = util.load_json(spec_path)
+            spec, _ = util.import_example_and_optimize(self, "30_prod_reduction", d,
+                                                       "--out", os.path.join(d, "best"))
             self.assertEqual([(op["op"], op["axis"]) for op in spec["graph"]], [("prod", 1)])
-            out = os.path.join(d, "best")
-            r = util.kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
-                            "--db", os.path.join(d, "k.db"), "--out", out)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            with open(os.path.join(out, "best.kf")) as f:
+            with open(os.path.join(d, "best", "best.kf")) as f:
                 self.assertIn("rowwise prod(", f.read())
 
 

@@ -13,13 +13,7 @@ from test_fx_import import module_file
 
 def spec_and_check(body, **kw):
     """(spec, worst |diff| against PyTorch at fp64) of a module whose forward is `body`."""
-    path = module_file(body, **kw)
-    try:
-        loaded = kernelbench.load(path)
-        spec, _ = spec_build.build(loaded, "kb_decomp", "")
-        flag, line = util.validate(spec, loaded, path)
-    finally:
-        os.unlink(path)
+    spec, flag, line = util.import_body(body, "kb_decomp", **kw)
     if flag is not None:
         raise AssertionError(f"degenerate: {flag}")
     return spec, float(re.search(r"max \|diff\| (\S+)", line).group(1))
