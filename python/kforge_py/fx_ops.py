@@ -281,16 +281,23 @@ def power(conv, node):
     x = conv.tensor(x)
     if p == 1:
         return x
-    if p == 2:
-        return conv.emit("square", [x], node, shape, dtype)
-    if p == 3:
-        s = conv.emit("square", [x], node, shape, dtype, final=False)
-        return conv.emit("mul", [s, x], node, shape, dtype)
     if p == 0.5:
         return conv.emit("sqrt", [x], node, shape, dtype)
     if p == -0.5:
         return conv.emit("rsqrt", [x], node, shape, dtype)
-    raise Unsupported(f"pow with exponent {p} is not supported (2, 3, 0.5, -0.5 are)")
+    if float(p).is_integer() and 2 <= p <= 16:
+        # square-and-multiply, most significant bit first: x^6 = (x^2 * x)^2, x^8 = ((x^2)^2)^2;
+        # at most 7 roundings of a few ulp each, inside every policy's tolerance
+        bits = bin(int(p))[3:]  # the bits after the leading one
+        acc = x
+        for i, bit in enumerate(bits):
+            last = i == len(bits) - 1
+            acc = conv.emit("square", [acc], node, shape, dtype, last and bit == "0")
+            if bit == "1":
+                acc = conv.emit("mul", [acc, x], node, shape, dtype, last)
+        return acc
+    raise Unsupported(f"pow with exponent {p} is not supported (integers 2..16, 0.5 and -0.5 "
+                      "are)")
 
 
 def hardsigmoid(conv, node, x, shape, dtype, final=True):

@@ -1,5 +1,5 @@
 """PyTorch functions the spec has no op for, imported as the spec ops they equal
-(python/kforge_py/fx_decomp.py): each matches its module through the fp64 interpreter, and what
+(python/kforge_py/fx_decomp.py; integer powers in fx_ops.power): each matches its module through the fp64 interpreter, and what
 cannot be written so is refused by name."""
 import os
 import re
@@ -41,6 +41,9 @@ class Decompositions(unittest.TestCase):
             "return torch.maximum(x, torch.tensor(0.1)) - 1": ["max_scalar", "add_scalar"],
             "return torch.minimum(torch.tensor(0.3), x)": ["min_scalar"],
             "return x * torch.tensor(2.0) + torch.tensor(1.0)": ["scale", "add_scalar"],
+            "return x ** 6": ["square", "mul", "square"],
+            "return torch.pow(x, 8)": ["square", "square", "square"],
+            "return x.pow(5.0) - x": ["square", "square", "mul", "sub"],
         }
         for body, expected in cases.items():
             with self.subTest(body):
@@ -63,7 +66,9 @@ class Decompositions(unittest.TestCase):
                 ("return torch.maximum(x, x * 2)", "maximum of two tensors"),
                 ("return torch.var(x[:, :1], dim=1)", "slicing|divides by zero"),
                 ("return torch.var(x, dim=1, correction=64)", "divides by zero"),
-                ("return F.softmin(x, 1, dtype=torch.float64)", "softmin with a dtype")]:
+                ("return F.softmin(x, 1, dtype=torch.float64)", "softmin with a dtype"),
+                ("return x ** 17", "exponent 17 is not supported"),
+                ("return x ** 2.5", "exponent 2.5 is not supported")]:
             with self.subTest(body):
                 path = module_file(body)
                 try:
