@@ -265,13 +265,6 @@ KnobMove random_kernel_knobs(const dsl::Program& p, size_t kernel, Rng& rng) {
     return m;
 }
 
-KnobMove random_knobs(const dsl::Program& p, Rng& rng) {
-    KnobMove m{p, "random knobs", ""};
-    for (size_t i = 0; i < p.kernels.size(); ++i)
-        m.program = random_kernel_knobs(m.program, i, rng).program;
-    return m;
-}
-
 bool same_structure(const dsl::Program& a, const dsl::Program& b) {
     if (a.kernels.size() != b.kernels.size() || a.problem != b.problem) return false;
     for (size_t i = 0; i < a.kernels.size(); ++i) {

@@ -57,10 +57,8 @@ std::vector<KnobMove> step_knob(const dsl::Program& p, size_t kernel, std::strin
 std::optional<KnobMove> set_word_knob(const dsl::Program& p, size_t kernel, std::string_view knob,
                                       std::string_view word);
 
-// Every tuning knob of every kernel drawn uniformly from its legal domain.
-KnobMove random_knobs(const dsl::Program& p, Rng& rng);
-
-// Every tuning knob of kernel `kernel` drawn so; the other kernels as in `p`.
+// Every tuning knob of kernel `kernel` drawn uniformly from its legal domain; the other kernels
+// as in `p` (a random restart draws the kernels one at a time against the checker).
 KnobMove random_kernel_knobs(const dsl::Program& p, size_t kernel, Rng& rng);
 
 // Same kernels, kinds and chains (only knobs differ).

@@ -655,7 +655,7 @@ void finish_within_grace(SearchState& st, eval::Evaluator& evaluator, Store& sto
     std::optional<std::string> fastest;
     for (const auto& [h, c] : st.candidates)
         if (c.status == EvalStatus::kPassed && c.quick && !c.full &&
-            (!fastest || c.quick->median_ns < quick_ns(*fastest)))
+            (!fastest || quick_ns(h) < quick_ns(*fastest)))
             fastest = h;
     auto best = best_hash(st);
     if (fastest && (!best || quick_ns(*fastest) < quick_ns(*best)) && !past_grace())
