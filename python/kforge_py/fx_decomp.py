@@ -119,9 +119,12 @@ def variance(conv, node, args, kw, x, shape, dtype):
     return v
 
 
-def elementwise_bound(conv, node, name, x, c, shape, dtype):
+def elementwise_bound(conv, node, name, a, b, shape, dtype):
     """torch.max / min / maximum / minimum / fmax / fmin of a tensor and a number (a 0-d tensor
-    made in forward): max_scalar / min_scalar. Two tensors: no spec op (refused)."""
+    made in forward), in either order: max_scalar / min_scalar. Two tensors: no spec op
+    (refused)."""
+    x, c = (b, a) if is_scalar(a) else (a, b)
+    x = conv.tensor(x)
     if not is_scalar(c):
         if isinstance(c, (Tensor, Transposed)):
             raise Unsupported(f"{name} of two tensors (element-wise) is not supported")

@@ -65,9 +65,8 @@ def convert(conv, node):
     if name in DECOMPOSED:
         return DECOMPOSED[name](conv, node, args, kw, x(), shape, dtype)
     if name in ("maximum", "minimum", "fmax", "fmin"):
-        a, b = get(0, "input"), get(1, "other")
-        return elementwise_bound(conv, node, name, conv.tensor(b if is_scalar(a) else a),
-                                 a if is_scalar(a) else b, shape, dtype)
+        return elementwise_bound(conv, node, name, get(0, "input"), get(1, "other"), shape,
+                                 dtype)
     if name in UNARY:
         if name == "relu" and get(1, "inplace", False) not in (False, None) and len(args) > 1:
             pass
@@ -443,8 +442,7 @@ def reduction(conv, node, name, args, kw, shape, dtype):
     dim = args[1] if len(args) > 1 else kw.get("dim", kw.get("other"))
     if name in ("max", "min") and ConstantTensor in (type(first), type(dim)):
         # torch.max(x, torch.tensor(c)), either order: the element-wise maximum
-        x, c = (dim, first) if isinstance(first, ConstantTensor) else (first, dim)
-        return elementwise_bound(conv, node, name, conv.tensor(x), c, shape, dtype)
+        return elementwise_bound(conv, node, name, first, dim, shape, dtype)
     x = conv.tensor(first)
     keepdim = args[2] if len(args) > 2 else kw.get("keepdim", False)
     if kw.get("dtype") is not None:
