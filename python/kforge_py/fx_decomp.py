@@ -131,3 +131,231 @@ def elementwise_bound(conv, node, name, a, b, shape, dtype):
         raise Unsupported(f"{name} with {c!r} is not supported")
     op = "max_scalar" if name in ("max", "maximum", "fmax") else "min_scalar"
     return conv.emit(op, [x], node, shape, dtype, value=float(c))
+
+
+# ---- batch and instance normalization ----
+# No spec op normalizes over dim 0 and the spatial dims per channel (batch norm): it is written
+# as the two-pass variance (as `variance` above) and the normalize, with the per-channel affine
+# parameters fed as [C, 1, ...] params. Instance norm is layer_norm over the spatial dims (one
+# row per sample and channel: exact, one row kernel, and its dims shrink for the import check,
+# which group_norm with num_groups = C does not). Running-statistics updates (training mode)
+# change module buffers, never the output: they are not reproduced.
+
+def channel_shape(x):
+    """The shape of a per-channel tensor that broadcasts against X [N, C, *] on dim 1."""
+    return (x.shape[1],) + (1,) * (len(x.shape) - 2)
+
+
+def channel_param(conv, node, arg, t, x, fn):
+    """The per-channel tensor `t` [C] (fx argument `arg`) as a param [C, 1, ...] that broadcasts
+    over X's dim 1; only a module parameter or buffer (a get_attr node) can be fed so."""
+    want = channel_shape(x)
+    if t is None or tuple(t.shape) == want:
+        return t
+    t = conv.tensor(t, f"a {fn} parameter")
+    if tuple(t.shape) != (x.shape[1],):
+        raise Unsupported(f"{fn} parameter {t.name} has shape {list(t.shape)}, expected "
+                          f"[{x.shape[1]}] (the channels of dim 1)")
+    import torch.fx
+    if not (isinstance(arg, torch.fx.Node) and arg.op == "get_attr"):
+        raise Unsupported(f"{fn} with per-channel tensor {t.name} that is not a module parameter "
+                          f"or buffer is not supported (the spec cannot reshape it to "
+                          f"{list(want)})")
+    attr = conv.gm
+    for part in arg.target.split("."):
+        attr = getattr(attr, part)
+    drop_unread(conv, node, arg, t)  # the [C] form, where nothing else reads it
+    return conv.param(arg.target, attr, want)
+
+
+def drop_unread(conv, node, arg, t):
+    """Removes the param input `t` that fx argument `arg` (a get_attr node) made, where no node
+    but `node` reads that attribute: `node` does not read it as it is (a spec input nothing
+    reads is an error)."""
+    import torch.fx
+    if not (isinstance(arg, torch.fx.Node) and arg.op == "get_attr") or \
+            not isinstance(t, Tensor) or t.name not in conv.params:
+        return
+    readers = set()
+    for other in conv.gm.graph.nodes:
+        if other.op == "get_attr" and other.target == arg.target:
+            readers.update(other.users)
+    if readers == {node}:
+        del conv.inputs[t.name], conv.params[t.name]
+        conv.used.discard(t.name)
+
+
+def normalize_batch_stats(conv, node, x, w, b, eps, shape, dtype):
+    """(x - mean) * rsqrt(var + eps) [* w] [+ b], mean and biased var per channel over every dim
+    but dim 1 (batch norm in training mode); w and b are [C, 1, ...] or None."""
+    from kforge_py.fx_ops import reduce_chain
+    rank = len(x.shape)
+    dims = [d for d in range(rank) if d != 1]
+    kept = tuple(s if i == 1 else 1 for i, s in enumerate(x.shape))
+    full = tuple(x.shape)
+    m = reduce_chain(conv, node, "mean", x, dims, True, kept, dtype, final=False)
+    v = conv.emit("sub", [x, m], node, full, dtype, False)
+    v = conv.emit("square", [v], node, full, dtype, False)
+    v = reduce_chain(conv, node, "mean", v, dims, True, kept, dtype, final=False)
+    # x - m again rather than the value above: each is read once, so neither is stored (the
+    # first is the variance reduction's prologue, the second starts the normalizing map)
+    d = conv.emit("sub", [x, m], node, full, dtype, False)
+    return _scale_shift(conv, node, d, v, w, b, eps, kept, shape, dtype)
+
+
+def normalize_running_stats(conv, node, x, mean, var, w, b, eps, shape, dtype):
+    """(x - running_mean) * rsqrt(running_var + eps) [* w] [+ b] (batch norm in eval mode): a
+    per-channel affine; every per-channel tensor is [C, 1, ...]."""
+    d = conv.emit("sub", [x, mean], node, tuple(x.shape), dtype, False)
+    return _scale_shift(conv, node, d, var, w, b, eps, tuple(var.shape), shape, dtype)
+
+
+def _scale_shift(conv, node, d, var, w, b, eps, small, shape, dtype):
+    """d * (rsqrt(var + eps) [* w]) [+ b]: the per-channel factor is formed on the small
+    tensor, so that the full-size tensor sees one multiply (and one add)."""
+    r = conv.emit("add_scalar", [var], node, small, dtype, False, value=float(eps)) if eps else var
+    r = conv.emit("rsqrt", [r], node, small, dtype, False)
+    if w is not None:
+        r = conv.emit("mul", [r, w], node, small, dtype, False)
+    y = conv.emit("mul", [d, r], node, shape, dtype, b is None)
+    if b is not None:
+        y = conv.emit("add", [y, b], node, shape, dtype)
+    return y
+
+
+def batch_norm_of(conv, node, x, mean, var, w, b, batch_stats, eps, shape, dtype, fn):
+    """Batch norm of X [N, C, *] (rank 2 to 5) with per-channel tensors already [C, 1, ...]."""
+    if not 2 <= len(x.shape) <= 5:
+        raise Unsupported(f"{fn} of a rank-{len(x.shape)} input is not supported (expected "
+                          "[N, C], [N, C, L], [N, C, H, W] or [N, C, D, H, W])")
+    if not is_scalar(eps) or eps < 0:
+        raise Unsupported(f"{fn} with eps {eps!r} is not supported")
+    if batch_stats:
+        return normalize_batch_stats(conv, node, x, w, b, eps, shape, dtype)
+    if mean is None or var is None:
+        raise Unsupported(f"{fn} in eval mode without running_mean and running_var is not "
+                          "supported")
+    return normalize_running_stats(conv, node, x, mean, var, w, b, eps, shape, dtype)
+
+
+def instance_norm_of(conv, node, x, w, b, eps, shape, dtype, fn):
+    """Instance norm of X [N, C, *]: layer_norm over the spatial dims (each sample and channel
+    one row), then the per-channel affine w, b ([C, 1, ...] or None)."""
+    if len(x.shape) < 3:
+        raise Unsupported(f"{fn} of a rank-{len(x.shape)} input is not supported (expected "
+                          "[N, C, *spatial])")
+    if not is_scalar(eps) or eps < 0:
+        raise Unsupported(f"{fn} with eps {eps!r} is not supported")
+    affine = w is not None or b is not None
+    y = conv.emit("layer_norm", [x], node, shape, dtype, not affine,
+                  normalized_shape=list(x.shape[2:]), eps=float(eps))
+    if w is not None:
+        y = conv.emit("mul", [y, w], node, shape, dtype, b is None)
+    if b is not None:
+        y = conv.emit("add", [y, b], node, shape, dtype)
+    return y
+
+
+def batch_norm_module(conv, node, mod, x, shape, dtype):
+    """nn.BatchNorm1d/2d/3d: batch statistics in training mode (or without running stats),
+    else the running statistics; weight and bias when affine."""
+    p, cs = node.target, channel_shape(x)
+    w = b = mean = var = None
+    if mod.affine:
+        w, b = conv.param(p + ".weight", mod.weight, cs), conv.param(p + ".bias", mod.bias, cs)
+    batch_stats = mod.training or mod.running_mean is None
+    if not batch_stats:
+        mean = conv.param(p + ".running_mean", mod.running_mean, cs)
+        var = conv.param(p + ".running_var", mod.running_var, cs)
+    if len(x.shape) >= 2 and x.shape[1] != mod.num_features:
+        raise Unsupported(f"{type(mod).__name__.lower()} of {mod.num_features} features on an "
+                          f"input with {x.shape[1]} channels (module {p})")
+    return batch_norm_of(conv, node, x, mean, var, w, b, batch_stats, mod.eps, shape, dtype,
+                         type(mod).__name__.lower())
+
+
+def instance_norm_module(conv, node, mod, x, shape, dtype):
+    """nn.InstanceNorm1d/2d/3d without running statistics; weight and bias when affine."""
+    name = type(mod).__name__.lower()
+    if mod.track_running_stats:
+        raise Unsupported(f"{name} with track_running_stats is not supported "
+                          f"(module {node.target})")
+    if len(x.shape) < 3:
+        raise Unsupported(f"{name} on an unbatched input is not supported "
+                          f"(module {node.target})")
+    w = b = None
+    if mod.affine:
+        cs = channel_shape(x)
+        w = conv.param(node.target + ".weight", mod.weight, cs)
+        b = conv.param(node.target + ".bias", mod.bias, cs)
+    return instance_norm_of(conv, node, x, w, b, mod.eps, shape, dtype, name)
+
+
+# F.batch_norm / F.instance_norm and torch.batch_norm / torch.instance_norm (the aten order)
+_NORM_SIGNATURES = {
+    "F.batch_norm": ("input", "running_mean", "running_var", "weight", "bias", "training",
+                     "momentum", "eps"),
+    "torch.batch_norm": ("input", "weight", "bias", "running_mean", "running_var", "training",
+                         "momentum", "eps", "cudnn_enabled"),
+    "F.instance_norm": ("input", "running_mean", "running_var", "weight", "bias",
+                        "use_input_stats", "momentum", "eps"),
+    "torch.instance_norm": ("input", "weight", "bias", "running_mean", "running_var",
+                            "use_input_stats", "momentum", "eps", "cudnn_enabled"),
+}
+_NORM_DEFAULTS = {"training": False, "use_input_stats": True, "eps": 1e-5}
+
+
+def _norm_arguments(node, args, kw, fn):
+    """name -> (converted value, fx argument) of a batch_norm / instance_norm call."""
+    import torch
+    import torch.nn.functional as F
+    key = {F.batch_norm: "F.batch_norm", torch.batch_norm: "torch.batch_norm",
+           F.instance_norm: "F.instance_norm",
+           torch.instance_norm: "torch.instance_norm"}.get(node.target)
+    if key is None:
+        raise Unsupported(f"{fn} as {node.op} {node.target!r} is not supported")
+    names = _NORM_SIGNATURES[key]
+    out = {}
+    for i, n in enumerate(names):
+        if i < len(args):
+            out[n] = (args[i], node.args[i])
+        elif n in kw:
+            out[n] = (kw[n], node.kwargs[n])
+        else:
+            out[n] = (_NORM_DEFAULTS.get(n), None)
+    return out
+
+
+@_decomposes("batch_norm")
+def batch_norm(conv, node, args, kw, x, shape, dtype):
+    """F.batch_norm (torch.batch_norm): batch statistics when training=True, else the running
+    statistics (module buffers); momentum only updates those buffers (not reproduced)."""
+    a = _norm_arguments(node, args, kw, "batch_norm")
+    training = a["training"][0]
+    if not isinstance(training, bool):
+        raise Unsupported(f"batch_norm with training={training!r} is not supported")
+
+    def per_channel(n):
+        return channel_param(conv, node, a[n][1], a[n][0], x, "batch_norm")
+    w, b = per_channel("weight"), per_channel("bias")
+    mean = var = None
+    if not training:
+        mean, var = per_channel("running_mean"), per_channel("running_var")
+    else:  # the running statistics are only updated (not reproduced), never read
+        for n in ("running_mean", "running_var"):
+            drop_unread(conv, node, a[n][1], a[n][0])
+    return batch_norm_of(conv, node, x, mean, var, w, b, training, a["eps"][0], shape, dtype,
+                         "batch_norm")
+
+
+@_decomposes("instance_norm")
+def instance_norm(conv, node, args, kw, x, shape, dtype):
+    """F.instance_norm (torch.instance_norm) with use_input_stats (the default): statistics per
+    sample and channel over the spatial dims."""
+    a = _norm_arguments(node, args, kw, "instance_norm")
+    if a["use_input_stats"][0] is not True:
+        raise Unsupported("instance_norm with use_input_stats=False (running statistics) is not "
+                          "supported")
+    w = channel_param(conv, node, a["weight"][1], a["weight"][0], x, "instance_norm")
+    b = channel_param(conv, node, a["bias"][1], a["bias"][0], x, "instance_norm")
+    return instance_norm_of(conv, node, x, w, b, a["eps"][0], shape, dtype, "instance_norm")

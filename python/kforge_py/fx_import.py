@@ -258,18 +258,15 @@ class Converter:
                 ins += [self.param(p + ".weight", mod.weight), self.param(p + ".bias", mod.bias)]
             return e("group_norm", ins, num_groups=int(mod.num_groups), eps=float(mod.eps))
         if isinstance(mod, (nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)):
-            # each (sample, channel) normalized over its spatial extent: group_norm with one
-            # channel a group (affine weight and bias are per channel in both)
-            if mod.track_running_stats:
-                raise Unsupported(f"{type(mod).__name__.lower()} with track_running_stats is "
-                                  f"not supported (module {p})")
-            if len(x.shape) < 3:
-                raise Unsupported(f"{type(mod).__name__.lower()} on an unbatched input is not "
-                                  f"supported (module {p})")
-            ins = [x]
-            if mod.affine:
-                ins += [self.param(p + ".weight", mod.weight), self.param(p + ".bias", mod.bias)]
-            return e("group_norm", ins, num_groups=int(x.shape[1]), eps=float(mod.eps))
+            # each (sample, channel) normalized over its spatial extent: layer_norm over the
+            # spatial dims, then the per-channel affine (fx_decomp.instance_norm_of)
+            from kforge_py import fx_decomp
+            return fx_decomp.instance_norm_module(self, node, mod, x, shape, dtype)
+        if isinstance(mod, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
+            # per-channel statistics over the batch and spatial dims in training mode (how
+            # KernelBench runs a fresh module), the running statistics in eval mode
+            from kforge_py import fx_decomp
+            return fx_decomp.batch_norm_module(self, node, mod, x, shape, dtype)
         if hasattr(nn, "RMSNorm") and isinstance(mod, nn.RMSNorm):
             ins = [x] + ([self.param(p + ".weight", mod.weight)] if mod.weight is not None else [])
             eps = mod.eps if mod.eps is not None else torch.finfo(self.torch_dtype(x)).eps

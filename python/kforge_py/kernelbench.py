@@ -83,8 +83,11 @@ def _size_tuple_ints(ns, literals):
 
 def load(path, overrides=None, seed=0, input_seed=None):
     """Runs the file (with `overrides` applied to its literal int globals), builds Model from
-    get_init_inputs() under torch.manual_seed(seed), puts it in eval mode and draws inputs with
-    get_inputs() under torch.manual_seed(input_seed or seed + 1)."""
+    get_init_inputs() under torch.manual_seed(seed), puts it in eval mode (dropout is the
+    identity) except its batch / instance norms, and draws inputs with get_inputs() under
+    torch.manual_seed(input_seed or seed + 1). The norms stay in training mode, as KernelBench
+    runs a fresh Model: batch norm then normalizes with the batch's statistics, which eval mode
+    would replace by the fresh running statistics (0 and 1, a near-identity)."""
     try:
         with open(path, encoding="utf-8") as f:
             source = f.read()
@@ -114,6 +117,9 @@ def load(path, overrides=None, seed=0, input_seed=None):
         init = ns["get_init_inputs"]()
         model = ns["Model"](*init)
         model.eval()
+        for m in model.modules():
+            if isinstance(m, torch.nn.modules.batchnorm._NormBase):
+                m.train()
         torch.manual_seed(seed + 1 if input_seed is None else input_seed)
         inputs = list(ns["get_inputs"]())
     except Exception as e:
