@@ -114,55 +114,33 @@ __device__ void ref_gemm_tile(const double* __restrict__ A, const double* __rest
 }
 
 // ---- block reductions (blockDim.x == REF_THREADS); every thread gets the result ----
-__device__ double ref_block_sum(double v) {
+// One tree over the combining op `f` with its identity (filling the lanes past the last warp).
+struct RefPlus { __device__ double operator()(double a, double b) const { return a + b; } };
+struct RefTimes { __device__ double operator()(double a, double b) const { return a * b; } };
+struct RefFmax { __device__ double operator()(double a, double b) const { return fmax(a, b); } };
+struct RefFmin { __device__ double operator()(double a, double b) const { return fmin(a, b); } };
+template <class F>
+__device__ double ref_block_reduce(double v, double identity, F f) {
     __shared__ double part[REF_THREADS / 32];
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    for (int o = 16; o > 0; o >>= 1) v = f(v, __shfl_down_sync(0xffffffffu, v, o));
     __syncthreads();
     if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
     __syncthreads();
     if (threadIdx.x < 32) {
-        v = threadIdx.x < REF_THREADS / 32 ? part[threadIdx.x] : 0.0;
-        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+        v = threadIdx.x < REF_THREADS / 32 ? part[threadIdx.x] : identity;
+        for (int o = 16; o > 0; o >>= 1) v = f(v, __shfl_down_sync(0xffffffffu, v, o));
         if (threadIdx.x == 0) part[0] = v;
     }
     __syncthreads();
     return part[0];
 }
+__device__ double ref_block_sum(double v) { return ref_block_reduce(v, 0.0, RefPlus{}); }
 // Product; identity 1 (0 * inf gives NaN, as in the interpreter's loop).
-__device__ double ref_block_prod(double v) {
-    __shared__ double part[REF_THREADS / 32];
-    for (int o = 16; o > 0; o >>= 1) v *= __shfl_down_sync(0xffffffffu, v, o);
-    __syncthreads();
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        v = threadIdx.x < REF_THREADS / 32 ? part[threadIdx.x] : 1.0;
-        for (int o = 16; o > 0; o >>= 1) v *= __shfl_down_sync(0xffffffffu, v, o);
-        if (threadIdx.x == 0) part[0] = v;
-    }
-    __syncthreads();
-    return part[0];
-}
+__device__ double ref_block_prod(double v) { return ref_block_reduce(v, 1.0, RefTimes{}); }
 // fmax / fmin reduction (NaN ignored, as std::fmax); identity -inf / +inf.
 __device__ double ref_block_minmax(double v, bool is_max) {
-    __shared__ double part[REF_THREADS / 32];
-    for (int o = 16; o > 0; o >>= 1) {
-        double w = __shfl_down_sync(0xffffffffu, v, o);
-        v = is_max ? fmax(v, w) : fmin(v, w);
-    }
-    __syncthreads();
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        v = threadIdx.x < REF_THREADS / 32 ? part[threadIdx.x] : (is_max ? -ref_inf() : ref_inf());
-        for (int o = 16; o > 0; o >>= 1) {
-            double w = __shfl_down_sync(0xffffffffu, v, o);
-            v = is_max ? fmax(v, w) : fmin(v, w);
-        }
-        if (threadIdx.x == 0) part[0] = v;
-    }
-    __syncthreads();
-    return part[0];
+    return is_max ? ref_block_reduce(v, -ref_inf(), RefFmax{})
+                  : ref_block_reduce(v, ref_inf(), RefFmin{});
 }
 
 // ---- reductions over one axis: element l of row (o, i) is x[(o * len + l) * inner + i] ----
