@@ -24,7 +24,8 @@
 #   with its host-clock test mode: control-flow tests only, every number SIMULATED)
 #   K (kforge binary; default .carry/bin/kforge, else build/*/cli/kforge)  KFORGE_PYTHON (python3)
 #   REPEAT (kforge timings per round, 1)  ITERS (100)  JOBS (14)  RESERVE_S (20, kept for tar)
-#   MAT_S (240: estimated first max-autotune compile of a GEMM problem, for the guard)
+#   MAT_S (45: estimated first max-autotune compile of a GEMM problem, for the guard; ~20 s
+#   measured on the H200 in session 11)
 #   A_S (15: estimated first full-tier kforge eval of a problem whose program is compiled)
 set -uo pipefail
 R=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -56,7 +57,7 @@ for p in "${problems[@]}"; do
         { echo "run.sh: problems/$p.json or problems/$p.kf does not exist" >&2; exit 2; }
 done
 TOTAL_S=${TOTAL_S:-540}; DEVICE=${DEVICE:-cuda}; REPEAT=${REPEAT:-1}; ITERS=${ITERS:-100}
-JOBS=${JOBS:-14}; RESERVE_S=${RESERVE_S:-20}; MAT_S=${MAT_S:-240}
+JOBS=${JOBS:-14}; RESERVE_S=${RESERVE_S:-20}; MAT_S=${MAT_S:-45}
 A_S=${A_S:-15}
 [ "$DEVICE" = cuda ] || [ "$DEVICE" = sim ] || { echo "run.sh: DEVICE must be cuda or sim" >&2; exit 2; }
 # The device tool returns at most 8 files from $OUT: everything is written under $OUT/run, then

@@ -22,7 +22,7 @@ OUT=$T/dry TOTAL_S=900 bash $C/run.sh --dry --rounds 2 --modes eager,compile_max
     row_sum_f32 linear_bias_relu_bf16 > $T/dry.txt
 grep -q "s r2 baseline \[linear_bias_relu_bf16\]" $T/dry.txt || fail "dry plan lacks round 2"
 [ ! -e $T/dry/run/sol.json ] || fail "dry run ran sol"
-OUT=$T/dry TOTAL_S=300 bash $C/run.sh --dry --rounds 2 --modes eager,compile_max_autotune \
+OUT=$T/dry TOTAL_S=300 MAT_S=240 bash $C/run.sh --dry --rounds 2 --modes eager,compile_max_autotune \
     row_sum_f32 linear_bias_relu_bf16 > $T/dry2.txt
 grep -q "SKIP round 1 of \[linear_bias_relu_bf16\]" $T/dry2.txt || fail "dry plan does not skip"
 grep -q "s r2 baseline \[row_sum_f32\]" $T/dry2.txt || fail "dry plan lacks row_sum round 2"
@@ -60,7 +60,7 @@ grep -q "gemm_bf16_4096" $T/sim-table.md || fail "skip not reported in the table
 
 echo "== 3. table.py on a synthetic run (sim kforge, fake baseline)"
 F=$T/fake; mkdir -p $F; echo "device: sim" > $F/meta.txt
-probs="gemm_bf16_4096 linear_bias_relu_bf16 gemm_f32_4096 row_sum_f32"
+probs="gemm_bf16_4096 linear_bias_relu_bf16 gemm_f32_4096 row_sum_f32 mish_softplus_chain_f32"
 "$K" sol --json --calibration bench/calibration/h200.json $(printf 'problems/%s.json ' $probs) > $F/sol.json
 for p in $probs; do
     mkdir -p $F/$p
@@ -75,7 +75,8 @@ for p in $probs; do
 done
 ratios="gemm_bf16_4096:eager=0.97 linear_bias_relu_bf16:eager=1.3
         linear_bias_relu_bf16:compile_default=1.2 linear_bias_relu_bf16:compile_max_autotune=0.9
-        gemm_f32_4096:eager=2.5 row_sum_f32:eager=1.1 row_sum_f32:compile_default=0.95"
+        gemm_f32_4096:eager=2.5 row_sum_f32:eager=1.1 row_sum_f32:compile_default=0.95
+        mish_softplus_chain_f32:eager=2.0 mish_softplus_chain_f32:compile_default=1.1"
 for r in 1 2; do
     "$KFORGE_PYTHON" $C/selftest/fake_baseline.py $F $r $ratios > $F/baseline-fake-r$r.json
 done
@@ -91,7 +92,8 @@ def k(p):
         statistics.median(json.load(open(f"{run}/{p}/kforge-r{r}.json"))["timing"]["programs"][0]
                           ["repetition_medians_ns"]) for r in (1, 2))
 want = {"gemm_bf16_4096": "met", "linear_bias_relu_bf16": "missed",
-        "gemm_f32_4096": "met", "row_sum_f32": "missed (vs compile)"}
+        "gemm_f32_4096": "met", "row_sum_f32": "missed (vs compile)",
+        "mish_softplus_chain_f32": "met"}
 for p, v in want.items():
     got = rows[p][14]
     assert got == v + " (simulated)", (p, got)
@@ -103,6 +105,11 @@ sol = {s["problem"]: s for s in json.load(open(f"{run}/sol.json"))}
 bw = 100 * sol["row_sum_f32"]["bytes_fused"] / (k("row_sum_f32") * 1e-9) / 4231594827646.775
 assert rows["row_sum_f32"][9] == f"{bw:.0f}% copy BW", (rows["row_sum_f32"][9], bw)
 assert rows["row_sum_f32"][10] == "2/2/2/0", rows["row_sum_f32"][10]
+# mish is compute-bound in kforge sol: no copy-bandwidth rule, its % of SOL, judged against compile
+assert sol["mish_softplus_chain_f32"]["bound_kind"] == "compute"
+pct = 100 * sol["mish_softplus_chain_f32"]["time_fused_s"] / (k("mish_softplus_chain_f32") * 1e-9)
+assert rows["mish_softplus_chain_f32"][9] == f"{pct:.0f}% SOL (compute)", rows["mish_softplus_chain_f32"][9]
+assert rows["mish_softplus_chain_f32"][13].startswith(">= 1.0x compile (compute-bound)"), rows["mish_softplus_chain_f32"][13]
 assert rows["row_sum_f32"][12] == "1980 (1755-1980) MHz, capped 26%", rows["row_sum_f32"][12]
 print("table checks: ok")
 PY

@@ -2,7 +2,8 @@
 # Knob sweep of suite programs on the GPU (issue 4: pick the configs for problems/*.kf where a
 # row-wise program trails torch.compile). For each line "PROBLEM LABEL KNOBS..." of a cases file,
 # writes PROBLEM.LABEL.kf = problems/PROBLEM.kf with the knobs of its first kernel header replaced
-# by KNOBS (the text after the kernel's argument list), then, per problem, evaluates the suite
+# by KNOBS (the text after the kernel's argument list; "k0: KNOBS | k1: KNOBS" sets the named
+# kernels' knobs instead), then, per problem, evaluates the suite
 # program and every variant in one worker session: `kforge eval --tier quick --programs-dir`
 # (small-shape correctness, then 3 + 20 cold-L2 timed runs at full shape), and one line per
 # program: problem, label, status, median us, ratio to the suite program.
@@ -36,10 +37,23 @@ for p in $problems; do
     cp "problems/$p.kf" "$d/$p.suite.kf"
     grep -v '^\s*#' "$CASES" | awk -v p="$p" '$1 == p && NF >= 3' |
     while read -r _ label knobs; do
-        # The first kernel header: "kernel NAME = KIND OP(ARGS) KNOBS" - keep up to the ')'.
-        awk -v knobs="$knobs" '!done && /^[[:space:]]*kernel / {
-                i = index($0, ")"); print substr($0, 1, i) " " knobs; done = 1; next } { print }' \
-            "problems/$p.kf" > "$d/$p.$label.kf"
+        # A kernel header: "kernel NAME = KIND OP(ARGS) KNOBS" - keep up to the ')'. Plain
+        # KNOBS replace the first kernel's; "k0: KNOBS | k1: KNOBS" replace the named kernels'.
+        awk -v knobs="$knobs" 'BEGIN {
+                named = knobs ~ /^[A-Za-z_][A-Za-z0-9_]*:/
+                if (named) { n = split(knobs, seg, /[|]/)
+                    for (j = 1; j <= n; j++) { c = index(seg[j], ":"); k = seg[j]
+                        name = substr(k, 1, c - 1); gsub(/[[:space:]]/, "", name)
+                        by[name] = substr(k, c + 1); sub(/^[[:space:]]+/, "", by[name])
+                        sub(/[[:space:]]+$/, "", by[name]) } } }
+            /^[[:space:]]*kernel / && (named || !done) {
+                i = index($0, ")"); split($0, w, /[[:space:]]+/); name = w[1] == "" ? w[3] : w[2]
+                if (!named) { print substr($0, 1, i) " " knobs; done = 1; next }
+                if (name in by) { print substr($0, 1, i) " " by[name]; used[name] = 1; next } }
+            { print }
+            END { for (k in by) if (!(k in used)) {
+                print "sweep: no kernel " k > "/dev/stderr"; exit 1 } }' \
+            "problems/$p.kf" > "$d/$p.$label.kf" || rm -f "$d/$p.$label.kf"
     done
 done
 pre=()
