@@ -118,9 +118,14 @@ std::string unary_expr(const dsl::ChainOp& op, const std::string& x) {
         case K::kSqrt: return "sqrtf(" + x + ")";
         case K::kRsqrt: return "rsqrtf(" + x + ")";
         case K::kSquare: return "kforge::act_square(" + x + ")";
+        case K::kErf: return "erff(" + x + ")";
+        case K::kLog1p: return "log1pf(" + x + ")";
+        case K::kExpm1: return "expm1f(" + x + ")";
+        case K::kSin: return "sinf(" + x + ")";
+        case K::kCos: return "cosf(" + x + ")";
+        case K::kSign: return "kforge::act_sign(" + x + ")";
+        case K::kReciprocal: return "1.0f / " + x;
         case K::kClamp: return "kforge::act_clamp(" + x + ", " + lit(0, -1.0) + ", " + lit(1, 1.0) + ")";
-        case K::kMin: return "kforge::min_nan(" + x + ", " + lit(0, 0.0) + ")";
-        case K::kMax: return "kforge::max_nan(" + x + ", " + lit(0, 0.0) + ")";
         default: return "";
     }
 }
@@ -217,10 +222,14 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
                                              " needs a tensor, a number or a named value");
             }
             const bool reversed = dsl::is_reversed(op.kind);
-            body << "        for (int j = 0; j < V; ++j) v[j] = "
-                 << (reversed ? rhs + " " + binary_symbol(op.kind) + " v[j]"
-                              : "v[j] " + binary_symbol(op.kind) + " " + rhs)
-                 << ";\n";
+            std::string e;
+            if (op.kind == K::kMin || op.kind == K::kMax)  // NaN from either side
+                e = std::string(op.kind == K::kMin ? "kforge::min_nan(" : "kforge::max_nan(") +
+                    "v[j], " + rhs + ")";
+            else
+                e = reversed ? rhs + " " + binary_symbol(op.kind) + " v[j]"
+                             : "v[j] " + binary_symbol(op.kind) + " " + rhs;
+            body << "        for (int j = 0; j < V; ++j) v[j] = " << e << ";\n";
         } else if (op.kind == K::kLet) {
             if (!named.insert(op.name).second)
                 return make_error(where, op.name + " is bound twice in one chain");

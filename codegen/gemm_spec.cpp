@@ -112,6 +112,13 @@ Expected<EpiStep> unary_step(const dsl::Kernel& k, const dsl::ChainOp& op) {
         case K::kSqrt: s.expr = "sqrtf(x)"; break;
         case K::kRsqrt: s.expr = "rsqrtf(x)"; break;
         case K::kSquare: s.expr = "x * x"; break;
+        case K::kErf: s.expr = "erff(x)"; break;
+        case K::kLog1p: s.expr = "log1pf(x)"; break;
+        case K::kExpm1: s.expr = "expm1f(x)"; break;
+        case K::kSin: s.expr = "sinf(x)"; break;
+        case K::kCos: s.expr = "cosf(x)"; break;
+        case K::kSign: s.expr = "x != x ? x : float((x > 0.0f) - (x < 0.0f))"; break;
+        case K::kReciprocal: s.expr = "1.0f / x"; break;
         case K::kClamp:
             if (op.numbers.size() != 2) return bad(k, "clamp takes two numbers (lo hi)");
             s.expr = "fminf(fmaxf(x, " + num(0, 0) + "), " + num(1, 0) + ")";
@@ -129,6 +136,9 @@ const char* binary_functor(dsl::ChainOpKind kind) {
         case dsl::ChainOpKind::kSub:
         case dsl::ChainOpKind::kRsub: return "cutlass::minus";
         case dsl::ChainOpKind::kMul: return "cutlass::multiplies";
+        // with a tensor or named value; NaN from either side (max.NaN.f32 from sm_80)
+        case dsl::ChainOpKind::kMax: return "cutlass::maximum_with_nan_propagation";
+        case dsl::ChainOpKind::kMin: return "cutlass::minimum_with_nan_propagation";
         default: return "cutlass::divides";
     }
 }

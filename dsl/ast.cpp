@@ -27,7 +27,7 @@ std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& t
 constexpr std::array<std::pair<KernelKind, std::string_view>, 3> kKernelKinds{{
     {KernelKind::kGemm, "gemm"}, {KernelKind::kRowwise, "rowwise"}, {KernelKind::kMap, "map"}}};
 
-constexpr std::array<std::pair<ChainOpKind, std::string_view>, 29> kChainOps{{
+constexpr std::array<std::pair<ChainOpKind, std::string_view>, 36> kChainOps{{
     {ChainOpKind::kAdd, "add"},       {ChainOpKind::kSub, "sub"},
     {ChainOpKind::kMul, "mul"},       {ChainOpKind::kDiv, "div"},
     {ChainOpKind::kRsub, "rsub"},     {ChainOpKind::kRdiv, "rdiv"},
@@ -38,7 +38,11 @@ constexpr std::array<std::pair<ChainOpKind, std::string_view>, 29> kChainOps{{
     {ChainOpKind::kExp, "exp"},       {ChainOpKind::kLog, "log"},
     {ChainOpKind::kNeg, "neg"},       {ChainOpKind::kAbs, "abs"},
     {ChainOpKind::kSqrt, "sqrt"},     {ChainOpKind::kRsqrt, "rsqrt"},
-    {ChainOpKind::kSquare, "square"}, {ChainOpKind::kClamp, "clamp"},
+    {ChainOpKind::kSquare, "square"}, {ChainOpKind::kErf, "erf"},
+    {ChainOpKind::kLog1p, "log1p"},   {ChainOpKind::kExpm1, "expm1"},
+    {ChainOpKind::kSin, "sin"},       {ChainOpKind::kCos, "cos"},
+    {ChainOpKind::kSign, "sign"},     {ChainOpKind::kReciprocal, "reciprocal"},
+    {ChainOpKind::kClamp, "clamp"},
     {ChainOpKind::kMin, "min"},       {ChainOpKind::kMax, "max"},
     {ChainOpKind::kCast, "cast"},     {ChainOpKind::kStore, "store"},
     {ChainOpKind::kReduce, "reduce"}, {ChainOpKind::kLet, "let"},

@@ -40,8 +40,8 @@ enum class ChainOpKind {
     kRsub, kRdiv,
     // unary
     kRelu, kLeakyRelu, kGelu, kSilu, kSigmoid, kTanh, kMish, kSoftplus, kExp, kLog, kNeg, kAbs,
-    kSqrt, kRsqrt, kSquare,
-    // with numbers
+    kSqrt, kRsqrt, kSquare, kErf, kLog1p, kExpm1, kSin, kCos, kSign, kReciprocal,
+    // with numbers; min / max also with a tensor or a named value (torch.minimum / maximum)
     kClamp, kMin, kMax,
     // dtype and memory
     kCast, kStore,
@@ -53,10 +53,13 @@ enum class ChainOpKind {
 };
 std::string_view to_string(ChainOpKind k);
 
-// add/sub/mul/div/rsub/rdiv: statements with an operand (tensor, number or named value).
+// add/sub/mul/div/rsub/rdiv/min/max: statements with an operand (tensor, number or named
+// value); `min c` / `max c` with a number are clamps, with a tensor or a name the element-wise
+// minimum / maximum of two values.
 inline bool is_binary(ChainOpKind k) {
     return k == ChainOpKind::kAdd || k == ChainOpKind::kSub || k == ChainOpKind::kMul ||
-           k == ChainOpKind::kDiv || k == ChainOpKind::kRsub || k == ChainOpKind::kRdiv;
+           k == ChainOpKind::kDiv || k == ChainOpKind::kRsub || k == ChainOpKind::kRdiv ||
+           k == ChainOpKind::kMin || k == ChainOpKind::kMax;
 }
 // rsub/rdiv: the operand comes first (operand - value, operand / value).
 inline bool is_reversed(ChainOpKind k) { return k == ChainOpKind::kRsub || k == ChainOpKind::kRdiv; }

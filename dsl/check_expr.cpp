@@ -158,6 +158,22 @@ int ExprGraph::clamp(int x, double lo, double hi, const Origin& origin) {
     return push(std::move(c));
 }
 
+int ExprGraph::bound(bool is_max, int a, int b, const Origin& origin) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    for (auto [x, c] : {std::pair{a, b}, std::pair{b, a}}) {
+        if (at(c).op == "const") {
+            const double v = at(c).params[0];
+            return is_max ? clamp(x, v, kInf, origin) : clamp(x, -kInf, v, origin);
+        }
+    }
+    auto dims = broadcast_dims(at(a).dims, at(b).dims);
+    Expr e = node(is_max ? "maximum" : "minimum", origin);
+    e.args = {a, b};
+    if (at(b).key < at(a).key) std::swap(e.args[0], e.args[1]);
+    e.dims = dims ? *dims : at(a).dims;
+    return push(std::move(e));
+}
+
 int ExprGraph::apply(const std::string& op, std::vector<int> args, std::vector<double> params,
                      std::vector<std::string> over, bool drops_over, const Origin& origin) {
     // sum over K of a * b, both with K = contract(a, b over K): a matmul with a vector operand

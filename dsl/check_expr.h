@@ -13,6 +13,8 @@
 //   - relu = clamp(0, inf); hardtanh/clamp(lo, hi) = clamp; min_scalar c = clamp(-inf, c);
 //     max_scalar c = clamp(c, inf); clamp(clamp(x, a, b), c, d) = clamp(x, max(a,c), min(b,d))
 //     when the ranges overlap
+//   - maximum(a, b), minimum(a, b) with operands sorted; with a number c they are the clamps
+//     above; reciprocal x = div(1, x) (as `rdiv 1`)
 //   - dropout (eval) = identity; cast = identity (dtypes are checked at stores instead)
 //   - a reduction (problem sum/mean/max/min, program rowwise sum/... or `reduce .. over D`)
 //     = reduce_<kind> over D; softmax, log_softmax, logsumexp and norms keep their axis as a dim
@@ -64,6 +66,9 @@ public:
     int mul(int a, int b, const Origin& origin);
     int div(int a, int b, const Origin& origin);
     int clamp(int x, double lo, double hi, const Origin& origin);
+    // maximum / minimum of two values (operands unordered; with a number: clamp(x, c, inf) /
+    // clamp(x, -inf, c), so `max 0` and maximum(x, 0) are one computation).
+    int bound(bool is_max, int a, int b, const Origin& origin);
     // Any other op: element-wise (over empty), row ops and reductions (over = their dims, which
     // a reduction removes from the value's dims when `drops_over`).
     int apply(const std::string& op, std::vector<int> args, std::vector<double> params,

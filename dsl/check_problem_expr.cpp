@@ -126,6 +126,9 @@ ProblemExprs problem_exprs(const Problem& problem) {
         case OpKind::kSub: v = g.add(in[0], g.mul(in[1], g.constant(-1.0, o), o), o); break;
         case OpKind::kMul: v = g.mul(in[0], in[1], o); break;
         case OpKind::kDiv: v = g.div(in[0], in[1], o); break;
+        case OpKind::kMaximum: v = g.bound(true, in[0], in[1], o); break;
+        case OpKind::kMinimum: v = g.bound(false, in[0], in[1], o); break;
+        case OpKind::kReciprocal: v = g.div(g.constant(1.0, o), in[0], o); break;
         case OpKind::kScale: v = g.mul(in[0], g.constant(a.scalar, o), o); break;
         case OpKind::kAddScalar: v = g.add(in[0], g.constant(a.scalar, o), o); break;
         case OpKind::kNeg: v = g.mul(in[0], g.constant(-1.0, o), o); break;
@@ -140,7 +143,8 @@ ProblemExprs problem_exprs(const Problem& problem) {
         case OpKind::kSoftplus: v = unary("softplus", {a.beta, a.threshold}); break;
         case OpKind::kSilu: case OpKind::kSigmoid: case OpKind::kTanh: case OpKind::kMish:
         case OpKind::kExp: case OpKind::kLog: case OpKind::kAbs: case OpKind::kSqrt:
-        case OpKind::kRsqrt: case OpKind::kSquare:
+        case OpKind::kRsqrt: case OpKind::kSquare: case OpKind::kErf: case OpKind::kLog1p:
+        case OpKind::kExpm1: case OpKind::kSin: case OpKind::kCos: case OpKind::kSign:
             v = unary(std::string(to_string(op.kind)));
             break;
         case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:

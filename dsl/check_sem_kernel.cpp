@@ -223,9 +223,7 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
             }
             if (named_dims(op.tensor->dims) == g.at(*v).dims) f.reads_residual = true;
         }
-        const size_t need = op.kind == ChainOpKind::kClamp ? 2
-                            : (binary && !operand) || op.kind == ChainOpKind::kMin ||
-                                      op.kind == ChainOpKind::kMax ? 1 : 0;
+        const size_t need = op.kind == ChainOpKind::kClamp ? 2 : (binary && !operand) ? 1 : 0;
         if (op.numbers.size() < need) {
             rep.error(op.loc, std::string(to_string(op.kind)) + " needs " + std::to_string(need) +
                                   " number(s)");
@@ -253,8 +251,13 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
         case ChainOpKind::kNeg: v = g.mul(*v, number(-1.0), o); break;
         case ChainOpKind::kRelu: v = g.clamp(*v, 0.0, kInf, o); break;
         case ChainOpKind::kClamp: v = g.clamp(*v, op.numbers[0], op.numbers[1], o); break;
-        case ChainOpKind::kMin: v = g.clamp(*v, -kInf, c, o); break;
-        case ChainOpKind::kMax: v = g.clamp(*v, c, kInf, o); break;
+        case ChainOpKind::kMin:
+            v = operand ? g.bound(false, *v, *operand, o) : g.clamp(*v, -kInf, c, o);
+            break;
+        case ChainOpKind::kMax:
+            v = operand ? g.bound(true, *v, *operand, o) : g.clamp(*v, c, kInf, o);
+            break;
+        case ChainOpKind::kReciprocal: v = g.div(number(1.0), *v, o); break;
         case ChainOpKind::kLeakyRelu:
             v = g.apply("leaky_relu", {*v}, {op.numbers.empty() ? 0.01 : c}, {}, false, o);
             break;

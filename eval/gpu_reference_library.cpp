@@ -42,6 +42,16 @@ __device__ __forceinline__ double ref_min_scalar(double x, double s) {
 __device__ __forceinline__ double ref_max_scalar(double x, double s) {
     return isnan(x) ? x : fmax(x, s);
 }
+// maximum / minimum of two values: NaN from either side (torch.maximum), as the interpreter.
+__device__ __forceinline__ double ref_maximum(double x, double y) {
+    return isnan(x) || isnan(y) ? x + y : fmax(x, y);
+}
+__device__ __forceinline__ double ref_minimum(double x, double y) {
+    return isnan(x) || isnan(y) ? x + y : fmin(x, y);
+}
+__device__ __forceinline__ double ref_sign(double x) {
+    return isnan(x) ? x : (x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0));
+}
 __device__ __forceinline__ double ref_relu(double x) { return isnan(x) ? x : (x > 0 ? x : 0.0); }
 __device__ __forceinline__ double ref_leaky_relu(double x, double slope) {
     return x > 0 ? x : x * slope;

@@ -88,6 +88,13 @@ std::string unary_expr(const Op& op) {
         case OpKind::kSqrt: return "sqrt(v)";
         case OpKind::kRsqrt: return "1.0 / sqrt(v)";
         case OpKind::kSquare: return "v * v";
+        case OpKind::kErf: return "erf(v)";
+        case OpKind::kLog1p: return "log1p(v)";
+        case OpKind::kExpm1: return "expm1(v)";
+        case OpKind::kSin: return "sin(v)";
+        case OpKind::kCos: return "cos(v)";
+        case OpKind::kSign: return "ref_sign(v)";
+        case OpKind::kReciprocal: return "1.0 / v";
         default: return "";
     }
 }
@@ -114,7 +121,11 @@ Expected<std::string> elementwise(const OpView& v, ReferenceLaunch& launch) {
                       : v.op.kind == OpKind::kMul ? "*"
                       : v.op.kind == OpKind::kDiv ? "/"
                                                   : nullptr;
-    if (!sym || v.in.size() != 2) return make_error(v.op.json_path, "no GPU reference for this op");
+    const char* fn = v.op.kind == OpKind::kMaximum   ? "ref_maximum"
+                     : v.op.kind == OpKind::kMinimum ? "ref_minimum"
+                                                     : nullptr;
+    if ((!sym && !fn) || v.in.size() != 2)
+        return make_error(v.op.json_path, "no GPU reference for this op");
     const std::vector<int64_t>& shape = v.out.shape;
     std::vector<int64_t> sx = interp::broadcast_strides(v.in[0]->shape, shape);
     std::vector<int64_t> sy = interp::broadcast_strides(v.in[1]->shape, shape);
@@ -124,7 +135,8 @@ Expected<std::string> elementwise(const OpView& v, ReferenceLaunch& launch) {
         s << "        { i64 c = r % " << lit(shape[d]) << "; r /= " << lit(shape[d])
           << "; ix += c * " << lit(sx[d]) << "; iy += c * " << lit(sy[d]) << "; }\n";
     }
-    s << "        y[e] = p0[ix] " << sym << " p1[iy];\n    }\n}\n";
+    if (fn) s << "        y[e] = " << fn << "(p0[ix], p1[iy]);\n    }\n}\n";
+    else s << "        y[e] = p0[ix] " << sym << " p1[iy];\n    }\n}\n";
     return s.str();
 }
 

@@ -30,6 +30,10 @@ __device__ __forceinline__ float act_softplus(float x, float beta, float thresho
 // mish(x) = x tanh(softplus(x)) (PyTorch: x * tanh(log1p(exp(x)))).
 __device__ __forceinline__ float act_mish(float x) { return x * tanhf(log1pf(expf(x))); }
 __device__ __forceinline__ float act_square(float x) { return x * x; }
+// sign(x) = 1, -1 or 0 (PyTorch: NaN stays NaN).
+__device__ __forceinline__ float act_sign(float x) {
+    return x != x ? x : float((x > 0.f) - (x < 0.f));
+}
 __device__ __forceinline__ float act_clamp(float x, float lo, float hi) {
     return x != x ? x : fminf(fmaxf(x, lo), hi);
 }

@@ -1,5 +1,6 @@
 // Reference element-wise ops, each as PyTorch defines it (NaN propagates through relu, clamp
-// and the min/max family; softplus reverts to x above its threshold; mish is x*tanh(softplus)).
+// and the min/max family, maximum / minimum of two tensors included; softplus reverts to x above
+// its threshold; mish is x*tanh(softplus); sign is 0 at 0 and NaN at NaN).
 #include <cmath>
 
 #include "problem/interpret_ops.h"
@@ -48,6 +49,13 @@ double unary(const Op& op, double x) {
         case OpKind::kSqrt: return std::sqrt(x);
         case OpKind::kRsqrt: return 1.0 / std::sqrt(x);
         case OpKind::kSquare: return x * x;
+        case OpKind::kErf: return std::erf(x);
+        case OpKind::kLog1p: return std::log1p(x);
+        case OpKind::kExpm1: return std::expm1(x);
+        case OpKind::kSin: return std::sin(x);
+        case OpKind::kCos: return std::cos(x);
+        case OpKind::kSign: return std::isnan(x) ? x : (x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0));
+        case OpKind::kReciprocal: return 1.0 / x;
         default: return std::nan("");
     }
 }
@@ -58,6 +66,8 @@ double binary(OpKind kind, double x, double y) {
         case OpKind::kSub: return x - y;
         case OpKind::kMul: return x * y;
         case OpKind::kDiv: return x / y;
+        case OpKind::kMaximum: return std::isnan(x) || std::isnan(y) ? x + y : std::fmax(x, y);
+        case OpKind::kMinimum: return std::isnan(x) || std::isnan(y) ? x + y : std::fmin(x, y);
         default: return std::nan("");
     }
 }

@@ -20,6 +20,7 @@ OpSignature signature(OpKind k) {
         case OpKind::kMatmul: return {2, 2, "A, B", {"transpose_a", "transpose_b"}};
         case OpKind::kLinear: return {2, 3, "X, W, [b]", {}};
         case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kDiv:
+        case OpKind::kMaximum: case OpKind::kMinimum:
             return {2, 2, "A, B", {}};
         case OpKind::kScale: case OpKind::kAddScalar: case OpKind::kMinScalar:
         case OpKind::kMaxScalar:

@@ -17,9 +17,10 @@ constexpr std::array<std::pair<PrecisionPolicy, std::string_view>, 4> kPolicyNam
     {PrecisionPolicy::kBf16, "bf16"}, {PrecisionPolicy::kFp16, "fp16"},
 }};
 
-constexpr std::array<std::pair<OpKind, std::string_view>, 43> kOpNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 52> kOpNames{{
     {OpKind::kMatmul, "matmul"}, {OpKind::kLinear, "linear"},
     {OpKind::kAdd, "add"}, {OpKind::kSub, "sub"}, {OpKind::kMul, "mul"}, {OpKind::kDiv, "div"},
+    {OpKind::kMaximum, "maximum"}, {OpKind::kMinimum, "minimum"},
     {OpKind::kScale, "scale"}, {OpKind::kRelu, "relu"}, {OpKind::kLeakyRelu, "leaky_relu"},
     {OpKind::kGelu, "gelu"}, {OpKind::kSilu, "silu"}, {OpKind::kSigmoid, "sigmoid"},
     {OpKind::kTanh, "tanh"}, {OpKind::kMish, "mish"}, {OpKind::kHardtanh, "hardtanh"},
@@ -28,6 +29,9 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 43> kOpNames{{
     {OpKind::kMaxScalar, "max_scalar"}, {OpKind::kDropout, "dropout"}, {OpKind::kNeg, "neg"},
     {OpKind::kAbs, "abs"}, {OpKind::kSqrt, "sqrt"}, {OpKind::kRsqrt, "rsqrt"},
     {OpKind::kSquare, "square"}, {OpKind::kAddScalar, "add_scalar"},
+    {OpKind::kErf, "erf"}, {OpKind::kLog1p, "log1p"}, {OpKind::kExpm1, "expm1"},
+    {OpKind::kSin, "sin"}, {OpKind::kCos, "cos"}, {OpKind::kSign, "sign"},
+    {OpKind::kReciprocal, "reciprocal"},
     {OpKind::kSum, "sum"}, {OpKind::kMean, "mean"}, {OpKind::kMax, "max"}, {OpKind::kMin, "min"},
     {OpKind::kProd, "prod"},
     {OpKind::kSoftmax, "softmax"}, {OpKind::kLogSoftmax, "log_softmax"},

@@ -27,10 +27,11 @@ enum class OpKind {
     kMatmul, kLinear,
     // binary element-wise with broadcasting (numpy rules)
     kAdd, kSub, kMul, kDiv,
+    kMaximum, kMinimum,  // NaN from either operand propagates (torch.maximum / minimum)
     // unary element-wise
     kScale, kRelu, kLeakyRelu, kGelu, kSilu, kSigmoid, kTanh, kMish, kHardtanh, kClamp,
     kSoftplus, kExp, kLog, kMinScalar, kMaxScalar, kDropout, kNeg, kAbs, kSqrt, kRsqrt, kSquare,
-    kAddScalar,
+    kAddScalar, kErf, kLog1p, kExpm1, kSin, kCos, kSign, kReciprocal,
     // reductions over one axis
     kSum, kMean, kMax, kMin, kProd,
     // row-wise (over one axis, default the last)

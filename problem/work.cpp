@@ -47,6 +47,10 @@ double elementwise_flops_per_element(OpKind kind) {
         case OpKind::kSub:
         case OpKind::kMul:
         case OpKind::kDiv:
+        case OpKind::kMaximum:
+        case OpKind::kMinimum:
+        case OpKind::kSign:
+        case OpKind::kReciprocal:
         case OpKind::kScale:
         case OpKind::kAddScalar:
         case OpKind::kRelu:
@@ -66,6 +70,11 @@ double elementwise_flops_per_element(OpKind kind) {
         case OpKind::kSqrt:
         case OpKind::kRsqrt:
         case OpKind::kTanh:
+        case OpKind::kErf:
+        case OpKind::kLog1p:
+        case OpKind::kExpm1:
+        case OpKind::kSin:
+        case OpKind::kCos:
             return 4.0;
         case OpKind::kSigmoid:
             return 4.0;

@@ -77,6 +77,8 @@ std::optional<std::vector<ChainOp>> translate(const Op& op, size_t pos, const Op
     case OpKind::kDiv:
         if (pos == 0) return std::vector{binary(ChainOpKind::kDiv)};
         return std::vector{binary(ChainOpKind::kRdiv)};  // other / value
+    case OpKind::kMaximum: return std::vector{binary(ChainOpKind::kMax)};  // either order
+    case OpKind::kMinimum: return std::vector{binary(ChainOpKind::kMin)};
     case OpKind::kScale: return std::vector{stmt(ChainOpKind::kMul, {a.scalar})};
     case OpKind::kAddScalar: return std::vector{stmt(ChainOpKind::kAdd, {a.scalar})};
     case OpKind::kMinScalar: return std::vector{stmt(ChainOpKind::kMin, {a.scalar})};
@@ -107,6 +109,13 @@ std::optional<std::vector<ChainOp>> translate(const Op& op, size_t pos, const Op
     case OpKind::kSqrt: return std::vector{stmt(ChainOpKind::kSqrt)};
     case OpKind::kRsqrt: return std::vector{stmt(ChainOpKind::kRsqrt)};
     case OpKind::kSquare: return std::vector{stmt(ChainOpKind::kSquare)};
+    case OpKind::kErf: return std::vector{stmt(ChainOpKind::kErf)};
+    case OpKind::kLog1p: return std::vector{stmt(ChainOpKind::kLog1p)};
+    case OpKind::kExpm1: return std::vector{stmt(ChainOpKind::kExpm1)};
+    case OpKind::kSin: return std::vector{stmt(ChainOpKind::kSin)};
+    case OpKind::kCos: return std::vector{stmt(ChainOpKind::kCos)};
+    case OpKind::kSign: return std::vector{stmt(ChainOpKind::kSign)};
+    case OpKind::kReciprocal: return std::vector{stmt(ChainOpKind::kReciprocal)};
     default: return std::nullopt;
     }
 }

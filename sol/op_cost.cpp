@@ -81,8 +81,24 @@ std::optional<OpCost> op_cost(const Op& op) {
         case OpKind::kSquare:
         case OpKind::kMaxScalar:  // max_nan: one FMNMX-like select
             return elementwise(0, 1);
-        case OpKind::kDiv:  // by a tensor: IEEE division
+        case OpKind::kDiv:         // by a tensor: IEEE division
+        case OpKind::kReciprocal:  // 1.0f / x: the same division
             return elementwise(1, 6);
+        case OpKind::kMaximum:  // max_nan / min_nan of two values: compare, NaN test, select
+        case OpKind::kMinimum:
+            return elementwise(0, 3);
+        case OpKind::kSign:  // two compares, a subtract, a convert, the NaN select
+            return elementwise(0, 7);
+        case OpKind::kErf:  // erff: a polynomial in x or, past |x| ~ 1, in exp form (1 EX2)
+            return elementwise(1, 19);
+        case OpKind::kLog1p:  // log1pf: no MUFU (as logf)
+            return elementwise(0, 22);
+        case OpKind::kExpm1:  // expm1f
+            return elementwise(1, 27);
+        case OpKind::kSin:  // accurate sinf / cosf: Cody-Waite reduction and a polynomial; the
+            return elementwise(0, 21);  // Payne-Hanek slow path of huge arguments is not counted
+        case OpKind::kCos:
+            return elementwise(0, 22);
         case OpKind::kRelu:
         case OpKind::kLeakyRelu:
         case OpKind::kMinScalar:

@@ -52,6 +52,30 @@ TEST(ChainCodegen, UnaryOpsLiteralsAndCast) {
     EXPECT_EQ(cuda_float_literal(1e-5), "1e-05f");
 }
 
+// erf ... reciprocal as f32 libdevice calls (accurate sinf / cosf, not __sinf); max / min with a
+// tensor operand are max_nan / min_nan of two values, with a number the same call (as before).
+TEST(ChainCodegen, ElementwiseMathAndTwoValueBounds) {
+    Tensors t;
+    t.add("G", {"M", "N"}, {8, 64}, DType::kBF16).add("b", {"N"}, {64}).add("Y", {"M", "N"}, {8, 64});
+    const ChainSpace space{{"M", "N"}, {8, 64}};
+    auto c = emit_chain("Ch", {op(K::kErf), op(K::kLog1p), op(K::kExpm1), op(K::kSin), op(K::kCos),
+                               op(K::kSign), op(K::kReciprocal), with(K::kMax, "G", {"M", "N"}),
+                               with(K::kMin, "b", {"N"}), op(K::kMax, {0.25}), store("Y", {"M", "N"})},
+                        space, std::nullopt, t.ctx);
+    ASSERT_TRUE(c.ok()) << c.error().to_string();
+    const std::string& d = c->definition;
+    for (const char* e : {"v[j] = erff(v[j]);", "v[j] = log1pf(v[j]);", "v[j] = expm1f(v[j]);",
+                          "v[j] = sinf(v[j]);", "v[j] = cosf(v[j]);",
+                          "v[j] = kforge::act_sign(v[j]);", "v[j] = 1.0f / v[j];",
+                          "v[j] = kforge::max_nan(v[j], s[1][j]);",
+                          "v[j] = kforge::min_nan(v[j], s[2][j]);",
+                          "v[j] = kforge::max_nan(v[j], 0.25f);"}) {
+        EXPECT_TRUE(has(d, e)) << e << "\n" << d;
+    }
+    EXPECT_FALSE(has(d, "__sinf")) << d;
+    EXPECT_TRUE(has(d, "const __nv_bfloat16* __restrict__ t_G;")) << d;
+}
+
 TEST(ChainCodegenError, BadChains) {
     Tensors t;
     t.add("Y", {"M", "N"}, {8, 16}).add("b", {"K"}, {16}).add("w", {"N"}, {15});

@@ -136,5 +136,39 @@ kernel k0 = gemm(X[M,K], W[N,K]) { add b[N]; let x; mul 0.5; add x; cast bf16; l
         << evt2->types;
 }
 
+// A gemm epilogue with erf and the maximum of the accumulator and a residual (and of a named
+// value): CUTLASS's maximum_with_nan_propagation node with the residual's fetch as its second
+// child, erff as a scalar functor; no separate kernel needed.
+TEST(LetValueCodegen, EvtMaximumWithTensorAndNameAndErf) {
+    Checked c = checked(R"({"name": "gemm_max", "dims": {"M": 512, "N": 256, "K": 128},
+    "inputs": {"X": {"shape": ["M", "K"], "dtype": "f16"},
+               "W": {"shape": ["N", "K"], "dtype": "f16", "param": true},
+               "R": {"shape": ["M", "N"], "dtype": "f16"}},
+    "graph": [{"op": "linear", "inputs": ["X", "W"], "output": "H"},
+              {"op": "maximum", "inputs": ["R", "H"], "output": "Mx"},
+              {"op": "erf", "inputs": ["Mx"], "output": "E"},
+              {"op": "minimum", "inputs": ["E", "H"], "output": "Y"}],
+    "outputs": ["Y"], "precision": {"policy": "fp16"}})",
+                        R"(program p for "gemm_max"
+kernel k0 = gemm(X[M,K], W[N,K]) { let h; max R[M,N]; erf; min h; cast f16; store Y[M,N] })");
+    auto table = build_tensor_table(c.program, c.problem);
+    ASSERT_TRUE(table.ok()) << table.error().to_string();
+    LowerContext ctx;
+    ctx.problem = &c.problem;
+    ctx.tensors = *table;
+    auto spec = analyze_gemm(c.program.kernels[0], ctx);
+    ASSERT_TRUE(spec.ok()) << spec.error().to_string();
+    for (EvtFamily fam : {EvtFamily::kSm90, EvtFamily::kSm80}) {
+        auto evt = emit_evt(*spec, fam);
+        ASSERT_TRUE(evt.ok()) << evt.error().to_string();
+        const std::string& ty = evt->types;
+        EXPECT_TRUE(has(ty, "<cutlass::maximum_with_nan_propagation, ElementCompute, "
+                            "ElementCompute, RoundStyle>"))
+            << ty;
+        EXPECT_TRUE(has(ty, "<cutlass::minimum_with_nan_propagation, ")) << ty;
+        EXPECT_TRUE(has(ty, "{ return erff(x); }")) << ty;
+    }
+}
+
 }  // namespace
 }  // namespace kforge::codegen

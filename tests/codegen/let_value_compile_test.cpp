@@ -33,6 +33,28 @@ TEST(LetValueCompile, RowwiseSoftmaxSquarePlusItself) {
 kernel k0 = rowwise softmax(X[R,C]) threads 128 vec 8 { let s; square; add s; cast bf16; store Y[R,C] })"));
 }
 
+// erf ... reciprocal and max / min with a tensor and a named value, bf16 operands: NVRTC builds
+// the map kernel (f32 libdevice math on the loaded values).
+TEST(LetValueCompile, MapElementwiseMathAndBounds) {
+    expect_nvrtc_compiles(checked(R"({"name": "ew", "dims": {"R": 64, "C": 1024},
+    "inputs": {"X": {"shape": ["R", "C"], "dtype": "bf16"}, "G": {"shape": ["R", "C"], "dtype": "bf16"},
+               "b": {"shape": ["C"], "dtype": "bf16"}},
+    "graph": [{"op": "erf", "inputs": ["X"], "output": "E"},
+              {"op": "log1p", "inputs": ["E"], "output": "L"},
+              {"op": "expm1", "inputs": ["L"], "output": "Q"},
+              {"op": "sin", "inputs": ["Q"], "output": "S"},
+              {"op": "cos", "inputs": ["S"], "output": "Co"},
+              {"op": "sign", "inputs": ["Co"], "output": "Sg"},
+              {"op": "reciprocal", "inputs": ["X"], "output": "Rc"},
+              {"op": "maximum", "inputs": ["Sg", "G"], "output": "Mx"},
+              {"op": "minimum", "inputs": ["Mx", "Rc"], "output": "Mn"},
+              {"op": "minimum", "inputs": ["b", "Mn"], "output": "Y"}],
+    "outputs": ["Y"], "precision": {"policy": "bf16"}})",
+                                  R"(program p for "ew"
+kernel k0 = map(X[R,C]) vec 8 { let x; reciprocal; let r; use x; erf; log1p; expm1; sin; cos; sign;
+    max G[R,C]; min r; min b[C]; cast bf16; store Y[R,C] })"));
+}
+
 #ifdef KFORGE_LET_GEMM_COMPILE
 TEST(LetValueCompile, GemmSelfResidualSm90) {
     auto lowered = lower(checked(kSelfResidualSpec, R"(program p for "self_residual"

@@ -191,6 +191,69 @@ kernel k0 = rowwise prod(X[B,R,C]) pre { relu } over R { store Y[B,C] })");
     EXPECT_NE(all_errors(r).find("not prod"), std::string::npos) << all_errors(r);
 }
 
+// erf, log1p, expm1, sin, cos, sign, reciprocal and the maximum / minimum of two tensors
+// (KernelBench's torch.erf, ..., torch.maximum(a, b)): one map chain proves equal to the graph
+// (`max G[..]`, `min b[..]`: a tensor operand; reciprocal = rdiv 1; maximum commutes); another
+// op order, a clamp at a number or the other bound does not.
+std::string ewops_problem() {
+    return R"({"name": "ew", "dims": {"M": 64, "N": 128},
+        "inputs": {"X": {"shape": ["M", "N"], "dtype": "f32"}, "G": {"shape": ["M", "N"], "dtype": "f32"},
+                   "b": {"shape": ["N"], "dtype": "f32"}},
+        "graph": [{"op": "erf", "inputs": ["X"], "output": "E"},
+                  {"op": "log1p", "inputs": ["E"], "output": "L"},
+                  {"op": "maximum", "inputs": ["G", "L"], "output": "Mx"},
+                  {"op": "sin", "inputs": ["Mx"], "output": "S"},
+                  {"op": "cos", "inputs": ["S"], "output": "C"},
+                  {"op": "expm1", "inputs": ["C"], "output": "Q"},
+                  {"op": "reciprocal", "inputs": ["Q"], "output": "R"},
+                  {"op": "sign", "inputs": ["R"], "output": "Sg"},
+                  {"op": "minimum", "inputs": ["Sg", "b"], "output": "Y"}],
+        "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})";
+}
+
+TEST(CheckUnit, ElementwiseMathAndTwoTensorBounds) {
+    const char* head = "program p for \"ew\"\nkernel k0 = map(X[M,N]) ";
+    auto ok = [&](const std::string& chain) {
+        auto r = check_text(ewops_problem(), head + chain);
+        EXPECT_TRUE(r.ok()) << chain << "\n" << all_errors(r);
+    };
+    ok("{ erf; log1p; max G[M,N]; sin; cos; expm1; reciprocal; sign; min b[N]; store Y[M,N] }");
+    ok("{ erf; log1p; max G[M,N]; sin; cos; expm1; rdiv 1; sign; min b[N]; store Y[M,N] }");
+    ok("{ erf; log1p; let l; use l; max G[M,N]; let m; sin; cos; expm1; reciprocal; sign; "
+       "min b[N]; store Y[M,N] }");
+    auto bad = [&](const std::string& chain, const std::string& says) {
+        auto r = check_text(ewops_problem(), head + chain);
+        EXPECT_FALSE(r.ok()) << chain;
+        EXPECT_NE(all_errors(r).find(says), std::string::npos) << chain << "\n" << all_errors(r);
+    };
+    bad("{ erf; log1p; max G[M,N]; cos; sin; expm1; reciprocal; sign; min b[N]; store Y[M,N] }",
+        "Y");
+    bad("{ erf; log1p; max 0; sin; cos; expm1; reciprocal; sign; min b[N]; store Y[M,N] }", "Y");
+    bad("{ erf; log1p; max G[M,N]; sin; cos; expm1; reciprocal; sign; max b[N]; store Y[M,N] }",
+        "Y");
+    bad("{ erf; log1p; max G[M,N]; sin; cos; exp; reciprocal; sign; min b[N]; store Y[M,N] }",
+        "Y");
+}
+
+// A named value as the other operand of max: torch.maximum(x, relu-free branch) in one kernel.
+TEST(CheckUnit, MaxWithANamedValue) {
+    const char* spec = R"({"name": "mn", "dims": {"M": 64, "N": 128},
+        "inputs": {"X": {"shape": ["M", "N"], "dtype": "f32"}},
+        "graph": [{"op": "sin", "inputs": ["X"], "output": "S"},
+                  {"op": "maximum", "inputs": ["X", "S"], "output": "Y"}],
+        "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})";
+    auto r = check_text(spec, R"(program p for "mn"
+kernel k0 = map(X[M,N]) { let x; sin; max x; store Y[M,N] })");
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(spec, R"(program p for "mn"
+kernel k0 = map(X[M,N]) { let x; sin; min x; store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    r = check_text(spec, R"(program p for "mn"
+kernel k0 = map(X[M,N]) { sin; max y; store Y[M,N] })");
+    EXPECT_FALSE(r.ok());
+    EXPECT_NE(all_errors(r).find("let y"), std::string::npos) << all_errors(r);
+}
+
 // cumsum / cumprod: the row kernel checks against the problem op with the same flags; another
 // op, a missing or extra flag, a leading dim and the knobs a scan does not lower are refused.
 std::string scan_problem(const std::string& op, const std::string& attrs) {

@@ -74,6 +74,23 @@ TEST(Printer, ProdRoundTrips) {
     expect_round_trip(p);
 }
 
+TEST(Printer, ElementwiseMathAndTwoValueBoundsRoundTrip) {
+    const Program p = parse_ok("program p for \"q\" kernel a = map(X[M,N]) { let x; erf; log1p; "
+                               "expm1; sin; cos; sign; reciprocal; max G[M,N]; min x; max 0.5; "
+                               "store Y[M,N] }");
+    const std::string text = print_canonical(p);
+    EXPECT_NE(text.find("{ let x; erf; log1p; expm1; sin; cos; sign; reciprocal; max G[M,N]; "
+                        "min x; max 0.5; store Y[M,N] }"),
+              std::string::npos)
+        << text;
+    const auto& chain = p.kernels[0].chain;
+    EXPECT_EQ(chain[8].kind, ChainOpKind::kMax);
+    ASSERT_TRUE(chain[8].tensor.has_value());
+    EXPECT_EQ(chain[9].name, "x");
+    EXPECT_EQ(chain[10].numbers, std::vector<double>{0.5});
+    expect_round_trip(p);
+}
+
 TEST(Printer, ScanFlagsRoundTrip) {
     expect_round_trip(parse_ok("program p for \"q\" kernel a = rowwise cumsum(X[M,N]) reverse "
                                "exclusive threads 1024 vec 4 { store Y[M,N] } kernel b = rowwise "

@@ -79,6 +79,14 @@ TEST(Interpret, BinaryBroadcast) {
     expect_near(run(one_op("{}", in, "sub", R"(["A", "B"])"), v), {-9, -19, -8, -18});
     expect_near(run(one_op("{}", in, "mul", R"(["A", "B"])"), v), {10, 20, 20, 40});
     expect_near(run(one_op("{}", in, "div", R"(["A", "B"])"), v), {0.1, 0.05, 0.2, 0.1});
+    // maximum / minimum of two tensors broadcast like add; NaN from either side propagates
+    TensorValues w{{"A", {15, std::nan("")}}, {"B", {10, 20}}};
+    Values max_w = run(one_op("{}", in, "maximum", R"(["A", "B"])"), w);
+    expect_near(max_w, {15, 20, std::nan(""), std::nan("")});
+    expect_near(run(one_op("{}", in, "minimum", R"(["A", "B"])"), w), {10, 15, std::nan(""), std::nan("")});
+    TensorValues nan_b{{"A", {1, 2}}, {"B", {std::nan(""), 0}}};
+    expect_near(run(one_op("{}", in, "maximum", R"(["A", "B"])"), nan_b), {std::nan(""), 1, std::nan(""), 2});
+    expect_near(run(one_op("{}", in, "minimum", R"(["A", "B"])"), nan_b), {std::nan(""), 0, std::nan(""), 0});
 }
 
 TEST(Interpret, SimpleElementwise) {
@@ -119,6 +127,18 @@ TEST(Interpret, TranscendentalElementwise) {
     expect_near(unary("softplus", {0, 1, 30, -1}), {std::log(2.0), std::log(1 + e), 30, std::log(1 + 1 / e)});
     expect_near(unary("softplus", {0.25, 1, 0.5, 0.6}, R"("beta": 2, "threshold": 1)"),
                 {std::log(1 + std::sqrt(e)) / 2, 1, std::log(1 + e) / 2, 0.6});
+}
+
+// erf, log1p, expm1, sin, cos, sign, reciprocal (KernelBench modules use each as torch.*).
+TEST(Interpret, MoreElementwiseFunctions) {
+    const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+    expect_near(unary("erf", {0, 1, -1, 10}), {0, 0.8427007929497149, -0.8427007929497149, 1});
+    expect_near(unary("log1p", {0, 1e-20, -1, 1}), {0, 1e-20, -inf, std::log(2.0)}, 1e-30);
+    expect_near(unary("expm1", {0, 1e-20, -50, 1}), {0, 1e-20, -1, std::exp(1.0) - 1}, 1e-30);
+    expect_near(unary("sin", {0, M_PI / 2, -M_PI / 6, M_PI}), {0, 1, -0.5, 0}, 1e-15);
+    expect_near(unary("cos", {0, M_PI / 2, M_PI / 3, M_PI}), {1, 0, 0.5, -1}, 1e-15);
+    expect_near(unary("sign", {-2.5, 0, 3, nan}), {-1, 0, 1, nan});
+    expect_near(unary("reciprocal", {2, -4, 0, 0.5}), {0.5, -0.25, inf, 2});
 }
 
 TEST(Interpret, Reductions) {

@@ -48,7 +48,7 @@ TEST(Shape, LinearWithBias) {
 }
 
 TEST(Shape, BinaryOpsBroadcastAndPromote) {
-    for (const char* op : {"add", "sub", "mul", "div"}) {
+    for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum"}) {
         auto p = one_op(R"({"N": 4})",
                         R"({"A": {"shape": [3, 1], "dtype": "bf16"},
                             "B": {"shape": ["N"], "dtype": "f16"}})",
@@ -67,6 +67,8 @@ TEST(Shape, UnaryOpsKeepShapeAndDtype) {
     const std::pair<const char*, const char*> ops[] = {
         {"relu", ""}, {"sigmoid", ""}, {"tanh", ""}, {"silu", ""}, {"mish", ""}, {"exp", ""},
         {"log", ""}, {"neg", ""}, {"abs", ""}, {"sqrt", ""}, {"rsqrt", ""}, {"square", ""},
+        {"erf", ""}, {"log1p", ""}, {"expm1", ""}, {"sin", ""}, {"cos", ""}, {"sign", ""},
+        {"reciprocal", ""},
         {"scale", R"("value": 2)"}, {"add_scalar", R"("value": 1)"},
         {"min_scalar", R"("value": 0)"}, {"max_scalar", R"("value": 0)"},
         {"leaky_relu", R"("negative_slope": 0.2)"}, {"gelu", R"("approximate": "tanh")"},

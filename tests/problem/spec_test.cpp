@@ -85,6 +85,35 @@ TEST(Spec, DocExampleParsesAndRoundTrips) {
     expect_round_trip(kGemmBiasRelu);
 }
 
+// erf ... reciprocal and maximum / minimum of two tensors (KernelBench's torch.erf, ...,
+// torch.maximum(a, b)): parsed, shaped like add, written back unchanged; one operand is refused.
+TEST(Spec, ElementwiseMathOpsRoundTrip) {
+    std::string spec = test::make_spec(
+        R"({"M": 3, "N": 4})",
+        R"({"X": {"shape": ["M", "N"], "dtype": "f32"}, "b": {"shape": ["N"], "dtype": "f32"}})",
+        R"([{"op": "erf", "inputs": ["X"], "output": "E"},
+            {"op": "log1p", "inputs": ["E"], "output": "L"},
+            {"op": "expm1", "inputs": ["L"], "output": "X1"},
+            {"op": "sin", "inputs": ["X1"], "output": "S"},
+            {"op": "cos", "inputs": ["S"], "output": "C"},
+            {"op": "sign", "inputs": ["C"], "output": "Sg"},
+            {"op": "reciprocal", "inputs": ["Sg"], "output": "R"},
+            {"op": "maximum", "inputs": ["b", "R"], "output": "Mx"},
+            {"op": "minimum", "inputs": ["Mx", "X"], "output": "Y"}])",
+        R"(["Y"])");
+    expect_round_trip(spec);
+    auto p = parse_problem(spec, "test");
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    EXPECT_EQ(p->find_tensor("Mx")->shape, (std::vector<int64_t>{3, 4})) << "broadcast as add";
+    EXPECT_EQ(p->ops[7].kind, OpKind::kMaximum);
+    auto one = parse_problem(test::make_spec(R"({})", R"({"X": {"shape": [2], "dtype": "f32"}})",
+                                             R"([{"op": "maximum", "inputs": ["X"], "output": "Y"}])",
+                                             R"(["Y"])"),
+                             "test");
+    ASSERT_FALSE(one.ok());
+    EXPECT_NE(one.error().to_string().find("graph[0]"), std::string::npos) << one.error().to_string();
+}
+
 TEST(Spec, EveryAttributeRoundTrips) {
     std::string spec = test::make_spec(
         R"({"B": 2, "M": 3, "K": 4, "C": 4})",
@@ -128,7 +157,7 @@ TEST(Spec, EnumNamesRoundTrip) {
         ASSERT_TRUE(k.has_value()) << name;
         EXPECT_EQ(to_string(*k), name);
     }
-    EXPECT_EQ(all_op_names().size(), 43u);
+    EXPECT_EQ(all_op_names().size(), 52u);
     for (DType d : {DType::kF64, DType::kF32, DType::kF16, DType::kBF16, DType::kI32, DType::kI64}) {
         EXPECT_EQ(dtype_from_string(to_string(d)), d);
     }

@@ -316,6 +316,38 @@ TEST(Seed, ProdIsOneRowKernel) {
     EXPECT_EQ(seed_and_verify(last), "");
 }
 
+// erf ... reciprocal and maximum / minimum of two tensors: after a linear they fuse into the
+// gemm's epilogue (CUTLASS EVT: scalar functors and maximum_with_nan_propagation nodes), on
+// their own into one map; each checks and lowers.
+TEST(Seed, ElementwiseMathAndTwoTensorBoundsFuse) {
+    Problem gemm = parse(R"({"name":"lin_ew","dims":{"M":256,"N":512,"K":128},
+        "inputs":{"X":{"shape":["M","K"],"dtype":"f32"},"W":{"shape":["N","K"],"dtype":"f32","param":true},
+                  "b":{"shape":["N"],"dtype":"f32","param":true},"G":{"shape":["M","N"],"dtype":"f32"}},
+        "graph":[{"op":"linear","inputs":["X","W","b"],"output":"H"},
+                 {"op":"erf","inputs":["H"],"output":"E"},
+                 {"op":"maximum","inputs":["G","E"],"output":"Mx"},
+                 {"op":"log1p","inputs":["Mx"],"output":"L"},
+                 {"op":"minimum","inputs":["L","b"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"fp32_strict"}})");
+    auto pg = search::seed_program(gemm, h200());
+    ASSERT_TRUE(pg.ok()) << pg.error().to_string();
+    ASSERT_EQ(pg->kernels.size(), 1u) << dsl::print_canonical(*pg);
+    EXPECT_NE(dsl::print_canonical(*pg).find("erf; max G[M,N]; log1p; min b[N]"), std::string::npos)
+        << dsl::print_canonical(*pg);
+    EXPECT_EQ(seed_and_verify(gemm), "");
+    Problem map = parse(R"({"name":"ew_map","dims":{"R":512,"C":1000},
+        "inputs":{"X":{"shape":["R","C"],"dtype":"bf16"},"Z":{"shape":["R","C"],"dtype":"bf16"}},
+        "graph":[{"op":"sin","inputs":["X"],"output":"S"},{"op":"cos","inputs":["X"],"output":"C"},
+                 {"op":"maximum","inputs":["S","C"],"output":"M"},{"op":"expm1","inputs":["M"],"output":"E"},
+                 {"op":"sign","inputs":["Z"],"output":"Sg"},{"op":"minimum","inputs":["E","Sg"],"output":"N"},
+                 {"op":"reciprocal","inputs":["N"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"bf16"}})");
+    auto pm = search::seed_program(map, h200());
+    ASSERT_TRUE(pm.ok()) << pm.error().to_string();
+    EXPECT_LE(pm->kernels.size(), 2u) << dsl::print_canonical(*pm);
+    EXPECT_EQ(seed_and_verify(map), "");
+}
+
 // cumsum / cumprod (KernelBench level 1, 89-92) seed as one scan row kernel with the problem's
 // flags: 1024 threads a row for long rows, one warp or less per row for short ones; a trailing
 // element-wise op joins its chain; over a leading dim it is not expressible.
