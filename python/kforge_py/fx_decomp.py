@@ -121,15 +121,24 @@ def variance(conv, node, args, kw, x, shape, dtype):
 
 def elementwise_bound(conv, node, name, a, b, shape, dtype):
     """torch.max / min / maximum / minimum / fmax / fmin of a tensor and a number (a 0-d tensor
-    made in forward), in either order: max_scalar / min_scalar. Two tensors: no spec op
-    (refused)."""
+    made in forward, or zeros_like / full_like of a tensor), in either order: max_scalar /
+    min_scalar. Two tensors (broadcast like add): maximum / minimum, NaN from either side as
+    torch.maximum; fmax / fmin of two tensors ignore a NaN, which no spec op does (refused)."""
+    is_max = name in ("max", "maximum", "fmax")
+    if isinstance(a, (Tensor, Transposed)) and isinstance(b, (Tensor, Transposed)):
+        if name in ("fmax", "fmin"):
+            raise Unsupported(f"{name} of two tensors (a NaN operand ignored) is not supported; "
+                              f"torch.{'maximum' if is_max else 'minimum'} is")
+        return conv.emit("maximum" if is_max else "minimum", [conv.tensor(a), conv.tensor(b)],
+                         node, shape, dtype)
     x, c = (b, a) if is_scalar(a) else (a, b)
     x = conv.tensor(x)
     if not is_scalar(c):
-        if isinstance(c, (Tensor, Transposed)):
-            raise Unsupported(f"{name} of two tensors (element-wise) is not supported")
         raise Unsupported(f"{name} with {c!r} is not supported")
-    op = "max_scalar" if name in ("max", "maximum", "fmax") else "min_scalar"
+    if tuple(x.shape) != tuple(shape):
+        raise Unsupported(f"{name} of a tensor of shape {list(x.shape)} and a constant of shape "
+                          f"{list(shape)} (a filled tensor that broadcasts it) is not supported")
+    op = "max_scalar" if is_max else "min_scalar"
     return conv.emit(op, [x], node, shape, dtype, value=float(c))
 
 

@@ -11,7 +11,14 @@ from kforge_py.fx_import import Flipped, MaxPair, Tensor, Transposed, Unsupporte
 
 UNARY = {"relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "silu": "silu", "mish": "mish",
          "exp": "exp", "log": "log", "neg": "neg", "negative": "neg", "abs": "abs",
-         "sqrt": "sqrt", "rsqrt": "rsqrt", "square": "square"}
+         "sqrt": "sqrt", "rsqrt": "rsqrt", "square": "square", "erf": "erf",
+         "special_erf": "erf", "log1p": "log1p", "special_log1p": "log1p", "expm1": "expm1",
+         "special_expm1": "expm1", "sin": "sin", "cos": "cos", "sign": "sign",
+         "reciprocal": "reciprocal"}
+# torch.zeros_like(t) / ones_like(t) / full_like(t, c) made in forward: the number where only its
+# value matters, as an element-wise operand (elementwise_bound checks that the other operand
+# already has the result's shape)
+FILLED_LIKE = {"zeros_like": 0.0, "ones_like": 1.0, "full_like": None}
 BINARY = {"add": "add", "sub": "sub", "subtract": "sub", "mul": "mul", "multiply": "mul",
           "div": "div", "true_divide": "div", "divide": "div", "truediv": "div"}
 REDUCE = {"sum": "sum", "mean": "mean", "amax": "max", "amin": "min"}
@@ -49,6 +56,8 @@ def convert(conv, node):
                             {k: conv.value(v) for k, v in node.kwargs.items()})
         if c is not None:
             return c
+    if name in FILLED_LIKE:
+        return filled_like(conv, node, name)
     shape, dtype = conv.meta(node, allow_tuple=name in ("max", "min"))
     args = [conv.value(a) for a in node.args]
     kw = {k: conv.value(v) for k, v in node.kwargs.items()}
@@ -268,8 +277,27 @@ def binary(conv, node, op):
         if op == "sub":
             n = conv.emit("neg", [x], node, x.shape, x.dtype, final=False)
             return conv.emit("add_scalar", [n], node, shape, dtype, value=c)
-        raise Unsupported("division of a constant by a tensor (reciprocal) is not supported")
+        # c / x = reciprocal(x) * c
+        r = conv.emit("reciprocal", [x], node, shape, dtype, final=c == 1.0)
+        return r if c == 1.0 else conv.emit("scale", [r], node, shape, dtype, value=c)
     return conv.emit(op, [conv.tensor(a), conv.tensor(b)], node, shape, dtype)
+
+
+def filled_like(conv, node, name):
+    """torch.zeros_like / ones_like / full_like(x, c) -> the number (a ConstantTensor), for the
+    operand of an element-wise op; the tensor itself (a graph output, a matmul operand) has no
+    spec op and is refused there by conv.tensor."""
+    args = [conv.value(a) for a in node.args]
+    kw = {k: conv.value(v) for k, v in node.kwargs.items()}
+    c = FILLED_LIKE[name]
+    if name == "full_like":
+        c = args[1] if len(args) > 1 else kw.get("fill_value")
+    if c is None or isinstance(c, bool) or not is_scalar(c):
+        raise Unsupported(f"{name} with fill value {c!r} is not supported")
+    dt = kw.get("dtype")
+    if dt is not None and not getattr(dt, "is_floating_point", False):
+        raise Unsupported(f"{name} with dtype {dt} is not supported")
+    return ConstantTensor(float(c))
 
 
 def power(conv, node):
@@ -440,16 +468,16 @@ def reduce_chain(conv, node, op, x, dims, keepdim, shape, dtype, final=True):
 def reduction(conv, node, name, args, kw, shape, dtype):
     first = args[0] if args else kw.get("input")
     dim = args[1] if len(args) > 1 else kw.get("dim", kw.get("other"))
-    if name in ("max", "min") and ConstantTensor in (type(first), type(dim)):
-        # torch.max(x, torch.tensor(c)), either order: the element-wise maximum
+    if name in ("max", "min") and (ConstantTensor in (type(first), type(dim)) or
+                                   isinstance(dim, (Tensor, Transposed))):
+        # torch.max(x, torch.tensor(c)), either order, or torch.max(a, b) of two tensors:
+        # the element-wise maximum
         return elementwise_bound(conv, node, name, first, dim, shape, dtype)
     x = conv.tensor(first)
     keepdim = args[2] if len(args) > 2 else kw.get("keepdim", False)
     if kw.get("dtype") is not None:
         raise Unsupported(f"{name} with a dtype is not supported")
     if name in ("max", "min"):
-        if isinstance(dim, (Tensor, Transposed)):
-            raise Unsupported(f"{name} of two tensors (elementwise {name}imum) is not supported")
         if dim is None:  # full reduction, one value
             return reduce_chain(conv, node, name, x, None, False, shape, dtype)
         if not isinstance(dim, int):

@@ -8,7 +8,9 @@ DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
 
 UNARY = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "silu": F.silu,
          "mish": F.mish, "exp": torch.exp, "log": torch.log, "neg": torch.neg, "abs": torch.abs,
-         "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "square": torch.square}
+         "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "square": torch.square, "erf": torch.erf,
+         "log1p": torch.log1p, "expm1": torch.expm1, "sin": torch.sin, "cos": torch.cos,
+         "sign": torch.sign, "reciprocal": torch.reciprocal}
 
 
 def shape_of(spec, entries):
@@ -28,7 +30,7 @@ def run_op(op, a):
         return torch.matmul(x, y)
     if k == "linear":
         return F.linear(a[0], a[1], a[2] if len(a) > 2 else None)
-    if k in ("add", "sub", "mul", "div"):
+    if k in ("add", "sub", "mul", "div", "maximum", "minimum"):
         return getattr(torch, k)(a[0], a[1])
     if k in UNARY:
         return UNARY[k](a[0])
