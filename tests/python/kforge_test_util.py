@@ -24,7 +24,7 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "20_instance_norm", "21_l1_l2_normalize", "22_cumsum",
              "23_mse_loss", "24_hinge_loss", "25_frobenius_norm", "26_huber_loss",
              "27_cosine_similarity_loss", "28_triplet_margin_loss", "29_kl_div_loss",
-             "30_prod_reduction", "31_gemm_min_hardswish_std",
+             "30_prod_reduction", "31_gemm_min_hardswish_std", "32_elementwise_math",
              "33_batchnorm", "34_instancenorm"]
 
 
