@@ -4,8 +4,8 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """InstanceNorm2d (KernelBench level 1): each (sample, channel) plane normalized over its
-    spatial extent, no affine parameters and no running statistics - group_norm with one channel
-    a group."""
+    spatial extent, no affine parameters and no running statistics - imported as layer_norm over
+    the spatial dims (example 34 is the same at KernelBench's 64 features)."""
 
     def __init__(self, num_features: int):
         super().__init__()
@@ -16,7 +16,7 @@ class Model(nn.Module):
 
 
 batch_size = 16
-features = 32  # <= 32: the import check shrinks the other dims and keeps this one (num_groups = C)
+features = 32
 dim1 = 256
 dim2 = 256
 
