@@ -3,9 +3,9 @@ import torch.nn as nn
 
 
 class Model(nn.Module):
-    """InstanceNorm2d (KernelBench level 1): each (sample, channel) plane normalized over its
-    spatial extent, no affine parameters and no running statistics - imported as layer_norm over
-    the spatial dims (example 34 is the same at KernelBench's 64 features)."""
+    """InstanceNorm2d (KernelBench level 1, its sizes): each (sample, channel) plane normalized
+    over its spatial extent, no affine parameters and no running statistics - layer_norm over
+    the two spatial dims, so the import check can shrink every dim (64 channels included)."""
 
     def __init__(self, num_features: int):
         super().__init__()
@@ -16,7 +16,7 @@ class Model(nn.Module):
 
 
 batch_size = 16
-features = 32
+features = 64
 dim1 = 256
 dim2 = 256
 

@@ -25,7 +25,7 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "23_mse_loss", "24_hinge_loss", "25_frobenius_norm", "26_huber_loss",
              "27_cosine_similarity_loss", "28_triplet_margin_loss", "29_kl_div_loss",
              "30_prod_reduction", "31_gemm_min_hardswish_std", "32_elementwise_math",
-             "33_batchnorm", "34_instancenorm"]
+             "33_batchnorm"]
 
 
 def example(stem):
@@ -67,6 +67,19 @@ def import_body(body, name, **module_kw):
         loaded = kernelbench.load(path)
         spec, _ = spec_build.build(loaded, name, "")
         return (spec,) + tuple(validate(spec, loaded, path))
+    finally:
+        os.unlink(path)
+
+
+def assert_build_refused(test, path, name, pattern):
+    """The module file at `path` loads, but building its spec raises Unsupported matching
+    `pattern` (what the spec cannot write is refused by name); the file is deleted."""
+    from kforge_py import kernelbench, spec_build
+    from kforge_py.fx_import import Unsupported
+    try:
+        loaded = kernelbench.load(path)
+        with test.assertRaisesRegex(Unsupported, pattern):
+            spec_build.build(loaded, name, "")
     finally:
         os.unlink(path)
 

@@ -1,13 +1,10 @@
 """PyTorch functions the spec has no op for, imported as the spec ops they equal
 (python/kforge_py/fx_decomp.py; integer powers in fx_ops.power): each matches its module through the fp64 interpreter, and what
 cannot be written so is refused by name."""
-import os
 import re
 import unittest
 
 import kforge_test_util as util
-from kforge_py import kernelbench, spec_build
-from kforge_py.fx_import import Unsupported
 from test_fx_import import module_file
 
 
@@ -70,13 +67,7 @@ class Decompositions(unittest.TestCase):
                 ("return x ** 17", "exponent 17 is not supported"),
                 ("return x ** 2.5", "exponent 2.5 is not supported")]:
             with self.subTest(body):
-                path = module_file(body)
-                try:
-                    loaded = kernelbench.load(path)
-                    with self.assertRaisesRegex(Unsupported, pattern):
-                        spec_build.build(loaded, "kb_decomp", "")
-                finally:
-                    os.unlink(path)
+                util.assert_build_refused(self, module_file(body), "kb_decomp", pattern)
 
 
 if __name__ == "__main__":
