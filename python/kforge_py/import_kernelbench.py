@@ -188,7 +188,9 @@ def import_one(kforge, path, out_dir, args):
     if flag:
         if args.allow_degenerate:
             return True, text + f"; degenerate: {flag}"
-        return False, f"degenerate problem: {flag} (spec written to {out})"
+        return False, (f"degenerate problem: {flag} (spec written to {out}; a kernel that "
+                       f"skips the work would pass its checks: --allow-degenerate imports it "
+                       f"anyway)")
     return True, text
 
 

@@ -72,6 +72,7 @@ class ImportBatch(unittest.TestCase):
         status, msg = self.lines["10_degenerate_gemm_max"]
         self.assertEqual(status, "FAILED")
         self.assertIn("degenerate problem: output gelu is constant", msg)
+        self.assertIn("--allow-degenerate imports it anyway", msg)
 
 
 class ImportOptions(unittest.TestCase):
