@@ -7,6 +7,7 @@ import torch.nn.functional as F
 
 from kforge_py.fx_decomp import (CONSTANT_TENSORS, DECOMPOSED, ConstantTensor, constant_tensor,
                                   elementwise_bound)
+from kforge_py.fx_forms import FORMS, Diagonal, diag_matmul
 from kforge_py.fx_import import Flipped, MaxPair, Tensor, Transposed, Unsupported, is_scalar
 
 UNARY = {"relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "silu": "silu", "mish": "mish",
@@ -43,6 +44,8 @@ def convert(conv, node):
         return attribute(conv, node)
     if t is operator.matmul or name in ("matmul", "mm", "bmm"):
         return matmul(conv, node)
+    if name in FORMS:
+        return FORMS[name](conv, node)
     if t in (operator.add, operator.sub, operator.mul, operator.truediv) or name in BINARY:
         op = {operator.add: "add", operator.sub: "sub", operator.mul: "mul",
               operator.truediv: "div"}.get(t) or BINARY[name]
@@ -233,6 +236,8 @@ def attribute(conv, node):
 def matmul(conv, node):
     shape, dtype = conv.meta(node)
     a, b = conv.value(node.args[0]), conv.value(node.args[1])
+    if isinstance(a, Diagonal) or isinstance(b, Diagonal):
+        return diag_matmul(conv, node, a, b, shape, dtype)
     attrs = {}
     if isinstance(a, Transposed):
         a, attrs["transpose_a"] = a.tensor, True
