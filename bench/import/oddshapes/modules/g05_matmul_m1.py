@@ -1,0 +1,21 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """torch.matmul with M = 1 (f32)"""
+
+    def __init__(self):
+        super().__init__()
+        pass
+
+    def forward(self, a, b):
+        return torch.matmul(a, b)
+
+
+def get_inputs():
+    return [torch.randn(1, 999), torch.randn(999, 1001)]
+
+
+def get_init_inputs():
+    return []
