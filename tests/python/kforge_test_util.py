@@ -25,7 +25,7 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "23_mse_loss", "24_hinge_loss", "25_frobenius_norm", "26_huber_loss",
              "27_cosine_similarity_loss", "28_triplet_margin_loss", "29_kl_div_loss",
              "30_prod_reduction", "31_gemm_min_hardswish_std", "32_elementwise_math",
-             "33_batchnorm"]
+             "33_batchnorm", "34_einsum_4d", "35_diag_matmul"]
 
 
 def example(stem):
