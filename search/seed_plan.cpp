@@ -484,6 +484,7 @@ struct Planner {
                std::count(dn.begin(), dn.end(), dn.back()) == 1;
     }
     bool add_row_contraction(const Op& op);
+    dsl::TensorRef stage_f32(const Tensor& x);
     Status add_gemm(const Op& op);
     Status add_rowwise(const Op& op, const Prologue* pre = nullptr);
     Status add_map(const Op& op);
@@ -562,6 +563,31 @@ bool Planner::add_row_contraction(const Op& op) {
     return true;
 }
 
+// A map kernel `map(x) { cast f32; store x_f32 }` (a name no tensor of the problem has); the
+// reference to the f32 copy.
+dsl::TensorRef Planner::stage_f32(const Tensor& x) {
+    std::string name = x.name + "_f32";
+    while (p.find_tensor(name) != nullptr || available.count(name)) name += "_";
+    const dsl::TensorRef out{name, dims_of(x), {}};
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kMap;
+    kn.args = {dsl::TensorRef{x.name, dims_of(x), {}}};
+    ChainOp cast = stmt(ChainOpKind::kCast);
+    cast.cast_to = DType::kF32;
+    ChainOp store = stmt(ChainOpKind::kStore);
+    store.tensor = out;
+    kn.chain = {cast, store};
+    available.insert(name);
+    stored_dtype[name] = DType::kF32;
+    PlannedKernel pk{{}, x.name + " staged as f32 for the gemm"};
+    for (const auto& c : map_candidates(x.numel(), x.shape.empty() ? 1 : x.shape.back(), 4, limits)) {
+        kn.map = c;
+        pk.candidates.push_back(kn);
+    }
+    kernels.push_back(std::move(pk));
+    return out;
+}
+
 Status Planner::add_gemm(const Op& op) {
     if (add_row_contraction(op)) return Ok{};
     const Tensor& a = tensor(op.inputs[0]);
@@ -578,7 +604,7 @@ Status Planner::add_gemm(const Op& op) {
                                        "matrices, a batch [L,M,K] x [L,K,N] with one batch dim, "
                                        "or [F,M,K] x [K,N]");
     }
-    const DType dt = dtype_of(a.name);
+    DType dt = dtype_of(a.name);
     if (dt != dtype_of(b.name) || !is_float_storage(dt)) {
         return not_expressible(op, "gemm operands " + a.name + " and " + b.name + " must share one "
                                    "dtype of f32, f16 or bf16");
@@ -586,6 +612,15 @@ Status Planner::add_gemm(const Op& op) {
     dsl::Kernel kn;
     kn.kind = dsl::KernelKind::kGemm;
     kn.args = {ref(a.name), ref(b.name)};
+    // f16/bf16 operands with a row of an odd number of elements (not a multiple of 4 bytes): no
+    // CUTLASS GEMM reads them (TMA needs 16-byte rows, cp.async at least 4 bytes, and the SIMT
+    // mainloop takes f32 only), so a map kernel first casts each operand to f32 and the GEMM
+    // runs on f32 rows (4-byte aligned: multistage; tf32 holds f16 and bf16 values exactly).
+    if (dt != DType::kF32 && ((a.shape.back() * dtype_bytes(dt)) % 4 != 0 ||
+                              (b.shape.back() * dtype_bytes(dt)) % 4 != 0)) {
+        kn.args = {stage_f32(a), stage_f32(b)};
+        dt = DType::kF32;
+    }
     if (op.kind == OpKind::kLinear && op.inputs.size() > 2) {
         ChainOp c = stmt(ChainOpKind::kAdd);
         c.tensor = ref(op.inputs[2]);

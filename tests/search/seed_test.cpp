@@ -528,15 +528,39 @@ TEST(SeedErrors, NotExpressibleNamesTheOp) {
         EXPECT_EQ(prog.error().where, c.where);
         EXPECT_NE(prog.error().message.find(c.says), std::string::npos) << prog.error().message;
     }
-    // A gemm whose rows are not 16-byte aligned: refused by every configuration, and says why.
-    auto odd = search::seed_program(
-        parse(R"({"name":"odd","dims":{"M":1001,"N":1001,"K":1001},
+}
+
+// bf16/fp16 gemm operands whose rows are an odd number of elements (2002 bytes: TMA needs 16,
+// cp.async 4, and the SIMT mainloop takes f32 only) were refused by every configuration; each
+// operand is now cast to f32 by a map kernel and the gemm runs multistage on f32 rows, which
+// checks and lowers. Operands with 4-byte rows keep their dtype (no staging).
+TEST(Seed, HalfGemmOnOddRowsStagesOperandsAsF32) {
+    const Problem odd = parse(R"({"name":"odd","dims":{"M":1001,"N":1001,"K":1001},
                   "inputs":{"A":{"shape":["M","K"],"dtype":"bf16"},"B":{"shape":["K","N"],"dtype":"bf16"}},
                   "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"}],
-                  "outputs":["C"],"precision":{"policy":"bf16"}})"),
-        h200());
-    ASSERT_FALSE(odd.ok());
-    EXPECT_NE(odd.error().message.find("16"), std::string::npos) << odd.error().message;
+                  "outputs":["C"],"precision":{"policy":"bf16"}})");
+    auto prog = search::seed_program(odd, h200());
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    const std::string text = dsl::print_canonical(*prog);
+    EXPECT_NE(text.find("map(A[M,K])"), std::string::npos) << text;
+    EXPECT_NE(text.find("store A_f32[M,K]"), std::string::npos) << text;
+    EXPECT_NE(text.find("gemm(A_f32[M,K], B_f32[K,N])"), std::string::npos) << text;
+    EXPECT_NE(text.find("schedule multistage math tf32"), std::string::npos) << text;
+    EXPECT_EQ(seed_and_verify(odd), "");
+    // fp16 with only N odd (B's rows): both operands staged (a gemm takes one operand dtype)
+    const Problem odd_n = parse(R"({"name":"odd_n","dims":{"M":256,"N":1001,"K":512},
+                  "inputs":{"A":{"shape":["M","K"],"dtype":"f16"},"B":{"shape":["K","N"],"dtype":"f16"}},
+                  "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"}],
+                  "outputs":["C"],"precision":{"policy":"fp16"}})");
+    EXPECT_EQ(seed_and_verify(odd_n), "");
+    // 1004 x 2 bytes: 4-byte rows, multistage reads bf16 directly
+    const Problem even = parse(R"({"name":"even","dims":{"M":512,"N":1020,"K":1004},
+                  "inputs":{"A":{"shape":["M","K"],"dtype":"bf16"},"B":{"shape":["K","N"],"dtype":"bf16"}},
+                  "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"}],
+                  "outputs":["C"],"precision":{"policy":"bf16"}})");
+    auto ev = search::seed_program(even, h200());
+    ASSERT_TRUE(ev.ok()) << ev.error().to_string();
+    EXPECT_EQ(dsl::print_canonical(*ev).find("_f32"), std::string::npos);
 }
 
 }  // namespace
