@@ -8,8 +8,9 @@
 # usage: [DEVICE=sim|cuda] OUT=DIR bash bench/import/oddshapes/probe.sh [CASE...]  (default: all)
 # environment: KFORGE (build/oddshapes/cli/kforge, else .carry/bin/kforge), KFORGE_PYTHON
 #   (.venv/bin/python, else python3), COMPILE_GEMM (cases whose GEMM is compiled with nvcc here:
-#   a CUTLASS GEMM takes 2-7 min on a 2-core machine; default on sim: g02 g08 g09 g10, on cuda:
-#   all, optimize compiles them anyway), ROUNDS (1: the start program and one round).
+#   a CUTLASS GEMM takes 2-7 min on a 2-core machine; default on sim: g02 g08 g12; on cuda
+#   none: optimize compiled them for its gates, shown as "gates"), ROUNDS (1: the start program
+#   and one round), JOBS (cases at once: sim 1, cuda 6; the gates' timings are not the point).
 # Columns: case | import | plan | gates | compile | note. "refused" is a clear refusal of a case
 # that truly cannot be expressed (a degenerate problem); "FAIL" anything else.
 set -uo pipefail
@@ -23,7 +24,7 @@ K=${KFORGE:-}
     export KFORGE_PYTHON=python3
 O=${OUT:-/tmp/kforge-oddshapes}
 mkdir -p "$O/specs" "$O/logs"
-if [ "$DEVICE" = cuda ]; then COMPILE_GEMM=${COMPILE_GEMM:-all}; else COMPILE_GEMM=${COMPILE_GEMM:-g02 g08 g09 g10}; fi
+if [ "$DEVICE" = cuda ]; then COMPILE_GEMM=${COMPILE_GEMM:-none}; else COMPILE_GEMM=${COMPILE_GEMM:-g02 g08 g12}; fi
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then
     for f in "$D"/modules/*.py; do cases+=("$(basename "$f" .py)"); done
@@ -38,24 +39,27 @@ T=$O/results.txt
     echo "# oddshapes probe, DEVICE=$DEVICE$([ "$DEVICE" = sim ] && echo ' (SIMULATED: gates on the simulated h200 model; compile = real nvcc sm_90a)'), $(date -u +%FT%TZ), $(git -C "$R" rev-parse --short HEAD 2>/dev/null)"
     printf '%-26s | %-7s | %-7s | %-7s | %-7s | %s\n' case import plan gates compile note
 } > "$T"
-row() { printf '%-26s | %-7s | %-7s | %-7s | %-7s | %s\n' "$@" | tee -a "$T"; }
-
-for c in "${cases[@]}"; do
+mkdir -p "$O/lines"
+one() {  # one CASE: its table line into $O/lines/CASE
+local c=$1 imp plan gates comp note spec out log rc fusion gl kf isgemm
+row() { printf '%-26s | %-7s | %-7s | %-7s | %-7s | %s\n' "$@" > "$O/lines/$c"; cat "$O/lines/$c"; }
+{
+    spec=$O/specs/$c.json
     spec=$O/specs/$c.json
     line=$(grep -F "/$c.py" "$O/logs/import.log" | head -1)
     if [[ $line == ok:* ]]; then imp=ok
     elif [[ $line == *"degenerate problem"* ]]; then
         row "$c" refused - - - "$(echo "$line" | sed 's/.*degenerate problem: //; s/ (spec written.*//')"
-        continue
+        return
     else
         row "$c" FAIL - - - "$(echo "$line" | cut -c1-160)"
-        continue
+        return
     fi
     # 2. plan + gates
     out=$O/run/$c
     log=$O/logs/$c.optimize.log
     timeout --kill-after=10 900 "$K" optimize "$spec" --device "$DEVICE" --rounds "${ROUNDS:-1}" \
-        --per-round 1 --proposers parameter --db "$O/kforge.db" --out "$out" > "$log" 2>&1
+        --per-round 1 --proposers parameter --db "$O/db/$c.db" --out "$out" > "$log" 2>&1
     rc=$?
     plan=FAIL; gates=FAIL; note=""
     grep -q 'synthesized one from the problem' "$log" && plan=ok
@@ -75,6 +79,8 @@ for c in "${cases[@]}"; do
                 > "$O/logs/$c.compile.log" 2>&1; then comp=ok; else comp=FAIL
                 note="$note; compile: $(grep -m1 -E 'error' "$O/logs/$c.compile.log" | cut -c1-120)"
             fi
+        elif echo "$gl" | grep -q 'compile(ok)'; then
+            comp=gates  # compiled for the gates on the GPU
         else
             comp=skip
         fi
@@ -82,5 +88,15 @@ for c in "${cases[@]}"; do
         note="$note | $(grep -oE '= [a-z]+\(|schedule [a-z_]+|vec [0-9]+|passes [0-9]|split [0-9]+' "$kf" | tr -d '=(' | tr -s ' \n' ' ')"
     fi
     row "$c" "$imp" "$plan" "$gates" "$comp" "$note"
+}
+}
+# 2-3 for each case, JOBS at a time (sim: 1 on a 2-core machine; cuda: 6, each its own store)
+JOBS=${JOBS:-$([ "$DEVICE" = cuda ] && echo 6 || echo 1)}
+mkdir -p "$O/db"
+for c in "${cases[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+    one "$c" &
 done
+wait
+for c in "${cases[@]}"; do cat "$O/lines/$c" >> "$T"; done
 echo "table: $T"
