@@ -282,12 +282,22 @@ void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Probl
                                  " = " + std::to_string(t->shape.back()) + " elements of " +
                                  std::to_string(dtype_bytes(t->dtype)) + " bytes = " +
                                  std::to_string(row) + " bytes";
+        // An odd row of f16/bf16 (2 bytes short of 4) fits no schedule: f32_simt takes f32
+        // operands only (codegen/gemm_spec.cpp), so the fix is an f32 copy (what the seed plans).
+        const std::string half_fix = "no schedule reads it (f32_simt takes f32 operands only): "
+                                     "cast " + ref.name + " to f32 in a map kernel first, or pad " +
+                                     t->dim_names.back();
         if (is_tma(c.schedule) && row % 16 != 0) {
-            rep.error(ref.loc, what + ", not a multiple of 16 as TMA requires; use schedule "
-                               "multistage (smaller alignment) or pad " + t->dim_names.back());
+            rep.error(ref.loc, what + ", not a multiple of 16 as TMA requires; " +
+                                   (row % 4 != 0 && dtype_bytes(t->dtype) < 4
+                                        ? "nor of 4 as multistage's cp.async requires: " + half_fix
+                                        : "use schedule multistage (smaller alignment) or pad " +
+                                              t->dim_names.back()));
         } else if (!is_tma(c.schedule) && c.math != MathMode::kF32Simt && row % 4 != 0) {
-            rep.error(ref.loc, what + ", not a multiple of 4 as cp.async requires; use math "
-                               "f32_simt or pad " + t->dim_names.back());
+            rep.error(ref.loc, what + ", not a multiple of 4 as cp.async requires; " +
+                                   (dtype_bytes(t->dtype) < 4 ? half_fix
+                                                              : "use math f32_simt or pad " +
+                                                                    t->dim_names.back()));
         }
     }
     // Divisibility: a warning.

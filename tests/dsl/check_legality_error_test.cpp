@@ -110,8 +110,33 @@ kernel k0 = gemm(X[M,K], W[N,K]) { cast bf16; store Y[M,N] })");
     ASSERT_EQ(r.errors.size(), 2u) << all_errors(r);  // X and W
     EXPECT_EQ(r.errors[0].where, "t.kf:2:18");
     EXPECT_NE(r.errors[0].message.find("X[M,K]: its contiguous dim K = 1001 elements of 2 bytes "
-                                       "= 2002 bytes, not a multiple of 16 as TMA requires; use "
-                                       "schedule multistage"), std::string::npos) << all_errors(r);
+                                       "= 2002 bytes, not a multiple of 16 as TMA requires; nor "
+                                       "of 4 as multistage's cp.async requires: no schedule reads "
+                                       "it (f32_simt takes f32 operands only): cast X to f32"),
+              std::string::npos) << all_errors(r);
+    // multistage on those rows: the same advice, not f32_simt (which the lowering refuses on bf16)
+    r = check_text(R"({"name": "odd_k", "dims": {"M": 512, "N": 512, "K": 1001},
+        "inputs": {"X": {"shape": ["M", "K"], "dtype": "bf16"},
+                   "W": {"shape": ["N", "K"], "dtype": "bf16", "param": true}},
+        "graph": [{"op": "linear", "inputs": ["X", "W"], "output": "Y"}],
+        "outputs": ["Y"], "precision": {"policy": "bf16"}})",
+                   R"(program p for "odd_k"
+kernel k0 = gemm(X[M,K], W[N,K]) schedule multistage { cast bf16; store Y[M,N] })");
+    ASSERT_EQ(r.errors.size(), 2u) << all_errors(r);
+    EXPECT_NE(r.errors[0].message.find("not a multiple of 4 as cp.async requires; no schedule "
+                                       "reads it"), std::string::npos) << all_errors(r);
+    EXPECT_EQ(r.errors[0].message.find("use math f32_simt"), std::string::npos) << all_errors(r);
+    // K = 1004: 8-byte rows, multistage reads them
+    r = check_text(R"({"name": "k1004", "dims": {"M": 512, "N": 512, "K": 1004},
+        "inputs": {"X": {"shape": ["M", "K"], "dtype": "bf16"},
+                   "W": {"shape": ["N", "K"], "dtype": "bf16", "param": true}},
+        "graph": [{"op": "linear", "inputs": ["X", "W"], "output": "Y"}],
+        "outputs": ["Y"], "precision": {"policy": "bf16"}})",
+                   R"(program p for "k1004"
+kernel k0 = gemm(X[M,K], W[N,K]) { cast bf16; store Y[M,N] })");
+    ASSERT_EQ(r.errors.size(), 2u) << all_errors(r);
+    EXPECT_NE(r.errors[0].message.find("as TMA requires; use schedule multistage"),
+              std::string::npos) << all_errors(r);
 }
 
 TEST(CheckLegalityError, DivisibilityIsAWarning) {
