@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Unfriendly shapes end to end: each KernelBench-format module under modules/ (odd / prime /
+# Unfriendly shapes end to end: each KernelBench-format module of cases.py (odd / prime /
 # not-a-multiple-of-8 dims, rows of 1 and 3, 1-element tensors, bf16/fp16 rows that are not
 # 16-byte aligned, reductions over dim 0) -> `kforge import` -> `kforge optimize` (synthesizes the
 # start program, checks it, runs every gate on DEVICE) -> `kforge compile` of the planned program
@@ -26,11 +26,11 @@ O=${OUT:-/tmp/kforge-oddshapes}
 mkdir -p "$O/specs" "$O/logs"
 if [ "$DEVICE" = cuda ]; then COMPILE_GEMM=${COMPILE_GEMM:-none}; else COMPILE_GEMM=${COMPILE_GEMM:-g02 g08 g12}; fi
 cases=("$@")
-if [ ${#cases[@]} -eq 0 ]; then
-    for f in "$D"/modules/*.py; do cases+=("$(basename "$f" .py)"); done
-fi
+[ ${#cases[@]} -gt 0 ] || mapfile -t cases < <(python3 "$D/cases.py" --list)
+# the modules, written from cases.py's table (an unknown case name stops here)
+python3 "$D/cases.py" "$O/modules" "${cases[@]}" || exit 2
 files=()
-for c in "${cases[@]}"; do files+=("$D/modules/$c.py"); done
+for c in "${cases[@]}"; do files+=("$O/modules/$c.py"); done
 
 # 1. import, all modules in one Python process
 "$K" import kernelbench "${files[@]}" -o "$O/specs" > "$O/logs/import.log" 2>&1
