@@ -66,20 +66,21 @@ std::string builder_head(const GemmSpec& spec, const LowerContext& ctx, const st
     // serves every shape of the problem (the compile cache, keyed by source, then hits across the
     // small, check and full shapes of one evaluation).
     s += "    int64_t M = 1, N = 1, K = 1, L = 1;\n";
-    if (!spec.dim_fold.empty()) s += "    int64_t F = 1;  // folded into M\n";
+    if (!spec.dims_fold.empty()) s += "    int64_t F = 1;  // folded into M\n";
     s += "    if (in->dims == nullptr || in->num_dims != " +
          std::to_string(ctx.problem->dims.size()) + ") return KFORGE_BUILD_BAD_ARGS;\n    {\n";
     int i = 0;
     for (const auto& [name, value] : ctx.problem->dims) {
         (void)value;
         const char* var = name == spec.dim_m ? "M" : name == spec.dim_n ? "N"
-                        : name == spec.dim_k ? "K" : name == spec.dim_l ? "L"
-                        : name == spec.dim_fold ? "F" : nullptr;
+                        : name == spec.dim_k ? "K" : name == spec.dim_l ? "L" : nullptr;
         if (var) s += std::string("        ") + var + " = in->dims[" + std::to_string(i) + "];\n";
+        for (const auto& f : spec.dims_fold)  // a name folded twice ([b,b,M,K]) multiplies twice
+            if (f == name) s += "        F *= in->dims[" + std::to_string(i) + "];\n";
         ++i;
     }
     s += "    }\n";
-    if (!spec.dim_fold.empty()) s += "    M *= F;\n";
+    if (!spec.dims_fold.empty()) s += "    M *= F;\n";
     s += "    if (M < 1 || N < 1 || K < 1 || L < 1) return KFORGE_BUILD_BAD_ARGS;\n";
     return s;
 }

@@ -180,6 +180,12 @@ std::string cutlass_type(DType d) {
     return "float";
 }
 
+std::string GemmSpec::fold_text() const {
+    std::string s;
+    for (const auto& f : dims_fold) s += (s.empty() ? "" : ", ") + f;
+    return s;
+}
+
 Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& ctx) {
     GemmSpec g;
     g.kernel = kernel.name;
@@ -208,9 +214,10 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
     // Dims: the output is [(L,) M, N]; K is shared by A and B and absent from the output.
     auto da = real_dims(kernel.args[0].dims), db = real_dims(kernel.args[1].dims);
     auto dd = real_dims(store_ref.dims);
-    if (dd.size() == 3 && da.size() == 3 && db.size() == 2 && da[0] == dd[0] &&
-        !contains(db, dd[0])) {
-        g.dim_fold = dd[0];
+    // A[F..,M,K] x B[K,N] -> D[F..,M,N]: A's and D's leading dims (the same, none of B's) fold
+    while (dd.size() >= 3 && da.size() == dd.size() && db.size() == 2 && da[0] == dd[0] &&
+           !contains(db, dd[0])) {
+        g.dims_fold.push_back(dd[0]);
         da.erase(da.begin());
         dd.erase(dd.begin());
     }
@@ -235,24 +242,27 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
     else if (a2 == std::vector<std::string>{g.dim_k, g.dim_m}) g.a_row_major = false;
     else return bad(kernel, "operand " + g.a + " is not [M,K] or [K,M] for output dims M=" +
                                 g.dim_m);
-    if (!g.dim_fold.empty() && !g.a_row_major)
-        return unsupported(kernel, kernel.loc, "operand " + g.a + " with a leading dim " +
-                                                   g.dim_fold + " and K before M (only a "
-                                                   "K-contiguous A folds " + g.dim_fold +
+    if (!g.dims_fold.empty() && !g.a_row_major)
+        return unsupported(kernel, kernel.loc, "operand " + g.a + " with leading dims " +
+                                                   g.fold_text() + " and K before M (only a "
+                                                   "K-contiguous A folds " + g.fold_text() +
                                                    " into M)");
     if (b2 == std::vector<std::string>{g.dim_n, g.dim_k}) g.b_col_major = true;
     else if (b2 == std::vector<std::string>{g.dim_k, g.dim_n}) g.b_col_major = false;
     else return bad(kernel, "operand " + g.b + " is not [N,K] or [K,N] for output dims N=" +
                                 g.dim_n);
-    int64_t fold = 1;
     for (auto [name, out] : {std::pair{&g.dim_m, &g.m}, {&g.dim_n, &g.n}, {&g.dim_k, &g.k},
-                             {&g.dim_l, &g.l}, {&g.dim_fold, &fold}}) {
+                             {&g.dim_l, &g.l}}) {
         if (name->empty()) continue;
         auto v = dim_value(ctx, *name);
         if (!v) return bad(kernel, v.error().message);
         *out = *v;
     }
-    g.m *= fold;
+    for (const auto& f : g.dims_fold) {
+        auto v = dim_value(ctx, f);
+        if (!v) return bad(kernel, v.error().message);
+        g.m *= *v;
+    }
 
     auto math = resolve_math(kernel, g.dtype_a, g.dtype_b, ctx.problem->policy);
     if (!math) return math.error();
@@ -304,13 +314,15 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
         s.tensor = t->name;
         s.dtype = t->dtype;
         auto dims = real_dims(op.tensor->dims);
-        if (!g.dim_fold.empty() && !dims.empty()) {
-            // [F,M,N] and [F,M] are contiguous over the folded M; [M,N] and [M] would be read
-            // again for every F, which the folded GEMM cannot do
-            if (dims[0] == g.dim_fold) dims.erase(dims.begin());
+        if (!g.dims_fold.empty() && !dims.empty()) {
+            // [F..,M,N] and [F..,M] are contiguous over the folded M; [M,N] and [M] would be read
+            // again for every F.., which the folded GEMM cannot do
+            if (dims.size() > g.dims_fold.size() &&
+                std::equal(g.dims_fold.begin(), g.dims_fold.end(), dims.begin()))
+                dims.erase(dims.begin(), dims.begin() + std::ptrdiff_t(g.dims_fold.size()));
             else if (contains(dims, g.dim_m))
                 return unsupported(kernel, op.loc, "operand " + op.tensor->name + " broadcast "
-                                                   "over " + g.dim_fold + ", which this GEMM "
+                                                   "over " + g.fold_text() + ", which this GEMM "
                                                    "folds into " + g.dim_m);
         }
         if (dims.empty()) s.broadcast = Broadcast::kScalar;

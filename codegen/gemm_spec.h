@@ -49,10 +49,11 @@ struct GemmSpec {
     int k_parts = 1;           // operands staged for 3xTF32: the GEMM's K is k_parts * k
                                // (gemm_stage.h); k stays the problem's K
     std::string dim_m, dim_n, dim_k, dim_l;  // problem dim names ("" for L when not batched)
-    // A leading dim of A and D folded into M: A[F,M,K] x B[K,N] -> D[F,M,N] is one [F*M, K] x
-    // [K, N] GEMM (A and D are contiguous over F and M; nn.Linear on [batch, seq, features]).
-    // "" when none; m is then F * M.
-    std::string dim_fold;
+    // Leading dims of A and D folded into M: A[F..,M,K] x B[K,N] -> D[F..,M,N] is one
+    // [prod(F..)*M, K] x [K, N] GEMM (A and D are contiguous over F.. and M; nn.Linear on
+    // [batch, seq, features], einsum 'bijl,lk->bijk'). Empty when none; m is then prod(F..) * M.
+    std::vector<std::string> dims_fold;
+    std::string fold_text() const;  // "F" or "b, i" (messages)
     int64_t m = 0, n = 0, k = 0, l = 1;
     std::optional<std::string> source;  // the residual matrix read as CUTLASS's C operand
     DType dtype_c = DType::kF32;

@@ -596,13 +596,13 @@ Status Planner::add_gemm(const Op& op) {
     const auto da = dims_of(a), db = dims_of(b);
     const bool plain = da.size() == 2 && db.size() == 2;
     const bool batched = da.size() == 3 && db.size() == 3 && da[0] == db[0];
-    // [F,M,K] x [K,N]: F folds into M (codegen/gemm_spec.h), as nn.Linear on [batch, seq, d]
-    const bool folded = da.size() == 3 && db.size() == 2;
+    // [F..,M,K] x [K,N]: F.. fold into M (codegen/gemm_spec.h), as nn.Linear on [batch, seq, d]
+    const bool folded = da.size() >= 3 && db.size() == 2;
     if (!plain && !batched && !folded) {
         return not_expressible(op, "operands of rank " + std::to_string(da.size()) + " and " +
                                        std::to_string(db.size()) + "; a gemm takes [M,K] x [K,N] "
                                        "matrices, a batch [L,M,K] x [L,K,N] with one batch dim, "
-                                       "or [F,M,K] x [K,N]");
+                                       "or [F..,M,K] x [K,N]");
     }
     DType dt = dtype_of(a.name);
     if (dt != dtype_of(b.name) || !is_float_storage(dt)) {
@@ -633,6 +633,8 @@ Status Planner::add_gemm(const Op& op) {
     const size_t r = y.shape.size();
     s.l = batched ? y.shape[0] : 1;
     s.m = y.shape[r - 2];
+    if (folded && !batched)  // the GEMM's M is every folded dim times M
+        for (size_t i = 0; i + 2 < r; ++i) s.m *= y.shape[i];
     s.n = y.shape[r - 1];
     const bool ta = op.kind == OpKind::kMatmul && op.attrs.transpose_a;
     s.k = a.shape[ta ? a.shape.size() - 2 : a.shape.size() - 1];

@@ -324,5 +324,44 @@ TEST(GemmLower, ALeadingDimOfXFoldsIntoM) {
         << over.error().to_string();
 }
 
+// Two leading dims ([P,F,M,K] x [N,K], einsum 'bijl,lk->bijk'): both fold into M, each dim read
+// from the harness; a [P,F,M,N] residual stays a matrix, an [F,M,N] one broadcasts over P: refused.
+TEST(GemmLower, EveryLeadingDimOfXFoldsIntoM) {
+    Problem problem = problem_from(R"({"name": "linear4d",
+      "dims": {"P": 2, "F": 8, "M": 512, "N": 256, "K": 128},
+      "inputs": {"X": {"shape": ["P", "F", "M", "K"], "dtype": "bf16"},
+                 "W": {"shape": ["N", "K"], "dtype": "bf16", "param": true},
+                 "R": {"shape": ["P", "F", "M", "N"], "dtype": "bf16"},
+                 "Q": {"shape": ["F", "M", "N"], "dtype": "bf16"}},
+      "graph": [{"op": "linear", "inputs": ["X", "W"], "output": "H"},
+                {"op": "add", "inputs": ["H", "R"], "output": "S"},
+                {"op": "add", "inputs": ["S", "Q"], "output": "Y"}],
+      "outputs": ["Y"], "precision": {"policy": "bf16"}})");
+    dsl::GemmConfig c;
+    c.tile_m = 128; c.tile_n = 128; c.tile_k = 64;
+    auto program = [&](const char* operand, std::vector<std::string> dims) {
+        std::vector<dsl::ChainOp> chain = {chain_tensor(dsl::ChainOpKind::kAdd, operand, dims),
+                                           chain_cast(DType::kBF16),
+                                           chain_tensor(dsl::ChainOpKind::kStore, "Y",
+                                                        {"P", "F", "M", "N"})};
+        return program_of("linear4d", "linear4d",
+                          {gemm_kernel("k0", tref("X", {"P", "F", "M", "K"}),
+                                       tref("W", {"N", "K"}), c, chain)});
+    };
+    auto out = lower_program(program("R", {"P", "F", "M", "N"}), problem, LowerOptions{});
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    const std::string& src = out->cuda_source;
+    size_t folds = 0;  // P and F, each read from the harness's dims
+    for (size_t at = src.find("F *= in->dims["); at != std::string::npos;
+         at = src.find("F *= in->dims[", at + 1))
+        ++folds;
+    EXPECT_EQ(folds, 2u) << src;
+    EXPECT_NE(src.find("    M *= F;\n"), std::string::npos);
+    auto over = lower_program(program("Q", {"F", "M", "N"}), problem, LowerOptions{});
+    ASSERT_FALSE(over.ok());
+    EXPECT_NE(over.error().message.find("broadcast over P, F"), std::string::npos)
+        << over.error().to_string();
+}
+
 }  // namespace
 }  // namespace kforge::codegen

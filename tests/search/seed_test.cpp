@@ -515,12 +515,12 @@ TEST(SeedErrors, NotExpressibleNamesTheOp) {
              "graph":[{"op":"softmax","inputs":["X"],"output":"Y","axis":1}],
              "outputs":["Y"],"precision":{"policy":"fp32_strict"}})",
          "graph[0]", "not expressible: softmax"},
-        // (a [B,S,K] input folds B into M; two leading dims do not)
-        {R"({"name":"lin4d","dims":{"P":2,"B":4,"S":128,"K":256,"N":256},
-             "inputs":{"X":{"shape":["P","B","S","K"],"dtype":"bf16"},"W":{"shape":["N","K"],"dtype":"bf16"}},
-             "graph":[{"op":"linear","inputs":["X","W"],"output":"Y"}],
+        // (leading dims of A fold into M when B is a matrix; two batch dims on both do not)
+        {R"({"name":"bmm4d","dims":{"P":2,"B":4,"S":128,"K":256,"N":256},
+             "inputs":{"X":{"shape":["P","B","S","K"],"dtype":"bf16"},"W":{"shape":["P","B","K","N"],"dtype":"bf16"}},
+             "graph":[{"op":"matmul","inputs":["X","W"],"output":"Y"}],
              "outputs":["Y"],"precision":{"policy":"bf16"}})",
-         "graph[0]", "not expressible: linear"},
+         "graph[0]", "not expressible: matmul"},
     };
     for (const auto& c : cases) {
         auto prog = search::seed_program(parse(c.json), h200());
@@ -528,6 +528,20 @@ TEST(SeedErrors, NotExpressibleNamesTheOp) {
         EXPECT_EQ(prog.error().where, c.where);
         EXPECT_NE(prog.error().message.find(c.says), std::string::npos) << prog.error().message;
     }
+}
+
+// nn.Linear on a 4-D input and einsum('bijl,lk->bijk') (KernelBench level 1, 11): every leading
+// dim of A folds into the GEMM's M, which checks and lowers as one GEMM.
+TEST(Seed, EveryLeadingDimOfAFoldsIntoM) {
+    const Problem lin = parse(R"({"name":"lin4d","dims":{"P":2,"B":4,"S":128,"K":256,"N":256},
+        "inputs":{"X":{"shape":["P","B","S","K"],"dtype":"bf16"},"W":{"shape":["N","K"],"dtype":"bf16"}},
+        "graph":[{"op":"linear","inputs":["X","W"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"bf16"}})");
+    EXPECT_EQ(seed_and_verify(lin), "");
+    auto prog = search::seed_program(lin, h200());
+    ASSERT_TRUE(prog) << prog.error().to_string();
+    ASSERT_EQ(prog->kernels.size(), 1u);
+    EXPECT_EQ(prog->kernels[0].kind, dsl::KernelKind::kGemm);
 }
 
 // bf16/fp16 gemm operands whose rows are an odd number of elements (2002 bytes: TMA needs 16,
