@@ -127,6 +127,16 @@ void check_tile(const Kernel& kn, int bytes, Reporter& rep) {
                           " need a multiple of " + std::to_string(k_multiple) + " bytes: tile K in {" +
                           legal + "}");
     }
+    // multistage's tensor-core mainloop keeps a K-contiguous operand tile in CUTLASS's crosswise
+    // shared-memory layout, whose row (tile K elements) must fit one 128-byte line (a static
+    // assertion in cutlass/layout/tensor_op_multiplicand_sm75.h otherwise: f32 tile K 64 failed
+    // to compile after passing this checker)
+    if (!is_tma(c.schedule) && c.math != MathMode::kF32Simt && c.tile_k * bytes > 128) {
+        rep.error(at, "tile " + tile + ": tile K " + std::to_string(c.tile_k) + " x " +
+                          std::to_string(bytes) + " bytes = " + std::to_string(c.tile_k * bytes) +
+                          " bytes; multistage's tensor-core shared-memory rows hold at most 128: "
+                          "tile K <= " + std::to_string(128 / bytes));
+    }
     const int threads = consumer_threads(c);
     const int acc_regs = c.tile_m * c.tile_n * (c.acc == DType::kF16 ? 1 : 2) / 2 / threads;
     if (acc_regs > 255) {

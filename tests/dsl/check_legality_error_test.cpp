@@ -99,6 +99,20 @@ TEST(CheckLegalityError, SplitKNeedsTheCooperativeSchedule) {
     EXPECT_TRUE(gemm("schedule cooperative splitk 2").ok());
 }
 
+// multistage with a 64-wide f32 K tile passed the checker and failed to compile (CUTLASS's
+// crosswise shared-memory row holds 128 bytes); 32 x 4 bytes and f32_simt still pass.
+TEST(CheckLegalityError, MultistageTileKFitsOneSharedMemoryLine) {
+    const std::string head = "program p for \"gemm_f32_4096\"\nkernel k0 = gemm(A[M,K], B[K,N]) ";
+    auto r = check_suite("gemm_f32_4096", head + "tile 128x128x64 schedule multistage { store C[M,N] }");
+    expect_one_error(r, "t.kf:2:34", {"tile K 64 x 4 bytes = 256 bytes; multistage's tensor-core "
+                                      "shared-memory rows hold at most 128: tile K <= 32"});
+    EXPECT_TRUE(check_suite("gemm_f32_4096",
+                            head + "tile 128x128x32 schedule multistage { store C[M,N] }").ok());
+    auto bf = check_suite("gemm_bf16_4096", "program p for \"gemm_bf16_4096\"\nkernel k0 = gemm(A[M,K], "
+                          "B[K,N]) tile 128x128x128 schedule multistage { cast bf16; store C[M,N] }");
+    expect_one_error(bf, "t.kf:2:34", {"tile K <= 64"});
+}
+
 TEST(CheckLegalityError, TmaAlignment) {
     auto r = check_text(R"({"name": "odd_k", "dims": {"M": 512, "N": 512, "K": 1001},
         "inputs": {"X": {"shape": ["M", "K"], "dtype": "bf16"},
