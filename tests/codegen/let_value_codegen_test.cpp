@@ -72,12 +72,7 @@ kernel k0 = rowwise softmax(X[R,C]) { let s; square; add s; cast bf16; store Y[R
 TEST(LetValueCodegen, EvtRepeatsTheNamedSubtree) {
     Checked c = checked(kSelfResidualSpec, R"(program p for "self_residual"
 kernel k0 = gemm(X[M,K], W[N,K]) { add b[N]; let x; mul 0.5; add x; cast bf16; store Y[M,N] })");
-    auto table = build_tensor_table(c.program, c.problem);
-    ASSERT_TRUE(table.ok()) << table.error().to_string();
-    LowerContext ctx;
-    ctx.problem = &c.problem;
-    ctx.tensors = *table;
-    auto spec = analyze_gemm(c.program.kernels[0], ctx);
+    auto spec = first_gemm_spec(c);
     ASSERT_TRUE(spec.ok()) << spec.error().to_string();
     for (EvtFamily fam : {EvtFamily::kSm90, EvtFamily::kSm80}) {
         auto evt = emit_evt(*spec, fam);
@@ -102,12 +97,7 @@ kernel k0 = gemm(X[M,K], W[N,K]) { add b[N]; let x; mul 0.5; add x; cast bf16; s
 TEST(LetValueCodegen, EvtReversedOperandsAndUse) {
     Checked c = checked(kGemmSoftsignSpec, R"(program p for "gemm_softsign"
 kernel k0 = gemm(X[M,K], W[N,K]) { let x; abs; add 1; rdiv R[M,N]; add x; cast f16; store Y[M,N] })");
-    auto table = build_tensor_table(c.program, c.problem);
-    ASSERT_TRUE(table.ok()) << table.error().to_string();
-    LowerContext ctx;
-    ctx.problem = &c.problem;
-    ctx.tensors = *table;
-    auto spec = analyze_gemm(c.program.kernels[0], ctx);
+    auto spec = first_gemm_spec(c);
     ASSERT_TRUE(spec.ok()) << spec.error().to_string();
     EXPECT_EQ(spec->source, std::optional<std::string>("R"));
     auto evt = emit_evt(*spec, EvtFamily::kSm90);
@@ -123,11 +113,7 @@ kernel k0 = gemm(X[M,K], W[N,K]) { let x; abs; add 1; rdiv R[M,N]; add x; cast f
     // a `use` as the last step: the root converts to ElementD before the store
     Checked u = checked(kSelfResidualSpec, R"(program p for "self_residual"
 kernel k0 = gemm(X[M,K], W[N,K]) { add b[N]; let x; mul 0.5; add x; cast bf16; let y; use y; store Y[M,N] })");
-    auto table2 = build_tensor_table(u.program, u.problem);
-    ASSERT_TRUE(table2.ok());
-    ctx.problem = &u.problem;
-    ctx.tensors = *table2;
-    auto spec2 = analyze_gemm(u.program.kernels[0], ctx);
+    auto spec2 = first_gemm_spec(u);
     ASSERT_TRUE(spec2.ok()) << spec2.error().to_string();
     auto evt2 = emit_evt(*spec2, EvtFamily::kSm90);
     ASSERT_TRUE(evt2.ok());
@@ -151,12 +137,7 @@ TEST(LetValueCodegen, EvtMaximumWithTensorAndNameAndErf) {
     "outputs": ["Y"], "precision": {"policy": "fp16"}})",
                         R"(program p for "gemm_max"
 kernel k0 = gemm(X[M,K], W[N,K]) { let h; max R[M,N]; erf; min h; cast f16; store Y[M,N] })");
-    auto table = build_tensor_table(c.program, c.problem);
-    ASSERT_TRUE(table.ok()) << table.error().to_string();
-    LowerContext ctx;
-    ctx.problem = &c.problem;
-    ctx.tensors = *table;
-    auto spec = analyze_gemm(c.program.kernels[0], ctx);
+    auto spec = first_gemm_spec(c);
     ASSERT_TRUE(spec.ok()) << spec.error().to_string();
     for (EvtFamily fam : {EvtFamily::kSm90, EvtFamily::kSm80}) {
         auto evt = emit_evt(*spec, fam);

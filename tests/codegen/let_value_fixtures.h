@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "codegen/gemm_spec.h"
 #include "codegen/lower.h"
 #include "dsl/check.h"
 #include "dsl/parser.h"
@@ -75,6 +76,16 @@ inline Checked checked(const char* spec, const std::string& program) {
                                 dsl::CheckOptions{"t.kf", program});
     for (const auto& e : r.errors) ADD_FAILURE() << e.to_string();
     return c;
+}
+
+// The GemmSpec of the program's first kernel (a gemm), as the lowering analyzes it.
+inline Expected<GemmSpec> first_gemm_spec(const Checked& c) {
+    auto table = build_tensor_table(c.program, c.problem);
+    if (!table) return table.error();
+    LowerContext ctx;
+    ctx.problem = &c.problem;
+    ctx.tensors = *table;
+    return analyze_gemm(c.program.kernels[0], ctx);
 }
 
 inline Expected<Lowered> lower(const Checked& c) {
