@@ -633,7 +633,7 @@ Status Planner::add_gemm(const Op& op) {
     const size_t r = y.shape.size();
     s.l = batched ? y.shape[0] : 1;
     s.m = y.shape[r - 2];
-    if (folded && !batched)  // the GEMM's M is every folded dim times M
+    if (folded)  // the GEMM's M is every folded dim times M (folded excludes batched)
         for (size_t i = 0; i + 2 < r; ++i) s.m *= y.shape[i];
     s.n = y.shape[r - 1];
     const bool ta = op.kind == OpKind::kMatmul && op.attrs.transpose_a;
