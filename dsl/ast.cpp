@@ -24,8 +24,9 @@ std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& t
     return std::nullopt;
 }
 
-constexpr std::array<std::pair<KernelKind, std::string_view>, 3> kKernelKinds{{
-    {KernelKind::kGemm, "gemm"}, {KernelKind::kRowwise, "rowwise"}, {KernelKind::kMap, "map"}}};
+constexpr std::array<std::pair<KernelKind, std::string_view>, 4> kKernelKinds{{
+    {KernelKind::kGemm, "gemm"}, {KernelKind::kRowwise, "rowwise"}, {KernelKind::kMap, "map"},
+    {KernelKind::kConv2d, "conv2d"}}};
 
 constexpr std::array<std::pair<ChainOpKind, std::string_view>, 36> kChainOps{{
     {ChainOpKind::kAdd, "add"},       {ChainOpKind::kSub, "sub"},

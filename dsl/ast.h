@@ -28,7 +28,9 @@ struct TensorRef {
     bool operator==(const TensorRef&) const = default;
 };
 
-enum class KernelKind { kGemm, kRowwise, kMap };
+// kConv2d: a 2-D convolution (NCHW input, KCRS weight) as an implicit GEMM; its knobs are the
+// gemm knobs of a multistage kernel, stored in Kernel::gemm (docs/language.md).
+enum class KernelKind { kGemm, kRowwise, kMap, kConv2d };
 std::string_view to_string(KernelKind k);
 std::optional<KernelKind> kernel_kind_from_string(std::string_view s);
 
@@ -117,6 +119,16 @@ struct GemmConfig {
     bool operator==(const GemmConfig&) const = default;
 };
 
+// A conv2d kernel's knobs where the program writes none: the parser starts every conv2d kernel
+// from this (tile 128x64x32 suits every precision: an f32 tile K row of 128 bytes).
+inline GemmConfig conv2d_default_config() {
+    GemmConfig c;
+    c.tile_m = 128, c.tile_n = 64, c.tile_k = 32;
+    c.stages = 3;
+    c.schedule = Schedule::kMultistage;
+    return c;
+}
+
 enum class RowOp { kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm, kSum, kMean, kMax, kMin,
                    kProd, kL1Normalize, kL2Normalize, kCumsum, kCumprod };
 std::string_view to_string(RowOp r);
@@ -146,12 +158,13 @@ struct MapConfig {
 struct Kernel {
     std::string name;
     KernelKind kind = KernelKind::kMap;
-    std::vector<TensorRef> args;  // gemm: A, B; rowwise: X [, weight [, bias]]; map: the chain start
+    std::vector<TensorRef> args;  // gemm: A, B; rowwise: X [, weight [, bias]]; map: the chain start;
+                                  // conv2d: X[N,C,H,W], Wt[K,C,R,S]
     RowOp row_op = RowOp::kSoftmax;   // rowwise
     std::string over;                 // rowwise: dim reduced/normalized (empty: the last)
     std::optional<double> eps;        // layer_norm / rms_norm / group_norm / l1,l2_normalize
     std::optional<int64_t> groups;    // group_norm
-    GemmConfig gemm;
+    GemmConfig gemm;                  // gemm and conv2d (conv2d: schedule multistage)
     RowwiseConfig rowwise;
     MapConfig map;
     // rowwise sum/mean/max/min: the element-wise prologue `pre { .. }` applied to every element

@@ -333,9 +333,11 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
     sem.max_bytes = sem.max_out_bytes = 0;
     const std::string at = Reporter::loc_text(kn.loc);
     std::optional<int> v;
-    const size_t want_args = kn.kind == KernelKind::kGemm ? 2 : 1;
+    const size_t want_args = kn.kind == KernelKind::kGemm || kn.kind == KernelKind::kConv2d ? 2 : 1;
     if (kn.args.size() < want_args) {
         rep.error(kn.loc, "kernel " + kn.name + " needs " + std::to_string(want_args) + " operand(s)");
+    } else if (kn.kind == KernelKind::kConv2d) {
+        rep.error(kn.loc, "kernel " + kn.name + ": conv2d kernels are not yet supported by the checker");
     } else if (kn.kind == KernelKind::kGemm) {
         auto a = sem.read(kn.args[0], k);
         auto b = sem.read(kn.args[1], k);

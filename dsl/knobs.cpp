@@ -129,6 +129,37 @@ std::vector<KnobSpec> gemm_knobs() {
     };
 }
 
+// conv2d: the gemm knobs of a multistage kernel (the implicit GEMM M = N*P*Q, N = K,
+// K = C*R*S): tile, stages 2..6, schedule (multistage only; `auto` reads as multistage), math,
+// acc, swizzle. No cluster, raster or splitk: the sm80 conv kernels have none.
+std::vector<KnobSpec> conv2d_knobs() {
+    std::vector<KnobSpec> out;
+    for (KnobSpec s : gemm_knobs()) {
+        if (s.name == "tile") {
+            s.default_text = "128x64x32";
+            s.doc = "CTA tile MxNxK of the implicit GEMM (M = N*P*Q, N = K, K = C*R*S)";
+        } else if (s.name == "stages") {
+            s.kind = KnobValueKind::kInts;
+            s.domains = {IntDomain{{}, 2, 6, 1}};
+            s.default_text = "3";
+            s.doc = "cp.async pipeline stages";
+            s.read = [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.gemm.stages}); };
+        } else if (s.name == "schedule") {
+            s.words = {"auto", "multistage"};
+            s.default_text = "multistage";
+            s.doc = "mainloop schedule: Ampere cp.async multistage (auto: the same)";
+            s.apply = [](Kernel& k, const KnobValue&) {
+                k.gemm.schedule = Schedule::kMultistage;
+                return std::string();
+            };
+        } else if (s.name != "math" && s.name != "acc" && s.name != "swizzle") {
+            continue;
+        }
+        out.push_back(s);
+    }
+    return out;
+}
+
 std::vector<KnobSpec> rowwise_knobs() {
     return {
         {"over", KnobValueKind::kDim, {}, {}, {}, "the last dim", "the dim reduced or normalized",
@@ -240,11 +271,14 @@ const std::vector<KnobSpec>& knob_table(KernelKind kind) {
     static const std::vector<KnobSpec> gemm = gemm_knobs();
     static const std::vector<KnobSpec> rowwise = rowwise_knobs();
     static const std::vector<KnobSpec> map = map_knobs();
+    static const std::vector<KnobSpec> conv2d = conv2d_knobs();
     switch (kind) {
         case KernelKind::kGemm: return gemm;
         case KernelKind::kRowwise: return rowwise;
-        default: return map;
+        case KernelKind::kConv2d: return conv2d;
+        case KernelKind::kMap: break;
     }
+    return map;
 }
 
 const KnobSpec* find_knob(KernelKind kind, std::string_view name) {

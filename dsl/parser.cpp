@@ -167,15 +167,16 @@ Status Parser::kernel(Program& p) {
 }
 
 Status Parser::head(Kernel& k) {
-    static const std::vector<std::string_view> kinds = {"gemm", "rowwise", "map"};
+    static const std::vector<std::string_view> kinds = {"gemm", "rowwise", "map", "conv2d"};
     std::optional<KernelKind> kind;
     if (peek().kind == TokenKind::kIdent) kind = kernel_kind_from_string(peek().text);
     if (!kind) {
         std::string hint = peek().kind == TokenKind::kIdent ? did_you_mean(peek().text, kinds) : "";
-        return expected("a kernel kind (gemm, rowwise, map)", hint);
+        return expected("a kernel kind (gemm, rowwise, map, conv2d)", hint);
     }
     take();
     k.kind = *kind;
+    if (k.kind == KernelKind::kConv2d) k.gemm = conv2d_default_config();
     size_t max_args = 1;
     if (k.kind == KernelKind::kRowwise) {
         std::vector<std::string_view> names;
@@ -193,9 +194,13 @@ Status Parser::head(Kernel& k) {
     }
     std::string kind_name(to_string(k.kind));
     if (Expected<Token> t = expect_punct('(', "after '" + kind_name + "'"); !t) return t.error();
-    size_t want = k.kind == KernelKind::kGemm ? 2 : 1;
+    const bool two = k.kind == KernelKind::kGemm || k.kind == KernelKind::kConv2d;
+    size_t want = two ? 2 : 1;
     while (true) {
-        Expected<TensorRef> t = tensor(k.args.empty() ? "the input tensor" : "a tensor");
+        Expected<TensorRef> t =
+            k.kind == KernelKind::kConv2d
+                ? tensor(k.args.empty() ? "the input tensor (X[N,C,H,W])" : "the weight (Wt[K,C,R,S])")
+                : tensor(k.args.empty() ? "the input tensor" : "a tensor");
         if (!t) return t.error();
         k.args.push_back(std::move(*t));
         if (at_punct(')')) break;
@@ -209,7 +214,20 @@ Status Parser::head(Kernel& k) {
                              : std::to_string(want) + (want == 1 ? " tensor" : " tensors")));
     }
     if (k.args.size() < want) {
-        return expected("',' and the B operand: gemm takes 2 tensors (A, B)");
+        return expected(k.kind == KernelKind::kConv2d
+                            ? "',' and the weight: conv2d takes 2 tensors (X[N,C,H,W], Wt[K,C,R,S])"
+                            : "',' and the B operand: gemm takes 2 tensors (A, B)");
+    }
+    if (k.kind == KernelKind::kConv2d) {
+        for (size_t i = 0; i < 2; ++i) {
+            if (k.args[i].dims.size() == 4) continue;
+            const TensorRef& t = k.args[i];
+            return source_error(source_, file_, t.loc, static_cast<int>(t.name.size()),
+                                "conv2d " + std::string(i == 0 ? "input" : "weight") + " '" +
+                                    clip_text(t.name) + "' has " + std::to_string(t.dims.size()) +
+                                    " dims; conv2d takes " +
+                                    (i == 0 ? "X[N,C,H,W] (NCHW)" : "Wt[K,C,R,S] (KCRS)"));
+        }
     }
     take();
     return Ok{};

@@ -10,7 +10,7 @@ constexpr std::string_view kGrammar = R"(## Grammar
 ```
 program := 'program' NAME 'for' "problem_name" kernel+
 kernel  := 'kernel' NAME '=' head knob* '{' stmt (';' stmt)* [';'] '}'
-head    := 'gemm' '(' A ',' B ')' | 'rowwise' ROWOP '(' X [',' weight [',' bias]] ')' ['pre' '{' stmt (';' stmt)* '}'] | 'map' '(' X ')'
+head    := 'gemm' '(' A ',' B ')' | 'rowwise' ROWOP '(' X [',' weight [',' bias]] ')' ['pre' '{' stmt (';' stmt)* '}'] | 'map' '(' X ')' | 'conv2d' '(' X[N,C,H,W] ',' Wt[K,C,R,S] ')'
 tensor  := NAME '[' [dim (',' dim)*] ']'     dim := a problem dim name | integer;  scalar: alpha[]
 ```
 `#` starts a comment. Tensors carry the problem's dim names: a gemm contracts the dim its two
@@ -27,6 +27,9 @@ A value used more than once stays in one kernel: `let t` names the value, `add t
 statement) reads it as the operand, `use t` makes it the value again. Names are local to their
 kernel, bound once, and differ from every tensor's name. `rowwise sum|mean|max|min(X[..]) pre { .. }` applies
 element-wise statements to each element before it is reduced (no store or cast): `rowwise sum(A[M,K]) pre { mul B[K,N] }` is a matvec.
+`conv2d(X[N,C,H,W], Wt[K,C,R,S])` is the problem's conv2d op (stride, padding, dilation are the
+op's; groups 1 only) as a multistage implicit GEMM (M = N*P*Q, N = K, K = C*R*S); its chain runs
+over the output [N,K,P,Q]: the op's bias is `add b[K]` (a [K] tensor broadcasts over N, P, Q).
 )";
 
 constexpr std::string_view kExamples = R"(## Examples
@@ -48,6 +51,11 @@ kernel k0 = gemm(X[M,K], W[N,K]) { let x; mul 0.5; add x; cast bf16; store Y[M,N
 ```
 program softsign for "softsign_f32"                      # y = x / (1 + |x|)
 kernel k0 = map(X[R,C]) { let x; abs; add 1; rdiv x; store Y[R,C] }
+```
+```
+program conv_relu for "conv2d_bias_relu_f32"            # y = relu(conv2d(x, w) + b)
+kernel k0 = conv2d(X[N,C,H,W], Wt[K,C,R,S]) tile 128x64x32 stages 3 math tf32x3
+    { add b[K]; relu; store Y[N,K,P,Q] }
 ```
 )";
 
@@ -112,6 +120,7 @@ std::string reference_card() {
     out += knob_section(KernelKind::kGemm);
     out += knob_section(KernelKind::kRowwise);
     out += knob_section(KernelKind::kMap);
+    out += knob_section(KernelKind::kConv2d);
     out += "\n";
     out += kExamples;
     return out;
