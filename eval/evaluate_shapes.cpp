@@ -34,7 +34,9 @@ int64_t shrink_dim(int64_t value, int64_t cap) {
 Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
                          const dsl::DeviceLimits& limits, int64_t cap) {
     std::map<std::string, int64_t> dims;
-    for (const auto& [name, value] : problem.dims) dims[name] = shrink_dim(value, cap);
+    for (const auto& [name, value] : problem.dims) {
+        if (problem.derived_dims.count(name) == 0) dims[name] = shrink_dim(value, cap);
+    }  // derived dims (a conv2d's output sizes) follow the dims they are computed from
     auto p = rebind_dims(problem, dims);
     if (!p) return p.error();
     auto checked = dsl::check_program(program, *p, limits);

@@ -99,8 +99,8 @@ void merge_into(ChunkStats& all, const ChunkStats& p) {
 bool sums_terms(const Problem& problem, const std::string& tensor) {
     std::set<std::string> summed;
     for (const Op& op : problem.ops) {
-        bool s = op_class(op.kind) == OpClass::kMatrix || op.kind == OpKind::kSum ||
-                 op.kind == OpKind::kMean || op.kind == OpKind::kLayerNorm ||
+        bool s = op_class(op.kind) == OpClass::kMatrix || op_class(op.kind) == OpClass::kConv ||
+                 op.kind == OpKind::kSum || op.kind == OpKind::kMean || op.kind == OpKind::kLayerNorm ||
                  op.kind == OpKind::kGroupNorm || op.kind == OpKind::kCumsum;
         for (const std::string& in : op.inputs) s = s || summed.count(in);
         if (s) summed.insert(op.output);

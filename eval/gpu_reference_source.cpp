@@ -348,6 +348,7 @@ Expected<ReferenceProgram> generate_reference_program(const Problem& problem) {
                            ? scan(v, launch)
                            : reduction(v, launch);
                 break;
+            case OpClass::kConv: break;  // "no GPU reference for this op"
         }
         if (!code) return code.error();
         kernels += "\n// " + op.json_path + ": " + std::string(to_string(op.kind)) + " -> " +

@@ -149,7 +149,7 @@ Status build_graph(Problem& p) {
         Op op = p.ops[i];
         std::vector<const Tensor*> inputs;
         for (const std::string& name : op.inputs) inputs.push_back(&defined.at(name));
-        auto out = infer_op(op, inputs);
+        auto out = infer_op(op, inputs, p.dims, p.derived_dims);
         if (!out) return out.error();
         if (auto s = check_shape_limits(out->shape, op.json_path + ".output"); !s) return s;
         for (const std::string& o : p.outputs) {

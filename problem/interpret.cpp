@@ -89,6 +89,7 @@ Expected<TensorValues> interpret(const Problem& problem, const TensorValues& inp
                                         ? interp::eval_scan(args)
                                         : interp::eval_reduction(args);
                 break;
+            case OpClass::kConv: values[op.output] = interp::eval_conv(args); break;
         }
     }
     TensorValues outputs;
@@ -104,6 +105,11 @@ Expected<Problem> rebind_dims(const Problem& problem,
             std::string known;
             for (const auto& [k, v] : problem.dims) known += (known.empty() ? "" : ", ") + k;
             return make_error("dims." + name, "unknown dim \"" + name + "\"; known dims: " + known);
+        }
+        if (problem.derived_dims.count(name) != 0) {
+            return make_error("dims." + name, "dim \"" + name + "\" is derived (a conv2d's " +
+                                                  "output size): re-bind the dims it is " +
+                                                  "computed from instead");
         }
         if (value <= 0 || value > kMaxDimValue) {
             return make_error("dims." + name, "dim \"" + name + "\" = " + std::to_string(value) +

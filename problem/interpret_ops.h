@@ -34,5 +34,6 @@ std::vector<double> eval_reduction(const OpArgs& a);    // sum, mean, max, min, 
 std::vector<double> eval_norm(const OpArgs& a);         // layer_norm, rms_norm, group_norm
 std::vector<double> eval_normalize(const OpArgs& a);    // l1_normalize, l2_normalize
 std::vector<double> eval_scan(const OpArgs& a);         // cumsum, cumprod
+std::vector<double> eval_conv(const OpArgs& a);         // conv2d
 
 }  // namespace kforge::interp

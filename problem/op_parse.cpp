@@ -1,5 +1,6 @@
 // One graph entry -> Op: the op name, its operand list and its attributes, each checked against
 // the table in docs/problem-spec.md. Shapes are checked later (shape_infer.cpp).
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -41,6 +42,8 @@ OpSignature signature(OpKind k) {
         case OpKind::kL1Normalize: case OpKind::kL2Normalize: return {1, 1, "X", {"axis", "eps"}};
         case OpKind::kCumsum: case OpKind::kCumprod:
             return {1, 1, "X", {"axis", "reverse", "exclusive"}};
+        case OpKind::kConv2d:
+            return {2, 3, "X, W, [b]", {"stride", "padding", "dilation", "groups", "out_dims"}};
         default: return {1, 1, "X", {}};
     }
 }
@@ -48,6 +51,41 @@ OpSignature signature(OpKind k) {
 bool is_scalar_op(OpKind k) {
     return k == OpKind::kScale || k == OpKind::kAddScalar || k == OpKind::kMinScalar ||
            k == OpKind::kMaxScalar;
+}
+
+// conv2d's stride, padding, dilation: an integer (both spatial axes) or a pair [h, w], each at
+// least `min` and at most kMaxDimValue.
+Status read_pair(const Json& v, const std::string& key, const std::string& path, int64_t min,
+                 std::array<int64_t, 2>& field) {
+    std::string bound = min == 0 ? "an integer >= 0" : "an integer >= 1";
+    auto one = [&](const Json& e, const std::string& at) -> Expected<int64_t> {
+        if (!e.is_number()) {
+            return make_error(at, key + " must be " + bound + " or a pair of them, got " +
+                                      type_name(e));
+        }
+        auto i = read_int(e, at);
+        if (!i) return i.error();
+        if (*i < min || *i > kMaxDimValue) {
+            return make_error(at, key + " must be " + bound + " (at most 2^40), got " + e.dump());
+        }
+        return *i;
+    };
+    if (v.is_array()) {
+        if (v.size() != 2) {
+            return make_error(path, key + " must be an integer or a pair [h, w], got an array of " +
+                                        std::to_string(v.size()));
+        }
+        for (size_t i = 0; i < 2; ++i) {
+            auto x = one(v[i], path + "[" + std::to_string(i) + "]");
+            if (!x) return x.error();
+            field[i] = *x;
+        }
+        return Ok{};
+    }
+    auto x = one(v, path);
+    if (!x) return x.error();
+    field = {*x, *x};
+    return Ok{};
 }
 
 Status read_attr(const Json& v, const std::string& key, const std::string& path, Op& op,
@@ -104,6 +142,36 @@ Status read_attr(const Json& v, const std::string& key, const std::string& path,
                 return make_error(path, "num_groups must be a positive integer, got " + v.dump());
             }
             a.num_groups = *i;
+        }
+        return Ok{};
+    }
+    if (key == "stride") return read_pair(v, key, path, 1, a.stride);
+    if (key == "padding") return read_pair(v, key, path, 0, a.padding);
+    if (key == "dilation") return read_pair(v, key, path, 1, a.dilation);
+    if (key == "groups") {
+        auto i = read_int(v, path);
+        if (!i) return i.error();
+        if (*i < 1 || *i > kMaxDimValue) {
+            return make_error(path, "groups must be a positive integer, got " + v.dump());
+        }
+        a.groups = *i;
+        return Ok{};
+    }
+    if (key == "out_dims") {
+        if (!v.is_array() || v.size() != 2) {
+            return make_error(path, "out_dims must be a pair of dim names [P, Q] (the output's "
+                                    "spatial dims), got " +
+                                        (v.is_array() ? "an array of " + std::to_string(v.size())
+                                                      : type_name(v)));
+        }
+        for (size_t i = 0; i < 2; ++i) {
+            std::string at = path + "[" + std::to_string(i) + "]";
+            auto name = read_string(v[i], at);
+            if (!name) return name.error();
+            if (!is_identifier(*name)) {
+                return make_error(at, "dim name " + quote(*name) + " is not an identifier");
+            }
+            a.out_dims.push_back(*name);
         }
         return Ok{};
     }

@@ -17,7 +17,7 @@ constexpr std::array<std::pair<PrecisionPolicy, std::string_view>, 4> kPolicyNam
     {PrecisionPolicy::kBf16, "bf16"}, {PrecisionPolicy::kFp16, "fp16"},
 }};
 
-constexpr std::array<std::pair<OpKind, std::string_view>, 52> kOpNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 53> kOpNames{{
     {OpKind::kMatmul, "matmul"}, {OpKind::kLinear, "linear"},
     {OpKind::kAdd, "add"}, {OpKind::kSub, "sub"}, {OpKind::kMul, "mul"}, {OpKind::kDiv, "div"},
     {OpKind::kMaximum, "maximum"}, {OpKind::kMinimum, "minimum"},
@@ -39,6 +39,7 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 52> kOpNames{{
     {OpKind::kRmsNorm, "rms_norm"}, {OpKind::kGroupNorm, "group_norm"},
     {OpKind::kL1Normalize, "l1_normalize"}, {OpKind::kL2Normalize, "l2_normalize"},
     {OpKind::kCumsum, "cumsum"}, {OpKind::kCumprod, "cumprod"},
+    {OpKind::kConv2d, "conv2d"},
 }};
 
 template <typename Table, typename Enum>
@@ -99,6 +100,8 @@ OpClass op_class(OpKind k) {
         case OpKind::kL1Normalize: case OpKind::kL2Normalize:
         case OpKind::kCumsum: case OpKind::kCumprod:
             return OpClass::kRowwise;
+        case OpKind::kConv2d:
+            return OpClass::kConv;
         default:
             return OpClass::kElementwise;
     }
@@ -120,6 +123,7 @@ std::string_view to_string(OpClass c) {
         case OpClass::kElementwise: return "elementwise";
         case OpClass::kReduction: return "reduction";
         case OpClass::kRowwise: return "rowwise";
+        case OpClass::kConv: return "conv";
     }
     return "?";
 }

@@ -3,9 +3,11 @@
 // infers every intermediate tensor's shape and dtype; all other stages read it, none changes it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,12 +40,14 @@ enum class OpKind {
     kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm,
     kL1Normalize, kL2Normalize,  // x / max(||x||_p over axis, eps)
     kCumsum, kCumprod,           // inclusive (or exclusive, reverse) prefix scan over axis
+    // convolution (PyTorch F.conv2d: NCHW input, KCRS weight, optional bias [K])
+    kConv2d,
 };
 std::string_view to_string(OpKind k);
 std::optional<OpKind> op_from_string(std::string_view s);
 std::vector<std::string_view> all_op_names();  // every op's spec name, in OpKind order
 
-enum class OpClass { kMatrix, kElementwise, kReduction, kRowwise };
+enum class OpClass { kMatrix, kElementwise, kReduction, kRowwise, kConv };
 OpClass op_class(OpKind k);
 std::string_view to_string(OpClass c);
 
@@ -66,6 +70,13 @@ struct OpAttrs {
     double p = 0.0;               // dropout (eval mode: identity)
     GeluApprox gelu = GeluApprox::kErf;
     std::vector<int64_t> normalized_shape;  // layer_norm / rms_norm: trailing dims normalized
+    // conv2d: per spatial axis (H, W); y's spatial dims are named out_dims (filled in by the
+    // parser: the spec's names or the defaults of docs/problem-spec.md)
+    std::array<int64_t, 2> stride{1, 1};
+    std::array<int64_t, 2> padding{0, 0};
+    std::array<int64_t, 2> dilation{1, 1};
+    int64_t groups = 1;
+    std::vector<std::string> out_dims;
 };
 
 struct Op {
@@ -99,7 +110,11 @@ struct Tolerance {
 struct Problem {
     std::string name;
     std::string description;
-    std::map<std::string, int64_t> dims;  // named dims and their values
+    std::map<std::string, int64_t> dims;  // named dims and their values (derived ones included)
+    // Dims computed from others (a conv2d's output sizes, named by its out_dims): in `dims` so
+    // every stage can look them up, never written under the spec's "dims" and recomputed
+    // whenever the other dims are re-bound.
+    std::set<std::string> derived_dims;
     std::vector<Tensor> tensors;          // inputs and params first, then in definition order
     std::vector<Op> ops;                  // topological order
     std::vector<std::string> outputs;

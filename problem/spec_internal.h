@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,8 +45,11 @@ Expected<Op> parse_op(const Json& v, const std::string& path,
                       const std::map<std::string, int64_t>& dims);
 
 // Infers the output tensor of `op` (name, shape, dim names, dtype) from its inputs, checking
-// shapes and dtypes, and normalizes op.attrs (axis >= 0, normalized_shape filled in).
-Expected<Tensor> infer_op(Op& op, const std::vector<const Tensor*>& inputs);
+// shapes and dtypes, and normalizes op.attrs (axis >= 0, normalized_shape filled in, a conv2d's
+// out_dims named). A conv2d enters the dims it derives (its output's spatial sizes) into `dims`
+// and `derived`.
+Expected<Tensor> infer_op(Op& op, const std::vector<const Tensor*>& inputs,
+                          std::map<std::string, int64_t>& dims, std::set<std::string>& derived);
 
 // Checks `shape` against the rank and size limits; where is `path`.
 Status check_shape_limits(const std::vector<int64_t>& shape, const std::string& path);

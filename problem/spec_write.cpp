@@ -1,5 +1,6 @@
 // problem_to_json(): a validated Problem back to its spec. Attributes are written only where
 // they differ from the op's default, so a written spec reads like a hand-written one.
+#include <array>
 #include <cmath>
 
 #include "problem/spec.h"
@@ -65,6 +66,21 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
             j["num_groups"] = a.num_groups;
             j["eps"] = a.eps;
             break;
+        case OpKind::kConv2d: {
+            auto pair = [&](const char* key, const std::array<int64_t, 2>& v, int64_t dflt) {
+                if (v[0] == dflt && v[1] == dflt) return;
+                j[key] = v[0] == v[1] ? Json(v[0]) : Json::array({v[0], v[1]});
+            };
+            pair("stride", a.stride, 1);
+            pair("padding", a.padding, 0);
+            pair("dilation", a.dilation, 1);
+            if (a.groups != 1) j["groups"] = a.groups;
+            // "" where y's dim is an anonymous literal: then the default names are the names
+            if (a.out_dims.size() == 2 && !a.out_dims[0].empty() && !a.out_dims[1].empty()) {
+                j["out_dims"] = a.out_dims;
+            }
+            break;
+        }
         default: break;
     }
 }
@@ -76,7 +92,9 @@ nlohmann::ordered_json problem_to_json(const Problem& p) {
     j["name"] = p.name;
     if (!p.description.empty()) j["description"] = p.description;
     j["dims"] = Json::object();
-    for (const auto& [name, value] : p.dims) j["dims"][name] = value;
+    for (const auto& [name, value] : p.dims) {
+        if (p.derived_dims.count(name) == 0) j["dims"][name] = value;  // recomputed on parse
+    }
     j["inputs"] = Json::object();
     for (const Tensor* t : p.graph_inputs()) {
         Json shape = Json::array();

@@ -129,6 +129,17 @@ Expected<WorkCount> count_work(const Problem& problem) {
             case OpClass::kRowwise:
                 ow.flops_other = rowwise_flops_per_element(op.kind) * in_elems;
                 break;
+            case OpClass::kConv: {
+                // y [N, K, P, Q]: each element is a (C/groups) * R * S dot product
+                const Tensor& w = *ins[1];
+                if (w.shape.size() != 4) return make_error(where, "conv2d weight is not [K, C/g, R, S]");
+                const double taps = static_cast<double>(w.shape[1]) *
+                                    static_cast<double>(w.shape[2]) *
+                                    static_cast<double>(w.shape[3]);
+                ow.flops_matrix = 2.0 * taps * out_elems;
+                if (ins.size() >= 3) ow.flops_other = out_elems;
+                break;
+            }
         }
         w.flops_matrix += ow.flops_matrix;
         w.flops_other += ow.flops_other;

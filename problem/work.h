@@ -4,6 +4,8 @@
 // FLOP conventions (one multiply-add = 2 FLOPs):
 //   matmul, linear    2 * M * N * K per batch entry (= 2 * K * numel(output)): flops_matrix.
 //                     linear's bias add: 1 per output element, in flops_other.
+//   conv2d            2 * N * K * P * Q * (C / groups) * R * S (= 2 * (C/groups) * R * S *
+//                     numel(y)): flops_matrix; its bias add: 1 per output element, flops_other.
 //   element-wise      per output element, elementwise_flops_per_element() below:
 //                     1 for simple arithmetic (add, sub, mul, div, scale, add_scalar, relu,
 //                     leaky_relu, hardtanh, clamp, min/max_scalar, neg, abs, square);
@@ -17,7 +19,7 @@
 //                     normalize, affine).
 //   l1/l2_normalize   3 per input element (|x| or x*x, sum, scale by 1 / max(norm, eps)).
 //   cumsum, cumprod   1 per input element (the scan's add or multiply).
-// Everything that is not a matrix product counts as flops_other (run at the fp32 SIMT rate).
+// Everything that is not a matrix product (matmul, linear, conv2d) counts as flops_other (run at the fp32 SIMT rate).
 //
 // Byte conventions (each tensor at its dtype size, dtype_bytes()):
 //   bytes_fused    compulsory traffic: every graph input and param read once and every graph

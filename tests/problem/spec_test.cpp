@@ -28,6 +28,7 @@ void expect_same(const Problem& a, const Problem& b) {
     EXPECT_EQ(a.name, b.name);
     EXPECT_EQ(a.description, b.description);
     EXPECT_EQ(a.dims, b.dims);
+    EXPECT_EQ(a.derived_dims, b.derived_dims);
     EXPECT_EQ(a.outputs, b.outputs);
     EXPECT_EQ(a.policy, b.policy);
     EXPECT_EQ(a.tolerance.atol, b.tolerance.atol);
@@ -63,6 +64,11 @@ void expect_same(const Problem& a, const Problem& b) {
         EXPECT_EQ(x.p, y.p);
         EXPECT_EQ(x.gelu, y.gelu);
         EXPECT_EQ(x.normalized_shape, y.normalized_shape);
+        EXPECT_EQ(x.stride, y.stride);
+        EXPECT_EQ(x.padding, y.padding);
+        EXPECT_EQ(x.dilation, y.dilation);
+        EXPECT_EQ(x.groups, y.groups);
+        EXPECT_EQ(x.out_dims, y.out_dims);
     }
 }
 
@@ -157,7 +163,7 @@ TEST(Spec, EnumNamesRoundTrip) {
         ASSERT_TRUE(k.has_value()) << name;
         EXPECT_EQ(to_string(*k), name);
     }
-    EXPECT_EQ(all_op_names().size(), 52u);
+    EXPECT_EQ(all_op_names().size(), 53u);
     for (DType d : {DType::kF64, DType::kF32, DType::kF16, DType::kBF16, DType::kI32, DType::kI64}) {
         EXPECT_EQ(dtype_from_string(to_string(d)), d);
     }
@@ -170,6 +176,7 @@ TEST(Spec, EnumNamesRoundTrip) {
     EXPECT_EQ(op_class(OpKind::kMean), OpClass::kReduction);
     EXPECT_EQ(op_class(OpKind::kLogsumexp), OpClass::kRowwise);
     EXPECT_EQ(op_class(OpKind::kMish), OpClass::kElementwise);
+    EXPECT_EQ(op_class(OpKind::kConv2d), OpClass::kConv);
     EXPECT_EQ(dtype_bytes(DType::kBF16), 2);
 }
 
