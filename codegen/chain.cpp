@@ -38,6 +38,14 @@ Expected<Access> broadcast_access(const dsl::TensorRef& ref, const TensorInfo& i
     const int rank = int(space.dims.size());
     std::vector<int64_t> space_stride(rank, 1);
     for (int d = rank - 2; d >= 0; --d) space_stride[d] = space_stride[d + 1] * space.shape[d + 1];
+    // runtime_shape: the same terms over the functor's size members d0, d1, ..
+    const bool rt = space.runtime_shape;
+    const auto rt_product = [](const std::vector<int>& dims) {
+        std::string p;
+        for (int d : dims) p += (p.empty() ? "" : " * ") + std::string("d") + std::to_string(d);
+        return p.empty() ? std::string("1") : dims.size() == 1 ? p : "(" + p + ")";
+    };
+    std::vector<int> rt_stride_dims;  // the operand's matched dims inside the current one
     // Match right to left: each tensor dim to the nearest space dim of that name on the left of
     // the previous match.
     std::vector<std::string> terms;
@@ -60,6 +68,20 @@ Expected<Access> broadcast_access(const dsl::TensorRef& ref, const TensorInfo& i
                                          std::to_string(space.shape[d]));
         }
         next = d - 1;
+        if (rt) {
+            // a size-1 operand dim against a larger space dim broadcasts at this shape only
+            // when the dim is a literal; a named dim keeps its term (0 where its size is 1)
+            if (size == 1 && space.shape[d] != 1) continue;
+            std::vector<int> inner;
+            for (int j = d + 1; j < rank; ++j) inner.push_back(j);
+            std::string coord = "e";
+            if (d != rank - 1) coord = "(" + coord + " / " + rt_product(inner) + ")";
+            if (d != 0) coord = "(" + coord + " % d" + std::to_string(d) + ")";
+            terms.push_back(rt_stride_dims.empty() ? coord : coord + " * " + rt_product(rt_stride_dims));
+            rt_stride_dims.push_back(d);
+            stride *= size;
+            continue;
+        }
         if (size == 1) continue;
         if (d == rank - 1 && stride == 1) inner_contig = true;
         std::string coord = "e";
@@ -67,6 +89,13 @@ Expected<Access> broadcast_access(const dsl::TensorRef& ref, const TensorInfo& i
         if (d != 0) coord = "(" + coord + " % " + std::to_string(space.shape[d]) + ")";
         terms.push_back(stride == 1 ? coord : coord + " * " + std::to_string(stride));
         stride *= size;
+    }
+    if (rt) {
+        Access a;
+        a.offset = "int64_t(0)";
+        for (size_t k = 0; k < terms.size(); ++k) a.offset = (k ? a.offset + " + " : "") + terms[k];
+        a.contig = "false";
+        return a;
     }
     Access a;
     if (terms.empty()) {
@@ -193,8 +222,8 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
         auto access = broadcast_access(ref, **info, space, loc);
         if (!access) return access.error();
         out << "        kforge::load_bcast<V, " << access->contig << ">(s[" << slot << "], t_"
-              << ref.name << ", i, [](int64_t e) -> int64_t { return " << access->offset
-              << "; });\n";
+              << ref.name << ", i, [" << (space.runtime_shape ? "this" : "")
+              << "](int64_t e) -> int64_t { return " << access->offset << "; });\n";
         return Ok{};
     };
 
@@ -276,6 +305,11 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
     for (const ChainParam& p : code.params) {
         s << "    " << (p.written ? "" : "const ") << *cuda_float_type(p.dtype, "")
           << "* __restrict__ t_" << p.name << ";\n";
+    }
+    if (space.runtime_shape) {
+        code.runtime_dims = int(space.dims.size());
+        for (size_t d = 0; d < space.dims.size(); ++d)
+            s << "    int64_t d" << d << ";  // " << space.dims[d] << "\n";
     }
     s << "    template <int V> __device__ __forceinline__ bool aligned() const {\n"
       << "        return true";

@@ -29,9 +29,15 @@
 namespace kforge::codegen {
 
 // The index space of a chain's value: dim names and concrete sizes, row-major.
+// runtime_shape: the functor takes the sizes at run time instead of as literals (so one source
+// serves every shape): members `int64_t d0, d1, ...` (the space's dims in order) follow the
+// pointers and are initialised after them (`chain_init(chain, {"n", "k", ..})`); operands are
+// then read element by element (V consecutive elements are never assumed contiguous). `shape`
+// still checks the chain at lowering time.
 struct ChainSpace {
     std::vector<std::string> dims;
     std::vector<int64_t> shape;
+    bool runtime_shape = false;
     int64_t numel() const;
 };
 
@@ -45,6 +51,7 @@ struct ChainCode {
     std::string type_name;
     std::string definition;         // the struct, device code
     std::vector<ChainParam> params;  // pointer members in declaration order
+    int runtime_dims = 0;            // ChainSpace::runtime_shape: the d0, d1, .. members
 };
 
 // Emits the functor for `chain` over `space`. `input`: the map's input tensor (loaded into the

@@ -27,8 +27,9 @@ public:
             add_tensor(p.name, *cuda_float_type(p.dtype, ""), p.written);
         }
     }
-    void add_workspace(const std::string& name) {
-        entries_.push_back({{ParamKind::kWorkspace, name, 0, 0.0}, "float", true});
+    // A workspace buffer `w_<name>` of element type `ctype` (f32 unless staged narrower).
+    void add_workspace(const std::string& name, const std::string& ctype = "float") {
+        entries_.push_back({{ParamKind::kWorkspace, name, 0, 0.0}, ctype, true});
     }
     void add_int64(const std::string& name, int64_t value) {
         entries_.push_back({{ParamKind::kInt64, name, value, 0.0}, "int64_t", false});
@@ -64,12 +65,14 @@ private:
     std::vector<Entry> entries_;
 };
 
-// `Chain chain{t_a, t_b};` for a chain functor whose pointers come from the entry's params.
-inline std::string chain_init(const ChainCode& chain) {
+// `Chain chain{t_a, t_b};` for a chain functor whose pointers come from the entry's params;
+// a runtime-shape chain's sizes follow (`sizes`: one expression per space dim).
+inline std::string chain_init(const ChainCode& chain, const std::vector<std::string>& sizes = {}) {
     std::string s = "    const " + chain.type_name + " chain{";
     for (size_t i = 0; i < chain.params.size(); ++i) {
         s += (i ? ", " : "") + std::string("t_") + chain.params[i].name;
     }
+    for (size_t i = 0; i < sizes.size(); ++i) s += (i || !chain.params.empty() ? ", " : "") + sizes[i];
     return s + "};\n";
 }
 
