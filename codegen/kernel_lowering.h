@@ -45,5 +45,7 @@ struct KernelCode {
 Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& ctx);
 Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext& ctx);
 Expected<KernelCode> lower_map(const dsl::Kernel& kernel, const LowerContext& ctx);
+// conv2d: four launches (codegen/lower_conv.h).
+Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext& ctx);
 
 }  // namespace kforge::codegen

@@ -1,0 +1,448 @@
+// lower_conv2d: see lower_conv.h.
+#include "codegen/lower_conv.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "codegen/chain.h"
+#include "codegen/gemm_emit_common.h"
+#include "codegen/gemm_spec.h"
+#include "codegen/kernel_entry.h"
+
+namespace kforge::codegen {
+namespace {
+
+constexpr int kTile = 32;      // kernels/conv_layout.cuh kConvTile
+constexpr int kTileRows = 8;   // kConvTileRows
+constexpr int64_t kMaxGridYZ = 65535;
+
+Error unsupported(const dsl::Kernel& k, const std::string& what) {
+    return make_error(k.name, "not supported by the conv2d lowering: " + what);
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::string gemm_shape(int m, int n, int k) {
+    return "cutlass::gemm::GemmShape<" + std::to_string(m) + ", " + std::to_string(n) + ", " +
+           std::to_string(k) + ">";
+}
+
+// The problem's conv2d op that `kernel` implements: the one reading its two arguments.
+const Op* find_conv_op(const dsl::Kernel& kernel, const Problem& problem) {
+    for (const Op& op : problem.ops)
+        if (op.kind == OpKind::kConv2d && op.inputs.size() >= 2 &&
+            op.inputs[0] == kernel.args[0].name && op.inputs[1] == kernel.args[1].name)
+            return &op;
+    return nullptr;
+}
+
+Expected<dsl::MathMode> resolve_math(const dsl::Kernel& k, DType operand, PrecisionPolicy p) {
+    using dsl::MathMode;
+    const MathMode m = k.gemm.math;
+    const bool half = operand == DType::kBF16 || operand == DType::kF16;
+    if (!half && operand != DType::kF32)
+        return unsupported(k, "operands of dtype " + std::string(to_string(operand)));
+    if (m == MathMode::kAuto) {
+        if (operand == DType::kBF16) return MathMode::kBf16;
+        if (operand == DType::kF16) return MathMode::kF16;
+        return p == PrecisionPolicy::kFp32Strict ? MathMode::kTf32x3 : MathMode::kTf32;
+    }
+    if ((m == MathMode::kBf16 && operand != DType::kBF16) ||
+        (m == MathMode::kF16 && operand != DType::kF16))
+        return unsupported(k, "math " + std::string(math_name(m)) + " on operands stored as " +
+                                  std::string(to_string(operand)) +
+                                  " (the staging copies operands, it does not round them)");
+    if (half && (m == MathMode::kTf32 || m == MathMode::kTf32x3 || m == MathMode::kF32Simt))
+        return unsupported(k, "math " + std::string(math_name(m)) + " on " +
+                                  std::string(to_string(operand)) + " operands");
+    return m;
+}
+
+// `in->dims[i]` for a dim the harness passes, else the literal size.
+std::string dim_expr(const Problem& problem, const std::string& name, int64_t value) {
+    int i = 0;
+    for (const auto& [n, v] : problem.dims) {
+        (void)v;
+        if (n == name) return "in->dims[" + std::to_string(i) + "]";
+        ++i;
+    }
+    return std::to_string(value);
+}
+
+struct MathTypes {
+    const char* op_class;
+    const char* instruction;
+    const char* op;
+};
+
+MathTypes math_types(dsl::MathMode m) {
+    switch (m) {
+        case dsl::MathMode::kF32Simt:
+            return {"cutlass::arch::OpClassSimt", "cutlass::gemm::GemmShape<1, 1, 1>",
+                    "cutlass::arch::OpMultiplyAdd"};
+        case dsl::MathMode::kTf32:
+            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 8>",
+                    "cutlass::arch::OpMultiplyAdd"};
+        case dsl::MathMode::kTf32x3:
+            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 8>",
+                    "cutlass::arch::OpMultiplyAddFastF32"};
+        default:
+            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 16>",
+                    "cutlass::arch::OpMultiplyAdd"};
+    }
+}
+
+Status check_tile(const dsl::Kernel& kernel, dsl::MathMode math) {
+    const dsl::GemmConfig& c = kernel.gemm;
+    if (c.schedule != dsl::Schedule::kMultistage)
+        return unsupported(kernel, "schedule " + std::string(dsl::to_string(c.schedule)) +
+                                       " (conv2d runs CUTLASS's sm80 multistage kernel: schedule "
+                                       "multistage)");
+    if (c.split_k > 1) return unsupported(kernel, "splitk > 1");
+    if (c.cluster_m * c.cluster_n > 1) return unsupported(kernel, "a cluster");
+    if (c.acc != DType::kF32)
+        return unsupported(kernel, "acc " + std::string(to_string(c.acc)) +
+                                       " (the accumulators are staged as f32)");
+    if (c.tile_m % 2 != 0 || c.tile_n % 2 != 0 || c.tile_m / 2 < 16 || c.tile_n / 2 < 8)
+        return unsupported(kernel, "tile " + std::to_string(c.tile_m) + "x" +
+                                       std::to_string(c.tile_n) + " (2x2 warps of at least 16x8)");
+    if (c.stages != 0 && (c.stages < 2 || c.stages > 6))
+        return unsupported(kernel, "stages " + std::to_string(c.stages) + " (2..6)");
+    if (math == dsl::MathMode::kF32Simt) {
+        // CUTLASS's sm80 SIMT mainloop (as lower_gemm_sm80_simt): 4x8 lanes per warp, and the
+        // K-major operands' shared-memory transpose padded by tile K / 32 elements.
+        const int warp_m = c.tile_m / 2, warp_n = c.tile_n / 2;
+        if (warp_m % 4 != 0 || warp_n % 8 != 0)
+            return unsupported(kernel, "math f32_simt with tile " + std::to_string(c.tile_m) +
+                                           "x" + std::to_string(c.tile_n) +
+                                           " (tile M a multiple of 8, tile N of 16)");
+        const int lane_m = std::min(4, warp_m / 4), lane_n = std::min(4, warp_n / 8);
+        const int pad = c.tile_k / 32;
+        if (pad % lane_m != 0 || pad % lane_n != 0)
+            return unsupported(kernel, "math f32_simt with tile K " + std::to_string(c.tile_k) +
+                                           " (CUTLASS's SIMT mainloop pads its shared-memory "
+                                           "transpose by tile K / 32 elements, a multiple of the "
+                                           "lane tile): use tile K 8 or 16");
+    }
+    return Ok{};
+}
+
+}  // namespace
+
+int conv_channel_multiple(DType staged) { return 16 / dtype_bytes(staged); }
+
+std::string conv_buffer_name(const std::string& kernel, const char* what) {
+    return kernel + "_conv_" + what;
+}
+
+Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    if (kernel.args.size() != 2)
+        return make_error(kernel.name, "conv2d takes two operands: X[N,C,H,W], W[K,C,R,S]");
+    const Op* op = find_conv_op(kernel, *ctx.problem);
+    if (op == nullptr)
+        return make_error(kernel.name, "no conv2d op of the problem reads " +
+                                           kernel.args[0].name + " and " + kernel.args[1].name);
+    if (op->attrs.groups != 1) return unsupported(kernel, "grouped convolution");
+    auto x = ctx.tensors.find(kernel.args[0].name);
+    auto w = ctx.tensors.find(kernel.args[1].name);
+    if (x == ctx.tensors.end() || w == ctx.tensors.end())
+        return make_error(kernel.name, "conv2d operand not in the tensor table");
+    if (x->second.shape.size() != 4 || w->second.shape.size() != 4)
+        return make_error(kernel.name, "conv2d operands are 4-D: X[N,C,H,W], W[K,C,R,S]");
+    if (x->second.dtype != w->second.dtype)
+        return unsupported(kernel, "operands of different dtypes (" +
+                                       std::string(to_string(x->second.dtype)) + ", " +
+                                       std::string(to_string(w->second.dtype)) + ")");
+    ConvGeometry g;
+    const auto& xs = x->second.shape;
+    const auto& ws = w->second.shape;
+    g.n = xs[0], g.c = xs[1], g.h = xs[2], g.w = xs[3];
+    g.k = ws[0], g.r = ws[2], g.s = ws[3];
+    if (ws[1] != g.c)
+        return make_error(kernel.name, "the weight has " + std::to_string(ws[1]) +
+                                           " input channels, the input " + std::to_string(g.c));
+    g.stride = op->attrs.stride;
+    g.padding = op->attrs.padding;
+    g.dilation = op->attrs.dilation;
+    for (int i = 0; i < 2; ++i)
+        if (g.stride[i] < 1 || g.dilation[i] < 1 || g.padding[i] < 0)
+            return make_error(kernel.name, "conv2d stride and dilation must be >= 1, padding >= 0");
+    g.p = (g.h + 2 * g.padding[0] - g.dilation[0] * (g.r - 1) - 1) / g.stride[0] + 1;
+    g.q = (g.w + 2 * g.padding[1] - g.dilation[1] * (g.s - 1) - 1) / g.stride[1] + 1;
+    if (g.p < 1 || g.q < 1)
+        return make_error(kernel.name, "conv2d output would be empty (" + std::to_string(g.p) +
+                                           " x " + std::to_string(g.q) + ")");
+    // CUTLASS's optimized fprop iterator keeps one mask bit per filter row and column.
+    if (g.r > 32 || g.s > 32)
+        return unsupported(kernel, "a " + std::to_string(g.r) + "x" + std::to_string(g.s) +
+                                       " filter (CUTLASS's optimized iterator takes R, S <= 32)");
+    auto math = resolve_math(kernel, x->second.dtype, ctx.problem->policy);
+    if (!math) return math.error();
+    g.math = *math;
+    g.staged = g.math == dsl::MathMode::kBf16 ? DType::kBF16
+             : g.math == dsl::MathMode::kF16  ? DType::kF16
+                                              : DType::kF32;
+    g.cp = ceil_div(g.c, conv_channel_multiple(g.staged)) * conv_channel_multiple(g.staged);
+    g.kp = ceil_div(g.k, kConvFilterMultiple) * kConvFilterMultiple;
+    return g;
+}
+
+Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    auto geo = conv_geometry(kernel, ctx);
+    if (!geo) return geo.error();
+    const ConvGeometry& g = *geo;
+    if (auto st = check_tile(kernel, g.math); !st) return st.error();
+    const TensorInfo& x = ctx.tensors.at(kernel.args[0].name);
+    const TensorInfo& w = ctx.tensors.at(kernel.args[1].name);
+    const dsl::GemmConfig& c = kernel.gemm;
+
+    const std::string bx = conv_buffer_name(kernel.name, "x");
+    const std::string bw = conv_buffer_name(kernel.name, "w");
+    const std::string by = conv_buffer_name(kernel.name, "y");
+    for (const std::string& b : {bx, bw, by})
+        if (ctx.tensors.count(b))
+            return make_error(kernel.name, "the conv2d workspace " + b +
+                                               " has the name of a tensor of the program: "
+                                               "rename it");
+    const int64_t hw = g.h * g.w, rs = g.r * g.s, pq = g.p * g.q;
+    struct Grid {
+        const char* what;
+        int64_t x, y, z;
+    };
+    const Grid grids[] = {{"the input staging", ceil_div(hw, kTile), ceil_div(g.cp, kTile), g.n},
+                          {"the weight staging", ceil_div(rs, kTile), ceil_div(g.cp, kTile), g.kp},
+                          {"the output transform", ceil_div(pq, kTile), ceil_div(g.k, kTile), g.n}};
+    for (const Grid& gr : grids)
+        if (gr.x > 0x7fffffff || gr.y > kMaxGridYZ || gr.z > kMaxGridYZ)
+            return unsupported(kernel, std::string(gr.what) + " needs a grid of " +
+                                           std::to_string(gr.x) + " x " + std::to_string(gr.y) +
+                                           " x " + std::to_string(gr.z) +
+                                           " blocks (y and z at most 65535)");
+
+    // The chain over y [N,K,P,Q]: the dims of its first store name the space.
+    const dsl::ChainOp* first_store = nullptr;
+    for (const dsl::ChainOp& s : kernel.chain)
+        if (s.kind == dsl::ChainOpKind::kStore && s.tensor && !first_store) first_store = &s;
+    if (first_store == nullptr)
+        return make_error(kernel.name, "the chain stores nothing; end it with store Y[N,K,P,Q]");
+    if (first_store->tensor->dims.size() != 4)
+        return make_error(kernel.name, "store " + first_store->tensor->name +
+                                           ": a conv2d output has 4 dims [N,K,P,Q]");
+    ChainSpace space;
+    space.dims = first_store->tensor->dims;
+    space.shape = {g.n, g.k, g.p, g.q};
+    space.runtime_shape = true;  // sizes are kernel params: one source for every shape
+    auto chain = emit_chain("kforge_" + kernel.name + "_chain", kernel.chain, space, std::nullopt,
+                            ctx);
+    if (!chain) return chain.error();
+
+    auto x_type = cuda_float_type(x.dtype, kernel.name);
+    if (!x_type) return x_type.error();
+    const std::string staged_ctype = *cuda_float_type(g.staged, "");
+    const std::string ns = "kforge_conv_" + kernel.name;
+    const std::string sym = symbol_of(kernel.name);
+    KernelCode code;
+    std::ostringstream dev;
+    dev << "#include \"cutlass/conv/conv2d_problem_size.h\"\n"
+           "#include \"cutlass/conv/kernel/default_conv2d_fprop.h\"\n"
+           "#include \"cutlass/conv/device/implicit_gemm_convolution.h\"\n"
+           "#include \"cutlass/epilogue/thread/linear_combination.h\"\n"
+           "#include \"cutlass/gemm/threadblock/threadblock_swizzle.h\"\n"
+           "#include \"kernels/conv_layout.cuh\"\n"
+           "#include \"kernels/chain_ops.cuh\"\n";
+
+    // 1. and 2.: channels-last staging of x and w.
+    auto staging = [&](const char* role, const TensorInfo& src, const std::string& buffer,
+                       int64_t positions, int64_t images, int64_t images_valid, const Grid& grid,
+                       std::vector<int64_t> shape) {
+        EntryParams params;
+        params.add_tensor(src.name, *cuda_float_type(src.dtype, ""), false);
+        params.add_workspace(buffer, staged_ctype);
+        params.add_int64("channels", g.c);
+        params.add_int64("positions", positions);
+        params.add_int64("padded_channels", g.cp);
+        params.add_int64("images_valid", images_valid);
+        const std::string symbol = sym + "_conv_" + role;
+        dev << "// kernel " << kernel.name << ": " << src.name << " staged channels last into "
+            << buffer << " (channels padded with zeros to 16 bytes)\n"
+            << "extern \"C\" __global__ void __launch_bounds__(" << kTile * kTileRows << ") "
+            << symbol << "(" << params.signature() << ") {\n"
+            << "    kforge::conv_channels_last(t_" << src.name << ", w_" << buffer
+            << ", channels, positions, padded_channels, images_valid);\n}\n";
+        KernelLaunch l;
+        l.name = kernel.name;
+        l.symbol = symbol;
+        l.grid = {unsigned(grid.x), unsigned(grid.y), unsigned(images)};
+        l.block = {unsigned(kTile), unsigned(kTileRows), 1};
+        l.params = params.plan_params();
+        code.launches.push_back(l);
+        BufferDecl b;
+        b.name = buffer;
+        b.dtype = g.staged;
+        b.shape = std::move(shape);
+        b.workspace = true;
+        code.buffers.push_back(b);
+    };
+    staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, g.h, g.w, g.cp});
+    staging("w", w, bw, rs, g.kp, g.k, grids[1], {g.kp, g.r, g.s, g.cp});
+
+    // 3.: the CUTLASS implicit-GEMM fprop.
+    const MathTypes mt = math_types(g.math);
+    const bool simt = g.math == dsl::MathMode::kF32Simt;
+    const int stages = c.stages > 0 ? c.stages : 3;
+    int warp_m = c.tile_m / 2, warp_n = c.tile_n / 2;
+    if (g.math == dsl::MathMode::kTf32x3) {  // three operand fragments live: as the sm80 gemm
+        warp_m = std::min(warp_m, 64);
+        warp_n = std::min(warp_n, 32);
+        if ((c.tile_m / warp_m) * (c.tile_n / warp_n) > 8)
+            warp_n = c.tile_n / (8 / (c.tile_m / warp_m));
+        // The conv iterators hold more registers than the gemm's: a 64x32 warp spilled (212 B
+        // at 255 registers, tile 128x64), 32x32 did not (197): narrower while up to 8 warps.
+        if (warp_m > 32 && 2 * (c.tile_m / warp_m) * (c.tile_n / warp_n) <= 8) warp_m /= 2;
+    }
+    const std::string element = cutlass_type(g.staged);
+    dev << "// kernel " << kernel.name << ": CUTLASS 2.x sm80 implicit-GEMM conv2d fprop, math "
+        << math_name(g.math) << ", stride " << g.stride[0] << "x" << g.stride[1] << ", padding "
+        << g.padding[0] << "x" << g.padding[1] << ", dilation " << g.dilation[0] << "x"
+        << g.dilation[1] << "\nnamespace " << ns << " {\n"
+        << "using Element = " << element << ";\n"
+        << "using Layout = cutlass::layout::TensorNHWC;\n"
+        << "using ElementAccumulator = float;\n"
+        << "constexpr int kAlignment = " << (simt ? 1 : conv_channel_multiple(g.staged)) << ";\n"
+        << "constexpr int kAlignmentD = " << (simt ? 1 : kConvFilterMultiple) << ";\n"
+        << "constexpr int kChannelMultiple = " << conv_channel_multiple(g.staged) << ";\n"
+        << "constexpr int kFilterMultiple = " << kConvFilterMultiple << ";\n"
+        << "constexpr int kStrideH = " << g.stride[0] << ", kStrideW = " << g.stride[1] << ";\n"
+        << "constexpr int kPadH = " << g.padding[0] << ", kPadW = " << g.padding[1] << ";\n"
+        << "constexpr int kDilationH = " << g.dilation[0] << ", kDilationW = " << g.dilation[1]
+        << ";\n"
+        << "using ThreadblockShape = " << gemm_shape(c.tile_m, c.tile_n, c.tile_k) << ";\n"
+        << "using WarpShape = " << gemm_shape(warp_m, warp_n, c.tile_k) << ";\n"
+        << "using InstructionShape = " << mt.instruction << ";\n"
+        << "using Swizzle = cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<"
+        << c.swizzle << ">;\n"
+        << "// D = 1 * accumulator + 0 * C: beta 0 never reads C\n"
+        << "using EpilogueOp = cutlass::epilogue::thread::LinearCombination<\n"
+        << "    float, kAlignmentD, ElementAccumulator, float>;\n"
+        << "using ConvKernel = typename cutlass::conv::kernel::DefaultConv2dFprop<\n"
+        << "    Element, Layout, Element, Layout, float, Layout, ElementAccumulator,\n"
+        << "    " << mt.op_class << ", cutlass::arch::Sm80,\n"
+        << "    ThreadblockShape, WarpShape, InstructionShape, EpilogueOp, Swizzle, " << stages
+        << ",\n    " << mt.op << ", cutlass::conv::IteratorAlgorithm::kOptimized,\n"
+        << "    cutlass::conv::StrideSupport::kStrided, kAlignment, kAlignment>::Kernel;\n"
+        << "}  // namespace " << ns << "\n\n"
+        << "extern \"C\" __global__ void __launch_bounds__(" << ns << "::ConvKernel::kThreadCount, 1)\n"
+        << sym << "(typename " << ns << "::ConvKernel::Params params) {\n"
+        << "    extern __shared__ int4 smem[];\n"
+        << "    " << ns << "::ConvKernel op;\n"
+        << "    op(params, *reinterpret_cast<typename " << ns
+        << "::ConvKernel::SharedStorage*>(smem));\n}\n";
+    {
+        KernelLaunch l;
+        l.name = kernel.name;
+        l.symbol = sym;
+        l.params = {KernelParam{ParamKind::kParamBlob, "", 0, 0.0}};
+        l.param_builder = builder_symbol_of(kernel.name);
+        l.builder_tensors = {bx, bw, by};
+        code.launches.push_back(l);
+        BufferDecl b;
+        b.name = by;
+        b.dtype = DType::kF32;
+        b.shape = {g.n, g.p, g.q, g.kp};
+        b.workspace = true;
+        code.buffers.push_back(b);
+    }
+
+    // 4.: the accumulators back to NCHW through the chain.
+    {
+        EntryParams params;
+        params.add_workspace(by, "float");
+        params.add_chain(*chain);
+        params.add_int64("batch", g.n);
+        params.add_int64("filters", g.k);
+        params.add_int64("out_h", g.p);
+        params.add_int64("out_w", g.q);
+        params.add_int64("padded_filters", g.kp);
+        const std::string symbol = sym + "_conv_out";
+        dev << "// kernel " << kernel.name << ": " << by << " [N,P,Q,Kp] to NCHW through the chain\n"
+            << chain->definition << "extern \"C\" __global__ void __launch_bounds__("
+            << kTile * kTileRows << ") " << symbol << "(" << params.signature() << ") {\n"
+            << chain_init(*chain, {"batch", "filters", "out_h", "out_w"})
+            << "    kforge::conv_output_nchw(w_" << by
+            << ", filters, out_h * out_w, padded_filters, chain);\n}\n";
+        KernelLaunch l;
+        l.name = kernel.name;
+        l.symbol = symbol;
+        l.grid = {unsigned(grids[2].x), unsigned(grids[2].y), unsigned(grids[2].z)};
+        l.block = {unsigned(kTile), unsigned(kTileRows), 1};
+        l.params = params.plan_params();
+        code.launches.push_back(l);
+    }
+    code.device_source = dev.str();
+
+    // The host param builder: sizes from the harness's dims (so one build serves every shape),
+    // the padding rules as the plan's buffers.
+    const Problem& pr = *ctx.problem;
+    std::ostringstream h;
+    h << "extern \"C\" int " << builder_symbol_of(kernel.name)
+      << "(const KforgeBuildArgs* in, KforgeBuiltLaunch* out) {\n"
+      << "    using namespace " << ns << ";\n"
+      << "    if (in == nullptr || out == nullptr || in->abi_version != KFORGE_HOST_ABI_VERSION ||\n"
+      << "        in->num_tensors != 3 || in->tensors == nullptr)\n"
+      << "        return KFORGE_BUILD_BAD_ARGS;\n"
+      << "    if (in->dims == nullptr || in->num_dims != " << pr.dims.size()
+      << ") return KFORGE_BUILD_BAD_ARGS;\n"
+      << "    const int64_t N = " << dim_expr(pr, x.dim_names[0], g.n)
+      << ", C = " << dim_expr(pr, x.dim_names[1], g.c)
+      << ", H = " << dim_expr(pr, x.dim_names[2], g.h)
+      << ", W = " << dim_expr(pr, x.dim_names[3], g.w) << ";\n"
+      << "    const int64_t K = " << dim_expr(pr, w.dim_names[0], g.k)
+      << ", R = " << dim_expr(pr, w.dim_names[2], g.r)
+      << ", S = " << dim_expr(pr, w.dim_names[3], g.s) << ";\n"
+      << "    if (N < 1 || C < 1 || H < 1 || W < 1 || K < 1 || R < 1 || S < 1)\n"
+      << "        return KFORGE_BUILD_BAD_ARGS;\n"
+      << "    const int64_t P = (H + 2 * kPadH - kDilationH * (R - 1) - 1) / kStrideH + 1;\n"
+      << "    const int64_t Q = (W + 2 * kPadW - kDilationW * (S - 1) - 1) / kStrideW + 1;\n"
+      << "    if (H + 2 * kPadH < kDilationH * (R - 1) + 1 || W + 2 * kPadW < kDilationW * (S - 1) + 1)\n"
+      << "        return KFORGE_BUILD_BAD_ARGS;\n"
+      << "    // the staged operands' padding, as the plan's workspace buffers\n"
+      << "    const int64_t Cp = (C + kChannelMultiple - 1) / kChannelMultiple * kChannelMultiple;\n"
+      << "    const int64_t Kp = (K + kFilterMultiple - 1) / kFilterMultiple * kFilterMultiple;\n"
+      << "    if (N * H * W * Cp >= (int64_t(1) << 31) || Kp * R * S * Cp >= (int64_t(1) << 31) ||\n"
+      << "        N * P * Q * Kp >= (int64_t(1) << 31))\n"
+      << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
+      << "    cutlass::conv::Conv2dProblemSize problem(int(N), int(H), int(W), int(Cp), int(Kp),\n"
+      << "        int(R), int(S), int(P), int(Q), kPadH, kPadW, kStrideH, kStrideW, kDilationH,\n"
+      << "        kDilationW, cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1,\n"
+      << "        /*groups=*/1);\n"
+      << "    void* const* tensors = in->tensors;\n"
+      << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
+      << "        Layout::packed({int(N), int(H), int(W), int(Cp)}));\n"
+      << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"
+      << "        Layout::packed({int(Kp), int(R), int(S), int(Cp)}));\n"
+      << "    cutlass::TensorRef<float, Layout> ref_y(static_cast<float*>(tensors[2]),\n"
+      << "        Layout::packed({int(N), int(P), int(Q), int(Kp)}));\n"
+      << "    typename ConvKernel::Arguments args(problem, ref_x, ref_w, ref_y, ref_y,\n"
+      << "        typename EpilogueOp::Params(/*alpha=*/1.0f, /*beta=*/0.0f),\n"
+      << "        cutlass::conv::SplitKMode::kSerial);\n"
+      << "    // can_implement only (static, host side): the harness launches\n"
+      << "    if (cutlass::conv::device::ImplicitGemmConvolution<ConvKernel>::can_implement(args) !=\n"
+      << "        cutlass::Status::kSuccess)\n"
+      << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
+      << "    out->workspace_bytes = 0;  // split-K serial with one slice: no semaphore\n"
+      << "    typename ConvKernel::Params params(args, /*semaphore=*/nullptr);\n"
+      << "    dim3 grid = Swizzle().get_grid_shape(params.grid_tiled_shape);\n"
+      << "    if (out->params == nullptr || out->params_capacity < sizeof(params))\n"
+      << "        return KFORGE_BUILD_PARAMS_TOO_LARGE;\n"
+      << "    std::memcpy(out->params, &params, sizeof(params));\n"
+      << "    out->params_bytes = sizeof(params);\n"
+      << "    out->grid[0] = grid.x; out->grid[1] = grid.y; out->grid[2] = grid.z;\n"
+      << "    out->block[0] = ConvKernel::kThreadCount; out->block[1] = 1; out->block[2] = 1;\n"
+      << "    out->cluster[0] = 1; out->cluster[1] = 1; out->cluster[2] = 1;\n"
+      << "    out->smem_bytes = unsigned(sizeof(typename ConvKernel::SharedStorage));\n"
+      << "    return KFORGE_BUILD_OK;\n}\n";
+    code.host_source = h.str();
+    return code;
+}
+
+}  // namespace kforge::codegen

@@ -1,0 +1,149 @@
+// Layout kernels around the CUTLASS implicit-GEMM conv2d (codegen/lower_conv.cpp). CUTLASS's
+// sm80 fprop reads NHWC activations and KRSC filters whose channel rows are 16-byte aligned;
+// PyTorch's tensors are NCHW and KCRS with any C (3 for images). So a conv2d kernel runs as
+//   1. x  [N, C, H, W] -> xs [N, H, W, Cp]    channels last, channels Cp - C.. zero
+//   2. w  [K, C, R, S] -> ws [Kp, R, S, Cp]   the same transform; filters K..Kp-1 all zero
+//   3. CUTLASS fprop  xs, ws -> ys [N, P, Q, Kp] (f32 accumulators)
+//   4. ys -> y [N, K, P, Q] through a shared-memory tile, applying the kernel's chain
+// Both transforms are a per-image transpose [C, HW] -> [HW, Cp] (the weight's "image" is one
+// filter k, its HW is R*S). Each block moves a 32 (channels) x 32 (positions) tile through
+// shared memory: the reads are coalesced along HW (NCHW rows), the writes along the output's
+// contiguous run, which for Cp <= 32 is the whole tile (HW positions x Cp channels, one span).
+// The output kernel is the transpose back: reads along Kp, writes along P*Q.
+//
+// The index math lives in __host__ __device__ phase functions (gather into the tile, then
+// scatter out of it) that the device kernels call around one __syncthreads; the host tests
+// (tests/codegen/conv_layout_test.cpp) run the same functions block by block and thread by
+// thread to check them against direct loops.
+#pragma once
+
+#if defined(__CUDACC__)
+#define KFORGE_CONV_HD __host__ __device__ __forceinline__
+#else
+#define KFORGE_CONV_HD inline
+#endif
+
+#include "kernels/cstdint.cuh"
+
+namespace kforge {
+
+inline constexpr int kConvTile = 32;      // a 32 x 32 element tile per block
+inline constexpr int kConvTileRows = 8;   // of 32 x 8 threads
+inline constexpr int kConvThreads = kConvTile * kConvTileRows;
+
+// c rounded up to a multiple of `multiple`.
+KFORGE_CONV_HD int64_t conv_round_up(int64_t c, int64_t multiple) {
+    return (c + multiple - 1) / multiple * multiple;
+}
+
+// Block coordinates of the channels-last transform: bx over tiles of positions (HW), by over
+// tiles of padded channels (Cp), bz the image (n for x, the filter k for w).
+struct ConvBlock {
+    int64_t bx, by, bz;
+};
+
+// Phase 1 of channels-last: thread (tx, ty) loads source rows c = 32 by + ty + 8j of image bz
+// (source [images_valid, C, HW]) at positions 32 bx + tx into tile[c - 32 by][hw - 32 bx]. What
+// lies outside the source (channels >= C, images >= images_valid, positions >= HW) is zero.
+// load(offset) -> float reads the source element at that offset.
+template <class Load>
+KFORGE_CONV_HD void channels_last_gather(Load load, float (*tile)[kConvTile + 1], int64_t C,
+                                         int64_t HW, int64_t images_valid, ConvBlock b, int tx,
+                                         int ty) {
+    const int64_t hw = b.bx * kConvTile + tx;
+    for (int j = 0; j < kConvTile; j += kConvTileRows) {
+        const int64_t c = b.by * kConvTile + ty + j;
+        const bool inside = b.bz < images_valid && c < C && hw < HW;
+        tile[ty + j][tx] = inside ? load((b.bz * C + c) * HW + hw) : 0.0f;
+    }
+}
+
+// Phase 2 of channels-last: the block writes its tile to dst [images, HW, Cp]: the tile's
+// cw = min(32, Cp - 32 by) channels of each of its hn = min(32, HW - 32 bx) positions, thread
+// `tid` (0..255) taking elements tid, tid + 256, ... of that cw-fastest order, so consecutive
+// threads write consecutive addresses (one contiguous span of hn * Cp elements when Cp <= 32).
+// store(offset, value) writes one destination element.
+template <class Store>
+KFORGE_CONV_HD void channels_last_scatter(Store store, float (*tile)[kConvTile + 1],
+                                          int64_t HW, int64_t Cp, ConvBlock b, int tid) {
+    const int64_t hw0 = b.bx * kConvTile, c0 = b.by * kConvTile;
+    const int64_t cw = Cp - c0 < kConvTile ? Cp - c0 : kConvTile;
+    const int64_t hn = HW - hw0 < kConvTile ? HW - hw0 : kConvTile;
+    if (cw <= 0 || hn <= 0) return;
+    for (int64_t e = tid; e < cw * hn; e += kConvThreads) {
+        const int64_t h = e / cw, c = e - h * cw;
+        store((b.bz * HW + hw0 + h) * Cp + c0 + c, tile[c][h]);
+    }
+}
+
+// Block coordinates of the output transform: bx over tiles of P*Q, by over tiles of K, bz = n.
+// Phase 1: thread (tx, ty) loads ys[n, pq, k] (ys [N, PQ, Kp]) for k = 32 by + tx and
+// pq = 32 bx + ty + 8j into tile[pq - 32 bx][k - 32 by] (zero outside K x PQ).
+template <class Load>
+KFORGE_CONV_HD void output_gather(Load load, float (*tile)[kConvTile + 1], int64_t K, int64_t PQ,
+                                  int64_t Kp, ConvBlock b, int tx, int ty) {
+    const int64_t k = b.by * kConvTile + tx;
+    for (int j = 0; j < kConvTile; j += kConvTileRows) {
+        const int64_t pq = b.bx * kConvTile + ty + j;
+        tile[ty + j][tx] = (k < K && pq < PQ) ? load((b.bz * PQ + pq) * Kp + k) : 0.0f;
+    }
+}
+
+// Phase 2: thread (tx, ty) emits y[n, k, pq] (NCHW linear index (n K + k) PQ + pq) for
+// pq = 32 bx + tx and k = 32 by + ty + 8j: emit(index, value). Consecutive lanes emit
+// consecutive indices.
+template <class Emit>
+KFORGE_CONV_HD void output_scatter(Emit emit, float (*tile)[kConvTile + 1], int64_t K,
+                                   int64_t PQ, ConvBlock b, int tx, int ty) {
+    const int64_t pq = b.bx * kConvTile + tx;
+    if (pq >= PQ) return;
+    for (int j = 0; j < kConvTile; j += kConvTileRows) {
+        const int64_t k = b.by * kConvTile + ty + j;
+        if (k < K) emit((b.bz * K + k) * PQ + pq, tile[tx][ty + j]);
+    }
+}
+
+}  // namespace kforge
+
+#if defined(__CUDACC__)
+
+#include "kernels/common.cuh"
+
+namespace kforge {
+
+// Steps 1 and 2: src [images_valid, C, HW] (any float dtype) -> dst [gridDim.z, HW, Cp] of
+// TOut. Launch: grid (ceil(HW / 32), ceil(Cp / 32), images), block 32 x 8.
+template <class TIn, class TOut>
+__device__ __forceinline__ void conv_channels_last(const TIn* __restrict__ src,
+                                                   TOut* __restrict__ dst, int64_t C, int64_t HW,
+                                                   int64_t Cp, int64_t images_valid) {
+    __shared__ float tile[kConvTile][kConvTile + 1];
+    const ConvBlock b{int64_t(blockIdx.x), int64_t(blockIdx.y), int64_t(blockIdx.z)};
+    channels_last_gather([&](int64_t o) { return to_f32(src[o]); }, tile, C, HW, images_valid, b,
+                         threadIdx.x, threadIdx.y);
+    __syncthreads();
+    channels_last_scatter([&](int64_t o, float v) { dst[o] = from_f32<TOut>(v); }, tile, HW, Cp,
+                          b, threadIdx.y * kConvTile + threadIdx.x);
+}
+
+// Step 4: ys [N, PQ, Kp] f32 -> the chain at every y [N, K, P, Q] element (its stores write y).
+// Launch: grid (ceil(PQ / 32), ceil(K / 32), N), block 32 x 8.
+template <class Chain>
+__device__ __forceinline__ void conv_output_nchw(const float* __restrict__ ys, int64_t K,
+                                                 int64_t PQ, int64_t Kp, const Chain& chain) {
+    __shared__ float tile[kConvTile][kConvTile + 1];
+    const ConvBlock b{int64_t(blockIdx.x), int64_t(blockIdx.y), int64_t(blockIdx.z)};
+    output_gather([&](int64_t o) { return ys[o]; }, tile, K, PQ, Kp, b, threadIdx.x,
+                  threadIdx.y);
+    __syncthreads();
+    output_scatter(
+        [&](int64_t i, float v) {
+            const float in[1] = {v};
+            chain.template run<1>(in, i);
+        },
+        tile, K, PQ, b, threadIdx.x, threadIdx.y);
+}
+
+}  // namespace kforge
+
+#endif  // __CUDACC__

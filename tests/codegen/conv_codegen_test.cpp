@@ -1,0 +1,251 @@
+// The conv2d lowering (codegen/lower_conv.cpp): four launches (x and w staged channels last with
+// zero-padded channels, the CUTLASS fprop through its param builder, the NCHW output through the
+// chain), their grids and params, the workspace buffers and their padded sizes, the CUTLASS
+// types per math mode, the op's stride/padding/dilation in the source, no shape literal in the
+// builder, and the user errors. Text and plan only: conv_compile_test.cpp compiles.
+#include <gtest/gtest.h>
+
+#include "codegen/lower.h"
+#include "codegen/lower_conv.h"
+#include "tests/codegen/conv_fixtures.h"
+
+namespace kforge::codegen {
+namespace {
+
+using namespace conv_testing;
+
+Lowered lower_ok(const dsl::Program& program, const Problem& problem) {
+    auto out = lower_program(program, problem, LowerOptions{});
+    EXPECT_TRUE(out.ok()) << (out.ok() ? "" : out.error().to_string());
+    return out.ok() ? *out : Lowered{};
+}
+
+std::string lower_error(const dsl::Program& program, const Problem& problem) {
+    auto out = lower_program(program, problem, LowerOptions{});
+    EXPECT_FALSE(out.ok()) << "expected a lowering error";
+    return out.ok() ? "" : out.error().to_string();
+}
+
+void expect_has(const std::string& source, const std::string& text) {
+    EXPECT_NE(source.find(text), std::string::npos) << "missing: " << text;
+}
+
+const BufferDecl* buffer(const LaunchPlan& plan, const std::string& name) {
+    for (const BufferDecl& b : plan.buffers)
+        if (b.name == name) return &b;
+    return nullptr;
+}
+
+int64_t int_param(const KernelLaunch& l, const std::string& name) {
+    for (const KernelParam& p : l.params)
+        if (p.kind == ParamKind::kInt64 && p.name == name) return p.int_value;
+    ADD_FAILURE() << l.symbol << " has no int64 param " << name;
+    return -1;
+}
+
+TEST(ConvCodegen, F32PlanHasFourLaunchesAndPaddedWorkspaces) {
+    Lowered out = lower_ok(conv_program("tile 128x64x32 stages 3 math tf32x3"), conv_problem());
+    const LaunchPlan& plan = out.plan;
+    EXPECT_TRUE(out.uses_cutlass);
+    EXPECT_TRUE(out.has_host_code);
+    ASSERT_EQ(plan.kernels.size(), 4u);
+    // 1. x [2,3,17,19] -> [2,17,19,4]: 323 positions, channels padded 3 -> 4 (16 bytes of f32)
+    const KernelLaunch& sx = plan.kernels[0];
+    EXPECT_EQ(sx.name, "k0");
+    EXPECT_EQ(sx.symbol, "kforge_k0_conv_x");
+    EXPECT_TRUE(sx.param_builder.empty());
+    EXPECT_EQ(sx.grid, (std::array<unsigned, 3>{11, 1, 2}));  // ceil(323/32), ceil(4/32), N
+    EXPECT_EQ(sx.block, (std::array<unsigned, 3>{32, 8, 1}));
+    ASSERT_GE(sx.params.size(), 2u);
+    EXPECT_EQ(sx.params[0].kind, ParamKind::kTensor);
+    EXPECT_EQ(sx.params[0].name, "x");
+    EXPECT_EQ(sx.params[1].kind, ParamKind::kWorkspace);
+    EXPECT_EQ(sx.params[1].name, "k0_conv_x");
+    EXPECT_EQ(int_param(sx, "channels"), 3);
+    EXPECT_EQ(int_param(sx, "positions"), 17 * 19);
+    EXPECT_EQ(int_param(sx, "padded_channels"), 4);
+    EXPECT_EQ(int_param(sx, "images_valid"), 2);
+    // 2. w [10,3,3,3] -> [12,3,3,4]: filters padded 10 -> 12, the last two all zero
+    const KernelLaunch& sw = plan.kernels[1];
+    EXPECT_EQ(sw.symbol, "kforge_k0_conv_w");
+    EXPECT_EQ(sw.grid, (std::array<unsigned, 3>{1, 1, 12}));
+    EXPECT_EQ(sw.params[0].name, "w");
+    EXPECT_EQ(sw.params[1].name, "k0_conv_w");
+    EXPECT_EQ(int_param(sw, "positions"), 9);
+    EXPECT_EQ(int_param(sw, "images_valid"), 10);
+    // 3. CUTLASS: a param blob over the three workspaces
+    const KernelLaunch& cv = plan.kernels[2];
+    EXPECT_EQ(cv.symbol, "kforge_k0");
+    EXPECT_EQ(cv.param_builder, "kforge_build_k0");
+    EXPECT_EQ(cv.builder_tensors, (std::vector<std::string>{"k0_conv_x", "k0_conv_w", "k0_conv_y"}));
+    ASSERT_EQ(cv.params.size(), 1u);
+    EXPECT_EQ(cv.params[0].kind, ParamKind::kParamBlob);
+    // 4. output: [2,9,10,12] -> y [2,10,9,10] via the chain (b and y its params)
+    const KernelLaunch& o = plan.kernels[3];
+    EXPECT_EQ(o.symbol, "kforge_k0_conv_out");
+    EXPECT_EQ(o.grid, (std::array<unsigned, 3>{3, 1, 2}));  // ceil(90/32), ceil(10/32), N
+    EXPECT_EQ(o.params[0].kind, ParamKind::kWorkspace);
+    EXPECT_EQ(o.params[0].name, "k0_conv_y");
+    std::set<std::string> tensors;
+    for (const KernelParam& p : o.params)
+        if (p.kind == ParamKind::kTensor) tensors.insert(p.name);
+    EXPECT_EQ(tensors, (std::set<std::string>{"b", "y"}));
+    EXPECT_EQ(int_param(o, "batch"), 2);
+    EXPECT_EQ(int_param(o, "filters"), 10);
+    EXPECT_EQ(int_param(o, "out_h"), 9);
+    EXPECT_EQ(int_param(o, "out_w"), 10);
+    EXPECT_EQ(int_param(o, "padded_filters"), 12);
+
+    const BufferDecl* bx = buffer(plan, "k0_conv_x");
+    const BufferDecl* bw = buffer(plan, "k0_conv_w");
+    const BufferDecl* by = buffer(plan, "k0_conv_y");
+    ASSERT_TRUE(bx && bw && by);
+    EXPECT_EQ(bx->shape, (std::vector<int64_t>{2, 17, 19, 4}));
+    EXPECT_EQ(bw->shape, (std::vector<int64_t>{12, 3, 3, 4}));
+    EXPECT_EQ(by->shape, (std::vector<int64_t>{2, 9, 10, 12}));
+    for (const BufferDecl* b : {bx, bw, by}) {
+        EXPECT_TRUE(b->workspace) << b->name;
+        EXPECT_EQ(b->dtype, DType::kF32) << b->name;
+        // every element is written before it is read: no memset needed (poisoned by the harness)
+        EXPECT_FALSE(b->zero_init) << b->name;
+    }
+    // the plan survives its JSON form
+    auto back = launch_plan_from_json(nlohmann::json::parse(to_json(plan).dump()));
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(back->kernels.size(), 4u);
+}
+
+TEST(ConvCodegen, F32SourceHasTheFpropTypesAndTheOpAttributes) {
+    Lowered out = lower_ok(conv_program("tile 128x64x32 stages 4 math tf32x3 swizzle 2"),
+                           conv_problem());
+    const std::string& s = out.cuda_source;
+    expect_has(s, "#include \"kernels/conv_layout.cuh\"");
+    expect_has(s, "cutlass::conv::kernel::DefaultConv2dFprop<");
+    expect_has(s, "cutlass::arch::OpClassTensorOp, cutlass::arch::Sm80");
+    expect_has(s, "cutlass::arch::OpMultiplyAddFastF32, cutlass::conv::IteratorAlgorithm::kOptimized");
+    expect_has(s, "using ThreadblockShape = cutlass::gemm::GemmShape<128, 64, 32>;");
+    expect_has(s, "using WarpShape = cutlass::gemm::GemmShape<32, 32, 32>;");  // 3xTF32: 8 warps
+    expect_has(s, "GemmIdentityThreadblockSwizzle<2>");
+    expect_has(s, "EpilogueOp, Swizzle, 4,");
+    expect_has(s, "constexpr int kStrideH = 2, kStrideW = 2;");
+    expect_has(s, "constexpr int kPadH = 1, kPadW = 1;");
+    expect_has(s, "constexpr int kDilationH = 1, kDilationW = 1;");
+    expect_has(s, "constexpr int kAlignment = 4;");
+    expect_has(s, "kforge::conv_channels_last(t_x, w_k0_conv_x, channels, positions");
+    expect_has(s, "kforge::conv_output_nchw(w_k0_conv_y, filters, out_h * out_w, padded_filters, chain)");
+    // the chain takes the output's sizes at run time: b[K] at ((e / (P Q)) % K)
+    expect_has(s, "const kforge_k0_chain chain{t_b, t_y, batch, filters, out_h, out_w};");
+    expect_has(s, "[this](int64_t e) -> int64_t { return ((e / (d2 * d3)) % d1); }");
+    expect_has(s, "extern \"C\" int kforge_build_k0(");
+    expect_has(s, "cutlass::conv::Mode::kCrossCorrelation");
+    // the builder reads every size from the harness (dims sorted: C H K N Q? R S W ...)
+    expect_has(s, "const int64_t N = in->dims[");
+    expect_has(s, "const int64_t K = in->dims[");
+    EXPECT_EQ(s.find("int(17)"), std::string::npos);
+    // the bias is applied by the chain, in the output kernel
+    expect_has(s, "struct kforge_k0_chain");
+}
+
+// The evaluator lowers the small and check shapes with the full shape's configuration: every
+// size is a param or a builder dim, so all shapes share one source (one CUTLASS compile).
+TEST(ConvCodegen, OneSourceServesEveryShape) {
+    const dsl::Program program = conv_program("tile 128x64x32 stages 3 math tf32x3");
+    auto small = parse_problem(conv_problem_json("f32", "fp32_strict", 2, 17, 19), "<test>");
+    auto full = parse_problem(conv_problem_json("f32", "fp32_strict", 16, 224, 160), "<test>");
+    ASSERT_TRUE(small.ok() && full.ok());
+    Lowered a = lower_ok(program, *small), b = lower_ok(program, *full);
+    EXPECT_EQ(a.cuda_source, b.cuda_source);
+    ASSERT_EQ(b.plan.kernels.size(), 4u);
+    EXPECT_EQ(int_param(b.plan.kernels[3], "out_h"), 112);  // (224 + 2 - 2 - 1) / 2 + 1
+    EXPECT_EQ(buffer(b.plan, "k0_conv_x")->shape, (std::vector<int64_t>{16, 224, 160, 4}));
+}
+
+TEST(ConvCodegen, MathModesPickTheirCutlassTypes) {
+    struct Case {
+        const char* math;
+        const char* dtype;
+        const char* policy;
+        const char* op_class;
+        const char* op;
+        const char* element;
+        int channels;  // padded C for C = 3
+    } cases[] = {
+        {"tf32", "f32", "tf32", "OpClassTensorOp", "cutlass::arch::OpMultiplyAdd,", "float", 4},
+        {"f32_simt", "f32", "fp32_strict", "OpClassSimt", "cutlass::arch::OpMultiplyAdd,", "float",
+         4},
+        {"f16", "f16", "fp16", "OpClassTensorOp", "cutlass::arch::OpMultiplyAdd,",
+         "cutlass::half_t", 8},
+        {"bf16", "bf16", "bf16", "OpClassTensorOp", "cutlass::arch::OpMultiplyAdd,",
+         "cutlass::bfloat16_t", 8},
+        {"auto", "f32", "fp32_strict", "OpClassTensorOp", "OpMultiplyAddFastF32", "float", 4},
+        {"auto", "f16", "fp16", "OpClassTensorOp", "cutlass::arch::OpMultiplyAdd,",
+         "cutlass::half_t", 8},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(c.math) + " on " + c.dtype);
+        const std::string tile = std::string(c.math) == "f32_simt" ? "tile 64x64x16" : "tile 128x64x32";
+        Lowered out = lower_ok(conv_program(tile + " stages 3 math " + c.math),
+                               conv_problem(c.dtype, c.policy));
+        expect_has(out.cuda_source, std::string("cutlass::arch::") + c.op_class);
+        expect_has(out.cuda_source, c.op);
+        expect_has(out.cuda_source, std::string("using Element = ") + c.element + ";");
+        const BufferDecl* bx = buffer(out.plan, "k0_conv_x");
+        ASSERT_NE(bx, nullptr);
+        EXPECT_EQ(bx->shape.back(), c.channels);
+        EXPECT_EQ(bx->dtype, std::string(c.dtype) == "f32" ? DType::kF32
+                             : std::string(c.dtype) == "f16" ? DType::kF16 : DType::kBF16);
+        // the accumulators stay f32 whatever the operands
+        EXPECT_EQ(buffer(out.plan, "k0_conv_y")->dtype, DType::kF32);
+    }
+}
+
+TEST(ConvCodegen, HalfWorkspacesAreTypedInTheStagingSignature) {
+    Lowered out = lower_ok(conv_program("tile 128x64x32 stages 3 math f16"),
+                           conv_problem("f16", "fp16"));
+    expect_has(out.cuda_source, "const __half* __restrict__ t_x, __half* __restrict__ w_k0_conv_x");
+    expect_has(out.cuda_source, "float* __restrict__ w_k0_conv_y");
+}
+
+TEST(ConvCodegen, UnsupportedConfigurationsAreUserErrors) {
+    const Problem f32 = conv_problem();
+    EXPECT_NE(lower_error(conv_program("tile 128x64x32 math f16"), f32).find("math f16 on operands stored as f32"),
+              std::string::npos);
+    EXPECT_NE(lower_error(conv_program("tile 128x64x32 acc f16"), f32).find("acc f16"),
+              std::string::npos);
+    dsl::Program narrow = conv_program("tile 64x64x32");  // the parser takes tile M >= 64
+    narrow.kernels[0].gemm.tile_m = 16;
+    EXPECT_NE(lower_error(narrow, f32).find("2x2 warps"), std::string::npos);
+    dsl::Program sm90 = conv_program("tile 128x64x32");
+    sm90.kernels[0].gemm.schedule = dsl::Schedule::kCooperative;
+    EXPECT_NE(lower_error(sm90, f32).find("schedule multistage"), std::string::npos);
+    EXPECT_NE(lower_error(conv_program("tile 64x64x32 math f32_simt"), f32).find("tile K 8 or 16"),
+              std::string::npos);
+}
+
+TEST(ConvCodegen, GroupedConvolutionIsRefused) {
+    std::string json = conv_problem_json("f32", "fp32_strict");
+    json.replace(json.find("\"stride\": 2"), 11, "\"stride\": 2, \"groups\": 3");
+    // w [K, C/groups, R, S] = [9, 1, 3, 3] for 3 groups
+    json.replace(json.find("\"K\": 10"), 7, "\"K\": 9");
+    json.replace(json.find("\"shape\": [\"K\", \"C\", \"R\", \"S\"]"), 29,
+                 "\"shape\": [\"K\", 1, \"R\", \"S\"]");
+    auto problem = parse_problem(json, "<test>");
+    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
+    auto program = dsl::parse_program(
+        "program conv for \"conv_bias_relu\"\nkernel k0 = conv2d(x[N,C,H,W], w[K,1,R,S]) "
+        "{ add b[K]; relu; store y[N,K,P,Q] }\n", "conv.kf");
+    ASSERT_TRUE(program.ok()) << program.error().to_string();
+    EXPECT_NE(lower_error(*program, *problem).find("grouped convolution"), std::string::npos);
+}
+
+TEST(ConvCodegen, KernelWithoutItsConvOpIsAnError) {
+    auto program = dsl::parse_program(
+        "program conv for \"conv_bias_relu\"\nkernel k0 = conv2d(w[K,C,R,S], x[N,C,H,W]) "
+        "{ store y[N,K,P,Q] }\n", "conv.kf");
+    ASSERT_TRUE(program.ok()) << program.error().to_string();
+    EXPECT_NE(lower_error(*program, conv_problem()).find("no conv2d op of the problem reads w and x"),
+              std::string::npos);
+}
+
+}  // namespace
+}  // namespace kforge::codegen

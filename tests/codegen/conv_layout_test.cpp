@@ -1,0 +1,178 @@
+// The index math of kernels/conv_layout.cuh, run on the host through the same __host__ __device__
+// phase functions the device kernels call: every block of the launch grid gathers its tile (all
+// 32 x 8 threads), then scatters it (all threads), as around the kernels' __syncthreads. The
+// results must equal direct loops, every destination element written exactly once, the padded
+// channels and filters zero, and the writes of consecutive threads consecutive in memory.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kernels/conv_layout.cuh"
+
+namespace kforge {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::vector<float> random_values(int64_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) x = u(rng);
+    return v;
+}
+
+// Runs the channels-last launch (grid ceil(HW/32) x ceil(Cp/32) x images) on the host.
+// Returns dst [images, HW, Cp]; `writes` counts the stores per element.
+std::vector<float> run_channels_last(const std::vector<float>& src, int64_t C, int64_t HW,
+                                     int64_t Cp, int64_t images, int64_t images_valid,
+                                     std::vector<int>& writes, bool& coalesced) {
+    std::vector<float> dst(static_cast<size_t>(images * HW * Cp), -99.0f);
+    writes.assign(dst.size(), 0);
+    coalesced = true;
+    float tile[kConvTile][kConvTile + 1];
+    for (int64_t bz = 0; bz < images; ++bz)
+        for (int64_t by = 0; by < ceil_div(Cp, kConvTile); ++by)
+            for (int64_t bx = 0; bx < ceil_div(HW, kConvTile); ++bx) {
+                const ConvBlock b{bx, by, bz};
+                for (int y = 0; y < kConvTileRows; ++y)
+                    for (int x = 0; x < kConvTile; ++x)
+                        channels_last_gather(
+                            [&](int64_t o) {
+                                EXPECT_LT(o, int64_t(src.size()));
+                                return src[static_cast<size_t>(o)];
+                            },
+                            tile, C, HW, images_valid, b, x, y);
+                for (int tid = 0; tid < kConvThreads; ++tid) {
+                    int64_t last = -1;  // this thread's previous store
+                    channels_last_scatter(
+                        [&](int64_t o, float v) {
+                            ASSERT_GE(o, 0);
+                            ASSERT_LT(o, int64_t(dst.size()));
+                            dst[static_cast<size_t>(o)] = v;
+                            ++writes[static_cast<size_t>(o)];
+                            last = o;
+                        },
+                        tile, HW, Cp, b, tid);
+                    (void)last;
+                }
+                // lanes 0..31 of the first warp store consecutive addresses (first round): one
+                // span when Cp <= 32, else runs of the tile's channels (one row each)
+                const int64_t run = std::min<int64_t>(kConvTile, Cp - by * kConvTile);
+                std::vector<int64_t> first(kConvTile, -1);
+                for (int tid = 0; tid < kConvTile; ++tid) {
+                    bool done = false;
+                    channels_last_scatter(
+                        [&](int64_t o, float) {
+                            if (!done) first[static_cast<size_t>(tid)] = o, done = true;
+                        },
+                        tile, HW, Cp, b, tid);
+                }
+                for (int t = 1; t < kConvTile; ++t)
+                    if (first[t] >= 0 && first[t] != first[t - 1] + 1 && (Cp <= kConvTile || t % run != 0))
+                        coalesced = false;
+            }
+    return dst;
+}
+
+void check_channels_last(int64_t images, int64_t images_valid, int64_t C, int64_t HW,
+                         int64_t Cp) {
+    SCOPED_TRACE("images " + std::to_string(images) + " (" + std::to_string(images_valid) +
+                 " valid), C " + std::to_string(C) + " -> " + std::to_string(Cp) + ", HW " +
+                 std::to_string(HW));
+    const std::vector<float> src = random_values(images_valid * C * HW, 7);
+    std::vector<int> writes;
+    bool coalesced = false;
+    const std::vector<float> dst =
+        run_channels_last(src, C, HW, Cp, images, images_valid, writes, coalesced);
+    for (int64_t n = 0; n < images; ++n)
+        for (int64_t p = 0; p < HW; ++p)
+            for (int64_t c = 0; c < Cp; ++c) {
+                const size_t o = static_cast<size_t>((n * HW + p) * Cp + c);
+                const float want =
+                    (n < images_valid && c < C) ? src[static_cast<size_t>((n * C + c) * HW + p)] : 0.0f;
+                ASSERT_EQ(writes[o], 1) << "n " << n << " p " << p << " c " << c;
+                ASSERT_EQ(dst[o], want) << "n " << n << " p " << p << " c " << c;
+            }
+    EXPECT_TRUE(coalesced);
+}
+
+TEST(ConvLayout, InputNchwToPaddedNhwc) {
+    check_channels_last(2, 2, 3, 17 * 19, 4);     // C = 3 (images) padded to 4 f32
+    check_channels_last(1, 1, 3, 5 * 7, 8);       // padded to 8 (f16/bf16)
+    check_channels_last(2, 2, 64, 9 * 9, 64);     // C = Cp = 64: two channel tiles
+    check_channels_last(1, 1, 37, 33, 40);        // both axes with partial tiles
+}
+
+TEST(ConvLayout, WeightKcrsToPaddedKrsc) {
+    // w [K=10, C=3, R*S=9] -> [Kp=12, 9, 4]: filters 10 and 11 all zero
+    check_channels_last(12, 10, 3, 9, 4);
+    check_channels_last(8, 5, 70, 25, 72);
+}
+
+TEST(ConvLayout, PaddingRoundsUp) {
+    EXPECT_EQ(conv_round_up(3, 4), 4);
+    EXPECT_EQ(conv_round_up(4, 4), 4);
+    EXPECT_EQ(conv_round_up(3, 8), 8);
+    EXPECT_EQ(conv_round_up(10, 4), 12);
+    EXPECT_EQ(conv_round_up(1, 1), 1);
+}
+
+// ys [N, PQ, Kp] -> y [N, K, PQ] (NCHW): every y element emitted once with its ys value, none
+// of the padded filters, and a warp's lanes emit consecutive indices.
+void check_output(int64_t N, int64_t K, int64_t PQ, int64_t Kp) {
+    SCOPED_TRACE("N " + std::to_string(N) + " K " + std::to_string(K) + " PQ " +
+                 std::to_string(PQ) + " Kp " + std::to_string(Kp));
+    const std::vector<float> ys = random_values(N * PQ * Kp, 11);
+    std::vector<float> y(static_cast<size_t>(N * K * PQ), -99.0f);
+    std::vector<int> writes(y.size(), 0);
+    float tile[kConvTile][kConvTile + 1];
+    for (int64_t bz = 0; bz < N; ++bz)
+        for (int64_t by = 0; by < ceil_div(K, kConvTile); ++by)
+            for (int64_t bx = 0; bx < ceil_div(PQ, kConvTile); ++bx) {
+                const ConvBlock b{bx, by, bz};
+                for (int ty = 0; ty < kConvTileRows; ++ty)
+                    for (int tx = 0; tx < kConvTile; ++tx)
+                        output_gather(
+                            [&](int64_t o) {
+                                EXPECT_LT(o, int64_t(ys.size()));
+                                EXPECT_LT(o % Kp, K);  // padded filters are never read
+                                return ys[static_cast<size_t>(o)];
+                            },
+                            tile, K, PQ, Kp, b, tx, ty);
+                for (int ty = 0; ty < kConvTileRows; ++ty) {
+                    std::vector<int64_t> first(kConvTile, -1);
+                    for (int tx = 0; tx < kConvTile; ++tx)
+                        output_scatter(
+                            [&](int64_t i, float v) {
+                                ASSERT_GE(i, 0);
+                                ASSERT_LT(i, int64_t(y.size()));
+                                y[static_cast<size_t>(i)] = v;
+                                ++writes[static_cast<size_t>(i)];
+                                if (first[static_cast<size_t>(tx)] < 0) first[static_cast<size_t>(tx)] = i;
+                            },
+                            tile, K, PQ, b, tx, ty);
+                    for (int t = 1; t < kConvTile; ++t)
+                        if (first[t] >= 0) EXPECT_EQ(first[t], first[t - 1] + 1);
+                }
+            }
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t k = 0; k < K; ++k)
+            for (int64_t p = 0; p < PQ; ++p) {
+                const size_t i = static_cast<size_t>((n * K + k) * PQ + p);
+                ASSERT_EQ(writes[i], 1) << n << " " << k << " " << p;
+                ASSERT_EQ(y[i], ys[static_cast<size_t>((n * PQ + p) * Kp + k)]) << n << " " << k << " " << p;
+            }
+}
+
+TEST(ConvLayout, OutputNpqkToNchw) {
+    check_output(2, 10, 90, 12);   // the codegen tests' shape
+    check_output(1, 64, 49, 64);   // 7x7 maps, two filter tiles
+    check_output(3, 33, 64, 36);   // partial filter tile, exact position tiles
+}
+
+}  // namespace
+}  // namespace kforge
