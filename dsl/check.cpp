@@ -79,7 +79,9 @@ CheckResult check_program(const Program& program, const Problem& problem,
             check_legality_rowwise(kernel, facts[k], result, limits, reporter);
             break;
         case KernelKind::kMap: check_legality_map(kernel, facts[k], limits, reporter); break;
-        case KernelKind::kConv2d: break;  // refused by the semantic pass for now
+        case KernelKind::kConv2d:
+            check_legality_conv2d(kernel, facts[k], problem, result, limits, reporter);
+            break;
         }
         check_lowering(kernel, reporter);
     }

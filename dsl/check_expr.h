@@ -21,6 +21,8 @@
 //     name, eps and groups as numbers.
 //   - cumsum / cumprod = an op of that name over D with the reverse and exclusive flags as
 //     numbers (1 or 0), from the problem op's attributes or the row op's knobs.
+//   - conv2d(X, W) = a node of its own: operands in order (input, weight), stride, padding,
+//     dilation and groups as numbers, the output's dims [N,K,P,Q] named; its bias is `+ b`.
 //   - l1_normalize = x / clamp(reduce_sum(abs x), eps, inf), l2_normalize = x /
 //     clamp(sqrt(reduce_sum(square x)), eps, inf) over D (no clamp at eps 0): normalize_expr().
 // Each node remembers where it came from (a problem op's "graph[i]" or a program's "line:col")
@@ -73,6 +75,11 @@ public:
     // a reduction removes from the value's dims when `drops_over`).
     int apply(const std::string& op, std::vector<int> args, std::vector<double> params,
               std::vector<std::string> over, bool drops_over, const Origin& origin);
+
+    // conv2d of input `x` [N,C,H,W] by weight `w` [K,C,R,S]; `params` = stride h w, padding
+    // h w, dilation h w, groups; `out_dims` = the output's dims (they name the value).
+    int conv2d(int x, int w, std::vector<double> params, std::vector<std::string> out_dims,
+               const Origin& origin);
 
 private:
     int push(Expr e);

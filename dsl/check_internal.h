@@ -40,6 +40,7 @@ struct KernelFacts {
     int max_elem_bytes = 4;               // widest element the kernel reads or writes
     int max_out_bytes = 4;                // widest element it stores
     bool reads_residual = false;          // gemm: the epilogue reads a tensor of the output's size
+    const Op* conv = nullptr;             // conv2d: the problem's conv2d op it implements
 };
 
 // Semantics (check_semantics.cpp): resolves tensors into result().tensors, proves that the program
@@ -51,6 +52,9 @@ std::vector<KernelFacts> check_semantics(const Program& program, const Problem& 
 void check_legality_gemm(const Kernel& kernel, const KernelFacts& facts, const Problem& problem,
                          const CheckResult& tensors, const DeviceLimits& limits,
                          Reporter& reporter);
+void check_legality_conv2d(const Kernel& kernel, const KernelFacts& facts, const Problem& problem,
+                           const CheckResult& tensors, const DeviceLimits& limits,
+                           Reporter& rep);
 void check_legality_rowwise(const Kernel& kernel, const KernelFacts& facts,
                             const CheckResult& tensors, const DeviceLimits& limits,
                             Reporter& reporter);
@@ -74,6 +78,12 @@ std::string dim_text(const Tensor& tensor, size_t i);
 std::vector<std::string> named_dims(const std::vector<std::string>& dims);
 // "gelu (tanh)", "leaky_relu 0.2", "softmax over N": how messages name a problem op.
 std::string op_display(const Op& op, const Problem& problem);
+
+// A conv2d op's attributes as the numbers of its expression node (ExprGraph::conv2d): stride
+// h w, padding h w, dilation h w, groups.
+std::vector<double> conv2d_params(const OpAttrs& attrs);
+// The dims of a conv2d op's output as the program writes them ([N,K,P,Q], size-1 dims dropped).
+std::vector<std::string> conv2d_out_dims(const Op& op, const Problem& problem);
 
 // "[M,N]" and "X[M,K]" for messages.
 std::string join_dims(const std::vector<std::string>& dims);

@@ -190,14 +190,9 @@ void check_promotion(const Kernel& kn, DType operands, const Problem& problem, R
                              : std::string("use a smaller tile M")));
 }
 
-}  // namespace
-
-void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Problem& problem,
-                         const CheckResult& tensors, const DeviceLimits& limits, Reporter& rep) {
+// The schedule against the device's architecture.
+void check_arch(const Kernel& kn, const DeviceLimits& limits, Reporter& rep) {
     const GemmConfig& c = kn.gemm;
-    const ResolvedTensor* a = tensors.find_tensor(kn.args[0].name);
-    const ResolvedTensor* b = tensors.find_tensor(kn.args[1].name);
-    if (a == nullptr || b == nullptr) return;
     const std::string sched(to_string(c.schedule));
     const std::string device = upper(limits.name);
     const std::string arch = "sm_" + std::to_string(limits.cc_major * 10 + limits.cc_minor);
@@ -209,27 +204,14 @@ void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Probl
         rep.error(knob_loc(kn, "schedule"), "schedule multistage needs sm_80 or newer; the " +
                                                 device + " is " + arch);
     }
-    check_math(kn, a->dtype, b->dtype, problem, rep);
-    const int bytes = dtype_bytes(a->dtype);
-    check_tile(kn, bytes, rep);
-    check_promotion(kn, a->dtype, problem, rep);
+}
 
-    // Cluster.
-    const SourceLoc cl = knob_loc(kn, "cluster");
-    auto pow_ok = [](int v) { return v == 1 || v == 2 || v == 4; };
-    const std::string cluster = std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n);
-    if (!pow_ok(c.cluster_m) || !pow_ok(c.cluster_n) || c.cluster_m * c.cluster_n > 4) {
-        rep.error(cl, "cluster " + cluster + ": each dim must be 1, 2 or 4 and M*N at most 4");
-    } else if (c.cluster_m * c.cluster_n > 1 && (!is_tma(c.schedule) || limits.cluster_max < 2)) {
-        rep.error(cl, "cluster " + cluster + " needs an sm_90 schedule (tma_ws, cooperative, "
-                      "pingpong, stream_k) on an sm_90 device; use cluster 1x1");
-    } else if (c.cluster_m * c.cluster_n > limits.cluster_max) {
-        rep.error(cl, "cluster " + cluster + ": the " + device + " allows at most " +
-                          std::to_string(limits.cluster_max) + " CTAs per cluster");
-    }
-
-    // Stages vs shared memory: operand tiles per stage, plus the epilogue's staging of D (and C
-    // where the epilogue reads a residual) for the TMA epilogue, plus pipeline barriers.
+// Stages vs shared memory: operand tiles per stage, plus the epilogue's staging of D (and C
+// where the epilogue reads a residual) for the TMA epilogue, plus pipeline barriers.
+void check_stages(const Kernel& kn, const KernelFacts& facts, int bytes, const DeviceLimits& limits,
+                  Reporter& rep) {
+    const GemmConfig& c = kn.gemm;
+    const std::string device = upper(limits.name);
     const int64_t per_stage = int64_t{c.tile_m + c.tile_n} * c.tile_k * bytes;
     const int64_t epi_tile = int64_t{c.tile_m} * std::min(c.tile_n, 32) * facts.max_out_bytes * 2;
     const int64_t epilogue = is_tma(c.schedule) ? epi_tile * (facts.reads_residual ? 2 : 1) : 0;
@@ -250,6 +232,44 @@ void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Probl
                   "stage; even 2 stages (" + kib(need(2)) + ") exceed the " + device + "'s " +
                   kib(limit) + ": use a smaller tile");
     }
+}
+
+void check_swizzle(const Kernel& kn, Reporter& rep) {
+    const GemmConfig& c = kn.gemm;
+    if (c.swizzle != 1 && c.swizzle != 2 && c.swizzle != 4 && c.swizzle != 8)
+        rep.error(knob_loc(kn, "swizzle"), "swizzle must be 1, 2, 4 or 8");
+}
+
+}  // namespace
+
+void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Problem& problem,
+                         const CheckResult& tensors, const DeviceLimits& limits, Reporter& rep) {
+    const GemmConfig& c = kn.gemm;
+    const ResolvedTensor* a = tensors.find_tensor(kn.args[0].name);
+    const ResolvedTensor* b = tensors.find_tensor(kn.args[1].name);
+    if (a == nullptr || b == nullptr) return;
+    const std::string device = upper(limits.name);
+    check_arch(kn, limits, rep);
+    check_math(kn, a->dtype, b->dtype, problem, rep);
+    const int bytes = dtype_bytes(a->dtype);
+    check_tile(kn, bytes, rep);
+    check_promotion(kn, a->dtype, problem, rep);
+
+    // Cluster.
+    const SourceLoc cl = knob_loc(kn, "cluster");
+    auto pow_ok = [](int v) { return v == 1 || v == 2 || v == 4; };
+    const std::string cluster = std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n);
+    if (!pow_ok(c.cluster_m) || !pow_ok(c.cluster_n) || c.cluster_m * c.cluster_n > 4) {
+        rep.error(cl, "cluster " + cluster + ": each dim must be 1, 2 or 4 and M*N at most 4");
+    } else if (c.cluster_m * c.cluster_n > 1 && (!is_tma(c.schedule) || limits.cluster_max < 2)) {
+        rep.error(cl, "cluster " + cluster + " needs an sm_90 schedule (tma_ws, cooperative, "
+                      "pingpong, stream_k) on an sm_90 device; use cluster 1x1");
+    } else if (c.cluster_m * c.cluster_n > limits.cluster_max) {
+        rep.error(cl, "cluster " + cluster + ": the " + device + " allows at most " +
+                          std::to_string(limits.cluster_max) + " CTAs per cluster");
+    }
+
+    check_stages(kn, facts, bytes, limits, rep);
 
     // Split-K, against the contracted extent.
     int64_t k_extent = 0;
@@ -279,8 +299,7 @@ void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Probl
                           std::to_string(k_extent) + " has " + std::to_string(k_tiles) +
                           " k-tiles of " + std::to_string(c.tile_k));
     }
-    if (c.swizzle != 1 && c.swizzle != 2 && c.swizzle != 4 && c.swizzle != 8)
-        rep.error(knob_loc(kn, "swizzle"), "swizzle must be 1, 2, 4 or 8");
+    check_swizzle(kn, rep);
 
     // Alignment of each operand's contiguous (last) dim: TMA needs 16-byte row strides;
     // multistage's cp.async needs 4 bytes on tensor cores (SIMT takes any).
@@ -320,6 +339,64 @@ void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Probl
                      std::to_string(c.tile_m) + " x " + std::to_string(c.tile_n) +
                      "; CUTLASS predicates the edge tiles");
         }
+    }
+}
+
+}  // namespace kforge::dsl
+
+namespace kforge::dsl {
+
+// A conv2d kernel: the implicit GEMM (M = N*P*Q, N = K, K = C*R*S) of CUTLASS's sm80 multistage
+// convolution, so the multistage gemm's checks (architecture, math vs policy, tile, shared memory
+// per stage, swizzle) with the operand dtype of X; no cluster or split-K. The lowering zero-pads
+// the channels (codegen/lower_conv.cpp), so no alignment is required of C or K. The chain reads
+// per-channel tensors [K], tensors of the output's dims [N,K,P,Q] and scalars.
+void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Problem& problem,
+                           const CheckResult& tensors, const DeviceLimits& limits, Reporter& rep) {
+    const GemmConfig& c = kn.gemm;
+    const ResolvedTensor* x = tensors.find_tensor(kn.args[0].name);
+    const ResolvedTensor* w = tensors.find_tensor(kn.args[1].name);
+    if (x == nullptr || w == nullptr || facts.conv == nullptr) return;
+    const Op& op = *facts.conv;
+    if (op.attrs.groups != 1) {
+        rep.error(kn.loc, "not supported: grouped convolution (the problem's conv2d " + op.json_path +
+                              " has groups " + std::to_string(op.attrs.groups) +
+                              "); kforge's conv2d kernel lowers groups 1 only");
+    }
+    if (c.schedule != Schedule::kMultistage) {
+        rep.error(knob_loc(kn, "schedule"), "schedule " + std::string(to_string(c.schedule)) +
+                                                ": a conv2d kernel runs on schedule multistage only "
+                                                "(CUTLASS's sm80 implicit-GEMM convolution)");
+    }
+    if (c.cluster_m * c.cluster_n != 1 || c.split_k != 1 || c.raster != Raster::kAuto) {
+        rep.error(kn.loc, "kernel " + kn.name + ": a conv2d kernel has no cluster, splitk or raster "
+                                                "(they are Hopper gemm knobs)");
+    }
+    check_arch(kn, limits, rep);
+    check_math(kn, x->dtype, w->dtype, problem, rep);
+    const int bytes = dtype_bytes(x->dtype);
+    check_tile(kn, bytes, rep);
+    if (c.stages < 2 || c.stages > 6) {
+        rep.error(knob_loc(kn, "stages"), "stages " + std::to_string(c.stages) +
+                                              ": a conv2d kernel takes 2..6 stages");
+    } else {
+        check_stages(kn, facts, bytes, limits, rep);
+    }
+    check_swizzle(kn, rep);
+
+    // The chain's operands, against the output's dims [N,K,P,Q]: what the epilogue broadcasts.
+    const std::vector<std::string>& out = facts.value_dims;
+    if (out.size() < 2) return;
+    const std::string k = out.size() == 4 ? out[1] : kn.args[1].dims[0];
+    for (const ChainOp& s : kn.chain) {
+        if (!s.tensor || s.kind == ChainOpKind::kStore || s.kind == ChainOpKind::kReduce) continue;
+        const std::vector<std::string> d = named_dims(s.tensor->dims);
+        if (d.empty() || d == out || d == std::vector<std::string>{k}) continue;
+        rep.error(s.tensor->loc, std::string(to_string(s.kind)) + " " + ref_text(*s.tensor) +
+                                     ": a conv2d chain reads per-channel tensors [" + k +
+                                     "], tensors of the output's dims " + join_dims(out) +
+                                     " and scalars ([]); broadcast " + s.tensor->name +
+                                     " in a map kernel after the conv2d");
     }
 }
 

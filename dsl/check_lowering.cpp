@@ -36,11 +36,13 @@ void check_simt_tile(const Kernel& kn, Reporter& rep) {
     }
     if (kn.args.size() < 2 || kn.args[0].dims.size() < 2 || kn.args[1].dims.size() < 2) return;
     // The contracted dim: the one of A's last two that B's last two share.
+    // conv2d: both operands are K-major (staged NHWC and KRSC: channels innermost).
     const auto& a = kn.args[0].dims;
     const auto& b = kn.args[1].dims;
     const std::string a0 = a[a.size() - 2], a1 = a.back(), b0 = b[b.size() - 2], b1 = b.back();
     const std::string k = (a1 == b0 || a1 == b1) ? a1 : a0;
-    const bool a_k_major = a1 == k, b_k_major = b1 == k;
+    const bool conv = kn.kind == KernelKind::kConv2d;
+    const bool a_k_major = conv || a1 == k, b_k_major = conv || b1 == k;
     const int lane_m = std::min(4, warp_m / 4), lane_n = std::min(4, warp_n / 8);
     const int pad = g.tile_k / 32;
     if ((a_k_major && pad % lane_m != 0) || (b_k_major && pad % lane_n != 0))
@@ -76,6 +78,9 @@ void check_lowering(const Kernel& kn, Reporter& rep) {
         }
         check_simt_tile(kn, rep);
     }
+    // A conv2d kernel's chain runs in its own transposing epilogue kernel (codegen/lower_conv.cpp),
+    // not CUTLASS's: f32_simt takes any chain there, the SIMT tile rules hold.
+    if (kn.kind == KernelKind::kConv2d && kn.gemm.math == MathMode::kF32Simt) check_simt_tile(kn, rep);
     if (kn.kind == KernelKind::kRowwise) {
         const bool over_last = kn.over.empty() || (!kn.args.empty() && !kn.args[0].dims.empty() &&
                                                    kn.over == kn.args[0].dims.back());

@@ -43,6 +43,19 @@ std::vector<std::string> norm_dims(const Op& op, const Problem& problem) {
 
 }  // namespace
 
+std::vector<double> conv2d_params(const OpAttrs& a) {
+    std::vector<double> p;
+    for (const auto* pair : {&a.stride, &a.padding, &a.dilation})
+        for (int64_t v : *pair) p.push_back(static_cast<double>(v));
+    p.push_back(static_cast<double>(a.groups));
+    return p;
+}
+
+std::vector<std::string> conv2d_out_dims(const Op& op, const Problem& problem) {
+    const Tensor* y = problem.find_tensor(op.output);
+    return y ? named_dims(dims_of(*y)) : std::vector<std::string>{};
+}
+
 std::string dim_text(const Tensor& tensor, size_t i) {
     if (i < tensor.dim_names.size() && !tensor.dim_names[i].empty()) return tensor.dim_names[i];
     return std::to_string(tensor.shape.at(i));
@@ -77,6 +90,14 @@ std::string op_display(const Op& op, const Problem& problem) {
         return name + " over " + axis_dim(op, problem) + (a.eps != 0 ? " eps " + num(a.eps) : "");
     case OpKind::kCumsum:
     case OpKind::kCumprod: return scan_display(name, axis_dim(op, problem), a.reverse, a.exclusive);
+    case OpKind::kConv2d: {
+        auto pair = [](const std::array<int64_t, 2>& v) {
+            return std::to_string(v[0]) + (v[0] == v[1] ? "" : "x" + std::to_string(v[1]));
+        };
+        return name + " stride " + pair(a.stride) + " padding " + pair(a.padding) +
+               " dilation " + pair(a.dilation) +
+               (a.groups != 1 ? " groups " + std::to_string(a.groups) : "");
+    }
     default: break;
     }
     if (op_class(op.kind) == OpClass::kReduction || op_class(op.kind) == OpClass::kRowwise)
@@ -171,6 +192,11 @@ ProblemExprs problem_exprs(const Problem& problem) {
         case OpKind::kL1Normalize: case OpKind::kL2Normalize:
             v = normalize_expr(g, in[0], op.kind == OpKind::kL2Normalize, a.eps,
                                axis_dim(op, problem), o);
+            break;
+        case OpKind::kConv2d:
+            // conv2d(x, w) + b: the bias is an `add b[K]` in a conv2d kernel's chain
+            v = g.conv2d(in[0], in[1], conv2d_params(a), conv2d_out_dims(op, problem), o);
+            if (in.size() > 2) v = g.add(v, in[2], o);
             break;
         case OpKind::kGroupNorm: {
             const Tensor* x = problem.find_tensor(op.inputs[0]);

@@ -75,6 +75,52 @@ std::optional<std::string> gemm_k(const Kernel& kn, Reporter& reporter) {
     return std::nullopt;
 }
 
+// The problem's conv2d op that conv2d kernel `kn` implements: the one whose input and weight are
+// the kernel's (by name), else the problem's only conv2d op (the kernel may read an intermediate
+// copy of its input; the expressions prove the rest). nullptr (and an error) where there is none
+// or the kernel's tensors do not fit it.
+const Op* conv2d_op(Sem& sem, const Kernel& kn) {
+    Reporter& rep = sem.reporter;
+    const TensorRef& x = kn.args[0];
+    const TensorRef& w = kn.args[1];
+    std::vector<const Op*> convs;
+    const Op* by_name = nullptr;
+    for (const Op& op : sem.problem.ops) {
+        if (op.kind != OpKind::kConv2d) continue;
+        convs.push_back(&op);
+        if (op.inputs.size() >= 2 && op.inputs[0] == x.name && op.inputs[1] == w.name && !by_name)
+            by_name = &op;
+    }
+    const std::string head = "conv2d(" + ref_text(x) + ", " + ref_text(w) + ")";
+    if (convs.empty()) {
+        rep.error(kn.loc, head + ": the problem has no conv2d op; a conv2d kernel implements one");
+        return nullptr;
+    }
+    const Op* op = by_name ? by_name : convs.size() == 1 ? convs[0] : nullptr;
+    if (op == nullptr) {
+        std::string list;
+        for (const Op* c : convs)
+            list += (list.empty() ? "" : ", ") + c->json_path + " conv2d(" + c->inputs[0] + ", " +
+                    c->inputs[1] + ")";
+        rep.error(kn.loc, head + ": no conv2d op of the problem reads " + x.name + " and " + w.name +
+                              " (the problem has " + list + "); name its input and weight");
+        return nullptr;
+    }
+    // Channels: X's C is W's second dim (groups 1); checked by extent, so that an intermediate
+    // input with other dim names still has to fit.
+    const int64_t c = sem.extent(x.dims[1]), wc = sem.extent(w.dims[1]);
+    if (c > 0 && wc > 0 && c != wc * op->attrs.groups) {
+        rep.error(w.loc, head + ": the input has " + x.dims[1] + " = " + std::to_string(c) +
+                             " channels, the weight " + w.dims[1] + " = " + std::to_string(wc) +
+                             (op->attrs.groups != 1
+                                  ? " per group of " + std::to_string(op->attrs.groups)
+                                  : std::string()) +
+                             "; they must agree");
+        return nullptr;
+    }
+    return op;
+}
+
 // A value named by `let` in the chain being translated.
 struct Named {
     int node = -1;  // -1: the value had failed to resolve (reported there)
@@ -337,7 +383,13 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
     if (kn.args.size() < want_args) {
         rep.error(kn.loc, "kernel " + kn.name + " needs " + std::to_string(want_args) + " operand(s)");
     } else if (kn.kind == KernelKind::kConv2d) {
-        rep.error(kn.loc, "kernel " + kn.name + ": conv2d kernels are not yet supported by the checker");
+        auto x = sem.read(kn.args[0], k);
+        auto w = sem.read(kn.args[1], k);
+        f.conv = conv2d_op(sem, kn);
+        if (x && w && f.conv) {
+            v = g.conv2d(*x, *w, conv2d_params(f.conv->attrs), conv2d_out_dims(*f.conv, sem.problem),
+                         Origin{at, kn.args[0].name, op_display(*f.conv, sem.problem)});
+        }
     } else if (kn.kind == KernelKind::kGemm) {
         auto a = sem.read(kn.args[0], k);
         auto b = sem.read(kn.args[1], k);
