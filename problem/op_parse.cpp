@@ -191,9 +191,16 @@ Status read_attr(const Json& v, const std::string& key, const std::string& path,
             return make_error(path, "normalized_shape has more than 8 dims");
         }
         for (size_t i = 0; i < v.size(); ++i) {
+            if (v[i].is_string() && dims.count(v[i].get<std::string>()) == 0) {
+                // not a spec dim: a derived one (resolved at shape inference) or unknown
+                a.normalized_shape.push_back(0);
+                a.normalized_dims.push_back(v[i].get<std::string>());
+                continue;
+            }
             auto d = read_dim_entry(v[i], path + "[" + std::to_string(i) + "]", dims);
             if (!d) return d.error();
             a.normalized_shape.push_back(d->value);
+            a.normalized_dims.push_back(d->name);
         }
         return Ok{};
     }

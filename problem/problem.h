@@ -70,6 +70,9 @@ struct OpAttrs {
     double p = 0.0;               // dropout (eval mode: identity)
     GeluApprox gelu = GeluApprox::kErf;
     std::vector<int64_t> normalized_shape;  // layer_norm / rms_norm: trailing dims normalized
+    // normalized_shape's dim names as the spec writes them ("" for a literal); a name is resolved
+    // at shape inference, so it may name a dim that a conv2d derives
+    std::vector<std::string> normalized_dims;
     // conv2d: per spatial axis (H, W); y's spatial dims are named out_dims (filled in by the
     // parser: the spec's names or the defaults of docs/problem-spec.md)
     std::array<int64_t, 2> stride{1, 1};

@@ -155,8 +155,17 @@ Status check_affine(const Op& op, const std::vector<const Tensor*>& in,
     return Ok{};
 }
 
-Expected<Tensor> infer_norm(Op& op, const std::vector<const Tensor*>& in) {
+Expected<Tensor> infer_norm(Op& op, const std::vector<const Tensor*>& in,
+                            const std::map<std::string, int64_t>& dim_values) {
     const Tensor& x = *in[0];
+    for (size_t i = 0; i < op.attrs.normalized_dims.size(); ++i) {
+        const std::string& name = op.attrs.normalized_dims[i];
+        if (name.empty()) continue;
+        auto d = read_dim_entry(Json(name), op.json_path + ".normalized_shape[" +
+                                                std::to_string(i) + "]", dim_values);
+        if (!d) return d.error();
+        op.attrs.normalized_shape[i] = d->value;
+    }
     size_t rank = x.shape.size();
     if (op.kind == OpKind::kGroupNorm) {
         if (rank < 2) return mismatch(op, 0, shape_text(x) + " must be [N, C, *]");
@@ -342,7 +351,7 @@ Expected<Tensor> infer_op(Op& op, const std::vector<const Tensor*>& in,
         case OpClass::kRowwise:
             if (op.kind == OpKind::kLayerNorm || op.kind == OpKind::kRmsNorm ||
                 op.kind == OpKind::kGroupNorm) {
-                out = infer_norm(op, in);
+                out = infer_norm(op, in, dims);
                 break;
             }
             if (auto s = normalize_axis(op, *in[0]); !s) return s.error();

@@ -326,6 +326,29 @@ TEST(Conv2dSpec, RoundTripWritesOutDimsNotDerivedDims) {
     EXPECT_EQ(y_of(b).shape, (Shape{2, 6, 10, 5}));
 }
 
+// A layer_norm over a conv's output names the derived dims in normalized_shape: they resolve at
+// shape inference (the spec's dims do not hold them), also after a round trip and re-binding.
+TEST(Conv2dSpec, NormalizedShapeNamesDerivedDims) {
+    std::string text = test::make_spec(
+        R"({"N": 2, "C": 3, "H": 9, "W": 7, "K": 4})",
+        R"({"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
+            "w": {"shape": ["K", "C", 3, 3], "dtype": "f32"}})",
+        R"([{"op": "conv2d", "inputs": ["x", "w"], "output": "h"},
+            {"op": "layer_norm", "inputs": ["h"], "output": "y", "normalized_shape": ["K", "Ho", "Wo"]}])",
+        R"(["y"])");
+    Problem p = parsed(text);
+    EXPECT_EQ(p.ops[1].attrs.normalized_shape, (Shape{4, 7, 5}));
+    Problem q = parsed(problem_to_json(p).dump());
+    EXPECT_EQ(q.ops[1].attrs.normalized_shape, (Shape{4, 7, 5}));
+    auto small = rebind_dims(q, {{"H", 5}});
+    ASSERT_TRUE(small.ok()) << small.error().to_string();
+    EXPECT_EQ(small->ops[1].attrs.normalized_shape, (Shape{4, 3, 5}));
+    // an unknown name is still an unknown dim, reported at its entry
+    std::string unknown = text;
+    unknown.replace(unknown.find("\"Wo\"]"), 4, "\"Zz\"");
+    expect_error(unknown, "graph[1].normalized_shape[2]", {"unknown dim \"Zz\"", "Ho, K, N, W, Wo"});
+}
+
 TEST(Conv2dSpec, RebindRecomputesDerivedDims) {
     Problem p = parsed(kTwoConvs);
     auto small = rebind_dims(p, {{"H", 9}, {"W", 9}, {"N", 1}});
@@ -347,6 +370,75 @@ TEST(Conv2dSpec, RebindRecomputesDerivedDims) {
     ASSERT_FALSE(tiny.ok());
     EXPECT_EQ(tiny.error().where, "graph[2].inputs[1]");
     EXPECT_NE(tiny.error().message.find("output size would be < 1"), std::string::npos);
+}
+
+// y = conv2d(x, w[, b]) on literal shapes, evaluated by the interpreter.
+std::vector<double> conv(const std::string& x_shape, const std::string& w_shape,
+                         const std::vector<double>& x, const std::vector<double>& w,
+                         const std::string& attrs, const std::vector<double>& b = {}) {
+    ConvSpec s{attrs, "{}", x_shape, w_shape};
+    if (!b.empty()) s.b = "[" + std::to_string(b.size()) + "]";
+    Problem p = parsed(s.text());
+    if (p.ops.empty()) return {};
+    TensorValues in{{"x", x}, {"w", w}};
+    if (!b.empty()) in["b"] = b;
+    auto out = interpret(p, in);
+    EXPECT_TRUE(out.ok()) << (out.ok() ? "" : out.error().to_string());
+    return out.ok() ? out->at("y") : std::vector<double>{};
+}
+
+const std::vector<double> kX9 = {1, 2, 3, 4, 5, 6, 7, 8, 9};  // a 3x3 image, row-major
+
+TEST(Conv2dInterpret, HandComputedSmallCases) {
+    // 2x2 kernel [1 2; 3 4] over 1..9: y00 = 1 + 2*2 + 3*4 + 4*5 = 37, ...; bias 0.5; the
+    // second image is 2x the first
+    std::vector<double> x2 = kX9;
+    for (double v : kX9) x2.push_back(2 * v);
+    EXPECT_EQ(conv("[2, 1, 3, 3]", "[1, 1, 2, 2]", x2, {1, 2, 3, 4}, "", {0.5}),
+              (std::vector<double>{37.5, 47.5, 67.5, 77.5, 74.5, 94.5, 134.5, 154.5}));
+    // ones 3x3, padding 1, stride 2: the windows clip to the 2x2 corners of x
+    EXPECT_EQ(conv("[1, 1, 3, 3]", "[1, 1, 3, 3]", kX9, std::vector<double>(9, 1.0),
+                   R"("padding": 1, "stride": 2)"),
+              (std::vector<double>{12, 16, 24, 28}));
+    // dilation 2: the 2x2 kernel reads the four corners: 1*1 + 2*3 + 3*7 + 4*9
+    EXPECT_EQ(conv("[1, 1, 3, 3]", "[1, 1, 2, 2]", kX9, {1, 2, 3, 4}, R"("dilation": 2)"),
+              (std::vector<double>{64}));
+    // per-axis attributes: stride [1, 2], padding [0, 1], a 1x2 kernel [1 10]:
+    // row i reads columns (-1, 0) and (1, 2): x[i][0] * 10, x[i][1] + x[i][2] * 10
+    EXPECT_EQ(conv("[1, 1, 3, 3]", "[1, 1, 1, 2]", kX9, {1, 10}, R"("stride": [1, 2], "padding": [0, 1])"),
+              (std::vector<double>{10, 32, 40, 65, 70, 98}));
+}
+
+TEST(Conv2dInterpret, ChannelsAndGroups) {
+    const std::vector<double> x = {1, 2, 3, 4, 5, 6, 7, 8};  // [1, 2, 2, 2]: channels 1..4, 5..8
+    // groups 1: each output channel sums both input channels
+    EXPECT_EQ(conv("[1, 2, 2, 2]", "[2, 2, 1, 1]", x, {1, 1, 1, -1}, ""),
+              (std::vector<double>{6, 8, 10, 12, -4, -4, -4, -4}));
+    // groups 2, K = 4: channels 0, 1 read input channel 0; channels 2, 3 read input channel 1
+    EXPECT_EQ(conv("[1, 2, 2, 2]", "[4, 1, 1, 1]", x, {1, 2, 3, 4}, R"("groups": 2)", {0, 0, 0, 100}),
+              (std::vector<double>{1, 2, 3, 4, 2, 4, 6, 8, 15, 18, 21, 24, 120, 124, 128, 132}));
+}
+
+TEST(Conv2dWork, FlopsAndBytes) {
+    ConvSpec s{R"("groups": 2)"};
+    s.w = R"(["K", 2, 3, 3])";
+    s.b = R"(["K"])";
+    Problem p = parsed(s.text());
+    auto w = count_work(p);
+    ASSERT_TRUE(w.ok()) << w.error().to_string();
+    // y [2, 6, 8, 10] = 960 elements, each a (C/groups) * R * S = 18-term dot product
+    EXPECT_EQ(w->flops_matrix, 2.0 * 960 * 18);
+    EXPECT_EQ(w->flops_other, 960.0);  // the bias
+    ASSERT_EQ(w->per_op.size(), 1u);
+    EXPECT_EQ(w->per_op[0].bytes_read, (2 * 4 * 10 * 12 + 6 * 2 * 9 + 6) * 4.0);
+    EXPECT_EQ(w->per_op[0].bytes_written, 960 * 4.0);
+    EXPECT_EQ(w->bytes_fused, w->per_op[0].bytes());
+    // no bias: no flops_other
+    s.b.clear();
+    auto nb = count_work(parsed(s.text()));
+    ASSERT_TRUE(nb.ok());
+    EXPECT_EQ(nb->flops_other, 0.0);
+    EXPECT_EQ(nb->flops_matrix, 2.0 * 960 * 18);
 }
 
 }  // namespace
