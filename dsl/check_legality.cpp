@@ -387,7 +387,7 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
     // The chain's operands, against the output's dims [N,K,P,Q]: what the epilogue broadcasts.
     const std::vector<std::string>& out = facts.value_dims;
     if (out.size() < 2) return;
-    const std::string k = out.size() == 4 ? out[1] : kn.args[1].dims[0];
+    const std::string k = out.size() == 4 ? out[1] : kn.args[1].dims.at(0);
     for (const ChainOp& s : kn.chain) {
         if (!s.tensor || s.kind == ChainOpKind::kStore || s.kind == ChainOpKind::kReduce) continue;
         const std::vector<std::string> d = named_dims(s.tensor->dims);

@@ -92,6 +92,10 @@ const Op* conv2d_op(Sem& sem, const Kernel& kn) {
             by_name = &op;
     }
     const std::string head = "conv2d(" + ref_text(x) + ", " + ref_text(w) + ")";
+    if (x.dims.size() != 4 || w.dims.size() != 4) {  // the parser refuses these; built ASTs may not
+        rep.error(kn.loc, head + ": conv2d takes X[N,C,H,W] and Wt[K,C,R,S] (4 dims each)");
+        return nullptr;
+    }
     if (convs.empty()) {
         rep.error(kn.loc, head + ": the problem has no conv2d op; a conv2d kernel implements one");
         return nullptr;

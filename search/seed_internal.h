@@ -29,6 +29,9 @@ struct RowShape {
 std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy policy,
                                              const dsl::DeviceLimits& limits,
                                              const SeedOptions& options);
+// conv2d: `s` is the implicit GEMM (m = N*P*Q, n = K, k = C*R*S), dtype the input's.
+std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPolicy policy,
+                                               const dsl::DeviceLimits& limits);
 std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
                                                    const dsl::DeviceLimits& limits,
                                                    const SeedOptions& options);

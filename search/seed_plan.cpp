@@ -233,10 +233,12 @@ struct Planner {
         return Ok{};
     }
 
-    // Whether a gemm epilogue can read `other` (dims [], [N], [M], [M,N] or [L,M,N]).
+    // Whether a gemm epilogue can read `other` (dims [], [N], [M], [M,N] or [L,M,N]); a conv2d
+    // epilogue (`conv`, out [N,K,P,Q]): [], [K] or [N,K,P,Q].
     static bool epilogue_operand(const std::vector<std::string>& other,
-                                 const std::vector<std::string>& out) {
+                                 const std::vector<std::string>& out, bool conv = false) {
         if (other.empty() || other == out) return true;
+        if (conv) return out.size() == 4 && other == std::vector{out[1]};
         if (out.size() < 2) return false;
         const std::string& m = out[out.size() - 2];
         const std::string& n = out.back();
@@ -307,7 +309,9 @@ struct Planner {
     };
     std::optional<Region> plan_region(const dsl::Kernel& kn, const std::string& cur,
                                       const std::optional<std::string>& input) const {
-        const bool gemm = kn.kind == dsl::KernelKind::kGemm;
+        // a conv2d kernel's chain follows the gemm epilogue's rules (one store, at its end)
+        const bool conv = kn.kind == dsl::KernelKind::kConv2d;
+        const bool gemm = kn.kind == dsl::KernelKind::kGemm || conv;
         const std::vector<std::string> space = named(dims_of(tensor(cur)));
         int matrix_operands = 0;
         for (const ChainOp& c : kn.chain)
@@ -326,7 +330,7 @@ struct Planner {
                     continue;
                 }
                 const auto od = named(dims_of(tensor(in)));
-                if (!available.count(in) || (gemm && !epilogue_operand(od, space))) ok = false;
+                if (!available.count(in) || (gemm && !epilogue_operand(od, space, conv))) ok = false;
                 if (od == space) ++matrices;
             }
             if (!reads_value || !ok || (gemm && matrix_operands + matrices > 1)) continue;
@@ -429,7 +433,8 @@ struct Planner {
     // Absorbs the run of single element-wise consumers of `cur` into `kn`'s chain, then stores
     // the value.
     Status absorb_linear(dsl::Kernel& kn, std::string cur, DType& value, const Op& start) {
-        const bool gemm = kn.kind == dsl::KernelKind::kGemm;
+        const bool conv = kn.kind == dsl::KernelKind::kConv2d;
+        const bool gemm = kn.kind == dsl::KernelKind::kGemm || conv;
         const std::vector<std::string> gemm_out = named(dims_of(tensor(cur)));
         bool residual = false;
         for (const ChainOp& c : kn.chain)
@@ -447,7 +452,7 @@ struct Planner {
                 if (named(dims_of(tensor(op.output))) != named(dims_of(tensor(cur)))) break;
                 other = ref(o);
                 const auto od = named(other->dims);
-                if (gemm && (!epilogue_operand(od, gemm_out) || (od == gemm_out && residual)))
+                if (gemm && (!epilogue_operand(od, gemm_out, conv) || (od == gemm_out && residual)))
                     break;
                 if (od == gemm_out) residual = true;
             }
@@ -486,6 +491,7 @@ struct Planner {
     bool add_row_contraction(const Op& op);
     dsl::TensorRef stage_f32(const Tensor& x);
     Status add_gemm(const Op& op);
+    Status add_conv2d(const Op& op);
     Status add_rowwise(const Op& op, const Prologue* pre = nullptr);
     Status add_map(const Op& op);
     int max_bytes(const dsl::Kernel& kn) const;
@@ -640,6 +646,48 @@ Status Planner::add_gemm(const Op& op) {
     s.k = a.shape[ta ? a.shape.size() - 2 : a.shape.size() - 1];
     PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
     for (const auto& c : gemm_candidates(s, p.policy, limits, opt)) {
+        kn.gemm = c;
+        pk.candidates.push_back(kn);
+    }
+    kernels.push_back(std::move(pk));
+    return Ok{};
+}
+
+// conv2d(x, w [, b]): one conv2d kernel (the implicit GEMM of M = N*P*Q, N = K, K = C*R*S) whose
+// chain adds the bias and absorbs the element-wise ops that follow as a gemm's epilogue does
+// (operands [], [K] or the output's [N,K,P,Q]; one store, at the end).
+Status Planner::add_conv2d(const Op& op) {
+    const Tensor& x = tensor(op.inputs[0]);
+    const Tensor& w = tensor(op.inputs[1]);
+    const Tensor& y = tensor(op.output);
+    if (op.attrs.groups != 1) {
+        return not_expressible(op, "not supported: grouped convolution (groups " +
+                                       std::to_string(op.attrs.groups) + ")");
+    }
+    if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4)
+        return not_expressible(op, "a conv2d kernel takes x [N,C,H,W] and w [K,C,R,S]");
+    const DType dt = dtype_of(x.name);
+    if (dt != dtype_of(w.name) || !is_float_storage(dt)) {
+        return not_expressible(op, "conv2d input " + x.name + " and weight " + w.name +
+                                       " must share one dtype of f32, f16 or bf16");
+    }
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kConv2d;
+    kn.args = {ref(x.name), ref(w.name)};
+    if (op.inputs.size() > 2) {
+        ChainOp c = stmt(ChainOpKind::kAdd);
+        c.tensor = ref(op.inputs[2]);
+        kn.chain.push_back(c);
+    }
+    DType value = DType::kF32;
+    if (auto st = absorb(kn, op.output, value, op); !st) return st;
+    GemmShape s;
+    s.dtype = dt;
+    s.m = y.shape[0] * y.shape[2] * y.shape[3];
+    s.n = y.shape[1];
+    s.k = w.shape[1] * w.shape[2] * w.shape[3];
+    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
+    for (const auto& c : conv2d_candidates(s, p.policy, limits)) {
         kn.gemm = c;
         pk.candidates.push_back(kn);
     }
@@ -883,9 +931,7 @@ Expected<std::vector<PlannedKernel>> plan_kernels(const Problem& problem,
         case OpClass::kReduction:
         case OpClass::kRowwise: st = pl.add_rowwise(op); break;
         case OpClass::kElementwise: st = pl.add_map(op); break;
-        case OpClass::kConv:
-            st = make_error(op.json_path, "not supported: the seed planner has no conv2d kernel");
-            break;
+        case OpClass::kConv: st = pl.add_conv2d(op); break;
         }
         if (!st) return st.error();
     }

@@ -140,6 +140,13 @@ TEST(Conv2dCheck, HandBuiltKnobsOutsideTheConvTable) {
         << all_errors(r);
     EXPECT_NE(all_errors(r).find("stages 8: a conv2d kernel takes 2..6 stages"), std::string::npos)
         << all_errors(r);
+    // a weight of 3 dims (the parser refuses it; a built program is refused, not a crash)
+    p = *parsed;
+    p.kernels[0].args[1].dims.pop_back();
+    r = check_program(p, *problem, h200());
+    EXPECT_NE(all_errors(r).find("conv2d takes X[N,C,H,W] and Wt[K,C,R,S] (4 dims each)"),
+              std::string::npos)
+        << all_errors(r);
 }
 
 TEST(Conv2dCheck, ChainOperandsPerChannelResidualOrScalar) {

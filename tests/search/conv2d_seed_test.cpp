@@ -1,0 +1,176 @@
+// The fusion planner and the knob moves on conv2d problems: the seed is one conv2d kernel with
+// the op's bias and the following element-wise ops in its chain (as a gemm's epilogue), the
+// reductions after it as after a gemm; its canonical text parses, checks and lowers; the knob
+// moves stay within the conv2d knob table.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen/lower.h"
+#include "dsl/check.h"
+#include "dsl/parser.h"
+#include "dsl/printer.h"
+#include "problem/spec.h"
+#include "search/knob_space.h"
+#include "search/seed.h"
+#include "sol/device.h"
+
+namespace kforge {
+namespace {
+
+dsl::DeviceLimits h200() { return dsl::device_limits(find_device("h200").value()); }
+
+// x [16,3,32,32] * w [128,3,3,3], padding 1 -> [16,128,32,32] (P, Q): the implicit GEMM is
+// 16384 x 128 x 27, 256 CTAs of 128x64. `ops` follow the conv2d, whose output is h.
+std::string conv_spec(const std::string& policy, const std::string& dtype, const std::string& ops,
+                      const std::string& output = "y", const std::string& extra_inputs = "",
+                      const std::string& conv_attrs = "") {
+    return R"({"name": "conv_seed", "dims": {"N": 16, "C": 3, "H": 32, "W": 32, "K": 128, "R": 3, "S": 3},
+        "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": ")" + dtype + R"("},
+                   "w": {"shape": ["K", "C", "R", "S"], "dtype": ")" + dtype + R"(", "param": true},
+                   "b": {"shape": ["K"], "dtype": ")" + dtype + R"(", "param": true})" + extra_inputs + R"(},
+        "graph": [{"op": "conv2d", "inputs": ["x", "w", "b"], "output": "h", "padding": 1,
+                   "out_dims": ["P", "Q"])" + conv_attrs + "}" + ops + R"(],
+        "outputs": [")" + output + R"("], "precision": {"policy": ")" + policy + R"("}})";
+}
+
+Problem problem_of(const std::string& json) {
+    auto p = parse_problem(json, "conv.json");
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
+    return p.ok() ? *p : Problem{};
+}
+
+// The seed's canonical text; it parses back to the same program, checks with zero errors and
+// lowers (one launch per kernel at least).
+std::string seed_text(const Problem& problem) {
+    auto prog = search::seed_program(problem, h200());
+    EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
+    if (!prog.ok()) return "";
+    const std::string text = dsl::print_canonical(*prog);
+    auto parsed = dsl::parse_program(text, "seed.kf");
+    EXPECT_TRUE(parsed.ok()) << (parsed.ok() ? "" : parsed.error().to_string()) << text;
+    if (!parsed.ok()) return text;
+    EXPECT_EQ(dsl::strip_locations(*parsed), *prog);
+    auto res = dsl::check_program(*parsed, problem, h200(), {"seed.kf", text});
+    EXPECT_TRUE(res.ok()) << (res.ok() ? "" : res.errors.front().to_string()) << text;
+    auto low = codegen::lower_program(*parsed, problem, {});
+    EXPECT_TRUE(low.ok()) << (low.ok() ? "" : low.error().to_string()) << text;
+    return text;
+}
+
+constexpr const char* kRelu = R"(, {"op": "relu", "inputs": ["h"], "output": "y"})";
+
+TEST(Conv2dSeed, BiasAndReluInOneKernelFp32Strict) {
+    const Problem p = problem_of(conv_spec("fp32_strict", "f32", kRelu));
+    EXPECT_EQ(seed_text(p),
+              "program seed_conv_seed for \"conv_seed\"\n"
+              "kernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S]) tile 128x64x32 stages 3 schedule "
+              "multistage math tf32x3 acc f32 swizzle 1\n"
+              "    { add b[K]; relu; store y[N,K,P,Q] }\n");
+}
+
+TEST(Conv2dSeed, MathAndTileByPrecision) {
+    std::string text = seed_text(problem_of(conv_spec("tf32", "f32", kRelu)));
+    EXPECT_NE(text.find("tile 128x64x32 stages 3 schedule multistage math tf32 "), std::string::npos)
+        << text;
+    // f16 with K = 256: 256 CTAs of 128x128
+    std::string spec = conv_spec("fp16", "f16", kRelu);
+    spec.replace(spec.find("\"K\": 128"), 8, "\"K\": 256");
+    text = seed_text(problem_of(spec));
+    EXPECT_NE(text.find("tile 128x128x32 stages 3 schedule multistage math f16 "), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("{ add b[K]; relu; cast f16; store y[N,K,P,Q] }"), std::string::npos) << text;
+    // with K = 128, 128x128 tiles are 128 CTAs on 132 SMs: 128x64 (256 CTAs) first
+    text = seed_text(problem_of(conv_spec("fp16", "f16", kRelu)));
+    EXPECT_NE(text.find("tile 128x64x32 stages 3 schedule multistage math f16 "), std::string::npos)
+        << text;
+}
+
+TEST(Conv2dSeed, EpilogueOperandsFusedOthersAfter) {
+    // a per-channel scale [K,1,1] fuses; a per-(n, k) shift [N,K,1,1] does not (a map kernel
+    // after the conv reads it); then a mean over the last dim is a rowwise kernel
+    const std::string extra = R"(, "s": {"shape": ["K", 1, 1], "dtype": "f32", "param": true},
+                   "t": {"shape": ["N", "K", 1, 1], "dtype": "f32"})";
+    const std::string ops = R"(, {"op": "mul", "inputs": ["h", "s"], "output": "h1"},
+                  {"op": "gelu", "inputs": ["h1"], "output": "h2"},
+                  {"op": "add", "inputs": ["h2", "t"], "output": "h3"},
+                  {"op": "mean", "inputs": ["h3"], "output": "y", "axis": -1})";
+    const std::string text = seed_text(problem_of(conv_spec("tf32", "f32", ops, "y", extra)));
+    EXPECT_NE(text.find("kernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S])"), std::string::npos) << text;
+    EXPECT_NE(text.find("{ add b[K]; mul s[K,1,1]; gelu erf; store h2[N,K,P,Q] }"), std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("kernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S]) tile 128x64x32 stages 3 "
+                        "schedule multistage math tf32 acc f32 swizzle 1\n    { add b[K]; mul "
+                        "s[K,1,1]; gelu erf; add t"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("rowwise mean("), std::string::npos) << text;
+}
+
+TEST(Conv2dSeed, WrongProgramRejected) {
+    const Problem p = problem_of(conv_spec("fp32_strict", "f32", kRelu));
+    std::string text = seed_text(p);
+    // the seed's program with sigmoid for relu, and without the bias
+    for (auto [from, to] : {std::pair<std::string, std::string>{"relu", "sigmoid"},
+                            std::pair<std::string, std::string>{"add b[K]; ", ""}}) {
+        std::string wrong = text;
+        ASSERT_NE(wrong.find(from), std::string::npos);
+        wrong.replace(wrong.find(from), from.size(), to);
+        auto parsed = dsl::parse_program(wrong, "wrong.kf");
+        ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+        auto res = dsl::check_program(*parsed, p, h200(), {"wrong.kf", wrong});
+        ASSERT_FALSE(res.ok()) << wrong;
+        EXPECT_NE(res.errors.front().message.find("y is not what the problem computes"),
+                  std::string::npos)
+            << res.errors.front().to_string();
+    }
+}
+
+TEST(Conv2dSeed, GroupedConvolutionNotExpressible) {
+    const std::string spec = R"({"name": "conv_g", "dims": {"N": 2, "C": 4, "H": 8, "W": 8, "K": 8, "Cg": 2, "R": 3, "S": 3},
+        "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
+                   "w": {"shape": ["K", "Cg", "R", "S"], "dtype": "f32", "param": true}},
+        "graph": [{"op": "conv2d", "inputs": ["x", "w"], "output": "y", "groups": 2}],
+        "outputs": ["y"], "precision": {"policy": "tf32"}})";
+    auto prog = search::seed_program(problem_of(spec), h200());
+    ASSERT_FALSE(prog.ok());
+    EXPECT_NE(prog.error().message.find("not expressible: conv2d: not supported: grouped convolution"),
+              std::string::npos)
+        << prog.error().to_string();
+}
+
+TEST(Conv2dSeed, KnobMovesStayInTheConvTable) {
+    const Problem p = problem_of(conv_spec("tf32", "f32", kRelu));
+    auto seed = search::seed_program(p, h200());
+    ASSERT_TRUE(seed.ok()) << seed.error().to_string();
+    const auto moves = search::knob_neighbours(*seed);
+    std::set<std::string> knobs, legal;
+    for (const auto& m : moves) {
+        knobs.insert(m.knob);
+        const dsl::Kernel& k = m.program.kernels[0];
+        EXPECT_EQ(k.gemm.schedule, dsl::Schedule::kMultistage) << m.move;
+        // every move reads back from its canonical text
+        auto again = dsl::parse_program(dsl::print_canonical(m.program), "m.kf");
+        ASSERT_TRUE(again.ok()) << m.move << ": " << again.error().to_string();
+        EXPECT_EQ(dsl::strip_locations(*again), m.program) << m.move;
+        if (dsl::check_program(m.program, p, h200()).ok()) legal.insert(m.move);
+    }
+    EXPECT_EQ(knobs, (std::set<std::string>{"k0 tile", "k0 stages", "k0 math", "k0 acc", "k0 swizzle"}));
+    for (const char* move : {"k0 stages 3 -> 4", "k0 stages 3 -> 2", "k0 tile 128x64x32 -> 128x128x32",
+                             "k0 tile 128x64x32 -> 128x64x16", "k0 math tf32 -> tf32x3",
+                             "k0 swizzle 1 -> 2"})
+        EXPECT_TRUE(legal.count(move)) << move;
+    // tile K 64 of f32 (a 256-byte row) and math bf16 under tf32 are moves the checker refuses
+    EXPECT_FALSE(legal.count("k0 tile 128x64x32 -> 128x64x64"));
+    EXPECT_FALSE(legal.count("k0 math tf32 -> bf16"));
+    // a random draw of the conv's knobs is a conv2d kernel on the multistage schedule
+    search::Rng rng{7};
+    for (int i = 0; i < 20; ++i) {
+        const auto m = search::random_kernel_knobs(*seed, 0, rng);
+        EXPECT_EQ(m.program.kernels[0].gemm.schedule, dsl::Schedule::kMultistage);
+        EXPECT_TRUE(m.program.kernels[0].gemm.stages >= 2 && m.program.kernels[0].gemm.stages <= 6);
+    }
+}
+
+}  // namespace
+}  // namespace kforge
