@@ -374,6 +374,18 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
     }
     check_arch(kn, limits, rep);
     check_math(kn, x->dtype, w->dtype, problem, rep);
+    // Limits of the lowering (codegen/lower_conv.cpp): the staging copies x and w channels-last
+    // without rounding them, and the epilogue kernel reads the accumulators as f32.
+    if (x->dtype == DType::kF32 && (c.math == MathMode::kBf16 || c.math == MathMode::kF16)) {
+        rep.error(knob_loc(kn, "math"), "math " + std::string(to_string(c.math)) +
+                                            " on f32 operands: a conv2d kernel stages x and w "
+                                            "without rounding them; use math tf32 or tf32x3, or "
+                                            "cast x and w in a map kernel first");
+    }
+    if (c.acc != DType::kF32) {
+        rep.error(knob_loc(kn, "acc"), "acc f16: a conv2d kernel's accumulators are staged as f32 "
+                                       "for its epilogue kernel; use acc f32");
+    }
     const int bytes = dtype_bytes(x->dtype);
     check_tile(kn, bytes, rep);
     if (c.stages < 2 || c.stages > 6) {

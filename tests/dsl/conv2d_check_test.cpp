@@ -109,6 +109,13 @@ TEST(Conv2dCheck, MathFollowsThePrecisionPolicy) {
     EXPECT_TRUE(r.ok()) << all_errors(r);
     r = check_text(conv_spec("fp16", "f16"), conv_program("math bf16", "add b[K]; relu; cast f16; store y[N,K,P,Q]"));
     expect_one_error(r, "t.kf:2:44", {"math bf16 on f16 operands; use math f16"});
+    // what the policy allows but the lowering does not: f32 operands multiplied as bf16, acc f16
+    r = check_text(conv_spec("bf16"), conv_program("math bf16"));
+    expect_one_error(r, "t.kf:2:44", {"math bf16 on f32 operands: a conv2d kernel stages x and w "
+                                      "without rounding them"});
+    r = check_text(conv_spec("fp16", "f16"), conv_program("math f16 acc f16",
+                                                           "add b[K]; relu; cast f16; store y[N,K,P,Q]"));
+    expect_one_error(r, "t.kf:2:53", {"acc f16: a conv2d kernel's accumulators are staged as f32"});
 }
 
 TEST(Conv2dCheck, TileRulesOfTheMultistageGemm) {
