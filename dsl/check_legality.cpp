@@ -382,6 +382,12 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
                                             "without rounding them; use math tf32 or tf32x3, or "
                                             "cast x and w in a map kernel first");
     }
+    // CUTLASS's optimized fprop iterator keeps one mask bit per filter row and column.
+    if (w->shape.size() == 4 && (w->shape[2] > 32 || w->shape[3] > 32)) {
+        rep.error(kn.args[1].loc, "a " + std::to_string(w->shape[2]) + "x" +
+                                      std::to_string(w->shape[3]) + " filter: CUTLASS's optimized "
+                                      "conv2d iterator takes R, S <= 32");
+    }
     if (c.acc != DType::kF32) {
         rep.error(knob_loc(kn, "acc"), "acc f16: a conv2d kernel's accumulators are staged as f32 "
                                        "for its epilogue kernel; use acc f32");

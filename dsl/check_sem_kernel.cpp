@@ -76,9 +76,9 @@ std::optional<std::string> gemm_k(const Kernel& kn, Reporter& reporter) {
 }
 
 // The problem's conv2d op that conv2d kernel `kn` implements: the one whose input and weight are
-// the kernel's (by name), else the problem's only conv2d op (the kernel may read an intermediate
-// copy of its input; the expressions prove the rest). nullptr (and an error) where there is none
-// or the kernel's tensors do not fit it.
+// the kernel's tensors, by name (as the lowering finds it, codegen/lower_conv.cpp; the
+// expressions prove the rest). nullptr (and an error) where there is none or the kernel's
+// tensors do not fit it.
 const Op* conv2d_op(Sem& sem, const Kernel& kn) {
     Reporter& rep = sem.reporter;
     const TensorRef& x = kn.args[0];
@@ -100,14 +100,15 @@ const Op* conv2d_op(Sem& sem, const Kernel& kn) {
         rep.error(kn.loc, head + ": the problem has no conv2d op; a conv2d kernel implements one");
         return nullptr;
     }
-    const Op* op = by_name ? by_name : convs.size() == 1 ? convs[0] : nullptr;
+    const Op* op = by_name;
     if (op == nullptr) {
         std::string list;
         for (const Op* c : convs)
             list += (list.empty() ? "" : ", ") + c->json_path + " conv2d(" + c->inputs[0] + ", " +
                     c->inputs[1] + ")";
         rep.error(kn.loc, head + ": no conv2d op of the problem reads " + x.name + " and " + w.name +
-                              " (the problem has " + list + "); name its input and weight");
+                              " (the problem has " + list + "); a conv2d kernel reads its op's "
+                              "input and weight");
         return nullptr;
     }
     // Channels: X's C is W's second dim (groups 1); checked by extent, so that an intermediate

@@ -207,8 +207,9 @@ struct Planner {
     DType store_dtype(const std::string& name) const {
         const Tensor& t = tensor(name);
         if (is_output(name) || !opt.intermediates_f32) return t.dtype;
-        for (size_t r : readers.at(name)) {
-            if (op_class(p.ops[r].kind) == OpClass::kMatrix) return t.dtype;
+        for (size_t r : readers.at(name)) {  // gemm and conv2d operands share one dtype
+            const OpClass c = op_class(p.ops[r].kind);
+            if (c == OpClass::kMatrix || c == OpClass::kConv) return t.dtype;
         }
         return DType::kF32;
     }

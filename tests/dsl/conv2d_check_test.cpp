@@ -63,8 +63,18 @@ TEST(Conv2dCheck, SwappedOperandsRejected) {
     // conv2d's operands are ordered: a weight where the input goes is another computation
     auto r = check_text(conv_spec(), std::string(kHead) +
         "kernel k0 = conv2d(w[K,C,R,S], x[N,C,H,W]) { add b[K]; relu; store y[N,K,P,Q] }\n");
-    EXPECT_FALSE(r.ok());
-    EXPECT_NE(all_errors(r).find("t.kf:2:"), std::string::npos) << all_errors(r);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.errors[0].where, "t.kf:2:1");
+    EXPECT_EQ(r.errors[0].message,
+              "conv2d(w[K,C,R,S], x[N,C,H,W]): no conv2d op of the problem reads w and x (the "
+              "problem has graph[0] conv2d(x, w)); a conv2d kernel reads its op's input and weight");
+}
+
+TEST(Conv2dCheck, FilterOfAtMost32) {
+    std::string spec = conv_spec("tf32", "f32", R"("padding": 20, "out_dims": ["P", "Q"])");
+    spec.replace(spec.find("\"R\": 3"), 6, "\"R\": 33");
+    auto r = check_text(spec, conv_program("math tf32"));
+    expect_one_error(r, "t.kf:2:32", {"a 33x3 filter: CUTLASS's optimized conv2d iterator takes R, S <= 32"});
 }
 
 TEST(Conv2dCheck, UnrelatedProgramsRejected) {

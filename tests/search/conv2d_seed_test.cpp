@@ -126,6 +126,30 @@ TEST(Conv2dSeed, WrongProgramRejected) {
     }
 }
 
+TEST(Conv2dSeed, IntermediateInputKeepsTheWeightsDtype) {
+    // relu(x) feeds the conv: a map kernel stores it, and in the f32-intermediates variant too
+    // it stays f16 (conv2d operands share one dtype, as a gemm's)
+    const std::string spec = R"({"name": "relu_conv", "dims": {"N": 16, "C": 8, "H": 32, "W": 32, "K": 256, "R": 3, "S": 3},
+        "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f16"},
+                   "w": {"shape": ["K", "C", "R", "S"], "dtype": "f16", "param": true}},
+        "graph": [{"op": "relu", "inputs": ["x"], "output": "a"},
+                  {"op": "conv2d", "inputs": ["a", "w"], "output": "y", "padding": 1, "out_dims": ["P", "Q"]}],
+        "outputs": ["y"], "precision": {"policy": "fp16"}})";
+    const Problem p = problem_of(spec);
+    search::SeedOptions f32;
+    f32.intermediates_f32 = true;
+    for (const search::SeedOptions& o : {search::SeedOptions{}, f32}) {
+        auto prog = search::seed_program(p, h200(), o);
+        ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+        const std::string text = dsl::print_canonical(*prog);
+        EXPECT_NE(text.find("{ relu; cast f16; store a[N,C,H,W] }"), std::string::npos) << text;
+        EXPECT_NE(text.find("kernel k1 = conv2d(a[N,C,H,W], w[K,C,R,S]) tile 128x128x32 stages 3 "
+                            "schedule multistage math f16"),
+                  std::string::npos)
+            << text;
+    }
+}
+
 TEST(Conv2dSeed, GroupedConvolutionNotExpressible) {
     const std::string spec = R"({"name": "conv_g", "dims": {"N": 2, "C": 4, "H": 8, "W": 8, "K": 8, "Cg": 2, "R": 3, "S": 3},
         "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
