@@ -192,6 +192,46 @@ Expected<std::string> matrix(const OpView& v, ReferenceLaunch& launch) {
     return s.str();
 }
 
+// conv2d: one thread per output element (grid-stride over y [N, K, P, Q], q fastest so a warp
+// reads neighbouring x and one w), the interpreter's loop order (c, r, s) with fused adds.
+Expected<std::string> conv2d(const OpView& v, ReferenceLaunch& launch) {
+    const OpAttrs& a = v.op.attrs;
+    const Tensor &tx = *v.in[0], &tw = *v.in[1];
+    if (tx.shape.size() != 4 || tw.shape.size() != 4 || v.out.shape.size() != 4)
+        return make_error(v.op.json_path, "conv2d operands are not 4-D");
+    const int64_t n = v.out.numel();
+    launch.grid[0] = blocks_for(n, kThreads, kMaxGridX);
+    launch.block[0] = kThreads;
+    std::ostringstream s;
+    s << signature(v) << " {\n"
+      << "    const i64 C = " << lit(tx.shape[1]) << ", H = " << lit(tx.shape[2])
+      << ", W = " << lit(tx.shape[3]) << ";\n"
+      << "    const i64 K = " << lit(tw.shape[0]) << ", CG = " << lit(tw.shape[1])
+      << ", R = " << lit(tw.shape[2]) << ", S = " << lit(tw.shape[3])
+      << ", KG = " << lit(tw.shape[0] / a.groups) << ";\n"
+      << "    const i64 P = " << lit(v.out.shape[2]) << ", Q = " << lit(v.out.shape[3]) << ";\n"
+      << grid_stride_elements(n)
+      << "        const i64 q = e % Q, p = (e / Q) % P, k = (e / (P * Q)) % K, b = e / (P * Q * K);\n"
+      << "        const double* xb = p0 + (b * C + (k / KG) * CG) * H * W;\n"
+      << "        const double* wb = p1 + k * CG * R * S;\n"
+      << "        double acc = 0.0;\n"
+      << "        for (i64 c = 0; c < CG; ++c)\n"
+      << "            for (i64 r = 0; r < R; ++r) {\n"
+      << "                const i64 hi = p * " << lit(a.stride[0]) << " - " << lit(a.padding[0])
+      << " + r * " << lit(a.dilation[0]) << ";\n"
+      << "                if (hi < 0 || hi >= H) continue;\n"
+      << "                for (i64 t = 0; t < S; ++t) {\n"
+      << "                    const i64 wi = q * " << lit(a.stride[1]) << " - " << lit(a.padding[1])
+      << " + t * " << lit(a.dilation[1]) << ";\n"
+      << "                    if (wi < 0 || wi >= W) continue;\n"
+      << "                    acc = fma(xb[(c * H + hi) * W + wi], wb[(c * R + r) * S + t], acc);\n"
+      << "                }\n"
+      << "            }\n"
+      << "        y[e] = acc" << (v.in.size() > 2 ? " + p2[k]" : "") << ";\n"
+      << "    }\n}\n";
+    return s.str();
+}
+
 const char* reduce_kind(OpKind k) {
     switch (k) {
         case OpKind::kSum: return "REF_SUM";
@@ -348,7 +388,7 @@ Expected<ReferenceProgram> generate_reference_program(const Problem& problem) {
                            ? scan(v, launch)
                            : reduction(v, launch);
                 break;
-            case OpClass::kConv: break;  // "no GPU reference for this op"
+            case OpClass::kConv: code = conv2d(v, launch); break;
         }
         if (!code) return code.error();
         kernels += "\n// " + op.json_path + ": " + std::string(to_string(op.kind)) + " -> " +

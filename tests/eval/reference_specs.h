@@ -181,6 +181,14 @@ inline std::vector<NamedSpec> every_op_specs() {
         graph_spec("group_norm_plain", R"({"N": 3, "C": 6, "L": 11})",
                    R"({"X": {"shape": ["N", "C", "L"]}})", "group_norm", R"(["X"])",
                    R"("num_groups": 2, "eps": 0.01)"),
+        graph_spec("conv2d_bias_same", R"({"N": 2, "C": 3, "H": 9, "W": 11, "K": 5})",
+                   R"({"X": {"shape": ["N", "C", "H", "W"]}, "w": {"shape": ["K", "C", 3, 3]},
+                       "b": {"shape": ["K"]}})",
+                   "conv2d", R"(["X", "w", "b"])", R"("padding": 1)"),
+        graph_spec("conv2d_grouped_strided_dilated", R"({"N": 2, "C": 4, "H": 10, "W": 13, "K": 6})",
+                   R"({"X": {"shape": ["N", "C", "H", "W"]}, "w": {"shape": ["K", 2, 3, 2]}})",
+                   "conv2d", R"(["X", "w"])",
+                   R"("groups": 2, "stride": [2, 3], "padding": [1, 2], "dilation": [1, 3])"),
     };
     // A chain through intermediates (each tensor its own fp64 buffer).
     s.push_back({"chain", op_spec("chain", mnk,
@@ -210,6 +218,7 @@ inline Expected<Problem> interpretable_shape(const Problem& problem) {
     for (int64_t cap : {64, 32, 16, 8, 4}) {
         std::map<std::string, int64_t> dims;
         for (const auto& [name, value] : problem.dims) {
+            if (problem.derived_dims.count(name)) continue;  // follows the dims it derives from
             int64_t v = value;
             if (v > cap) {
                 int64_t unit = std::min<int64_t>(v & -v, cap);
