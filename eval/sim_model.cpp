@@ -157,6 +157,69 @@ Expected<SimKernelTime> gemm_time(const dsl::Kernel& k, const Problem& problem,
     return t;
 }
 
+// conv2d (codegen/lower_conv.cpp's four launches): x NCHW -> xs NHWC with the channels padded to
+// Cp, w -> ws [Kp, R, S, Cp], the CUTLASS 2.x implicit-GEMM fprop (M = N*P*Q, N = Kp,
+// K = R*S*Cp: tiles, waves, stages and tile efficiency as a gemm's, mma.sync multistage) into an
+// f32 workspace ys [N, P, Q, Kp], and ys -> y NCHW through the chain. The staging and epilogue
+// launches are DRAM streams; each adds a launch overhead (model_time adds the fourth).
+Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem,
+                                    const Ceilings& ceil, int sm_count) {
+    SimKernelTime t{k.name};
+    if (k.args.size() < 2) return make_error(k.name, "conv2d kernel without input and weight");
+    const Op* conv = nullptr;
+    for (const Op& op : problem.ops)
+        if (op.kind == OpKind::kConv2d && op.inputs.size() >= 2 &&
+            op.inputs[0] == k.args[0].name && op.inputs[1] == k.args[1].name)
+            conv = &op;
+    if (!conv)
+        return make_error(k.name, "no conv2d op of the problem reads " + k.args[0].name +
+                                      " and " + k.args[1].name);
+    const Tensor* x = problem.find_tensor(conv->inputs[0]);
+    const Tensor* w = problem.find_tensor(conv->inputs[1]);
+    const Tensor* y = problem.find_tensor(conv->output);
+    if (!x || !w || !y || x->shape.size() != 4 || w->shape.size() != 4 || y->shape.size() != 4)
+        return make_error(k.name, "conv2d operands are not 4-D");
+    const double elem = dtype_bytes(x->dtype);
+    const int64_t align = elem >= 4 ? 4 : 8;  // 16-byte cp.async rows
+    auto up = [&](int64_t v) { return static_cast<double>((v + align - 1) / align * align); };
+    const double n = static_cast<double>(x->shape[0]), h = static_cast<double>(x->shape[2]),
+                 wd = static_cast<double>(x->shape[3]);
+    const double cp = up(x->shape[1]), kp = up(w->shape[0]);
+    const double rs = static_cast<double>(w->shape[2] * w->shape[3]);
+    const double m = n * static_cast<double>(y->shape[2] * y->shape[3]);
+    const double xs_bytes = n * h * wd * cp * elem, ws_bytes = kp * rs * cp * elem;
+    const double ys_bytes = m * kp * 4.0;
+
+    const dsl::GemmConfig& g = k.gemm;
+    const double tiles = std::ceil(m / g.tile_m) * std::ceil(kp / g.tile_n);
+    const double waves = std::ceil(tiles / std::max(1, sm_count));
+    const double quant = tiles / (waves * std::max(1, sm_count));
+    const double tile_eff =
+        std::pow(std::min(1.0, double(g.tile_m) * g.tile_n / (128.0 * 128.0)), 0.25);
+    const ComputeUnit unit = gemm_unit(g, problem.policy, x->dtype);
+    double peak = ceil.peak(unit);
+    if (peak <= 0) peak = ceil.peak(ComputeUnit::kFp32Simt);
+    if (g.math == dsl::MathMode::kTf32x3) peak /= 3;
+    if (unit != ComputeUnit::kFp32Simt && has_wgmma(ceil)) peak *= kMultistageOnWgmmaEfficiency;
+    t.flops = 2.0 * m * kp * rs * cp;  // what the padded implicit GEMM executes
+    const double compute_s = t.flops / (peak * quant * stage_efficiency(g.stages) * tile_eff);
+    const double main_bytes = xs_bytes + ws_bytes + ys_bytes;
+    const double memory_s =
+        main_bytes / (ceil.dram_bytes_per_s * std::min(1.0, tiles / std::max(1, sm_count)));
+    t.compute_bound = compute_s >= memory_s;
+
+    auto cb = chain_bytes(k, problem);
+    if (!cb) return cb.error();
+    const double stage_bytes = static_cast<double>(x->bytes()) + xs_bytes +
+                               static_cast<double>(w->bytes()) + ws_bytes;
+    const double epilogue_bytes = ys_bytes + cb->first + cb->second;
+    t.bytes = stage_bytes + main_bytes + epilogue_bytes;
+    t.time_ns = (std::max(compute_s, memory_s) +
+                 (stage_bytes + epilogue_bytes) / ceil.dram_bytes_per_s) * 1e9 +
+                3 * kSimLaunchOverheadNs;
+    return t;
+}
+
 Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& problem,
                                        const Ceilings& ceil) {
     SimKernelTime t{k.name};
@@ -196,7 +259,9 @@ Expected<SimEstimate> model_time(const Problem& problem, const dsl::Program& pro
     SimEstimate e;
     for (const dsl::Kernel& k : program.kernels) {
         auto t = k.kind == dsl::KernelKind::kGemm ? gemm_time(k, problem, ceilings, sm_count)
-                                                  : streaming_time(k, problem, ceilings);
+                 : k.kind == dsl::KernelKind::kConv2d
+                     ? conv2d_time(k, problem, ceilings, sm_count)
+                     : streaming_time(k, problem, ceilings);
         if (!t) return t.error();
         t->time_ns += kSimLaunchOverheadNs;
         e.time_ns += t->time_ns;

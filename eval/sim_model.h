@@ -15,6 +15,12 @@
 //            Operands staged by a pre-kernel (codegen/gemm_stage.h: tf32x3 and MN-major tf32
 //            on the Hopper schedules) add its traffic (read once, k_parts copies written) at
 //            DRAM bandwidth plus one launch overhead each, and the GEMM reads the copies.
+//   conv2d   the problem's conv2d op that reads the kernel's input and weight gives the shapes;
+//            its four launches (stage x to NHWC with C padded to Cp, stage w, the implicit
+//            GEMM M = N*P*Q, N = Kp, K = R*S*Cp, the chain's epilogue from an f32 workspace):
+//            the GEMM as a gemm's (tiles, waves, stages, tile efficiency; mma.sync multistage
+//            at 0.6 of the peak on a wgmma device), the other three as DRAM streams with a
+//            launch overhead each.
 //   rowwise, map   bytes read (arguments and chain tensors) + bytes written (stores) at DRAM
 //            bandwidth times a vector-width efficiency (vec 1: 0.55, 2: 0.72, 4: 0.86, >= 8:
 //            0.9); two-pass row-wise reads its input twice.
