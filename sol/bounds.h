@@ -2,8 +2,8 @@
 // headroom and the gaming threshold. Pure functions of the work count (problem/work.h) and the
 // ceilings (sol/calibration.h).
 //
-// Compute time: matrix FLOPs at the peak of the unit the policy allows (matrix_unit()), all
-// other FLOPs at the fp32 SIMT peak. Each unit's busy time is its FLOPs / its peak; tensor
+// Compute time: matrix FLOPs (matmul, linear, conv2d's implicit GEMM) at the peak of the unit the
+// policy allows (matrix_unit()), all other FLOPs at the fp32 SIMT peak. Each unit's busy time is its FLOPs / its peak; tensor
 // cores and CUDA cores run concurrently, so the compute time is the busiest unit's (a GEMM's
 // bf16 tensor time and its epilogue's SIMT time overlap; fp32_strict matrix FLOPs share the
 // SIMT unit with the epilogue and add up).
