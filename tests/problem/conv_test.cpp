@@ -314,6 +314,14 @@ TEST(Conv2dSpec, RoundTripWritesOutDimsNotDerivedDims) {
     }
     EXPECT_EQ(problem_to_json(q).dump(2), written) << "writing is a fixed point";
 
+    // y keeps x's dims: out_dims names them, and reading it back keeps them not derived
+    Problem same = parsed(ConvSpec{R"("padding": 1)"}.text());
+    auto js = problem_to_json(same);
+    EXPECT_EQ(js["graph"][0]["out_dims"], (Names{"H", "W"}));
+    Problem same2 = parsed(js.dump());
+    EXPECT_EQ(y_of(same2).dim_names, (Names{"N", "K", "H", "W"}));
+    EXPECT_TRUE(same2.derived_dims.empty());
+
     // anonymous output dims: out_dims is left out and the defaults name them again
     ConvSpec s{R"("padding": [1, 0], "stride": [1, 2])"};
     s.x = R"(["N", "C", 10, 12])";
