@@ -1,9 +1,10 @@
 """torch.fx graph of a KernelBench Model -> a kforge problem spec (docs/problem-spec.md).
 
 Every fx node maps onto spec ops (one node may become a short chain: `c - x` is neg then
-add_scalar); parameters and buffers the graph reads become `param` inputs, nn.Linear weights
-included. Shapes and dtypes come from the real inputs (fx ShapeProp). A node with no spec
-equivalent raises Unsupported naming the op ("conv2d is not supported")."""
+add_scalar); parameters and buffers the graph reads become `param` inputs, nn.Linear and
+nn.Conv2d weights included. Shapes and dtypes come from the real inputs (fx ShapeProp). A node
+with no spec equivalent raises Unsupported naming the op ("conv3d (a 3-d convolution) is not
+supported")."""
 import math
 import operator
 import re
@@ -209,6 +210,9 @@ class Converter:
         def e(op, inputs=(x,), **attrs):
             return self.emit(op, list(inputs), node, shape, dtype, **attrs)
 
+        from kforge_py import fx_conv
+        if fx_conv.is_conv_module(mod):
+            return fx_conv.conv_module(self, node, mod, x, shape, dtype)
         if isinstance(mod, nn.Linear):
             ins = [x, self.param(p + ".weight", mod.weight)]
             if mod.bias is not None:

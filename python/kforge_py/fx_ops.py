@@ -5,6 +5,7 @@ import operator
 import torch
 import torch.nn.functional as F
 
+from kforge_py import fx_conv
 from kforge_py.fx_decomp import (CONSTANT_TENSORS, DECOMPOSED, ConstantTensor, constant_tensor,
                                   elementwise_bound)
 from kforge_py.fx_forms import FORMS, Diagonal, diag_matmul
@@ -74,6 +75,8 @@ def convert(conv, node):
     def get(i, key, default=None):
         return args[i] if len(args) > i else kw.get(key, default)
 
+    if name in fx_conv.FUNCTIONS:
+        return fx_conv.conv_function(conv, node, name, args, kw, shape, dtype)
     if name in DECOMPOSED:
         return DECOMPOSED[name](conv, node, args, kw, x(), shape, dtype)
     if name in ("maximum", "minimum", "fmax", "fmin"):

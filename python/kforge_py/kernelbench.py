@@ -31,38 +31,51 @@ def _size_keys(name, count):
     return [name] if count == 1 else [f"{name}_{i}" for i in range(count)]
 
 
+def _is_size_tuple(v):
+    return isinstance(v, (ast.Tuple, ast.List)) and v.elts and all(_int_literal(e) for e in v.elts)
+
+
 def _literal_assignments(tree):
-    """(name, value node) of the top-level `NAME = <int literal>` and `NAME = (<int literal>,
-    ...)` assignments, in source order."""
+    """(name, value node, setter) of the top-level `NAME = <int literal>` and `NAME = (<int
+    literal>, ...)` assignments, in source order; `A = B = 64` gives A and B (one value), and
+    KernelBench's `height, width = 32, 32` each name its own literal. setter(node) replaces the
+    value node."""
     for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)):
-            v = node.value
-            if _int_literal(v) or (isinstance(v, (ast.Tuple, ast.List)) and v.elts
-                                   and all(_int_literal(e) for e in v.elts)):
-                yield node.targets[0].id, node
+        if not isinstance(node, ast.Assign):
+            continue
+        v = node.value
+        if all(isinstance(t, ast.Name) for t in node.targets):
+            if _int_literal(v) or _is_size_tuple(v):
+                for t in node.targets:
+                    yield t.id, v, lambda new, node=node: setattr(node, "value", new)
+        elif (len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)
+              and all(isinstance(t, ast.Name) for t in node.targets[0].elts)
+              and isinstance(v, ast.Tuple) and len(v.elts) == len(node.targets[0].elts)
+              and all(_int_literal(e) for e in v.elts)):
+            for i, t in enumerate(node.targets[0].elts):
+                yield t.id, v.elts[i], lambda new, elts=v.elts, i=i: elts.__setitem__(i, new)
 
 
 def literal_int_globals(tree):
     """Top-level `NAME = <int literal>` assignments, and the elements of top-level size tuples
     `NAME = (<int literal>, ...)` (named by _size_keys), in source order."""
     out = {}
-    for name, node in _literal_assignments(tree):
-        if _int_literal(node.value):
-            out[name] = node.value.value
+    for name, value, _ in _literal_assignments(tree):
+        if _int_literal(value):
+            out[name] = value.value
         else:
-            for key, e in zip(_size_keys(name, len(node.value.elts)), node.value.elts):
+            for key, e in zip(_size_keys(name, len(value.elts)), value.elts):
                 out.setdefault(key, e.value)
     return out
 
 
 def _override(tree, overrides):
-    for name, node in _literal_assignments(tree):
-        if _int_literal(node.value):
-            if name in overrides:
-                node.value = ast.copy_location(ast.Constant(overrides[name]), node.value)
+    for name, value, replace in _literal_assignments(tree):
+        if _int_literal(value):
+            if name in overrides:  # (A = B = 64: A and B map to one value)
+                replace(ast.copy_location(ast.Constant(overrides[name]), value))
             continue
-        elts = node.value.elts
+        elts = value.elts
         for i, key in enumerate(_size_keys(name, len(elts))):
             if key in overrides:
                 elts[i] = ast.copy_location(ast.Constant(overrides[key]), elts[i])

@@ -5,7 +5,10 @@ makes the same (spec_dims.py: the contracted axes of a matmul, broadcast axes, a
 and the normalized axes, ...). Each dim is named after a module-level integer that holds its
 size (`batch_size`, `in_features`), a second dim of the same size after the next such integer
 or with a suffix (`N_1`), else `D<value>`. So the spec follows the file's own size variables,
-and a smaller instance of the file gives the same spec with other dim values."""
+and a smaller instance of the file gives the same spec with other dim values. A conv2d's
+x [N, C, H, W] and weight [K, C/groups, R, S] take the integers whose names say their role
+(`batch_size`, `in_channels`, `height`, `width`, `out_channels`), its kernel extents R, S are
+written as numbers, and its output's spatial dims are derived (the op's out_dims)."""
 import inspect
 import re
 
@@ -13,7 +16,8 @@ import torch
 import torch.fx
 
 from kforge_py.fx_import import Converter, Unsupported, fold_normalize, fold_rms_norm, fold_swish
-from kforge_py.spec_dims import classify, name_dims
+from kforge_py.spec_dims import (classify, conv2d_keeps_size, conv_kernel_axes, conv_roles,
+                                 name_dims)
 
 DEFAULT_TOL = {"fp32_strict": 1e-4, "tf32": 5e-3, "bf16": 2e-2, "fp16": 1e-2}
 
@@ -75,13 +79,18 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     if not conv.ops:
         raise Unsupported("the model computes nothing (no ops)")
     classes = classify(shapes, conv.ops)
-    names, dims = name_dims(classes, list(conv.inputs), loaded.int_globals, loaded.literal_ints)
+    literal = conv_kernel_axes(classes, conv.ops)
+    names, dims = name_dims(classes, list(conv.inputs), loaded.int_globals, loaded.literal_ints,
+                            conv_roles(classes, conv.ops), literal)
+    out_dims = conv2d_out_dims(conv.ops, shapes, classes, names, dims)
 
     def axis_name(tensor, axis):
         size = shapes[tensor][axis]
         c = classes.find((tensor, axis % len(shapes[tensor])))
         if c in names:
             return names[c]
+        if c in literal:  # a conv2d kernel axis
+            return int(size)
         # an axis no input reaches (none in the ops kforge imports): a dim of its size
         return next((k for k, v in dims.items() if v == size), int(size))
 
@@ -96,6 +105,8 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     graph = []
     for op in conv.ops:
         op = dict(op)
+        if op["op"] == "conv2d" and op["output"] in out_dims:
+            op["out_dims"] = out_dims[op["output"]]
         if "normalized_shape" in op:  # the names of the normalized (trailing) axes of X
             x, k = op["inputs"][0], len(op["normalized_shape"])
             op["normalized_shape"] = [axis_name(x, -k + i) if s != 1 else 1
@@ -112,6 +123,42 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
             "dims": dims,
             "inputs": inputs, "graph": graph, "outputs": outputs, "precision": precision}
     return spec, conv
+
+
+def conv2d_out_dims(ops, shapes, classes, names, dims):
+    """conv2d output -> the names of its two spatial dims (the op's "out_dims"), for each conv2d
+    whose output does not keep the input's height and width (conv2d_keeps_size): an axis that
+    keeps its size takes x's name, another x's name + "_out" (digits appended if taken). The
+    spec derives those dims from x, w and the attributes; they are entered in `names` (for the
+    ops that read them) but not in `dims`. An input of a derived size would need the dim before
+    the op defines it: refused."""
+    out, taken = {}, set(dims)
+    for op in ops:
+        if op["op"] != "conv2d":
+            continue
+        x, w, y = op["inputs"][0], op["inputs"][1], op["output"]
+        keeps = [conv2d_keeps_size(op, shapes[w][2 + i], i) for i in (0, 1)]
+        if all(keeps):
+            continue  # the spec's default: y [N, K, H, W] with x's names
+        pair = []
+        for i in (0, 1):
+            xc, yc = classes.find((x, 2 + i)), classes.find((y, 2 + i))
+            if keeps[i] and xc in names:
+                pair.append(names[xc])
+                continue
+            if yc in names:
+                raise Unsupported(f"an input has the size of conv2d output {y}'s "
+                                  f"{('height', 'width')[i]} ({shapes[y][2 + i]}), which the "
+                                  "spec derives from the convolution: not supported")
+            base = (names[xc] if xc in names else ("H", "W")[i]) + "_out"
+            name, k = base, 1
+            while name in taken:
+                name, k = f"{base}{k}", k + 1
+            taken.add(name)
+            names[yc] = name
+            pair.append(name)
+        out[y] = pair
+    return out
 
 
 def feeds(loaded, conv, inputs=None):

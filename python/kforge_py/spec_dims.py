@@ -98,6 +98,17 @@ def _apply(classes, op):
         rx = len(shapes[x])
         for i in range(2, rx + 1):
             classes.union((out, -i), (x, -i))
+    elif kind == "conv2d":
+        x, w = ins[0], ins[1]
+        classes.union((out, 0), (x, 0))
+        classes.union((out, 1), (w, 0))
+        if op.get("groups", 1) == 1:
+            classes.union((x, 1), (w, 1))
+        if len(ins) > 2:
+            classes.union((ins[2], 0), (w, 0))
+        for i in (2, 3):
+            if conv2d_keeps_size(op, shapes[w][i], i - 2):
+                classes.union((out, i), (x, i))
     elif kind in ("sum", "mean", "max", "min", "prod", "logsumexp"):
         x = ins[0]
         rx = len(shapes[x])
@@ -130,6 +141,15 @@ def _apply(classes, op):
         classes.by_value(list(ins) + [out])
 
 
+def conv2d_keeps_size(op, kernel, i):
+    """Whether conv2d `op` keeps spatial axis i (0: height, 1: width) at the input's size for
+    every input size: stride 1 and 2 * padding = dilation * (kernel - 1)."""
+    def at(key, default):
+        v = op.get(key, default)
+        return v[i] if isinstance(v, (list, tuple)) else v
+    return at("stride", 1) == 1 and 2 * at("padding", 0) == at("dilation", 1) * (kernel - 1)
+
+
 def classify(shapes, ops):
     """AxisClasses of `shapes` (every input and op output) under the shape rules of `ops`."""
     classes = AxisClasses(shapes)
@@ -141,21 +161,72 @@ def classify(shapes, ops):
     return classes
 
 
-def name_dims(classes, tensors, int_globals, literal_ints):
+# The role of a conv2d axis -> the module-level integer names that say it (searched, case
+# folded): x [N, C, H, W] and w [K, C/groups, R, S] take `batch_size`, `in_channels`, `height`,
+# `width`, `out_channels` where several integers hold the same value (64 output channels of a
+# 64 x 64 image: by value alone the image height was named `out_channels`).
+ROLE_PATTERNS = {
+    "batch": r"batch|^n$|^bs$|^b$",
+    "in_channels": r"^(in|input)_?(channels?|chans?|planes|c)$|^c(_?in)?$|^cin$|^channels$",
+    "out_channels": r"^(out|output)_?(channels?|chans?|planes|c)$|^k$|^c_?out$|^cout$|filters",
+    "height": r"height|^h(_?in)?$|^in_?h$|^rows$",
+    "width": r"width|^w(_?in)?$|^in_?w$|^cols$",
+    "group_channels": r"group",
+}
+_CONV_ROLES = {("x", 0): "batch", ("x", 1): "in_channels", ("x", 2): "height",
+               ("x", 3): "width", ("w", 0): "out_channels"}
+
+
+def conv_roles(classes, ops):
+    """(tensor, axis) class -> role (ROLE_PATTERNS) of the axes of the conv2d ops' x and w."""
+    roles = {}
+    for op in ops:
+        if op["op"] != "conv2d":
+            continue
+        tensors = {"x": op["inputs"][0], "w": op["inputs"][1]}
+        axes = dict(_CONV_ROLES)
+        if op.get("groups", 1) != 1:
+            axes[("w", 1)] = "group_channels"  # C / groups
+        for (t, i), role in axes.items():
+            if tensors[t] in classes.shapes and classes.is_dim((tensors[t], i)):
+                roles.setdefault(classes.find((tensors[t], i)), role)
+    return roles
+
+
+def conv_kernel_axes(classes, ops):
+    """The classes of the conv2d weights' kernel axes [K, C/groups, R, S]: R and S are written as
+    integers, like stride and padding (they fix the output size: with a kernel that a dim could
+    re-bind, a 'same' convolution would not keep x's size at every binding)."""
+    out = set()
+    for op in ops:
+        if op["op"] == "conv2d" and op["inputs"][1] in classes.shapes:
+            out |= {classes.find((op["inputs"][1], i)) for i in (2, 3)}
+    return out
+
+
+def name_dims(classes, tensors, int_globals, literal_ints, roles=None, literal=()):
     """(tensor, axis) class -> dim name for the axes of `tensors` (in order, sizes other than 1),
     and the dims {name: value} in first-seen order. A class is named after a module-level
     integer of its size not yet taken, else after the first such integer (or D<size>) with a
-    suffix _1, _2, ..."""
+    suffix _1, _2, ... A class with a role (`roles`, conv_roles) takes the first such integer
+    whose name says the role, else the first that says no role in use, else D<size>. The
+    classes in `literal` (conv_kernel_axes) are not named."""
     order = list(literal_ints) + [k for k in int_globals if k not in literal_ints]
+    roles = roles or {}
+    patterns = {r: re.compile(ROLE_PATTERNS[r], re.I) for r in set(roles.values())}
     names, dims = {}, {}
     for t in tensors:
         for i, s in enumerate(classes.shapes[t]):
             if not classes.is_dim((t, i)):
                 continue
             c = classes.find((t, i))
-            if c in names:
+            if c in names or c in literal:
                 continue
             cands = [k for k in order if int_globals.get(k) == s and re.match(r"[A-Za-z_]\w*$", k)]
+            role = roles.get(c)
+            if role is not None:  # never a name that says another role (D<size> instead)
+                cands = ([k for k in cands if patterns[role].search(k)] +
+                         [k for k in cands if not any(p.search(k) for p in patterns.values())])
             name = next((k for k in cands if k not in dims), None)
             base = cands[0] if cands else f"D{s}"
             k = 1

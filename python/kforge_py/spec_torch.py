@@ -30,6 +30,9 @@ def run_op(op, a):
         return torch.matmul(x, y)
     if k == "linear":
         return F.linear(a[0], a[1], a[2] if len(a) > 2 else None)
+    if k == "conv2d":
+        return F.conv2d(a[0], a[1], a[2] if len(a) > 2 else None, op.get("stride", 1),
+                        op.get("padding", 0), op.get("dilation", 1), op.get("groups", 1))
     if k in ("add", "sub", "mul", "div", "maximum", "minimum"):
         return getattr(torch, k)(a[0], a[1])
     if k in UNARY:

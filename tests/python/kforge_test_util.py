@@ -17,7 +17,7 @@ SOURCE_DIR = os.environ.get("KFORGE_SOURCE_DIR",
 KFORGE = os.environ.get("KFORGE_CLI", os.path.join(SOURCE_DIR, "build", "dev", "cli", "kforge"))
 EXAMPLES = os.path.join(SOURCE_DIR, "examples", "kernelbench")
 SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_group_norm",
-             "06_gemm_gelu_chain", "07_reductions", "08_rms_norm_manual",
+             "06_gemm_gelu_chain", "07_reductions", "08_rms_norm_manual", "09_conv2d_relu",
              "11_matmul_transposed", "12_activation_mix", "13_matrix_scalar",
              "14_square_matmul", "15_gemm_sigmoid_residual", "16_matmul_irregular",
              "17_linear_3d_gelu", "18_matvec", "19_selu_hardsigmoid_l2norm",
@@ -25,7 +25,8 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "23_mse_loss", "24_hinge_loss", "25_frobenius_norm", "26_huber_loss",
              "27_cosine_similarity_loss", "28_triplet_margin_loss", "29_kl_div_loss",
              "30_prod_reduction", "31_gemm_min_hardswish_std", "32_elementwise_math",
-             "33_batchnorm", "34_einsum_4d", "35_diag_matmul"]
+             "33_batchnorm", "34_einsum_4d", "35_diag_matmul", "36_conv2d_bias_relu",
+             "37_conv2d_strided"]
 
 
 def example(stem):
@@ -102,15 +103,59 @@ def assert_tampering_caught(test, body, tampers, name, **module_kw):
         os.unlink(path)
 
 
+class ExampleBatch:
+    """One `kforge import kernelbench` of every example file into a temporary directory: the
+    process (`r`), each file's (status, message) by stem (`lines`) and the written specs."""
+
+    def __init__(self):
+        import glob
+        import re
+        import tempfile
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        files = sorted(glob.glob(os.path.join(EXAMPLES, "*.py")))
+        self.r = kforge("import", "kernelbench", *files, "-o", self.dir)
+        self.lines = {}
+        for line in self.r.stdout.splitlines():
+            m = re.match(r"(ok|FAILED): (\S+): (.*)", line)
+            if m:
+                self.lines[os.path.splitext(os.path.basename(m.group(2)))[0]] = (m.group(1),
+                                                                                 m.group(3))
+
+    def spec_path(self, stem):
+        from kforge_py import spec_build
+        return os.path.join(self.dir, spec_build.problem_name(stem) + ".json")
+
+
+_BATCH = None
+
+
+def example_batch():
+    """The ExampleBatch of this process, made on the first call: the tests that read imported
+    examples share one import (one PyTorch start, one fp64 check per file) instead of one
+    `kforge import` each."""
+    global _BATCH
+    if _BATCH is None:
+        _BATCH = ExampleBatch()
+    return _BATCH
+
+
 def import_example_and_optimize(test, stem, out_dir, *optimize_args):
-    """Imports example `stem` into `out_dir` (it must pass the fp64 check), then one simulated
-    search round of it must succeed; returns (the spec, import's stdout)."""
-    r = kforge("import", "kernelbench", example(stem), "-o", out_dir)
-    test.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-    test.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
-    from kforge_py import spec_build
-    spec_path = os.path.join(out_dir, spec_build.problem_name(stem) + ".json")
+    """Imports example `stem` (it must pass the fp64 check), then one simulated search round of
+    it must succeed (its database in `out_dir`); returns (the spec, import's line for the file).
+    Where this process has made its example_batch(), the import is the batch's."""
+    if _BATCH is not None:
+        status, out = _BATCH.lines[stem]
+        test.assertEqual(status, "ok", out)
+        spec_path = _BATCH.spec_path(stem)
+    else:
+        r = kforge("import", "kernelbench", example(stem), "-o", out_dir)
+        test.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        out = r.stdout
+        from kforge_py import spec_build
+        spec_path = os.path.join(out_dir, spec_build.problem_name(stem) + ".json")
+    test.assertIn("interpreter = PyTorch (fp64) at", out)
     o = kforge("optimize", spec_path, "--device", "sim", "--rounds", "1",
                "--db", os.path.join(out_dir, "k.db"), *optimize_args)
     test.assertEqual(o.returncode, 0, o.stdout + o.stderr)
-    return load_json(spec_path), r.stdout
+    return load_json(spec_path), out
