@@ -54,6 +54,10 @@ Expected<Access> broadcast_access(const dsl::TensorRef& ref, const TensorInfo& i
     int64_t stride = 1;
     for (int t = int(ref.dims.size()) - 1; t >= 0; --t) {
         const int64_t size = info.shape[t];
+        // A literal 1 broadcasts and matches nothing: matched by name it would take the place
+        // of a literal 1 of the space (a batch of 1 in y[1,K,P,Q]) and leave s[K,1,1]'s K
+        // without its dim.
+        if (ref.dims[t] == "1") continue;
         int d = next;
         while (d >= 0 && space.dims[d] != ref.dims[t]) --d;
         if (d < 0) {

@@ -34,6 +34,19 @@ TEST(ChainCodegen, BroadcastOffsetsByDimName) {
     EXPECT_TRUE(c->params[4].written);
 }
 
+// A literal 1 broadcasts and is never matched by name: s[K,1,1] over y[1,K,P,Q] (a batch of 1
+// written as the literal) reads s along K. Matched by name, its last 1 took the batch's place and
+// K had no dim left ("does not broadcast").
+TEST(ChainCodegen, LiteralOneBroadcastsOverALiteralBatch) {
+    Tensors t;
+    t.add("s", {"K", "1", "1"}, {16, 1, 1}).add("y", {"1", "K", "P", "Q"}, {1, 16, 5, 7});
+    const ChainSpace space{{"1", "K", "P", "Q"}, {1, 16, 5, 7}};
+    auto c = emit_chain("Ch", {with(K::kAdd, "s", {"K", "1", "1"}), store("y", {"1", "K", "P", "Q"})},
+                        space, std::nullopt, t.ctx);
+    ASSERT_TRUE(c.ok()) << c.error().to_string();
+    EXPECT_TRUE(has(c->definition, "return ((e / 35) % 16); })")) << c->definition;
+}
+
 TEST(ChainCodegen, UnaryOpsLiteralsAndCast) {
     Tensors t;
     t.add("Y", {"N"}, {256}, DType::kF16);
