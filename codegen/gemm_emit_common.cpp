@@ -49,6 +49,28 @@ struct ScalarApply<Op, cutlass::Array<E, N>> {
     return s;
 }
 
+Sm80MathTypes sm80_math_types(dsl::MathMode m) {
+    switch (m) {
+        case dsl::MathMode::kF32Simt:
+            return {"cutlass::arch::OpClassSimt", "cutlass::gemm::GemmShape<1, 1, 1>",
+                    "cutlass::arch::OpMultiplyAdd"};
+        case dsl::MathMode::kTf32:
+            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 8>",
+                    "cutlass::arch::OpMultiplyAdd"};
+        case dsl::MathMode::kTf32x3:
+            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 8>",
+                    "cutlass::arch::OpMultiplyAddFastF32"};
+        default:
+            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 16>",
+                    "cutlass::arch::OpMultiplyAdd"};
+    }
+}
+
+std::string cutlass_gemm_shape(int m, int n, int k) {
+    return "cutlass::gemm::GemmShape<" + std::to_string(m) + ", " + std::to_string(n) + ", " +
+           std::to_string(k) + ">";
+}
+
 std::string symbol_of(const std::string& kernel) { return "kforge_" + kernel; }
 std::string builder_symbol_of(const std::string& kernel) { return "kforge_build_" + kernel; }
 

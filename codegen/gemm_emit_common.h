@@ -32,6 +32,16 @@ struct Sm80Alignment {
 };
 Expected<Sm80Alignment> sm80_alignment(const GemmSpec& spec, const dsl::Kernel& kernel);
 
+// CUTLASS 2.x (sm80) types of a math mode: operator class, MMA instruction shape, operator
+// (3xTF32 = OpMultiplyAddFastF32); shared by the multistage gemm and the conv2d lowerings.
+struct Sm80MathTypes {
+    const char* op_class;
+    const char* instruction;
+    const char* op;
+};
+Sm80MathTypes sm80_math_types(dsl::MathMode m);
+std::string cutlass_gemm_shape(int m, int n, int k);  // "cutlass::gemm::GemmShape<m, n, k>"
+
 std::string symbol_of(const std::string& kernel);          // kforge_<kernel>
 std::string builder_symbol_of(const std::string& kernel);  // kforge_build_<kernel>
 

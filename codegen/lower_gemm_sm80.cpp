@@ -13,34 +13,6 @@ Error unsupported(const dsl::Kernel& k, const std::string& what) {
     return make_error(k.name, "not supported by the CUTLASS lowering: " + what);
 }
 
-std::string gemm_shape(int m, int n, int k) {
-    return "cutlass::gemm::GemmShape<" + std::to_string(m) + ", " + std::to_string(n) + ", " +
-           std::to_string(k) + ">";
-}
-
-struct MathConfig {
-    const char* op_class;
-    const char* instruction;
-    const char* op;
-};
-
-MathConfig math_config(dsl::MathMode m) {
-    switch (m) {
-        case dsl::MathMode::kF32Simt:
-            return {"cutlass::arch::OpClassSimt", "cutlass::gemm::GemmShape<1, 1, 1>",
-                    "cutlass::arch::OpMultiplyAdd"};
-        case dsl::MathMode::kTf32:
-            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 8>",
-                    "cutlass::arch::OpMultiplyAdd"};
-        case dsl::MathMode::kTf32x3:
-            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 8>",
-                    "cutlass::arch::OpMultiplyAddFastF32"};
-        default:
-            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 16>",
-                    "cutlass::arch::OpMultiplyAdd"};
-    }
-}
-
 // The 2.x Arguments of a batched gemm ([L,M,K]/[L,K,M] x [L,N,K]/[L,K,N] -> [L,M,N]).
 // kBatched takes blockIdx.z as the batch index: the mainloop offsets A and B by it times their
 // batch strides (both operands are packed per batch: analyze_gemm admits no operand without the
@@ -137,8 +109,8 @@ Expected<KernelCode> lower_gemm_sm80_simt(const GemmSpec& g, const dsl::Kernel& 
          // one element per access: SIMT loads scalars, and CUTLASS's SIMT epilogue stores them
          // ("simt epilogue must operate on scalars")
          "constexpr int AlignmentSimt = 1;\n";
-    t += "using ThreadblockShape = " + gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";
-    t += "using WarpShape = " + gemm_shape(warp_m, warp_n, c.tile_k) + ";\n";
+    t += "using ThreadblockShape = " + cutlass_gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";
+    t += "using WarpShape = " + cutlass_gemm_shape(warp_m, warp_n, c.tile_k) + ";\n";
     t += "using InstructionShape = cutlass::gemm::GemmShape<1, 1, 1>;\n";
     t += "constexpr int kStages = " + std::to_string(stages) + ";\n";
     t += "using EpilogueOp = cutlass::epilogue::thread::LinearCombination<\n"
@@ -197,7 +169,7 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
     if (!align) return align.error();
     auto evt = emit_evt(g, EvtFamily::kSm80);
     if (!evt) return evt.error();
-    MathConfig mc = math_config(g.math);
+    const Sm80MathTypes mc = sm80_math_types(g.math);
     int stages = c.stages > 0 ? c.stages : 3;
     std::string ns = "kforge_gemm_" + g.kernel;
     std::string t = operand_types(g);
@@ -208,7 +180,7 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
          "constexpr int AlignmentA = " + std::to_string(align->a) + ";\n"
          "constexpr int AlignmentB = " + std::to_string(align->b) + ";\n"
          "constexpr int AlignmentD = " + std::to_string(align->d) + ";\n";
-    t += "using ThreadblockShape = " + gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";
+    t += "using ThreadblockShape = " + cutlass_gemm_shape(c.tile_m, c.tile_n, c.tile_k) + ";\n";
     // 2x2 warps; 3xTF32 keeps three operand fragments live, so its warp tile stays at most
     // 64x32 (as CUTLASS's 3xTF32 examples) to avoid spills: up to 8 warps.
     int warp_m = c.tile_m / 2, warp_n = c.tile_n / 2;
@@ -217,7 +189,7 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
         warp_n = std::min(warp_n, 32);
         if ((c.tile_m / warp_m) * (c.tile_n / warp_n) > 8) warp_n = c.tile_n / (8 / (c.tile_m / warp_m));
     }
-    t += "using WarpShape = " + gemm_shape(warp_m, warp_n, c.tile_k) + ";\n";
+    t += "using WarpShape = " + cutlass_gemm_shape(warp_m, warp_n, c.tile_k) + ";\n";
     t += std::string("using InstructionShape = ") + mc.instruction + ";\n";
     t += "constexpr int kStages = " + std::to_string(stages) + ";\n";
     t += "constexpr int kEpilogueStages = 1;\n";
