@@ -22,11 +22,6 @@ Error unsupported(const dsl::Kernel& k, const std::string& what) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-std::string gemm_shape(int m, int n, int k) {
-    return "cutlass::gemm::GemmShape<" + std::to_string(m) + ", " + std::to_string(n) + ", " +
-           std::to_string(k) + ">";
-}
-
 // The problem's conv2d op that `kernel` implements: the one reading its two arguments.
 const Op* find_conv_op(const dsl::Kernel& kernel, const Problem& problem) {
     for (const Op& op : problem.ops)
@@ -67,29 +62,6 @@ std::string dim_expr(const Problem& problem, const std::string& name, int64_t va
         ++i;
     }
     return std::to_string(value);
-}
-
-struct MathTypes {
-    const char* op_class;
-    const char* instruction;
-    const char* op;
-};
-
-MathTypes math_types(dsl::MathMode m) {
-    switch (m) {
-        case dsl::MathMode::kF32Simt:
-            return {"cutlass::arch::OpClassSimt", "cutlass::gemm::GemmShape<1, 1, 1>",
-                    "cutlass::arch::OpMultiplyAdd"};
-        case dsl::MathMode::kTf32:
-            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 8>",
-                    "cutlass::arch::OpMultiplyAdd"};
-        case dsl::MathMode::kTf32x3:
-            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 8>",
-                    "cutlass::arch::OpMultiplyAddFastF32"};
-        default:
-            return {"cutlass::arch::OpClassTensorOp", "cutlass::gemm::GemmShape<16, 8, 16>",
-                    "cutlass::arch::OpMultiplyAdd"};
-    }
 }
 
 Status check_tile(const dsl::Kernel& kernel, dsl::MathMode math) {
@@ -287,7 +259,7 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     staging("w", w, bw, rs, g.kp, g.k, grids[1], {g.kp, g.r, g.s, g.cp});
 
     // 3.: the CUTLASS implicit-GEMM fprop.
-    const MathTypes mt = math_types(g.math);
+    const Sm80MathTypes mt = sm80_math_types(g.math);
     const bool simt = g.math == dsl::MathMode::kF32Simt;
     const int stages = c.stages > 0 ? c.stages : 3;
     int warp_m = c.tile_m / 2, warp_n = c.tile_n / 2;
@@ -300,6 +272,16 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         // at 255 registers, tile 128x64), 32x32 did not (197): narrower while up to 8 warps.
         if (warp_m > 32 && 2 * (c.tile_m / warp_m) * (c.tile_n / warp_n) <= 8) warp_m /= 2;
     }
+    // The iterator (knob `iterator`): kOptimized walks GEMM-K as (r, s, then C in tile-K
+    // steps), so a tile K wider than the padded channels multiplies zeros: C = 3 (padded to 4)
+    // under tile K 32 spends 8 of 9 MMA slices on padding (kb_09 on the H200: the fprop 53.0 of
+    // 69.3 us, 12% warps active). kFewChannels (tensor ops only) walks the flattened (r, s, c)
+    // in accesses of the alignment, for any C that the alignment divides (the padding
+    // guarantees it). auto = kOptimized, the iterator measured on the GPU so far.
+    if (simt && c.iterator == dsl::ConvIterator::kFewChannels)
+        return unsupported(kernel, "iterator few_channels with math f32_simt (CUTLASS has no "
+                                   "SIMT few-channels mainloop)");
+    const bool few_channels = c.iterator == dsl::ConvIterator::kFewChannels;
     const std::string element = cutlass_type(g.staged);
     dev << "// kernel " << kernel.name << ": CUTLASS 2.x sm80 implicit-GEMM conv2d fprop, math "
         << math_name(g.math) << ", stride " << g.stride[0] << "x" << g.stride[1] << ", padding "
@@ -316,8 +298,8 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         << "constexpr int kPadH = " << g.padding[0] << ", kPadW = " << g.padding[1] << ";\n"
         << "constexpr int kDilationH = " << g.dilation[0] << ", kDilationW = " << g.dilation[1]
         << ";\n"
-        << "using ThreadblockShape = " << gemm_shape(c.tile_m, c.tile_n, c.tile_k) << ";\n"
-        << "using WarpShape = " << gemm_shape(warp_m, warp_n, c.tile_k) << ";\n"
+        << "using ThreadblockShape = " << cutlass_gemm_shape(c.tile_m, c.tile_n, c.tile_k) << ";\n"
+        << "using WarpShape = " << cutlass_gemm_shape(warp_m, warp_n, c.tile_k) << ";\n"
         << "using InstructionShape = " << mt.instruction << ";\n"
         << "using Swizzle = cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<"
         << c.swizzle << ">;\n"
@@ -328,7 +310,8 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         << "    Element, Layout, Element, Layout, float, Layout, ElementAccumulator,\n"
         << "    " << mt.op_class << ", cutlass::arch::Sm80,\n"
         << "    ThreadblockShape, WarpShape, InstructionShape, EpilogueOp, Swizzle, " << stages
-        << ",\n    " << mt.op << ", cutlass::conv::IteratorAlgorithm::kOptimized,\n"
+        << ",\n    " << mt.op << ", cutlass::conv::IteratorAlgorithm::"
+        << (few_channels ? "kFewChannels" : "kOptimized") << ",\n"
         << "    cutlass::conv::StrideSupport::kStrided, kAlignment, kAlignment>::Kernel;\n"
         << "}  // namespace " << ns << "\n\n"
         << "extern \"C\" __global__ void __launch_bounds__(" << ns << "::ConvKernel::kThreadCount, 1)\n"

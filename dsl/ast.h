@@ -99,6 +99,12 @@ std::optional<Schedule> schedule_from_string(std::string_view s);
 
 // Operand precision of the multiply: what the tensor cores (or SIMT units) consume.
 enum class MathMode { kAuto, kF32Simt, kTf32, kTf32x3, kBf16, kF16 };
+
+// conv2d: how CUTLASS's fprop walks GEMM-K (= C*R*S). kOptimized: filter position by filter
+// position, C in tile-K steps (channels beyond C are masked zeros: wasteful where C is below
+// tile K); kFewChannels: the flattened (r, s, c) in accesses of the alignment (tensor ops only);
+// kAuto: kOptimized.
+enum class ConvIterator { kAuto, kOptimized, kFewChannels };
 std::string_view to_string(MathMode m);
 std::optional<MathMode> math_from_string(std::string_view s);
 
@@ -116,6 +122,7 @@ struct GemmConfig {
     Raster raster = Raster::kAuto;
     int swizzle = 1;   // 1, 2, 4, 8
     int split_k = 1;
+    ConvIterator iterator = ConvIterator::kAuto;  // conv2d only
     bool operator==(const GemmConfig&) const = default;
 };
 

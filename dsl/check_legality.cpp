@@ -388,6 +388,11 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
                                       std::to_string(w->shape[3]) + " filter: CUTLASS's optimized "
                                       "conv2d iterator takes R, S <= 32");
     }
+    if (c.iterator == ConvIterator::kFewChannels && c.math == MathMode::kF32Simt) {
+        rep.error(knob_loc(kn, "iterator"), "iterator few_channels with math f32_simt: CUTLASS's "
+                                            "few-channels fprop is a tensor-op mainloop; use "
+                                            "iterator optimized (or auto), or a tensor-op math");
+    }
     if (c.acc != DType::kF32) {
         rep.error(knob_loc(kn, "acc"), "acc f16: a conv2d kernel's accumulators are staged as f32 "
                                        "for its epilogue kernel; use acc f32");

@@ -157,6 +157,23 @@ std::vector<KnobSpec> conv2d_knobs() {
         }
         out.push_back(s);
     }
+    out.push_back(
+        {"iterator", KnobValueKind::kWord, {}, {}, {"auto", "optimized", "few_channels"}, "auto",
+         "fprop's GEMM-K walk: optimized (C in tile-K steps per filter position), few_channels "
+         "(flattened R*S*C: for C below tile K; tensor ops only); auto: optimized",
+         [](Kernel& k, const KnobValue& v) {
+             k.gemm.iterator = v.word == "few_channels" ? ConvIterator::kFewChannels
+                               : v.word == "optimized" ? ConvIterator::kOptimized
+                                                       : ConvIterator::kAuto;
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             switch (k.gemm.iterator) {
+                 case ConvIterator::kOptimized: return word("optimized");
+                 case ConvIterator::kFewChannels: return word("few_channels");
+                 default: return std::nullopt;
+             }
+         }});
     return out;
 }
 

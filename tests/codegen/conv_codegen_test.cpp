@@ -115,6 +115,21 @@ TEST(ConvCodegen, F32PlanHasFourLaunchesAndPaddedWorkspaces) {
     EXPECT_EQ(back->kernels.size(), 4u);
 }
 
+// The knob `iterator`: auto and optimized lower to kOptimized (GEMM-K as r, s, then C in tile-K
+// steps), few_channels to kFewChannels (the flattened r, s, c); SIMT has no few-channels mainloop.
+TEST(ConvCodegen, IteratorKnobPicksTheFpropIterator) {
+    const auto source = [](const std::string& knobs) {
+        return lower_ok(conv_program(knobs), conv_problem()).cuda_source;
+    };
+    expect_has(source("tile 128x64x32 stages 3 math tf32x3 iterator few_channels"),
+               "cutlass::arch::OpMultiplyAddFastF32, cutlass::conv::IteratorAlgorithm::kFewChannels");
+    expect_has(source("tile 128x64x32 stages 3 math tf32 iterator optimized"),
+               "cutlass::conv::IteratorAlgorithm::kOptimized");
+    const std::string simt = lower_error(
+        conv_program("tile 64x64x16 stages 3 math f32_simt iterator few_channels"), conv_problem());
+    EXPECT_NE(simt.find("iterator few_channels with math f32_simt"), std::string::npos) << simt;
+}
+
 TEST(ConvCodegen, F32SourceHasTheFpropTypesAndTheOpAttributes) {
     Lowered out = lower_ok(conv_program("tile 128x64x32 stages 4 math tf32x3 swizzle 2"),
                            conv_problem());

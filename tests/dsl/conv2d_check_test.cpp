@@ -142,6 +142,11 @@ TEST(Conv2dCheck, TileRulesOfTheMultistageGemm) {
     expect_one_error(r, "t.kf:2:44", {"math f32_simt with tile K 32 and a K-major operand"});
     r = check_text(conv_spec(), conv_program("tile 64x64x16 math f32_simt"));
     EXPECT_TRUE(r.ok()) << all_errors(r);
+    // the few-channels iterator is a tensor-op mainloop only
+    r = check_text(conv_spec(), conv_program("tile 64x64x16 math f32_simt iterator few_channels"));
+    expect_one_error(r, "t.kf:2:72", {"iterator few_channels with math f32_simt"});
+    r = check_text(conv_spec(), conv_program("tile 128x64x32 math tf32x3 iterator few_channels"));
+    EXPECT_TRUE(r.ok()) << all_errors(r);
 }
 
 TEST(Conv2dCheck, HandBuiltKnobsOutsideTheConvTable) {

@@ -88,6 +88,22 @@ TEST(Conv2dParse, CanonicalTextRoundTripAndHash) {
                                     "{ store Y[N,K,P,Q] }")));
 }
 
+// `iterator`: written only where set (auto prints nothing), round-trips, and is part of the
+// identity; an unknown walk is refused with the legal words.
+TEST(Conv2dParse, IteratorKnob) {
+    const Program p = parse_ok(conv_with("iterator few_channels"));
+    EXPECT_EQ(p.kernels[0].gemm.iterator, ConvIterator::kFewChannels);
+    const std::string text = print_canonical(p);
+    EXPECT_NE(text.find("swizzle 1 iterator few_channels"), std::string::npos) << text;
+    EXPECT_EQ(print_canonical(parse_ok(text)), text);
+    EXPECT_EQ(print_canonical(parse_ok(conv_with("iterator auto"))),
+              print_canonical(parse_ok(conv_with(""))));
+    EXPECT_NE(program_hash(parse_ok(conv_with("iterator few_channels"))),
+              program_hash(parse_ok(conv_with("iterator optimized"))));
+    EXPECT_EQ(parse_fail(conv_with("iterator analytic")).message,
+              "iterator analytic: expected one of auto, optimized, few_channels");
+}
+
 TEST(Conv2dParse, OnlyTheMultistageKnobs) {
     Error e = parse_fail(conv_with("schedule cooperative"));
     EXPECT_EQ(e.message, "schedule cooperative: expected one of auto, multistage");
