@@ -35,10 +35,11 @@ inline Problem conv_problem(const std::string& dtype = "f32",
     return p.ok() ? *p : Problem{};
 }
 
-inline std::string conv_program_text(const std::string& knobs) {
+// `cast`: a statement before the store ("cast f16; " where the problem's output is f16).
+inline std::string conv_program_text(const std::string& knobs, const std::string& cast = "") {
     return "program conv for \"conv_bias_relu\"\n"
            "kernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S]) " + knobs +
-           "\n    { add b[K]; relu; store y[N,K,P,Q] }\n";
+           "\n    { add b[K]; relu; " + cast + "store y[N,K,P,Q] }\n";
 }
 
 inline dsl::Program conv_program(const std::string& knobs) {

@@ -20,13 +20,13 @@ std::unique_ptr<eval::Device> gpu_or_skip() {
 
 // y = relu(conv2d(x, w, b)) with x [N,3,H,W], w [10,3,3,3], stride 2, padding 1.
 eval::EvalReport run(const std::string& dtype, const std::string& policy,
-                     const std::string& knobs, EvalTier tier) {
+                     const std::string& knobs, EvalTier tier, const std::string& cast = "") {
     eval::EvalRequest r;
     auto problem =
         parse_problem(conv_testing::conv_problem_json(dtype, policy, 8, 64, 60), "<test>");
     EXPECT_TRUE(problem.ok()) << (problem.ok() ? "" : problem.error().to_string());
     if (problem.ok()) r.problem = *problem;
-    r.program_text = conv_testing::conv_program_text(knobs);
+    r.program_text = conv_testing::conv_program_text(knobs, cast);
     r.program_file = "conv.kf";
     r.tier = tier;
     auto device = gpu_or_skip();
@@ -56,7 +56,7 @@ TEST(ConvGpu, F32Tf32Passes) {
 TEST(ConvGpu, F16Passes) {
     SKIP_WITHOUT_GPU();
     eval::EvalReport r =
-        run("f16", "fp16", "tile 128x64x32 stages 3 math f16", EvalTier::kQuick);
+        run("f16", "fp16", "tile 128x64x32 stages 3 math f16", EvalTier::kQuick, "cast f16; ");
     EXPECT_EQ(r.status, EvalStatus::kPassed) << eval::to_json(r).dump(2);
 }
 
