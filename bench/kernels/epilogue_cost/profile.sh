@@ -5,7 +5,8 @@
 #
 # usage: bash bench/kernels/epilogue_cost/profile.sh OUTDIR PROBLEM...
 #   PROBLEM   name in problems/ (problems/NAME.json + NAME.kf); a problem whose program has a gemm
-#             kernel is profiled with its twin NAME_plain, any other alone
+#             kernel is profiled with its twin NAME_plain, any other alone; or SPEC.json:PROGRAM.kf
+#             (an imported problem and its program, profiled alone under the spec's file name)
 # Writes OUTDIR/NAME.json (kforge profile --json), OUTDIR/NAME.err, the twins, and
 # OUTDIR/table.txt: one column per profiled program, one row per metric of the diagnosis, for
 # the largest launch of each kernel. ncu runs with --clock-control none (kforge profile's
@@ -40,6 +41,13 @@ profile_one() {  # name problem.json program.kf
     names+=("$1")
 }
 for p in "$@"; do
+    if [[ $p == *.json:*.kf ]]; then  # an imported problem and its program
+        spec=${p%%:*} prog=${p#*:}
+        [ -f "$spec" ] && [ -f "$prog" ] || { echo "profile.sh: no $spec or $prog" >&2; exit 2; }
+        n=$(basename "$spec" .json)
+        profile_one "$n" "$spec" "$prog"
+        continue
+    fi
     spec=$R/problems/$p.json prog=$R/problems/$p.kf
     [ -f "$spec" ] && [ -f "$prog" ] || { echo "profile.sh: no problems/$p.json + .kf" >&2; exit 2; }
     profile_one "$p" "$spec" "$prog"
