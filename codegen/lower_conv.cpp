@@ -136,14 +136,13 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     g.stride = op->attrs.stride;
     g.padding = op->attrs.padding;
     g.dilation = op->attrs.dilation;
-    for (int i = 0; i < 2; ++i)
-        if (g.stride[i] < 1 || g.dilation[i] < 1 || g.padding[i] < 0)
-            return make_error(kernel.name, "conv2d stride and dilation must be >= 1, padding >= 0");
-    g.p = (g.h + 2 * g.padding[0] - g.dilation[0] * (g.r - 1) - 1) / g.stride[0] + 1;
-    g.q = (g.w + 2 * g.padding[1] - g.dilation[1] * (g.s - 1) - 1) / g.stride[1] + 1;
-    if (g.p < 1 || g.q < 1)
-        return make_error(kernel.name, "conv2d output would be empty (" + std::to_string(g.p) +
-                                           " x " + std::to_string(g.q) + ")");
+    // P and Q as the spec's shape inference derived them (it validated the attributes and
+    // refused an empty output): the op's output tensor [N,K,P,Q].
+    const Tensor* y = ctx.problem->find_tensor(op->output);
+    if (y == nullptr || y->shape.size() != 4)
+        return make_error(kernel.name, "the conv2d op's output " + op->output + " is not 4-D");
+    g.p = y->shape[2];
+    g.q = y->shape[3];
     // CUTLASS's optimized fprop iterator keeps one mask bit per filter row and column.
     if (g.r > 32 || g.s > 32)
         return unsupported(kernel, "a " + std::to_string(g.r) + "x" + std::to_string(g.s) +
