@@ -193,6 +193,12 @@ std::string cuda_float_literal(double v) {
     return s + "f";
 }
 
+const dsl::ChainOp* first_store(const std::vector<dsl::ChainOp>& chain) {
+    for (const dsl::ChainOp& op : chain)
+        if (op.kind == dsl::ChainOpKind::kStore && op.tensor) return &op;
+    return nullptr;
+}
+
 Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl::ChainOp>& chain,
                                const ChainSpace& space,
                                const std::optional<dsl::TensorRef>& input,

@@ -34,6 +34,10 @@ namespace kforge::codegen {
 // pointers and are initialised after them (`chain_init(chain, {"n", "k", ..})`); operands are
 // then read element by element (V consecutive elements are never assumed contiguous). `shape`
 // still checks the chain at lowering time.
+// The chain's first store of a tensor (its dims name a map's or a conv2d's index space), or
+// null when the chain stores nothing.
+const dsl::ChainOp* first_store(const std::vector<dsl::ChainOp>& chain);
+
 struct ChainSpace {
     std::vector<std::string> dims;
     std::vector<int64_t> shape;

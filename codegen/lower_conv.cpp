@@ -191,16 +191,14 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
                                            " blocks (y and z at most 65535)");
 
     // The chain over y [N,K,P,Q]: the dims of its first store name the space.
-    const dsl::ChainOp* first_store = nullptr;
-    for (const dsl::ChainOp& s : kernel.chain)
-        if (s.kind == dsl::ChainOpKind::kStore && s.tensor && !first_store) first_store = &s;
-    if (first_store == nullptr)
+    const dsl::ChainOp* store = first_store(kernel.chain);
+    if (store == nullptr)
         return make_error(kernel.name, "the chain stores nothing; end it with store Y[N,K,P,Q]");
-    if (first_store->tensor->dims.size() != 4)
-        return make_error(kernel.name, "store " + first_store->tensor->name +
+    if (store->tensor->dims.size() != 4)
+        return make_error(kernel.name, "store " + store->tensor->name +
                                            ": a conv2d output has 4 dims [N,K,P,Q]");
     ChainSpace space;
-    space.dims = first_store->tensor->dims;
+    space.dims = store->tensor->dims;
     space.shape = {g.n, g.k, g.p, g.q};
     space.runtime_shape = true;  // sizes are kernel params: one source for every shape
     auto chain = emit_chain("kforge_" + kernel.name + "_chain", kernel.chain, space, std::nullopt,

@@ -32,22 +32,16 @@ Expected<KernelCode> lower_map(const dsl::Kernel& kernel, const LowerContext& ct
         return make_error(where, "items must be in 1..16");
     }
     // The space: the first store's tensor, with the dims the program writes for it.
-    const dsl::ChainOp* first_store = nullptr;
-    for (const dsl::ChainOp& op : kernel.chain) {
-        if (op.kind == dsl::ChainOpKind::kStore && op.tensor) {
-            first_store = &op;
-            break;
-        }
-    }
-    if (first_store == nullptr) {
+    const dsl::ChainOp* store = first_store(kernel.chain);
+    if (store == nullptr) {
         return make_error(where, "the chain stores nothing; end it with store Y[..]");
     }
-    auto it = ctx.tensors.find(first_store->tensor->name);
+    auto it = ctx.tensors.find(store->tensor->name);
     if (it == ctx.tensors.end()) {
-        return make_error(where, "unknown tensor " + first_store->tensor->name);
+        return make_error(where, "unknown tensor " + store->tensor->name);
     }
     ChainSpace space;
-    space.dims = first_store->tensor->dims;
+    space.dims = store->tensor->dims;
     space.shape = it->second.shape;
     if (space.dims.size() != space.shape.size()) {
         return make_error(where, "store " + it->first + ": " + std::to_string(space.shape.size()) +
