@@ -11,7 +11,7 @@ circular border) is refused by name, as are Conv1d (a [N, C, L] input: the spec 
 to view it as [N, C, 1, L]), Conv3d and the transposed convolutions."""
 import torch.nn as nn
 
-from kforge_py.fx_import import Unsupported
+from kforge_py.fx_types import Unsupported
 
 # the functional names of the convolutions conv2d does not cover, with what they are
 OTHER_FUNCTIONS = {

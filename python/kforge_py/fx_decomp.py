@@ -3,7 +3,12 @@ fx_ops.convert). Each decomposition is exact in real arithmetic and, rounded onc
 f32, stays inside the fp32 tolerance the importer checks against PyTorch at fp64."""
 import math
 
-from kforge_py.fx_import import Tensor, Transposed, Unsupported, is_scalar
+import torch
+import torch.fx
+import torch.nn.functional as F
+
+from kforge_py.fx_chains import hardsigmoid, reduce_chain
+from kforge_py.fx_types import ConstantTensor, Tensor, Transposed, Unsupported, is_scalar
 
 # 0-d tensors built from a Python number inside forward (torch.tensor(0.2)): they broadcast as
 # the number does, so they are that number.
@@ -21,12 +26,6 @@ def _decomposes(*names):
     return register
 
 
-class ConstantTensor(float):
-    """The number of a 0-d tensor made in forward: a scalar operand everywhere (is_scalar), and
-    told apart from a dim where a function takes either (torch.max(x, 1) reduces dim 1,
-    torch.max(x, torch.tensor(1)) is the element-wise maximum)."""
-
-
 def constant_tensor(args, kw):
     """torch.tensor(c) / as_tensor(c) / scalar_tensor(c) of one number, or None (a list, a
     tensor argument)."""
@@ -39,7 +38,6 @@ def constant_tensor(args, kw):
 @_decomposes("hardswish")
 def hardswish(conv, node, args, kw, x, shape, dtype):
     """x * hardsigmoid(x): x * clamp(x / 6 + 1/2, 0, 1)."""
-    from kforge_py.fx_ops import hardsigmoid
     h = hardsigmoid(conv, node, x, shape, dtype, final=False)
     return conv.emit("mul", [x, h], node, shape, dtype)
 
@@ -83,7 +81,6 @@ def variance(conv, node, args, kw, x, shape, dtype):
     """mean((x - mean(x))^2) * n / (n - correction) over dim (every dim by default), then sqrt
     for std: the two-pass form, one reduction chain per pass. Signatures: (x, dim, *,
     correction, keepdim), the older (x, dim, unbiased, keepdim) and (x, unbiased)."""
-    from kforge_py.fx_ops import reduce_chain
     name = node.target if isinstance(node.target, str) else node.target.__name__
     dim = args[1] if len(args) > 1 else kw.get("dim")
     unbiased, keepdim = kw.get("unbiased"), kw.get("keepdim", False)
@@ -165,7 +162,6 @@ def channel_param(conv, node, arg, t, x, fn):
     if tuple(t.shape) != (x.shape[1],):
         raise Unsupported(f"{fn} parameter {t.name} has shape {list(t.shape)}, expected "
                           f"[{x.shape[1]}] (the channels of dim 1)")
-    import torch.fx
     if not (isinstance(arg, torch.fx.Node) and arg.op == "get_attr"):
         raise Unsupported(f"{fn} with per-channel tensor {t.name} that is not a module parameter "
                           f"or buffer is not supported (the spec cannot reshape it to "
@@ -181,7 +177,6 @@ def drop_unread(conv, node, arg, t):
     """Removes the param input `t` that fx argument `arg` (a get_attr node) made, where no node
     but `node` reads that attribute: `node` does not read it as it is (a spec input nothing
     reads is an error)."""
-    import torch.fx
     if not (isinstance(arg, torch.fx.Node) and arg.op == "get_attr") or \
             not isinstance(t, Tensor) or t.name not in conv.params:
         return
@@ -197,7 +192,6 @@ def drop_unread(conv, node, arg, t):
 def normalize_batch_stats(conv, node, x, w, b, eps, shape, dtype):
     """(x - mean) * rsqrt(var + eps) [* w] [+ b], mean and biased var per channel over every dim
     but dim 1 (batch norm in training mode); w and b are [C, 1, ...] or None."""
-    from kforge_py.fx_ops import reduce_chain
     rank = len(x.shape)
     dims = [d for d in range(rank) if d != 1]
     kept = tuple(s if i == 1 else 1 for i, s in enumerate(x.shape))
@@ -316,8 +310,6 @@ _NORM_DEFAULTS = {"training": False, "use_input_stats": True, "eps": 1e-5}
 
 def _norm_arguments(node, args, kw, fn):
     """name -> (converted value, fx argument) of a batch_norm / instance_norm call."""
-    import torch
-    import torch.nn.functional as F
     key = {F.batch_norm: "F.batch_norm", torch.batch_norm: "torch.batch_norm",
            F.instance_norm: "F.instance_norm",
            torch.instance_norm: "torch.instance_norm"}.get(node.target)

@@ -8,7 +8,8 @@ import operator
 import string
 from dataclasses import dataclass
 
-from kforge_py.fx_import import Tensor, Transposed, Unsupported
+from kforge_py.fx_chains import reduce_chain
+from kforge_py.fx_types import Tensor, Transposed, Unsupported
 
 # name -> fn(conv, node) -> the node's value (the fx node unconverted: its arguments are not all
 # tensors, e.g. the einsum equation)
@@ -58,7 +59,6 @@ def _parse(eq, ranks):
 
 def _sum_alone(conv, node, x, term, keep, dtype):
     """x with the axes whose letters are not in `keep` summed away: (tensor, its subscripts)."""
-    from kforge_py.fx_ops import reduce_chain
     dims = [i for i, c in enumerate(term) if c not in keep]
     if not dims:
         return x, term
@@ -69,7 +69,6 @@ def _sum_alone(conv, node, x, term, keep, dtype):
 
 @_forms("einsum")
 def einsum(conv, node):
-    from kforge_py.fx_ops import reduce_chain
     args = [conv.value(a) for a in node.args]
     eq, operands = (args[0] if args else node.kwargs.get("equation")), args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):

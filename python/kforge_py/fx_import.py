@@ -4,55 +4,30 @@ Every fx node maps onto spec ops (one node may become a short chain: `c - x` is 
 add_scalar); parameters and buffers the graph reads become `param` inputs, nn.Linear and
 nn.Conv2d weights included. Shapes and dtypes come from the real inputs (fx ShapeProp). A node
 with no spec equivalent raises Unsupported naming the op ("conv3d (a 3-d convolution) is not
-supported")."""
-import math
-import operator
+supported").
+
+The shared values (Tensor, the views, Unsupported) live in fx_types; the converters of each kind
+of node in fx_ops (call_function / call_method), fx_conv, fx_decomp, fx_forms, fx_losses and
+fx_chains, none of which imports this module. Unsupported and the value types are re-exported
+here for callers that import them from fx_import."""
+import copy
 import re
-from dataclasses import dataclass
 
 import torch
 import torch.fx
 import torch.nn as nn
-import torch.nn.functional as F
 from torch.fx.passes.shape_prop import ShapeProp
 
-DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
-          torch.float64: "f64", torch.int32: "i32", torch.int64: "i64"}
-
-
-class Unsupported(Exception):
-    """The model uses something the spec cannot express; the message names it."""
-
-
-@dataclass
-class Tensor:
-    name: str
-    shape: tuple
-    dtype: str
-
-
-@dataclass
-class Transposed:  # the last two dims of `tensor` swapped; only a matmul operand may read it
-    tensor: Tensor
-
-
-@dataclass
-class Flipped:  # `tensor` reversed along `dims`; only cumsum / cumprod over that dim may read it
-    tensor: Tensor
-    dims: tuple
-
-
-@dataclass
-class MaxPair:  # (values, indices) of torch.max/min with a dim; only [0] is supported
-    values: Tensor
-    what: str
+from kforge_py import fx_conv, fx_decomp, fx_losses, fx_ops
+from kforge_py.fx_chains import elu, hardsigmoid
+from kforge_py.fx_types import (DTYPES, ConstantTensor, Flipped, MaxPair, Tensor,  # noqa: F401
+                                Transposed, Unsupported, is_scalar)
 
 
 def propagate_shapes(gm, example_inputs):
     """Shapes and dtypes of every node (fx ShapeProp), on the meta device where every op has a
     meta kernel (no arithmetic: full-size problems cost nothing), else on the real inputs.
     The meta run works on a copy, so `gm` keeps its real parameters."""
-    import copy
     try:
         meta_gm = copy.deepcopy(gm).to("meta")
         args = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in example_inputs]
@@ -177,7 +152,6 @@ class Converter:
                         and attr.dim() == 0 and attr.dtype != torch.bool):
                     # torch.tensor(c) in forward, which tracing keeps as an attribute: the
                     # number it holds (fx_decomp.ConstantTensor), not an input
-                    from kforge_py.fx_decomp import ConstantTensor
                     self.env[node] = ConstantTensor(attr.item())
                 else:
                     self.env[node] = self.param(node.target, attr)
@@ -200,9 +174,9 @@ class Converter:
         return names
 
     def call_module(self, node, mod):
-        from kforge_py import fx_ops
-        if type(mod).__name__ in fx_ops.LOSS_MODULES and type(mod).__module__.startswith("torch."):
-            return fx_ops.loss_module(self, node, mod)
+        if type(mod).__name__ in fx_losses.LOSS_MODULES and \
+                type(mod).__module__.startswith("torch."):
+            return fx_losses.loss_module(self, node, mod)
         x = self.tensor(self.value(node.args[0]) if node.args else None, "the module input")
         shape, dtype = self.meta(node)
         p = node.target
@@ -210,7 +184,6 @@ class Converter:
         def e(op, inputs=(x,), **attrs):
             return self.emit(op, list(inputs), node, shape, dtype, **attrs)
 
-        from kforge_py import fx_conv
         if fx_conv.is_conv_module(mod):
             return fx_conv.conv_module(self, node, mod, x, shape, dtype)
         if isinstance(mod, nn.Linear):
@@ -232,12 +205,10 @@ class Converter:
         if isinstance(mod, nn.Hardtanh) and type(mod) in (nn.Hardtanh, nn.ReLU6):
             return e("hardtanh", min=float(mod.min_val), max=float(mod.max_val))
         if type(mod) is nn.Hardsigmoid:
-            from kforge_py import fx_ops
-            return fx_ops.hardsigmoid(self, node, x, shape, dtype)
+            return hardsigmoid(self, node, x, shape, dtype)
         if type(mod) in (nn.ELU, nn.SELU, nn.CELU):
-            from kforge_py import fx_ops
-            return fx_ops.elu(self, node, x, shape, dtype, type(mod).__name__.lower(),
-                              float(getattr(mod, "alpha", 1.0)))
+            return elu(self, node, x, shape, dtype, type(mod).__name__.lower(),
+                       float(getattr(mod, "alpha", 1.0)))
         if isinstance(mod, nn.Softplus):
             return e("softplus", beta=float(mod.beta), threshold=float(mod.threshold))
         if isinstance(mod, (nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d)):
@@ -264,12 +235,10 @@ class Converter:
         if isinstance(mod, (nn.InstanceNorm1d, nn.InstanceNorm2d, nn.InstanceNorm3d)):
             # each (sample, channel) normalized over its spatial extent: layer_norm over the
             # spatial dims, then the per-channel affine (fx_decomp.instance_norm_of)
-            from kforge_py import fx_decomp
             return fx_decomp.instance_norm_module(self, node, mod, x, shape, dtype)
         if isinstance(mod, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
             # per-channel statistics over the batch and spatial dims in training mode (how
             # KernelBench runs a fresh module), the running statistics in eval mode
-            from kforge_py import fx_decomp
             return fx_decomp.batch_norm_module(self, node, mod, x, shape, dtype)
         if hasattr(nn, "RMSNorm") and isinstance(mod, nn.RMSNorm):
             ins = [x] + ([self.param(p + ".weight", mod.weight)] if mod.weight is not None else [])
@@ -292,7 +261,6 @@ class Converter:
         return dim
 
     def call(self, node):
-        from kforge_py import fx_ops
         return fx_ops.convert(self, node)
 
 
@@ -430,6 +398,3 @@ def to_spec(gm, example_inputs):
     outs = conv.run()
     return conv, outs
 
-
-def is_scalar(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
