@@ -217,13 +217,12 @@ def check(root, list_edges=False):
     # table rows: stages, test folders, rows for folders that are gone
     stage_rows = {k: v for k, v in rows.items() if not k.startswith("tests/")}
     for s in sorted(stages - set(stage_rows)):
-        problems.append(f"{s}/: unknown stage: folder {s}/ is a stage (kforge_add_stage, or "
-                        f"kernels/ / cli/) with no row in {rel_doc} 'Stage edges'; add one "
-                        f"naming the stages it may include")
+        why = "is a stage" if s in EXTRA_STAGES else "calls kforge_add_stage"
+        problems.append(f"{s}/: unknown stage: {s}/ {why} but has no row in {rel_doc} "
+                        f"'Stage edges'; add one naming the stages it may include")
     for name, (deps, extra, line) in sorted(rows.items()):
-        folder = name
-        if not os.path.isdir(os.path.join(root, folder)):
-            problems.append(f"{rel_doc}:{line}: row {name}: there is no folder {folder}/")
+        if not os.path.isdir(os.path.join(root, name)):
+            problems.append(f"{rel_doc}:{line}: row {name}: there is no folder {name}/")
         for d in deps + extra:
             if d != ANY and d not in stage_rows:
                 problems.append(f"{rel_doc}:{line}: row {name} names {d}, which has no row "
