@@ -61,7 +61,7 @@ void print(const std::vector<profile::Diagnosis>& ds, bool json) {
                 std::printf("    %s = %.4g %s %.4g  %s\n", e.metric.c_str(), e.value,
                             e.op.c_str(), e.threshold, e.note.c_str());
         }
-        for (const auto& m : d.moves) std::printf("    move: %s\n", m.c_str());
+        for (const auto& m : move_lines(d)) std::printf("    move: %s\n", m.c_str());
     }
 }
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "dsl/math_policy.h"
+
 namespace kforge::codegen {
 namespace {
 
@@ -39,31 +41,27 @@ Expected<int64_t> dim_value(const LowerContext& ctx, const std::string& name) {
     return make_error("", "unknown dim \"" + name + "\"");
 }
 
-Expected<dsl::MathMode> resolve_math(const dsl::Kernel& k, DType a, DType b, PrecisionPolicy p) {
-    using dsl::MathMode;
-    MathMode m = k.gemm.math;
-    if (a != b)
-        return unsupported(k, k.loc, std::string("operands of different dtypes (") +
-                                         std::string(to_string(a)) + ", " +
-                                         std::string(to_string(b)) + ")");
-    bool half = a == DType::kBF16 || a == DType::kF16;
-    if (m == MathMode::kAuto) {
-        if (a == DType::kBF16) return MathMode::kBf16;
-        if (a == DType::kF16) return MathMode::kF16;
-        if (a != DType::kF32)
+// The kernel's math on its operands (dsl/math_policy.h), or why the lowering cannot run it.
+Expected<dsl::MathMode> gemm_math(const dsl::Kernel& k, DType a, DType b, PrecisionPolicy p) {
+    const dsl::ResolvedMath r = dsl::resolve_math(p, a, b, k.gemm.math);
+    const std::string m(math_name(r.math));
+    switch (r.refusal) {
+        case dsl::MathRefusal::kNone: return r.math;
+        case dsl::MathRefusal::kOperandsDiffer:
+            return unsupported(k, k.loc, std::string("operands of different dtypes (") +
+                                             std::string(to_string(a)) + ", " +
+                                             std::string(to_string(b)) + ")");
+        case dsl::MathRefusal::kOperandDtype:
             return unsupported(k, k.loc, "operands of dtype " + std::string(to_string(a)));
-        return p == PrecisionPolicy::kFp32Strict ? MathMode::kTf32x3 : MathMode::kTf32;
+        case dsl::MathRefusal::kNeedsItsDtype:
+            return unsupported(k, k.loc, "math " + m + " on operands stored as " +
+                                             std::string(to_string(a)) +
+                                             " (operands are not converted in the mainloop)");
+        case dsl::MathRefusal::kNotForHalf:
+            return unsupported(k, k.loc, "math " + m + " on " + std::string(to_string(a)) +
+                                             " operands");
     }
-    if ((m == MathMode::kBf16 && a != DType::kBF16) || (m == MathMode::kF16 && a != DType::kF16))
-        return unsupported(k, k.loc, "math " + std::string(math_name(m)) +
-                                         " on operands stored as " + std::string(to_string(a)) +
-                                         " (operands are not converted in the mainloop)");
-    if (!half && a != DType::kF32)
-        return unsupported(k, k.loc, "operands of dtype " + std::string(to_string(a)));
-    if (half && (m == MathMode::kTf32 || m == MathMode::kTf32x3 || m == MathMode::kF32Simt))
-        return unsupported(k, k.loc, "math " + std::string(math_name(m)) + " on " +
-                                         std::string(to_string(a)) + " operands");
-    return m;
+    return unsupported(k, k.loc, "math " + m);
 }
 
 // A scalar functor for an element-wise chain statement, or a CUTLASS activation.
@@ -264,7 +262,7 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
         g.m *= *v;
     }
 
-    auto math = resolve_math(kernel, g.dtype_a, g.dtype_b, ctx.problem->policy);
+    auto math = gemm_math(kernel, g.dtype_a, g.dtype_b, ctx.problem->policy);
     if (!math) return math.error();
     g.math = *math;
     g.tensor_order = {g.a, g.b, g.d};

@@ -5,6 +5,7 @@
 
 #include "codegen/gemm_emit_common.h"
 #include "codegen/kernel_entry.h"
+#include "dsl/math_policy.h"
 
 namespace kforge::codegen {
 namespace {
@@ -48,12 +49,8 @@ OperandStaging plan_operand_staging(dsl::Schedule schedule, dsl::MathMode math, 
 OperandStaging plan_operand_staging(const dsl::Kernel& k, PrecisionPolicy policy,
                                     DType operand_dtype) {
     if (k.kind != dsl::KernelKind::kGemm || k.args.size() != 2) return {};
-    dsl::MathMode math = k.gemm.math;
-    if (math == dsl::MathMode::kAuto) {
-        if (operand_dtype != DType::kF32) return {};
-        math = policy == PrecisionPolicy::kFp32Strict ? dsl::MathMode::kTf32x3
-                                                      : dsl::MathMode::kTf32;
-    }
+    // auto on bf16/f16 operands (bf16/f16) and a refused math stage nothing
+    const dsl::MathMode math = dsl::resolve_math(policy, operand_dtype, k.gemm.math).math;
     const auto a = real_dims(k.args[0].dims), b = real_dims(k.args[1].dims);
     if (a.size() < 2 || b.size() < 2) return {};
     // The contraction dim: the one of A's last two dims that is among B's last two.

@@ -8,6 +8,7 @@
 #include "codegen/gemm_emit_common.h"
 #include "codegen/gemm_spec.h"
 #include "codegen/kernel_entry.h"
+#include "dsl/math_policy.h"
 
 namespace kforge::codegen {
 namespace {
@@ -31,26 +32,24 @@ const Op* find_conv_op(const dsl::Kernel& kernel, const Problem& problem) {
     return nullptr;
 }
 
-Expected<dsl::MathMode> resolve_math(const dsl::Kernel& k, DType operand, PrecisionPolicy p) {
-    using dsl::MathMode;
-    const MathMode m = k.gemm.math;
-    const bool half = operand == DType::kBF16 || operand == DType::kF16;
-    if (!half && operand != DType::kF32)
-        return unsupported(k, "operands of dtype " + std::string(to_string(operand)));
-    if (m == MathMode::kAuto) {
-        if (operand == DType::kBF16) return MathMode::kBf16;
-        if (operand == DType::kF16) return MathMode::kF16;
-        return p == PrecisionPolicy::kFp32Strict ? MathMode::kTf32x3 : MathMode::kTf32;
+// The kernel's math on its operands (dsl/math_policy.h), or why the lowering cannot run it.
+Expected<dsl::MathMode> conv_math(const dsl::Kernel& k, DType operand, PrecisionPolicy p) {
+    const dsl::ResolvedMath r = dsl::resolve_math(p, operand, k.gemm.math);
+    const std::string m(math_name(r.math));
+    switch (r.refusal) {
+        case dsl::MathRefusal::kNone: return r.math;
+        case dsl::MathRefusal::kOperandsDiffer:
+        case dsl::MathRefusal::kOperandDtype:
+            return unsupported(k, "operands of dtype " + std::string(to_string(operand)));
+        case dsl::MathRefusal::kNeedsItsDtype:
+            return unsupported(k, "math " + m + " on operands stored as " +
+                                      std::string(to_string(operand)) +
+                                      " (the staging copies operands, it does not round them)");
+        case dsl::MathRefusal::kNotForHalf:
+            return unsupported(k, "math " + m + " on " + std::string(to_string(operand)) +
+                                      " operands");
     }
-    if ((m == MathMode::kBf16 && operand != DType::kBF16) ||
-        (m == MathMode::kF16 && operand != DType::kF16))
-        return unsupported(k, "math " + std::string(math_name(m)) + " on operands stored as " +
-                                  std::string(to_string(operand)) +
-                                  " (the staging copies operands, it does not round them)");
-    if (half && (m == MathMode::kTf32 || m == MathMode::kTf32x3 || m == MathMode::kF32Simt))
-        return unsupported(k, "math " + std::string(math_name(m)) + " on " +
-                                  std::string(to_string(operand)) + " operands");
-    return m;
+    return unsupported(k, "math " + m);
 }
 
 // `in->dims[i]` for a dim the harness passes, else the literal size.
@@ -147,7 +146,7 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     if (g.r > 32 || g.s > 32)
         return unsupported(kernel, "a " + std::to_string(g.r) + "x" + std::to_string(g.s) +
                                        " filter (CUTLASS's optimized iterator takes R, S <= 32)");
-    auto math = resolve_math(kernel, x->second.dtype, ctx.problem->policy);
+    auto math = conv_math(kernel, x->second.dtype, ctx.problem->policy);
     if (!math) return math.error();
     g.math = *math;
     g.staged = g.math == dsl::MathMode::kBf16 ? DType::kBF16

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "dsl/check_internal.h"
+#include "dsl/math_policy.h"
 
 namespace kforge::dsl {
 namespace {
@@ -23,15 +24,6 @@ int64_t extent(const Problem& problem, const std::string& dim) {
     auto it = problem.dims.find(dim);
     if (it != problem.dims.end()) return it->second;
     return !dim.empty() && std::all_of(dim.begin(), dim.end(), ::isdigit) ? std::stoll(dim) : 0;
-}
-
-// The math modes a precision policy allows on f32 operands.
-std::vector<MathMode> allowed_f32_math(PrecisionPolicy policy) {
-    std::vector<MathMode> m{MathMode::kF32Simt, MathMode::kTf32x3};
-    if (policy != PrecisionPolicy::kFp32Strict) m.push_back(MathMode::kTf32);
-    if (policy == PrecisionPolicy::kBf16) m.push_back(MathMode::kBf16);
-    if (policy == PrecisionPolicy::kFp16) m.push_back(MathMode::kF16);
-    return m;
 }
 
 std::string or_list(const std::vector<MathMode>& modes) {
@@ -64,8 +56,8 @@ void check_math(const Kernel& kn, DType a, DType b, const Problem& problem, Repo
     }
     const std::string policy(to_string(problem.policy));
     if (a == DType::kBF16 || a == DType::kF16) {
-        MathMode want = a == DType::kBF16 ? MathMode::kBf16 : MathMode::kF16;
-        if (c.math != MathMode::kAuto && c.math != want) {
+        const MathMode want = resolve_math(problem.policy, a).math;  // what auto means
+        if (!resolve_math(problem.policy, a, c.math).ok()) {
             rep.error(at, "math " + std::string(to_string(c.math)) + " on " +
                               std::string(to_string(a)) + " operands; use math " +
                               std::string(to_string(want)) + " (or auto)");
@@ -163,10 +155,7 @@ int consumer_register_budget(Schedule s) {
 
 void check_promotion(const Kernel& kn, DType operands, const Problem& problem, Reporter& rep) {
     const GemmConfig& c = kn.gemm;
-    const bool tf32x3 =
-        c.math == MathMode::kTf32x3 ||
-        (c.math == MathMode::kAuto && operands == DType::kF32 &&
-         problem.policy == PrecisionPolicy::kFp32Strict);
+    const bool tf32x3 = resolve_math(problem.policy, operands, c.math).math == MathMode::kTf32x3;
     if (!tf32x3 || !is_tma(c.schedule)) return;
     const int threads = consumer_threads(c);
     const int budget = consumer_register_budget(c.schedule) - kPromotionWorkingRegs;
@@ -376,7 +365,8 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
     check_math(kn, x->dtype, w->dtype, problem, rep);
     // Limits of the lowering (codegen/lower_conv.cpp): the staging copies x and w channels-last
     // without rounding them, and the epilogue kernel reads the accumulators as f32.
-    if (x->dtype == DType::kF32 && (c.math == MathMode::kBf16 || c.math == MathMode::kF16)) {
+    if (x->dtype == DType::kF32 &&
+        resolve_math(problem.policy, x->dtype, c.math).refusal == MathRefusal::kNeedsItsDtype) {
         rep.error(knob_loc(kn, "math"), "math " + std::string(to_string(c.math)) +
                                             " on f32 operands: a conv2d kernel stages x and w "
                                             "without rounding them; use math tf32 or tf32x3, or "

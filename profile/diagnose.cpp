@@ -2,25 +2,11 @@
 #include "profile/diagnose.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 
 namespace kforge::profile {
 namespace {
-
-constexpr std::array<std::pair<Bottleneck, std::string_view>, 10> kNames{{
-    {Bottleneck::kDramBound, "dram_bound"},
-    {Bottleneck::kL2Bound, "l2_bound"},
-    {Bottleneck::kTensorComputeBound, "tensor_compute_bound"},
-    {Bottleneck::kSimtComputeBound, "simt_compute_bound"},
-    {Bottleneck::kLatencyBoundLowOccupancy, "latency_bound_low_occupancy"},
-    {Bottleneck::kLaunchTailBound, "launch_tail_bound"},
-    {Bottleneck::kSharedMemoryBound, "shared_memory_bound"},
-    {Bottleneck::kSpillBound, "spill_bound"},
-    {Bottleneck::kUncoalescedMemory, "uncoalesced_memory"},
-    {Bottleneck::kUnknown, "unknown"},
-}};
 
 std::string fmt(double v) {
     char buf[32];
@@ -31,15 +17,15 @@ std::string fmt(double v) {
 double get(const KernelProfile& k, std::string_view m) { return k.metric(m).value_or(0.0); }
 
 // The largest stall reason (cycles per issued instruction), for context in the evidence.
-std::optional<Evidence> top_stall(const KernelProfile& k) {
+std::optional<BottleneckEvidence> top_stall(const KernelProfile& k) {
     const std::string prefix = "smsp__average_warps_issue_stalled_";
-    std::optional<Evidence> best;
+    std::optional<BottleneckEvidence> best;
     for (const auto& [name, v] : k.metrics) {
         if (name.rfind(prefix, 0) != 0) continue;
         if (!best || v > best->value) {
             std::string reason = name.substr(prefix.size());
             reason = reason.substr(0, reason.find("_per_issue_active"));
-            best = Evidence{name, v, "top", 0, "largest stall reason: " + reason};
+            best = BottleneckEvidence{name, v, "top", 0, "largest stall reason: " + reason};
         }
     }
     return best;
@@ -47,22 +33,10 @@ std::optional<Evidence> top_stall(const KernelProfile& k) {
 
 }  // namespace
 
-std::string_view to_string(Bottleneck b) {
-    for (const auto& [v, n] : kNames)
-        if (v == b) return n;
-    return "unknown";
-}
-
-std::optional<Bottleneck> bottleneck_from_string(std::string_view s) {
-    for (const auto& [v, n] : kNames)
-        if (n == s) return v;
-    return std::nullopt;
-}
-
-Diagnosis diagnose_kernel(const KernelProfile& k, const DiagnoseContext& ctx) {
-    Diagnosis d;
+KernelDiagnosis diagnose_kernel(const KernelProfile& k, const DiagnoseContext& ctx) {
+    KernelDiagnosis d;
     d.kernel = k.name;
-    auto decide = [&](Bottleneck b, Evidence e) {
+    auto decide = [&](Bottleneck b, BottleneckEvidence e) {
         d.bottleneck = b;
         d.evidence.insert(d.evidence.begin(), std::move(e));
     };
@@ -133,39 +107,14 @@ Diagnosis diagnose_kernel(const KernelProfile& k, const DiagnoseContext& ctx) {
         if (auto v = k.metric(m); v && d.evidence.front().metric != m)
             d.evidence.push_back({m, *v, "", 0, "context"});
     if (auto s = top_stall(k)) d.evidence.push_back(*s);
-    d.moves = moves_for(d.bottleneck, ctx);
-    const Evidence& e = d.evidence.front();
+    d.kind = ctx.kind;
+    MoveAdvice advice = advise_moves(d.bottleneck, ctx);
+    d.moves = std::move(advice.moves);
+    d.stop = advice.stop;
+    const BottleneckEvidence& e = d.evidence.front();
     d.summary = d.kernel + ": " + std::string(to_string(d.bottleneck)) + " (" + e.metric + " " +
                 fmt(e.value) + " " + e.op + " " + fmt(e.threshold) + ")";
     return d;
-}
-
-std::string diagnosis_text(const std::vector<Diagnosis>& diagnoses) {
-    std::string out;
-    for (const Diagnosis& d : diagnoses) {
-        out += d.summary;
-        if (!d.from_profile) out += " [ptxas + SOL only, no profiler]";
-        if (!d.moves.empty()) {
-            out += " -> moves: ";
-            for (size_t i = 0; i < d.moves.size(); ++i) out += (i ? "; " : "") + d.moves[i];
-        }
-        out += "\n";
-    }
-    return out;
-}
-
-nlohmann::ordered_json to_json(const Diagnosis& d) {
-    nlohmann::ordered_json j;
-    j["kernel"] = d.kernel;
-    j["bottleneck"] = std::string(to_string(d.bottleneck));
-    j["source"] = d.from_profile ? "ncu" : "ptxas+sol";
-    j["evidence"] = nlohmann::ordered_json::array();
-    for (const Evidence& e : d.evidence)
-        j["evidence"].push_back({{"metric", e.metric}, {"value", e.value}, {"op", e.op},
-                                 {"threshold", e.threshold}, {"note", e.note}});
-    j["moves"] = d.moves;
-    j["summary"] = d.summary;
-    return j;
 }
 
 }  // namespace kforge::profile

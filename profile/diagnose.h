@@ -1,8 +1,8 @@
 // Bottleneck diagnosis: per kernel, a bottleneck class, the evidence that decided it (metric,
-// value, threshold) and the knob moves of the kernel language that address it. From an ncu
-// profile (diagnose_kernel) or, without a profiler, from the ptxas report and the roofline
-// position of the measured time (diagnose_fallback). diagnosis_text() is what proposers read
-// (search/proposer.h CandidateView::diagnosis).
+// value, threshold) and the knob moves that address it (the moves table, diagnosis/moves.h).
+// From an ncu profile (diagnose_kernel) or, without a profiler, from the ptxas report and the
+// roofline position of the measured time (diagnose_fallback). The result is the plain-data
+// KernelDiagnosis of diagnosis/diagnosis.h, which the search reads typed.
 #pragma once
 
 #include <optional>
@@ -10,20 +10,12 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "compile/ptxas_report.h"
+#include "diagnosis/diagnosis.h"
 #include "dsl/ast.h"
 #include "profile/ncu_parse.h"
 
 namespace kforge::profile {
-
-enum class Bottleneck {
-    kDramBound, kL2Bound, kTensorComputeBound, kSimtComputeBound, kLatencyBoundLowOccupancy,
-    kLaunchTailBound, kSharedMemoryBound, kSpillBound, kUncoalescedMemory, kUnknown,
-};
-std::string_view to_string(Bottleneck b);
-std::optional<Bottleneck> bottleneck_from_string(std::string_view s);
 
 // Thresholds of the classifier (percent of peak unless named otherwise).
 inline constexpr double kBusyPct = 60.0;              // a unit at >= this is the limiter
@@ -33,15 +25,7 @@ inline constexpr double kMinGlobalRequests = 1000.0;
 inline constexpr double kBankConflictFraction = 0.25; // conflicts / shared wavefronts
 inline constexpr double kLowOccupancyPct = 40.0;      // achieved warps of the SM maximum
 inline constexpr double kTailLastWaveFraction = 0.5;  // last wave fuller than this: no tail
-inline constexpr double kNearSolFraction = 0.8;       // T_sol / T at or above: stop
-
-struct Evidence {
-    std::string metric;
-    double value = 0;
-    std::string op;  // ">=", "<", ...
-    double threshold = 0;
-    std::string note;
-};
+// kNearSolFraction (T_sol / T at or above: stop) is diagnosis/diagnosis.h's.
 
 struct DiagnoseContext {
     std::optional<dsl::KernelKind> kind;     // the program kernel's kind, when known
@@ -49,18 +33,9 @@ struct DiagnoseContext {
     int sm_count = 0;                        // 0: from launch__sm_count, else 132
 };
 
-struct Diagnosis {
-    std::string kernel;
-    Bottleneck bottleneck = Bottleneck::kUnknown;
-    bool from_profile = true;            // false: ptxas + SOL fallback
-    std::vector<Evidence> evidence;      // what decided the class (first: the deciding rule)
-    std::vector<std::string> moves;      // knob moves in the kernel language
-    std::string summary;                 // one line
-};
-
 // Classifies one profiled kernel (rules in order: spills, tail, coalescing, bank conflicts,
 // tensor, DRAM, L2, SIMT, low occupancy; unknown otherwise).
-Diagnosis diagnose_kernel(const KernelProfile& kernel, const DiagnoseContext& context);
+KernelDiagnosis diagnose_kernel(const KernelProfile& kernel, const DiagnoseContext& context);
 
 // Without a profile: the ptxas resources of the kernel, its launch (grid x block threads,
 // dynamic smem) and where the measured time sits against the SOL bound.
@@ -72,13 +47,21 @@ struct FallbackInput {
     bool memory_bound_sol = true;       // sol Bounds::kind == kMemory
     bool matrix_on_tensor_cores = false;
 };
-Diagnosis diagnose_fallback(const FallbackInput& input, const DiagnoseContext& context);
+KernelDiagnosis diagnose_fallback(const FallbackInput& input, const DiagnoseContext& context);
 
-// The knob moves for a class (diagnose_moves.cpp); near SOL a compute or DRAM class says stop.
-std::vector<std::string> moves_for(Bottleneck b, const DiagnoseContext& context);
+// The moves a diagnosis of class `b` advises: the moves table's for the context's kernel kind
+// (every kind's first move when the kind is unknown); near SOL a tensor or DRAM class says stop
+// instead (diagnose_moves.cpp).
+struct MoveAdvice {
+    std::vector<DirectedMove> moves;
+    bool stop = false;
+};
+MoveAdvice advise_moves(Bottleneck b, const DiagnoseContext& context);
 
-// "k0: dram_bound (dram__throughput 91.2% >= 60%) -> moves: vec 8; ..." one line per kernel.
-std::string diagnosis_text(const std::vector<Diagnosis>& diagnoses);
-nlohmann::ordered_json to_json(const Diagnosis& d);
+// Transitional names for the callers in cli/ while the profile hook moves to the typed
+// diagnosis (to go when cli/optimize_profile.cpp returns kforge::Diagnosis).
+using Diagnosis = KernelDiagnosis;
+using kforge::diagnosis_text;
+using kforge::to_json;
 
 }  // namespace kforge::profile

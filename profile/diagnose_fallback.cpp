@@ -19,8 +19,8 @@ std::string fmt(double v) {
 
 }  // namespace
 
-Diagnosis diagnose_fallback(const FallbackInput& in, const DiagnoseContext& ctx) {
-    Diagnosis d;
+KernelDiagnosis diagnose_fallback(const FallbackInput& in, const DiagnoseContext& ctx) {
+    KernelDiagnosis d;
     d.kernel = in.resources.name;
     d.from_profile = false;
     const compile::KernelResources& r = in.resources;
@@ -64,8 +64,11 @@ Diagnosis diagnose_fallback(const FallbackInput& in, const DiagnoseContext& ctx)
                               "roofline position of the measured time"});
     if (occupancy >= 0)
         d.evidence.push_back({"theoretical occupancy %", occupancy, "", 0, "context"});
-    d.moves = moves_for(d.bottleneck, ctx);
-    const Evidence& e = d.evidence.front();
+    d.kind = ctx.kind;
+    MoveAdvice advice = advise_moves(d.bottleneck, ctx);
+    d.moves = std::move(advice.moves);
+    d.stop = advice.stop;
+    const BottleneckEvidence& e = d.evidence.front();
     d.summary = d.kernel + ": " + std::string(to_string(d.bottleneck)) + " (" + e.metric + " " +
                 (e.op.empty() ? std::string() : fmt(e.value)) +
                 (e.note.empty() ? "" : " " + e.note) + ")";

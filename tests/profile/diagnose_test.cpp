@@ -35,7 +35,7 @@ TEST(Diagnose, EveryFixtureKernelGetsItsExpectedClass) {
         for (const KernelProfile& p : reps)
             if (p.name.find(kernel) != std::string::npos) k = &p;
         ASSERT_NE(k, nullptr) << "no kernel " << kernel << " in " << file;
-        Diagnosis d = diagnose_kernel(*k, {});
+        KernelDiagnosis d = diagnose_kernel(*k, {});
         EXPECT_EQ(to_string(d.bottleneck), expected) << d.summary;
         EXPECT_FALSE(d.evidence.empty());
         EXPECT_FALSE(d.moves.empty()) << d.summary;
@@ -72,14 +72,18 @@ TEST(Diagnose, UnitsAboveThresholdDecideAndMovesFollowTheKind) {
     auto simt = diagnose_kernel(busy("sm__throughput.avg.pct_of_peak_sustained_elapsed", 88),
                                 {dsl::KernelKind::kGemm, 0.3, 132});
     EXPECT_EQ(simt.bottleneck, Bottleneck::kSimtComputeBound);
-    EXPECT_NE(simt.moves.front().find("math tf32x3"), std::string::npos);
+    EXPECT_EQ(simt.moves.front().knob, "math");
+    EXPECT_EQ(simt.moves.front().word, "tf32x3");
     auto dram = diagnose_kernel(busy("dram__throughput.avg.pct_of_peak_sustained_elapsed", 70),
                                 rowwise);
-    EXPECT_EQ(dram.moves.front(), "vec 8");
+    EXPECT_EQ(move_text(dram.moves.front()), "vec up (wider vector accesses)");
+    for (const DirectedMove& m : dram.moves) EXPECT_EQ(m.kind, dsl::KernelKind::kRowwise);
     auto near = diagnose_kernel(busy("dram__throughput.avg.pct_of_peak_sustained_elapsed", 92),
                                 {dsl::KernelKind::kRowwise, 0.93, 132});
-    ASSERT_EQ(near.moves.size(), 1u);
-    EXPECT_EQ(near.moves.front().rfind("stop", 0), 0u);
+    EXPECT_TRUE(near.stop);
+    EXPECT_TRUE(near.moves.empty());
+    ASSERT_EQ(move_lines(near).size(), 1u);
+    EXPECT_EQ(move_lines(near).front().rfind("stop", 0), 0u);
     auto idle = diagnose_kernel(busy("dram__throughput.avg.pct_of_peak_sustained_elapsed", 10), {});
     EXPECT_EQ(idle.bottleneck, Bottleneck::kUnknown);
 }
@@ -100,10 +104,11 @@ TEST(Diagnose, FallbackFromPtxasAndSol) {
     in.block_threads = 256;
     in.grid_blocks = 4096;
     DiagnoseContext ctx{dsl::KernelKind::kRowwise, 0.5, 132};
-    Diagnosis spill = diagnose_fallback(in, ctx);
+    KernelDiagnosis spill = diagnose_fallback(in, ctx);
     EXPECT_EQ(spill.bottleneck, Bottleneck::kSpillBound);
     EXPECT_FALSE(spill.from_profile);
-    EXPECT_NE(spill.moves.front().find("passes 2"), std::string::npos);
+    EXPECT_EQ(spill.kind, dsl::KernelKind::kRowwise);
+    EXPECT_EQ(move_text(spill.moves.front()), "rows_per_block down (fewer rows per block)");
 
     in.resources.spill_stores_bytes = 0;
     in.resources.registers = 32;
@@ -118,23 +123,26 @@ TEST(Diagnose, FallbackFromPtxasAndSol) {
     EXPECT_EQ(diagnose_fallback(in, ctx).bottleneck, Bottleneck::kDramBound);
     in.memory_bound_sol = false;
     in.matrix_on_tensor_cores = true;
-    Diagnosis tensor = diagnose_fallback(in, {dsl::KernelKind::kGemm, 0.95, 132});
+    KernelDiagnosis tensor = diagnose_fallback(in, {dsl::KernelKind::kGemm, 0.95, 132});
     EXPECT_EQ(tensor.bottleneck, Bottleneck::kTensorComputeBound);
-    EXPECT_EQ(tensor.moves.front().rfind("stop", 0), 0u);
+    EXPECT_TRUE(tensor.stop);
+    EXPECT_EQ(move_lines(tensor).front().rfind("stop", 0), 0u);
 }
 
 TEST(Diagnose, TextAndJsonCarryClassEvidenceAndMoves) {
     auto ks = parse_ncu_csv(read(std::string(KFORGE_TEST_DATA_DIR) + "/fixtures/synthetic_flawed.csv"));
     ASSERT_TRUE(ks.ok());
-    Diagnosis d = diagnose_kernel(ks->at(3), {dsl::KernelKind::kRowwise, 0.2, 132});
-    std::string text = diagnosis_text({d});
+    KernelDiagnosis d = diagnose_kernel(ks->at(3), {dsl::KernelKind::kRowwise, 0.2, 132});
+    std::string text = diagnosis_text(std::vector<KernelDiagnosis>{d});
     EXPECT_NE(text.find("spill_bound"), std::string::npos);
-    EXPECT_NE(text.find("moves: passes 2"), std::string::npos);
+    EXPECT_NE(text.find("moves: rows_per_block down (fewer rows per block); threads up"),
+              std::string::npos) << text;
     auto j = to_json(d);
     EXPECT_EQ(j["bottleneck"], "spill_bound");
     EXPECT_EQ(j["source"], "ncu");
     EXPECT_GE(j["evidence"].size(), 2u);
     EXPECT_DOUBLE_EQ(j["evidence"][0]["threshold"].get<double>(), kSpillLocalFraction);
+    EXPECT_EQ(j["moves"][0], "rows_per_block down (fewer rows per block)");
 }
 
 }  // namespace
