@@ -3,7 +3,7 @@
 // [--db PATH] [--resume RUN] [--seed N] [--out DIR] [--proposers a,b] [--llm CONFIG
 // [--budget-tokens N] [--budget-cost USD]] [--profile-top N] [--ncu PATH]`: the budget-aware
 // search of search/loop.h on one problem. Without a start program (no --program, no .kf beside
-// the spec) the fusion planner synthesizes one (search/seed.h). With --llm the LLM proposer
+// the spec) the fusion planner synthesizes one (planner/plan.h). With --llm the LLM proposer
 // joins the built-in ones until its budget is spent or its endpoint is dead. The best few
 // candidates of each round are diagnosed (ncu on cuda, ptxas + SOL otherwise) for the diagnosis
 // proposer and the LLM prompt. Exit 0 a candidate passed, 1 none did, 2 user error, 3 env.
@@ -25,7 +25,7 @@
 #include "dsl/printer.h"
 #include "problem/spec.h"
 #include "search/proposers.h"
-#include "search/seed.h"
+#include "planner/plan.h"
 #include "sol/device.h"
 #include "store/store.h"
 
@@ -108,14 +108,14 @@ Expected<StartProgram> start_program(const std::string& spec, const std::string&
     if (!program.empty()) return make_error(program, "cannot read the start program");
     auto spec_entry = find_device(device.datasheet_key);
     if (!spec_entry) return spec_entry.error();
-    auto seeded = search::seed_program(problem, dsl::device_limits(*spec_entry));
+    auto seeded = planner::seed_program(problem, dsl::device_limits(*spec_entry));
     if (!seeded) {
         Error e = seeded.error();
         e.message = "no start program (no --program, no " + path + ") and none can be "
                     "synthesized: " + e.message;
         return e;
     }
-    return StartProgram{dsl::print_canonical(*seeded), true, search::describe_fusion_plan(*seeded)};
+    return StartProgram{dsl::print_canonical(*seeded), true, planner::describe_fusion_plan(*seeded)};
 }
 
 std::unique_ptr<llm::LlmProposer> make_llm(const OptimizeArgs& a, Store& store, const char* cmd,

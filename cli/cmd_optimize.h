@@ -60,7 +60,7 @@ search::SearchOptions search_options(const OptimizeArgs& a, const char* cmd);
 std::vector<std::unique_ptr<search::Proposer>> make_proposers(const OptimizeArgs& a, const char* cmd);
 
 // The start program of a spec: --program, else <spec without .json>.kf beside it, else one the
-// fusion planner synthesizes from the problem (search/seed.h) for the device's limits.
+// fusion planner synthesizes from the problem (planner/plan.h) for the device's limits.
 struct StartProgram {
     std::string text;
     bool synthesized = false;

@@ -6,190 +6,33 @@
 #include <optional>
 #include <thread>
 
-#include "common/parallel.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
-#include "eval/precompile.h"
-#include "problem/spec.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
-#include "search/proposers_common.h"
 
 namespace kforge::search {
-namespace detail {
-
-eval::TimingStats stats_of(const EvaluationRecord& record) {
-    std::vector<double> t;
-    for (const MeasurementRecord& m : record.measurements)
-        if (m.label == "candidate") t.push_back(m.time_ns);
-    return eval::timing_stats(t);
-}
-
-eval::EvalReport evaluate_at(SearchState& st, eval::Evaluator& evaluator, Store& store,
-                             const std::string& hash, EvalTier tier, const SearchOptions& options,
-                             Spent& spent) {
-    CandidateState& c = st.candidates.at(hash);
-    eval::EvalRequest req;
-    req.problem = st.problem;
-    req.program_text = c.text;
-    req.tier = tier;
-    req.seed = options.seed;
-    req.compile_cache_dir = options.compile_cache_dir;
-    req.store = &store;
-    req.run_id = st.run_id;
-    req.proposer = c.proposer;
-    auto t0 = std::chrono::steady_clock::now();
-    eval::EvalReport r = eval::evaluate(evaluator, req);
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    c.evaluated = true;
-    c.status = r.status;
-    c.message = r.message;
-    if (r.cached) {
-        ++st.counts.cached;
-    } else {
-        spent.gpu_s += secs;
-        ++spent.compiles;
-    }
-    for (const eval::GateOutcome& g : r.gates)
-        if (g.gate == "compile" && g.passed) ++st.counts.compiled;
-    if (r.status == EvalStatus::kPassed && r.stats.count > 0) {
-        if (tier == EvalTier::kQuick) {
-            c.quick = r.stats;
-            ++st.counts.quick;
-            auto p = dsl::parse_program(c.text, "<candidate>");
-            if (p) (void)st.cost->observe(*p, r.stats.median_ns);
-        } else {
-            c.full = r.stats;
-            ++st.counts.full;
-        }
-    }
-    return r;
-}
-
-Status record_invalid(SearchState& st, Store& store, const std::string& hash,
-                      const std::string& message) {
-    CandidateState& c = st.candidates.at(hash);
-    NewEvaluation e;
-    e.candidate_id = c.id;
-    e.device_id = st.device_id;
-    e.toolchain = "checker";
-    e.shapes_key = eval::shapes_key(st.problem);
-    e.tier = EvalTier::kStatic;
-    e.status = EvalStatus::kInvalidProgram;
-    e.error_text = message;
-    auto id = store.add_evaluation(e);
-    if (!id) return id.error();
-    c.evaluated = true;
-    c.status = EvalStatus::kInvalidProgram;
-    c.message = message;
-    ++st.counts.invalid;
-    return Ok{};
-}
-
-}  // namespace detail
-
 namespace {
 
-// The time the proposers' context ranks a candidate by: its full timing, else its quick one;
-// 0 when it has none or did not pass.
-double ranked_time(const CandidateState& c) {
-    if (c.status != EvalStatus::kPassed) return 0;
-    return c.full ? c.full->median_ns : c.quick ? c.quick->median_ns : 0;
-}
-
-// Whether any candidate is timed (the proposers have a best to start from).
-bool any_timed(const SearchState& st) {
-    for (const auto& [hash, c] : st.candidates)
-        if (ranked_time(c) > 0) return true;
-    return false;
-}
+using detail::add_sample;
+using detail::any_timed;
+using detail::compile_async;
+using detail::fill_precompile;
+using detail::fitting;
+using detail::kCompiledTimingGraceS;
+using detail::mark_precompiled;
+using detail::precompile_request;
+using detail::PrefetchResult;
+using detail::propose;
+using detail::propose_ahead;
+using detail::proposals_wanted;
+using detail::record_compile_cost;
+using detail::warm_start_cases;
 
 double time_of(const CandidateState& c) {
     if (c.status != EvalStatus::kPassed) return 0;
     if (c.full) return c.full->median_ns;
     return 0;
-}
-
-ProposalContext context_for(const SearchState& st, const SearchOptions& options, int count) {
-    ProposalContext ctx;
-    ctx.problem = &st.problem;
-    ctx.bounds = &st.bounds;
-    ctx.device_key = st.bounds.device;
-    ctx.count = count;
-    ctx.seed = options.seed * 1000003ULL + static_cast<uint64_t>(st.progress.rounds);
-    std::vector<std::pair<double, std::string>> ranked;
-    for (const auto& [hash, c] : st.candidates) {
-        ctx.seen_hashes.push_back(hash);
-        double t = ranked_time(c);
-        if (t > 0) ranked.push_back({t, hash});
-        else if (c.evaluated && c.status != EvalStatus::kPassed && ctx.recent_failures.size() < 4)
-            ctx.recent_failures.push_back(CandidateView{c.text, hash, c.status, c.message});
-    }
-    std::sort(ranked.begin(), ranked.end());
-    for (size_t i = 0; i < ranked.size() && i < 4; ++i) {
-        const CandidateState& c = st.candidates.at(ranked[i].second);
-        CandidateView v{c.text, ranked[i].second, c.status, c.message};
-        v.median_ns = ranked[i].first;
-        v.fraction_of_sol = st.bounds.time_fused_s * 1e9 / ranked[i].first;
-        v.diagnosis = c.diagnosis;
-        v.proposer = c.proposer;
-        v.move = c.move;
-        ctx.best.push_back(v);
-    }
-    // Nothing timed yet (the start program's own compile wave): the start is the parent, with
-    // no time - the proposers that need none (neighbours, seed variants) propose from it.
-    if (ctx.best.empty())
-        if (auto it = st.candidates.find(st.start_hash); it != st.candidates.end() && !it->second.evaluated)
-            ctx.best.push_back(CandidateView{it->second.text, st.start_hash, it->second.status, ""});
-    return ctx;
-}
-
-// Adds a proposal to the run; returns its hash when it passed the checker (else "").
-Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
-                            const std::string& proposer) {
-    ++st.counts.proposed;
-    auto program = dsl::parse_program(p.program_text, "<" + proposer + ">");
-    std::string text = program ? dsl::print_canonical(*program) : p.program_text;
-    std::string hash = program ? dsl::program_hash(*program) : content_hash(p.program_text);
-    if (st.candidates.count(hash)) return std::string();
-    NewCandidate nc{st.run_id, 0, text, hash, {}, proposer, p.move};
-    auto pid = store.upsert_problem(st.problem.name, problem_to_json(st.problem).dump());
-    if (!pid) return pid.error();
-    nc.problem_id = *pid;
-    for (const std::string& ph : p.parent_hashes)
-        if (auto it = st.candidates.find(ph); it != st.candidates.end())
-            nc.parent_ids.push_back(it->second.id);
-    auto ins = store.add_candidate(nc);
-    if (!ins) return ins.error();
-    st.candidates[hash] = CandidateState{ins->id, text, proposer, p.move};
-    std::string message;
-    if (!program) {
-        message = program.error().to_string();
-    } else {
-        message = detail::static_check(*program, st.problem, st.bounds.device, text);
-    }
-    if (!message.empty()) {
-        if (auto s = detail::record_invalid(st, store, hash, message); !s) return s.error();
-        return std::string();
-    }
-    ++st.counts.static_ok;
-    return hash;
-}
-
-// The precompile request of `st`'s problem (no programs yet), where precompiling helps: a
-// compile cache and a real device (the simulated one compiles nothing).
-std::optional<eval::PrecompileRequest> precompile_request(const SearchState& st,
-                                                          eval::Evaluator& evaluator,
-                                                          const SearchOptions& options) {
-    auto device_info = evaluator.device_info();
-    if (options.compile_cache_dir.empty() || !device_info.ok() || device_info->simulated)
-        return std::nullopt;
-    eval::PrecompileRequest pre;
-    pre.problem = st.problem;
-    pre.device = *device_info;
-    pre.tier = EvalTier::kQuick;
-    pre.compile_cache_dir = options.compile_cache_dir;
-    return pre;
 }
 
 // The profiling tier: the `top` fastest timed candidates without a diagnosis.
@@ -216,69 +59,6 @@ double round_screen_s(const Budget& budget, const Spent& spent) {
     return left ? std::max(0.0, *left) / 4 : 60.0;
 }
 
-// Programs asked of each built-in proposer: options.proposals_per_round, more (up to 4x) when
-// the round can screen more than that at the measured costs.
-int proposals_wanted(const SearchState& st, const SearchOptions& options, size_t proposers,
-                     double round_s) {
-    const int base = options.proposals_per_round;
-    auto cap = screen_capacity(st.screen_costs, round_s);
-    if (!cap || proposers == 0) return base;
-    const size_t each = (std::min<size_t>(*cap, 1u << 20) + proposers - 1) / proposers;
-    return static_cast<int>(std::clamp<size_t>(each, base, 4 * static_cast<size_t>(base)));
-}
-
-void add_sample(double& mean, int& samples, double value) {
-    mean = (mean * samples + value) / (samples + 1);
-    ++samples;
-}
-
-// Asks every proposer (not exhausted) for `wanted` programs (an LLM proposer for
-// options.proposals_per_round: its proposals cost tokens) and admits them; the hashes that
-// passed the checker are appended to `fresh`.
-Status propose(SearchState& st, Store& store, const std::vector<Proposer*>& proposers,
-               const SearchOptions& options, Spent& spent, int wanted,
-               std::vector<std::string>& fresh) {
-    ProposalContext ctx = context_for(st, options, wanted);
-    for (Proposer* proposer : proposers) {
-        if (proposer->exhausted()) continue;
-        ProposerUsage before = proposer->usage();
-        ctx.count = proposer->name().rfind("search:", 0) == 0 ? wanted : options.proposals_per_round;
-        std::vector<Proposal> props = proposer->propose(ctx);
-        ProposerUsage after = proposer->usage();
-        spent.llm_tokens += (after.tokens_in + after.tokens_out) - (before.tokens_in + before.tokens_out);
-        spent.llm_cost_usd += after.cost_usd - before.cost_usd;
-        for (const Proposal& p : props) {
-            auto hash = admit(st, store, p, proposer->name());
-            if (!hash) return hash.error();
-            if (!hash->empty()) fresh.push_back(*hash);
-        }
-    }
-    return Ok{};
-}
-
-// The next round's proposals, made now (to compile them ahead of their round): they join the
-// pending programs, and their hashes are returned for the precompile.
-Expected<std::vector<std::string>> propose_ahead(SearchState& st, Store& store,
-                                                 const std::vector<Proposer*>& proposers,
-                                                 const SearchOptions& options, Spent& spent,
-                                                 double round_s) {
-    std::vector<std::string> next;
-    if (auto s = propose(st, store, proposers, options, spent,
-                         proposals_wanted(st, options, proposers.size(), round_s), next);
-        !s)
-        return s.error();
-    st.pending.insert(st.pending.end(), next.begin(), next.end());
-    return next;
-}
-
-// Marks `hashes[i]` precompiled where program `i` of the precompile report compiled.
-void mark_precompiled(SearchState& st, const std::vector<std::string>& hashes,
-                      const Expected<eval::PrecompileReport>& report) {
-    if (!report) return;
-    for (size_t i = 0; i < hashes.size() && i < report->programs.size(); ++i)
-        if (report->programs[i].ok()) st.precompiled.insert(hashes[i]);
-}
-
 // The cost-model screen: as many of `fresh` as the round can compile and time at the measured
 // costs (screen_count), best estimates first; the start program always goes through.
 // `count` replaces the round's count (the start's compile wave: as many as it has room for).
@@ -299,103 +79,6 @@ std::vector<std::string> screen(const SearchState& st, const std::vector<std::st
                         : screen_count(fresh.size(), options.promote_ratio, st.screen_costs, round_s)))
         screened.push_back(fresh[i]);
     return screened;
-}
-
-// The programs of `screened` a precompile may build, within the compile budget.
-void fill_precompile(eval::PrecompileRequest& pre, const SearchState& st,
-                     const std::vector<std::string>& screened, const SearchOptions& options,
-                     const Spent& spent) {
-    int64_t room = options.budget.compiles ? *options.budget.compiles - spent.compiles
-                                           : static_cast<int64_t>(screened.size());
-    for (size_t i = 0; i < screened.size() && static_cast<int64_t>(i) < room; ++i)
-        pre.program_texts.push_back(st.candidates.at(screened[i]).text);
-}
-
-// The compile-wave cost sample of one precompile that took `secs`.
-void record_compile_cost(SearchState& st, const eval::PrecompileRequest& pre,
-                         const Expected<eval::PrecompileReport>& report, double secs) {
-    const int jobs = pre.jobs > 0 ? pre.jobs
-                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    if (report && report->sources > report->cache_hits) {
-        const int compiled = report->sources - report->cache_hits;
-        int programs = 0, units = 0;  // programs that compiled something, and their units
-        for (const eval::PrecompiledProgram& p : report->programs)
-            if (p.sources > p.cache_hits) ++programs, units += p.sources - p.cache_hits;
-        ScreenCosts& sc = st.screen_costs;
-        sc.compile_jobs = jobs;
-        if (programs > 0) {
-            // the sample count advances once, with the wave's
-            int n = sc.compile_samples;
-            add_sample(sc.compile_units, n, static_cast<double>(units) / programs);
-        }
-        add_sample(sc.compile_wave_s, sc.compile_samples, secs / ((compiled + jobs - 1) / jobs));
-    }
-}
-
-// The start program's correctness cases (inputs and references: 16-80 s per problem at the
-// full shape on the H200, 2026-12-01), built by the evaluator's worker one case at a time while
-// `compile` (the start's precompile, ~10-50 s) runs, until it is done: the start's tiers then
-// find them cached. It stops once the compile is done, so it delays the round by at most the
-// case in flight; the rest are built by the start's full tier as before (beside the prefetch
-// below). A failure only ends the warm-up: the gates then run as they would without it.
-void warm_start_cases(const SearchState& st, eval::Evaluator& evaluator,
-                      const SearchOptions& options,
-                      const std::future<Expected<eval::PrecompileReport>>& compile) {
-    auto it = st.candidates.find(st.start_hash);
-    if (it == st.candidates.end() || it->second.evaluated) return;
-    eval::WarmRequest request;
-    request.problem = st.problem;
-    request.program_text = it->second.text;
-    request.seed = options.seed;  // evaluate_at's
-    request.tier = EvalTier::kFull;
-    request.max_cases = 1;
-    for (uint64_t i = 0;; ++i) {
-        if (compile.wait_for(std::chrono::seconds(0)) == std::future_status::ready) return;
-        request.first_case = i;
-        eval::WarmReport r = evaluator.warm(request);
-        if (!r.error.empty() || i + 1 >= r.cases_total) return;
-    }
-}
-
-struct PrefetchResult {
-    eval::PrecompileRequest request;
-    std::vector<std::string> hashes;  // of request.program_texts, in order
-    Expected<eval::PrecompileReport> report;
-    double secs = 0;
-};
-
-// `req` (programs `hashes`) compiling on its own thread, timed.
-std::future<PrefetchResult> compile_async(eval::PrecompileRequest req, std::vector<std::string> hashes) {
-    return std::async(std::launch::async, [req = std::move(req), hashes = std::move(hashes)] {
-        auto t0 = std::chrono::steady_clock::now();
-        PrefetchResult r{req, hashes, eval::precompile(req), 0.0};
-        r.secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return r;
-    });
-}
-
-// How far past the wall budget a program compiled for the round may still be quick-timed.
-constexpr double kCompiledTimingGraceS = 10.0;
-
-// The programs of `screened` that fit their compile waves and quick timings in the wall budget
-// left at the measured costs, in their order: all of them without a wall budget or before a
-// compile wave was measured. A compile wave that cannot finish in the budget is not started:
-// waiting for one took runs with a 120 s budget to 137-262 s on the H200 (2026-12-01). Programs
-// a prefetch already compiled cost a quick timing only: they go first and need no wave (GEMM
-// runs otherwise stopped with a compiled wave of proposals never timed, 2026-12-01 s7).
-std::vector<std::string> fitting(const SearchState& st, const std::vector<std::string>& screened,
-                                 const SearchOptions& options, const Spent& spent) {
-    const ScreenCosts& sc = st.screen_costs;
-    if (!options.budget.wall_s || sc.compile_samples == 0) return screened;
-    std::vector<std::string> ready, rest;
-    for (const std::string& h : screened) (st.precompiled.count(h) ? ready : rest).push_back(h);
-    const double wall_left = std::max(0.0, *options.budget.wall_s - spent.wall_s);
-    const double quick = std::max(1e-3, sc.quick_s);
-    ready.resize(std::min(ready.size(), static_cast<size_t>(wall_left / quick)));
-    const double left = wall_left - static_cast<double>(ready.size()) * quick;
-    const size_t n = std::min(rest.size(), screen_capacity(sc, left).value_or(rest.size()));
-    ready.insert(ready.end(), rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(n));
-    return ready;
 }
 
 }  // namespace
@@ -603,29 +286,6 @@ Status run_search(SearchState& st, eval::Device& device, Store& store,
                   Spent& spent) {
     eval::InProcessEvaluator evaluator(device);
     return run_search(st, evaluator, store, proposers, options, spent);
-}
-
-void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator& evaluator,
-                       const SearchOptions& options, Spent& spent) {
-    std::vector<eval::PrecompileRequest> requests;
-    std::vector<SearchState*> owners;  // the state of each request
-    for (SearchState* st : states) {
-        auto it = st->candidates.find(st->start_hash);
-        if (it == st->candidates.end() || it->second.evaluated) continue;
-        auto pre = precompile_request(*st, evaluator, options);
-        if (!pre) return;  // the same for every state: nothing to precompile
-        pre->program_texts = {it->second.text};
-        pre->jobs = 1;  // one program each; the problems run in parallel
-        requests.push_back(std::move(*pre));
-        owners.push_back(st);
-    }
-    auto t0 = std::chrono::steady_clock::now();
-    // failures resurface, with their messages, in the evaluations
-    std::vector<Expected<eval::PrecompileReport>> reports(requests.size(), eval::PrecompileReport{});
-    parallel_for(requests.size(), 0, [&](size_t i) { reports[i] = eval::precompile(requests[i]); });
-    for (size_t i = 0; i < owners.size(); ++i)
-        mark_precompiled(*owners[i], {owners[i]->start_hash}, reports[i]);
-    spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 namespace {

@@ -29,9 +29,13 @@ namespace kforge::search {
 std::unique_ptr<Proposer> make_parameter_proposer();
 std::unique_ptr<Proposer> make_random_proposer();
 std::unique_ptr<Proposer> make_diagnosis_proposer();
+// The "seed" proposer ("search:seed", proposers_seed.cpp): the fusion planner's seed_variants
+// (planner/plan.h) of the problem on the context's device that the run has not seen, all at
+// once (structural alternatives to the start program: unfused, other tiles, f32 intermediates,
+// other rowwise blocks); nothing once they are all in the run.
+std::unique_ptr<Proposer> make_seed_proposer();
 
-// By name: "parameter", "random", "diagnosis", "seed" (search/seed.h); nullptr for an unknown
-// name.
+// By name: "parameter", "random", "diagnosis", "seed"; nullptr for an unknown name.
 std::unique_ptr<Proposer> make_builtin_proposer(const std::string& name);
 
 // A directed move: knob of every kernel of `kind` ("gemm", "rowwise", "map"; "" any) stepped up

@@ -16,7 +16,8 @@ namespace kforge::search::detail {
 
 // The loop's static tier: the first checker error of `program` against `problem` on the device
 // `device_key` names (its DeviceLimits; the defaults of an unknown name); "" when it passes.
-// The loop (search/loop.cpp) and the proposers both call this, so they agree on what is legal.
+// The loop (search/loop_propose.cpp) and the proposers both call this, so they agree on what is
+// legal.
 std::string static_check(const dsl::Program& program, const Problem& problem,
                          const std::string& device_key, const std::string& source = "");
 

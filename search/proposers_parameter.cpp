@@ -3,7 +3,6 @@
 
 #include "search/proposers.h"
 #include "search/proposers_common.h"
-#include "search/seed.h"
 
 namespace kforge::search {
 namespace {

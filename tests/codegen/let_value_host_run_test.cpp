@@ -16,7 +16,7 @@
 #include "codegen/lower.h"
 #include "problem/interpret.h"
 #include "problem/spec.h"
-#include "search/seed.h"
+#include "planner/plan.h"
 #include "sol/device.h"
 #include "tests/codegen/host_run_shim.h"
 
@@ -32,7 +32,7 @@ using hostrun::read_text;
 // the stored output `out`.
 std::vector<float> run_seeded_map(const Problem& problem, const std::vector<float>& x,
                                   const std::string& out, std::string& program_text) {
-    auto prog = search::seed_program(problem, dsl::device_limits(find_device("h200").value()));
+    auto prog = planner::seed_program(problem, dsl::device_limits(find_device("h200").value()));
     EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
     if (!prog.ok()) return {};
     EXPECT_EQ(prog->kernels.size(), 1u);

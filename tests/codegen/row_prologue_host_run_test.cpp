@@ -20,7 +20,7 @@
 #include "codegen/lower.h"
 #include "problem/interpret.h"
 #include "problem/spec.h"
-#include "search/seed.h"
+#include "planner/plan.h"
 #include "sol/device.h"
 #include "tests/codegen/host_run_shim.h"
 
@@ -45,7 +45,7 @@ double input_value(size_t tensor, int64_t i) {
 // Seeds `problem` (one rowwise kernel with a prologue), runs it on the host and compares the
 // row results with the interpreter's `out`.
 void expect_seed_matches_interpreter(const Problem& problem, const std::string& out, bool mean) {
-    auto prog = search::seed_program(problem, dsl::device_limits(find_device("h200").value()));
+    auto prog = planner::seed_program(problem, dsl::device_limits(find_device("h200").value()));
     ASSERT_TRUE(prog.ok()) << prog.error().to_string();
     ASSERT_EQ(prog->kernels.size(), 1u);
     const dsl::Kernel& k = prog->kernels[0];

@@ -1,4 +1,4 @@
-// The pieces of search/seed.h that `kforge optimize` uses for a problem without a start program:
+// The pieces of planner/plan.h that `kforge optimize` uses for a problem without a start program:
 // the one-line fusion plan it prints, and the "seed" proposer that offers the other seed variants
 // once per problem, never one the run has seen.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include "dsl/printer.h"
 #include "problem/spec.h"
 #include "search/proposers.h"
-#include "search/seed.h"
+#include "planner/plan.h"
 #include "sol/device.h"
 
 namespace kforge {
@@ -23,12 +23,12 @@ Problem load(const std::string& name) {
 dsl::DeviceLimits h200() { return dsl::device_limits(*find_device("h200")); }
 
 TEST(OptimizeSeed, FusionPlanNamesKernelsFusedOpsAndStores) {
-    auto gelu = search::seed_program(load("linear_bias_gelu_tanh_bf16"), h200());
+    auto gelu = planner::seed_program(load("linear_bias_gelu_tanh_bf16"), h200());
     ASSERT_TRUE(gelu.ok()) << gelu.error().to_string();
-    EXPECT_EQ(search::describe_fusion_plan(*gelu), "k0 gemm {add b, gelu, cast bf16} -> Y");
-    auto sm = search::seed_program(load("linear_softmax_bf16"), h200());
+    EXPECT_EQ(planner::describe_fusion_plan(*gelu), "k0 gemm {add b, gelu, cast bf16} -> Y");
+    auto sm = planner::seed_program(load("linear_softmax_bf16"), h200());
     ASSERT_TRUE(sm.ok()) << sm.error().to_string();
-    const std::string plan = search::describe_fusion_plan(*sm);
+    const std::string plan = planner::describe_fusion_plan(*sm);
     EXPECT_NE(plan.find("k0 gemm {"), std::string::npos) << plan;
     EXPECT_NE(plan.find("; k1 rowwise softmax"), std::string::npos) << plan;
 }
@@ -39,7 +39,7 @@ TEST(OptimizeSeed, SeedProposerOffersTheUnseenVariantsOncePerProblem) {
     EXPECT_EQ(proposer->name(), "search:seed");
     for (const char* name : {"linear_softmax_bf16", "swiglu_bf16"}) {
         const Problem problem = load(name);
-        const auto variants = search::seed_variants(problem, h200());
+        const auto variants = planner::seed_variants(problem, h200());
         ASSERT_GE(variants.size(), 2u) << name;
         search::ProposalContext ctx;
         ctx.problem = &problem;

@@ -1,7 +1,10 @@
 // The fusion planner: synthesizes a correct kernel-language program for any problem, with no
-// hand-written program to start from. The search (search/loop.h) starts from these seeds.
+// hand-written program to start from. The search (search/loop.h) starts from these seeds, and
+// its "seed" proposer (search/proposers.h) offers the other variants.
 //
-// Partition (one walk over the op graph in topological order, search/seed.cpp):
+// Partition (one walk over the op graph in topological order, planner/partition.cpp, each
+// kernel family in its own file: plan_gemm.cpp, plan_conv.cpp, plan_rowwise.cpp, plan_map.cpp,
+// and the chains they absorb, plan_chain.cpp):
 //   (a) matmul / linear starts a gemm kernel (operands named by their problem dims, so transposes
 //       and a batch dim follow from the names); its epilogue chain absorbs the element-wise ops
 //       that follow while the value has a single consumer, is not a problem output, and the op
@@ -15,12 +18,12 @@
 // Intermediates are stored in their problem dtype (or f32 with SeedOptions::intermediates_f32,
 // except those a gemm reads, whose operands must share one dtype).
 //
-// Knobs (search/seed_knobs.cpp) follow simple rules written beside them; every kernel then gets
-// the first of its candidate configurations that passes check_program and lower_program, so a
-// returned program always checks with zero errors and lowers.
+// Knobs (planner/knobs.h, one file per kernel family) follow simple rules written beside them;
+// every kernel then gets the first of its candidate configurations that passes check_program and
+// lower_program (planner/plan.cpp), so a returned program always checks with zero errors and
+// lowers.
 #pragma once
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,9 +31,8 @@
 #include "dsl/ast.h"
 #include "dsl/check.h"
 #include "problem/problem.h"
-#include "search/proposer.h"
 
-namespace kforge::search {
+namespace kforge::planner {
 
 // Which gemm tile family the seed prefers (the fallbacks follow when it does not check).
 enum class SeedGemmTiles { kAuto, kWide, kSquare };
@@ -60,9 +62,4 @@ std::vector<dsl::Program> seed_variants(const Problem& problem, const dsl::Devic
 // chain fused, and what it stores: "k0 gemm {add b, tanh, cast f16} -> Y".
 std::string describe_fusion_plan(const dsl::Program& program);
 
-// The "seed" proposer ("search:seed"): the seed_variants of the problem on the context's device
-// that the run has not seen, all at once (structural alternatives to the start program: unfused,
-// other tiles, f32 intermediates, other rowwise blocks); nothing once they are all in the run.
-std::unique_ptr<Proposer> make_seed_proposer();
-
-}  // namespace kforge::search
+}  // namespace kforge::planner

@@ -1,4 +1,4 @@
-// The fusion planner and row reductions with an element-wise prologue (search/seed_plan.cpp):
+// The fusion planner and row reductions with an element-wise prologue (planner/partition.cpp):
 // a matmul with a vector operand plans as ONE row sum `pre { mul v }` (not a GEMM with N = 1),
 // and an element-wise run whose only consumer is a sum/mean/max/min over the last dim folds
 // into that reduction as its prologue (the element-wise result is never written). The seeded
@@ -13,9 +13,9 @@
 #include "dsl/printer.h"
 #include "eval/evaluator.h"
 #include "problem/spec.h"
-#include "search/seed.h"
+#include "planner/plan.h"
 #include "sol/device.h"
-#include "tests/search/seed_checks.h"
+#include "tests/planner/seed_checks.h"
 
 namespace kforge {
 namespace {
@@ -63,9 +63,9 @@ TEST(RowProloguePlan, MatvecIsOneRowSum) {
     EXPECT_TRUE(has(text, "rowwise sum(A[M,K]) pre { mul B[K,1] }")) << text;
     EXPECT_TRUE(has(text, "{ store C[M,1] }")) << text;
     EXPECT_FALSE(has(text, "gemm")) << text;
-    auto prog = search::seed_program(matvec(), h200());
+    auto prog = planner::seed_program(matvec(), h200());
     ASSERT_TRUE(prog.ok());
-    EXPECT_EQ(search::describe_fusion_plan(*prog), "k0 rowwise sum pre {mul B} -> C");
+    EXPECT_EQ(planner::describe_fusion_plan(*prog), "k0 rowwise sum pre {mul B} -> C");
     // bf16 operands too (f32 accumulation, the output cast back).
     const std::string bf = seed_checked(matvec(4096, "bf16"));
     EXPECT_TRUE(has(bf, "pre { mul B[K,1] }")) << bf;
@@ -92,7 +92,7 @@ TEST(RowProloguePlan, MatvecWithANamedUnitDimIsOneRowSum) {
 
 TEST(RowProloguePlan, ShortKAndUnfusedStayGemms) {
     EXPECT_TRUE(has(seed_checked(matvec_named_n(32)), "gemm(A[M,K], B[K,N])"));
-    search::SeedOptions unfused;
+    planner::SeedOptions unfused;
     unfused.fuse = false;
     EXPECT_TRUE(has(seed_checked(matvec_named_n(), unfused), "gemm(A[M,K], B[K,N])"));
 }

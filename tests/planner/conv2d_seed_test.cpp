@@ -12,7 +12,7 @@
 #include "dsl/printer.h"
 #include "problem/spec.h"
 #include "search/knob_space.h"
-#include "search/seed.h"
+#include "planner/plan.h"
 #include "sol/device.h"
 
 namespace kforge {
@@ -43,7 +43,7 @@ Problem problem_of(const std::string& json) {
 // The seed's canonical text; it parses back to the same program, checks with zero errors and
 // lowers (one launch per kernel at least).
 std::string seed_text(const Problem& problem) {
-    auto prog = search::seed_program(problem, h200());
+    auto prog = planner::seed_program(problem, h200());
     EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
     if (!prog.ok()) return "";
     const std::string text = dsl::print_canonical(*prog);
@@ -136,10 +136,10 @@ TEST(Conv2dSeed, IntermediateInputKeepsTheWeightsDtype) {
                   {"op": "conv2d", "inputs": ["a", "w"], "output": "y", "padding": 1, "out_dims": ["P", "Q"]}],
         "outputs": ["y"], "precision": {"policy": "fp16"}})";
     const Problem p = problem_of(spec);
-    search::SeedOptions f32;
+    planner::SeedOptions f32;
     f32.intermediates_f32 = true;
-    for (const search::SeedOptions& o : {search::SeedOptions{}, f32}) {
-        auto prog = search::seed_program(p, h200(), o);
+    for (const planner::SeedOptions& o : {planner::SeedOptions{}, f32}) {
+        auto prog = planner::seed_program(p, h200(), o);
         ASSERT_TRUE(prog.ok()) << prog.error().to_string();
         const std::string text = dsl::print_canonical(*prog);
         EXPECT_NE(text.find("{ relu; cast f16; store a[N,C,H,W] }"), std::string::npos) << text;
@@ -156,7 +156,7 @@ TEST(Conv2dSeed, GroupedConvolutionNotExpressible) {
                    "w": {"shape": ["K", "Cg", "R", "S"], "dtype": "f32", "param": true}},
         "graph": [{"op": "conv2d", "inputs": ["x", "w"], "output": "y", "groups": 2}],
         "outputs": ["y"], "precision": {"policy": "tf32"}})";
-    auto prog = search::seed_program(problem_of(spec), h200());
+    auto prog = planner::seed_program(problem_of(spec), h200());
     ASSERT_FALSE(prog.ok());
     EXPECT_NE(prog.error().message.find("not expressible: conv2d: not supported: grouped convolution"),
               std::string::npos)
@@ -165,7 +165,7 @@ TEST(Conv2dSeed, GroupedConvolutionNotExpressible) {
 
 TEST(Conv2dSeed, KnobMovesStayInTheConvTable) {
     const Problem p = problem_of(conv_spec("tf32", "f32", kRelu));
-    auto seed = search::seed_program(p, h200());
+    auto seed = planner::seed_program(p, h200());
     ASSERT_TRUE(seed.ok()) << seed.error().to_string();
     const auto moves = search::knob_neighbours(*seed);
     std::set<std::string> knobs, legal;

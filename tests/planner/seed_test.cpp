@@ -1,4 +1,4 @@
-// The fusion planner (search/seed.h): for every suite problem, its rebinds to other shapes and
+// The fusion planner (planner/plan.h): for every suite problem, its rebinds to other shapes and
 // hand-made problems that are not in the suite, the seeded program checks with zero errors on
 // the H200's limits and lowers; problems the language cannot express give a "not expressible"
 // error naming the op. Prints one line per problem with the seeded kernels.
@@ -17,7 +17,7 @@
 #include "dsl/printer.h"
 #include "dsl/printer.h"
 #include "problem/spec.h"
-#include "search/seed.h"
+#include "planner/plan.h"
 #include "sol/device.h"
 
 namespace kforge {
@@ -55,8 +55,8 @@ std::string summary(const dsl::Program& p) {
 
 // Seeds `problem`, then checks and lowers the result independently of the seeder; returns the
 // failure in words (empty when it passed) and prints the kernels.
-std::string seed_and_verify(const Problem& problem, const search::SeedOptions& options = {}) {
-    auto prog = search::seed_program(problem, h200(), options);
+std::string seed_and_verify(const Problem& problem, const planner::SeedOptions& options = {}) {
+    auto prog = planner::seed_program(problem, h200(), options);
     if (!prog) return "seed failed: " + prog.error().to_string();
     // Round trip through the text, as the search stores and re-reads it.
     const std::string text = dsl::print_canonical(*prog);
@@ -112,7 +112,7 @@ TEST(SeedSuite, RebindsToHalvedAndOddShapes) {
             for (const auto& t : rb->tensors) huge = huge || t.numel() > (int64_t{1} << 31);
             if (huge) continue;
             ++tried;
-            auto prog = search::seed_program(*rb, h200());
+            auto prog = planner::seed_program(*rb, h200());
             if (!prog) {
                 // Only alignment may refuse a shape, and then the error says so.
                 ++refused;
@@ -217,17 +217,17 @@ TEST(SeedHandMade, ProblemsOutsideTheSuiteSeedChecksAndLowers) {
 }
 
 TEST(SeedHandMade, FusesEpiloguesAndSwiGluLikePatterns) {
-    auto prog = search::seed_program(parse(kHandMade[2]), h200());
+    auto prog = planner::seed_program(parse(kHandMade[2]), h200());
     ASSERT_TRUE(prog.ok()) << prog.error().to_string();
     ASSERT_EQ(prog->kernels.size(), 1u);  // sigmoid; mul X; mul 2 in one map
     EXPECT_EQ(prog->kernels[0].kind, dsl::KernelKind::kMap);
-    auto attn = search::seed_program(parse(kHandMade[3]), h200());
+    auto attn = planner::seed_program(parse(kHandMade[3]), h200());
     ASSERT_TRUE(attn.ok()) << attn.error().to_string();
     ASSERT_EQ(attn->kernels.size(), 2u);  // batched gemm { mul 0.125 } + softmax
     EXPECT_EQ(attn->kernels[0].args[1].dims, (std::vector<std::string>{"B", "T", "D"}));
-    search::SeedOptions unfused;
+    planner::SeedOptions unfused;
     unfused.fuse = false;
-    auto u = search::seed_program(parse(kHandMade[2]), h200(), unfused);
+    auto u = planner::seed_program(parse(kHandMade[2]), h200(), unfused);
     ASSERT_TRUE(u.ok()) << u.error().to_string();
     EXPECT_EQ(u->kernels.size(), 3u);
 }
@@ -236,7 +236,7 @@ TEST(SeedVariants, DistinctAndAllCheck) {
     for (const auto& path : suite_specs()) {
         auto problem = load_problem(path.string());
         ASSERT_TRUE(problem.ok());
-        auto vs = search::seed_variants(*problem, h200());
+        auto vs = planner::seed_variants(*problem, h200());
         ASSERT_FALSE(vs.empty()) << problem->name;
         std::set<std::string> texts;
         for (const auto& v : vs) {
@@ -249,7 +249,7 @@ TEST(SeedVariants, DistinctAndAllCheck) {
 // layer_norm over several trailing dims (KernelBench's LayerNorm((features, dim1, dim2))) is one
 // row of their product: the seed names the first normalized dim with `over` and checks.
 TEST(Seed, LayerNormOverTrailingDimsIsOneRow) {
-    auto prog = search::seed_program(
+    auto prog = planner::seed_program(
         parse(R"({"name":"ln2d","dims":{"N":64,"H":32,"W":32},
                   "inputs":{"X":{"shape":["N","H","W"],"dtype":"f32"},
                             "g":{"shape":["H","W"],"dtype":"f32"},"b":{"shape":["H","W"],"dtype":"f32"}},
@@ -270,7 +270,7 @@ TEST(Seed, NormalizeIsOneRowKernel) {
     const std::string tail = R"(],"outputs":["Y"],"precision":{"policy":"bf16"}})";
     Problem l2 =
         parse(head + R"({"op":"l2_normalize","inputs":["X"],"output":"Y","eps":1e-12})" + tail);
-    auto prog = search::seed_program(l2, h200());
+    auto prog = planner::seed_program(l2, h200());
     ASSERT_TRUE(prog.ok()) << prog.error().to_string();
     ASSERT_EQ(prog->kernels.size(), 1u) << dsl::print_canonical(*prog);
     EXPECT_EQ(prog->kernels[0].row_op, dsl::RowOp::kL2Normalize);
@@ -279,7 +279,7 @@ TEST(Seed, NormalizeIsOneRowKernel) {
     Problem l1 = parse(head + R"({"op":"hardtanh","inputs":["X"],"output":"H"},
                                  {"op":"l1_normalize","inputs":["H"],"output":"Y"})" + tail);
     EXPECT_EQ(seed_and_verify(l1), "");
-    auto p1 = search::seed_program(l1, h200());
+    auto p1 = planner::seed_program(l1, h200());
     ASSERT_TRUE(p1.ok());
     EXPECT_EQ(p1->kernels.back().row_op, dsl::RowOp::kL1Normalize);
     auto long_rows = rebind(l2, {{"M", 8}, {"N", 1 << 20}});
@@ -288,7 +288,7 @@ TEST(Seed, NormalizeIsOneRowKernel) {
     // over a leading dim: not a row of the language
     Problem col =
         parse(head + R"({"op":"l1_normalize","inputs":["X"],"output":"Y","axis":0})" + tail);
-    auto c = search::seed_program(col, h200());
+    auto c = planner::seed_program(col, h200());
     ASSERT_FALSE(c.ok());
     EXPECT_NE(c.error().to_string().find("run over the last dim"), std::string::npos);
 }
@@ -301,7 +301,7 @@ TEST(Seed, ProdIsOneRowKernel) {
         "inputs":{"X":{"shape":["B","R","C"],"dtype":"f32"}},"graph":[)";
     const std::string tail = R"(],"outputs":["Y"],"precision":{"policy":"fp32_strict"}})";
     Problem mid = parse(head + R"({"op":"prod","inputs":["X"],"output":"Y","axis":1})" + tail);
-    auto prog = search::seed_program(mid, h200());
+    auto prog = planner::seed_program(mid, h200());
     ASSERT_TRUE(prog.ok()) << prog.error().to_string();
     ASSERT_EQ(prog->kernels.size(), 1u) << dsl::print_canonical(*prog);
     EXPECT_EQ(prog->kernels[0].row_op, dsl::RowOp::kProd);
@@ -309,7 +309,7 @@ TEST(Seed, ProdIsOneRowKernel) {
     EXPECT_EQ(seed_and_verify(mid), "");
     Problem last = parse(head + R"({"op":"prod","inputs":["X"],"output":"P","keepdim":true},
                                    {"op":"abs","inputs":["P"],"output":"Y"})" + tail);
-    auto pl = search::seed_program(last, h200());
+    auto pl = planner::seed_program(last, h200());
     ASSERT_TRUE(pl.ok()) << pl.error().to_string();
     ASSERT_EQ(pl->kernels.size(), 1u) << dsl::print_canonical(*pl);
     EXPECT_EQ(pl->kernels[0].row_op, dsl::RowOp::kProd);
@@ -329,7 +329,7 @@ TEST(Seed, ElementwiseMathAndTwoTensorBoundsFuse) {
                  {"op":"log1p","inputs":["Mx"],"output":"L"},
                  {"op":"minimum","inputs":["L","b"],"output":"Y"}],
         "outputs":["Y"],"precision":{"policy":"fp32_strict"}})");
-    auto pg = search::seed_program(gemm, h200());
+    auto pg = planner::seed_program(gemm, h200());
     ASSERT_TRUE(pg.ok()) << pg.error().to_string();
     ASSERT_EQ(pg->kernels.size(), 1u) << dsl::print_canonical(*pg);
     EXPECT_NE(dsl::print_canonical(*pg).find("erf; max G[M,N]; log1p; min b[N]"), std::string::npos)
@@ -342,7 +342,7 @@ TEST(Seed, ElementwiseMathAndTwoTensorBoundsFuse) {
                  {"op":"sign","inputs":["Z"],"output":"Sg"},{"op":"minimum","inputs":["E","Sg"],"output":"N"},
                  {"op":"reciprocal","inputs":["N"],"output":"Y"}],
         "outputs":["Y"],"precision":{"policy":"bf16"}})");
-    auto pm = search::seed_program(map, h200());
+    auto pm = planner::seed_program(map, h200());
     ASSERT_TRUE(pm.ok()) << pm.error().to_string();
     EXPECT_LE(pm->kernels.size(), 2u) << dsl::print_canonical(*pm);
     EXPECT_EQ(seed_and_verify(map), "");
@@ -356,7 +356,7 @@ TEST(Seed, ScanIsOneRowKernel) {
         "inputs":{"X":{"shape":["B","N"],"dtype":"f32"}},"graph":[)";
     const std::string tail = R"(],"outputs":["Y"],"precision":{"policy":"fp32_strict"}})";
     Problem fwd = parse(head + R"({"op":"cumsum","inputs":["X"],"output":"Y"})" + tail);
-    auto prog = search::seed_program(fwd, h200());
+    auto prog = planner::seed_program(fwd, h200());
     ASSERT_TRUE(prog.ok()) << prog.error().to_string();
     ASSERT_EQ(prog->kernels.size(), 1u) << dsl::print_canonical(*prog);
     EXPECT_EQ(prog->kernels[0].row_op, dsl::RowOp::kCumsum);
@@ -367,7 +367,7 @@ TEST(Seed, ScanIsOneRowKernel) {
     Problem rev = parse(head + R"({"op":"cumprod","inputs":["X"],"output":"C",
                                    "reverse":true,"exclusive":true},
                                   {"op":"scale","inputs":["C"],"output":"Y","value":2.0})" + tail);
-    auto pr = search::seed_program(rev, h200());
+    auto pr = planner::seed_program(rev, h200());
     ASSERT_TRUE(pr.ok()) << pr.error().to_string();
     ASSERT_EQ(pr->kernels.size(), 1u) << dsl::print_canonical(*pr);
     EXPECT_EQ(pr->kernels[0].row_op, dsl::RowOp::kCumprod);
@@ -376,7 +376,7 @@ TEST(Seed, ScanIsOneRowKernel) {
     EXPECT_EQ(seed_and_verify(rev), "");
     auto short_rows = rebind(fwd, {{"B", 4096}, {"N", 100}});
     ASSERT_TRUE(short_rows.ok());
-    auto ps = search::seed_program(*short_rows, h200());
+    auto ps = planner::seed_program(*short_rows, h200());
     ASSERT_TRUE(ps.ok()) << ps.error().to_string();
     EXPECT_EQ(ps->kernels[0].rowwise.threads / ps->kernels[0].rowwise.rows_per_block, 32);
     EXPECT_EQ(seed_and_verify(*short_rows), "");
@@ -386,12 +386,12 @@ TEST(Seed, ScanIsOneRowKernel) {
     // many long rows fill the SMs with 256-thread blocks, which the H200 ran faster
     auto many_rows = rebind(fwd, {{"B", 4096}, {"N", 32768}});
     ASSERT_TRUE(many_rows.ok());
-    auto pm = search::seed_program(*many_rows, h200());
+    auto pm = planner::seed_program(*many_rows, h200());
     ASSERT_TRUE(pm.ok()) << pm.error().to_string();
     EXPECT_EQ(pm->kernels[0].rowwise.threads, 256);
     EXPECT_EQ(pm->kernels[0].rowwise.rows_per_block, 1);
     Problem col = parse(head + R"({"op":"cumsum","inputs":["X"],"output":"Y","axis":0})" + tail);
-    auto c = search::seed_program(col, h200());
+    auto c = planner::seed_program(col, h200());
     ASSERT_FALSE(c.ok());
     EXPECT_NE(c.error().to_string().find("cumsum and cumprod run over the last dim"),
               std::string::npos);
@@ -400,7 +400,7 @@ TEST(Seed, ScanIsOneRowKernel) {
 // A small fp32_strict GEMM (3xTF32, multistage): 128x128 tiles would give 2 CTAs on 132 SMs
 // (measured on the H200: 35 us against cuBLAS's 9.5 us); the seed takes the tile with the most CTAs.
 TEST(Seed, SmallMultistageGemmPrefersTheTileWithMoreCtas) {
-    auto prog = search::seed_program(
+    auto prog = planner::seed_program(
         parse(R"({"name":"small","dims":{"M":256,"N":128,"K":512},
                   "inputs":{"A":{"shape":["M","K"],"dtype":"f32"},"B":{"shape":["K","N"],"dtype":"f32"}},
                   "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"}],
@@ -420,7 +420,7 @@ TEST(Seed, LargeFp32StrictGemmSeedsPromotedStagedTf32x3) {
                   "inputs":{"A":{"shape":["M","K"],"dtype":"f32"},"B":{"shape":["K","N"],"dtype":"f32"}},
                   "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"}],
                   "outputs":["C"],"precision":{"policy":"fp32_strict"}})");
-    auto prog = search::seed_program(problem, h200());
+    auto prog = planner::seed_program(problem, h200());
     ASSERT_TRUE(prog.ok()) << prog.error().to_string();
     const std::string text = dsl::print_canonical(*prog);
     EXPECT_NE(text.find("tile 128x128x32 cluster 2x1 stages auto schedule cooperative math tf32x3"),
@@ -434,7 +434,7 @@ TEST(Seed, LargeFp32StrictGemmSeedsPromotedStagedTf32x3) {
     dsl::DeviceLimits a100 = h200();
     a100.cc_major = 8;
     a100.cluster_max = 1;
-    auto old = search::seed_program(problem, a100);
+    auto old = planner::seed_program(problem, a100);
     ASSERT_TRUE(old.ok()) << old.error().to_string();
     EXPECT_NE(dsl::print_canonical(*old).find("schedule multistage math tf32x3"),
               std::string::npos) << dsl::print_canonical(*old);
@@ -445,7 +445,7 @@ TEST(Seed, LargeFp32StrictGemmSeedsPromotedStagedTf32x3) {
 // stream_k 525.9 us); one split short of two waves keeps stream_k.
 TEST(Seed, FewTilesLongKSplitsKInOneWave) {
     auto seed_text = [](int64_t m, int64_t n, int64_t k) {
-        auto prog = search::seed_program(
+        auto prog = planner::seed_program(
             parse(R"({"name":"lk","dims":{"M":)" + std::to_string(m) + R"(,"N":)" +
                   std::to_string(n) + R"(,"K":)" + std::to_string(k) + R"(},
                   "inputs":{"A":{"shape":["M","K"],"dtype":"bf16"},"B":{"shape":["K","N"],"dtype":"bf16"}},
@@ -471,7 +471,7 @@ TEST(Seed, FewTilesLongKSplitsKInOneWave) {
 // 64 KB, read twice (the second read from L2); short rows get two vectors per thread.
 TEST(Seed, RowwiseThreadsFromTheMeasuredRules) {
     auto seed_text = [](const std::string& op, const std::string& dtype, int64_t rows, int64_t n) {
-        auto prog = search::seed_program(
+        auto prog = planner::seed_program(
             parse(R"({"name":"r","dims":{"R":)" + std::to_string(rows) + R"(,"C":)" +
                   std::to_string(n) + R"(},"inputs":{"X":{"shape":["R","C"],"dtype":")" + dtype +
                   R"("}},"graph":[{"op":")" + op + R"(","inputs":["X"],"output":"Y","axis":-1}],
@@ -495,7 +495,7 @@ TEST(Seed, RowwiseThreadsFromTheMeasuredRules) {
     auto group_norm = load_problem(std::string(KFORGE_SOURCE_DIR) + "/problems/group_norm_f32.json");
     ASSERT_TRUE(group_norm.ok());
     bool one_read = false;
-    for (const auto& v : search::seed_variants(*group_norm, h200()))
+    for (const auto& v : planner::seed_variants(*group_norm, h200()))
         one_read = one_read || dsl::print_canonical(v).find("threads 512 vec 4 passes 1 split 2") !=
                                    std::string::npos;
     EXPECT_TRUE(one_read);
@@ -523,7 +523,7 @@ TEST(SeedErrors, NotExpressibleNamesTheOp) {
          "graph[0]", "not expressible: matmul"},
     };
     for (const auto& c : cases) {
-        auto prog = search::seed_program(parse(c.json), h200());
+        auto prog = planner::seed_program(parse(c.json), h200());
         ASSERT_FALSE(prog.ok()) << c.says;
         EXPECT_EQ(prog.error().where, c.where);
         EXPECT_NE(prog.error().message.find(c.says), std::string::npos) << prog.error().message;
@@ -538,7 +538,7 @@ TEST(Seed, EveryLeadingDimOfAFoldsIntoM) {
         "graph":[{"op":"linear","inputs":["X","W"],"output":"Y"}],
         "outputs":["Y"],"precision":{"policy":"bf16"}})");
     EXPECT_EQ(seed_and_verify(lin), "");
-    auto prog = search::seed_program(lin, h200());
+    auto prog = planner::seed_program(lin, h200());
     ASSERT_TRUE(prog) << prog.error().to_string();
     ASSERT_EQ(prog->kernels.size(), 1u);
     EXPECT_EQ(prog->kernels[0].kind, dsl::KernelKind::kGemm);
@@ -553,7 +553,7 @@ TEST(Seed, HalfGemmOnOddRowsStagesOperandsAsF32) {
                   "inputs":{"A":{"shape":["M","K"],"dtype":"bf16"},"B":{"shape":["K","N"],"dtype":"bf16"}},
                   "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"}],
                   "outputs":["C"],"precision":{"policy":"bf16"}})");
-    auto prog = search::seed_program(odd, h200());
+    auto prog = planner::seed_program(odd, h200());
     ASSERT_TRUE(prog.ok()) << prog.error().to_string();
     const std::string text = dsl::print_canonical(*prog);
     EXPECT_NE(text.find("map(A[M,K])"), std::string::npos) << text;
@@ -572,7 +572,7 @@ TEST(Seed, HalfGemmOnOddRowsStagesOperandsAsF32) {
                   "inputs":{"A":{"shape":["M","K"],"dtype":"bf16"},"B":{"shape":["K","N"],"dtype":"bf16"}},
                   "graph":[{"op":"matmul","inputs":["A","B"],"output":"C"}],
                   "outputs":["C"],"precision":{"policy":"bf16"}})");
-    auto ev = search::seed_program(even, h200());
+    auto ev = planner::seed_program(even, h200());
     ASSERT_TRUE(ev.ok()) << ev.error().to_string();
     EXPECT_EQ(dsl::print_canonical(*ev).find("_f32"), std::string::npos);
 }

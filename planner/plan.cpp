@@ -1,4 +1,4 @@
-// seed_program / seed_variants (search/seed.h): the partition (seed_plan.cpp) gives each kernel
+// seed_program / seed_variants (planner/plan.h): the partition (partition.cpp) gives each kernel
 // its candidate configurations; this file picks, kernel by kernel, the first candidate with no
 // checker error on that kernel whose lowering does not fail on it. To tell whose error is whose,
 // each kernel's source locations are set to line = its index + 1 while selecting; the returned
@@ -10,10 +10,9 @@
 
 #include "codegen/lower.h"
 #include "dsl/printer.h"
-#include "search/seed_internal.h"
-#include "sol/device.h"
+#include "planner/partition.h"
 
-namespace kforge::search {
+namespace kforge::planner {
 namespace {
 
 constexpr const char* kFile = "seed";
@@ -196,33 +195,4 @@ std::string describe_fusion_plan(const dsl::Program& program) {
     return out;
 }
 
-namespace {
-
-class SeedProposer : public Proposer {
-public:
-    std::string name() const override { return "search:seed"; }
-
-    std::vector<Proposal> propose(const ProposalContext& context) override {
-        std::vector<Proposal> out;
-        if (!context.problem || !done_.insert(context.problem->name).second) return out;
-        auto device = find_device(context.device_key);
-        if (!device) return out;
-        std::set<std::string> seen(context.seen_hashes.begin(), context.seen_hashes.end());
-        for (const dsl::Program& p : seed_variants(*context.problem, dsl::device_limits(*device))) {
-            if (static_cast<int>(out.size()) >= context.count) break;
-            if (!seen.insert(dsl::program_hash(p)).second) continue;
-            out.push_back(Proposal{dsl::print_canonical(p), {},
-                                   "seed variant: " + describe_fusion_plan(p)});
-        }
-        return out;  // the variants are fixed by the problem: asking again finds nothing new
-    }
-
-private:
-    std::set<std::string> done_;  // problems already asked about (one proposer serves a suite)
-};
-
-}  // namespace
-
-std::unique_ptr<Proposer> make_seed_proposer() { return std::make_unique<SeedProposer>(); }
-
-}  // namespace kforge::search
+}  // namespace kforge::planner

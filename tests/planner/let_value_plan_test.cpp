@@ -1,4 +1,4 @@
-// The fusion planner with named values (search/seed_plan.cpp): element-wise patterns that read
+// The fusion planner with named values (planner/partition.cpp): element-wise patterns that read
 // a value twice (x*0.5 + x after a gemm, softsign and ELU on a map) plan as ONE kernel whose
 // chain names the value (`let`), where the planner without names made two; the seeded program
 // checks, lowers, and passes the gated pipeline on the simulated device. The specs are the
@@ -16,9 +16,9 @@
 #include "dsl/printer.h"
 #include "eval/evaluator.h"
 #include "problem/spec.h"
-#include "search/seed.h"
+#include "planner/plan.h"
 #include "sol/device.h"
-#include "tests/search/seed_checks.h"
+#include "tests/planner/seed_checks.h"
 
 namespace kforge {
 namespace {
@@ -57,9 +57,9 @@ TEST(LetValuePlan, SoftsignOnAMapIsOneKernelReadingXOnce) {
     EXPECT_EQ(kernels(text), 1u) << text;
     EXPECT_TRUE(has(text, "map(X[R,C])")) << text;
     EXPECT_TRUE(has(text, "{ let v0; abs; add 1; rdiv v0; store Y[R,C] }")) << text;
-    auto prog = search::seed_program(softsign(), h200());
+    auto prog = planner::seed_program(softsign(), h200());
     ASSERT_TRUE(prog.ok());
-    EXPECT_EQ(search::describe_fusion_plan(*prog), "k0 map {let v0, abs, add, rdiv v0} -> Y");
+    EXPECT_EQ(planner::describe_fusion_plan(*prog), "k0 map {let v0, abs, add, rdiv v0} -> Y");
 }
 
 TEST(LetValuePlan, EluBranchesAreOneKernel) {
@@ -85,7 +85,7 @@ TEST(LetValuePlan, RowwiseResultReadTwiceIsOneKernel) {
 }
 
 TEST(LetValuePlan, UnfusedStaysOneKernelPerOp) {
-    search::SeedOptions unfused;
+    planner::SeedOptions unfused;
     unfused.fuse = false;
     EXPECT_EQ(kernels(seed_checked(softsign(), unfused)), 3u);
     EXPECT_EQ(kernels(seed_checked(self_residual(), unfused)), 3u);

@@ -12,7 +12,7 @@
 #include "dsl/parser.h"
 #include "dsl/printer.h"
 #include "problem/spec.h"
-#include "search/seed.h"
+#include "planner/plan.h"
 #include "sol/device.h"
 
 namespace kforge::seedtest {
@@ -21,8 +21,8 @@ inline dsl::DeviceLimits h200() { return dsl::device_limits(find_device("h200").
 
 // The seeded program's canonical text, after it re-parses, checks and lowers (each failure is a
 // test failure with the text).
-inline std::string seed_checked(const Problem& problem, const search::SeedOptions& options = {}) {
-    auto prog = search::seed_program(problem, h200(), options);
+inline std::string seed_checked(const Problem& problem, const planner::SeedOptions& options = {}) {
+    auto prog = planner::seed_program(problem, h200(), options);
     EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
     if (!prog.ok()) return "";
     const std::string text = dsl::print_canonical(*prog);

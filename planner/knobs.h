@@ -1,5 +1,7 @@
-// Knob rules of the fusion planner (search/seed_knobs.cpp), shared with the partition
-// (search/seed.cpp). Each returns candidate configurations, preferred first, safer after.
+// Knob rules of the fusion planner, one file per kernel family (knobs_gemm.cpp, knobs_conv.cpp,
+// knobs_rowwise.cpp, knobs_map.cpp), used by the partition (planner/partition.h). Each returns
+// candidate configurations, preferred first, safer after; the planner takes the first candidate
+// that checks and lowers (planner/plan.cpp).
 #pragma once
 
 #include <cstdint>
@@ -8,10 +10,10 @@
 
 #include "dsl/ast.h"
 #include "dsl/check.h"
+#include "planner/plan.h"
 #include "problem/problem.h"
-#include "search/seed.h"
 
-namespace kforge::search::detail {
+namespace kforge::planner::detail {
 
 struct GemmShape {
     int64_t l = 1, m = 1, n = 1, k = 1;
@@ -35,24 +37,27 @@ std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPoli
 std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
                                                    const dsl::DeviceLimits& limits,
                                                    const SeedOptions& options);
+// cumsum / cumprod rows (kernels/scan.cuh); the first candidate is the seed's.
+std::vector<dsl::RowwiseConfig> scan_candidates(int64_t rows, int64_t len, int elem_bytes,
+                                                int sm_count);
 std::vector<dsl::MapConfig> map_candidates(int64_t numel, int64_t innermost, int max_elem_bytes,
                                            const dsl::DeviceLimits& limits);
 
-}  // namespace kforge::search::detail
+// --- arithmetic the rules share
 
-namespace kforge::search::detail {
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// One kernel of the partition with its candidate configurations (same head and chain, knobs in
-// order of preference).
-struct PlannedKernel {
-    std::vector<dsl::Kernel> candidates;
-    std::string origin;  // "graph[0] linear": the op that started it, for messages
-};
+inline int64_t next_pow2(int64_t v) {
+    int64_t p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
 
-// The partition of the op graph into kernels (search/seed_plan.cpp); an Error names the op that
-// the language or its lowering cannot express.
-Expected<std::vector<PlannedKernel>> plan_kernels(const Problem& problem,
-                                                  const dsl::DeviceLimits& limits,
-                                                  const SeedOptions& options);
+// Largest of 8/4/2/1 that divides `extent` with at most 16 bytes per access.
+inline int vec_for(int64_t extent, int bytes) {
+    for (int v : {8, 4, 2, 1})
+        if (v * bytes <= 16 && extent % v == 0) return v;
+    return 1;
+}
 
-}  // namespace kforge::search::detail
+}  // namespace kforge::planner::detail

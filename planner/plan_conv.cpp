@@ -1,0 +1,52 @@
+// Convolutions in the fusion planner (planner/partition.h).
+#include "planner/knobs.h"
+#include "planner/partition.h"
+
+namespace kforge::planner::detail {
+
+using dsl::ChainOp;
+using dsl::ChainOpKind;
+
+// conv2d(x, w [, b]): one conv2d kernel (the implicit GEMM of M = N*P*Q, N = K, K = C*R*S) whose
+// chain adds the bias and absorbs the element-wise ops that follow as a gemm's epilogue does
+// (operands [], [K] or the output's [N,K,P,Q]; one store, at the end).
+Status Planner::add_conv2d(const Op& op) {
+    const Tensor& x = tensor(op.inputs[0]);
+    const Tensor& w = tensor(op.inputs[1]);
+    const Tensor& y = tensor(op.output);
+    if (op.attrs.groups != 1) {
+        return not_expressible(op, "not supported: grouped convolution (groups " +
+                                       std::to_string(op.attrs.groups) + ")");
+    }
+    if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4)
+        return not_expressible(op, "a conv2d kernel takes x [N,C,H,W] and w [K,C,R,S]");
+    const DType dt = dtype_of(x.name);
+    if (dt != dtype_of(w.name) || !is_float_storage(dt)) {
+        return not_expressible(op, "conv2d input " + x.name + " and weight " + w.name +
+                                       " must share one dtype of f32, f16 or bf16");
+    }
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kConv2d;
+    kn.args = {ref(x.name), ref(w.name)};
+    if (op.inputs.size() > 2) {
+        ChainOp c = stmt(ChainOpKind::kAdd);
+        c.tensor = ref(op.inputs[2]);
+        kn.chain.push_back(c);
+    }
+    DType value = DType::kF32;
+    if (auto st = absorb(kn, op.output, value, op); !st) return st;
+    GemmShape s;
+    s.dtype = dt;
+    s.m = y.shape[0] * y.shape[2] * y.shape[3];
+    s.n = y.shape[1];
+    s.k = w.shape[1] * w.shape[2] * w.shape[3];
+    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
+    for (const auto& c : conv2d_candidates(s, p.policy, limits)) {
+        kn.gemm = c;
+        pk.candidates.push_back(kn);
+    }
+    kernels.push_back(std::move(pk));
+    return Ok{};
+}
+
+}  // namespace kforge::planner::detail

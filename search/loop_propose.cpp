@@ -1,0 +1,147 @@
+// Asking the proposers for a round's programs and admitting them into the run
+// (search/loop_internal.h): the context they propose from, the static check, the store rows.
+#include <algorithm>
+
+#include "dsl/parser.h"
+#include "dsl/printer.h"
+#include "problem/spec.h"
+#include "search/ladder.h"
+#include "search/loop_internal.h"
+#include "search/proposers_common.h"
+
+namespace kforge::search::detail {
+namespace {
+
+// The time the proposers' context ranks a candidate by: its full timing, else its quick one;
+// 0 when it has none or did not pass.
+double ranked_time(const CandidateState& c) {
+    if (c.status != EvalStatus::kPassed) return 0;
+    return c.full ? c.full->median_ns : c.quick ? c.quick->median_ns : 0;
+}
+
+ProposalContext context_for(const SearchState& st, const SearchOptions& options, int count) {
+    ProposalContext ctx;
+    ctx.problem = &st.problem;
+    ctx.bounds = &st.bounds;
+    ctx.device_key = st.bounds.device;
+    ctx.count = count;
+    ctx.seed = options.seed * 1000003ULL + static_cast<uint64_t>(st.progress.rounds);
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const auto& [hash, c] : st.candidates) {
+        ctx.seen_hashes.push_back(hash);
+        double t = ranked_time(c);
+        if (t > 0) ranked.push_back({t, hash});
+        else if (c.evaluated && c.status != EvalStatus::kPassed && ctx.recent_failures.size() < 4)
+            ctx.recent_failures.push_back(CandidateView{c.text, hash, c.status, c.message});
+    }
+    std::sort(ranked.begin(), ranked.end());
+    for (size_t i = 0; i < ranked.size() && i < 4; ++i) {
+        const CandidateState& c = st.candidates.at(ranked[i].second);
+        CandidateView v{c.text, ranked[i].second, c.status, c.message};
+        v.median_ns = ranked[i].first;
+        v.fraction_of_sol = st.bounds.time_fused_s * 1e9 / ranked[i].first;
+        v.diagnosis = c.diagnosis;
+        v.proposer = c.proposer;
+        v.move = c.move;
+        ctx.best.push_back(v);
+    }
+    // Nothing timed yet (the start program's own compile wave): the start is the parent, with
+    // no time - the proposers that need none (neighbours, seed variants) propose from it.
+    if (ctx.best.empty())
+        if (auto it = st.candidates.find(st.start_hash); it != st.candidates.end() && !it->second.evaluated)
+            ctx.best.push_back(CandidateView{it->second.text, st.start_hash, it->second.status, ""});
+    return ctx;
+}
+
+// Adds a proposal to the run; returns its hash when it passed the checker (else "").
+Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
+                            const std::string& proposer) {
+    ++st.counts.proposed;
+    auto program = dsl::parse_program(p.program_text, "<" + proposer + ">");
+    std::string text = program ? dsl::print_canonical(*program) : p.program_text;
+    std::string hash = program ? dsl::program_hash(*program) : content_hash(p.program_text);
+    if (st.candidates.count(hash)) return std::string();
+    NewCandidate nc{st.run_id, 0, text, hash, {}, proposer, p.move};
+    auto pid = store.upsert_problem(st.problem.name, problem_to_json(st.problem).dump());
+    if (!pid) return pid.error();
+    nc.problem_id = *pid;
+    for (const std::string& ph : p.parent_hashes)
+        if (auto it = st.candidates.find(ph); it != st.candidates.end())
+            nc.parent_ids.push_back(it->second.id);
+    auto ins = store.add_candidate(nc);
+    if (!ins) return ins.error();
+    st.candidates[hash] = CandidateState{ins->id, text, proposer, p.move};
+    std::string message;
+    if (!program) {
+        message = program.error().to_string();
+    } else {
+        message = detail::static_check(*program, st.problem, st.bounds.device, text);
+    }
+    if (!message.empty()) {
+        if (auto s = detail::record_invalid(st, store, hash, message); !s) return s.error();
+        return std::string();
+    }
+    ++st.counts.static_ok;
+    return hash;
+}
+
+}  // namespace
+
+// Whether any candidate is timed (the proposers have a best to start from).
+bool any_timed(const SearchState& st) {
+    for (const auto& [hash, c] : st.candidates)
+        if (ranked_time(c) > 0) return true;
+    return false;
+}
+
+// Programs asked of each built-in proposer: options.proposals_per_round, more (up to 4x) when
+// the round can screen more than that at the measured costs.
+int proposals_wanted(const SearchState& st, const SearchOptions& options, size_t proposers,
+                     double round_s) {
+    const int base = options.proposals_per_round;
+    auto cap = screen_capacity(st.screen_costs, round_s);
+    if (!cap || proposers == 0) return base;
+    const size_t each = (std::min<size_t>(*cap, 1u << 20) + proposers - 1) / proposers;
+    return static_cast<int>(std::clamp<size_t>(each, base, 4 * static_cast<size_t>(base)));
+}
+
+// Asks every proposer (not exhausted) for `wanted` programs (an LLM proposer for
+// options.proposals_per_round: its proposals cost tokens) and admits them; the hashes that
+// passed the checker are appended to `fresh`.
+Status propose(SearchState& st, Store& store, const std::vector<Proposer*>& proposers,
+               const SearchOptions& options, Spent& spent, int wanted,
+               std::vector<std::string>& fresh) {
+    ProposalContext ctx = context_for(st, options, wanted);
+    for (Proposer* proposer : proposers) {
+        if (proposer->exhausted()) continue;
+        ProposerUsage before = proposer->usage();
+        ctx.count = proposer->name().rfind("search:", 0) == 0 ? wanted : options.proposals_per_round;
+        std::vector<Proposal> props = proposer->propose(ctx);
+        ProposerUsage after = proposer->usage();
+        spent.llm_tokens += (after.tokens_in + after.tokens_out) - (before.tokens_in + before.tokens_out);
+        spent.llm_cost_usd += after.cost_usd - before.cost_usd;
+        for (const Proposal& p : props) {
+            auto hash = admit(st, store, p, proposer->name());
+            if (!hash) return hash.error();
+            if (!hash->empty()) fresh.push_back(*hash);
+        }
+    }
+    return Ok{};
+}
+
+// The next round's proposals, made now (to compile them ahead of their round): they join the
+// pending programs, and their hashes are returned for the precompile.
+Expected<std::vector<std::string>> propose_ahead(SearchState& st, Store& store,
+                                                 const std::vector<Proposer*>& proposers,
+                                                 const SearchOptions& options, Spent& spent,
+                                                 double round_s) {
+    std::vector<std::string> next;
+    if (auto s = propose(st, store, proposers, options, spent,
+                         proposals_wanted(st, options, proposers.size(), round_s), next);
+        !s)
+        return s.error();
+    st.pending.insert(st.pending.end(), next.begin(), next.end());
+    return next;
+}
+
+}  // namespace kforge::search::detail
