@@ -19,7 +19,7 @@
 #             (bench/eval/stability.sh)
 #   baseline  kforge baseline (PyTorch eager, torch.compile) of two problems into a store
 #   gpuref    the GPU fp64 reference against the CPU interpreter for every problem
-#             (.carry/bin/test_eval_gpu_reference_gpu, a build of tests/eval/gpu_reference_gpu_test)
+#             (.carry/bin/test_reference_gpu, a build of tests/reference/gpu_reference_gpu_test)
 #   nvrtc     `kforge compile` wall time of the row-wise/map programs (NVRTC, no nvcc)
 #   import    KernelBench import -> suite -> baselines -> report -> check (bench/import/run.sh)
 set -uo pipefail
@@ -109,7 +109,7 @@ phase_baseline() {
 }
 
 phase_gpuref() {
-    LD_LIBRARY_PATH="$R/.carry/lib" timeout 300 "$R/.carry/bin/test_eval_gpu_reference_gpu" > "$O/gpuref.txt" 2>&1
+    LD_LIBRARY_PATH="$R/.carry/lib" timeout 300 "$R/.carry/bin/test_reference_gpu" > "$O/gpuref.txt" 2>&1
     echo "gpuref rc=$?"; grep -E "PASSED|FAILED|SKIPPED|max_rel" "$O/gpuref.txt" | tail -8
 }
 

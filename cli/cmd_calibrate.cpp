@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "sol/calibrate.h"
+#include "device/calibrate.h"
 
 namespace kforge::cli {
 namespace {

@@ -30,6 +30,7 @@
 #include "eval/session.h"
 #include "problem/spec.h"
 #include "store/store.h"
+#include "worker/supervised_evaluator.h"
 
 namespace kforge::cli {
 namespace {

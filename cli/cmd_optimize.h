@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/llm_common.h"
-#include "eval/device.h"
+#include "device/device.h"
 #include "llm/proposer.h"
 #include "problem/problem.h"
 #include "search/loop.h"

@@ -1,6 +1,6 @@
 // `kforge worker --device cuda|sim [--gpu N] [--sim-model KEY]`: an evaluation worker bound to
-// one device, speaking the worker protocol (eval/protocol.h) on stdin/stdout. Started by the
-// supervisor (eval/supervisor.h), not by people. Nothing but protocol lines reaches stdout;
+// one device, speaking the worker protocol (worker/protocol.h) on stdin/stdout. Started by the
+// supervisor (worker/supervisor.h), not by people. Nothing but protocol lines reaches stdout;
 // diagnostics go to stderr (the supervisor's worker log). Exit 3 when the device cannot be
 // opened (no GPU, no driver), 2 for a bad flag.
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "eval/worker.h"
+#include "worker/worker.h"
 
 namespace kforge::cli {
 

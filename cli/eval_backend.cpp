@@ -3,7 +3,8 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "eval/sim_device.h"
+#include "device/sim_device.h"
+#include "worker/supervised_evaluator.h"
 
 namespace kforge::cli {
 std::unique_ptr<EvalBackend> EvalBackend::open(const std::string& device,

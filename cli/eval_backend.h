@@ -1,5 +1,5 @@
 // Where `kforge optimize` and `kforge suite` evaluate: on a GPU through a supervised worker
-// process (`kforge worker`, eval/supervisor.h), so a candidate that crashes the context or hangs
+// process (`kforge worker`, worker/supervisor.h), so a candidate that crashes the context or hangs
 // the GPU ends as that candidate's status and the search goes on; on the simulated device in
 // this process.
 #pragma once
@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "eval/device.h"
+#include "device/device.h"
 #include "eval/evaluator.h"
-#include "eval/supervisor.h"
+#include "worker/supervisor.h"
 
 namespace kforge::cli {
 

@@ -14,7 +14,7 @@
 //                      check_shape() (when it differs from the small and the full shape) against
 //                      the CPU interpreter, 3 rounds (uniform, normal, heavy-tailed)
 //   correctness_full   on a device that computes references (CUDA: Device::reference_kind()
-//                      "gpu_fp64", eval/gpu_reference.h) at the full shape against the GPU fp64
+//                      "gpu_fp64", reference/gpu_reference.h) at the full shape against the GPU fp64
 //                      reference; if that reference fails (NVRTC, launch, memory) the failure is
 //                      recorded in the evidence (gpu_reference_error) and the gate runs as on
 //                      the simulated device: at check_shape(), the full shape when the CPU
@@ -64,8 +64,8 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/launch_plan.h"
-#include "eval/device.h"
-#include "eval/timing.h"
+#include "device/device.h"
+#include "device/timing.h"
 #include "problem/inputs.h"
 #include "problem/problem.h"
 #include "store/enums.h"

@@ -1,40 +1,10 @@
 #include "eval/evaluator.h"
 
-#include <chrono>
 #include <exception>
 
-#include "dsl/parser.h"
-#include "dsl/printer.h"
 #include "eval/evaluate_internal.h"
-#include "eval/worker.h"
-#include "problem/work.h"
 
 namespace kforge::eval {
-namespace {
-
-// The report of a request the worker did not answer (it died, hung, or could not start).
-EvalReport unanswered(const EvalRequest& request, const DeviceInfo& device, EvalStatus status,
-                      const std::string& message, double wall_ms) {
-    EvalReport r;
-    r.status = status;
-    r.message = "worker: " + message;
-    r.device = device;
-    r.simulated = device.simulated;
-    r.tier = request.tier == EvalTier::kProfile ? EvalTier::kFull : request.tier;
-    r.shapes_key = shapes_key(request.problem);
-    if (auto w = count_work(request.problem); w.ok()) {
-        r.flops = w->flops();
-        r.bytes = w->bytes_fused;
-    }
-    if (!request.prebuilt)
-        if (auto p = dsl::parse_program(request.program_text, request.program_file))
-            r.program_hash = dsl::program_hash(*p);
-    r.gates.push_back(GateOutcome{"worker", false, false, status, message,
-                                  {{"wall_ms", wall_ms}}, wall_ms});
-    return r;
-}
-
-}  // namespace
 
 InProcessEvaluator::InProcessEvaluator(Device& device, ReferenceCache* cache)
     : device_(device), cache_(cache) {
@@ -66,71 +36,6 @@ EvalReport InProcessEvaluator::run_pipeline(const EvalRequest& request) {
 
 TimeReport InProcessEvaluator::time(const TimeRequest& request) {
     return time_programs(device_, request, cache_);
-}
-
-SupervisedEvaluator::SupervisedEvaluator(Supervisor& supervisor, double task_timeout_s)
-    : supervisor_(supervisor), task_timeout_s_(task_timeout_s) {}
-
-Expected<DeviceInfo> SupervisedEvaluator::device_info() {
-    if (auto st = supervisor_.start(); !st) return st.error();
-    return supervisor_.device();
-}
-
-EvalReport SupervisedEvaluator::run_pipeline(const EvalRequest& request) {
-    auto t0 = std::chrono::steady_clock::now();
-    auto result = supervisor_.evaluate(eval_request_to_json(request), task_timeout_s_);
-    if (!result) {
-        EvalReport r = unanswered(request, supervisor_.device(), EvalStatus::kNotSupported,
-                                  result.error().to_string(), ms_since(t0));
-        r.environment_error = true;
-        return r;
-    }
-    EvalReport r;
-    auto parsed = report_from_json(result->report);
-    if (result->report.contains("gates") && parsed) {
-        r = std::move(*parsed);
-    } else {
-        std::string message = result->message;
-        if (message.empty()) message = result->report.value("message", "no report");
-        r = unanswered(request, supervisor_.device(), result->status, message, ms_since(t0));
-    }
-    r.status = result->status;
-    r.worker_notes = result->notes;
-    return r;
-}
-
-TimeReport SupervisedEvaluator::time(const TimeRequest& request) {
-    TimeReport r;
-    auto result = supervisor_.time(to_json(request), task_timeout_s_);
-    if (result && result->report.contains("programs")) {
-        auto parsed = time_report_from_json(result->report);
-        if (parsed) return *parsed;
-        r.message = "unreadable time report: " + parsed.error().to_string();
-        r.status = EvalStatus::kCrashed;
-        return r;
-    }
-    r.device = supervisor_.device();
-    r.simulated = r.device.simulated;
-    r.status = result ? result->status : EvalStatus::kNotSupported;
-    r.message = result ? result->message : result.error().to_string();
-    return r;
-}
-
-WarmReport SupervisedEvaluator::warm(const WarmRequest& request) {
-    auto t0 = std::chrono::steady_clock::now();
-    WarmReport r;
-    auto result = supervisor_.warm(to_json(request), task_timeout_s_);
-    if (!result) {
-        r.error = "worker: " + result.error().to_string();
-    } else if (auto parsed = warm_report_from_json(result->report); parsed) {
-        r = std::move(*parsed);
-    } else {
-        r.error = "worker: " + (result->message.empty()
-                                    ? "unreadable warm report: " + parsed.error().to_string()
-                                    : result->message);
-    }
-    r.wall_ms = ms_since(t0);
-    return r;
 }
 
 }  // namespace kforge::eval

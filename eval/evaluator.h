@@ -1,8 +1,9 @@
-// Where evaluations run (a real plug-in point): in this process on a Device, or in a worker
-// process under a Supervisor, so that a candidate that crashes or hangs its process costs one
-// kCrashed / kTimedOut result and a fresh worker, never the caller (DESIGN decision 3). Search
-// and `kforge eval` talk to an Evaluator; evaluate(Evaluator&, request) wraps it in the store
-// (cache lookup, recording) in the calling process, so the worker never opens the database.
+// Where evaluations run (a real plug-in point): in this process on a Device (here), or in a
+// worker process under a Supervisor (worker/supervised_evaluator.h), so that a candidate that
+// crashes or hangs its process costs one kCrashed / kTimedOut result and a fresh worker, never
+// the caller (DESIGN decision 3). Search and `kforge eval` talk to an Evaluator;
+// evaluate(Evaluator&, request) wraps it in the store (cache lookup, recording) in the calling
+// process, so the worker never opens the database.
 #pragma once
 
 #include <memory>
@@ -10,7 +11,6 @@
 #include "common/expected.h"
 #include "eval/evaluate.h"
 #include "eval/reference_cache.h"
-#include "eval/supervisor.h"
 #include "eval/time_programs.h"
 
 namespace kforge::eval {
@@ -48,25 +48,6 @@ private:
     Device& device_;
     std::unique_ptr<ReferenceCache> own_cache_;
     ReferenceCache* cache_;
-};
-
-// Through `supervisor`'s worker (`kforge worker`). A worker that dies or misses the deadline
-// ends the evaluation kCrashed / kTimedOut with a failed "worker" gate carrying the
-// supervisor's message; the next evaluation gets a fresh worker.
-class SupervisedEvaluator final : public Evaluator {
-public:
-    // `task_timeout_s`: the hard deadline of one evaluation (compiles included).
-    explicit SupervisedEvaluator(Supervisor& supervisor, double task_timeout_s = 900.0);
-    Expected<DeviceInfo> device_info() override;
-    EvalReport run_pipeline(const EvalRequest& request) override;
-    TimeReport time(const TimeRequest& request) override;
-    // A warm task in the worker; a worker that dies or misses the deadline is the report's
-    // error (and a fresh worker for the next task, as for evaluate).
-    WarmReport warm(const WarmRequest& request) override;
-
-private:
-    Supervisor& supervisor_;
-    double task_timeout_s_;
 };
 
 }  // namespace kforge::eval

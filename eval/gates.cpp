@@ -11,7 +11,7 @@
 #include <map>
 
 #include "common/parallel.h"
-#include "eval/timing.h"
+#include "device/timing.h"
 #include "problem/inputs.h"
 #include "problem/spec.h"
 

@@ -41,7 +41,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/device.h"
+#include "device/device.h"
 #include "problem/problem.h"
 #include "store/enums.h"
 

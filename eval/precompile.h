@@ -23,8 +23,8 @@
 #include "codegen/lower.h"
 #include "common/expected.h"
 #include "compile/compile.h"
+#include "device/device.h"
 #include "dsl/ast.h"
-#include "eval/device.h"
 #include "problem/problem.h"
 #include "store/enums.h"
 

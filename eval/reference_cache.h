@@ -15,9 +15,9 @@
 #include <string>
 
 #include "common/expected.h"
-#include "eval/device.h"
-#include "eval/gpu_reference.h"
+#include "device/device.h"
 #include "problem/inputs.h"
+#include "reference/gpu_reference.h"
 
 namespace kforge::eval {
 
@@ -51,7 +51,7 @@ public:
 
     // The case of `shape` with inputs from `make_inputs` (called on a miss) and, when
     // `make_reference` is set, its reference (computed once, on the first request).
-    // `reference_kind` (eval/gpu_reference.h) names what make_reference computes; cases of
+    // `reference_kind` (reference/gpu_reference.h) names what make_reference computes; cases of
     // different kinds are kept apart, so a failed GPU reference never stands in for the CPU one.
     std::shared_ptr<const CachedCase> get(const Problem& shape, Distribution distribution,
                                           uint64_t seed, const MakeInputs& make_inputs,

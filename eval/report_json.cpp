@@ -2,8 +2,8 @@
 // inverse, report_from_json(), with which the supervising process rebuilds a worker's report.
 #include <cmath>
 
+#include "device/device_json.h"
 #include "eval/evaluate.h"
-#include "eval/protocol.h"
 
 namespace kforge::eval {
 namespace {

@@ -4,8 +4,9 @@
 #include <deque>
 #include <memory>
 
+#include "device/device_json.h"
 #include "eval/evaluate_internal.h"
-#include "eval/protocol.h"
+#include "eval/payload_json.h"
 #include "problem/spec.h"
 
 namespace kforge::eval {

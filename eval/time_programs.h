@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/expected.h"
-#include "eval/device.h"
-#include "eval/timing.h"
+#include "device/device.h"
+#include "device/timing.h"
 #include "problem/problem.h"
 #include "store/enums.h"
 

@@ -10,7 +10,7 @@
 //   best                 among qualified candidates' `passed` evaluations that hold "candidate"
 //                        samples: only the highest timed tier present (full/profile over quick),
 //                        the newest such evaluation per candidate, smallest median wins.
-//   time                 eval/timing.h statistics of its "candidate" samples: median, IQR,
+//   time                 device/timing.h statistics of its "candidate" samples: median, IQR,
 //                        95% bootstrap CI of the median.
 //   baselines            report/baseline.h labels at the best's shapes_key (the problem's full
 //                        shapes when there is no best); speedup = baseline median / best median.
@@ -175,7 +175,7 @@ Expected<Report> build_report(Store& store, const ReportOptions& options);
 SuiteSummary summarize_suite(const std::vector<ProblemReport>& problems,
                              const ReportOptions& options);
 
-// Statistics of sample times (eval/timing.h).
+// Statistics of sample times (device/timing.h).
 SampleStats sample_stats(const std::vector<double>& times_ns);
 
 }  // namespace kforge::report

@@ -1,7 +1,7 @@
 // Suite summary, sample statistics and SOL figures of the report model (report/model.h).
 #include <cmath>
 
-#include "eval/timing.h"
+#include "device/timing.h"
 #include "report/model.h"
 #include "report/model_internal.h"
 

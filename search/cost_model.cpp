@@ -3,23 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "eval/sim_model.h"
+#include "perfmodel/sim_model.h"
 
 namespace kforge::search {
 
 CostModel::CostModel(Problem problem, Ceilings ceilings, int sm_count)
     : problem_(std::move(problem)), ceilings_(std::move(ceilings)), sm_count_(sm_count) {}
-
-namespace {
-
-// Kernel kinds of the program's kernels by name (the model reports kernels by name).
-dsl::KernelKind kind_of(const dsl::Program& p, const std::string& kernel) {
-    for (const dsl::Kernel& k : p.kernels)
-        if (k.name == kernel) return k.kind;
-    return dsl::KernelKind::kMap;
-}
-
-}  // namespace
 
 std::map<dsl::KernelKind, double> fit_scales(const std::vector<CostObservation>& observations) {
     std::map<dsl::KernelKind, std::pair<double, int>> acc;
@@ -40,26 +29,26 @@ double CostModel::scale(dsl::KernelKind kind) const {
 }
 
 Expected<double> CostModel::estimate_ns(const dsl::Program& program) const {
-    auto est = eval::model_time(problem_, program, ceilings_, sm_count_);
+    auto est = perfmodel::model_time(problem_, program, ceilings_, sm_count_);
     if (!est) return est.error();
     double total = 0;
-    for (const eval::SimKernelTime& k : est->kernels)
-        total += scale(kind_of(program, k.kernel)) * k.time_ns;
+    for (const perfmodel::SimKernelTime& k : est->kernels)
+        total += scale(k.kind) * k.time_ns;
     // overheads are whatever the model adds beyond its kernels
     double kernels = 0;
-    for (const eval::SimKernelTime& k : est->kernels) kernels += k.time_ns;
+    for (const perfmodel::SimKernelTime& k : est->kernels) kernels += k.time_ns;
     return total + std::max(0.0, est->time_ns - kernels);
 }
 
 Status CostModel::observe(const dsl::Program& program, double measured_ns) {
-    auto est = eval::model_time(problem_, program, ceilings_, sm_count_);
+    auto est = perfmodel::model_time(problem_, program, ceilings_, sm_count_);
     if (!est) return est.error();
     CostObservation o;
     o.model_ns = est->time_ns;
     o.measured_ns = measured_ns;
     double dominant = -1;
-    for (const eval::SimKernelTime& k : est->kernels)
-        if (k.time_ns > dominant) dominant = k.time_ns, o.kind = kind_of(program, k.kernel);
+    for (const perfmodel::SimKernelTime& k : est->kernels)
+        if (k.time_ns > dominant) dominant = k.time_ns, o.kind = k.kind;
     observations_.push_back(o);
     scale_ = fit_scales(observations_);
     return Ok{};

@@ -1,4 +1,4 @@
-// The cheapest screening tier of the search: the analytic time model of eval/sim_model.h,
+// The cheapest screening tier of the search: the analytic time model of perfmodel/sim_model.h,
 // refitted to the measurements of the current run. Each kernel kind (gemm, rowwise, map) has a
 // scale factor s_kind; a program's estimate is sum over kernels of s_kind * t_model(kernel).
 // Fit: every measured program is attributed to the kind that dominates its model time, and

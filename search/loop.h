@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "eval/device.h"
+#include "device/device.h"
+#include "device/timing.h"
 #include "eval/evaluator.h"
-#include "eval/timing.h"
 #include "problem/problem.h"
 #include "search/budget.h"
 #include "search/cost_model.h"

@@ -1,5 +1,5 @@
 // Calibrated ceilings: DRAM bandwidth and peak FLOP/s measured on the GPU at hand
-// (sol/calibrate.h), stored as JSON, overriding the datasheet figures of the device table.
+// (device/calibrate.h), stored as JSON, overriding the datasheet figures of the device table.
 #pragma once
 
 #include <map>

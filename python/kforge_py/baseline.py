@@ -81,7 +81,7 @@ def driver_string():
 
 
 def uuid_string(uuid):
-    """The device identity as kforge's CUDA device writes it (eval/cuda_device.cpp):
+    """The device identity as kforge's CUDA device writes it (device/cuda_device.cpp):
     "GPU-" and the 16 uuid bytes as lower-case 8-4-4-4-12 hex."""
     raw = getattr(uuid, "bytes", None)
     if raw is not None and len(raw) == 16:

@@ -5,7 +5,7 @@
 // the chain, and the f32 (3xTF32, TF32) and f16 math modes.
 #include <gtest/gtest.h>
 
-#include "eval/device.h"
+#include "device/device.h"
 #include "eval/evaluate.h"
 #include "tests/codegen/conv_fixtures.h"
 

@@ -4,7 +4,7 @@
 // interpreter, so this checks the pipeline, not the kernels (conv_gpu_test.cpp does).
 #include <gtest/gtest.h>
 
-#include "eval/device.h"
+#include "device/device.h"
 #include "eval/evaluate.h"
 #include "tests/codegen/conv_fixtures.h"
 

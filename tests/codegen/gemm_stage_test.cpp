@@ -14,7 +14,7 @@
 #include "codegen/lower.h"
 #include "dsl/check.h"
 #include "dsl/parser.h"
-#include "eval/sim_model.h"
+#include "perfmodel/sim_model.h"
 #include "problem/spec.h"
 #include "search/knob_space.h"
 #include "sol/device.h"
@@ -379,10 +379,10 @@ TEST(GemmStageSim, ModelTimeCountsTheStaging) {
     ASSERT_TRUE(spec.ok());
     Ceilings ceil = effective_ceilings(*spec, std::nullopt);
     Problem problem = problem_f32_nn(4096, 4096, 4096);
-    auto coop = eval::model_time(
+    auto coop = perfmodel::model_time(
         problem, program_f32_nn(dsl::Schedule::kCooperative, dsl::MathMode::kTf32x3), ceil,
         spec->sm_count);
-    auto multi = eval::model_time(
+    auto multi = perfmodel::model_time(
         problem, program_f32_nn(dsl::Schedule::kMultistage, dsl::MathMode::kTf32x3), ceil,
         spec->sm_count);
     ASSERT_TRUE(coop.ok() && multi.ok());
@@ -392,7 +392,7 @@ TEST(GemmStageSim, ModelTimeCountsTheStaging) {
     EXPECT_DOUBLE_EQ(coop->kernels[0].bytes, 2 * 3 * operand + operand + 2 * 4 * operand);
     EXPECT_DOUBLE_EQ(multi->kernels[0].bytes, 3 * operand);
     const double staging_ns = 2 * 4 * operand / ceil.dram_bytes_per_s * 1e9 +
-                              2 * eval::kSimLaunchOverheadNs;
+                              2 * perfmodel::kSimLaunchOverheadNs;
     EXPECT_GT(coop->time_ns, staging_ns);
     EXPECT_LT(coop->time_ns, multi->time_ns);
 }

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "eval/evaluate.h"
-#include "eval/supervisor.h"
 #include "problem/spec.h"
+#include "worker/supervisor.h"
 
 namespace kforge::eval::testing {
 
@@ -31,7 +31,7 @@ inline Problem suite_problem(const std::string& name) {
 inline EvalRequest request_for(const std::string& name, EvalTier tier = EvalTier::kQuick) {
     EvalRequest r;
     r.problem = suite_problem(name);
-    r.program_file = std::string(KFORGE_TEST_DATA_DIR) + "/data/" + name + ".kf";
+    r.program_file = std::string(KFORGE_SOURCE_DIR) + "/tests/eval/data/" + name + ".kf";
     r.program_text = read_text(r.program_file);
     r.tier = tier;
     return r;

@@ -8,6 +8,7 @@
 #include "compile/process.h"
 #include "eval/evaluator.h"
 #include "eval/fault_suite.h"
+#include "worker/supervised_evaluator.h"
 
 namespace kforge::eval {
 namespace {

@@ -5,6 +5,7 @@
 #include "eval/evaluator.h"
 #include "eval/fault_suite.h"
 #include "eval_fixture.h"
+#include "worker/supervised_evaluator.h"
 
 namespace kforge::eval {
 namespace {

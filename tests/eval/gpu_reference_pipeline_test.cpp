@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "eval/evaluate.h"
-#include "eval/gpu_reference.h"
 #include "eval/reference_cache.h"
 #include "eval_fixture.h"
 #include "problem/interpret.h"
+#include "reference/gpu_reference.h"
 
 namespace kforge::eval {
 namespace {

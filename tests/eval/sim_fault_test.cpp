@@ -2,8 +2,8 @@
 // that should catch it.
 #include <gtest/gtest.h>
 
+#include "device/sim_device.h"
 #include "eval/evaluate.h"
-#include "eval/sim_device.h"
 #include "eval_fixture.h"
 
 namespace kforge::eval {

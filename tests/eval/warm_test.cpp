@@ -6,9 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "device/sim_device.h"
 #include "eval/evaluator.h"
-#include "eval/sim_device.h"
 #include "eval_fixture.h"
+#include "worker/supervised_evaluator.h"
 
 namespace kforge::eval {
 namespace {

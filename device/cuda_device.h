@@ -1,0 +1,116 @@
+// The CUDA device (device/device.h) on one GPU, through the driver API only (device/cuda_driver.h):
+// load() loads the cubin (cuModuleLoadData), resolves every launch's function, allocates the
+// problem's inputs, params and outputs plus the plan's buffers, and, for CUTLASS kernels,
+// dlopen()s the plan's host library and runs each param builder (codegen/host_abi.h: query the
+// workspace, allocate it, build the params blob). run() copies inputs in (converted to the
+// device dtype, f32/f16/bf16 with round-to-nearest-even), poisons outputs and intermediates with
+// 0xFF bytes (NaN in every float format), zeroes zero_init buffers and builder workspaces, issues
+// the launches with cuLaunchKernelEx (cluster attribute where cluster != 1), polls the stream
+// against Candidate::run_timeout_s (never blocks forever: kTimedOut) and copies outputs back.
+// time(): see device/cuda_device_time.cpp. Driver failures map through classify_driver_error().
+#pragma once
+
+#include <cuda.h>
+
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device/cuda_driver.h"
+#include "device/device.h"
+#include "device/nvml_sampler.h"
+
+namespace kforge::eval {
+
+// Host values -> the bytes of `dtype` on the device (f32/f16/bf16 round to nearest even,
+// integers truncate), and back. Device-free, unit tested.
+std::vector<unsigned char> to_device_bytes(const std::vector<double>& v, DType dtype);
+std::vector<double> from_device_bytes(const std::vector<unsigned char>& bytes, DType dtype);
+
+class CudaDevice final : public Device {
+public:
+    static Expected<std::unique_ptr<CudaDevice>> open(int index);
+    ~CudaDevice() override;
+
+    DeviceInfo info() const override { return info_; }
+    Status load(const Candidate& candidate) override;
+    using Device::run;
+    RunResult run(const TensorData& inputs, const RunOptions& options) override;
+    TimingResult time(const TimingOptions& options) override;
+    void unload() override;
+    int64_t memory_used_bytes() const override;
+    std::string_view reference_kind() const override;
+    // device/cuda_device_reference.cpp: NVRTC module per (source, arch), cached for the device's
+    // lifetime; fp64 buffers for every tensor, freed before returning.
+    ReferenceResult reference(const Problem& shape, const TensorData& inputs) override;
+
+private:
+    struct Buffer {
+        CUdeviceptr ptr = 0;
+        DType dtype = DType::kF32;
+        int64_t numel = 0;
+        bool zero_init = false;
+        bool poison = false;  // outputs and intermediates
+        int64_t bytes() const { return numel * dtype_bytes(dtype); }
+    };
+    struct Launch {
+        CUfunction function = nullptr;
+        unsigned grid[3]{1, 1, 1}, block[3]{1, 1, 1}, cluster[3]{1, 1, 1};
+        unsigned smem_bytes = 0;
+        std::vector<uint64_t> storage;  // plain params, 8 bytes each; or the params blob
+        std::vector<void*> args;        // kernelParams
+        std::string name;
+    };
+    struct Failure {
+        EvalStatus status = EvalStatus::kPassed;
+        std::string message;
+        bool context_lost = false;
+        bool ok() const { return status == EvalStatus::kPassed; }
+    };
+
+    CudaDevice(const DriverApi* api, CUdevice dev, CUcontext ctx, DeviceInfo info);
+    Failure fail(CUresult r, const std::string& what);
+    Status alloc(const std::string& name, DType dtype, int64_t numel, bool zero_init, bool poison);
+    Status prepare_launch(const codegen::KernelLaunch& k, Launch& out);
+    Failure enqueue_resets(bool poison);
+    Failure enqueue_launches();
+    Failure wait(double timeout_s);
+    Failure copy_outputs(TensorData& out);
+    TimingResult time_with(const TimingOptions& options, TimingResult t);
+    Expected<CUmodule> reference_module(const std::string& source, ReferenceResult& result);
+    void unload_reference_modules();
+
+    const DriverApi* api_;
+    CUdevice dev_;
+    CUcontext ctx_;
+    DeviceInfo info_;
+    std::unique_ptr<NvmlSampler> nvml_;
+    CUstream stream_ = nullptr;
+    CUdeviceptr flush_ = 0;
+    int64_t flush_bytes_ = 0;
+
+    bool loaded_ = false;
+    const Problem* problem_ = nullptr;
+    double run_timeout_s_ = 10.0;
+    CUmodule module_ = nullptr;
+    void* host_lib_ = nullptr;
+    std::map<std::string, Buffer> buffers_;
+    std::vector<CUdeviceptr> workspaces_;  // builder workspaces, zeroed per sequence
+    std::vector<int64_t> workspace_bytes_;
+    std::vector<Launch> launches_;
+    bool have_inputs_ = false;
+    // Device bytes of identified inputs (RunOptions::inputs_id -> tensor/dtype -> bytes), most
+    // recently used first, at most kConvertedBytesMax in all: converting full-shape inputs costs
+    // more than the kernel being timed, and every candidate of a problem uses the same ones.
+    static constexpr int64_t kConvertedBytesMax = int64_t{8} << 30;
+    std::list<std::pair<uint64_t, std::map<std::string, std::vector<unsigned char>>>> converted_;
+    int64_t converted_bytes_ = 0;
+    std::map<std::string, CUmodule> reference_modules_;  // sha256(source)/arch -> module
+    const std::vector<unsigned char>& device_bytes(uint64_t inputs_id, const Tensor& t,
+                                                   const std::vector<double>& values,
+                                                   std::vector<unsigned char>& scratch);
+};
+
+}  // namespace kforge::eval

@@ -1,0 +1,288 @@
+#include "perfmodel/sim_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "codegen/gemm_stage.h"
+#include "sol/bounds.h"
+#include "sol/device.h"
+
+namespace kforge::perfmodel {
+namespace {
+
+struct Shape {
+    std::vector<int64_t> dims;
+    DType dtype = DType::kF32;
+    double numel() const {
+        double n = 1;
+        for (int64_t d : dims) n *= static_cast<double>(d);
+        return n;
+    }
+    double bytes() const { return numel() * dtype_bytes(dtype); }
+};
+
+Expected<Shape> shape_of(const dsl::TensorRef& ref, const Problem& problem) {
+    Shape s;
+    if (const Tensor* t = problem.find_tensor(ref.name)) s.dtype = t->dtype;
+    for (const std::string& d : ref.dims) {
+        auto it = problem.dims.find(d);
+        if (it != problem.dims.end()) {
+            s.dims.push_back(it->second);
+            continue;
+        }
+        char* end = nullptr;
+        long long v = std::strtoll(d.c_str(), &end, 10);
+        if (d.empty() || *end != '\0' || v <= 0)
+            return make_error(ref.name, "unknown dim '" + d + "' in the simulated time model");
+        s.dims.push_back(v);
+    }
+    return s;
+}
+
+double vec_efficiency(int vec) {
+    if (vec <= 1) return 0.55;
+    if (vec == 2) return 0.72;
+    if (vec < 8) return 0.86;
+    return 0.9;
+}
+
+// CUTLASS 2.x mma.sync (schedule multistage) on a device with wgmma (sm_90): measured on the
+// H200, 3xTF32 multistage ran at 0.6x of the rate cuBLAS's wgmma TF32 reaches per useful FLOP
+// (gemm_f32_4096: 1.89 ms for 3 x 2 * 4096^3 FLOPs vs cuBLAS TF32 376 us for one).
+constexpr double kMultistageOnWgmmaEfficiency = 0.6;
+
+bool has_wgmma(const Ceilings& ceil) {
+    auto spec = find_device(ceil.device);
+    return spec.ok() && spec->cc_major >= 9;
+}
+
+double stage_efficiency(int stages) {
+    if (stages == 0 || stages >= 4) return 0.93;
+    if (stages == 3) return 0.88;
+    if (stages == 2) return 0.75;
+    return 0.55;
+}
+
+ComputeUnit gemm_unit(const dsl::GemmConfig& g, PrecisionPolicy policy, DType operand) {
+    switch (g.math) {
+        case dsl::MathMode::kF32Simt: return ComputeUnit::kFp32Simt;
+        case dsl::MathMode::kTf32:
+        case dsl::MathMode::kTf32x3: return ComputeUnit::kTf32Tensor;
+        case dsl::MathMode::kBf16: return ComputeUnit::kBf16Tensor;
+        case dsl::MathMode::kF16: return ComputeUnit::kFp16Tensor;
+        case dsl::MathMode::kAuto: break;
+    }
+    return matrix_unit(policy, operand);
+}
+
+// Bytes of the chain's tensors: reads (add/mul/... with a tensor) and writes (store, reduce).
+Expected<std::pair<double, double>> chain_bytes(const dsl::Kernel& k, const Problem& problem) {
+    double read = 0, written = 0;
+    // A rowwise prologue's operands are read like the chain's (a prologue never stores).
+    for (const std::vector<dsl::ChainOp>* ops : {&k.pre, &k.chain})
+        for (const dsl::ChainOp& op : *ops) {
+            if (!op.tensor) continue;
+            auto s = shape_of(*op.tensor, problem);
+            if (!s) return s.error();
+            bool writes =
+                op.kind == dsl::ChainOpKind::kStore || op.kind == dsl::ChainOpKind::kReduce;
+            (writes ? written : read) += s->bytes();
+        }
+    return std::make_pair(read, written);
+}
+
+Expected<SimKernelTime> gemm_time(const dsl::Kernel& k, const Problem& problem,
+                                  const Ceilings& ceil, int sm_count) {
+    SimKernelTime t{k.name};
+    if (k.args.size() < 2) return make_error(k.name, "gemm kernel without two operands");
+    auto a = shape_of(k.args[0], problem);
+    if (!a) return a.error();
+    auto b = shape_of(k.args[1], problem);
+    if (!b) return b.error();
+    const dsl::TensorRef* store = nullptr;
+    for (const dsl::ChainOp& op : k.chain)
+        if (op.kind == dsl::ChainOpKind::kStore && op.tensor) {
+            store = &*op.tensor;
+            break;
+        }
+    if (!store) return make_error(k.name, "gemm kernel without a store");
+    auto out = shape_of(*store, problem);
+    if (!out) return out.error();
+    if (out->dims.size() < 2 || a->dims.empty()) return make_error(k.name, "gemm rank < 2");
+    double n = static_cast<double>(out->dims.back());
+    double m = static_cast<double>(out->dims[out->dims.size() - 2]);
+    double batch = out->numel() / (m * n);
+    double kk = a->numel() / (batch * m);
+    const dsl::GemmConfig& g = k.gemm;
+    double tiles = std::ceil(m / g.tile_m) * std::ceil(n / g.tile_n) * batch;
+    double waves = std::ceil(tiles / std::max(1, sm_count));
+    double quant = tiles / (waves * std::max(1, sm_count));
+    double tile_eff = std::pow(std::min(1.0, double(g.tile_m) * g.tile_n / (128.0 * 128.0)), 0.25);
+    ComputeUnit unit = gemm_unit(g, problem.policy, a->dtype);
+    double peak = ceil.peak(unit);
+    if (peak <= 0) peak = ceil.peak(ComputeUnit::kFp32Simt);
+    if (g.math == dsl::MathMode::kTf32x3) peak /= 3;
+    if (g.schedule == dsl::Schedule::kMultistage && unit != ComputeUnit::kFp32Simt &&
+        has_wgmma(ceil))
+        peak *= kMultistageOnWgmmaEfficiency;
+    t.flops = 2.0 * batch * m * n * kk;
+    double compute_s = t.flops / (peak * quant * stage_efficiency(g.stages) * tile_eff);
+    auto cb = chain_bytes(k, problem);
+    if (!cb) return cb.error();
+    // Operands staged K-major by a pre-kernel (codegen/gemm_stage.h): it reads the operand and
+    // writes k_parts copies, and the GEMM then reads the copies; its own launch time and
+    // traffic add to the kernel's (a separate launch: nothing overlaps it).
+    const codegen::OperandStaging st =
+        codegen::plan_operand_staging(k, problem.policy, a->dtype);
+    const double a_gemm = a->bytes() * (st.stage_a ? st.k_parts : 1);
+    const double b_gemm = b->bytes() * (st.stage_b ? st.k_parts : 1);
+    double stage_bytes = 0, stage_launches = 0;
+    for (auto [staged, bytes] : {std::pair{st.stage_a, a->bytes()}, {st.stage_b, b->bytes()}}) {
+        if (!staged) continue;
+        stage_bytes += bytes * (1 + st.k_parts);
+        stage_launches += 1;
+    }
+    t.bytes = a_gemm + b_gemm + cb->first + cb->second;
+    if (g.split_k > 1) t.bytes += 2.0 * g.split_k * out->numel() * 4;  // f32 partials
+    // Fewer CTAs than SMs cannot keep DRAM busy: a matvec's [2048,65536] x [65536,1] as 32
+    // tiles of 64 rows ran at 10% of its memory bound on the H200 (1.236 ms).
+    const double ctas = tiles * std::max(1, g.split_k);
+    double memory_s = t.bytes / (ceil.dram_bytes_per_s *
+                                 std::min(1.0, ctas / std::max(1, sm_count)));
+    t.compute_bound = compute_s >= memory_s;
+    t.time_ns = std::max(compute_s, memory_s) * 1e9;
+    t.time_ns += stage_bytes / ceil.dram_bytes_per_s * 1e9 + stage_launches * kSimLaunchOverheadNs;
+    t.bytes += stage_bytes;
+    return t;
+}
+
+// conv2d (codegen/lower_conv.cpp's four launches): x NCHW -> xs NHWC with the channels padded to
+// Cp, w -> ws [Kp, R, S, Cp], the CUTLASS 2.x implicit-GEMM fprop (M = N*P*Q, N = Kp,
+// K = R*S*Cp: tiles, waves, stages and tile efficiency as a gemm's, mma.sync multistage) into an
+// f32 workspace ys [N, P, Q, Kp], and ys -> y NCHW through the chain. The staging and epilogue
+// launches are DRAM streams; each adds a launch overhead (model_time adds the fourth).
+Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem,
+                                    const Ceilings& ceil, int sm_count) {
+    SimKernelTime t{k.name};
+    if (k.args.size() < 2) return make_error(k.name, "conv2d kernel without input and weight");
+    const Op* conv = nullptr;
+    for (const Op& op : problem.ops)
+        if (op.kind == OpKind::kConv2d && op.inputs.size() >= 2 &&
+            op.inputs[0] == k.args[0].name && op.inputs[1] == k.args[1].name)
+            conv = &op;
+    if (!conv)
+        return make_error(k.name, "no conv2d op of the problem reads " + k.args[0].name +
+                                      " and " + k.args[1].name);
+    const Tensor* x = problem.find_tensor(conv->inputs[0]);
+    const Tensor* w = problem.find_tensor(conv->inputs[1]);
+    const Tensor* y = problem.find_tensor(conv->output);
+    if (!x || !w || !y || x->shape.size() != 4 || w->shape.size() != 4 || y->shape.size() != 4)
+        return make_error(k.name, "conv2d operands are not 4-D");
+    const double elem = dtype_bytes(x->dtype);
+    const int64_t align = elem >= 4 ? 4 : 8;  // 16-byte cp.async rows
+    auto up = [&](int64_t v) { return static_cast<double>((v + align - 1) / align * align); };
+    const double n = static_cast<double>(x->shape[0]), h = static_cast<double>(x->shape[2]),
+                 wd = static_cast<double>(x->shape[3]);
+    const double cp = up(x->shape[1]), kp = up(w->shape[0]);
+    const double rs = static_cast<double>(w->shape[2] * w->shape[3]);
+    const double m = n * static_cast<double>(y->shape[2] * y->shape[3]);
+    const double xs_bytes = n * h * wd * cp * elem, ws_bytes = kp * rs * cp * elem;
+    const double ys_bytes = m * kp * 4.0;
+
+    const dsl::GemmConfig& g = k.gemm;
+    const double tiles = std::ceil(m / g.tile_m) * std::ceil(kp / g.tile_n);
+    const double waves = std::ceil(tiles / std::max(1, sm_count));
+    const double quant = tiles / (waves * std::max(1, sm_count));
+    const double tile_eff =
+        std::pow(std::min(1.0, double(g.tile_m) * g.tile_n / (128.0 * 128.0)), 0.25);
+    const ComputeUnit unit = gemm_unit(g, problem.policy, x->dtype);
+    double peak = ceil.peak(unit);
+    if (peak <= 0) peak = ceil.peak(ComputeUnit::kFp32Simt);
+    if (g.math == dsl::MathMode::kTf32x3) peak /= 3;
+    if (unit != ComputeUnit::kFp32Simt && has_wgmma(ceil)) peak *= kMultistageOnWgmmaEfficiency;
+    t.flops = 2.0 * m * kp * rs * cp;  // what the padded implicit GEMM executes
+    const double compute_s = t.flops / (peak * quant * stage_efficiency(g.stages) * tile_eff);
+    const double main_bytes = xs_bytes + ws_bytes + ys_bytes;
+    const double memory_s =
+        main_bytes / (ceil.dram_bytes_per_s * std::min(1.0, tiles / std::max(1, sm_count)));
+    t.compute_bound = compute_s >= memory_s;
+
+    auto cb = chain_bytes(k, problem);
+    if (!cb) return cb.error();
+    const double stage_bytes = static_cast<double>(x->bytes()) + xs_bytes +
+                               static_cast<double>(w->bytes()) + ws_bytes;
+    const double epilogue_bytes = ys_bytes + cb->first + cb->second;
+    t.bytes = stage_bytes + main_bytes + epilogue_bytes;
+    t.time_ns = (std::max(compute_s, memory_s) +
+                 (stage_bytes + epilogue_bytes) / ceil.dram_bytes_per_s) * 1e9 +
+                3 * kSimLaunchOverheadNs;
+    return t;
+}
+
+Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& problem,
+                                       const Ceilings& ceil) {
+    SimKernelTime t{k.name};
+    double read = 0, numel = 0;
+    for (const dsl::TensorRef& arg : k.args) {
+        auto s = shape_of(arg, problem);
+        if (!s) return s.error();
+        read += s->bytes();
+        numel = std::max(numel, s->numel());
+    }
+    // passes 2 re-reads the row, unless smem_stage holds it on chip (most of it, at worst);
+    // sum / mean / max / min / prod sweep it once whatever passes says (kernels/reduce_row.cuh)
+    const bool one_sweep = k.row_op == dsl::RowOp::kSum || k.row_op == dsl::RowOp::kMean ||
+                           k.row_op == dsl::RowOp::kMax || k.row_op == dsl::RowOp::kMin ||
+                           k.row_op == dsl::RowOp::kProd;
+    if (k.kind == dsl::KernelKind::kRowwise && k.rowwise.passes > 1 && !k.rowwise.smem_stage &&
+        !one_sweep && !k.args.empty())
+        read *= 1.0 + 1.0 / std::max<double>(1.0, double(k.args.size()));
+    auto cb = chain_bytes(k, problem);
+    if (!cb) return cb.error();
+    t.bytes = read + cb->first + cb->second;
+    int vec = k.kind == dsl::KernelKind::kMap ? k.map.vec : k.rowwise.vec;
+    t.flops = numel * (4.0 + static_cast<double>(k.chain.size() + k.pre.size()));
+    double memory_s = t.bytes / (ceil.dram_bytes_per_s * vec_efficiency(vec));
+    double compute_s = t.flops / ceil.peak(ComputeUnit::kFp32Simt);
+    t.compute_bound = compute_s > memory_s;
+    t.time_ns = std::max(memory_s, compute_s) * 1e9;
+    return t;
+}
+
+}  // namespace
+
+Expected<SimEstimate> model_time(const Problem& problem, const dsl::Program& program,
+                                 const Ceilings& ceilings, int sm_count) {
+    if (ceilings.dram_bytes_per_s <= 0 || ceilings.peak(ComputeUnit::kFp32Simt) <= 0)
+        return make_error(ceilings.device, "the simulated model needs bandwidth and fp32 peak");
+    SimEstimate e;
+    for (const dsl::Kernel& k : program.kernels) {
+        auto t = k.kind == dsl::KernelKind::kGemm ? gemm_time(k, problem, ceilings, sm_count)
+                 : k.kind == dsl::KernelKind::kConv2d
+                     ? conv2d_time(k, problem, ceilings, sm_count)
+                     : streaming_time(k, problem, ceilings);
+        if (!t) return t.error();
+        t->kind = k.kind;
+        t->time_ns += kSimLaunchOverheadNs;
+        e.time_ns += t->time_ns;
+        e.kernels.push_back(*t);
+    }
+    return e;
+}
+
+double sim_noise_factor(const std::string& key, int64_t index) {
+    uint64_t h = 1469598103934665603ULL;
+    for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    h ^= static_cast<uint64_t>(index) * 0x9e3779b97f4a7c15ULL;
+    double sum = 0;  // Irwin-Hall of 4 uniforms: mean 2, sd ~0.577
+    for (int i = 0; i < 4; ++i) {
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 33;
+        sum += static_cast<double>(h >> 11) / 9007199254740992.0;
+    }
+    return 1.0 + 0.01 * (sum - 2.0) / 0.577;
+}
+
+}  // namespace kforge::perfmodel

@@ -1,0 +1,66 @@
+// The analytic time model of the simulated device: a deterministic estimate of a program's
+// kernel time on a device table entry, so the search, statistics and reports have plausible,
+// structured times without a GPU. Never a measurement; everything it feeds is labelled
+// "(simulated)".
+//
+// Per kernel of the program, in launch order, plus kSimLaunchOverheadNs each:
+//   gemm     M, N from the first store (batch = its leading dims), K from operand A. Tiles
+//            ceil(M/tile_m) * ceil(N/tile_n) * batch run in waves over the SMs; wave
+//            quantization efficiency = tiles / (waves * sm_count). Pipeline efficiency by
+//            stages (1: 0.55, 2: 0.75, 3: 0.88, >= 4 or auto: 0.93); tile efficiency
+//            min(1, tile_m * tile_n / 128^2)^0.25. Matrix FLOPs run on the unit the math mode
+//            (else the policy) selects; 3xTF32 at a third of the TF32 peak; schedule
+//            multistage (mma.sync) on a wgmma device at 0.6 of the peak. Time = max(compute,
+//            memory) with memory = operands + epilogue tensors + stores at DRAM bandwidth.
+//            Operands staged by a pre-kernel (codegen/gemm_stage.h: tf32x3 and MN-major tf32
+//            on the Hopper schedules) add its traffic (read once, k_parts copies written) at
+//            DRAM bandwidth plus one launch overhead each, and the GEMM reads the copies.
+//   conv2d   the problem's conv2d op that reads the kernel's input and weight gives the shapes;
+//            its four launches (stage x to NHWC with C padded to Cp, stage w, the implicit
+//            GEMM M = N*P*Q, N = Kp, K = R*S*Cp, the chain's epilogue from an f32 workspace):
+//            the GEMM as a gemm's (tiles, waves, stages, tile efficiency; mma.sync multistage
+//            at 0.6 of the peak on a wgmma device), the other three as DRAM streams with a
+//            launch overhead each.
+//   rowwise, map   bytes read (arguments and chain tensors) + bytes written (stores) at DRAM
+//            bandwidth times a vector-width efficiency (vec 1: 0.55, 2: 0.72, 4: 0.86, >= 8:
+//            0.9); two-pass row-wise reads its input twice.
+// Pseudo-noise: sample i of a program gets a factor 1 + ~1% from a hash of (program hash, i), so
+// the statistics code sees a spread; kSlow multiplies by 50 (the device applies that).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/expected.h"
+#include "dsl/ast.h"
+#include "problem/problem.h"
+#include "sol/calibration.h"
+
+namespace kforge::perfmodel {
+
+inline constexpr double kSimLaunchOverheadNs = 3000.0;
+
+struct SimKernelTime {
+    std::string kernel;
+    dsl::KernelKind kind = dsl::KernelKind::kMap;  // the program's kernel of that name
+    double time_ns = 0;
+    double flops = 0;
+    double bytes = 0;
+    bool compute_bound = false;
+};
+
+struct SimEstimate {
+    double time_ns = 0;  // sum over kernels, overheads included, no noise
+    std::vector<SimKernelTime> kernels;
+};
+
+// The noiseless model time of `program` (checked against `problem`) on `ceilings` with
+// `sm_count` SMs. An Error when a tensor or dim the program names is unknown.
+Expected<SimEstimate> model_time(const Problem& problem, const dsl::Program& program,
+                                 const Ceilings& ceilings, int sm_count);
+
+// The deterministic noise factor (mean ~1, spread ~1%) of sample `index` under `key`.
+double sim_noise_factor(const std::string& key, int64_t index);
+
+}  // namespace kforge::perfmodel
