@@ -35,4 +35,11 @@ std::string default_compile_cache_dir() {
     return (fs::temp_directory_path() / "kforge-cubin-cache").string();
 }
 
+driver::PythonOptions python_options() {
+    driver::PythonOptions o;
+    if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) o.python = p;
+    if (const char* p = std::getenv("PYTHONPATH"); p && *p) o.pythonpath = p;
+    return o;
+}
+
 }  // namespace kforge::cli

@@ -10,16 +10,14 @@
 // or PyTorch.
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "cli/baseline_store.h"
 #include "cli/commands.h"
-#include "cli/python_tool.h"
-#include "problem/spec.h"
+#include "cli/console.h"
+#include "driver/baseline.h"
 #include "report/baseline.h"
 
 namespace kforge::cli {
@@ -70,15 +68,6 @@ void print_summary(const nlohmann::json& doc) {
     }
 }
 
-// The newest run over `problem` (a `kforge optimize` or suite run), or none.
-std::optional<int64_t> latest_run_of(const std::vector<RunSummary>& runs,
-                                     const std::string& problem) {
-    std::optional<int64_t> best;
-    for (const RunSummary& r : runs)
-        if (r.problem == problem && (!best || r.id > *best)) best = r.id;
-    return best;
-}
-
 int run_baseline(BaselineArgs a) {
     if (a.latest_run && a.run_id > 0)
         return fail("--run and --latest-run exclude each other", kExitUserError);
@@ -95,58 +84,27 @@ int run_baseline(BaselineArgs a) {
     }
     if (a.iters < 50) return fail("--iters: the protocol needs a median of >= 50", kExitUserError);
     if (a.warmup < 1) return fail("--warmup: expected at least 1", kExitUserError);
-    std::vector<Problem> problems;
-    for (const std::string& path : a.specs) {
-        auto p = load_problem(path);
-        if (!p) return fail(path + ": " + p.error().to_string(), kExitUserError);
-        problems.push_back(std::move(*p));
-    }
     if (a.db.empty()) {
         const char* env = std::getenv("KFORGE_DB");
         a.db = env && *env ? env : ".kforge/kforge.db";
     }
-    auto python = find_python();
-    if (!python) return fail(python.error().to_string(), kExitEnvironment);
-    std::vector<std::string> args{"--modes", a.modes, "--iters", std::to_string(a.iters),
-                                  "--warmup", std::to_string(a.warmup), "--gpu",
-                                  std::to_string(a.gpu)};
-    if (a.fp32_strict) args.push_back("--fp32-strict");
-    args.insert(args.end(), a.specs.begin(), a.specs.end());
-    auto run = run_python_module(*python, "kforge_py.baseline", args, true);
-    if (!run) return fail(run.error().to_string(), kExitEnvironment);
-    if (run->exit_code == 127) return fail("could not run " + *python + " (set KFORGE_PYTHON)", kExitEnvironment);
-    if (run->exit_code == kExitEnvironment || run->exit_code == kExitUserError) return run->exit_code;
-    auto doc = nlohmann::json::parse(run->stdout_text, nullptr, false);
-    if (doc.is_discarded() || !doc.contains("results"))
-        return fail("the Python side exited with " + std::to_string(run->exit_code) +
-                        " and no result", kExitEnvironment);
-    std::error_code ec;
-    auto parent = std::filesystem::path(a.db).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    auto store = open_store(a.db);
-    if (!store) return fail(store.error().to_string(), kExitUserError);
-    std::optional<int64_t> run_id;
-    if (a.run_id > 0) run_id = a.run_id;
-    std::vector<RunSummary> runs;
-    if (a.latest_run) {
-        auto listed = store->list_runs();
-        if (!listed) return fail(listed.error().to_string(), kExitUserError);
-        runs = std::move(*listed);
+    driver::BaselineRequest r;
+    r.specs = a.specs;
+    r.python = python_options();
+    r.modes = a.modes;
+    r.iters = a.iters;
+    r.warmup = a.warmup;
+    r.gpu = a.gpu;
+    r.fp32_strict = a.fp32_strict;
+    r.db = a.db;
+    if (a.run_id > 0) r.run_id = a.run_id;
+    r.latest_run = a.latest_run;
+    driver::BaselineResult result = driver::run_baselines(r);
+    if (result.outcome.exit == driver::Exit::kOk || result.outcome.exit == driver::Exit::kFailure) {
+        if (a.json) std::printf("%s\n", result.doc.dump(2).c_str());
+        else print_summary(result.doc);
     }
-    for (size_t i = 0; i < problems.size() && i < doc["results"].size(); ++i) {
-        if (a.latest_run) run_id = latest_run_of(runs, problems[i].name);
-        auto stored = store_baseline(*store, problems[i], doc["device"], doc, doc["results"][i], run_id);
-        if (!stored) return fail(stored.error().to_string(), kExitUserError);
-        doc["results"][i]["stored"] = {{"db", a.db}, {"run_id", stored->run_id},
-                                       {"evaluation_id", stored->evaluation_id},
-                                       {"candidate_id", stored->candidate_id}};
-    }
-    if (a.json) {
-        std::printf("%s\n", doc.dump(2).c_str());
-    } else {
-        print_summary(doc);
-    }
-    return run->exit_code == kExitOk ? kExitOk : kExitFailure;
+    return exit_code_of(result.outcome, "baseline");
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "driver/eval_backend.h"
 #include "eval/evaluate.h"
 #include "eval/fault_suite.h"
 #include "eval/session.h"
@@ -93,25 +94,22 @@ void print_text(const eval::EvalReport& r) {
                 r.message.empty() ? "" : " - ", r.message.c_str(), sim);
 }
 
-// The supervisor of a worker on the requested device; `auto` falls back to a simulated worker.
+// The supervisor of a worker on the requested device; `auto` falls back to a simulated worker
+// (driver/eval_backend.h), saying so loudly. An error is the environment's.
 Expected<std::unique_ptr<eval::Supervisor>> start_supervisor(const EvalArgs& a) {
-    eval::SupervisorOptions o;
+    driver::WorkerOptions o;
+    o.device = *driver::device_choice_from_string(a.device);
+    o.gpu = a.gpu;
+    o.sim_model = a.sim_model;
+    o.worker_executable = kforge_executable();
     o.log_path = a.worker_log;
-    o.task_timeout_s = 900;
-    if (a.device != "sim") {
-        o.worker_argv = eval::worker_command(kforge_executable(), "cuda", a.gpu);
-        auto s = std::make_unique<eval::Supervisor>(o);
-        auto st = s->start();
-        if (st) return s;
-        if (a.device == "cuda") return st.error();
+    auto started = driver::start_worker(o);
+    if (!started.fallback.empty())
         std::fprintf(stderr, "kforge eval: *** no usable GPU worker (%s): using the SIMULATED "
                              "device; times are model estimates, not measurements ***\n",
-                     st.error().message.substr(0, 300).c_str());
-    }
-    o.worker_argv = eval::worker_command(kforge_executable(), "sim", 0, a.sim_model);
-    auto s = std::make_unique<eval::Supervisor>(o);
-    if (auto st = s->start(); !st) return st.error();
-    return s;
+                     started.fallback.c_str());
+    if (!started.value) return make_error("", started.message);
+    return std::move(started.value);
 }
 
 void print_session(const eval::SessionResult& r) {
@@ -297,25 +295,20 @@ int run(const EvalArgs& a) {
         request.baseline_program_text = text;
     }
 
-    std::unique_ptr<eval::Device> device;
-    if (a.device != "sim") {
-        auto cuda = eval::make_cuda_device(a.gpu);
-        if (cuda) device = std::move(*cuda);
-        else if (a.device == "cuda") {
-            std::fprintf(stderr, "kforge eval: no usable GPU: %s\n",
-                         cuda.error().to_string().c_str());
+    auto opened = driver::open_device(*driver::device_choice_from_string(a.device), a.gpu,
+                                      a.sim_model);
+    if (!opened.fallback.empty())
+        std::fprintf(stderr, "kforge eval: *** no usable GPU (%s): using the SIMULATED device; "
+                             "times are model estimates, not measurements ***\n",
+                     opened.fallback.c_str());
+    if (!opened.value) {
+        if (opened.failure == driver::OpenFailure::kEnvironment) {
+            std::fprintf(stderr, "kforge eval: %s\n", opened.message.c_str());
             return kExitEnvironment;
-        } else {
-            std::fprintf(stderr, "kforge eval: *** no usable GPU (%s): using the SIMULATED device; "
-                                 "times are model estimates, not measurements ***\n",
-                         cuda.error().message.c_str());
         }
+        return user_error(opened.message);
     }
-    if (!device) {
-        auto sim = eval::make_sim_device(a.sim_model);
-        if (!sim) return user_error(sim.error().to_string());
-        device = std::move(*sim);
-    }
+    std::unique_ptr<eval::Device> device = std::move(opened.value);
     if (store) request.store = &*store;
     eval::EvalReport report = eval::evaluate(*device, request);
     if (a.json) std::printf("%s\n", eval::to_json(report).dump(2).c_str());

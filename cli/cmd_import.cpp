@@ -8,12 +8,12 @@
 // Python or PyTorch is missing.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/python_tool.h"
 #include "problem/problem.h"
 
 namespace kforge::cli {
@@ -50,19 +50,9 @@ int run_import(const ImportArgs& a) {
     }
     if (a.allow_degenerate) args.push_back("--allow-degenerate");
     args.insert(args.end(), a.files.begin(), a.files.end());
-    auto python = find_python();
-    if (!python) {
-        std::fprintf(stderr, "kforge import: %s\n", python.error().to_string().c_str());
-        return kExitEnvironment;
-    }
-    auto run = run_python_module(*python, "kforge_py.import_kernelbench", args, false);
+    auto run = driver::run_python_tool(python_options(), "kforge_py.import_kernelbench", args, false);
     if (!run) {
         std::fprintf(stderr, "kforge import: %s\n", run.error().to_string().c_str());
-        return kExitEnvironment;
-    }
-    if (run->exit_code == 127) {
-        std::fprintf(stderr, "kforge import: could not run %s (set KFORGE_PYTHON)\n",
-                     python->c_str());
         return kExitEnvironment;
     }
     return run->exit_code;

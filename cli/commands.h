@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "driver/python_tool.h"
+
 namespace kforge::cli {
 
 // Exit codes shared by every subcommand.
@@ -24,6 +26,8 @@ bool read_file(const std::string& path, std::string& out);
 // The content-addressed compile cache: $KFORGE_CACHE_DIR, else $XDG_CACHE_HOME/kforge/cubin,
 // else ~/.cache/kforge/cubin, else a folder in the temporary directory.
 std::string default_compile_cache_dir();
+// The Python side's options from $KFORGE_PYTHON and $PYTHONPATH.
+driver::PythonOptions python_options();
 
 void register_check(CLI::App& app);
 void register_sol(CLI::App& app);

@@ -1,21 +1,20 @@
-// Running kforge's Python side (cli/python_tool.h).
-#include "cli/python_tool.h"
+// Running kforge's Python side (driver/python_tool.h).
+#include "driver/python_tool.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 
-namespace kforge::cli {
-namespace fs = std::filesystem;
+namespace kforge::driver {
 
-Expected<std::string> find_python() {
-    std::string venv = std::string(KFORGE_SOURCE_DIR) + "/.venv/bin/python";
-    if (const char* env = std::getenv("KFORGE_PYTHON"); env && *env) {
-        std::string p = env;
+Expected<std::string> find_python(const PythonOptions& options) {
+    const std::string venv = options.source_dir + "/.venv/bin/python";
+    if (!options.python.empty()) {
+        const std::string& p = options.python;
         if (p.find('/') == std::string::npos) return p;  // a name, looked up in PATH by exec
         if (::access(p.c_str(), X_OK) == 0) return p;
         return make_error("python", "KFORGE_PYTHON=" + p + " is not an executable file");
@@ -27,15 +26,16 @@ Expected<std::string> find_python() {
                                     "installed system-wide)");
 }
 
-Expected<PythonRun> run_python_module(const std::string& python, const std::string& module,
+Expected<PythonRun> run_python_module(const PythonOptions& options, const std::string& python,
+                                      const std::string& module,
                                       const std::vector<std::string>& args, bool capture_stdout) {
     std::vector<std::string> argv_s{python, "-m", module};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& s : argv_s) argv.push_back(s.data());
     argv.push_back(nullptr);
-    std::string pythonpath = std::string(KFORGE_SOURCE_DIR) + "/python";
-    if (const char* old = std::getenv("PYTHONPATH"); old && *old) pythonpath += ":" + std::string(old);
+    std::string pythonpath = options.source_dir + "/python";
+    if (!options.pythonpath.empty()) pythonpath += ":" + options.pythonpath;
 
     int fds[2] = {-1, -1};
     if (capture_stdout && ::pipe(fds) != 0)
@@ -71,4 +71,14 @@ Expected<PythonRun> run_python_module(const std::string& python, const std::stri
     return run;
 }
 
-}  // namespace kforge::cli
+Expected<PythonRun> run_python_tool(const PythonOptions& options, const std::string& module,
+                                    const std::vector<std::string>& args, bool capture_stdout) {
+    auto python = find_python(options);
+    if (!python) return python.error();
+    auto run = run_python_module(options, *python, module, args, capture_stdout);
+    if (!run) return run.error();
+    if (run->exit_code == 127) return make_error("", "could not run " + *python + " (set KFORGE_PYTHON)");
+    return run;
+}
+
+}  // namespace kforge::driver

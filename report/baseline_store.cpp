@@ -1,13 +1,12 @@
-// Storing PyTorch baseline measurements (cli/baseline_store.h).
-#include "cli/baseline_store.h"
+// Storing PyTorch baseline measurements (report/baseline_store.h).
+#include "report/baseline_store.h"
 
-#include "eval/evaluate.h"
 #include "problem/spec.h"
 #include "problem/work.h"
 #include "report/baseline.h"
 #include "sol/device.h"
 
-namespace kforge::cli {
+namespace kforge::report {
 namespace {
 
 using json = nlohmann::json;
@@ -19,7 +18,8 @@ std::optional<int64_t> int_field(const json& j, const char* key) {
 
 }  // namespace
 
-Expected<StoredBaseline> store_baseline(Store& store, const Problem& problem, const json& device,
+Expected<StoredBaseline> store_baseline(Store& store, const Problem& problem,
+                                        const std::string& shapes_key, const json& device,
                                         const json& doc, const json& result,
                                         std::optional<int64_t> run_id) {
     std::string name = device.value("name", "");
@@ -70,7 +70,7 @@ Expected<StoredBaseline> store_baseline(Store& store, const Problem& problem, co
                   ")" + (doc.contains("triton") && doc["triton"].is_string()
                        ? " / triton " + doc["triton"].get<std::string>()
                        : std::string());
-    e.shapes_key = eval::shapes_key(problem);
+    e.shapes_key = shapes_key;
     e.tier = EvalTier::kFull;
     if (auto w = count_work(problem); w.ok()) {
         e.flops = static_cast<int64_t>(w->flops());
@@ -96,7 +96,7 @@ Expected<StoredBaseline> store_baseline(Store& store, const Problem& problem, co
         const json& samples = m["samples_ns"];
         for (size_t i = 0; i < samples.size(); ++i) {
             MeasurementRecord rec;
-            rec.label = report::baseline_label(mode);
+            rec.label = baseline_label(mode);
             rec.sample_index = static_cast<int64_t>(i);
             rec.time_ns = samples[i].get<double>();
             if (m.contains("clocks") && i < m["clocks"].size()) {
@@ -118,4 +118,4 @@ Expected<StoredBaseline> store_baseline(Store& store, const Problem& problem, co
     return out;
 }
 
-}  // namespace kforge::cli
+}  // namespace kforge::report

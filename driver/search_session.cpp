@@ -1,0 +1,73 @@
+// What optimize and suite share around a search (driver/search_session.h).
+#include "driver/search_session.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "search/proposers.h"
+
+namespace kforge::driver {
+
+OpenedSession open_search_session(const SearchSessionOptions& options, const Console& console) {
+    OpenedSession out;
+    auto opened = open_eval_backend(options.backend);
+    if (!opened.fallback.empty() && console.note)
+        console.note("*** no usable GPU (" + opened.fallback + "): using the SIMULATED device; "
+                     "times are model estimates, not measurements ***");
+    if (!opened.value) {
+        out.failure = fail(opened.failure == OpenFailure::kEnvironment ? Exit::kEnvironment
+                                                                       : Exit::kUserError,
+                           opened.message);
+        return out;
+    }
+    SearchSession s;
+    s.backend = std::move(opened.value);
+    std::error_code ec;
+    auto parent = std::filesystem::path(options.db).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    auto store = open_store(options.db);
+    if (!store) {
+        out.failure = fail(Exit::kUserError, store.error().to_string());
+        return out;
+    }
+    s.store = std::make_unique<Store>(std::move(*store));
+    if (options.make_llm) {
+        auto llm = options.make_llm(*s.store);
+        if (!llm) {
+            out.failure = fail(Exit::kUserError, llm.error().to_string());
+            return out;
+        }
+        s.llm = std::move(*llm);
+    }
+    out.session = std::move(s);
+    return out;
+}
+
+Expected<std::vector<std::unique_ptr<search::Proposer>>> make_proposers(
+    const std::vector<std::string>& names) {
+    std::vector<std::unique_ptr<search::Proposer>> out;
+    for (const std::string& n : names) {
+        auto p = search::make_builtin_proposer(n);
+        if (!p)
+            return make_error("", "unknown proposer '" + n + "' (parameter, diagnosis, random, "
+                                  "seed; the LLM joins with --llm CONFIG)");
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+void set_profile_hook(search::SearchOptions& options, const ProfileSettings& profile,
+                      bool simulated, StateLookup find_state, const std::string& work_dir) {
+    options.profile_top = profile.top;
+    if (profile.top <= 0 || !profile.make_hook) return;
+    options.profile_hook = profile.make_hook(options, std::move(find_state), simulated, work_dir);
+}
+
+std::string work_dir_for(const std::string& command) {
+    return (std::filesystem::temp_directory_path() /
+            ("kforge-" + command + "-" + std::to_string(::getpid())))
+        .string();
+}
+
+}  // namespace kforge::driver

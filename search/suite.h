@@ -1,0 +1,33 @@
+// The suite loop: one search per problem under one shared budget, every round given to the
+// problem that choose_next_problem() (search/budget.h) picks. The policy is there; this is the
+// loop that calls it (TVM's TaskScheduler::NextTaskId vs Tune).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "search/loop.h"
+
+namespace kforge::search {
+
+// What the caller sees of the loop, each optional.
+struct SuiteHooks {
+    // A problem passed over this round, and why (choose_next_problem's reasons).
+    std::function<void(const std::string& reason)> passed_over;
+    // Before a round of `state` (e.g. point the LLM proposer at its run).
+    std::function<void(SearchState& state)> before_round;
+    // After a round of `state`, with the suite's spending so far.
+    std::function<void(const SearchState& state, const Spent& spent)> after_round;
+};
+
+// Runs the suite on `states` (started with start_search, each over its own problem): starts the
+// wall clock (the starts' compiles count against the budget), precompiles the start programs,
+// then gives rounds until every problem is done - a stop condition fired (checked once its start
+// was evaluated), a round hit the wall budget (budget_stop), or a round proposed nothing new.
+// Each state's stop_reason says why. Error only when a round fails (the store).
+Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, Store& store,
+                 const std::vector<Proposer*>& proposers, const SearchOptions& options,
+                 Spent& spent, const SuiteHooks& hooks = {});
+
+}  // namespace kforge::search
