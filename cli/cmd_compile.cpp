@@ -1,5 +1,6 @@
-// `kforge compile PROGRAM --problem SPEC -o DIR [--no-build] [--arch sm_90a] [--device h200]
-// [--cache DIR] [--dump]`: parse, check, lower, write DIR/kernels.cu and DIR/plan.json, then
+// `kforge compile PROGRAM --problem SPEC -o DIR [--no-build] [--arch ARCH] [--device h200]
+// [--cache DIR] [--dump]`: builds for the device's Target (--arch overrides its arch) through
+// builder::build: parse, check, lower, write DIR/kernels.cu and DIR/plan.json, then
 // (unless --no-build) compile to DIR/kernels.cubin (+ DIR/kernels_host.so) and print the ptxas
 // report. Exit 2 for user errors, 1 when the compile fails, 3 when the toolchain is missing.
 #include <cstdio>
@@ -9,14 +10,10 @@
 #include <sstream>
 #include <string>
 
+#include "builder/build.h"
 #include "cli/commands.h"
-#include "codegen/lower.h"
-#include "compile/compile.h"
-#include "dsl/check.h"
-#include "dsl/parser.h"
-#include "dsl/printer.h"
 #include "problem/spec.h"
-#include "sol/device.h"
+#include "sol/target.h"
 
 namespace kforge::cli {
 namespace {
@@ -27,7 +24,7 @@ struct CompileArgs {
     std::string program_path;
     std::string problem_path;
     std::string out_dir;
-    std::string arch = "sm_90a";
+    std::string arch;  // empty: the device's (its Target)
     std::string device = "h200";
     std::string cache_dir;
     bool no_build = false;
@@ -50,72 +47,64 @@ int run(const CompileArgs& a) {
     std::stringstream text;
     text << in.rdbuf();
     std::string source = text.str();
-    auto program = dsl::parse_program(source, a.program_path);
-    if (!program) return user_error(program.error().to_string());
     auto problem = load_problem(a.problem_path);
     if (!problem) return user_error(problem.error().to_string());
-    auto device = find_device(a.device);
-    if (!device) return user_error(device.error().to_string());
-    dsl::CheckOptions check_options;
-    check_options.file_name = a.program_path;
-    check_options.source = source;
-    auto checked = dsl::check_program(*program, *problem, dsl::device_limits(*device),
-                                      check_options);
-    for (const auto& w : checked.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    if (!checked.ok()) {
-        for (const auto& e : checked.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
-        return kExitUserError;
-    }
+    auto target = find_target(a.device);
+    if (!target) return user_error(target.error().to_string());
+    if (!a.arch.empty()) target->arch = a.arch;  // --arch overrides the device's
 
-    codegen::LowerOptions lower_options;
-    lower_options.arch = a.arch;
-    lower_options.sm_count = dsl::device_limits(*device).sm_count;
-    lower_options.program_hash = dsl::program_hash(*program);
+    builder::BuildOptions options;
+    options.file_name = a.program_path;
+    options.no_build = true;  // kernels.cu and plan.json are written before the compile
+    options.compile_cache_dir = cache_dir_of(a);
     if (a.dump)
-        lower_options.dump = [](std::string_view pass, std::string_view dumped) {
+        options.dump = [](std::string_view pass, std::string_view dumped) {
             std::printf("==== after %.*s ====\n%.*s\n", static_cast<int>(pass.size()), pass.data(),
                         static_cast<int>(dumped.size()), dumped.data());
         };
-    auto lowered = codegen::lower_program(*program, *problem, lower_options);
-    if (!lowered) return user_error(lowered.error().to_string());
+    builder::BuiltCandidate built = builder::build(source, *problem, *target, options);
+    for (const auto& w : built.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (built.status == builder::BuildStatus::kInvalidProgram && built.parsed) {
+        for (const auto& e : built.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+        return kExitUserError;
+    }
+    if (!built.ok()) return user_error(built.message);
+    const codegen::Lowered& lowered = built.lowered;
 
     std::error_code ec;
     fs::create_directories(a.out_dir, ec);
     if (ec) return user_error("cannot create " + a.out_dir + ": " + ec.message());
     fs::path out(a.out_dir);
-    std::ofstream(out / lowered->plan.source_file) << lowered->cuda_source;
-    std::ofstream(out / "plan.json") << codegen::to_json(lowered->plan).dump(2) << "\n";
-    std::printf("wrote %s and %s\n", (out / lowered->plan.source_file).c_str(),
+    std::ofstream(out / lowered.plan.source_file) << lowered.cuda_source;
+    std::ofstream(out / "plan.json") << codegen::to_json(lowered.plan).dump(2) << "\n";
+    std::printf("wrote %s and %s\n", (out / lowered.plan.source_file).c_str(),
                 (out / "plan.json").c_str());
     if (a.no_build) return kExitOk;
 
-    compile::CompileOptions options = compile::default_compile_options(a.arch);
-    options.host_library = lowered->has_host_code;
-    options.try_nvrtc = !lowered->uses_cutlass && !lowered->has_host_code;
-    options.cache_dir = cache_dir_of(a);
-    auto result = compile::compile_cuda(lowered->cuda_source, options);
-    if (!result) return user_error(result.error().to_string());
-    switch (result->status) {
+    builder::compile_lowered(built);
+    if (built.status == builder::BuildStatus::kCompileSetupFailed) return user_error(built.message);
+    const compile::CompileResult& result = *built.compiled;
+    switch (result.status) {
         case compile::CompileStatus::kOk: break;
         case compile::CompileStatus::kToolchainMissing:
-            std::fprintf(stderr, "kforge compile: toolchain missing:\n%s\n", result->log.c_str());
+            std::fprintf(stderr, "kforge compile: toolchain missing:\n%s\n", result.log.c_str());
             return kExitEnvironment;
         default:
             std::fprintf(stderr, "kforge compile: %s\n%s\n",
-                         std::string(compile::to_string(result->status)).c_str(),
-                         result->log.c_str());
+                         std::string(compile::to_string(result.status)).c_str(),
+                         result.log.c_str());
             return kExitFailure;
     }
-    fs::copy_file(result->cubin_path, out / "kernels.cubin", fs::copy_options::overwrite_existing,
+    fs::copy_file(result.cubin_path, out / "kernels.cubin", fs::copy_options::overwrite_existing,
                   ec);
-    if (!ec && !result->host_library_path.empty())
-        fs::copy_file(result->host_library_path, out / lowered->plan.host_library,
+    if (!ec && !result.host_library_path.empty())
+        fs::copy_file(result.host_library_path, out / lowered.plan.host_library,
                       fs::copy_options::overwrite_existing, ec);
     if (ec) return user_error("cannot copy the build into " + a.out_dir + ": " + ec.message());
     std::printf("compiled with %s in %.1f s%s\n",
-                std::string(compile::to_string(result->backend)).c_str(),
-                result->time_compile_ns / 1e9, result->cache_hit ? " (cache hit)" : "");
-    std::printf("%s", compile::format_ptxas_report(result->kernels).c_str());
+                std::string(compile::to_string(result.backend)).c_str(),
+                result.time_compile_ns / 1e9, result.cache_hit ? " (cache hit)" : "");
+    std::printf("%s", compile::format_ptxas_report(result.kernels).c_str());
     return kExitOk;
 }
 
@@ -128,8 +117,10 @@ void register_compile(CLI::App& app) {
     cmd->add_option("--problem", args->problem_path, "problem spec (JSON)")->required();
     cmd->add_option("-o,--out", args->out_dir, "output directory")->required();
     cmd->add_flag("--no-build", args->no_build, "write kernels.cu and plan.json only");
-    cmd->add_option("--arch", args->arch, "target architecture (default sm_90a)");
-    cmd->add_option("--device", args->device, "device table entry for the checker (default h200)");
+    cmd->add_option("--arch", args->arch,
+                    "target architecture (default: the device's, e.g. sm_90a for h200)");
+    cmd->add_option("--device", args->device,
+                    "device table entry to check and build for (default h200)");
     cmd->add_option("--cache", args->cache_dir, "compile cache directory");
     cmd->add_flag("--dump", args->dump, "print the result of every lowering pass");
     cmd->callback([args] { exit_code() = run(*args); });

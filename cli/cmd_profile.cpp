@@ -16,17 +16,15 @@
 #include <sstream>
 #include <string>
 
+#include "builder/build.h"
 #include "cli/commands.h"
-#include "codegen/lower.h"
-#include "compile/compile.h"
-#include "dsl/check.h"
-#include "dsl/parser.h"
 #include "dsl/printer.h"
 #include "problem/spec.h"
 #include "profile/diagnose.h"
 #include "profile/ncu_runner.h"
 #include "sol/bounds.h"
 #include "sol/device.h"
+#include "sol/target.h"
 
 namespace kforge::cli {
 namespace {
@@ -131,18 +129,19 @@ int run(const ProfileArgs& a) {
     if (!problem) return user_error(problem.error().to_string());
     std::string source;
     if (!read_file(a.program_path, source)) return user_error("cannot read " + a.program_path);
-    auto program = dsl::parse_program(source, a.program_path);
-    if (!program) return user_error(program.error().to_string());
     auto spec = find_device(a.sol_device);
     if (!spec) return user_error(spec.error().to_string());
-    dsl::CheckOptions check_options;
-    check_options.file_name = a.program_path;
-    check_options.source = source;
-    auto checked = dsl::check_program(*program, *problem, dsl::device_limits(*spec), check_options);
+    const Target target = make_target(*spec);
+    builder::BuildOptions check_only;
+    check_only.check_only = true;
+    check_only.file_name = a.program_path;
+    builder::BuiltCandidate checked = builder::build(source, *problem, target, check_only);
+    if (!checked.parsed) return user_error(checked.message);
     if (!checked.ok()) {
         for (const auto& e : checked.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
         return kExitUserError;
     }
+    const dsl::Program* program = &checked.program;
     std::map<std::string, dsl::KernelKind> kinds;
     for (const auto& k : program->kernels) kinds["kforge_" + k.name] = k.kind;
     profile::DiagnoseContext base;
@@ -164,29 +163,26 @@ int run(const ProfileArgs& a) {
     std::fprintf(stderr, "kforge profile: no profile (%s): %s\n",
                  std::string(to_string(r.status)).c_str(), r.message.c_str());
     // Fallback: ptxas report of the full-shape build and the SOL roofline kind.
-    codegen::LowerOptions lower_options;
-    lower_options.sm_count = spec->sm_count;
-    lower_options.program_hash = dsl::program_hash(*program);
-    auto lowered = codegen::lower_program(*program, *problem, lower_options);
-    if (!lowered) return user_error(lowered.error().to_string());
-    compile::CompileOptions co = compile::default_compile_options(lower_options.arch);
-    co.host_library = lowered->has_host_code;
-    co.out_dir = "/tmp/kforge-profile-" + lower_options.program_hash.substr(0, 16);
-    std::filesystem::create_directories(co.out_dir);
-    auto built = compile::compile_cuda(lowered->cuda_source, co);
-    if (!built || built->status != compile::CompileStatus::kOk) {
+    // Built for the --sol-device's Target (it compiled for sm_90a whatever the device), through
+    // the compile cache the `kforge eval` under ncu used.
+    builder::BuildOptions build;
+    build.check = false;  // checked above
+    build.compile_cache_dir = default_compile_cache_dir();
+    builder::BuiltCandidate built = builder::build(*program, *problem, target, build);
+    if (built.status == builder::BuildStatus::kLoweringFailed) return user_error(built.message);
+    if (built.status != builder::BuildStatus::kBuilt) {
         std::fprintf(stderr, "kforge profile: no fallback diagnosis either (compile: %s)\n",
-                     built ? std::string(compile::to_string(built->status)).c_str()
-                           : built.error().to_string().c_str());
+                     built.message.c_str());
         return kExitEnvironment;
     }
+    const codegen::Lowered& lowered = built.lowered;
     std::vector<profile::Diagnosis> ds;
-    for (const auto& res : built->kernels) {
+    for (const auto& res : built.compiled->kernels) {
         profile::FallbackInput in;
         in.resources = res;
         profile::DiagnoseContext ctx = base;
         if (auto it = kinds.find(res.name); it != kinds.end()) ctx.kind = it->second;
-        for (const auto& l : lowered->plan.kernels)
+        for (const auto& l : lowered.plan.kernels)
             if (l.symbol == res.name && l.param_builder.empty()) {
                 in.grid_blocks = int64_t{l.grid[0]} * l.grid[1] * l.grid[2];
                 in.block_threads = int64_t{l.block[0]} * l.block[1] * l.block[2];

@@ -7,33 +7,32 @@
 #include <map>
 #include <memory>
 
+#include "builder/build.h"
 #include "cli/commands.h"
-#include "codegen/lower.h"
-#include "compile/compile.h"
-#include "dsl/check.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
 #include "problem/spec.h"
 #include "profile/diagnose.h"
 #include "profile/ncu_runner.h"
-#include "sol/device.h"
+#include "sol/target.h"
 
 namespace kforge::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Target {
+// The candidate a profile is asked for, with what its diagnosis needs.
+struct Profiled {
     const search::SearchState* state = nullptr;
     dsl::Program program;
     std::string hash;
     std::map<std::string, dsl::KernelKind> kinds;  // by entry symbol kforge_<kernel>
     profile::DiagnoseContext context;
-    dsl::DeviceLimits limits;
+    kforge::Target target;  // of the device the run's bounds are for
 };
 
 // ncu on `kforge eval --tier quick` of the candidate; empty with `why` set when it fails.
-std::vector<profile::Diagnosis> from_ncu(const Target& t, const ProfileHookOptions& o,
+std::vector<profile::Diagnosis> from_ncu(const Profiled& t, const ProfileHookOptions& o,
                                          std::string& why, profile::ProfileStatus& status) {
     const fs::path dir = fs::path(o.work_dir) / ("ncu_" + t.hash.substr(0, 16));
     std::error_code ec;
@@ -72,42 +71,36 @@ std::vector<profile::Diagnosis> from_ncu(const Target& t, const ProfileHookOptio
 }
 
 // ptxas report of a compile (or, without one, the launch plan alone) + the roofline.
-std::vector<profile::Diagnosis> from_fallback(const Target& t, const ProfileHookOptions& o,
+std::vector<profile::Diagnosis> from_fallback(const Profiled& t, const ProfileHookOptions& o,
                                               std::string& ptxas_line, std::string& why) {
-    codegen::LowerOptions lower;
-    lower.arch = "sm_" + std::to_string(t.limits.cc_major * 10 + t.limits.cc_minor) +
-                 (t.limits.cc_major >= 9 ? "a" : "");
-    lower.sm_count = t.limits.sm_count;
-    lower.program_hash = t.hash;
-    auto lowered = codegen::lower_program(t.program, t.state->problem, lower);
-    if (!lowered) {
-        why = "lowering failed: " + lowered.error().to_string();
+    builder::BuildOptions build;
+    build.check = false;  // the search checked it
+    build.no_build = true;
+    build.compile_cache_dir = o.compile_cache_dir;
+    build.out_dir = (fs::path(o.work_dir) / ("ptxas_" + t.hash.substr(0, 16))).string();
+    build.compile_timeout_s = o.timeout_s;
+    builder::BuiltCandidate built = builder::build(t.program, t.state->problem, t.target, build);
+    if (!built.ok()) {
+        why = "lowering failed: " + built.message;
         return {};
     }
+    const codegen::Lowered& lowered = built.lowered;
     std::vector<compile::KernelResources> resources;
-    compile::CompileOptions co = compile::default_compile_options(lower.arch);
-    co.host_library = lowered->has_host_code;
-    co.try_nvrtc = !lowered->has_host_code && !lowered->uses_cutlass;
-    co.timeout_s = o.timeout_s;
-    co.cache_dir = o.compile_cache_dir;
-    co.out_dir = (fs::path(o.work_dir) / ("ptxas_" + t.hash.substr(0, 16))).string();
-    std::error_code ec;
-    fs::create_directories(co.out_dir, ec);
     // On the simulated device nothing else compiles, and a CUTLASS kernel costs a minute of
     // nvcc: its diagnosis takes the launch plan and the roofline only.
-    Expected<compile::CompileResult> built = make_error("", "");
-    if (!o.use_ncu && lowered->uses_cutlass)
-        built = make_error("simulated device", "CUTLASS kernels are not compiled for a diagnosis");
+    std::string not_compiled;
+    if (!o.use_ncu && lowered.uses_cutlass)
+        not_compiled = "simulated device: CUTLASS kernels are not compiled for a diagnosis";
     else
-        built = compile::compile_cuda(lowered->cuda_source, co);
-    if (built && built->status == compile::CompileStatus::kOk) {
-        resources = built->kernels;
+        builder::compile_lowered(built);
+    if (built.status == builder::BuildStatus::kBuilt) {
+        resources = built.compiled->kernels;
         ptxas_line = compile::format_ptxas_report(resources);
     } else {
-        why += std::string(why.empty() ? "" : "; ") + "no ptxas report (" +
-               (built ? std::string(compile::to_string(built->status))
-                      : built.error().to_string()) + "), launch shape and roofline only";
-        for (const auto& l : lowered->plan.kernels) {
+        if (not_compiled.empty()) not_compiled = built.message;
+        why += std::string(why.empty() ? "" : "; ") + "no ptxas report (" + not_compiled +
+               "), launch shape and roofline only";
+        for (const auto& l : lowered.plan.kernels) {
             compile::KernelResources r;
             r.name = l.symbol;
             resources.push_back(r);
@@ -118,7 +111,7 @@ std::vector<profile::Diagnosis> from_fallback(const Target& t, const ProfileHook
     for (const auto& res : resources) {
         profile::FallbackInput in;
         in.resources = res;
-        for (const auto& l : lowered->plan.kernels)
+        for (const auto& l : lowered.plan.kernels)
             if (l.symbol == res.name && l.param_builder.empty()) {
                 in.grid_blocks = int64_t{l.grid[0]} * l.grid[1] * l.grid[2];
                 in.block_threads = int64_t{l.block[0]} * l.block[1] * l.block[2];
@@ -144,15 +137,14 @@ std::function<std::string(const std::string&)> make_profile_hook(StateLookup fin
             ncu_off](const std::string& text) {
         auto program = dsl::parse_program(text, "<candidate>");
         if (!program) return std::string();
-        Target t;
+        Profiled t;
         t.state = find_state(program->problem);
         if (!t.state) return std::string();
         t.program = std::move(*program);
         t.hash = dsl::program_hash(t.program);
         for (const auto& k : t.program.kernels) t.kinds["kforge_" + k.name] = k.kind;
-        auto spec = find_device(t.state->bounds.device);
-        if (spec) t.limits = dsl::device_limits(*spec);
-        t.context.sm_count = t.limits.sm_count;
+        t.target = target_for_device(t.state->bounds.device);
+        t.context.sm_count = t.target.sm_count;
         if (auto it = t.state->candidates.find(t.hash); it != t.state->candidates.end()) {
             const auto& c = it->second;
             double ns = c.full ? c.full->median_ns : c.quick ? c.quick->median_ns : 0;

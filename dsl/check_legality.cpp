@@ -7,6 +7,7 @@
 
 #include "dsl/check_internal.h"
 #include "dsl/math_policy.h"
+#include "sol/target.h"
 
 namespace kforge::dsl {
 namespace {
@@ -184,7 +185,7 @@ void check_arch(const Kernel& kn, const DeviceLimits& limits, Reporter& rep) {
     const GemmConfig& c = kn.gemm;
     const std::string sched(to_string(c.schedule));
     const std::string device = upper(limits.name);
-    const std::string arch = "sm_" + std::to_string(limits.cc_major * 10 + limits.cc_minor);
+    const std::string arch = sm_name(limits.cc_major, limits.cc_minor);
     if (is_tma(c.schedule) && limits.cc_major < 9) {
         rep.error(knob_loc(kn, "schedule"), "schedule " + sched + " needs sm_90 (Hopper TMA and "
                   "wgmma); the " + device + " is " + arch + ": use schedule multistage");

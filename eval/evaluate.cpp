@@ -9,15 +9,11 @@
 #include <set>
 #include <sstream>
 
+#include "builder/build.h"
 #include "common/hash.h"
-#include "compile/compile.h"
-#include "dsl/check.h"
-#include "dsl/parser.h"
 #include "dsl/printer.h"
 #include "eval/evaluate_internal.h"
-#include "eval/precompile.h"
 #include "problem/work.h"
-#include "sol/device.h"
 
 namespace kforge::eval::detail {
 
@@ -34,6 +30,7 @@ Pipeline::Pipeline(Device& device, const EvalRequest& request, ReferenceCache* c
     report_.simulated = report_.device.simulated;
     report_.tier = request.tier == EvalTier::kProfile ? EvalTier::kFull : request.tier;
     device_key_ = report_.device.datasheet_key;
+    target_ = target_for_device(device_key_, report_.device.sm_count);
     report_.shapes_key = shapes_key(request.problem);
     if (auto w = count_work(request.problem); w.ok()) {
         report_.flops = w->flops();
@@ -96,30 +93,30 @@ bool Pipeline::gate_static_prebuilt() {
 
 bool Pipeline::gate_static() {
     if (request_.prebuilt) return gate_static_prebuilt();
-    auto program = dsl::parse_program(request_.program_text, request_.program_file);
-    if (!program) return fail("static", EvalStatus::kInvalidProgram, program.error().to_string());
-    program_ = *program;
-    report_.program_hash = dsl::program_hash(program_);
-    dsl::DeviceLimits limits;
-    if (auto spec = find_device(device_key_); spec.ok()) limits = dsl::device_limits(*spec);
-    else if (report_.device.sm_count > 0) limits.sm_count = report_.device.sm_count;
-    dsl::CheckOptions options;
-    options.file_name = request_.program_file;
-    options.source = request_.program_text;
-    auto checked = dsl::check_program(program_, request_.problem, limits, options);
+    builder::BuildOptions check_only;
+    check_only.check_only = true;
+    check_only.file_name = request_.program_file;
+    builder::BuiltCandidate checked =
+        builder::build(request_.program_text, request_.problem, target_, check_only);
+    if (!checked.parsed)
+        return fail("static", EvalStatus::kInvalidProgram, checked.message);
+    program_ = checked.program;
+    report_.program_hash = checked.program_hash;
     if (!checked.ok()) {
         nlohmann::ordered_json errors = nlohmann::ordered_json::array();
         for (const Error& e : checked.errors) errors.push_back(e.to_string());
-        return fail("static", EvalStatus::kInvalidProgram, checked.errors.front().to_string(),
-                    {{"errors", errors}});
+        return fail("static", EvalStatus::kInvalidProgram, checked.message, {{"errors", errors}});
     }
     if (request_.baseline_program_text) {
-        auto base = dsl::parse_program(*request_.baseline_program_text, "<baseline>");
-        if (!base || !dsl::check_program(*base, request_.problem, limits).ok())
+        check_only.file_name = "<baseline>";
+        builder::BuiltCandidate base = builder::build(*request_.baseline_program_text,
+                                                      request_.problem, target_, check_only);
+        if (!base.ok())
             return fail("static", EvalStatus::kInvalidProgram,
                         "the baseline program does not parse or check against the problem");
-        baseline_ = *base;
+        baseline_ = base.program;
     }
+    const dsl::DeviceLimits limits = builder::check_limits(target_);
     pass("static", "program parses and computes the problem on " + limits.name,
          {{"program_hash", report_.program_hash}, {"warnings", checked.warnings}});
     return true;
@@ -129,14 +126,27 @@ std::unique_ptr<Prepared> Pipeline::prepare(const Problem& shape, const dsl::Pro
                                             const std::string& gate) {
     auto p = std::make_unique<Prepared>();
     p->problem = shape;
-    codegen::LowerOptions lower = lower_options_for(report_.device, program);
-    lower.config_problem = &request_.problem;  // the correctness shapes run the timed source
-    auto lowered = codegen::lower_program(program, p->problem, lower);
-    if (!lowered) {
-        fail(gate, EvalStatus::kCompileFailed, "lowering: " + lowered.error().to_string());
+    builder::BuildOptions options;
+    options.check = false;  // gate_static checked it
+    options.no_build = report_.simulated;
+    options.config_problem = &request_.problem;  // the correctness shapes run the timed source
+    options.compile_cache_dir = request_.compile_cache_dir;
+    if (options.compile_cache_dir.empty() && !report_.simulated) {
+        fs::path dir = request_.work_dir.empty() ? fs::temp_directory_path() / "kforge-eval"
+                                                 : fs::path(request_.work_dir);
+        // Letters, digits and '_' only: nvcc passes the path inside comma/equals-separated
+        // options (fatbinary reads "K=4096,M=..." as keywords).
+        std::string name = dsl::program_hash(program).substr(0, 16) + "_" + shapes_key(shape);
+        for (char& ch : name)
+            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+        options.out_dir = (dir / name).string();
+    }
+    builder::BuiltCandidate built = builder::build(program, p->problem, target_, options);
+    if (built.status == builder::BuildStatus::kLoweringFailed) {
+        fail(gate, EvalStatus::kCompileFailed, "lowering: " + built.message);
         return nullptr;
     }
-    p->lowered = std::move(*lowered);
+    p->lowered = std::move(built.lowered);
     p->candidate.problem = &p->problem;
     p->candidate.program = &program;
     p->candidate.plan = p->lowered.plan;
@@ -148,43 +158,29 @@ std::unique_ptr<Prepared> Pipeline::prepare(const Problem& shape, const dsl::Pro
         p->evidence["compile"] = "skipped on the simulated device (lowered only)";
         return p;
     }
-    compile::CompileOptions options =
-        compile_options_for(p->lowered, lower.arch, request_.compile_cache_dir);
-    if (options.cache_dir.empty()) {
-        fs::path dir = request_.work_dir.empty() ? fs::temp_directory_path() / "kforge-eval"
-                                                 : fs::path(request_.work_dir);
-        // Letters, digits and '_' only: nvcc passes the path inside comma/equals-separated
-        // options (fatbinary reads "K=4096,M=..." as keywords).
-        std::string name = lower.program_hash.substr(0, 16) + "_" + shapes_key(shape);
-        for (char& ch : name)
-            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-        options.out_dir = (dir / name).string();
-        std::error_code ec;
-        fs::create_directories(options.out_dir, ec);
-    }
-    auto built = compile::compile_cuda(p->lowered.cuda_source, options);
-    if (!built) {
+    if (built.status == builder::BuildStatus::kCompileSetupFailed) {
         report_.environment_error = true;
-        fail(gate, EvalStatus::kNotSupported, "compile setup: " + built.error().to_string());
+        fail(gate, EvalStatus::kNotSupported, "compile setup: " + built.message);
         return nullptr;
     }
-    p->evidence["backend"] = std::string(compile::to_string(built->backend));
-    p->evidence["cache_hit"] = built->cache_hit;
-    p->evidence["time_compile_ns"] = built->time_compile_ns;
-    if (built->status == compile::CompileStatus::kToolchainMissing) {
+    const compile::CompileResult& c = *built.compiled;
+    p->evidence["backend"] = std::string(compile::to_string(c.backend));
+    p->evidence["cache_hit"] = c.cache_hit;
+    p->evidence["time_compile_ns"] = c.time_compile_ns;
+    if (built.status == builder::BuildStatus::kToolchainMissing) {
         report_.environment_error = true;
-        fail(gate, EvalStatus::kNotSupported, "toolchain missing: " + built->log, p->evidence);
+        fail(gate, EvalStatus::kNotSupported, "toolchain missing: " + c.log, p->evidence);
         return nullptr;
     }
-    if (built->status != compile::CompileStatus::kOk) {
-        std::string log = built->log.size() > 4000 ? built->log.substr(0, 4000) : built->log;
+    if (built.status != builder::BuildStatus::kBuilt) {
+        std::string log = c.log.size() > 4000 ? c.log.substr(0, 4000) : c.log;
         p->evidence["log"] = log;
-        fail(gate, EvalStatus::kCompileFailed, std::string(compile::to_string(built->status)),
+        fail(gate, EvalStatus::kCompileFailed, std::string(compile::to_string(c.status)),
              p->evidence);
         return nullptr;
     }
-    p->candidate.cubin_path = built->cubin_path;
-    p->candidate.host_library_path = built->host_library_path;
+    p->candidate.cubin_path = c.cubin_path;
+    p->candidate.host_library_path = c.host_library_path;
     return p;
 }
 

@@ -12,6 +12,7 @@
 #include "eval/evaluate.h"
 #include "eval/reference_cache.h"
 #include "problem/inputs.h"
+#include "sol/target.h"
 
 namespace kforge::eval::detail {
 
@@ -98,6 +99,7 @@ private:
     dsl::Program program_;
     std::optional<dsl::Program> baseline_;
     std::string device_key_;
+    Target target_;  // what the candidate is built for: the device's table entry and SM count
     std::string canonical_;
     std::unique_ptr<Prepared> check_;    // loaded after correctness_full
     std::unique_ptr<Prepared> full_;     // the full shape (may be check_)

@@ -2,6 +2,7 @@
 // small_shape, check_shape, correctness_gates).
 #include <algorithm>
 
+#include "builder/build.h"
 #include "dsl/check.h"
 #include "dsl/parser.h"
 #include "eval/evaluate.h"
@@ -52,9 +53,7 @@ struct Context {
 Expected<Context> context_of(const std::string& program_text, const std::string& device_key) {
     auto program = dsl::parse_program(program_text, "<program>");
     if (!program) return program.error();
-    Context c{*program, {}};
-    if (auto spec = find_device(device_key); spec.ok()) c.limits = dsl::device_limits(*spec);
-    return c;
+    return Context{*program, builder::check_limits(target_for_device(device_key))};
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "eval/evaluate_internal.h"
 #include "eval/evaluator.h"
 #include "problem/spec.h"
+#include "sol/target.h"
 #include "store/store.h"
 
 namespace kforge::eval {
@@ -53,7 +54,8 @@ Expected<Ids> begin(Store& store, const EvalRequest& request, const DeviceInfo& 
     if (info.simulated) {
         ids.toolchain = "simulated";
     } else {
-        auto v = compile::nvcc_version(compile::default_compile_options("sm_90a").nvcc);
+        const Target target = target_for_device(info.datasheet_key);
+        auto v = compile::nvcc_version(compile::default_compile_options(target.arch).nvcc);
         std::string text = v.ok() ? *v : "nvcc unavailable";
         auto pos = text.rfind("release");
         ids.toolchain = pos == std::string::npos ? text : text.substr(pos);

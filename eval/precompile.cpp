@@ -3,26 +3,21 @@
 
 #include <algorithm>
 #include <chrono>
-#include <exception>
 #include <map>
 #include <thread>
 
+#include "builder/build.h"
 #include "common/parallel.h"
-#include "dsl/check.h"
-#include "dsl/parser.h"
-#include "dsl/printer.h"
 #include "eval/evaluate.h"
-#include "sol/device.h"
 
 namespace kforge::eval {
 namespace {
 
-// One distinct compile unit of the batch.
+// One distinct compile unit of the batch: the first program shape that needs it, lowered.
 struct Job {
-    std::string source;
-    compile::CompileOptions options;
-    std::string shape;  // shapes_key of the first program shape that needs it
-    std::optional<Expected<compile::CompileResult>> result;
+    builder::BuiltCandidate candidate;  // kLowered until run_jobs compiles it
+    std::string shape;                  // its shapes_key
+    bool compiled = false;
 };
 
 // What one program needs: its compile units, in the evaluator's order.
@@ -36,13 +31,6 @@ bool compiles(EvalTier tier) { return tier != EvalTier::kStatic && tier != EvalT
 
 bool has_correctness_gates(EvalTier tier) {
     return tier == EvalTier::kQuick || tier == EvalTier::kFull || tier == EvalTier::kProfile;
-}
-
-dsl::DeviceLimits limits_for(const DeviceInfo& device) {
-    dsl::DeviceLimits limits;
-    if (auto spec = find_device(device.datasheet_key); spec.ok()) limits = dsl::device_limits(*spec);
-    else if (device.sm_count > 0) limits.sm_count = device.sm_count;
-    return limits;
 }
 
 // The shapes an evaluation at `tier` lowers at, in its order; an error message when the
@@ -66,49 +54,52 @@ std::vector<Problem> shapes_for(const PrecompileRequest& r, const std::string& t
     return shapes;
 }
 
-// Parses, checks and lowers one program, adding its compile units to `jobs` (deduplicated
-// through `index`, keyed by everything the compile cache key depends on).
-Plan plan_program(const PrecompileRequest& r, const std::string& text,
-                  const dsl::DeviceLimits& limits, std::vector<Job>& jobs,
-                  std::map<std::string, size_t>& index) {
+// Builds one program with no_build at every shape its evaluation lowers at (the first one
+// parses and checks it), adding its compile units to `jobs` (deduplicated through `index` by
+// builder::compile_unit_key: everything the compile cache key depends on).
+Plan plan_program(const PrecompileRequest& r, const std::string& text, const Target& target,
+                  std::vector<Job>& jobs, std::map<std::string, size_t>& index) {
     Plan plan;
-    auto program = dsl::parse_program(text, "<program>");
-    if (!program) {
-        plan.out.status = PrecompileStatus::kInvalidProgram;
-        plan.out.message = program.error().to_string();
-        return plan;
-    }
-    dsl::CheckOptions check_options;
-    check_options.source = text;
-    auto checked = dsl::check_program(*program, r.problem, limits, check_options);
-    if (!checked.ok()) {
-        plan.out.status = PrecompileStatus::kInvalidProgram;
-        plan.out.message = checked.errors.front().to_string();
-        return plan;
-    }
+    builder::BuildOptions options;
+    options.no_build = true;
+    options.compile_cache_dir = r.compile_cache_dir;
+    options.config_problem = &r.problem;  // as the evaluator: one source for every shape it can
     if (!compiles(r.tier) || r.device.simulated) {
+        options.check_only = true;  // nothing will be lowered or compiled
+        builder::BuiltCandidate checked = builder::build(text, r.problem, target, options);
+        if (checked.status == builder::BuildStatus::kInvalidProgram) {
+            plan.out.status = PrecompileStatus::kInvalidProgram;
+            plan.out.message = checked.message;
+            return plan;
+        }
         plan.out.status = PrecompileStatus::kSkipped;
         plan.out.message = r.device.simulated
                                ? "the simulated device lowers only: nothing to compile"
                                : "tier " + std::string(to_string(r.tier)) + " compiles nothing";
         return plan;
     }
-    codegen::LowerOptions lower = lower_options_for(r.device, *program);
-    lower.config_problem = &r.problem;  // as the evaluator: one source for every shape it can
+    std::optional<dsl::Program> program;  // parsed and checked by the first build
     for (const Problem& shape : shapes_for(r, text, plan.early_failure)) {
         std::string dims = shapes_key(shape);
-        auto lowered = codegen::lower_program(*program, shape, lower);
-        if (!lowered) {
-            plan.early_failure = "lowering at " + dims + ": " + lowered.error().to_string();
+        builder::BuiltCandidate built = program
+                                            ? builder::build(*program, shape, target, options)
+                                            : builder::build(text, shape, target, options);
+        if (built.status == builder::BuildStatus::kInvalidProgram) {
+            plan.out.status = PrecompileStatus::kInvalidProgram;
+            plan.out.message = built.message;
+            return plan;
+        }
+        if (!program) {
+            program = built.program;
+            options.check = false;  // checked once, against the full shape, as the evaluator
+        }
+        if (built.status != builder::BuildStatus::kLowered) {
+            plan.early_failure = "lowering at " + dims + ": " + built.message;
             break;
         }
         plan.out.shapes.push_back(dims);
-        compile::CompileOptions options =
-            compile_options_for(*lowered, lower.arch, r.compile_cache_dir);
-        std::string key = options.arch + (options.host_library ? "|host" : "|device") +
-                          (options.try_nvrtc ? "|nvrtc|" : "|nvcc|") + lowered->cuda_source;
-        auto [it, fresh] = index.emplace(std::move(key), jobs.size());
-        if (fresh) jobs.push_back(Job{std::move(lowered->cuda_source), options, dims, {}});
+        auto [it, fresh] = index.emplace(builder::compile_unit_key(built), jobs.size());
+        if (fresh) jobs.push_back(Job{std::move(built), dims});
         if (std::find(plan.jobs.begin(), plan.jobs.end(), it->second) == plan.jobs.end())
             plan.jobs.push_back(it->second);
     }
@@ -117,11 +108,8 @@ Plan plan_program(const PrecompileRequest& r, const std::string& text,
 
 void run_jobs(std::vector<Job>& jobs, int workers) {
     parallel_for(jobs.size(), workers, [&](size_t i) {
-        try {
-            jobs[i].result = compile::compile_cuda(jobs[i].source, jobs[i].options);
-        } catch (const std::exception& e) {
-            jobs[i].result = make_error("precompile", std::string("compile: ") + e.what());
-        }
+        builder::compile_lowered(jobs[i].candidate);
+        jobs[i].compiled = true;
     });
 }
 
@@ -133,13 +121,14 @@ void settle(Plan& plan, const std::vector<Job>& jobs) {
     for (size_t j : plan.jobs) {
         const Job& job = jobs[j];
         ++out.sources;
-        if (!job.result || !job.result->ok()) {
+        const builder::BuiltCandidate& b = job.candidate;
+        if (!job.compiled || !b.compiled) {
             if (failure.empty())
                 failure = "compile setup at " + job.shape + ": " +
-                          (job.result ? job.result->error().to_string() : "not compiled");
+                          (job.compiled ? b.message : std::string("not compiled"));
             continue;
         }
-        const compile::CompileResult& c = **job.result;
+        const compile::CompileResult& c = *b.compiled;
         if (c.cache_hit) ++out.cache_hits;
         out.time_compile_ns += c.time_compile_ns;
         if (c.status == compile::CompileStatus::kOk || !failure.empty()) continue;
@@ -172,39 +161,12 @@ std::optional<PrecompileStatus> precompile_status_from_string(std::string_view s
     return std::nullopt;
 }
 
-std::string arch_for_device(const std::string& device_key) {
-    int cc_major = 9, cc_minor = 0;
-    if (auto spec = find_device(device_key); spec.ok()) {
-        cc_major = spec->cc_major;
-        cc_minor = spec->cc_minor;
-    }
-    return "sm_" + std::to_string(cc_major * 10 + cc_minor) + (cc_major == 9 ? "a" : "");
-}
-
-codegen::LowerOptions lower_options_for(const DeviceInfo& device, const dsl::Program& program) {
-    codegen::LowerOptions lower;
-    lower.arch = arch_for_device(device.datasheet_key);
-    lower.sm_count = device.sm_count > 0 ? device.sm_count : 132;
-    lower.program_hash = dsl::program_hash(program);
-    return lower;
-}
-
-compile::CompileOptions compile_options_for(const codegen::Lowered& lowered,
-                                            const std::string& arch,
-                                            const std::string& cache_dir) {
-    compile::CompileOptions options = compile::default_compile_options(arch);
-    options.host_library = lowered.has_host_code;
-    options.try_nvrtc = !lowered.uses_cutlass && !lowered.has_host_code;
-    options.cache_dir = cache_dir;
-    return options;
-}
-
 int compile_units(const PrecompileRequest& request) {
-    dsl::DeviceLimits limits = limits_for(request.device);
+    const Target target = target_for_device(request.device.datasheet_key, request.device.sm_count);
     std::vector<Job> jobs;
     std::map<std::string, size_t> index;
     for (const std::string& text : request.program_texts)
-        plan_program(request, text, limits, jobs, index);
+        plan_program(request, text, target, jobs, index);
     return static_cast<int>(jobs.size());
 }
 
@@ -213,12 +175,12 @@ Expected<PrecompileReport> precompile(const PrecompileRequest& request) {
         return make_error("precompile", "no compile cache directory: precompiled results would "
                                         "not be found by the evaluations");
     auto t0 = std::chrono::steady_clock::now();
-    dsl::DeviceLimits limits = limits_for(request.device);
+    const Target target = target_for_device(request.device.datasheet_key, request.device.sm_count);
     std::vector<Job> jobs;
     std::map<std::string, size_t> index;
     std::vector<Plan> plans;
     for (const std::string& text : request.program_texts)
-        plans.push_back(plan_program(request, text, limits, jobs, index));
+        plans.push_back(plan_program(request, text, target, jobs, index));
     int workers = request.jobs > 0
                       ? request.jobs
                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -229,7 +191,7 @@ Expected<PrecompileReport> precompile(const PrecompileRequest& request) {
     report.jobs = workers;
     report.sources = static_cast<int>(jobs.size());
     for (const Job& job : jobs)
-        if (job.result && job.result->ok() && (*job.result)->cache_hit) ++report.cache_hits;
+        if (job.candidate.compiled && job.candidate.compiled->cache_hit) ++report.cache_hits;
     for (Plan& plan : plans) {
         bool planned = plan.out.status != PrecompileStatus::kInvalidProgram &&
                        plan.out.status != PrecompileStatus::kSkipped;

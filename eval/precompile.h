@@ -1,17 +1,18 @@
 // Parallel precompile: fills the content-addressed compile cache for a batch of programs before
 // they are evaluated one after another, so every compile in each evaluation is a cache hit.
 //
-// For each program, in the evaluator's order (eval/evaluate.h): parse + check_program (limits of
-// the device's table entry; an invalid program is reported and skipped, never fatal), then
-// lower_program at every shape the tier's evaluation lowers at, then every distinct
-// (source, options) pair of the whole batch is compiled by a pool of `jobs` workers.
+// For each program, in the evaluator's order (eval/evaluate.h): builder::build with no_build
+// (parse + check against the device's Target; an invalid program is reported and skipped, never
+// fatal) at every shape the tier's evaluation lowers at, then every distinct compile unit
+// (builder::compile_unit_key) of the whole batch is compiled by a pool of `jobs` workers
+// (builder::compile_lowered).
 //   kStatic, kCostModel   nothing (those tiers never compile)
 //   kCompile              the full shape
 //   kQuick, kFull, kProfile  the full shape, small_shape() and check_shape() (the hidden second
 //                         shape when the full shape's CPU reference is infeasible)
-// The lowering and compile options come from lower_options_for() and compile_options_for(),
-// the functions the evaluator's prepare step derives its own options with, so the cache keys
-// agree. The simulated device compiles nothing: every valid program is reported kSkipped.
+// The lowering and compile options are the builder's (builder/build.h), as in the evaluator's
+// prepare step, so the cache keys agree. The simulated device compiles nothing: every valid
+// program is reported kSkipped.
 #pragma once
 
 #include <cstdint>
@@ -20,31 +21,12 @@
 #include <string_view>
 #include <vector>
 
-#include "codegen/lower.h"
 #include "common/expected.h"
-#include "compile/compile.h"
 #include "device/device.h"
-#include "dsl/ast.h"
 #include "problem/problem.h"
 #include "store/enums.h"
 
 namespace kforge::eval {
-
-// The CUDA arch the evaluator compiles for on `device_key` ("h200" -> "sm_90a"; "sm_" + cc, with
-// "a" on cc 9.x); sm_90a when the key is not in the sol/ device table.
-std::string arch_for_device(const std::string& device_key);
-
-// The evaluator's lowering options for `program` on `device`: arch_for_device(datasheet_key),
-// the device's SM count (132 when it reports none) and the program's content hash.
-codegen::LowerOptions lower_options_for(const DeviceInfo& device, const dsl::Program& program);
-
-// The evaluator's compile options for one lowered program: default_compile_options(arch), the
-// host library when the source has host code, NVRTC first only for plain kernels (no CUTLASS,
-// no host code), and the compile cache. Part of the cache key: precompile and evaluate must both
-// call this.
-compile::CompileOptions compile_options_for(const codegen::Lowered& lowered,
-                                            const std::string& arch,
-                                            const std::string& cache_dir);
 
 struct PrecompileRequest {
     Problem problem;                        // at its full shape

@@ -8,7 +8,7 @@
 #include <optional>
 #include <set>
 
-#include "codegen/lower.h"
+#include "builder/build.h"
 #include "dsl/printer.h"
 #include "planner/partition.h"
 
@@ -60,11 +60,6 @@ std::string program_name(const Problem& problem) {
     return s;
 }
 
-std::string arch_of(const dsl::DeviceLimits& limits) {
-    std::string arch = "sm_" + std::to_string(limits.cc_major * 10 + limits.cc_minor);
-    return limits.cc_major >= 9 ? arch + "a" : arch;
-}
-
 dsl::Program assemble(const Problem& problem, const std::vector<detail::PlannedKernel>& plan,
                       const std::vector<size_t>& choice) {
     dsl::Program prog;
@@ -92,9 +87,12 @@ Expected<dsl::Program> seed_program(const Problem& problem, const dsl::DeviceLim
     if (!plan) return plan.error();
     const size_t n = plan->size();
     if (n == 0) return make_error(problem.name, "not expressible: the problem has no ops");
-    codegen::LowerOptions lower;
-    lower.arch = arch_of(limits);
-    lower.sm_count = limits.sm_count;
+    // Each configuration is lowered (never compiled) by the one build path, for the target
+    // the limits describe (builder/build.h); the seed checks with its own limits first.
+    const Target target = builder::target_of(limits);
+    builder::BuildOptions lower_only;
+    lower_only.check = false;
+    lower_only.no_build = true;
     const dsl::CheckOptions check{kFile, {}};
     std::vector<size_t> choice(n, 0);
     for (size_t k = 0; k < n; ++k) {
@@ -106,10 +104,10 @@ Expected<dsl::Program> seed_program(const Problem& problem, const dsl::DeviceLim
             const dsl::CheckResult res = dsl::check_program(prog, problem, limits, check);
             std::optional<Error> err = error_of(res.errors, static_cast<int>(k), n);
             if (!err) {
-                auto low = codegen::lower_program(prog, problem, lower);
-                if (!low) {
-                    const int at = error_kernel(low.error(), n);
-                    if (at < 0 || at <= static_cast<int>(k)) err = low.error();
+                const auto low = builder::build(prog, problem, target, lower_only);
+                if (!low.ok()) {
+                    const int at = error_kernel(low.errors.front(), n);
+                    if (at < 0 || at <= static_cast<int>(k)) err = low.errors.front();
                 }
             }
             if (!err) accepted = true;
@@ -131,9 +129,9 @@ Expected<dsl::Program> seed_program(const Problem& problem, const dsl::DeviceLim
         e.where = problem.name;
         return e;
     }
-    auto low = codegen::lower_program(prog, problem, lower);
-    if (!low) {
-        Error e = low.error();
+    const auto low = builder::build(prog, problem, target, lower_only);
+    if (!low.ok()) {
+        Error e = low.errors.front();
         e.message = "the seeded program does not lower: " + e.where + ": " + e.message;
         e.where = problem.name;
         return e;
