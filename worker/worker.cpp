@@ -69,28 +69,6 @@ uint64_t salvage_id(const std::string& line) {
     return 0;
 }
 
-Expected<std::string> string_field(const nlohmann::json& j, const char* key, bool required,
-                                   std::string fallback = {}) {
-    auto it = j.find(key);
-    if (it == j.end()) {
-        if (required) return make_error(std::string("payload.") + key, "missing");
-        return fallback;
-    }
-    if (!it->is_string()) return make_error(std::string("payload.") + key, "not a string");
-    return it->get<std::string>();
-}
-
-// The payload's "problem" and "program" (both required), as evaluate and warm tasks read them.
-Status read_problem_and_program(const nlohmann::json& j, Problem& problem, std::string& program) {
-    auto p = problem_from_payload(j);
-    if (!p) return p.error();
-    auto text = string_field(j, "program", true);
-    if (!text) return text.error();
-    problem = std::move(*p);
-    program = std::move(*text);
-    return Ok{};
-}
-
 }  // namespace
 
 nlohmann::ordered_json eval_request_to_json(const EvalRequest& r) {
@@ -136,12 +114,12 @@ Expected<EvalRequest> eval_request_from_json(const nlohmann::json& j) {
         r.reusable_gates = std::move(parsed->gates);
     }
     if (auto st = read_problem_and_program(j, r.problem, r.program_text); !st) return st.error();
-    auto file = string_field(j, "program_file", false, "<program>");
-    auto tier = string_field(j, "tier", false, "quick");
-    auto fault = string_field(j, "sim_fault", false, "none");
-    auto cache = string_field(j, "compile_cache_dir", false);
-    auto work = string_field(j, "work_dir", false);
-    auto proposer = string_field(j, "proposer", false, "human");
+    auto file = payload_string(j, "program_file", false, "<program>");
+    auto tier = payload_string(j, "tier", false, "quick");
+    auto fault = payload_string(j, "sim_fault", false, "none");
+    auto cache = payload_string(j, "compile_cache_dir", false);
+    auto work = payload_string(j, "work_dir", false);
+    auto proposer = payload_string(j, "proposer", false, "human");
     for (auto* f : {&file, &tier, &fault, &cache, &work, &proposer})
         if (!*f) return f->error();
     r.program_file = *file;
@@ -155,7 +133,7 @@ Expected<EvalRequest> eval_request_from_json(const nlohmann::json& j) {
     r.work_dir = *work;
     r.proposer = *proposer;
     if (j.contains("baseline_program")) {
-        auto b = string_field(j, "baseline_program", true);
+        auto b = payload_string(j, "baseline_program", true);
         if (!b) return b.error();
         r.baseline_program_text = std::move(*b);
     }
@@ -214,59 +192,6 @@ TaskHandlers default_task_handlers() {
         [cache](Device& d, const nlohmann::json& p) { return evaluate_task(d, p, cache.get()); },
         [cache](Device& d, const nlohmann::json& p) { return time_task(d, p, cache.get()); },
         [cache](Device& d, const nlohmann::json& p) { return warm_task(d, p, *cache); }};
-}
-
-nlohmann::ordered_json to_json(const WarmRequest& r) {
-    nlohmann::ordered_json j;
-    j["problem"] = problem_to_json(r.problem);
-    j["program"] = r.program_text;
-    j["seed"] = r.seed;
-    j["tier"] = to_string(r.tier);
-    j["first_case"] = r.first_case;
-    if (r.max_cases != UINT64_MAX) j["max_cases"] = r.max_cases;
-    return j;
-}
-
-Expected<WarmRequest> warm_request_from_json(const nlohmann::json& j) {
-    if (!j.is_object()) return make_error("payload", "not an object");
-    WarmRequest r;
-    if (auto st = read_problem_and_program(j, r.problem, r.program_text); !st) return st.error();
-    auto tier = string_field(j, "tier", false, "full");
-    if (!tier) return tier.error();
-    auto t = eval_tier_from_string(*tier);
-    if (!t) return make_error("payload.tier", "unknown tier '" + *tier + "'");
-    r.tier = *t;
-    for (auto [key, field] : {std::pair{"seed", &r.seed}, std::pair{"first_case", &r.first_case},
-                              std::pair{"max_cases", &r.max_cases}}) {
-        auto it = j.find(key);
-        if (it == j.end()) continue;
-        if (!it->is_number_unsigned())
-            return make_error(std::string("payload.") + key, "not an unsigned integer");
-        *field = it->get<uint64_t>();
-    }
-    return r;
-}
-
-nlohmann::ordered_json to_json(const WarmReport& w) {
-    return {{"cases_total", w.cases_total}, {"computed", w.computed}, {"cached", w.cached},
-            {"error", w.error},             {"context_lost", w.context_lost},
-            {"wall_ms", w.wall_ms}};
-}
-
-Expected<WarmReport> warm_report_from_json(const nlohmann::json& j) {
-    if (!j.is_object()) return make_error("warm report", "not an object");
-    WarmReport w;
-    try {
-        w.cases_total = j.at("cases_total").get<uint64_t>();
-        w.computed = j.at("computed").get<int>();
-        w.cached = j.at("cached").get<int>();
-        w.error = j.at("error").get<std::string>();
-        w.context_lost = j.at("context_lost").get<bool>();
-        w.wall_ms = j.at("wall_ms").get<double>();
-    } catch (const nlohmann::json::exception& e) {
-        return make_error("warm report", e.what());
-    }
-    return w;
 }
 
 bool device_in_doubt(EvalStatus status) {
