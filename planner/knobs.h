@@ -10,6 +10,7 @@
 
 #include "dsl/ast.h"
 #include "dsl/check.h"
+#include "dsl/math_policy.h"
 #include "planner/plan.h"
 #include "problem/problem.h"
 
@@ -46,6 +47,13 @@ std::vector<dsl::MapConfig> map_candidates(int64_t numel, int64_t innermost, int
 // --- arithmetic the rules share
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The math a seed writes: what `math auto` means for the operands (dsl/math_policy.h); operands
+// no math takes (f64, integers) are seeded as f32's.
+inline dsl::MathMode seed_math(PrecisionPolicy policy, DType operand) {
+    const dsl::ResolvedMath r = dsl::resolve_math(policy, operand);
+    return r.ok() ? r.math : dsl::resolve_math(policy, DType::kF32).math;
+}
 
 inline int64_t next_pow2(int64_t v) {
     int64_t p = 1;

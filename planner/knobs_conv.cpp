@@ -15,10 +15,7 @@ namespace kforge::planner::detail {
 std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPolicy policy,
                                                const dsl::DeviceLimits& limits) {
     using dsl::MathMode;
-    const MathMode math = s.dtype == DType::kBF16  ? MathMode::kBf16
-                          : s.dtype == DType::kF16 ? MathMode::kF16
-                          : policy == PrecisionPolicy::kFp32Strict ? MathMode::kTf32x3
-                                                                   : MathMode::kTf32;
+    const MathMode math = seed_math(policy, s.dtype);
     std::vector<std::pair<int, int>> tiles = {{128, 64}, {64, 64}};
     if (s.dtype != DType::kF32) tiles.insert(tiles.begin(), {128, 128});
     auto ctas = [&](const std::pair<int, int>& t) {

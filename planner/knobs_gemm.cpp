@@ -53,10 +53,7 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
     using dsl::MathMode;
     using dsl::Schedule;
     const int bytes = dtype_bytes(s.dtype);
-    MathMode math = s.dtype == DType::kBF16  ? MathMode::kBf16
-                    : s.dtype == DType::kF16 ? MathMode::kF16
-                    : policy == PrecisionPolicy::kFp32Strict ? MathMode::kTf32x3
-                                                             : MathMode::kTf32;
+    const MathMode math = seed_math(policy, s.dtype);
     std::vector<dsl::GemmConfig> out;
     const int64_t m_tiles = ceil_div(s.m, 128);
     const int64_t square = s.l * m_tiles * ceil_div(s.n, 128);
