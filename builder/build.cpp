@@ -157,7 +157,9 @@ void compile_lowered(BuiltCandidate& c) {
             c.status = BuildStatus::kToolchainMissing;
             break;
     }
-    c.message = c.status == BuildStatus::kBuilt ? "" : std::string(compile::to_string(c.compiled->status));
+    c.message = c.status == BuildStatus::kBuilt
+                    ? ""
+                    : std::string(compile::to_string(c.compiled->status));
 }
 
 }  // namespace kforge::builder

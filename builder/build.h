@@ -6,9 +6,9 @@
 // exception or an Error. Everything that needs a lowered or compiled candidate calls build():
 // the evaluator (per shape), the parallel precompile (lowers with no_build, deduplicates, then
 // compile_lowered() in its pool), the seed planner (no_build), `kforge compile` and the
-// profiling fallbacks. The lowering and compile options are derived here only
-// (the arch and SM count of the Target, compile_options()), so the compile cache keys of precompile and evaluation
-// cannot disagree.
+// profiling fallbacks. The lowering and compile options are derived here only (the arch and SM
+// count of the Target, compile_options()), so the compile cache keys of precompile and
+// evaluation cannot disagree.
 #pragma once
 
 #include <functional>
@@ -67,7 +67,7 @@ struct BuiltCandidate {
     std::string program_hash;        // dsl::program_hash(program)
     std::string arch;                // the target's, e.g. "sm_90a"
     codegen::Lowered lowered;        // CUDA source and launch plan (when lowered)
-    compile::CompileOptions compile_options;  // compile_options(lowered, target, ...) (when lowered)
+    compile::CompileOptions compile_options;  // compile_options(lowered, target, ..) if lowered
     // The compile's result when one ran: cubin_path, host_library_path, kernels (the ptxas
     // report), log, backend, cache_hit, time_compile_ns and key (the compile cache key).
     std::optional<compile::CompileResult> compiled;

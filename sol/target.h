@@ -21,8 +21,8 @@ namespace kforge {
 // "sm_80" (the GPU fp64 reference compiles for it; messages name a device's arch with it).
 std::string sm_name(int cc_major, int cc_minor);
 
-// The CUDA arch kforge compiles candidates for at compute capability cc_major.cc_minor: "sm_" + cc, with
-// the "a" suffix only on cc 9.x ("sm_90a": wgmma, TMA multicast and setmaxnreg, which CUTLASS's
+// The CUDA arch kforge compiles candidates for at compute capability cc_major.cc_minor: the
+// "a" suffix only on cc 9.x ("sm_90a": wgmma, TMA multicast and setmaxnreg, which CUTLASS's
 // sm90 kernels need, exist only as arch-specific features of cc 9.0; a cc 10 part runs kforge's
 // CUTLASS 2.x path, which needs none, so it gets the portable "sm_100"). The one arch rule:
 // sm_name(cc) + "a" on cc 9.x.

@@ -138,7 +138,8 @@ TEST(Build, AProgramThatDoesNotCheckIsAStatus) {
     BuildOptions o = lower_only();
     o.file_name = "wrong.kf";
     BuiltCandidate c = build(R"(program wrong_tensor for "layer_norm_f32"
-kernel k0 = rowwise layer_norm(Q[R,C], w[C], b[C]) rows_per_block 1 threads 256 vec 4 passes 1 split 1
+kernel k0 = rowwise layer_norm(Q[R,C], w[C], b[C]) rows_per_block 1 threads 256 vec 4
+    passes 1 split 1
     { store Y[R,C] }
 )", suite_problem("layer_norm_f32"), h200(), o);
     EXPECT_EQ(c.status, BuildStatus::kInvalidProgram);
