@@ -1,26 +1,23 @@
 // `kforge interpret SPEC --inputs IN.json [-o OUT.json] [--dims M=16,N=8]`: runs the fp64 CPU
-// reference interpreter (problem/interpret.h) on given inputs and writes the outputs. Used by
-// the KernelBench importer (python/kforge_py) to compare an imported spec with its PyTorch
-// module. Tensors travel as JSON: IN is {"X": [row-major values], ...}; OUT is
-// {"dims": {...}, "outputs": {"Y": {"shape": [...], "data": [...]}}}. Non-finite values are
-// written as the strings "nan", "inf", "-inf" (and read back the same way).
-#include <cmath>
+// reference interpreter (problem/interpret.h) on given inputs and writes the outputs
+// (problem/values_json.h: interpret_files). Used by the KernelBench importer (python/kforge_py)
+// to compare an imported spec with its PyTorch module. Tensors travel as JSON: IN is
+// {"X": [row-major values], ...}; OUT is {"dims": {...}, "outputs": {"Y": {"shape": [...],
+// "data": [...]}}}. Non-finite values are written as the strings "nan", "inf", "-inf" (and read
+// back the same way).
 #include <cstdio>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
-#include "problem/interpret.h"
-#include "problem/spec.h"
+#include "problem/values_json.h"
 
 namespace kforge::cli {
 namespace {
-
-using json = nlohmann::ordered_json;
 
 struct InterpretArgs {
     std::string spec;
@@ -28,46 +25,6 @@ struct InterpretArgs {
     std::string output;
     std::string dims;
 };
-
-Expected<double> value_of(const json& v, const std::string& where) {
-    if (v.is_number()) return v.get<double>();
-    if (v.is_string()) {
-        std::string s = v.get<std::string>();
-        if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-        if (s == "inf") return std::numeric_limits<double>::infinity();
-        if (s == "-inf") return -std::numeric_limits<double>::infinity();
-    }
-    return make_error(where, "expected a number (or \"nan\", \"inf\", \"-inf\")");
-}
-
-json number_json(double x) {
-    if (std::isnan(x)) return "nan";
-    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-    return x;
-}
-
-Expected<TensorValues> read_inputs(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return make_error(path, "cannot read the inputs file");
-    std::stringstream text;
-    text << in.rdbuf();
-    json j = json::parse(text.str(), nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        return make_error(path, "expected a JSON object {\"name\": [values], ...}");
-    TensorValues values;
-    for (const auto& [name, list] : j.items()) {
-        if (!list.is_array()) return make_error(path + ": " + name, "expected an array of numbers");
-        std::vector<double> v;
-        v.reserve(list.size());
-        for (size_t i = 0; i < list.size(); ++i) {
-            auto x = value_of(list[i], path + ": " + name + "[" + std::to_string(i) + "]");
-            if (!x) return x.error();
-            v.push_back(*x);
-        }
-        values[name] = std::move(v);
-    }
-    return values;
-}
 
 Expected<std::map<std::string, int64_t>> parse_dims(const std::string& text) {
     std::map<std::string, int64_t> dims;
@@ -95,29 +52,15 @@ int run_interpret(const InterpretArgs& a) {
         std::fprintf(stderr, "kforge: %s: %s\n", a.spec.c_str(), e.to_string().c_str());
         return rc;
     };
-    auto problem = load_problem(a.spec);
-    if (!problem) return fail(problem.error(), kExitUserError);
+    std::map<std::string, int64_t> dims;
     if (!a.dims.empty()) {
-        auto dims = parse_dims(a.dims);
-        if (!dims) return fail(dims.error(), kExitUserError);
-        auto rebound = rebind_dims(*problem, *dims);
-        if (!rebound) return fail(rebound.error(), kExitUserError);
-        problem = std::move(rebound);
+        auto parsed = parse_dims(a.dims);
+        if (!parsed) return fail(parsed.error(), kExitUserError);
+        dims = std::move(*parsed);
     }
-    auto inputs = read_inputs(a.inputs);
-    if (!inputs) return fail(inputs.error(), kExitUserError);
-    auto outputs = interpret(*problem, *inputs);
-    if (!outputs) return fail(outputs.error(), kExitUserError);
-    json out;
-    out["dims"] = problem->dims;
-    out["outputs"] = json::object();
-    for (const std::string& name : problem->outputs) {
-        const Tensor* t = problem->find_tensor(name);
-        json data = json::array();
-        for (double x : outputs->at(name)) data.push_back(number_json(x));
-        out["outputs"][name] = {{"shape", t->shape}, {"data", std::move(data)}};
-    }
-    std::string text = out.dump() + "\n";
+    auto out = interpret_files(a.spec, dims, a.inputs);
+    if (!out) return fail(out.error(), kExitUserError);
+    std::string text = out->dump() + "\n";
     if (a.output.empty() || a.output == "-") {
         std::fwrite(text.data(), 1, text.size(), stdout);
         return kExitOk;
