@@ -41,10 +41,10 @@ int user_error(const std::string& text) {
     return kExitUserError;
 }
 
-void print(const std::vector<profile::Diagnosis>& ds, bool json) {
+void print(const std::vector<KernelDiagnosis>& ds, bool json) {
     if (json) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
-        for (const auto& d : ds) j.push_back(profile::to_json(d));
+        for (const auto& d : ds) j.push_back(to_json(d));
         std::printf("%s\n", j.dump(2).c_str());
         return;
     }
@@ -68,7 +68,7 @@ int diagnose_csv(const std::string& text, const ProfileArgs& a, const profile::D
                  const std::map<std::string, dsl::KernelKind>& kinds = {}) {
     auto parsed = profile::parse_ncu_csv(text);
     if (!parsed) return user_error(parsed.error().to_string());
-    std::vector<profile::Diagnosis> ds;
+    std::vector<KernelDiagnosis> ds;
     for (const auto& k : profile::representative_launches(*parsed)) {
         profile::DiagnoseContext ctx = c;
         if (auto it = kinds.find(k.name); it != kinds.end()) ctx.kind = it->second;
@@ -84,7 +84,7 @@ int diagnose_csv(const std::string& text, const ProfileArgs& a, const profile::D
         std::istringstream row(line);
         std::string kernel, expected;
         if (!(row >> kernel >> expected) || kernel[0] == '#') continue;
-        const profile::Diagnosis* got = nullptr;
+        const KernelDiagnosis* got = nullptr;
         for (const auto& d : ds)
             if (d.kernel.find(kernel) != std::string::npos) got = &d;
         std::string g = got ? std::string(to_string(got->bottleneck)) : "(not profiled)";
@@ -176,7 +176,7 @@ int run(const ProfileArgs& a) {
         return kExitEnvironment;
     }
     const codegen::Lowered& lowered = built.lowered;
-    std::vector<profile::Diagnosis> ds;
+    std::vector<KernelDiagnosis> ds;
     for (const auto& res : built.compiled->kernels) {
         profile::FallbackInput in;
         in.resources = res;

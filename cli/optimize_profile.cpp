@@ -32,7 +32,7 @@ struct Profiled {
 };
 
 // ncu on `kforge eval --tier quick` of the candidate; empty with `why` set when it fails.
-std::vector<profile::Diagnosis> from_ncu(const Profiled& t, const ProfileHookOptions& o,
+std::vector<KernelDiagnosis> from_ncu(const Profiled& t, const ProfileHookOptions& o,
                                          std::string& why, profile::ProfileStatus& status) {
     const fs::path dir = fs::path(o.work_dir) / ("ncu_" + t.hash.substr(0, 16));
     std::error_code ec;
@@ -60,7 +60,7 @@ std::vector<profile::Diagnosis> from_ncu(const Profiled& t, const ProfileHookOpt
         why = parsed.error().to_string();
         return {};
     }
-    std::vector<profile::Diagnosis> ds;
+    std::vector<KernelDiagnosis> ds;
     for (const auto& k : profile::representative_launches(*parsed)) {
         profile::DiagnoseContext ctx = t.context;
         if (auto it = t.kinds.find(k.name); it != t.kinds.end()) ctx.kind = it->second;
@@ -70,9 +70,10 @@ std::vector<profile::Diagnosis> from_ncu(const Profiled& t, const ProfileHookOpt
     return ds;
 }
 
-// ptxas report of a compile (or, without one, the launch plan alone) + the roofline.
-std::vector<profile::Diagnosis> from_fallback(const Profiled& t, const ProfileHookOptions& o,
-                                              std::string& ptxas_line, std::string& why) {
+// ptxas report of a compile (or, without one, the launch plan alone) + the roofline; no kernels
+// with `why` set when it fails.
+Diagnosis from_fallback(const Profiled& t, const ProfileHookOptions& o, std::string& why) {
+    Diagnosis d;
     builder::BuildOptions build;
     build.check = false;  // the search checked it
     build.no_build = true;
@@ -95,7 +96,8 @@ std::vector<profile::Diagnosis> from_fallback(const Profiled& t, const ProfileHo
         builder::compile_lowered(built);
     if (built.status == builder::BuildStatus::kBuilt) {
         resources = built.compiled->kernels;
-        ptxas_line = compile::format_ptxas_report(resources);
+        d.ptxas_summary = compile::format_ptxas_report(resources);
+        for (const auto& r : resources) d.ptxas_spills = d.ptxas_spills || r.spills();
     } else {
         if (not_compiled.empty()) not_compiled = built.message;
         why += std::string(why.empty() ? "" : "; ") + "no ptxas report (" + not_compiled +
@@ -106,7 +108,6 @@ std::vector<profile::Diagnosis> from_fallback(const Profiled& t, const ProfileHo
             resources.push_back(r);
         }
     }
-    std::vector<profile::Diagnosis> ds;
     const Bounds& b = t.state->bounds;
     for (const auto& res : resources) {
         profile::FallbackInput in;
@@ -122,24 +123,24 @@ std::vector<profile::Diagnosis> from_fallback(const Profiled& t, const ProfileHo
                                     b.matrix_unit != ComputeUnit::kFp64Simt;
         profile::DiagnoseContext ctx = t.context;
         if (auto it = t.kinds.find(res.name); it != t.kinds.end()) ctx.kind = it->second;
-        ds.push_back(profile::diagnose_fallback(in, ctx));
+        d.kernels.push_back(profile::diagnose_fallback(in, ctx));
     }
-    return ds;
+    return d;
 }
 
 }  // namespace
 
-std::function<std::string(const std::string&)> make_profile_hook(StateLookup find_state,
-                                                                  ProfileHookOptions options) {
+std::function<Diagnosis(const std::string&)> make_profile_hook(StateLookup find_state,
+                                                                ProfileHookOptions options) {
     // Set once ncu cannot work for the rest of the run (missing, counters not permitted).
     auto ncu_off = std::make_shared<std::string>();
     return [find_state = std::move(find_state), o = std::move(options),
             ncu_off](const std::string& text) {
         auto program = dsl::parse_program(text, "<candidate>");
-        if (!program) return std::string();
+        if (!program) return Diagnosis{};
         Profiled t;
         t.state = find_state(program->problem);
-        if (!t.state) return std::string();
+        if (!t.state) return Diagnosis{};
         t.program = std::move(*program);
         t.hash = dsl::program_hash(t.program);
         for (const auto& k : t.program.kernels) t.kinds["kforge_" + k.name] = k.kind;
@@ -150,32 +151,29 @@ std::function<std::string(const std::string&)> make_profile_hook(StateLookup fin
             double ns = c.full ? c.full->median_ns : c.quick ? c.quick->median_ns : 0;
             if (ns > 0) t.context.fraction_of_sol = t.state->bounds.time_fused_s * 1e9 / ns;
         }
-        std::string why, ptxas_line;
-        std::vector<profile::Diagnosis> ds;
+        std::string why;
+        Diagnosis d;
         if (o.use_ncu && ncu_off->empty()) {
             profile::ProfileStatus status = profile::ProfileStatus::kOk;
-            ds = from_ncu(t, o, why, status);
+            d.kernels = from_ncu(t, o, why, status);
             if (status == profile::ProfileStatus::kNcuMissing ||
                 status == profile::ProfileStatus::kCountersNotPermitted)
                 *ncu_off = why;
         } else {
             why = o.use_ncu ? "ncu off for this run: " + *ncu_off : "simulated device: no profiler";
         }
-        bool fallback = ds.empty();
-        if (fallback) ds = from_fallback(t, o, ptxas_line, why);
-        if (ds.empty()) {
+        bool fallback = d.kernels.empty();
+        if (fallback) d = from_fallback(t, o, why);
+        if (d.kernels.empty()) {
             if (o.log) o.log("profile " + t.hash.substr(0, 12) + ": no diagnosis (" + why + ")");
-            return std::string();
+            return Diagnosis{};
         }
-        std::string out = profile::diagnosis_text(ds);
-        if (!ptxas_line.empty())
-            out += (out.empty() || out.back() == '\n' ? "" : "\n") + ptxas_line;
         if (o.log) {
-            std::string first = ds.front().summary;
+            std::string first = d.kernels.front().summary;
             o.log("profile " + t.hash.substr(0, 12) + ": " + first +
                   (fallback ? " [ptxas + SOL fallback: " + why + "]" : " [ncu]"));
         }
-        return out;
+        return d;
     };
 }
 

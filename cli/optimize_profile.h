@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "diagnosis/diagnosis.h"
 #include "search/loop.h"
 
 namespace kforge::cli {
@@ -27,9 +28,9 @@ struct ProfileHookOptions {
 // The state that owns a problem (by name); nullptr when none.
 using StateLookup = std::function<const search::SearchState*(const std::string& problem_name)>;
 
-// The hook: program text -> diagnosis text ("k0: dram_bound (...) -> moves: ...", then the
-// ptxas summary when there is one); "" when the program cannot be placed.
-std::function<std::string(const std::string& program_text)> make_profile_hook(
+// The hook: program text -> its diagnosis (per kernel class, evidence and moves, then the ptxas
+// summary of the fallback's compile when there is one); empty when the program cannot be placed.
+std::function<Diagnosis(const std::string& program_text)> make_profile_hook(
     StateLookup find_state, ProfileHookOptions options);
 
 }  // namespace kforge::cli

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "diagnosis/diagnosis.h"
 #include "dsl/reference_card.h"
 
 namespace kforge::llm {
@@ -70,8 +71,7 @@ void candidate(std::ostringstream& o, const search::CandidateView& v, bool faile
         }
     }
     if (!v.move.empty()) o << "Move: " << v.move << " (by " << v.proposer << ")\n";
-    if (!v.diagnosis.empty()) o << "Diagnosis: " << v.diagnosis << "\n";
-    if (!v.ptxas_summary.empty()) o << "ptxas: " << v.ptxas_summary << "\n";
+    if (!v.diagnosis.empty()) o << "Diagnosis: " << diagnosis_text(v.diagnosis) << "\n";
     o << "```kforge\n" << v.program_text;
     if (!v.program_text.empty() && v.program_text.back() != '\n') o << "\n";
     o << "```\n";

@@ -58,10 +58,4 @@ struct MoveAdvice {
 };
 MoveAdvice advise_moves(Bottleneck b, const DiagnoseContext& context);
 
-// Transitional names for the callers in cli/ while the profile hook moves to the typed
-// diagnosis (to go when cli/optimize_profile.cpp returns kforge::Diagnosis).
-using Diagnosis = KernelDiagnosis;
-using kforge::diagnosis_text;
-using kforge::to_json;
-
 }  // namespace kforge::profile

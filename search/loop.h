@@ -22,6 +22,7 @@
 #include "device/device.h"
 #include "device/timing.h"
 #include "eval/evaluator.h"
+#include "diagnosis/diagnosis.h"
 #include "problem/problem.h"
 #include "search/budget.h"
 #include "search/cost_model.h"
@@ -47,8 +48,9 @@ struct SearchOptions {
     std::vector<std::string> proposers = {"diagnosis", "parameter"};
     std::string compile_cache_dir;
     std::string suite;                 // label of the run when part of a suite
-    // Profiling hook: diagnosis text of a program (bottleneck class and evidence); unset = no-op.
-    std::function<std::string(const std::string& program_text)> profile_hook;
+    // Profiling hook: the diagnosis of a program (bottleneck classes, evidence, moves, ptxas
+    // summary); an empty one when it cannot be placed; unset = no-op.
+    std::function<Diagnosis(const std::string& program_text)> profile_hook;
     // Progress lines (one per round); unset = silent.
     std::function<void(const std::string& line)> log;
 };
@@ -63,7 +65,7 @@ struct CandidateState {
     std::string message;
     std::optional<eval::TimingStats> quick;
     std::optional<eval::TimingStats> full;
-    std::string diagnosis;
+    Diagnosis diagnosis;  // empty until profiled
 };
 
 struct TierCounts {

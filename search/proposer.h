@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnosis/diagnosis.h"
 #include "problem/problem.h"
 #include "sol/bounds.h"
 #include "store/enums.h"
@@ -23,8 +24,8 @@ struct CandidateView {
     std::string message;          // checker / compiler / gate message when it failed
     std::optional<double> median_ns;
     std::optional<double> fraction_of_sol;  // T_sol / T (1.0 = at the fused SOL bound)
-    std::string diagnosis;        // bottleneck class and evidence (profile/), may be empty
-    std::string ptxas_summary;    // registers, smem, spills per kernel
+    Diagnosis diagnosis;          // bottleneck classes, evidence, moves and the ptxas summary
+                                  // (profile/); empty when not profiled
     std::string proposer;
     std::string move;
 };

@@ -8,20 +8,19 @@
 //               as last time, or its neighbours used up) first every mix of the best and the
 //               next best few, and two-knob neighbours of the best
 //   random      knobs uniform over their domains, kept when legal (the benchmark's baseline)
-//   diagnosis   directed moves from the SOL headroom, the ptxas summary and the diagnosis text
-//               (a refused move is replaced by the same move with one other knob moved too,
-//               when that is legal, else dropped):
-//               memory-bound far from SOL -> wider vectors, more rows/items per block, one
-//               pass, a row split over more CTAs;
-//               compute-bound -> bigger tiles, more stages, clusters; spills -> smaller tiles,
-//               fewer rows; dram_bound / latency_bound_low_occupancy / spill_bound / tail_bound
-//               -> the moves listed in diagnosis_moves()
+//   diagnosis   directed moves from the typed diagnosis (its bottleneck classes and ptxas
+//               spills: the moves table of diagnosis/moves.h) and the SOL headroom (the table's
+//               roofline moves: memory-bound far from SOL -> wider vectors, more rows/items per
+//               block, one pass, a row split over more CTAs; compute-bound -> bigger tiles, more
+//               stages, clusters); a refused move is replaced by the same move with one other
+//               knob moved too, when that is legal, else dropped
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "diagnosis/moves.h"
 #include "search/proposer.h"
 
 namespace kforge::search {
@@ -38,19 +37,11 @@ std::unique_ptr<Proposer> make_seed_proposer();
 // By name: "parameter", "random", "diagnosis", "seed"; nullptr for an unknown name.
 std::unique_ptr<Proposer> make_builtin_proposer(const std::string& name);
 
-// A directed move: knob of every kernel of `kind` ("gemm", "rowwise", "map"; "" any) stepped up
-// (+1) or down (-1), or set to `word`.
-struct DirectedMove {
-    std::string kind;
-    std::string knob;
-    int direction = 1;
-    std::string word;
-    std::string reason;
-};
-
-// The moves the diagnosis proposer makes for one candidate: from its diagnosis class
-// (dram_bound, latency_bound_low_occupancy, spill_bound, tail_bound), its ptxas summary (spills)
-// and the bound kind of the problem with the candidate's fraction of SOL.
+// The moves the diagnosis proposer makes for one candidate (DirectedMove: diagnosis/moves.h):
+// the moves table's knob moves for each bottleneck class of its diagnosis (spill_bound, or ptxas
+// spills, first), then, far from SOL, the roofline moves of the problem's bound kind (not the
+// memory ones when the profiler measured the kernel SIMT-bound). Each reason starts with what
+// asked for the move ("dram_bound: ...", "memory-bound at 45% of SOL: ...").
 std::vector<DirectedMove> diagnosis_moves(const CandidateView& view, const Bounds* bounds);
 
 }  // namespace kforge::search

@@ -1,6 +1,7 @@
 // Prompts built from a real suite problem: spec, SOL, best candidates, failures, moves, ask.
 #include <gtest/gtest.h>
 
+#include "diagnosis/diagnosis.h"
 #include "dsl/reference_card.h"
 #include "llm/prompt.h"
 #include "problem/spec.h"
@@ -35,8 +36,13 @@ TEST(LlmPrompt, UserPromptCarriesWhatTheSearchKnows) {
     best.program_text = "program p for \"linear_bias_gelu_tanh_bf16\"\n";
     best.median_ns = bounds->time_fused_s * 1e9 * 2.0;
     best.fraction_of_sol = 0.5;
-    best.diagnosis = "compute-bound: tensor pipe 61% busy";
-    best.ptxas_summary = "k0: 168 registers, 0 spills";
+    KernelDiagnosis k0;
+    k0.kernel = "kforge_k0";
+    k0.bottleneck = Bottleneck::kTensorComputeBound;
+    k0.summary = "kforge_k0: tensor_compute_bound (tensor pipe active % (hmma, gmma) 61 >= 60)";
+    k0.moves = moves_for(Bottleneck::kTensorComputeBound, dsl::KernelKind::kGemm);
+    best.diagnosis.kernels = {k0};
+    best.diagnosis.ptxas_summary = "kforge_k0 sm_90a: 168 registers, 0 B smem, 0 B stack, no spills";
     c.best = {best};
     search::CandidateView failed;
     failed.status = EvalStatus::kInvalidProgram;
@@ -49,10 +55,13 @@ TEST(LlmPrompt, UserPromptCarriesWhatTheSearchKnows) {
     auto u = user_prompt(c);
     EXPECT_TRUE(has(u, "\"name\": \"linear_bias_gelu_tanh_bf16\""));
     EXPECT_TRUE(has(u, "compute-bound"));
+    // the diagnosis as diagnosis_text renders it: the kernel's line with its moves, then ptxas
+    EXPECT_TRUE(has(u, "Diagnosis: " + diagnosis_text(best.diagnosis) + "\n"));
+    EXPECT_TRUE(has(u, "-> moves: tile up (bigger tiles keep the tensor pipe fed)"));
     EXPECT_TRUE(has(u, "unfused bound"));
     EXPECT_TRUE(has(u, "50.0% of SOL"));
     EXPECT_TRUE(has(u, "2x T_sol"));
-    EXPECT_TRUE(has(u, "tensor pipe 61% busy"));
+    EXPECT_TRUE(has(u, "tensor_compute_bound (tensor pipe active % (hmma, gmma) 61 >= 60)"));
     EXPECT_TRUE(has(u, "168 registers"));
     EXPECT_TRUE(has(u, "invalid_program"));
     EXPECT_TRUE(has(u, "320 KiB"));

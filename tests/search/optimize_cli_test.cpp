@@ -173,7 +173,7 @@ TEST_F(OptimizeCli, SimulatedProfilingFallsBackAndTheDiagnosisProposerReadsIt) {
     int from_diagnosis = 0;
     for (const auto& c : *cands)
         if (c.proposer == "search:diagnosis" &&
-            std::regex_search(c.move, std::regex("\\((dram_bound|spill_bound|tail_bound|"
+            std::regex_search(c.move, std::regex("\\((dram_bound|spill_bound|launch_tail_bound|"
                                                  "latency_bound_low_occupancy): ")))
             ++from_diagnosis;
     EXPECT_GT(from_diagnosis, 0) << r.out;

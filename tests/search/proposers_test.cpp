@@ -19,6 +19,20 @@
 namespace kforge::search {
 namespace {
 
+// A diagnosis with one kernel of each class (as profile/ makes them), and ptxas spills when asked.
+Diagnosis diagnosed(std::initializer_list<Bottleneck> classes, bool ptxas_spills = false) {
+    Diagnosis d;
+    for (Bottleneck b : classes) {
+        KernelDiagnosis k;
+        k.kernel = "kforge_k" + std::to_string(d.kernels.size());
+        k.bottleneck = b;
+        d.kernels.push_back(k);
+    }
+    d.ptxas_spills = ptxas_spills;
+    if (ptxas_spills) d.ptxas_summary = "kforge_k0 sm_90a: 96 registers, 24 B spill stores";
+    return d;
+}
+
 std::string slurp(const std::string& path) {
     std::ifstream in(path);
     std::stringstream s;
@@ -57,8 +71,9 @@ TEST_P(ProposersOnSuite, LegalNewNamedPrograms) {
     ctx.count = 8;
     CandidateView v = s->view;
     v.fraction_of_sol = 0.3;
-    v.diagnosis = "dram_bound; latency_bound_low_occupancy; tail_bound";
-    v.ptxas_summary = "k0: 96 registers, 24 bytes spill stores";
+    v.diagnosis = diagnosed({Bottleneck::kDramBound, Bottleneck::kLatencyBoundLowOccupancy,
+                             Bottleneck::kLaunchTailBound},
+                            /*ptxas_spills=*/true);
     ctx.best = {v};
     ctx.seen_hashes = {v.program_hash};
     for (const char* name : {"parameter", "random", "diagnosis"}) {
@@ -172,14 +187,13 @@ TEST(Diagnosis, MovesFollowTheEvidence) {
     EXPECT_TRUE(vec);
     v.fraction_of_sol = 0.95;
     EXPECT_TRUE(diagnosis_moves(v, &mem).empty());
-    v.ptxas_summary = "0 bytes spill stores, 0 bytes spill loads";
+    v.diagnosis = diagnosed({}, /*ptxas_spills=*/false);
     EXPECT_TRUE(diagnosis_moves(v, &mem).empty());
-    v.ptxas_summary = "128 bytes spill stores";
+    v.diagnosis = diagnosed({}, /*ptxas_spills=*/true);
     bool smaller_tile = false;
     for (const auto& m : diagnosis_moves(v, &mem)) smaller_tile = smaller_tile || (m.knob == "tile" && m.direction < 0);
     EXPECT_TRUE(smaller_tile);
-    v.ptxas_summary.clear();
-    v.diagnosis = "tail_bound: last wave 12% full";
+    v.diagnosis = diagnosed({Bottleneck::kLaunchTailBound});
     bool streamk = false;
     for (const auto& m : diagnosis_moves(v, &mem)) streamk = streamk || m.word == "stream_k";
     EXPECT_TRUE(streamk);
@@ -194,20 +208,22 @@ TEST(Diagnosis, AMeasuredComputeBoundOverridesTheRooflinesMemoryClass) {
     mem.kind = BoundKind::kMemory;
     CandidateView v;
     v.fraction_of_sol = 0.45;
-    v.diagnosis = "simt_compute_bound (sm__throughput.avg.pct_of_peak_sustained_elapsed 84.2 >= 60)";
+    v.diagnosis = diagnosed({Bottleneck::kSimtComputeBound});
     auto moves = diagnosis_moves(v, &mem);
     ASSERT_FALSE(moves.empty());
     bool grid_stride = false, block_up = false, memory = false;
     for (const auto& m : moves) {
-        grid_stride = grid_stride || (m.kind == "map" && m.knob == "grid_stride" && m.direction > 0);
-        block_up = block_up || (m.kind == "map" && m.knob == "block" && m.direction > 0);
+        grid_stride = grid_stride || (m.kind == dsl::KernelKind::kMap && m.knob == "grid_stride" &&
+                                      m.direction > 0);
+        block_up = block_up || (m.kind == dsl::KernelKind::kMap && m.knob == "block" &&
+                                m.direction > 0);
         memory = memory || m.reason.find("memory-bound") != std::string::npos;
     }
     EXPECT_TRUE(grid_stride);
     EXPECT_TRUE(block_up);
     EXPECT_FALSE(memory);
     // without the profiler's word the roofline's class still drives the moves
-    v.diagnosis.clear();
+    v.diagnosis = {};
     memory = false;
     for (const auto& m : diagnosis_moves(v, &mem)) memory = memory || m.reason.find("memory-bound") != std::string::npos;
     EXPECT_TRUE(memory);
@@ -241,7 +257,7 @@ TEST(Diagnosis, TheMovesOfOneBottleneckComeFirstTogether) {
     v.program_text = dsl::print_canonical(*start);
     v.program_hash = dsl::program_hash(*start);
     v.fraction_of_sol = 0.45;
-    v.diagnosis = "simt_compute_bound (sm__throughput.avg.pct_of_peak_sustained_elapsed 84.2 >= 60)";
+    v.diagnosis = diagnosed({Bottleneck::kSimtComputeBound});
     ctx.best = {v};
     ctx.seen_hashes = {v.program_hash};
     auto props = make_diagnosis_proposer()->propose(ctx);
@@ -258,7 +274,7 @@ TEST(Diagnosis, TheMovesOfOneBottleneckComeFirstTogether) {
         EXPECT_EQ(props[i].move.find("together"), std::string::npos) << "one combination per parent";
     // the roofline's memory moves on this map: f32 is at 16 bytes a vector already, so only
     // "more items" applies - one move, offered alone
-    v.diagnosis.clear();
+    v.diagnosis = {};
     ctx.best = {v};
     props = make_diagnosis_proposer()->propose(ctx);
     ASSERT_FALSE(props.empty());
@@ -277,7 +293,7 @@ struct LongRows {
         v.program_hash = dsl::program_hash(*p);
         v.median_ns = 434.7e3;
         v.fraction_of_sol = frac;
-        v.diagnosis = "dram_bound";
+        v.diagnosis = diagnosed({Bottleneck::kDramBound});
         return v;
     }
     std::string check(const std::string& text) const {
