@@ -30,6 +30,7 @@ std::string_view to_string(BuildStatus s) {
         case BuildStatus::kCompileTimedOut: return "compile_timed_out";
         case BuildStatus::kToolchainMissing: return "toolchain_missing";
         case BuildStatus::kCompileSetupFailed: return "compile_setup_failed";
+        case BuildStatus::kCompileAborted: return "compile_aborted";
     }
     return "invalid_program";
 }
@@ -39,7 +40,8 @@ std::optional<BuildStatus> build_status_from_string(std::string_view s) {
          {BuildStatus::kBuilt, BuildStatus::kLowered, BuildStatus::kChecked,
           BuildStatus::kInvalidProgram,
           BuildStatus::kLoweringFailed, BuildStatus::kCompileFailed, BuildStatus::kCompileTimedOut,
-          BuildStatus::kToolchainMissing, BuildStatus::kCompileSetupFailed})
+          BuildStatus::kToolchainMissing, BuildStatus::kCompileSetupFailed,
+          BuildStatus::kCompileAborted})
         if (to_string(v) == s) return v;
     return std::nullopt;
 }
@@ -156,6 +158,7 @@ void compile_lowered(BuiltCandidate& c) {
         case compile::CompileStatus::kToolchainMissing:
             c.status = BuildStatus::kToolchainMissing;
             break;
+        case compile::CompileStatus::kAborted: c.status = BuildStatus::kCompileAborted; break;
     }
     c.message = c.status == BuildStatus::kBuilt
                     ? ""

@@ -37,6 +37,7 @@ enum class BuildStatus {
     kCompileTimedOut,    // the compiler ran past CompileOptions::timeout_s
     kToolchainMissing,   // no nvcc / NVRTC to compile with (an environment problem)
     kCompileSetupFailed, // the compile could not start (no cache and no out_dir, unwritable dir)
+    kCompileAborted,     // the compiler was killed (a signal: the OOM killer) or the disk filled
 };
 std::string_view to_string(BuildStatus s);
 std::optional<BuildStatus> build_status_from_string(std::string_view s);

@@ -1,14 +1,58 @@
 // kforge: the command-line client of libkforge.
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <optional>
+#include <string>
 
 #include "cli/commands.h"
+#include "compile/compile.h"
 
 namespace kforge::cli {
 int& exit_code() {
     static int code = kExitOk;
     return code;
 }
+
+namespace {
+
+// "10G", "500M", "1.5GiB", "1048576" (bytes; K, M, G, T are powers of 1024); nullopt if not.
+std::optional<int64_t> parse_size(const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || !(v >= 0)) return std::nullopt;
+    std::string unit(end);
+    for (const char* tail : {"iB", "B"})
+        if (unit.size() > 1 && unit.size() >= std::string(tail).size() &&
+            unit.compare(unit.size() - std::string(tail).size(), std::string::npos, tail) == 0) {
+            unit.resize(unit.size() - std::string(tail).size());
+            break;
+        }
+    double scale = 1;
+    if (unit == "K" || unit == "k") scale = 1024.0;
+    else if (unit == "M" || unit == "m") scale = 1024.0 * 1024;
+    else if (unit == "G" || unit == "g") scale = 1024.0 * 1024 * 1024;
+    else if (unit == "T" || unit == "t") scale = 1024.0 * 1024 * 1024 * 1024;
+    else if (!unit.empty() && unit != "B") return std::nullopt;
+    if (v * scale > 9.0e18) return std::nullopt;
+    return static_cast<int64_t>(v * scale);
+}
+
+}  // namespace
+
+// The compile cache's size limit from $KFORGE_CACHE_MAX_BYTES (every command, workers included:
+// they inherit the variable); "" or the error to print.
+std::string apply_compile_cache_limit() {
+    const char* e = std::getenv("KFORGE_CACHE_MAX_BYTES");
+    if (!e || !*e) return "";
+    auto bytes = parse_size(e);
+    if (!bytes)
+        return std::string("$KFORGE_CACHE_MAX_BYTES: expected a size such as 20G, 500M or 0 "
+                           "(no limit), got \"") + e + "\"";
+    kforge::compile::set_default_cache_max_bytes(*bytes);
+    return "";
+}
+
 }  // namespace kforge::cli
 
 int main(int argc, char** argv) {
@@ -32,6 +76,10 @@ int main(int argc, char** argv) {
     register_interpret(app);
     register_import(app);
     register_baseline(app);
+    if (std::string bad = apply_compile_cache_limit(); !bad.empty()) {
+        std::fprintf(stderr, "kforge: %s\n", bad.c_str());
+        return kExitUserError;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

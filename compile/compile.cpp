@@ -1,7 +1,9 @@
 // compile_cuda / compile_many: see compile.h. Cache layout: <cache>/<key[0:2]>/<key>/ holding
-// kernels.cubin, kernels_host.so (with host code) and result.json; a compile writes into
-// <cache>/tmp/<unique>/ and renames it into place, so concurrent writers never see half a
-// result (the loser of a rename race drops its copy and reads the winner's).
+// kernels.cubin, kernels_host.so (with host code) and result.json (sealed with checksums:
+// compile/cache_entry.h); a compile writes into <cache>/tmp/<unique>/ and renames it into place,
+// so concurrent writers never see half a result (the loser of a rename race drops its copy and
+// reads the winner's). Only the compiler's verdict on the source is cached: a timeout, a
+// compiler killed by a signal or a full disk is compiled again next time (kAborted).
 #include "compile/compile.h"
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 
 #include "common/hash.h"
 #include "common/parallel.h"
+#include "compile/cache_entry.h"
 #include "compile/nvrtc_compile.h"
 #include "compile/process.h"
 
@@ -27,7 +30,6 @@ namespace {
 
 constexpr const char* kCubin = "kernels.cubin";
 constexpr const char* kHostLib = "kernels_host.so";
-constexpr const char* kResult = "result.json";
 
 // arch "sm_90a" -> "90a"
 std::string arch_digits(const std::string& arch) {
@@ -79,16 +81,11 @@ nlohmann::json result_json(const CompileResult& r) {
     return j;
 }
 
-// A cached result.json back into a result whose paths point into `dir`.
-std::optional<CompileResult> load_cached(const fs::path& dir) {
-    std::error_code ec;
-    if (!fs::exists(dir / kResult, ec)) return std::nullopt;
-    auto j = nlohmann::json::parse(read_text(dir / kResult), nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return std::nullopt;
+// A checked entry's result.json back into a result whose paths point into `dir`.
+CompileResult result_of(const nlohmann::json& j, const fs::path& dir) {
     CompileResult r;
-    auto st = compile_status_from_string(j.value("status", ""));
-    if (!st) return std::nullopt;
-    r.status = *st;
+    r.status = compile_status_from_string(j.value("status", "")).value_or(
+        CompileStatus::kCompileFailed);
     r.backend = j.value("backend", "nvcc") == "nvrtc" ? CompileBackend::kNvrtc
                                                       : CompileBackend::kNvcc;
     r.log = j.value("log", "");
@@ -111,6 +108,41 @@ std::optional<CompileResult> load_cached(const fs::path& dir) {
     }
     r.cache_hit = true;
     return r;
+}
+
+// A cached entry that is whole and says what a compile would say again, else nullopt.
+std::optional<CompileResult> load_cached(const fs::path& dir) {
+    OpenedEntry e = open_entry(dir);
+    if (e.state != EntryState::kValid) return std::nullopt;
+    auto st = compile_status_from_string(e.result.value("status", ""));
+    if (st != CompileStatus::kOk && st != CompileStatus::kCompileFailed) return std::nullopt;
+    if (st == CompileStatus::kOk) {  // the files a result points at are listed, so checked
+        const auto& files = e.result["files"];
+        if (!files.contains(kCubin) ||
+            (e.result.value("host_library", false) && !files.contains(kHostLib)))
+            return std::nullopt;
+    }
+    return result_of(e.result, dir);
+}
+
+// Why a failed nvcc run says nothing about the source ("" when it is the compiler's verdict):
+// nvcc or one of its children (cicc, ptxas, gcc) killed by a signal (nvcc reports "'cicc' died
+// due to signal 9" and exits with the signal's number), an exit status of 128 or more (a shell
+// wrapper's child killed), memory or disk exhausted, or a failure with no message at all.
+std::string abort_reason(const ProcessResult& p) {
+    if (p.signaled) return "nvcc was killed by signal " + std::to_string(p.signal);
+    if (p.exit_code >= 128)
+        return "nvcc exited with status " + std::to_string(p.exit_code) +
+               " (a process killed by signal " + std::to_string(p.exit_code - 128) + "?)";
+    for (const char* sign : {"died due to signal", "Killed signal terminated program",
+                             "internal compiler error: Killed", "No space left on device",
+                             "Disk quota exceeded", "Cannot allocate memory",
+                             "virtual memory exhausted", "std::bad_alloc"})
+        if (p.output.find(sign) != std::string::npos)
+            return std::string("the compile was cut short (\"") + sign + "\")";
+    if (p.output.find_first_not_of(" \t\r\n") == std::string::npos)
+        return "nvcc failed with status " + std::to_string(p.exit_code) + " and no message";
+    return "";
 }
 
 // Compiles into `dir` (exists, empty). Never throws; statuses for compiler failures.
@@ -164,8 +196,10 @@ Expected<CompileResult> compile_into(std::string_view source, const CompileOptio
         r.log += "\nnvcc timed out after " + std::to_string(o.timeout_s) + " s (killed)";
         return r;
     }
-    if (p->exit_code != 0) {
-        r.status = CompileStatus::kCompileFailed;
+    if (p->exit_code != 0 || p->signaled) {
+        const std::string aborted = abort_reason(*p);
+        r.status = aborted.empty() ? CompileStatus::kCompileFailed : CompileStatus::kAborted;
+        if (!aborted.empty()) r.log += "\n" + aborted + ": not cached, compiled again next time";
         return r;
     }
     if (o.host_library) {  // the cubin of the one device compile, kept by --keep
@@ -186,14 +220,6 @@ Expected<CompileResult> compile_into(std::string_view source, const CompileOptio
     return r;
 }
 
-std::string unique_suffix() {
-    static std::atomic<uint64_t> counter{0};
-    std::ostringstream s;
-    s << getpid() << "." << std::hash<std::thread::id>{}(std::this_thread::get_id()) << "."
-      << counter++;
-    return s.str();
-}
-
 }  // namespace
 
 std::string_view to_string(CompileStatus s) {
@@ -202,13 +228,14 @@ std::string_view to_string(CompileStatus s) {
         case CompileStatus::kCompileFailed: return "compile_failed";
         case CompileStatus::kTimedOut: return "timed_out";
         case CompileStatus::kToolchainMissing: return "toolchain_missing";
+        case CompileStatus::kAborted: return "aborted";
     }
     return "?";
 }
 
 std::optional<CompileStatus> compile_status_from_string(std::string_view s) {
     for (auto st : {CompileStatus::kOk, CompileStatus::kCompileFailed, CompileStatus::kTimedOut,
-                    CompileStatus::kToolchainMissing})
+                    CompileStatus::kToolchainMissing, CompileStatus::kAborted})
         if (to_string(st) == s) return st;
     return std::nullopt;
 }
@@ -270,7 +297,7 @@ std::string kforge_headers_digest(const std::string& include_dir) {
 
 std::string compile_key(std::string_view source, const std::string& version,
                         const CompileOptions& o) {
-    std::string k = "kforge-compile-v1\n" + version + "\narch=" + o.arch + "\nnvrtc=" +
+    std::string k = "kforge-compile-v2\n" + version + "\narch=" + o.arch + "\nnvrtc=" +
                     (o.try_nvrtc ? "1" : "0") + "\n";
     for (const auto& f : nvcc_flags(o)) k += f + "\n";
     // kforge's own headers are not versioned like CUTLASS's: a changed kernels/*.cuh must not
@@ -305,12 +332,19 @@ Expected<CompileResult> compile_cuda(std::string_view source, const CompileOptio
         if (r) r->key = key;
         return r;
     }
-    fs::path final_dir = fs::path(o.cache_dir) / key.substr(0, 2) / key;
+    const fs::path root = o.cache_dir;
+    const fs::path final_dir = root / key.substr(0, 2) / key;
+    auto pin = pin_entry(key);  // before the lookup: a trim must not take it from under us
     if (auto hit = load_cached(final_dir)) {
+        touch_entry(final_dir);
         hit->key = key;
+        hit->cache_pin = pin;
         return *hit;
     }
-    fs::path tmp = fs::path(o.cache_dir) / "tmp" / (key + "." + unique_suffix());
+    // Present but not usable (damaged, or a result that must not be cached): out of the way, so
+    // the fresh compile below can take its place.
+    if (fs::exists(final_dir, ec)) discard_entry(root, final_dir);
+    fs::path tmp = root / "tmp" / (key + "." + unique_suffix());
     fs::create_directories(tmp, ec);
     if (ec) return make_error(tmp.string(), "cannot create: " + ec.message());
     auto r = compile_into(source, o, tmp);
@@ -326,16 +360,27 @@ Expected<CompileResult> compile_cuda(std::string_view source, const CompileOptio
         r->key = key;
         return r;
     }
-    write_text(tmp / kResult, result_json(*r).dump(2));
+    std::vector<std::string> files;
+    if (r->status == CompileStatus::kOk) {
+        files.push_back(kCubin);
+        if (!r->host_library_path.empty()) files.push_back(kHostLib);
+    }
+    if (Status sealed = seal_entry(tmp, result_json(*r), files); !sealed) {
+        fs::remove_all(tmp, ec);  // a full disk: nothing half-written goes into the cache
+        return sealed.error();
+    }
     fs::create_directories(final_dir.parent_path(), ec);
     fs::rename(tmp, final_dir, ec);
-    if (ec) fs::remove_all(tmp, ec);  // another writer won the race: use its copy
+    const bool installed = !ec;
+    if (!installed) fs::remove_all(tmp, ec);  // another writer won the race: use its copy
     auto stored = load_cached(final_dir);
     if (!stored) return make_error(final_dir.string(), "cache entry unreadable after write");
     stored->cache_hit = false;
     stored->time_compile_ns = r->time_compile_ns;
     stored->backend = r->backend;
     stored->key = key;
+    stored->cache_pin = pin;
+    if (installed && o.cache_max_bytes > 0) trim_compile_cache(o.cache_dir, o.cache_max_bytes);
     return *stored;
 }
 

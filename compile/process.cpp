@@ -95,7 +95,10 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv, int ti
     if (exec_failed)
         return make_error(argv[0], std::string("cannot run: ") + std::strerror(exec_errno));
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) r.signaled = !r.timed_out;
+    else if (WIFSIGNALED(status)) {
+        r.signaled = !r.timed_out;
+        r.signal = WTERMSIG(status);
+    }
     return r;
 }
 

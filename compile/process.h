@@ -14,6 +14,7 @@ struct ProcessResult {
     int exit_code = -1;      // valid when !timed_out and !signaled
     bool timed_out = false;
     bool signaled = false;
+    int signal = 0;          // the signal that ended it, when signaled
     std::string output;      // stdout and stderr, interleaved
     int64_t time_wall_ns = 0;
 };

@@ -175,6 +175,11 @@ std::unique_ptr<Prepared> Pipeline::prepare(const Problem& shape, const dsl::Pro
     if (built.status != builder::BuildStatus::kBuilt) {
         std::string log = c.log.size() > 4000 ? c.log.substr(0, 4000) : c.log;
         p->evidence["log"] = log;
+        // A compile that timed out, was killed (the OOM killer) or hit a full disk says nothing
+        // about the candidate: not recorded, so the store's evaluation cache cannot keep it.
+        if (built.status == builder::BuildStatus::kCompileTimedOut ||
+            built.status == builder::BuildStatus::kCompileAborted)
+            report_.environment_error = true;
         fail(gate, EvalStatus::kCompileFailed, std::string(compile::to_string(c.status)),
              p->evidence);
         return nullptr;

@@ -191,7 +191,7 @@ TEST(Build, StatusNamesRoundTrip) {
          {BuildStatus::kBuilt, BuildStatus::kLowered, BuildStatus::kChecked,
           BuildStatus::kInvalidProgram, BuildStatus::kLoweringFailed, BuildStatus::kCompileFailed,
           BuildStatus::kCompileTimedOut, BuildStatus::kToolchainMissing,
-          BuildStatus::kCompileSetupFailed})
+          BuildStatus::kCompileSetupFailed, BuildStatus::kCompileAborted})
         EXPECT_EQ(build_status_from_string(to_string(s)), s);
     EXPECT_FALSE(build_status_from_string("bogus"));
 }
