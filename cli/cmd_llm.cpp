@@ -4,22 +4,13 @@
 // prints the system and user prompts the LLM proposer would send, without sending them.
 // The API key is read here, from the env var the config names (api_key_env), and never printed.
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include "cli/commands.h"
 #include "cli/llm_common.h"
-#include "dsl/parser.h"
-#include "dsl/printer.h"
-#include "llm/client.h"
 #include "llm/config.h"
-#include "llm/prompt.h"
-#include "problem/spec.h"
-#include "sol/bounds.h"
-#include "sol/calibration.h"
-#include "sol/device.h"
+#include "llm/tools.h"
 
 namespace kforge::cli {
 
@@ -33,14 +24,6 @@ struct LlmArgs {
     int count = 4;
 };
 
-Expected<std::string> read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return make_error(path, "cannot read the file");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 int fail(const char* cmd, const Error& e, int code) {
     std::fprintf(stderr, "kforge llm %s: %s\n", cmd, e.to_string().c_str());
     return code;
@@ -51,9 +34,7 @@ int run_ping(const LlmArgs& a) {
     if (!config) return fail("ping", config.error(), kExitUserError);
     auto key = llm_api_key(*config);
     if (!key) return fail("ping", key.error(), kExitUserError);
-    auto client = llm::make_http_chat_client(*config, *key);
-    llm::ChatRequest request{{{"user", "Reply with the single word: pong"}}};
-    auto out = client->chat(request);
+    auto out = llm::ping(*config, *key);
     if (!out.ok()) {
         return fail("ping", out.error,
                     llm::is_fatal(out.kind) ? kExitUserError : kExitEnvironment);
@@ -74,34 +55,11 @@ int run_prompt(const LlmArgs& a) {
         auto config = llm::load_llm_config(a.config);
         if (!config) return fail("prompt", config.error(), kExitUserError);
     }
-    auto spec_text = read_text(a.problem);
-    if (!spec_text) return fail("prompt", spec_text.error(), kExitUserError);
-    auto problem = parse_problem(*spec_text, a.problem);
-    if (!problem) return fail("prompt", problem.error(), kExitUserError);
-    auto device = find_device(a.device);
-    if (!device) return fail("prompt", device.error(), kExitUserError);
-    auto bounds = compute_bounds(*problem, effective_ceilings(*device, std::nullopt));
-    if (!bounds) return fail("prompt", bounds.error(), kExitUserError);
-
-    search::ProposalContext context;
-    context.problem = &*problem;
-    context.problem_spec_json = *spec_text;
-    context.bounds = &*bounds;
-    context.device_key = a.device;
-    context.count = a.count;
-    if (!a.program.empty()) {
-        auto text = read_text(a.program);
-        if (!text) return fail("prompt", text.error(), kExitUserError);
-        auto program = dsl::parse_program(*text, a.program);
-        if (!program) return fail("prompt", program.error(), kExitUserError);
-        search::CandidateView best;
-        best.program_text = dsl::print_canonical(*program);
-        best.program_hash = dsl::program_hash(*program);
-        best.proposer = "human";
-        context.best.push_back(std::move(best));
-    }
-    std::printf("<!-- system -->\n%s\n<!-- user -->\n%s", llm::system_prompt().c_str(),
-                llm::user_prompt(context).c_str());
+    llm::PromptPreviewRequest r{a.problem, a.program, a.device, a.count};
+    auto prompts = llm::preview_prompts(r);
+    if (!prompts) return fail("prompt", prompts.error(), kExitUserError);
+    std::printf("<!-- system -->\n%s\n<!-- user -->\n%s", prompts->system.c_str(),
+                prompts->user.c_str());
     return kExitOk;
 }
 
