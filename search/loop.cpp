@@ -6,8 +6,6 @@
 #include <optional>
 #include <thread>
 
-#include "dsl/parser.h"
-#include "dsl/printer.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
 
@@ -67,10 +65,10 @@ std::vector<std::string> screen(const SearchState& st, const std::vector<std::st
                                 std::optional<size_t> count = std::nullopt) {
     std::vector<std::optional<double>> est;
     for (const std::string& h : fresh) {
-        auto p = dsl::parse_program(st.candidates.at(h).text, "<candidate>");
+        const CandidateState& c = st.candidates.at(h);
         std::optional<double> e;
-        if (p)
-            if (auto t = st.cost->estimate_ns(*p)) e = *t;
+        if (c.program)
+            if (auto t = st.cost->estimate_ns(*c.program)) e = *t;
         est.push_back(h == st.start_hash ? std::optional<double>(0.0) : e);
     }
     std::vector<std::string> screened;

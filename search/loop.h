@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,10 +22,11 @@
 
 #include "device/device.h"
 #include "device/timing.h"
-#include "eval/evaluator.h"
 #include "diagnosis/diagnosis.h"
+#include "eval/evaluator.h"
 #include "problem/problem.h"
 #include "search/budget.h"
+#include "search/candidate.h"
 #include "search/cost_model.h"
 #include "search/ladder.h"
 #include "search/proposer.h"
@@ -66,6 +68,9 @@ struct CandidateState {
     std::optional<eval::TimingStats> quick;
     std::optional<eval::TimingStats> full;
     Diagnosis diagnosis;  // empty until profiled
+    // `text` parsed once (search/candidate.h: at admission, start or resume); null when the
+    // text does not parse (a proposal the parser refused, recorded as invalid)
+    std::shared_ptr<const dsl::Program> program;
 };
 
 struct TierCounts {

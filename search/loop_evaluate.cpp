@@ -1,7 +1,6 @@
 // Evaluating one candidate of the run and recording what it measured (search/loop_internal.h).
 #include <chrono>
 
-#include "dsl/parser.h"
 #include "search/loop_internal.h"
 
 namespace kforge::search::detail {
@@ -44,8 +43,7 @@ eval::EvalReport evaluate_at(SearchState& st, eval::Evaluator& evaluator, Store&
         if (tier == EvalTier::kQuick) {
             c.quick = r.stats;
             ++st.counts.quick;
-            auto p = dsl::parse_program(c.text, "<candidate>");
-            if (p) (void)st.cost->observe(*p, r.stats.median_ns);
+            if (c.program) (void)st.cost->observe(*c.program, r.stats.median_ns);
         } else {
             c.full = r.stats;
             ++st.counts.full;

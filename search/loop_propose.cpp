@@ -2,9 +2,8 @@
 // (search/loop_internal.h): the context they propose from, the static check, the store rows.
 #include <algorithm>
 
-#include "dsl/parser.h"
-#include "dsl/printer.h"
 #include "problem/spec.h"
+#include "search/candidate.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
 #include "search/proposers_common.h"
@@ -43,13 +42,17 @@ ProposalContext context_for(const SearchState& st, const SearchOptions& options,
         v.diagnosis = c.diagnosis;
         v.proposer = c.proposer;
         v.move = c.move;
+        v.program = c.program;
         ctx.best.push_back(v);
     }
     // Nothing timed yet (the start program's own compile wave): the start is the parent, with
     // no time - the proposers that need none (neighbours, seed variants) propose from it.
-    if (ctx.best.empty())
-        if (auto it = st.candidates.find(st.start_hash); it != st.candidates.end() && !it->second.evaluated)
-            ctx.best.push_back(CandidateView{it->second.text, st.start_hash, it->second.status, ""});
+    if (auto it = st.candidates.find(st.start_hash);
+        ctx.best.empty() && it != st.candidates.end() && !it->second.evaluated) {
+        CandidateView v{it->second.text, st.start_hash, it->second.status, ""};
+        v.program = it->second.program;
+        ctx.best.push_back(v);
+    }
     return ctx;
 }
 
@@ -57,9 +60,10 @@ ProposalContext context_for(const SearchState& st, const SearchOptions& options,
 Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
                             const std::string& proposer) {
     ++st.counts.proposed;
-    auto program = dsl::parse_program(p.program_text, "<" + proposer + ">");
-    std::string text = program ? dsl::print_canonical(*program) : p.program_text;
-    std::string hash = program ? dsl::program_hash(*program) : content_hash(p.program_text);
+    // parsed, printed and hashed once: the round reads the candidate's program from here on
+    auto candidate = make_candidate(p.program_text, "<" + proposer + ">");
+    std::string text = candidate ? candidate->text : p.program_text;
+    std::string hash = candidate ? candidate->hash : content_hash(p.program_text);
     if (st.candidates.count(hash)) return std::string();
     NewCandidate nc{st.run_id, 0, text, hash, {}, proposer, p.move};
     auto pid = store.upsert_problem(st.problem.name, problem_to_json(st.problem).dump());
@@ -70,12 +74,13 @@ Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
             nc.parent_ids.push_back(it->second.id);
     auto ins = store.add_candidate(nc);
     if (!ins) return ins.error();
-    st.candidates[hash] = CandidateState{ins->id, text, proposer, p.move};
+    CandidateState& c = st.candidates[hash] = CandidateState{ins->id, text, proposer, p.move};
     std::string message;
-    if (!program) {
-        message = program.error().to_string();
+    if (!candidate) {
+        message = candidate.error().to_string();
     } else {
-        message = detail::static_check(*program, st.problem, st.bounds.device, text);
+        c.program = candidate->program;
+        message = detail::static_check(*c.program, st.problem, st.bounds.device, text);
     }
     if (!message.empty()) {
         if (auto s = detail::record_invalid(st, store, hash, message); !s) return s.error();

@@ -2,7 +2,6 @@
 #include <nlohmann/json.hpp>
 
 #include "dsl/parser.h"
-#include "dsl/printer.h"
 #include "problem/spec.h"
 #include "search/loop_internal.h"
 #include "sol/device.h"
@@ -58,8 +57,8 @@ Expected<SearchState> start_search(eval::Evaluator& evaluator, Store& store,
     SearchState st;
     st.problem = problem;
     if (auto s = prepare(st, evaluator, store); !s) return s.error();
-    auto program = dsl::parse_program(start_text, "<start program>");
-    if (!program) return program.error();
+    auto start = make_candidate(start_text, "<start program>");
+    if (!start) return start.error();
     auto problem_id = store.upsert_problem(problem.name, problem_to_json(problem).dump());
     if (!problem_id) return problem_id.error();
     NewRun run;
@@ -75,13 +74,14 @@ Expected<SearchState> start_search(eval::Evaluator& evaluator, Store& store,
     auto run_id = store.create_run(run);
     if (!run_id) return run_id.error();
     st.run_id = *run_id;
-    std::string hash = dsl::program_hash(*program);
-    std::string text = dsl::print_canonical(*program);
+    const std::string& hash = start->hash;
     auto cand = store.add_candidate(
-        NewCandidate{st.run_id, *problem_id, text, hash, {}, "start", "starting program"});
+        NewCandidate{st.run_id, *problem_id, start->text, hash, {}, "start", "starting program"});
     if (!cand) return cand.error();
     st.start_hash = hash;
-    st.candidates[hash] = CandidateState{cand->id, text, "start", "starting program"};
+    CandidateState& c = st.candidates[hash] =
+        CandidateState{cand->id, start->text, "start", "starting program"};
+    c.program = start->program;
     st.pending.push_back(hash);
     return st;
 }
@@ -103,6 +103,10 @@ Expected<SearchState> resume_search(eval::Evaluator& evaluator, Store& store, in
     if (!cands) return cands.error();
     for (const CandidateRecord& c : *cands) {
         CandidateState cs{c.id, c.program_text, c.proposer, c.move};
+        // parsed once for the run (the stored text is canonical; an invalid proposal's may not
+        // parse)
+        if (auto p = dsl::parse_program(cs.text, "<stored>"))
+            cs.program = std::make_shared<const dsl::Program>(std::move(*p));
         if (c.proposer == "start") st.start_hash = c.content_hash;
         auto evals = store.list_evaluations(c.id);
         if (!evals) return evals.error();
@@ -115,10 +119,7 @@ Expected<SearchState> resume_search(eval::Evaluator& evaluator, Store& store, in
             if (e.tier == EvalTier::kFull) cs.full = detail::stats_of(e);
         }
         if (!cs.evaluated) st.pending.push_back(c.content_hash);
-        if (cs.quick) {
-            auto p = dsl::parse_program(cs.text, "<stored>");
-            if (p) (void)st.cost->observe(*p, cs.quick->median_ns);
-        }
+        if (cs.quick && cs.program) (void)st.cost->observe(*cs.program, cs.quick->median_ns);
         ++st.counts.proposed;
         st.candidates[c.content_hash] = std::move(cs);
     }

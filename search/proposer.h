@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "diagnosis/diagnosis.h"
+#include "dsl/ast.h"
 #include "problem/problem.h"
 #include "sol/bounds.h"
 #include "store/enums.h"
@@ -28,6 +30,8 @@ struct CandidateView {
                                   // (profile/); empty when not profiled
     std::string proposer;
     std::string move;
+    // program_text parsed, where the loop has it (search/candidate.h); null: parse the text
+    std::shared_ptr<const dsl::Program> program;
 };
 
 struct ProposalContext {

@@ -53,6 +53,10 @@ bool ProposalSink::legal(const dsl::Program& program) {
 std::vector<Parent> parse_parents(const ProposalContext& context) {
     std::vector<Parent> out;
     for (const CandidateView& v : context.best) {
+        if (v.program && !v.program_hash.empty()) {  // parsed once by the loop
+            out.push_back(Parent{*v.program, v.program_hash, &v});
+            continue;
+        }
         auto p = dsl::parse_program(v.program_text, "<parent>");
         if (!p) continue;
         out.push_back(Parent{*p, dsl::program_hash(*p), &v});
