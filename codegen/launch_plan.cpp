@@ -86,9 +86,10 @@ Expected<KernelParam> param_from_json(const Json& j, const std::string& where) {
     auto k = param_kind_from_string(*kind);
     if (!k) return bad(where + ".kind", k.error().message);
     p.kind = *k;
-    auto name = get_string(j, "name", where, p.kind == ParamKind::kTensor ||
-                                                 p.kind == ParamKind::kWorkspace);
+    const bool named = p.kind == ParamKind::kTensor || p.kind == ParamKind::kWorkspace;
+    auto name = get_string(j, "name", where, named);
     if (!name) return name.error();
+    if (named && name->empty()) return bad(where + ".name", "empty buffer name");
     p.name = *name;
     if (p.kind == ParamKind::kInt64 || p.kind == ParamKind::kInt32) {
         auto v = get_int(j, "value", where);
