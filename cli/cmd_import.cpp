@@ -1,11 +1,13 @@
 // `kforge import kernelbench FILE... [-o DIR] [--policy P] [--atol X --rtol Y]
-// [--allow-degenerate]`: turns KernelBench-format PyTorch modules into problem specs. The work
-// is done by python/kforge_py/import_kernelbench.py (torch.fx tracing, op mapping, and a check
-// of each spec's fp64 interpreter against the module); this command locates the Python
-// (KFORGE_PYTHON or the project's .venv), checks the flags and passes its own path so the
-// Python side can call `kforge check` and `kforge interpret`. Exit 0 when every file imported,
-// 1 when any failed (unsupported op, mismatch, degenerate problem), 2 on bad flags, 3 when
-// Python or PyTorch is missing.
+// [--allow-degenerate] [--timeout-s S] [--max-memory-mb M]`: turns KernelBench-format PyTorch
+// modules into problem specs. The work is done by python/kforge_py/import_kernelbench.py
+// (torch.fx tracing, op mapping, and a check of each spec's fp64 interpreter against the
+// module); this command locates the Python (KFORGE_PYTHON or the project's .venv), checks the
+// flags and passes its own path so the Python side can call `kforge check` and `kforge
+// interpret`. Each file runs in a child process under the time and memory limits (their
+// defaults are the Python side's). Exit 0 when every file imported, 1 when any failed
+// (unsupported op, mismatch, degenerate problem, limit reached), 2 on bad flags, 3 when Python
+// or PyTorch is missing.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +28,8 @@ struct ImportArgs {
     std::optional<double> atol;
     std::optional<double> rtol;
     bool allow_degenerate = false;
+    std::optional<double> timeout_s;
+    std::optional<double> max_memory_mb;
 };
 
 int run_import(const ImportArgs& a) {
@@ -49,6 +53,20 @@ int run_import(const ImportArgs& a) {
         args.insert(args.end(), {flag, buf});
     }
     if (a.allow_degenerate) args.push_back("--allow-degenerate");
+    if (a.timeout_s) {
+        if (!std::isfinite(*a.timeout_s) || *a.timeout_s <= 0)
+            return user_error("--timeout-s: expected a number of seconds > 0");
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.17g", *a.timeout_s);
+        args.insert(args.end(), {"--timeout-s", buf});
+    }
+    if (a.max_memory_mb) {
+        if (!(*a.max_memory_mb >= 1 && *a.max_memory_mb <= 1 << 30) ||
+            *a.max_memory_mb != std::floor(*a.max_memory_mb))
+            return user_error("--max-memory-mb: expected a whole number of MB >= 1");
+        args.insert(args.end(),
+                    {"--max-memory-mb", std::to_string(static_cast<long>(*a.max_memory_mb))});
+    }
     args.insert(args.end(), a.files.begin(), a.files.end());
     auto run = driver::run_python_tool(python_options(), "kforge_py.import_kernelbench", args, false);
     if (!run) {
@@ -74,6 +92,11 @@ void register_import(CLI::App& app) {
     kb->add_option("--rtol", args.rtol, "relative tolerance written into the specs");
     kb->add_flag("--allow-degenerate", args.allow_degenerate,
                  "keep problems whose output is constant or ignores the inputs (exit 0)");
+    kb->add_option("--timeout-s", args.timeout_s,
+                   "wall-clock limit per file, in its child process (default 300)");
+    kb->add_option("--max-memory-mb", args.max_memory_mb,
+                   "address-space limit (RLIMIT_AS) per file's child process; PyTorch alone maps "
+                   "~3.5 GB (default 8192)");
     kb->callback([] { exit_code() = run_import(args); });
 }
 

@@ -1,169 +1,56 @@
 """`kforge import kernelbench FILE...`: KernelBench-format modules -> kforge problem specs.
 
-For each file: load it, trace Model with torch.fx, map every node onto spec ops, write
+For each file: load it on the meta device (its tensors have shapes but no storage: a full-size
+problem costs no memory), trace Model with torch.fx, map every node onto spec ops, write
 DIR/<name>.json, then validate it: `kforge check` on the spec, and the problem's fp64
 interpreter (`kforge interpret`) against the PyTorch module (run in fp64) on the same random
-inputs, at smaller sizes where the file's size variables allow (dims are named after them).
-Problems whose output is constant, or does not depend on the inputs, are flagged as degenerate.
-A file that fails does not stop the batch; the exit code is 1 if any failed or was flagged.
+inputs, at reduced sizes where the file's size variables can be re-bound (import_check.py says
+which sizes are used and when). Problems whose output is constant, or does not depend on the
+inputs, are flagged as degenerate.
+
+The file is Python code and runs as such: each file is imported in a child process of its own
+(isolate.py) with a wall-clock limit (--timeout-s) and an address-space limit (--max-memory-mb);
+a file that hangs, exits, is killed or runs out of memory fails by name with the reason. A file
+that fails does not stop the batch; the exit code is 1 if any failed or was flagged.
 
 usage: python -m kforge_py.import_kernelbench --kforge KFORGE FILE... [-o DIR]
            [--policy P] [--atol X] [--rtol Y] [--allow-degenerate]
+           [--timeout-s S] [--max-memory-mb M]
 """
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
-from kforge_py import EXIT_ENVIRONMENT, EXIT_FAILURE, EXIT_OK
+from kforge_py import EXIT_ENVIRONMENT, EXIT_FAILURE, EXIT_OK, isolate
+from kforge_py.import_check import ImportFailed, run_kforge, shrink_plans, validate  # noqa: F401
 
-CHECK_RTOL = 1e-6   # fp64 PyTorch vs fp64 interpreter: only summation order differs
-CHECK_ATOL = 1e-8
-INTERPRET_TIMEOUT_S = 120
-
-
-class ImportFailed(Exception):
-    pass
+DEFAULT_TIMEOUT_S = 300       # per file: loading, tracing, `kforge check` and the numeric check
+DEFAULT_MAX_MEMORY_MB = 8192  # per file: the child's address space (PyTorch maps ~3.5 GB alone)
 
 
-def shrink_plans(literal_ints):
-    """Override sets that make the file's large size variables small: distinct values above 32
-    map to distinct multiples of 16 (then of 32), in order, never to a value that a small
-    variable already holds (so dims named by value stay distinct)."""
-    kept = {v for v in literal_ints.values() if v <= 32}
-    big = sorted({v for v in literal_ints.values() if v > 32})
-    plans = []
-    for step in (16, 32):
-        small, cand = {}, step
-        for v in big:
-            while cand in kept:
-                cand += step
-            small[v] = min(v, cand)
-            cand += step
-        plan = {k: small[v] for k, v in literal_ints.items() if v in small}
-        if plan and plan not in plans:
-            plans.append(plan)
-    return plans
-
-
-def to_lists(feed):
-    import torch
-    return {n: t.detach().to(torch.float64).reshape(-1).tolist() for n, t in feed.items()}
-
-
-def torch_outputs(loaded, feed_inputs):
-    """The module's outputs in fp64 (a copy of the model; float inputs cast to fp64)."""
-    import copy
-    import torch
-    model = copy.deepcopy(loaded.model).double()
-    args = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
-            for x in feed_inputs]
-    with torch.no_grad():
-        out = model(*args)
-    return list(out) if isinstance(out, (list, tuple)) else [out]
-
-
-def run_kforge(kforge, args, timeout=60):
-    r = subprocess.run([kforge] + args, capture_output=True, text=True, timeout=timeout)
-    return r.returncode, (r.stderr.strip() or r.stdout.strip())
-
-
-def interpret(kforge, spec_path, dims, feed, workdir):
-    in_path, out_path = os.path.join(workdir, "in.json"), os.path.join(workdir, "out.json")
-    with open(in_path, "w") as f:
-        json.dump(to_lists(feed), f)
-    args = ["interpret", spec_path, "--inputs", in_path, "-o", out_path]
-    if dims:
-        args += ["--dims", ",".join(f"{k}={v}" for k, v in dims.items())]
+def load_for_tracing(path):
+    """The file at its own sizes on the meta device, and a note: where the file's own code
+    cannot run there (it reads a value of a tensor it made), on real tensors (bounded by the
+    child's memory limit), said in the note."""
+    from kforge_py import kernelbench
     try:
-        rc, msg = run_kforge(kforge, args, INTERPRET_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return None, f"the interpreter took over {INTERPRET_TIMEOUT_S} s"
-    if rc != 0:
-        return None, msg
-    with open(out_path) as f:
-        return json.load(f)["outputs"], None
+        return kernelbench.load(path, meta=True), ""
+    except kernelbench.KernelBenchError as e:
+        loaded = kernelbench.load(path)  # (raises the file's own error where this fails too)
+        return loaded, f"; traced on real tensors (on the meta device, {e})"
 
 
-def compare(spec, ref_outputs, interp):
-    import numpy as np
-    worst = 0.0
-    for name, ref in zip(spec["outputs"], ref_outputs):
-        got = interp[name]
-        data = np.array([float(x) for x in got["data"]], dtype=np.float64)
-        r = ref.detach().double().reshape(-1).numpy()
-        if list(ref.shape) != got["shape"]:
-            raise ImportFailed(f"output {name}: PyTorch gives shape {list(ref.shape)}, "
-                               f"the spec gives {got['shape']}")
-        if not np.allclose(data, r, rtol=CHECK_RTOL, atol=CHECK_ATOL, equal_nan=True):
-            bad = np.nanmax(np.abs(data - r))
-            raise ImportFailed(f"output {name}: the spec's interpreter and PyTorch differ "
-                               f"(max |diff| {bad:.3g}); the import is wrong")
-        finite = np.isfinite(r) & np.isfinite(data)
-        if finite.any():
-            worst = max(worst, float(np.max(np.abs(data[finite] - r[finite]))))
-    return worst
-
-
-def degenerate(spec, loaded, seed_a=101, seed_b=202):
-    """A message if the module's output is constant or independent of its inputs."""
-    import numpy as np
-    from kforge_py.kernelbench import draw_inputs
-    from kforge_py.spec_build import tolerance
-    atol, rtol = tolerance(spec)
-    outs_a = torch_outputs(loaded, draw_inputs(loaded, seed_a))
-    outs_b = torch_outputs(loaded, draw_inputs(loaded, seed_b))
-    for name, a, b in zip(spec["outputs"], outs_a, outs_b):
-        a, b = a.reshape(-1).numpy(), b.reshape(-1).numpy()
-        if a.size > 1 and np.ptp(a) <= atol + rtol * np.max(np.abs(a)):
-            return f"output {name} is constant ({a[0]:.6g} everywhere)"
-        if np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True):
-            return f"output {name} does not depend on the inputs (same for two random draws)"
-    return None
-
-
-def validate(kforge, spec, spec_path, loaded, path):
-    """Numeric check at the smallest instance of the file that has the same structure.
-    Returns a line describing what was checked."""
-    from kforge_py import kernelbench, spec_build
-    with tempfile.TemporaryDirectory(prefix="kforge-import-") as work:
-        for plan in shrink_plans(loaded.literal_ints) + [None]:
-            dims = None
-            target, tconv = loaded, None
-            if plan is not None:
-                try:
-                    small = kernelbench.load(path, overrides=plan)
-                    sspec, sconv = spec_build.build(small, spec["name"], "")
-                except Exception:
-                    continue
-                if not spec_build.same_structure(spec, sspec):
-                    continue
-                dims, target, tconv = sspec["dims"], small, sconv
-            if tconv is None:
-                _, tconv = spec_build.build(target, spec["name"], "")
-            feed = spec_build.feeds(target, tconv)
-            interp, err = interpret(kforge, spec_path, dims, feed, work)
-            if interp is None:
-                if plan is not None:
-                    continue
-                return None, f"not checked numerically: {err}"
-            ref = torch_outputs(target, list(target.inputs))
-            worst = compare(spec, ref, interp)
-            where = ",".join(f"{k}={v}" for k, v in (dims or spec["dims"]).items())
-            flag = degenerate(spec, target)
-            return flag, (f"interpreter = PyTorch (fp64) at {where or 'the given shapes'}, "
-                          f"max |diff| {worst:.2g}")
-    return None, "not checked numerically"
-
-
-def import_one(kforge, path, out_dir, args):
+def import_one(kforge, path, out_dir, args, report=lambda stage: None):
+    """(ok, message) for one file. report(stage) says what it is doing: a dict with "doing"
+    and, once the spec is written, "spec" (its path)."""
     from kforge_py import kernelbench, spec_build
     from kforge_py.fx_import import Unsupported
     stem = os.path.splitext(os.path.basename(path))[0]
     try:
-        loaded = kernelbench.load(path)
+        report({"doing": "running the file"})
+        loaded, note = load_for_tracing(path)
+        report({"doing": "tracing Model"})
         doc = (loaded.model.__doc__ or "").strip().splitlines()
         desc = f"imported from KernelBench file {os.path.basename(path)}"
         if doc and doc[0] and doc[0] != "Model":
@@ -173,18 +60,21 @@ def import_one(kforge, path, out_dir, args):
     except (kernelbench.KernelBenchError, Unsupported) as e:
         return False, str(e)
     out = os.path.join(out_dir, spec["name"] + ".json")
-    with open(out, "w") as f:
+    with open(out + ".tmp", "w") as f:
         json.dump(spec, f, indent=2)
         f.write("\n")
+    os.replace(out + ".tmp", out)
+    report({"doing": "checking the spec", "spec": out})
     rc, msg = run_kforge(kforge, ["check", out])
     if rc != 0:
         return False, f"the written spec {out} does not check: {msg}"
+    report({"doing": "checking numerically", "spec": out})
     try:
         flag, line = validate(kforge, spec, out, loaded, path)
     except ImportFailed as e:
         return False, f"{e} (spec kept at {out} for inspection)"
     ops = len(spec["graph"])
-    text = f"-> {out} ({ops} ops, policy {spec['precision']['policy']}); {line}"
+    text = f"-> {out} ({ops} ops, policy {spec['precision']['policy']}); {line}{note}"
     if flag:
         if args.allow_degenerate:
             return True, text + f"; degenerate: {flag}"
@@ -192,6 +82,45 @@ def import_one(kforge, path, out_dir, args):
                        f"skips the work would pass its checks: --allow-degenerate imports it "
                        f"anyway)")
     return True, text
+
+
+def warm_up():
+    """PyTorch's one-time initializations that importing a file triggers (the meta device's
+    kernels, torch.fx tracing, shape propagation), done once before the forks so that every
+    child inherits them: about 3 s a file otherwise."""
+    import torch
+    from kforge_py import kernelbench, spec_build
+    with kernelbench._OnMeta():
+        model, x = torch.nn.Linear(4, 4).eval(), torch.randn(2, 4)
+    spec_build.build(kernelbench.Loaded(model, [x]), "warm_up", "")
+    with torch.no_grad():
+        torch.nn.Linear(4, 4).double()(torch.randn(2, 4, dtype=torch.float64))
+
+
+def import_isolated(path, args):
+    """(ok, message) for one file, imported in a child process under the limits of `args`."""
+    def work(report):
+        try:
+            return list(import_one(args.kforge, path, args.out_dir, args, report))
+        except Exception as e:  # a bug of the importer on this file; the batch goes on
+            return [False, f"the importer failed ({type(e).__name__}: {e}); please report "
+                           "this file"]
+
+    out = isolate.run_limited(work, args.timeout_s, args.max_memory_mb)
+    if out.result is not None:
+        ok, msg = out.result
+    else:
+        ok, stage = False, out.stage or {}
+        msg = out.failure + (f" while {stage['doing']}" if stage.get("doing") else "")
+        spec = stage.get("spec")
+        if spec and os.path.exists(spec):  # written by this child, not checked: not kept
+            os.unlink(spec)
+            msg += f" (removed the unchecked spec {spec})"
+    if not ok and any(s in msg for s in ("can't allocate memory", "MemoryError",
+                                         "out of memory")):
+        msg += (f" [the memory limit: --max-memory-mb {args.max_memory_mb} of address space, "
+                f"of which the importer itself maps {args.own_mb} MB]")
+    return ok, msg
 
 
 def main(argv=None):
@@ -203,7 +132,13 @@ def main(argv=None):
     ap.add_argument("--atol", type=float)
     ap.add_argument("--rtol", type=float)
     ap.add_argument("--allow-degenerate", action="store_true")
+    ap.add_argument("--timeout-s", type=float, default=DEFAULT_TIMEOUT_S,
+                    help=f"wall-clock limit per file (default {DEFAULT_TIMEOUT_S})")
+    ap.add_argument("--max-memory-mb", type=int, default=DEFAULT_MAX_MEMORY_MB,
+                    help=f"address-space limit per file (default {DEFAULT_MAX_MEMORY_MB})")
     args = ap.parse_args(argv)
+    if args.timeout_s <= 0 or args.max_memory_mb <= 0:
+        ap.error("--timeout-s and --max-memory-mb must be > 0")
     try:
         import torch
     except ImportError as e:
@@ -211,14 +146,12 @@ def main(argv=None):
               "scripts/setup.sh or set KFORGE_PYTHON to a Python with torch", file=sys.stderr)
         return EXIT_ENVIRONMENT
     torch.set_num_threads(1)
+    warm_up()
+    args.own_mb = isolate.address_space_mb()
     os.makedirs(args.out_dir, exist_ok=True)
     failed = 0
     for path in args.files:
-        try:
-            ok, msg = import_one(args.kforge, path, args.out_dir, args)
-        except Exception as e:  # a bug of the importer on this file; the batch goes on
-            ok, msg = False, (f"the importer failed ({type(e).__name__}: {e}); please report "
-                              "this file")
+        ok, msg = import_isolated(path, args)
         print(f"{'ok' if ok else 'FAILED'}: {path}: {msg}", flush=True)
         failed += not ok
     n = len(args.files)

@@ -1,11 +1,16 @@
 """Loading a KernelBench-format file: a module defining `class Model(nn.Module)`,
 `get_inputs()` and `get_init_inputs()`, usually with its sizes as module-level integers
 (`batch_size = 128`). Those integers can be overridden before the module runs, so the same
-file yields the problem at smaller sizes (for checking an import against the interpreter)."""
+file yields the problem at smaller sizes (for checking an import against the interpreter).
+Loaded on the meta device, the file's tensors have shapes and dtypes but no storage: a
+full-size problem is traced without allocating its inputs or weights."""
 import ast
+import contextlib
 from dataclasses import dataclass, field
 
 import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._device import _device_constructors
 
 
 class KernelBenchError(Exception):
@@ -19,6 +24,25 @@ class Loaded:
     int_globals: dict = field(default_factory=dict)    # name -> value, every int global
     literal_ints: dict = field(default_factory=dict)   # name -> value, `NAME = <int literal>`
     namespace: dict = field(default_factory=dict)
+    on_meta: bool = False                               # tensors without storage (load(meta=True))
+
+
+class _OnMeta(TorchFunctionMode):
+    """Every tensor made while it is active lands on the meta device, a device named in the call
+    (`device="cpu"`, "cuda") included, and `.cuda()` / `.to(device)` of a meta tensor keep it
+    there (a cast to another dtype still applies). Tensors made from Python or NumPy data
+    (torch.from_numpy) are not covered: their data already exists."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if func in _device_constructors() or "device" in kwargs:
+            kwargs["device"] = "meta"
+        elif func in (torch.Tensor.cuda, torch.Tensor.cpu) and args[0].is_meta:
+            return args[0]
+        elif func is torch.Tensor.to and args[0].is_meta:
+            _, dtype, _, _ = torch._C._nn._parse_to(*args[1:], **kwargs)
+            return args[0] if dtype is None else func(args[0], dtype=dtype)
+        return func(*args, **kwargs)
 
 
 def _int_literal(node):
@@ -94,13 +118,15 @@ def _size_tuple_ints(ns, literals):
     return out
 
 
-def load(path, overrides=None, seed=0, input_seed=None):
+def load(path, overrides=None, seed=0, input_seed=None, meta=False):
     """Runs the file (with `overrides` applied to its literal int globals), builds Model from
     get_init_inputs() under torch.manual_seed(seed), puts it in eval mode (dropout is the
     identity) except its batch / instance norms, and draws inputs with get_inputs() under
     torch.manual_seed(input_seed or seed + 1). The norms stay in training mode, as KernelBench
     runs a fresh Model: batch norm then normalizes with the batch's statistics, which eval mode
-    would replace by the fresh running statistics (0 and 1, a near-identity)."""
+    would replace by the fresh running statistics (0 and 1, a near-identity). With `meta`, the
+    file, Model() and get_inputs() run under _OnMeta: every tensor they make has no storage
+    (tracing needs only shapes; Model.forward is not run)."""
     try:
         with open(path, encoding="utf-8") as f:
             source = f.read()
@@ -114,6 +140,16 @@ def load(path, overrides=None, seed=0, input_seed=None):
     if overrides:
         tree = _override(tree, overrides)
     ns = {"__name__": "kernelbench_module", "__file__": path}
+    with _OnMeta() if meta else contextlib.nullcontext():
+        model, inputs = _run(tree, path, ns, seed, input_seed)
+    ints = {k: v for k, v in ns.items()
+            if type(v) is int and not k.startswith("_")}
+    ints.update(_size_tuple_ints(ns, literals))
+    return Loaded(model, inputs, ints, literals, ns, meta)
+
+
+def _run(tree, path, ns, seed, input_seed):
+    """Runs the module body into `ns`, then Model(*get_init_inputs()) and get_inputs()."""
     try:
         exec(compile(tree, path, "exec"), ns)
     except Exception as e:  # the file's own code failed: report it, do not crash the batch
@@ -138,10 +174,15 @@ def load(path, overrides=None, seed=0, input_seed=None):
     except Exception as e:
         raise KernelBenchError(
             f"building Model or its inputs raised {type(e).__name__}: {e}") from e
-    ints = {k: v for k, v in ns.items()
-            if type(v) is int and not k.startswith("_")}
-    ints.update(_size_tuple_ints(ns, literals))
-    return Loaded(model, inputs, ints, literals, ns)
+    return model, inputs
+
+
+def element_count(loaded):
+    """Elements of the problem's tensors at the loaded sizes: the inputs, the parameters and
+    the buffers (what a numeric check at these sizes materializes, once per copy)."""
+    tensors = [x for x in loaded.inputs if isinstance(x, torch.Tensor)]
+    tensors += list(loaded.model.parameters()) + list(loaded.model.buffers())
+    return sum(t.numel() for t in tensors)
 
 
 def draw_inputs(loaded, seed):

@@ -60,6 +60,19 @@ class ImportBatch(unittest.TestCase):
         self.assertIn("batch_size=16", msg)
         self.assertIn("in_features=48", msg)
 
+    def test_each_line_says_which_sizes_the_check_used(self):
+        # 31's torch.std divides by n - 1 of the reduced size: the spec rebuilt at the reduced
+        # sizes is checked (it was checked at the full size, 2.2M elements); 36's sizes are
+        # all small already
+        _, msg = self.lines["31_gemm_min_hardswish_std"]
+        self.assertIn("interpreter = PyTorch (fp64) at batch_size=16,in_features=32,"
+                      "out_features=48, reduced sizes (the file's: batch_size 128, in_features "
+                      "1024, out_features 2048) on the spec rebuilt at them as its constants "
+                      "depend on the sizes (std_scale), max |diff| ", msg)
+        _, msg = self.lines["36_conv2d_bias_relu"]
+        self.assertIn(", the file's own sizes (not reduced: its size variables are all <= 32), "
+                      "max |diff| ", msg)
+
     def test_convolutions_are_checked_at_shrunk_sizes(self):
         # 09's `height = width = 64` (one literal, two names) shrinks too
         for stem, where in (("09_conv2d_relu", "height=32,width=32,"),

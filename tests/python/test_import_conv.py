@@ -11,7 +11,7 @@ import unittest
 import torch
 
 import kforge_test_util as util
-from kforge_py import import_kernelbench, kernelbench, spec_build, spec_torch
+from kforge_py import import_check, import_kernelbench, kernelbench, spec_build, spec_torch
 from kforge_py.fx_import import Unsupported
 
 
@@ -190,7 +190,7 @@ class ConvSpecs(unittest.TestCase):
             spec, conv = spec_build.build(loaded, "kb_conv", "")
             feed = spec_build.feeds(loaded, conv)
             got = spec_torch.make_forward(spec)(*[feed[n].double() for n in spec["inputs"]])[0]
-            ref = import_kernelbench.torch_outputs(loaded, loaded.inputs)[0]
+            ref = import_check.torch_outputs(loaded, loaded.inputs)[0]
             torch.testing.assert_close(got, ref, rtol=1e-12, atol=1e-12)
         finally:
             os.unlink(path)

@@ -1,0 +1,270 @@
+"""The numeric check of an imported spec: the problem's fp64 interpreter (`kforge interpret`)
+against the PyTorch module, run in fp64, on the same random inputs - at reduced sizes wherever
+the file's size variables can be re-bound, so a full-size problem is never materialized for it.
+
+Sizes, in order of preference (validate):
+1. reduced: the file's literal size variables re-bound to small values (shrink_plans), where the
+   spec at those sizes is the written spec with other dim values; the written spec is
+   interpreted at them;
+2. reduced, rebuilt: where the spec at those sizes differs from the written one only in op
+   constants computed from the sizes (torch.std's n / (n - 1)), the spec rebuilt at those sizes
+   (only where those constants differ between two reduced sizes too: a wrong constant in the
+   written spec is not hidden);
+3. the file's own sizes, where its tensors hold at most CHECK_MAX_ELEMENTS elements;
+otherwise the spec is not checked numerically. The line validate returns says which sizes were
+used and, where they are not reduced ones, why.
+
+Each candidate size is first loaded on the meta device (its spec and element count cost no
+memory), and only materialized once it is known to fit. torch, numpy and the other kforge_py
+modules are imported inside the functions: `kforge import` says plainly when PyTorch is missing
+instead of failing at an import."""
+import json
+import os
+import subprocess
+import tempfile
+
+CHECK_RTOL = 1e-6   # fp64 PyTorch vs fp64 interpreter: only summation order differs
+CHECK_ATOL = 1e-8
+INTERPRET_TIMEOUT_S = 120
+CHECK_MAX_ELEMENTS = 1 << 22  # inputs + parameters: a check at larger sizes is not run
+
+
+class ImportFailed(Exception):
+    pass
+
+
+def shrink_plans(literal_ints):
+    """Override sets that make the file's large size variables small: distinct values above 32
+    map to distinct multiples of 16 (then of 32), in order, never to a value that a small
+    variable already holds (so dims named by value stay distinct)."""
+    kept = {v for v in literal_ints.values() if v <= 32}
+    big = sorted({v for v in literal_ints.values() if v > 32})
+    plans = []
+    for step in (16, 32):
+        small, cand = {}, step
+        for v in big:
+            while cand in kept:
+                cand += step
+            small[v] = min(v, cand)
+            cand += step
+        plan = {k: small[v] for k, v in literal_ints.items() if v in small}
+        if plan and plan not in plans:
+            plans.append(plan)
+    return plans
+
+
+def to_lists(feed):
+    import torch
+    return {n: t.detach().to(torch.float64).reshape(-1).tolist() for n, t in feed.items()}
+
+
+def torch_outputs(loaded, feed_inputs):
+    """The module's outputs in fp64 (a copy of the model; float inputs cast to fp64)."""
+    import copy
+    import torch
+    model = copy.deepcopy(loaded.model).double()
+    args = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+            for x in feed_inputs]
+    with torch.no_grad():
+        out = model(*args)
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def run_kforge(kforge, args, timeout=60):
+    r = subprocess.run([kforge] + args, capture_output=True, text=True, timeout=timeout)
+    return r.returncode, (r.stderr.strip() or r.stdout.strip())
+
+
+def interpret(kforge, spec_path, dims, feed, workdir):
+    in_path, out_path = os.path.join(workdir, "in.json"), os.path.join(workdir, "out.json")
+    with open(in_path, "w") as f:
+        json.dump(to_lists(feed), f)
+    args = ["interpret", spec_path, "--inputs", in_path, "-o", out_path]
+    if dims:
+        args += ["--dims", dims_text(dims)]
+    try:
+        rc, msg = run_kforge(kforge, args, INTERPRET_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return None, f"the interpreter took over {INTERPRET_TIMEOUT_S} s"
+    if rc != 0:
+        return None, msg
+    with open(out_path) as f:
+        return json.load(f)["outputs"], None
+
+
+def compare(spec, ref_outputs, interp):
+    import numpy as np
+    worst = 0.0
+    for name, ref in zip(spec["outputs"], ref_outputs):
+        got = interp[name]
+        data = np.array([float(x) for x in got["data"]], dtype=np.float64)
+        r = ref.detach().double().reshape(-1).numpy()
+        if list(ref.shape) != got["shape"]:
+            raise ImportFailed(f"output {name}: PyTorch gives shape {list(ref.shape)}, "
+                               f"the spec gives {got['shape']}")
+        if not np.allclose(data, r, rtol=CHECK_RTOL, atol=CHECK_ATOL, equal_nan=True):
+            bad = np.nanmax(np.abs(data - r))
+            raise ImportFailed(f"output {name}: the spec's interpreter and PyTorch differ "
+                               f"(max |diff| {bad:.3g}); the import is wrong")
+        finite = np.isfinite(r) & np.isfinite(data)
+        if finite.any():
+            worst = max(worst, float(np.max(np.abs(data[finite] - r[finite]))))
+    return worst
+
+
+def degenerate(spec, loaded, seed_a=101, seed_b=202):
+    """A message if the module's output is constant or independent of its inputs."""
+    import numpy as np
+    from kforge_py.kernelbench import draw_inputs
+    from kforge_py.spec_build import tolerance
+    atol, rtol = tolerance(spec)
+    outs_a = torch_outputs(loaded, draw_inputs(loaded, seed_a))
+    outs_b = torch_outputs(loaded, draw_inputs(loaded, seed_b))
+    for name, a, b in zip(spec["outputs"], outs_a, outs_b):
+        a, b = a.reshape(-1).numpy(), b.reshape(-1).numpy()
+        if a.size > 1 and np.ptp(a) <= atol + rtol * np.max(np.abs(a)):
+            return f"output {name} is constant ({a[0]:.6g} everywhere)"
+        if np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True):
+            return f"output {name} does not depend on the inputs (same for two random draws)"
+    return None
+
+
+def dims_text(dims):
+    return ",".join(f"{k}={v}" for k, v in dims.items())
+
+
+def constants_differ(a, b):
+    """The outputs of the ops whose attributes differ between specs `a` and `b`, where they
+    differ only there and only in floating-point numbers (constants computed from the sizes);
+    None where they differ otherwise."""
+    if any(a[k] != b[k] for k in ("inputs", "outputs")) or set(a["dims"]) != set(b["dims"]):
+        return None
+    if len(a["graph"]) != len(b["graph"]):
+        return None
+    names = []
+    for x, y in zip(a["graph"], b["graph"]):
+        if x.keys() != y.keys():
+            return None
+        diff = [k for k in x if x[k] != y[k]]
+        if any(type(x[k]) is not float or type(y[k]) is not float for k in diff):
+            return None
+        if diff:
+            names.append(x["output"])
+    return names
+
+
+def _reduced(spec, path, plan):
+    """The file at the sizes of `plan`, on the meta device: (sspec, conv, kind) with kind
+    "written" (the written spec holds at these sizes) or "rebuilt" (only size-dependent
+    constants differ: the list of their ops), or a string saying why it cannot be used."""
+    from kforge_py import kernelbench, spec_build
+    where = dims_text(plan)
+    try:
+        small = kernelbench.load(path, overrides=plan, meta=True)
+        sspec, sconv = spec_build.build(small, spec["name"], "")
+    except Exception as e:
+        text = str(e).splitlines()[0] if str(e) else ""
+        return f"at {where} the file gives no spec ({type(e).__name__}: {text})"
+    n = kernelbench.element_count(small)
+    if n > CHECK_MAX_ELEMENTS:
+        return f"at {where} its tensors still hold {n:,} elements"
+    if spec_build.same_structure(spec, sspec):
+        return sspec, sconv, "written"
+    ops = constants_differ(spec, sspec)
+    if ops is None:
+        return f"at {where} the spec has another structure"
+    return sspec, sconv, ops
+
+
+def _size_dependent(rebuilt):
+    """Whether the constants in which the reduced specs differ from the written one also differ
+    between two reduced sizes: computed from the sizes, not a wrong constant in the written spec
+    that a rebuilt spec would hide."""
+    if len(rebuilt) < 2:
+        return False
+    between = constants_differ(rebuilt[0][1], rebuilt[1][1]) or []
+    return all(op in between for op in rebuilt[0][3])
+
+
+def _check(kforge, spec, spec_path, dims, target, conv, work):
+    """Interprets the spec at `dims` (None: its own) on `target`'s inputs and compares with the
+    module: (degenerate flag, max |diff|), or a string where the interpreter failed."""
+    from kforge_py import spec_build
+    feed = spec_build.feeds(target, conv)
+    interp, err = interpret(kforge, spec_path, dims, feed, work)
+    if interp is None:
+        return err
+    worst = compare(spec, torch_outputs(target, list(target.inputs)), interp)
+    return degenerate(spec, target), worst
+
+
+def validate(kforge, spec, spec_path, loaded, path):
+    """The numeric check of `spec` (written to spec_path) for the module `loaded` (on the meta
+    device or not) from `path`, at the sizes the module docstring lists. Returns (a degenerate
+    flag or None, the line saying what was checked); raises ImportFailed on a mismatch."""
+    from kforge_py import kernelbench, spec_build
+    own = dims_text(spec["dims"]) or "the given shapes"
+    file_sizes = ", ".join(f"{k} {v}" for k, v in spec["dims"].items())
+    why_not, rebuilt = [], []
+    with tempfile.TemporaryDirectory(prefix="kforge-import-") as work:
+        for plan in shrink_plans(loaded.literal_ints):
+            got = _reduced(spec, path, plan)
+            if isinstance(got, str):
+                why_not.append(got)
+                continue
+            sspec, sconv, kind = got
+            if kind != "written":
+                rebuilt.append((plan, sspec, sconv, kind))
+                continue
+            try:
+                target = kernelbench.load(path, overrides=plan)
+            except kernelbench.KernelBenchError as e:
+                why_not.append(f"at {dims_text(plan)}: {e}")
+                continue
+            r = _check(kforge, spec, spec_path, sspec["dims"], target, sconv, work)
+            if isinstance(r, str):
+                why_not.append(f"at {dims_text(sspec['dims'])}: {r}")
+                continue
+            return r[0], (f"interpreter = PyTorch (fp64) at {dims_text(sspec['dims'])}, "
+                          f"reduced sizes (the file's: {file_sizes}), max |diff| {r[1]:.2g}")
+        if rebuilt and not _size_dependent(rebuilt):
+            why_not.append("its constants (" + ", ".join(rebuilt[0][3]) + ") differ at reduced "
+                           "sizes but not as the sizes do")
+        elif rebuilt:
+            plan, sspec, sconv, ops = rebuilt[0]
+            small_path = os.path.join(work, "reduced.json")
+            with open(small_path, "w") as f:
+                json.dump(sspec, f)
+            try:
+                target = kernelbench.load(path, overrides=plan)
+                r = _check(kforge, sspec, small_path, None, target, sconv, work)
+            except kernelbench.KernelBenchError as e:
+                r = str(e)
+            if not isinstance(r, str):
+                return r[0], (f"interpreter = PyTorch (fp64) at {dims_text(sspec['dims'])}, "
+                              f"reduced sizes (the file's: {file_sizes}) on the spec rebuilt "
+                              f"at them as its constants depend on the sizes "
+                              f"({', '.join(ops)}), max |diff| {r[1]:.2g}")
+            why_not.append(f"at {dims_text(sspec['dims'])}: {r}")
+        if why_not:
+            reason = "the sizes cannot be reduced: " + "; ".join(why_not)
+        elif loaded.literal_ints:
+            reason = "not reduced: its size variables are all <= 32"
+        else:
+            reason = "the sizes cannot be reduced: the file has no literal size " \
+                     "variables (NAME = <int>) to re-bind"
+        n = kernelbench.element_count(loaded)
+        if n > CHECK_MAX_ELEMENTS:
+            return None, (f"not checked numerically: {reason}, and at the file's own sizes "
+                          f"({own}) its tensors hold {n:,} elements (the check's limit is "
+                          f"{CHECK_MAX_ELEMENTS:,})")
+        try:
+            target = kernelbench.load(path) if loaded.on_meta else loaded
+        except kernelbench.KernelBenchError as e:
+            return None, f"not checked numerically: at the file's own sizes: {e}"
+        _, conv = spec_build.build(target, spec["name"], "")
+        r = _check(kforge, spec, spec_path, None, target, conv, work)
+        if isinstance(r, str):
+            return None, f"not checked numerically: {r}"
+        return r[0], (f"interpreter = PyTorch (fp64) at {own}, the file's own sizes "
+                      f"({reason}), max |diff| {r[1]:.2g}")
