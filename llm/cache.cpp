@@ -26,7 +26,12 @@ std::string request_hash(const LlmConfig& config, const ChatRequest& request) {
 }
 
 std::optional<ChatReply> ReplyCache::find(const std::string& hash) const {
-    std::ifstream in(fs::path(dir_) / (hash + ".json"), std::ios::binary);
+    const fs::path path = fs::path(dir_) / (hash + ".json");
+    std::error_code ec;
+    // JSON escaping can double a reply's size, hence twice the reply cap.
+    if (max_bytes_ > 0 && fs::file_size(path, ec) > 2 * max_bytes_ + 4096 && !ec)
+        return std::nullopt;
+    std::ifstream in(path, std::ios::binary);
     if (!in) return std::nullopt;
     std::ostringstream s;
     s << in.rdbuf();

@@ -2,6 +2,7 @@
 // (provider, model, messages, temperature), so a run can be replayed without the network.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -16,7 +17,9 @@ std::string request_hash(const LlmConfig& config, const ChatRequest& request);
 
 class ReplyCache {
 public:
-    explicit ReplyCache(std::string dir) : dir_(std::move(dir)) {}
+    // A stored file larger than max_bytes (0: no limit) is not read: a miss.
+    explicit ReplyCache(std::string dir, size_t max_bytes = 0)
+        : dir_(std::move(dir)), max_bytes_(max_bytes) {}
     const std::string& dir() const { return dir_; }
 
     // The stored reply, or nullopt when absent or unreadable (a damaged file is a miss).
@@ -26,6 +29,7 @@ public:
 
 private:
     std::string dir_;
+    size_t max_bytes_ = 0;
 };
 
 }  // namespace kforge::llm

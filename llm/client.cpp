@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "llm/http.h"
+#include "llm/redact.h"
 #include "llm/wire.h"
 
 namespace kforge::llm {
@@ -23,6 +24,8 @@ std::string_view to_string(ChatErrorKind k) {
         case ChatErrorKind::kTimeout: return "timeout";
         case ChatErrorKind::kNetwork: return "network";
         case ChatErrorKind::kMalformedReply: return "malformed_reply";
+        case ChatErrorKind::kRequestTooLarge: return "request_too_large";
+        case ChatErrorKind::kReplyTooLarge: return "reply_too_large";
     }
     return "network";
 }
@@ -75,10 +78,21 @@ private:
         return std::string(to_string(config_.provider)) + " " + endpoint_url(config_);
     }
 
+    std::string redact(std::string_view text) const {
+        return redact_secrets(text, {api_key_});
+    }
+
+    // A provider's message, cut and redacted before it goes anywhere.
+    std::string provider_message(const std::string& body) const {
+        std::string m = error_message(body);
+        if (m.size() > kMaxErrorMessageBytes) m = m.substr(0, kMaxErrorMessageBytes) + "...";
+        return m;
+    }
+
     ChatOutcome fail(ChatErrorKind kind, std::string message, int attempts, int requests) {
         ChatOutcome o;
         o.kind = kind;
-        o.error = make_error(where(), std::move(message));
+        o.error = make_error(redact(where()), redact(message));
         o.attempts = attempts;
         o.http_requests = requests;
         return o;
@@ -101,13 +115,31 @@ private:
         const std::string body = request_body(config_, request);
         const std::string key_name =
             config_.api_key_env.empty() ? std::string("(no key configured)") : "$" + config_.api_key_env;
+        if (static_cast<int64_t>(body.size()) > config_.max_request_bytes) {
+            return fail(ChatErrorKind::kRequestTooLarge,
+                        "the request is " + std::to_string(body.size()) +
+                            " bytes, over max_request_bytes (" +
+                            std::to_string(config_.max_request_bytes) + "): not sent",
+                        0, 0);
+        }
         ChatErrorKind kind = ChatErrorKind::kNetwork;
         std::string last;
         int attempt = 0;
         for (; attempt <= config_.max_retries; ++attempt) {
             HttpResponse r = http_post(url, headers, body, config_.connect_timeout_s,
-                                       config_.timeout_s);
+                                       config_.timeout_s,
+                                       static_cast<size_t>(config_.max_reply_bytes));
             std::optional<double> retry_after;
+            if (r.body_truncated) {  // not retried: the same request would bring it again
+                ChatOutcome o = fail(ChatErrorKind::kReplyTooLarge,
+                                     "the reply (HTTP " + std::to_string(r.status) +
+                                         ") is larger than max_reply_bytes (" +
+                                         std::to_string(config_.max_reply_bytes) +
+                                         "): reading stopped there",
+                                     attempt + 1, attempt + 1);
+                o.reply_excerpt = redact(r.body.substr(0, kReplyExcerptBytes));
+                return o;
+            }
             if (r.status >= 200 && r.status < 300) {
                 auto reply = parse_reply(config_.provider, r.body);
                 if (!reply) {
@@ -118,6 +150,7 @@ private:
                 }
                 ChatOutcome o;
                 o.reply = std::move(*reply);
+                o.reply->content = redact(o.reply->content);
                 o.reply->latency_ms = r.latency_ms;
                 o.reply->attempts = attempt + 1;
                 o.attempts = attempt + 1;
@@ -128,29 +161,29 @@ private:
                 return fail(ChatErrorKind::kAuthentication,
                             "authentication failed (HTTP " + std::to_string(r.status) +
                                 "): the endpoint refused the key in " + key_name + ": " +
-                                error_message(r.body),
+                                provider_message(r.body),
                             attempt + 1, attempt + 1);
             }
             if (r.status >= 400 && r.status < 500 && r.status != 429) {
                 if (is_unknown_model(r.status, r.body)) {
                     return fail(ChatErrorKind::kUnknownModel,
                                 "unknown model \"" + config_.model + "\" (HTTP " +
-                                    std::to_string(r.status) + "): " + error_message(r.body),
+                                    std::to_string(r.status) + "): " + provider_message(r.body),
                                 attempt + 1, attempt + 1);
                 }
                 return fail(ChatErrorKind::kBadRequest,
                             "the endpoint rejected the request (HTTP " +
-                                std::to_string(r.status) + "): " + error_message(r.body),
+                                std::to_string(r.status) + "): " + provider_message(r.body),
                             attempt + 1, attempt + 1);
             }
             if (r.status == 429) {
                 kind = ChatErrorKind::kRateLimited;
-                last = "rate limited (HTTP 429): " + error_message(r.body);
+                last = "rate limited (HTTP 429): " + provider_message(r.body);
                 retry_after = r.retry_after_s;
             } else if (r.status >= 500) {
                 kind = ChatErrorKind::kServer;
                 last = "server error (HTTP " + std::to_string(r.status) + "): " +
-                       error_message(r.body);
+                       provider_message(r.body);
                 retry_after = r.retry_after_s;
             } else if (r.timed_out) {
                 kind = ChatErrorKind::kTimeout;

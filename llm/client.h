@@ -44,6 +44,8 @@ enum class ChatErrorKind {
     kTimeout,         // no complete reply in time, after all retries
     kNetwork,         // connection refused, DNS, TLS, after all retries
     kMalformedReply,  // 2xx whose body is not the expected JSON shape
+    kRequestTooLarge, // the request body is over max_request_bytes: not sent
+    kReplyTooLarge,   // the reply passed max_reply_bytes: reading stopped there, not retried
 };
 std::string_view to_string(ChatErrorKind k);
 bool is_fatal(ChatErrorKind k);  // retrying later cannot help
@@ -51,7 +53,8 @@ bool is_fatal(ChatErrorKind k);  // retrying later cannot help
 struct ChatOutcome {
     std::optional<ChatReply> reply;  // set on success
     ChatErrorKind kind = ChatErrorKind::kNetwork;
-    Error error;                     // set on failure
+    Error error;                     // set on failure (secrets redacted, llm/redact.h)
+    std::string reply_excerpt;       // kReplyTooLarge: the reply's first bytes (redacted)
     int attempts = 0;
     int http_requests = 0;
 
@@ -68,7 +71,11 @@ public:
 };
 
 // The HTTP client for config.provider. `api_key` comes from the caller (cli/ reads the env var
-// config.api_key_env); it goes into the request headers only, never into errors or records.
+// config.api_key_env); it goes into the request headers only, never into errors or records:
+// error messages and reply texts are redacted (the key's value and common key shapes) before
+// they leave the client, and provider messages are cut to kMaxErrorMessageBytes.
+inline constexpr size_t kMaxErrorMessageBytes = 2000;
+inline constexpr size_t kReplyExcerptBytes = 4096;
 std::unique_ptr<ChatClient> make_http_chat_client(const LlmConfig& config, std::string api_key);
 
 }  // namespace kforge::llm

@@ -106,6 +106,8 @@ Expected<LlmConfig> parse_llm_config(std::string_view json_text, std::string_vie
         {"anthropic_version", text(c.anthropic_version)},
         {"repair_rounds", integer(c.repair_rounds, 0, 10)},
         {"cache_dir", text(c.cache_dir)},
+        {"max_request_bytes", integer(c.max_request_bytes, 1024, int64_t{1} << 30)},
+        {"max_reply_bytes", integer(c.max_reply_bytes, 1024, int64_t{1} << 30)},
         {"budget", [](const json&) -> std::optional<std::string> { return std::nullopt; }},
     };
     if (auto err = apply(j, setters, src + ": ")) return *err;

@@ -46,6 +46,10 @@ struct LlmConfig {
     std::string anthropic_version = "2023-06-01";
     int repair_rounds = 2;            // follow-up turns that send checker errors back
     std::string cache_dir;            // reply cache (a directory of JSON files); empty: none
+    // Size caps: a request body over max_request_bytes is not sent; a reply is read up to
+    // max_reply_bytes and a longer one is an error for that request (reading stops at the cap).
+    int64_t max_request_bytes = int64_t{2} << 20;  // 2 MiB
+    int64_t max_reply_bytes = int64_t{1} << 20;    // 1 MiB
     LlmBudget budget;
 };
 

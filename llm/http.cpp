@@ -10,9 +10,23 @@
 namespace kforge::llm {
 namespace {
 
+struct BodySink {
+    std::string* body;
+    size_t max_bytes;  // 0: no limit
+    bool truncated = false;
+};
+
+// Keeps at most max_bytes; returning less than was given makes curl stop the transfer.
 size_t on_body(char* data, size_t size, size_t count, void* user) {
-    static_cast<std::string*>(user)->append(data, size * count);
-    return size * count;
+    auto* sink = static_cast<BodySink*>(user);
+    const size_t n = size * count;
+    if (sink->max_bytes > 0 && sink->body->size() + n > sink->max_bytes) {
+        sink->body->append(data, sink->max_bytes - sink->body->size());
+        sink->truncated = true;
+        return 0;
+    }
+    sink->body->append(data, n);
+    return n;
 }
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
@@ -35,7 +49,8 @@ long to_ms(double s) { return static_cast<long>(s * 1000.0 + 0.5); }
 }  // namespace
 
 HttpResponse http_post(const std::string& url, const std::vector<std::string>& headers,
-                       const std::string& body, double connect_timeout_s, double timeout_s) {
+                       const std::string& body, double connect_timeout_s, double timeout_s,
+                       size_t max_body_bytes) {
     static std::once_flag init;
     std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
     HttpResponse r;
@@ -55,7 +70,8 @@ HttpResponse http_post(const std::string& url, const std::vector<std::string>& h
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, to_ms(timeout_s));
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // thread-safe timeouts
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &r.body);
+    BodySink sink{&r.body, max_body_bytes};
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, &r.retry_after_s);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "kforge/" KFORGE_VERSION);
@@ -63,7 +79,8 @@ HttpResponse http_post(const std::string& url, const std::vector<std::string>& h
     CURLcode rc = curl_easy_perform(curl);
     r.latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                              start).count();
-    if (rc == CURLE_OK) {
+    r.body_truncated = sink.truncated;
+    if (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && sink.truncated)) {
         long status = 0;
         curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
         r.status = static_cast<int>(status);

@@ -8,6 +8,7 @@
 #include "dsl/printer.h"
 #include "llm/extract.h"
 #include "llm/prompt.h"
+#include "llm/redact.h"
 #include "sol/device.h"
 #include "store/store.h"
 
@@ -35,7 +36,8 @@ bool over(int64_t tokens, double cost, int64_t token_limit, double cost_limit) {
 LlmProposer::LlmProposer(LlmConfig config, std::unique_ptr<ChatClient> client,
                          LlmProposerOptions options)
     : config_(std::move(config)), client_(std::move(client)), options_(options) {
-    if (!config_.cache_dir.empty()) cache_.emplace(config_.cache_dir);
+    if (!config_.cache_dir.empty())
+        cache_.emplace(config_.cache_dir, static_cast<size_t>(config_.max_reply_bytes));
 }
 
 std::string LlmProposer::name() const { return "llm:" + config_.model; }
@@ -108,23 +110,30 @@ std::optional<ChatReply> LlmProposer::ask(const ChatRequest& request, const std:
         from_cache = reply.has_value();
     }
     std::string failure;
+    std::string excerpt;
     if (!reply) {
         ChatOutcome out = client_->chat(request);
         std::lock_guard lock(mutex_);
         stats_.http_requests += out.http_requests;
         if (out.ok()) {
             reply = std::move(out.reply);
+            reply->content = redact_secrets(reply->content, options_.secrets);
             failures_in_a_row_ = 0;
         } else {
-            failure = "[" + std::string(to_string(out.kind)) + "] " + out.error.to_string();
+            failure = redact_secrets(
+                "[" + std::string(to_string(out.kind)) + "] " + out.error.to_string(),
+                options_.secrets);
+            if (!out.reply_excerpt.empty())  // an oversized reply: recorded cut, never whole
+                excerpt = redact_secrets(out.reply_excerpt, options_.secrets);
             last_error_ = failure;
             ++stats_.failed_requests;
             ++failures_in_a_row_;
             if (is_fatal(out.kind)) {
-                fatal_error_ = out.error.to_string();
+                fatal_error_ = redact_secrets(out.error.to_string(), options_.secrets);
             } else if (out.kind == ChatErrorKind::kNetwork) {
                 fatal_error_ = "endpoint unreachable after " + std::to_string(out.attempts) +
-                               " attempt(s): " + out.error.to_string();
+                               " attempt(s): " +
+                               redact_secrets(out.error.to_string(), options_.secrets);
             } else if (failures_in_a_row_ >= kDeadAfterFailures) {
                 fatal_error_ = std::to_string(failures_in_a_row_) +
                                " requests in a row failed, the last: " + failure;
@@ -162,8 +171,12 @@ std::optional<ChatReply> LlmProposer::ask(const ChatRequest& request, const std:
         r.provider = std::string(to_string(config_.provider));
         r.model = config_.model;
         r.request_hash = hash;
-        r.prompt = messages_json(request);
-        r.reply = reply ? reply->content : failure;
+        r.prompt = redact_secrets(messages_json(request), options_.secrets);
+        r.reply = reply ? reply->content
+                        : excerpt.empty() ? failure
+                                          : failure + "\n--- the reply's first " +
+                                                std::to_string(excerpt.size()) + " bytes ---\n" +
+                                                excerpt;
         r.tokens_in = reply ? reply->tokens_in : 0;
         r.tokens_out = reply ? reply->tokens_out : 0;
         r.cost_usd = cost;
@@ -255,8 +268,9 @@ std::vector<search::Proposal> LlmProposer::propose(const search::ProposalContext
 
 std::unique_ptr<LlmProposer> make_llm_proposer(const LlmConfig& config, std::string api_key,
                                                LlmProposerOptions options) {
+    if (!api_key.empty()) options.secrets.push_back(api_key);
     return std::make_unique<LlmProposer>(config, make_http_chat_client(config, std::move(api_key)),
-                                         options);
+                                         std::move(options));
 }
 
 }  // namespace kforge::llm

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "llm/cache.h"
 #include "llm/client.h"
@@ -35,6 +36,9 @@ inline constexpr int kDeadAfterFailures = 3;
 struct LlmProposerOptions {
     Store* store = nullptr;           // records every request when set
     std::optional<int64_t> run_id;    // the run the records belong to
+    // Values redacted from every record and message (llm/redact.h: the key shapes always are);
+    // make_llm_proposer adds the API key.
+    std::vector<std::string> secrets;
 };
 
 // Counters beyond search::ProposerUsage.

@@ -1,10 +1,12 @@
 // A loopback HTTP server for the LLM tests that speaks both wire formats (OpenAI chat
 // completions at /v1/chat/completions, Anthropic messages at /v1/messages) and plays scripted
-// replies in order: bodies, statuses, Retry-After headers and replies that never come.
+// replies in order: bodies, statuses, Retry-After headers, replies that never come, bodies that
+// echo the key the request carried, and huge replies streamed as they are read.
 #pragma once
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -21,7 +23,15 @@ struct Scripted {
     std::string body;
     std::string retry_after;  // header value when not empty
     double delay_s = 0.0;     // the reply comes only after this (or never, if the test ends)
+    // When > 0: an OpenAI reply whose content is this many bytes, streamed in 64 KiB pieces as
+    // the client reads (bytes_streamed() counts what the client took); body is ignored.
+    size_t stream_bytes = 0;
 };
+
+// In a scripted body, these are replaced by what the request carried (a provider echoing the
+// key back in its error message).
+inline constexpr const char* kEchoAuthorization = "{authorization}";
+inline constexpr const char* kEchoApiKey = "{x-api-key}";
 
 inline std::string openai_reply(const std::string& text, int tokens_in, int tokens_out) {
     nlohmann::json j = {
@@ -77,6 +87,7 @@ public:
         script_.push_back(std::move(s));
     }
     int hits() const { return hits_; }
+    size_t bytes_streamed() const { return bytes_streamed_; }
     int max_in_flight() const { return max_in_flight_; }
     std::vector<Received> received() const {
         std::lock_guard lock(mutex_);
@@ -106,8 +117,41 @@ private:
         }
         res.status = s.status;
         if (!s.retry_after.empty()) res.set_header("Retry-After", s.retry_after);
-        res.set_content(s.body, "application/json");
+        replace_all(s.body, kEchoAuthorization, req.get_header_value("Authorization"));
+        replace_all(s.body, kEchoApiKey, req.get_header_value("x-api-key"));
+        if (s.stream_bytes > 0) {
+            stream(res, s.stream_bytes);
+        } else {
+            res.set_content(s.body, "application/json");
+        }
         --in_flight_;
+    }
+
+    static void replace_all(std::string& s, const std::string& from, const std::string& to) {
+        for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+            s.replace(at, from.size(), to);
+    }
+
+    // {"choices":[{"message":{"role":"assistant","content":"aaaa..."}}]}, made as it is sent.
+    void stream(httplib::Response& res, size_t content_bytes) {
+        const std::string head = R"({"choices":[{"message":{"role":"assistant","content":")";
+        const std::string tail = R"("}}]})";
+        const size_t total = head.size() + content_bytes + tail.size();
+        res.set_content_provider(
+            total, "application/json",
+            [this, head, tail, content_bytes, total](size_t offset, size_t length,
+                                                       httplib::DataSink& sink) {
+                std::string piece;
+                const size_t end = std::min(total, offset + std::min<size_t>(length, 65536));
+                for (size_t i = offset; i < end; ++i)
+                    piece += i < head.size() ? head[i]
+                             : i < head.size() + content_bytes
+                                 ? 'a'
+                                 : tail[i - head.size() - content_bytes];
+                if (!sink.write(piece.data(), piece.size())) return false;
+                bytes_streamed_ += piece.size();
+                return true;
+            });
     }
 
     httplib::Server server_;
@@ -119,6 +163,7 @@ private:
     std::atomic<int> hits_{0};
     std::atomic<int> in_flight_{0};
     std::atomic<int> max_in_flight_{0};
+    std::atomic<size_t> bytes_streamed_{0};
     std::atomic<bool> stopping_{false};
 };
 

@@ -49,6 +49,29 @@ TEST(LlmCli, PingSendsTheKeyFromTheNamedVariable) {
     EXPECT_EQ(server.received()[0].authorization, "Bearer sk-cli-secret");
 }
 
+// A provider that echoes the key it got, in an error body or in a reply: nothing printed holds it.
+TEST(LlmCli, PingNeverPrintsAnEchoedKey) {
+    using kforge::llm::testing::kEchoAuthorization;
+    FakeLlmServer server;
+    server.push({401, std::string(R"({"error":{"message":"Incorrect API key provided: )") +
+                          kEchoAuthorization + R"("}})"});
+    server.push({200, kforge::llm::testing::openai_reply(
+                          std::string("pong; you sent ") + kEchoAuthorization, 3, 1)});
+    ::setenv("KFORGE_LLM_CLI_TEST_KEY", "kf-cli-7Hq2ZpX9wLm", 1);
+    auto path = write_config("echo.json", config_for(server.base_url(), "KFORGE_LLM_CLI_TEST_KEY"));
+    CliRun refused = run_cli("llm ping --config " + path);
+    EXPECT_EQ(refused.rc, 2) << refused.out;
+    EXPECT_NE(refused.out.find("Incorrect API key provided: Bearer [REDACTED]"), std::string::npos)
+        << refused.out;
+    EXPECT_EQ(refused.out.find("7Hq2ZpX9"), std::string::npos) << refused.out;
+    CliRun echoed = run_cli("llm ping --config " + path);
+    EXPECT_EQ(echoed.rc, 0) << echoed.out;
+    EXPECT_NE(echoed.out.find("reply: pong"), std::string::npos) << echoed.out;
+    EXPECT_EQ(echoed.out.find("7Hq2ZpX9"), std::string::npos) << echoed.out;
+    ASSERT_EQ(server.received().size(), 2u);
+    EXPECT_EQ(server.received()[0].authorization, "Bearer kf-cli-7Hq2ZpX9wLm");  // it was sent
+}
+
 TEST(LlmCli, PingErrorsAndExitCodes) {
     FakeLlmServer server;
     server.push({401, R"({"error":{"message":"Incorrect API key"}})"});
