@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "codegen/gemm_stage.h"
+#include "dsl/math_policy.h"
 #include "sol/bounds.h"
 #include "sol/device.h"
 
@@ -64,8 +65,15 @@ double stage_efficiency(int stages) {
     return 0.55;
 }
 
-ComputeUnit gemm_unit(const dsl::GemmConfig& g, PrecisionPolicy policy, DType operand) {
-    switch (g.math) {
+// The math the kernel runs (dsl/math_policy.h: what the lowering runs for `math auto`, e.g.
+// 3xTF32 for an fp32_strict f32 gemm, not f32 SIMT); on a math the operands cannot feed, the
+// mode as written.
+dsl::MathMode gemm_math(const dsl::GemmConfig& g, PrecisionPolicy policy, DType operand) {
+    return dsl::resolve_math(policy, operand, g.math).math;
+}
+
+ComputeUnit gemm_unit(dsl::MathMode math, PrecisionPolicy policy, DType operand) {
+    switch (math) {
         case dsl::MathMode::kF32Simt: return ComputeUnit::kFp32Simt;
         case dsl::MathMode::kTf32:
         case dsl::MathMode::kTf32x3: return ComputeUnit::kTf32Tensor;
@@ -119,10 +127,11 @@ Expected<SimKernelTime> gemm_time(const dsl::Kernel& k, const Problem& problem,
     double waves = std::ceil(tiles / std::max(1, sm_count));
     double quant = tiles / (waves * std::max(1, sm_count));
     double tile_eff = std::pow(std::min(1.0, double(g.tile_m) * g.tile_n / (128.0 * 128.0)), 0.25);
-    ComputeUnit unit = gemm_unit(g, problem.policy, a->dtype);
+    const dsl::MathMode math = gemm_math(g, problem.policy, a->dtype);
+    ComputeUnit unit = gemm_unit(math, problem.policy, a->dtype);
     double peak = ceil.peak(unit);
     if (peak <= 0) peak = ceil.peak(ComputeUnit::kFp32Simt);
-    if (g.math == dsl::MathMode::kTf32x3) peak /= 3;
+    if (math == dsl::MathMode::kTf32x3) peak /= 3;
     if (g.schedule == dsl::Schedule::kMultistage && unit != ComputeUnit::kFp32Simt &&
         has_wgmma(ceil))
         peak *= kMultistageOnWgmmaEfficiency;
@@ -196,10 +205,11 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     const double quant = tiles / (waves * std::max(1, sm_count));
     const double tile_eff =
         std::pow(std::min(1.0, double(g.tile_m) * g.tile_n / (128.0 * 128.0)), 0.25);
-    const ComputeUnit unit = gemm_unit(g, problem.policy, x->dtype);
+    const dsl::MathMode math = gemm_math(g, problem.policy, x->dtype);
+    const ComputeUnit unit = gemm_unit(math, problem.policy, x->dtype);
     double peak = ceil.peak(unit);
     if (peak <= 0) peak = ceil.peak(ComputeUnit::kFp32Simt);
-    if (g.math == dsl::MathMode::kTf32x3) peak /= 3;
+    if (math == dsl::MathMode::kTf32x3) peak /= 3;
     if (unit != ComputeUnit::kFp32Simt && has_wgmma(ceil)) peak *= kMultistageOnWgmmaEfficiency;
     t.flops = 2.0 * m * kp * rs * cp;  // what the padded implicit GEMM executes
     const double compute_s = t.flops / (peak * quant * stage_efficiency(g.stages) * tile_eff);
