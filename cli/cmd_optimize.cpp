@@ -17,7 +17,6 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/llm_common.h"
-#include "cli/optimize_profile.h"
 #include "driver/optimize.h"
 
 namespace kforge::cli {
@@ -94,20 +93,6 @@ driver::ProfileSettings profile_settings(const OptimizeArgs& a) {
     p.top = a.profile_top;
     p.ncu = a.ncu;
     p.kforge_executable = kforge_executable();
-    p.make_hook = [ncu = a.ncu](const search::SearchOptions& options,
-                                driver::StateLookup find_state, bool simulated,
-                                const std::string& work_dir) {
-        ProfileHookOptions h;
-        h.use_ncu = !simulated;
-        h.ncu = ncu;
-        h.compile_cache_dir = options.compile_cache_dir;
-        h.work_dir = work_dir;
-        auto log = options.log;
-        h.log = [log](const std::string& line) {
-            if (log) log("  " + line);
-        };
-        return make_profile_hook(std::move(find_state), std::move(h));
-    };
     return p;
 }
 

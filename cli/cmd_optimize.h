@@ -45,7 +45,7 @@ search::SearchOptions search_options(const OptimizeArgs& a);
 // --device, --sim-model, --db and --llm (its key from the environment); a user error for a
 // --device other than cuda, sim or auto.
 Expected<driver::SearchSessionOptions> session_options(const OptimizeArgs& a);
-// --profile-top and --ncu, with the hook of cli/optimize_profile.h.
+// --profile-top and --ncu (the hook is driver/profile_hook.h).
 driver::ProfileSettings profile_settings(const OptimizeArgs& a);
 
 }  // namespace kforge::cli

@@ -60,8 +60,18 @@ Expected<std::vector<std::unique_ptr<search::Proposer>>> make_proposers(
 void set_profile_hook(search::SearchOptions& options, const ProfileSettings& profile,
                       bool simulated, StateLookup find_state, const std::string& work_dir) {
     options.profile_top = profile.top;
-    if (profile.top <= 0 || !profile.make_hook) return;
-    options.profile_hook = profile.make_hook(options, std::move(find_state), simulated, work_dir);
+    if (profile.top <= 0) return;
+    ProfileHookOptions h;
+    h.use_ncu = !simulated;
+    h.ncu = profile.ncu;
+    h.kforge_executable = profile.kforge_executable;
+    h.compile_cache_dir = options.compile_cache_dir;
+    h.work_dir = work_dir;
+    auto log = options.log;
+    h.log = [log](const std::string& line) {
+        if (log) log("  " + line);
+    };
+    options.profile_hook = make_profile_hook(std::move(find_state), std::move(h));
 }
 
 std::string work_dir_for(const std::string& command) {

@@ -10,6 +10,7 @@
 
 #include "driver/eval_backend.h"
 #include "driver/outcome.h"
+#include "driver/profile_hook.h"
 #include "llm/proposer.h"
 #include "search/loop.h"
 #include "search/proposer.h"
@@ -46,23 +47,16 @@ OpenedSession open_search_session(const SearchSessionOptions& options, const Con
 Expected<std::vector<std::unique_ptr<search::Proposer>>> make_proposers(
     const std::vector<std::string>& names);
 
-// The state that owns a problem (by name); nullptr when none.
-using StateLookup = std::function<const search::SearchState*(const std::string& problem_name)>;
-using ProfileHook = decltype(search::SearchOptions::profile_hook);
-
 // The profiling hook's settings: the best `top` candidates of each round are diagnosed (ncu on
-// the GPU, the ptxas + SOL fallback on the simulated device).
+// the GPU, the ptxas + SOL fallback on the simulated device; driver/profile_hook.h).
 struct ProfileSettings {
     int top = 2;  // 0: none
     std::string ncu = "ncu";
     std::string kforge_executable;  // ncu profiles `kforge eval` of the candidate
-    // Builds the hook: (search options, state lookup, simulated, work folder).
-    std::function<ProfileHook(const search::SearchOptions&, StateLookup, bool simulated,
-                              const std::string& work_dir)>
-        make_hook;
 };
 
-// Sets options.profile_top and, when top > 0, options.profile_hook; its files go to `work_dir`.
+// Sets options.profile_top and, when top > 0, options.profile_hook (ncu unless `simulated`; its
+// log lines indented under options.log); its files go to `work_dir`.
 void set_profile_hook(search::SearchOptions& options, const ProfileSettings& profile,
                       bool simulated, StateLookup find_state, const std::string& work_dir);
 

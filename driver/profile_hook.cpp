@@ -1,4 +1,4 @@
-#include "cli/optimize_profile.h"
+#include "driver/profile_hook.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,6 @@
 #include <memory>
 
 #include "builder/build.h"
-#include "cli/commands.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
 #include "problem/spec.h"
@@ -16,7 +15,7 @@
 #include "profile/ncu_runner.h"
 #include "sol/target.h"
 
-namespace kforge::cli {
+namespace kforge::driver {
 namespace {
 
 namespace fs = std::filesystem;
@@ -47,7 +46,7 @@ std::vector<KernelDiagnosis> from_ncu(const Profiled& t, const ProfileHookOption
     n.kernel_regex = "^kforge_";
     // two timed runs: ncu replays every launch it profiles, and the diagnosis takes the median
     // of the full-shape launches
-    n.target = {kforge_executable(), "eval", "--problem", spec, "--program", prog, "--tier", "quick",
+    n.target = {o.kforge_executable, "eval", "--problem", spec, "--program", prog, "--tier", "quick",
                 "--device", "cuda", "--gpu", std::to_string(o.gpu), "--timing-runs", "2"};
     profile::NcuRun r = profile::run_ncu(n);
     status = r.status;
@@ -177,4 +176,4 @@ std::function<Diagnosis(const std::string&)> make_profile_hook(StateLookup find_
     };
 }
 
-}  // namespace kforge::cli
+}  // namespace kforge::driver

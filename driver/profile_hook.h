@@ -13,11 +13,12 @@
 #include "diagnosis/diagnosis.h"
 #include "search/loop.h"
 
-namespace kforge::cli {
+namespace kforge::driver {
 
 struct ProfileHookOptions {
     bool use_ncu = false;              // the cuda device: profile with ncu first
     std::string ncu = "ncu";
+    std::string kforge_executable;     // ncu runs `kforge eval --tier quick` of the candidate
     int gpu = 0;
     int timeout_s = 600;               // ncu and the fallback compile, each
     std::string compile_cache_dir;     // empty: outputs under work_dir
@@ -33,4 +34,4 @@ using StateLookup = std::function<const search::SearchState*(const std::string& 
 std::function<Diagnosis(const std::string& program_text)> make_profile_hook(
     StateLookup find_state, ProfileHookOptions options);
 
-}  // namespace kforge::cli
+}  // namespace kforge::driver
