@@ -59,6 +59,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -235,8 +236,12 @@ std::string shapes_key(const Problem& problem);
 
 // `with_artefacts`: also the CUDA source and the plan (the worker's answer to a supervisor).
 nlohmann::ordered_json to_json(const EvalReport& report, bool with_artefacts = false);
-// The report back from to_json (a worker's answer); an Error names the bad field.
+// The report back from to_json (a worker's answer); an Error names the bad field (a field of
+// the wrong type included: nothing in the JSON makes it throw).
 Expected<EvalReport> report_from_json(const nlohmann::json& j);
+// The gates of an evaluation's stored evidence (to_json of its report, kept in the store);
+// none when the text is not JSON or its "gates" is not an array of gate objects.
+std::vector<GateOutcome> gates_from_evidence(std::string_view evidence_json);
 
 nlohmann::ordered_json to_json(const TimingSample& s);
 nlohmann::ordered_json to_json(const TimingStats& s);

@@ -87,18 +87,7 @@ void from_cache(EvalReport& r, const EvaluationRecord& rec) {
     r.status = rec.status;
     r.message = rec.error_text.empty() ? "cached evaluation #" + std::to_string(rec.id)
                                        : rec.error_text;
-    auto evidence = nlohmann::ordered_json::parse(rec.evidence_json, nullptr, false);
-    if (evidence.is_object() && evidence.contains("gates"))
-        for (const auto& g : evidence["gates"])
-            r.gates.push_back(GateOutcome{g.value("gate", ""), g.value("passed", false),
-                                          g.value("skipped", false),
-                                          eval_status_from_string(g.value("status", "passed"))
-                                              .value_or(EvalStatus::kPassed),
-                                          g.value("message", ""),
-                                          g.value("evidence", nlohmann::ordered_json::object()),
-                                          g.contains("evidence") && g["evidence"].is_object()
-                                              ? g["evidence"].value("wall_ms", 0.0)
-                                              : 0.0});
+    r.gates = gates_from_evidence(rec.evidence_json);
     std::vector<double> times;
     for (const MeasurementRecord& m : rec.measurements) {
         if (m.label != "candidate") continue;

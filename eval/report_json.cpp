@@ -8,6 +8,20 @@
 namespace kforge::eval {
 namespace {
 
+// A field read back: `fallback` when absent or null (a non-finite number is written as null); a
+// field of another type throws json::type_error, which the readers below turn into an Error.
+template <class Json, class T>
+T field(const Json& j, const char* key, T fallback) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    return it->template get<T>();
+}
+
+template <class Json>
+std::string text_field(const Json& j, const char* key) {
+    return field(j, key, std::string());
+}
+
 nlohmann::ordered_json samples_json(const std::vector<TimingSample>& samples) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();
     for (const TimingSample& s : samples) a.push_back(to_json(s));
@@ -24,10 +38,10 @@ Expected<std::vector<TimingSample>> samples_from(const nlohmann::json& j, const 
             return make_error(std::string("report.") + key, "a sample without time_ns");
         TimingSample s;
         s.time_ns = e["time_ns"].get<double>();
-        s.sm_clock_mhz = e.value("sm_clock_mhz", 0);
-        s.mem_clock_mhz = e.value("mem_clock_mhz", 0);
-        s.temperature_c = e.value("temperature_c", 0);
-        s.throttle_reasons = e.value("throttle_reasons", uint64_t{0});
+        s.sm_clock_mhz = field(e, "sm_clock_mhz", 0);
+        s.mem_clock_mhz = field(e, "mem_clock_mhz", 0);
+        s.temperature_c = field(e, "temperature_c", 0);
+        s.throttle_reasons = field(e, "throttle_reasons", uint64_t{0});
         out.push_back(s);
     }
     return out;
@@ -36,17 +50,88 @@ Expected<std::vector<TimingSample>> samples_from(const nlohmann::json& j, const 
 TimingStats stats_from(const nlohmann::json& j) {
     TimingStats s;
     if (!j.is_object()) return s;
-    s.count = j.value("count", 0);
-    s.median_ns = j.value("median_ns", 0.0);
-    s.q1_ns = j.value("q1_ns", 0.0);
-    s.q3_ns = j.value("q3_ns", 0.0);
-    s.iqr_ns = j.value("iqr_ns", 0.0);
-    s.mean_ns = j.value("mean_ns", 0.0);
-    s.min_ns = j.value("min_ns", 0.0);
-    s.max_ns = j.value("max_ns", 0.0);
-    s.ci95_low_ns = j.value("ci95_low_ns", 0.0);
-    s.ci95_high_ns = j.value("ci95_high_ns", 0.0);
+    s.count = field(j, "count", 0);
+    s.median_ns = field(j, "median_ns", 0.0);
+    s.q1_ns = field(j, "q1_ns", 0.0);
+    s.q3_ns = field(j, "q3_ns", 0.0);
+    s.iqr_ns = field(j, "iqr_ns", 0.0);
+    s.mean_ns = field(j, "mean_ns", 0.0);
+    s.min_ns = field(j, "min_ns", 0.0);
+    s.max_ns = field(j, "max_ns", 0.0);
+    s.ci95_low_ns = field(j, "ci95_low_ns", 0.0);
+    s.ci95_high_ns = field(j, "ci95_high_ns", 0.0);
     return s;
+}
+
+// The "gates" array of a report (or of stored evidence); an Error when it is not an array of
+// objects.
+// (nlohmann::json from a worker, ordered_json from the store, which keeps the evidence's order.)
+template <class Json>
+Expected<std::vector<GateOutcome>> gates_from(const Json& gates) {
+    if (!gates.is_array()) return make_error("report.gates", "not an array");
+    std::vector<GateOutcome> out;
+    for (const auto& g : gates) {
+        if (!g.is_object()) return make_error("report.gates", "a gate is not an object");
+        GateOutcome o;
+        o.gate = text_field(g, "gate");
+        o.passed = field(g, "passed", false);
+        o.skipped = field(g, "skipped", false);
+        o.status = eval_status_from_string(field(g, "status", std::string("passed")))
+                       .value_or(EvalStatus::kPassed);
+        o.message = text_field(g, "message");
+        if (auto e = g.find("evidence"); e != g.end() && e->is_object()) {
+            o.evidence = *e;
+            o.wall_ms = field(*e, "wall_ms", 0.0);
+        }
+        out.push_back(std::move(o));
+    }
+    return out;
+}
+
+Expected<EvalReport> read_report(const nlohmann::json& j) {
+    if (!j.is_object()) return make_error("report", "not an object");
+    EvalReport r;
+    auto status = eval_status_from_string(text_field(j, "status"));
+    if (!status) return make_error("report.status", "missing or unknown");
+    r.status = *status;
+    r.message = text_field(j, "message");
+    r.simulated = field(j, "simulated", false);
+    if (auto d = j.find("device"); d != j.end() && d->is_object()) {
+        auto info = device_info_from_json(*d);
+        if (!info) return info.error();
+        r.device = *info;
+    }
+    if (auto t = eval_tier_from_string(field(j, "tier", std::string("quick")))) r.tier = *t;
+    r.program_hash = text_field(j, "program_hash");
+    r.shapes_key = text_field(j, "shapes");
+    r.flops = field(j, "flops", 0.0);
+    r.bytes = field(j, "bytes", 0.0);
+    r.cached = field(j, "cached", false);
+    r.wall_ms = field(j, "wall_ms", 0.0);
+    if (j.contains("evaluation_id") && j["evaluation_id"].is_number_integer())
+        r.evaluation_id = j["evaluation_id"].get<int64_t>();
+    r.environment_error = field(j, "environment_error", false);
+    r.context_lost = field(j, "context_lost", false);
+    r.store_error = text_field(j, "store_error");
+    if (auto notes = j.find("worker_notes"); notes != j.end() && notes->is_array())
+        for (const auto& n : *notes)
+            if (n.is_string()) r.worker_notes.push_back(n.get<std::string>());
+    if (auto gates = j.find("gates"); gates != j.end()) {
+        auto read = gates_from(*gates);
+        if (!read) return read.error();
+        r.gates = std::move(*read);
+    }
+    auto samples = samples_from(j, "samples");
+    if (!samples) return samples.error();
+    r.samples = std::move(*samples);
+    auto base = samples_from(j, "baseline_samples");
+    if (!base) return base.error();
+    r.baseline_samples = std::move(*base);
+    if (auto t = j.find("timing"); t != j.end()) r.stats = stats_from(*t);
+    if (auto t = j.find("baseline_timing"); t != j.end()) r.baseline_stats = stats_from(*t);
+    r.cuda_source = text_field(j, "cuda_source");
+    r.plan_json = text_field(j, "plan_json");
+    return r;
 }
 
 }  // namespace
@@ -107,62 +192,22 @@ nlohmann::ordered_json to_json(const EvalReport& r, bool with_artefacts) {
 }
 
 Expected<EvalReport> report_from_json(const nlohmann::json& j) {
-    if (!j.is_object()) return make_error("report", "not an object");
-    EvalReport r;
-    auto status = eval_status_from_string(j.value("status", ""));
-    if (!status) return make_error("report.status", "missing or unknown");
-    r.status = *status;
-    r.message = j.value("message", "");
-    r.simulated = j.value("simulated", false);
-    if (auto d = j.find("device"); d != j.end() && d->is_object()) {
-        auto info = device_info_from_json(*d);
-        if (!info) return info.error();
-        r.device = *info;
+    try {
+        return read_report(j);
+    } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+        return make_error("report", e.what());
     }
-    if (auto t = eval_tier_from_string(j.value("tier", "quick"))) r.tier = *t;
-    r.program_hash = j.value("program_hash", "");
-    r.shapes_key = j.value("shapes", "");
-    r.flops = j.value("flops", 0.0);
-    r.bytes = j.value("bytes", 0.0);
-    r.cached = j.value("cached", false);
-    r.wall_ms = j.value("wall_ms", 0.0);
-    if (j.contains("evaluation_id") && j["evaluation_id"].is_number_integer())
-        r.evaluation_id = j["evaluation_id"].get<int64_t>();
-    r.environment_error = j.value("environment_error", false);
-    r.context_lost = j.value("context_lost", false);
-    r.store_error = j.value("store_error", "");
-    if (auto notes = j.find("worker_notes"); notes != j.end() && notes->is_array())
-        for (const auto& n : *notes)
-            if (n.is_string()) r.worker_notes.push_back(n.get<std::string>());
-    if (auto gates = j.find("gates"); gates != j.end()) {
-        if (!gates->is_array()) return make_error("report.gates", "not an array");
-        for (const auto& g : *gates) {
-            if (!g.is_object()) return make_error("report.gates", "a gate is not an object");
-            GateOutcome o;
-            o.gate = g.value("gate", "");
-            o.passed = g.value("passed", false);
-            o.skipped = g.value("skipped", false);
-            o.status = eval_status_from_string(g.value("status", "passed"))
-                           .value_or(EvalStatus::kPassed);
-            o.message = g.value("message", "");
-            if (auto e = g.find("evidence"); e != g.end() && e->is_object()) {
-                o.evidence = *e;
-                o.wall_ms = e->value("wall_ms", 0.0);
-            }
-            r.gates.push_back(std::move(o));
-        }
+}
+
+std::vector<GateOutcome> gates_from_evidence(std::string_view evidence_json) {
+    auto evidence = nlohmann::ordered_json::parse(evidence_json, nullptr, false);
+    if (!evidence.is_object() || !evidence.contains("gates")) return {};
+    try {
+        auto gates = gates_from(evidence["gates"]);
+        return gates ? std::move(*gates) : std::vector<GateOutcome>{};
+    } catch (const nlohmann::json::exception&) {
+        return {};
     }
-    auto samples = samples_from(j, "samples");
-    if (!samples) return samples.error();
-    r.samples = std::move(*samples);
-    auto base = samples_from(j, "baseline_samples");
-    if (!base) return base.error();
-    r.baseline_samples = std::move(*base);
-    if (auto t = j.find("timing"); t != j.end()) r.stats = stats_from(*t);
-    if (auto t = j.find("baseline_timing"); t != j.end()) r.baseline_stats = stats_from(*t);
-    r.cuda_source = j.value("cuda_source", "");
-    r.plan_json = j.value("plan_json", "");
-    return r;
 }
 
 }  // namespace kforge::eval

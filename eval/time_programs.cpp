@@ -193,7 +193,9 @@ nlohmann::ordered_json to_json(const TimeReport& r) {
     return j;
 }
 
-Expected<TimeReport> time_report_from_json(const nlohmann::json& j) {
+namespace {
+
+Expected<TimeReport> read_time_report(const nlohmann::json& j) {
     if (!j.is_object()) return make_error("time report", "not an object");
     TimeReport r;
     auto status = eval_status_from_string(j.value("status", ""));
@@ -241,6 +243,16 @@ Expected<TimeReport> time_report_from_json(const nlohmann::json& j) {
         r.programs.push_back(std::move(p));
     }
     return r;
+}
+
+}  // namespace
+
+Expected<TimeReport> time_report_from_json(const nlohmann::json& j) {
+    try {
+        return read_time_report(j);
+    } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+        return make_error("time report", e.what());
+    }
 }
 
 }  // namespace kforge::eval
