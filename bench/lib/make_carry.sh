@@ -10,7 +10,9 @@ set -euo pipefail
 R=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:-$R/build/release}
 # the GPU tests carried (tests/<stage>/<name>: test_<stage>_...)
-GPU_TESTS=(tests/reference/test_reference_gpu tests/codegen/test_codegen_conv_gpu)
+GPU_TESTS=(tests/reference/test_reference_gpu tests/codegen/test_codegen_conv_gpu
+    tests/device/test_device_cuda_gpu tests/eval/test_eval_fault_suite_gpu
+    tests/eval/test_eval_gpu_reference_pipeline)
 cmake --build "$B" --target kforge_cli "${GPU_TESTS[@]##*/}"
 C=$R/.carry
 rm -rf "$C" && mkdir -p "$C/bin" "$C/lib"
