@@ -2,7 +2,9 @@
 // does not answer gives a report with a failed "worker" gate.
 #include "worker/supervised_evaluator.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "dsl/parser.h"
 #include "dsl/printer.h"
@@ -34,10 +36,32 @@ EvalReport unanswered(const EvalRequest& request, const DeviceInfo& device, Eval
     return r;
 }
 
+// The key of an evaluation's earlier wall times.
+std::string previous_key(const EvalRequest& request) {
+    return request.problem.name + "|" + shapes_key(request.problem) + "|" +
+           std::string(to_string(request.tier));
+}
+
+HangPolicy capped(double cap_s) {
+    HangPolicy p;
+    p.cap_s = cap_s;
+    return p;
+}
+
 }  // namespace
 
 SupervisedEvaluator::SupervisedEvaluator(Supervisor& supervisor, double task_timeout_s)
-    : supervisor_(supervisor), task_timeout_s_(task_timeout_s) {}
+    : SupervisedEvaluator(supervisor, capped(task_timeout_s)) {}
+
+SupervisedEvaluator::SupervisedEvaluator(Supervisor& supervisor, const HangPolicy& policy)
+    : supervisor_(supervisor), policy_(policy) {}
+
+double SupervisedEvaluator::deadline_s(const EvalRequest& request) {
+    std::optional<double> previous;
+    if (auto it = longest_s_.find(previous_key(request)); it != longest_s_.end())
+        previous = it->second;
+    return evaluation_deadline_s(request, supervisor_.device(), policy_, previous);
+}
 
 Expected<DeviceInfo> SupervisedEvaluator::device_info() {
     if (auto st = supervisor_.start(); !st) return st.error();
@@ -46,7 +70,14 @@ Expected<DeviceInfo> SupervisedEvaluator::device_info() {
 
 EvalReport SupervisedEvaluator::run_pipeline(const EvalRequest& request) {
     auto t0 = std::chrono::steady_clock::now();
-    auto result = supervisor_.evaluate(eval_request_to_json(request), task_timeout_s_);
+    if (auto st = supervisor_.start(); !st) {  // the deadline needs the worker's device
+        EvalReport r = unanswered(request, supervisor_.device(), EvalStatus::kNotSupported,
+                                  st.error().to_string(), ms_since(t0));
+        r.environment_error = true;
+        return r;
+    }
+    const double deadline = deadline_s(request);
+    auto result = supervisor_.evaluate(eval_request_to_json(request), deadline);
     if (!result) {
         EvalReport r = unanswered(request, supervisor_.device(), EvalStatus::kNotSupported,
                                   result.error().to_string(), ms_since(t0));
@@ -64,12 +95,21 @@ EvalReport SupervisedEvaluator::run_pipeline(const EvalRequest& request) {
     }
     r.status = result->status;
     r.worker_notes = result->notes;
+    if (result->status == EvalStatus::kTimedOut) {
+        char why[160];
+        std::snprintf(why, sizeof why, "the deadline was %.1f s (expected time of the problem "
+                      "and tier, worker/deadline.h)", deadline);
+        r.worker_notes.push_back(why);
+    } else if (result->status != EvalStatus::kCrashed) {
+        double& longest = longest_s_[previous_key(request)];
+        longest = std::max(longest, result->time_wall_s);
+    }
     return r;
 }
 
 TimeReport SupervisedEvaluator::time(const TimeRequest& request) {
     TimeReport r;
-    auto result = supervisor_.time(to_json(request), task_timeout_s_);
+    auto result = supervisor_.time(to_json(request), policy_.cap_s);
     if (result && result->report.contains("programs")) {
         auto parsed = time_report_from_json(result->report);
         if (parsed) return *parsed;
@@ -87,7 +127,9 @@ TimeReport SupervisedEvaluator::time(const TimeRequest& request) {
 WarmReport SupervisedEvaluator::warm(const WarmRequest& request) {
     auto t0 = std::chrono::steady_clock::now();
     WarmReport r;
-    auto result = supervisor_.warm(to_json(request), task_timeout_s_);
+    double deadline = policy_.cap_s;
+    if (supervisor_.start()) deadline = warm_deadline_s(request, supervisor_.device(), policy_);
+    auto result = supervisor_.warm(to_json(request), deadline);
     if (!result) {
         r.error = "worker: " + result.error().to_string();
     } else if (auto parsed = warm_report_from_json(result->report); parsed) {

@@ -4,18 +4,26 @@
 // evaluator).
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "eval/evaluator.h"
+#include "worker/deadline.h"
 #include "worker/supervisor.h"
 
 namespace kforge::eval {
 
 // Through `supervisor`'s worker (`kforge worker`). A worker that dies or misses the deadline
 // ends the evaluation kCrashed / kTimedOut with a failed "worker" gate carrying the
-// supervisor's message; the next evaluation gets a fresh worker.
+// supervisor's message; the next evaluation gets a fresh worker. The deadline of each request
+// follows its expected time (worker/deadline.h), and the longest earlier evaluation of the same
+// problem, shapes and tier.
 class SupervisedEvaluator final : public Evaluator {
 public:
-    // `task_timeout_s`: the hard deadline of one evaluation (compiles included).
+    // `task_timeout_s`: the longest deadline of one evaluation (compiles included); the policy's
+    // cap.
     explicit SupervisedEvaluator(Supervisor& supervisor, double task_timeout_s = 900.0);
+    SupervisedEvaluator(Supervisor& supervisor, const HangPolicy& policy);
     Expected<DeviceInfo> device_info() override;
     EvalReport run_pipeline(const EvalRequest& request) override;
     TimeReport time(const TimeRequest& request) override;
@@ -23,9 +31,13 @@ public:
     // error (and a fresh worker for the next task, as for evaluate).
     WarmReport warm(const WarmRequest& request) override;
 
+    // The deadline the next evaluation of `request` gets.
+    double deadline_s(const EvalRequest& request);
+
 private:
     Supervisor& supervisor_;
-    double task_timeout_s_;
+    HangPolicy policy_;
+    std::map<std::string, double> longest_s_;  // answered evaluations by problem, shapes, tier
 };
 
 }  // namespace kforge::eval

@@ -1,10 +1,12 @@
-// WorkerProcess: fork + setpgid + execvp, non-blocking pipes driven by poll() with deadlines,
-// kill(-pgid, SIGKILL) and a bounded waitpid. Every syscall loop handles EINTR.
+// WorkerProcess: fork + setpgid + PR_SET_PDEATHSIG + execvp, non-blocking pipes driven by
+// poll() with deadlines, kill(-pgid, SIGKILL) and a bounded waitpid. Every syscall loop handles
+// EINTR.
 #include "worker/supervisor_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,6 +73,7 @@ Expected<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& arg
     std::vector<char*> cargv;
     for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
     cargv.push_back(nullptr);
+    const pid_t supervisor_pid = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         for (int fd : {in_fds[0], in_fds[1], out_fds[0], out_fds[1], err_fds[0], err_fds[1]})
@@ -79,6 +82,13 @@ Expected<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& arg
         return make_error("worker", errno_text("fork"));
     }
     if (pid == 0) {  // child: async-signal-safe calls only
+        // The worker lives in its own process group (a timeout kills the group), so a Ctrl-C
+        // at the terminal misses it, and nothing else would end it when the supervisor dies
+        // (SIGKILL, a crash): it dies with the thread that forked it, which outlives it (the
+        // supervisor's calls run on one thread). The signal survives execve. A supervisor
+        // that died before prctl() took effect has already re-parented us: exit then.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != supervisor_pid) _exit(126);
         setpgid(0, 0);
         signal(SIGPIPE, SIG_DFL);
         dup2(in_fds[0], STDIN_FILENO);

@@ -1,6 +1,7 @@
-// The supervisor's handle on one worker process: fork/exec in its own process group with pipes
-// for stdin/stdout and stderr appended to a log file; deadline-bounded line reads and writes;
-// kill of the whole group and a bounded reap. Internal to worker/supervisor.cpp.
+// The supervisor's handle on one worker process: fork/exec in its own process group, dying with
+// its supervisor (a parent-death signal), with pipes for stdin/stdout and stderr appended to a
+// log file; deadline-bounded line reads and writes; kill of the whole group and a bounded reap.
+// Internal to worker/supervisor.cpp.
 #pragma once
 
 #include <sys/types.h>
@@ -26,7 +27,10 @@ struct LineRead {
 class WorkerProcess {
 public:
     // Starts argv[0] (searched in PATH) with stdin/stdout on pipes and stderr appended to
-    // `log_path`. An Error when the pipes, the log or the exec fail.
+    // `log_path`. An Error when the pipes, the log or the exec fail. The worker gets SIGKILL
+    // when the calling thread ends (PR_SET_PDEATHSIG): the supervisor killed, crashed or
+    // interrupted takes its worker with it, so call this from a thread that lives as long as
+    // the worker should (the supervisor's callers run it on the main thread).
     static Expected<WorkerProcess> spawn(const std::vector<std::string>& argv,
                                          const std::string& log_path);
     WorkerProcess() = default;
