@@ -77,10 +77,18 @@ Outcome run_optimize(OptimizeRequest r, const Console& console) {
     auto ran = search::run_search(*state, backend->evaluator(), *store, ps, options, spent);
     std::error_code ec;
     std::filesystem::remove_all(work_dir, ec);
-    if (!ran) return {Exit::kUserError, ran.error().to_string(), true};
+    if (!ran) {
+        // A store that failed a write (a full disk, a damaged database) is the environment's
+        // failure; the run is marked failed if the store still takes that much.
+        (void)store->finish_run(state->run_id, RunStatus::kFailed);
+        bool store_failed = ran.error().where == store->path();
+        return {store_failed ? Exit::kEnvironment : Exit::kUserError, ran.error().to_string(),
+                true};
+    }
     if (r.log_done) r.log_done();
     watch.check();
-    (void)store->finish_run(state->run_id, RunStatus::kFinished);
+    if (auto done = store->finish_run(state->run_id, RunStatus::kFinished); !done)
+        return {Exit::kEnvironment, done.error().to_string(), true};
     auto summary = search::write_outputs(*state, *store, r.out);
     if (!summary) return fail(Exit::kUserError, summary.error().to_string());
     print(console, *summary + watch.summary());

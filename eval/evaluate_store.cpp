@@ -156,10 +156,11 @@ EvalReport evaluate_with_store(Evaluator& evaluator, const EvalRequest& request)
             if (quick.ok() && *quick) req.reusable_gates = reusable_from(**quick);
         }
         r = evaluator.run_pipeline(req);
-        if (!r.cuda_source.empty())
-            (void)store.add_artefact(ids->candidate_id, ArtefactKind::kCudaSource, r.cuda_source);
-        if (!r.plan_json.empty())
-            (void)store.add_artefact(ids->candidate_id, ArtefactKind::kLaunchPlan, r.plan_json);
+        for (auto [kind, content] : {std::pair{ArtefactKind::kCudaSource, &r.cuda_source},
+                                     std::pair{ArtefactKind::kLaunchPlan, &r.plan_json}})
+            if (!content->empty())
+                if (auto a = store.add_artefact(ids->candidate_id, kind, *content); !a)
+                    r.store_error = a.error().to_string();
     }
     if (r.environment_error) return r;  // not a property of the candidate: not recorded
     NewEvaluation e;

@@ -191,8 +191,9 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         // parallel wave first, which can outlast a short budget, and a run without its start
         // timed has no result at all (every import on the H200 ended so, 2026-12-01)
         if (h != st.start_hash && over_budget_compiled()) break;
-        eval::EvalReport r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
-        if (!r.cached) add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples, r.wall_ms / 1e3);
+        auto r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
+        if (!r) return r.error();
+        if (!r->cached) add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples, r->wall_ms / 1e3);
         const CandidateState& c = st.candidates.at(h);
         if (c.quick) timed.push_back({h, c.quick->median_ns, c.quick->ci95_low_ns, c.quick->ci95_high_ns});
     }
@@ -225,9 +226,11 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         cut = decide_after_retime(timed, full_ratio);
     }
     // 5. full timing with every gate
-    auto full_at = [&](const std::string& h) {
-        eval::EvalReport r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kFull, options, spent);
-        if (!r.cached) add_sample(st.screen_costs.full_s, st.screen_costs.full_samples, r.wall_ms / 1e3);
+    auto full_at = [&](const std::string& h) -> Status {
+        auto r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kFull, options, spent);
+        if (!r) return r.error();
+        if (!r->cached) add_sample(st.screen_costs.full_s, st.screen_costs.full_samples, r->wall_ms / 1e3);
+        return Ok{};
     };
     // The start program's first full tier pays for the problem's full-shape correctness cases
     // (inputs and the GPU reference: 25-80 s on the H200, 2026-12-01) while the CPU's compile
@@ -249,13 +252,14 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                 if (!pre->program_texts.empty()) prefetch = compile_async(std::move(*pre), std::move(first));
             }
         }
+    // a store failure returns with a prefetch in flight: its future's destructor waits for it
     for (size_t i : cut.promote) {
         if (over_budget()) break;
-        full_at(timed[i].id);
+        if (auto s = full_at(timed[i].id); !s) return s;
     }
     if (auto sit = st.candidates.find(st.start_hash);
         sit != st.candidates.end() && sit->second.quick && !sit->second.full)
-        full_at(st.start_hash);
+        if (auto s = full_at(st.start_hash); !s) return s;
     // only the wait beyond the start's tiers counts as GPU-seconds: the rest ran beside them
     for (std::future<PrefetchResult>* f : {&early, &prefetch}) {
         if (!f->valid()) continue;
@@ -294,16 +298,20 @@ namespace {
 // gets its full tier (the reported best needs every gate). Otherwise compiles and timings were
 // spent for nothing (linear_logsumexp on the H200, 2026-12-02: a ping-pong program quick-timed
 // 3% faster than the start at 122.6 of 120 s, never promoted; the run reported the start).
-void finish_within_grace(SearchState& st, eval::Evaluator& evaluator, Store& store,
-                         const SearchOptions& options, Spent& spent) {
+Status finish_within_grace(SearchState& st, eval::Evaluator& evaluator, Store& store,
+                           const SearchOptions& options, Spent& spent) {
     auto past_grace = [&] {
         tick(spent);
         return budget_exhausted(options.budget, spent, kCompiledTimingGraceS).has_value();
     };
     std::vector<std::string> left;
     for (const std::string& h : st.pending) {
-        if (!st.precompiled.count(h) || past_grace()) left.push_back(h);
-        else detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
+        if (!st.precompiled.count(h) || past_grace()) {
+            left.push_back(h);
+        } else if (auto r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick,
+                                                options, spent); !r) {
+            return r.error();
+        }
     }
     st.pending = std::move(left);
     auto quick_ns = [&](const std::string& h) {
@@ -317,7 +325,10 @@ void finish_within_grace(SearchState& st, eval::Evaluator& evaluator, Store& sto
             fastest = h;
     auto best = best_hash(st);
     if (fastest && (!best || quick_ns(*fastest) < quick_ns(*best)) && !past_grace())
-        detail::evaluate_at(st, evaluator, store, *fastest, EvalTier::kFull, options, spent);
+        if (auto r = detail::evaluate_at(st, evaluator, store, *fastest, EvalTier::kFull,
+                                         options, spent); !r)
+            return r.error();
+    return Ok{};
 }
 
 }  // namespace
@@ -347,7 +358,7 @@ Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
         }
     }
     if (!st.budget_stop.empty() || budget_exhausted(options.budget, spent))
-        finish_within_grace(st, evaluator, store, options, spent);
+        if (auto s = finish_within_grace(st, evaluator, store, options, spent); !s) return s;
     // The result's evidence: the best's diagnosis, when no round profiled it (profiling is lazy).
     profile_best(st, options, std::min(options.profile_top, 1));
     return Ok{};

@@ -12,7 +12,7 @@ eval::TimingStats stats_of(const EvaluationRecord& record) {
     return eval::timing_stats(t);
 }
 
-eval::EvalReport evaluate_at(SearchState& st, eval::Evaluator& evaluator, Store& store,
+Expected<eval::EvalReport> evaluate_at(SearchState& st, eval::Evaluator& evaluator, Store& store,
                              const std::string& hash, EvalTier tier, const SearchOptions& options,
                              Spent& spent) {
     CandidateState& c = st.candidates.at(hash);
@@ -28,6 +28,12 @@ eval::EvalReport evaluate_at(SearchState& st, eval::Evaluator& evaluator, Store&
     auto t0 = std::chrono::steady_clock::now();
     eval::EvalReport r = eval::evaluate(evaluator, req);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!r.store_error.empty())
+        return make_error(store.path(), "the store failed to record the " +
+                                            std::string(to_string(tier)) + " evaluation of " +
+                                            "candidate " + hash.substr(0, 12) + ": " +
+                                            r.store_error + "; the run stops here (what was "
+                                            "recorded before is kept)");
     c.evaluated = true;
     c.status = r.status;
     c.message = r.message;

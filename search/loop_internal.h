@@ -19,8 +19,11 @@ namespace kforge::search::detail {
 // --- loop_evaluate.cpp
 
 // Evaluates `hash` at `tier` through evaluate() with the store (cache and recording), updates
-// the candidate, the counters, the cost model and `spent`.
-eval::EvalReport evaluate_at(SearchState& state, eval::Evaluator& evaluator, Store& store,
+// the candidate, the counters, the cost model and `spent`. An Error when the store could not
+// record the evaluation (a failed write, a full disk, a damaged database): the run must stop
+// there, as a result the store lacks is lost to resume, reports and the cache; what was
+// committed before stays.
+Expected<eval::EvalReport> evaluate_at(SearchState& state, eval::Evaluator& evaluator, Store& store,
                              const std::string& hash, EvalTier tier, const SearchOptions& options,
                              Spent& spent);
 

@@ -51,7 +51,12 @@ Expected<Database> Database::open(const std::string& path, int busy_timeout_ms) 
         mode = db.query_text("PRAGMA journal_mode=WAL");
     }
     if (!mode) {
-        return make_error(path, std::string("cannot read the database: ") + sqlite3_errmsg(raw));
+        std::string text = std::string("cannot read the database: ") + sqlite3_errmsg(raw);
+        if ((sqlite3_errcode(raw) & 0xff) == SQLITE_CORRUPT)  // damaged, as at quick_check
+            text += "; nothing is written into it. Keep this file, then recover what it holds "
+                    "into a new one: sqlite3 '" + path + "' .recover | sqlite3 '" + path +
+                    ".recovered' and use that (or a backup)";
+        return make_error(path, text);
     }
     if (*mode != "wal" && *mode != "memory") {
         return make_error(path, "cannot switch the database to WAL mode (journal_mode is '" +

@@ -21,7 +21,9 @@ namespace kforge {
 class Store {
 public:
     // Opens (creating if absent) the store at `path` and migrates it to the current schema.
-    // ":memory:" gives a private in-memory store. The parent folder must exist.
+    // ":memory:" gives a private in-memory store. The parent folder must exist. A store that
+    // fails PRAGMA quick_check (up to 512 MiB; store.cpp) is an Error naming the file and how to
+    // recover it (sqlite3 .recover), before anything is written to it.
     static Expected<Store> open(const std::string& path);
 
     Database& db() { return db_; }
