@@ -12,8 +12,9 @@
 // prints every repetition's median and their spread (max - min) / min.
 // `--fault-suite MANIFEST [--cubin-dir DIR]` runs tests/faults/ through one worker session.
 //
-// Exit 0 passed (all), 1 a candidate failed or a fault scenario mismatched, 2 user error,
-// 3 environment.
+// Exit 0 passed (all), 1 a candidate failed (compile, a gate) or a fault scenario mismatched,
+// 2 user error (a bad flag, spec or program: a program that does not parse or check against the
+// problem is the user's, status invalid_program), 3 environment.
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,6 +64,24 @@ int user_error(const std::string& text) {
     return kExitUserError;
 }
 
+// The exit code of one evaluation: the environment's, the user's (an invalid program: it does not
+// parse or check, and the message names the place), the candidate's, or 0.
+int exit_code_of(const eval::EvalReport& r) {
+    if (r.environment_error) return kExitEnvironment;
+    if (r.status == EvalStatus::kInvalidProgram) return kExitUserError;
+    return r.status == EvalStatus::kPassed ? kExitOk : kExitFailure;
+}
+
+// What the simulated device could not check, gate by gate (eval::simulated_gap, as each gate's
+// evidence says): {gate: what}.
+nlohmann::ordered_json not_checked(const eval::EvalReport& r) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (const eval::GateOutcome& g : r.gates)
+        if (g.evidence.is_object() && g.evidence.contains("not_checked"))
+            out[g.gate] = g.evidence["not_checked"];
+    return out;
+}
+
 void print_text(const eval::EvalReport& r) {
     const char* sim = r.simulated ? " (simulated)" : "";
     std::printf("device: %s%s\n", r.device.name.c_str(), sim);
@@ -74,6 +93,12 @@ void print_text(const eval::EvalReport& r) {
         std::printf("  [%s] %-18s %8.1f ms  %s\n", mark, g.gate.c_str(), g.wall_ms,
                     g.message.c_str());
         if (!g.passed) std::printf("%s\n", g.evidence.dump(2).c_str());
+    }
+    if (r.simulated) {
+        const nlohmann::ordered_json gaps = not_checked(r);
+        if (!gaps.empty()) std::printf("not checked on the simulated device:\n");
+        for (const auto& [gate, what] : gaps.items())
+            std::printf("  %-18s %s\n", gate.c_str(), what.get<std::string>().c_str());
     }
     if (r.stats.count > 0) {
         std::printf("time: median %.2f us, IQR %.2f us, 95%% CI [%.2f, %.2f] us, %d samples%s\n",
@@ -116,6 +141,10 @@ void print_session(const eval::SessionResult& r) {
     const char* sim = r.reports.empty() || !r.reports[0].simulated ? "" : " (simulated)";
     if (!r.reports.empty())
         std::printf("device: %s%s\n", r.reports[0].device.name.c_str(), sim);
+    if (*sim)
+        std::printf("not checked on the simulated device: the compile, the programs' numerics "
+                    "(%s), a measured time (gates' evidence: not_checked)\n",
+                    eval::kNumericsNotChecked);
     for (size_t i = 0; i < r.reports.size(); ++i) {
         const eval::EvalReport& e = r.reports[i];
         std::printf("[%zu/%zu] %s: %s, wall %.1f ms", i + 1, r.reports.size(),
@@ -231,14 +260,18 @@ int run_session(const EvalArgs& a, const Problem& problem, EvalTier tier,
     eval::SessionResult r = eval::run_session(evaluator, problem, *candidates, o);
     if (a.json) std::printf("%s\n", eval::to_json(r).dump(2).c_str());
     else print_session(r);
-    bool env = false, failed = false;
-    for (const eval::EvalReport& e : r.reports) {
-        env = env || e.environment_error;
-        failed = failed || e.status != EvalStatus::kPassed;
+    // The environment's exit first, then the user's (an invalid program), then a failure.
+    int code = r.timing && r.timing->status != EvalStatus::kPassed ? kExitFailure : kExitOk;
+    for (size_t i = 0; i < r.reports.size(); ++i) {
+        const int c = exit_code_of(r.reports[i]);
+        if (c == kExitUserError && a.json)
+            std::fprintf(stderr, "kforge eval: %s: invalid program: %s\n", r.labels[i].c_str(),
+                         r.reports[i].message.c_str());
+        if (c == kExitEnvironment || (c == kExitUserError && code != kExitEnvironment) ||
+            (c == kExitFailure && code == kExitOk))
+            code = c;
     }
-    if (r.timing && r.timing->status != EvalStatus::kPassed) failed = true;
-    if (env) return kExitEnvironment;
-    return failed ? kExitFailure : kExitOk;
+    return code;
 }
 
 int run(const EvalArgs& a) {
@@ -311,10 +344,17 @@ int run(const EvalArgs& a) {
     std::unique_ptr<eval::Device> device = std::move(opened.value);
     if (store) request.store = &*store;
     eval::EvalReport report = eval::evaluate(*device, request);
-    if (a.json) std::printf("%s\n", eval::to_json(report).dump(2).c_str());
-    else print_text(report);
-    if (report.environment_error) return kExitEnvironment;
-    return report.status == EvalStatus::kPassed ? kExitOk : kExitFailure;
+    if (a.json) {
+        nlohmann::ordered_json j = eval::to_json(report);
+        if (report.simulated) j["not_checked"] = not_checked(report);
+        std::printf("%s\n", j.dump(2).c_str());
+    } else {
+        print_text(report);
+    }
+    const int code = exit_code_of(report);
+    if (code == kExitUserError && a.json)
+        std::fprintf(stderr, "kforge eval: invalid program: %s\n", report.message.c_str());
+    return code;
 }
 
 }  // namespace

@@ -67,7 +67,9 @@ CheckResult check_program(const Program& program, const Problem& problem,
         reporter.error(program.loc, "program " + program.name + " has no kernels");
         return result;
     }
-    std::vector<KernelFacts> facts = check_semantics(program, problem, reporter);
+    StepBudget budget(options.max_steps);
+    std::vector<KernelFacts> facts = check_semantics(program, problem, reporter, budget);
+    result.steps = budget.used();
     for (size_t k = 0; k < program.kernels.size(); ++k) {
         const Kernel& kernel = program.kernels[k];
         if (!facts[k].resolved) continue;  // its errors are already reported

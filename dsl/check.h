@@ -106,16 +106,30 @@ struct CheckResult {
     std::vector<Error> errors;
     std::vector<std::string> warnings;
     std::vector<ResolvedTensor> tensors;  // problem tensors first, then intermediates
+    int64_t steps = 0;                    // work the semantic proof took (CheckOptions::max_steps)
 
     bool ok() const { return errors.empty(); }
     const ResolvedTensor* find_tensor(std::string_view name) const;
 };
 
+// The most nodes a gemm's epilogue may lower to (a tree: each use of a `let` value copies its
+// nodes; dsl/check_lowering.cpp). A chain of kMaxChainOps statements without reuse stays below.
+inline constexpr int64_t kMaxEpilogueTreeNodes = 1024;
+
+// The checker's default work budget (StepBudget, dsl/check_expr.h): proving that a program
+// computes its problem builds one expression node per operation of either, a step plus one per
+// operand. The suite's programs take tens of steps; a million is about half a second of one
+// core and a few tens of MB. A program or problem that needs more is refused with an error
+// naming the statement (or the problem's op) where the budget ran out.
+inline constexpr int64_t kCheckMaxSteps = 1'000'000;
+
 // Where and how to render errors: `file_name` goes into "file:line:col"; when `source` is the
 // program text, every error also carries the source line and a caret under the column.
+// `max_steps` bounds the checker's work (kCheckMaxSteps).
 struct CheckOptions {
     std::string_view file_name = "<program>";
     std::string_view source;
+    int64_t max_steps = kCheckMaxSteps;
 };
 
 // Checks `program` against `problem` for a device with `limits`: semantics, then legality.

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <numeric>
+
+#include "common/hash.h"
 
 namespace kforge::dsl {
 namespace {
@@ -20,6 +23,28 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 }
 
 bool commutative(const std::string& op) { return op == "add" || op == "mul" || op == "contract"; }
+
+// A count as exact text ("4", "1.8446744073709552e+19").
+std::string exact(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+// a + b where that sum is exact (TwoSum's error term is 0), else false.
+bool add_exact(double a, double b, double& sum) {
+    sum = a + b;
+    if (!std::isfinite(sum)) return false;
+    const double bb = sum - a;
+    return (a - (sum - bb)) + (b - bb) == 0.0;
+}
+
+// "once", "twice", "8 times".
+std::string times(double count) {
+    if (count == 1.0) return "once";
+    if (count == 2.0) return "twice";
+    return exact(count) + " times";
+}
 
 std::string describe(const Expr& e) {
     if (e.op == "leaf") return e.leaf;
@@ -45,20 +70,44 @@ Expr node(std::string op, const Origin& origin) {
 
 }  // namespace
 
+bool ExprGraph::charge(size_t steps, const Origin& origin) {
+    if (!stop_reason_.empty()) return false;
+    if (budget_ == nullptr || budget_->spend(static_cast<int64_t>(steps))) return true;
+    stop("checking it takes more than " + std::to_string(budget_->limit()) +
+             " steps (each operation of the problem or the program, and each operand it "
+             "combines, is a step)",
+         origin);
+    return false;
+}
+
+void ExprGraph::stop(std::string reason, const Origin& origin) {
+    if (!stop_reason_.empty()) return;
+    stop_reason_ = std::move(reason);
+    stop_where_ = origin.where;
+}
+
 int ExprGraph::push(Expr e) {
-    std::string key = e.op;
-    if (e.op == "leaf") key = "T:" + e.leaf;
-    if (e.op == "const") key = "C:" + num(e.params[0]);
-    if (e.op != "leaf" && e.op != "const") {
-        key += "[";
-        for (double p : e.params) key += num(p) + ",";
-        key += "]{";
-        for (const auto& d : e.over) key += d + ",";
-        key += "}(";
-        for (int a : e.args) key += at(a).key + ";";
-        key += ")";
+    if (charge(1 + e.args.size(), Origin{e.where, e.subject, e.display})) {
+        std::string text;
+        if (e.op == "leaf") {
+            text = "T:" + e.leaf;
+        } else if (e.op == "const") {
+            text = "C:" + num(e.params[0]);
+        } else {
+            text = e.op + "[";
+            for (double p : e.params) text += num(p) + ",";
+            text += "]{";
+            for (const auto& d : e.over) text += d + ",";
+            text += "}(";
+            for (size_t i = 0; i < e.args.size(); ++i) {
+                text += at(e.args[i]).key;
+                if (i < e.counts.size() && e.counts[i] != 1.0) text += "*" + exact(e.counts[i]);
+                text += ";";
+            }
+            text += ")";
+        }
+        e.key = sha256_hex(text).substr(0, 32);
     }
-    e.key = std::move(key);
     nodes_.push_back(std::move(e));
     return static_cast<int>(nodes_.size()) - 1;
 }
@@ -95,41 +144,75 @@ int ExprGraph::contract(int a, int b, const std::string& k, const Origin& origin
 }
 
 int ExprGraph::flat(const std::string& op, int a, int b, const Origin& origin) {
-    const double identity = op == "add" ? 0.0 : 1.0;
+    if (!stop_reason_.empty()) return a;
+    const bool is_add = op == "add";
+    const double identity = is_add ? 0.0 : 1.0;
     double folded = identity;
-    std::vector<std::pair<int, std::string>> terms;
+    struct Term {
+        int id;
+        std::string where;
+        double count;
+    };
+    std::vector<Term> terms;
     for (int id : {a, b}) {
         const Expr& e = at(id);
-        std::vector<std::pair<int, std::string>> parts;
+        std::vector<Term> parts;
         if (e.op == op) {
-            for (size_t i = 0; i < e.args.size(); ++i) parts.emplace_back(e.args[i], e.arg_where[i]);
+            if (!charge(e.args.size(), origin)) return a;
+            for (size_t i = 0; i < e.args.size(); ++i)
+                parts.push_back(Term{e.args[i], e.arg_where[i],
+                                     i < e.counts.size() ? e.counts[i] : 1.0});
         } else {
-            parts.emplace_back(id, origin.where);
+            parts.push_back(Term{id, origin.where, 1.0});
         }
-        for (auto& part : parts) {
-            const Expr& p = at(part.first);
+        for (Term& part : parts) {
+            const Expr& p = at(part.id);
             if (p.op == "const") {
-                folded = op == "add" ? folded + p.params[0] : folded * p.params[0];
+                const double v = p.params[0];
+                if (is_add) folded += part.count == 1.0 ? v : v * part.count;
+                else folded *= part.count == 1.0 ? v : std::pow(v, part.count);
             } else {
-                terms.push_back(part);
+                terms.push_back(std::move(part));
             }
         }
     }
-    if (folded != identity || terms.empty()) terms.emplace_back(constant(folded, origin), origin.where);
-    if (terms.size() == 1) return terms[0].first;
+    if (folded != identity || terms.empty())
+        terms.push_back(Term{constant(folded, origin), origin.where, 1.0});
+    if (terms.size() == 1 && terms[0].count == 1.0) return terms[0].id;
+    std::stable_sort(terms.begin(), terms.end(),
+                     [&](const Term& x, const Term& y) { return at(x.id).key < at(y.id).key; });
+    // One operand per key, with the count of its occurrences (where: its first).
+    std::vector<Term> merged;
+    for (Term& t : terms) {
+        if (!merged.empty() && at(merged.back().id).key == at(t.id).key) {
+            double sum = 0;
+            if (!add_exact(merged.back().count, t.count, sum)) {
+                stop("its " + op + " of " + describe(at(t.id)) +
+                         " occurs more often than the checker counts exactly (a double)",
+                     origin);
+                return a;
+            }
+            merged.back().count = sum;
+        } else {
+            merged.push_back(std::move(t));
+        }
+    }
+    if (merged.size() == 1 && merged[0].count == 1.0) return merged[0].id;
     std::vector<std::string> dims;
-    for (const auto& t : terms) {
-        auto joined = broadcast_dims(dims, at(t.first).dims);
+    for (const auto& t : merged) {
+        auto joined = broadcast_dims(dims, at(t.id).dims);
         dims = joined ? *joined : dims;
     }
-    std::stable_sort(terms.begin(), terms.end(),
-                     [&](const auto& x, const auto& y) { return at(x.first).key < at(y.first).key; });
     Expr e = node(op, origin);
     e.dims = std::move(dims);
-    for (auto& t : terms) {
-        e.args.push_back(t.first);
-        e.arg_where.push_back(t.second);
+    bool counted = false;
+    for (auto& t : merged) {
+        e.args.push_back(t.id);
+        e.arg_where.push_back(std::move(t.where));
+        e.counts.push_back(t.count);
+        counted = counted || t.count != 1.0;
     }
+    if (!counted) e.counts.clear();
     return push(std::move(e));
 }
 
@@ -178,11 +261,17 @@ int ExprGraph::apply(const std::string& op, std::vector<int> args, std::vector<d
                      std::vector<std::string> over, bool drops_over, const Origin& origin) {
     // sum over K of a * b, both with K = contract(a, b over K): a matmul with a vector operand
     // and a rowwise `sum(A[M,K]) pre { mul v[K] }` are the same computation.
+    // (a * a, one operand with count 2, is a contraction of a with itself.)
     if (op == "reduce_sum" && drops_over && over.size() == 1 && args.size() == 1) {
         const Expr& m = at(args[0]);
-        if (m.op == "mul" && m.args.size() == 2 && contains(at(m.args[0]).dims, over[0]) &&
-            contains(at(m.args[1]).dims, over[0])) {
-            return contract(m.args[0], m.args[1], over[0], origin);
+        std::vector<int> factors;
+        for (size_t i = 0; m.op == "mul" && i < m.args.size(); ++i) {
+            const double count = i < m.counts.size() ? m.counts[i] : 1.0;
+            for (double c = 0; c < count && factors.size() <= 2; ++c) factors.push_back(m.args[i]);
+        }
+        if (factors.size() == 2 && contains(at(factors[0]).dims, over[0]) &&
+            contains(at(factors[1]).dims, over[0])) {
+            return contract(factors[0], factors[1], over[0], origin);
         }
     }
     std::vector<std::string> dims;
@@ -218,76 +307,120 @@ std::optional<std::vector<std::string>> broadcast_dims(const std::vector<std::st
 
 std::optional<std::string> diff(const ExprGraph& pg, int p, const ExprGraph& qg, int q,
                                 const std::string& out) {
-    const Expr& P = pg.at(p);
-    const Expr& Q = qg.at(q);
-    if (P.key == Q.key) return std::nullopt;
     const std::string chain = "the program's chain for " + out;
+    // Down one pair of differing operands at a time: a loop, as the graphs are as deep as the
+    // problem's and the program's chains (thousands of ops).
+    for (;;) {
+        const Expr& P = pg.at(p);
+        const Expr& Q = qg.at(q);
+        if (P.key == Q.key) return std::nullopt;
 
-    // One side applies an op the other does not (n-ary add/mul are matched term by term below).
-    for (int c : P.args) {
-        if (P.op != "add" && P.op != "mul" && pg.at(c).key == Q.key) {
-            return "the problem applies " + P.display + " to " + P.subject + " at " + P.where +
-                   "; " + chain + " skips it";
+        // One side applies an op the other does not (n-ary add/mul are matched term by term below).
+        for (int c : P.args) {
+            if (P.op != "add" && P.op != "mul" && pg.at(c).key == Q.key) {
+                return "the problem applies " + P.display + " to " + P.subject + " at " + P.where +
+                       "; " + chain + " skips it";
+            }
         }
-    }
-    for (int c : Q.args) {
-        if (Q.op != "add" && Q.op != "mul" && qg.at(c).key == P.key) {
-            return chain + " applies " + Q.display + " at " + Q.where +
-                   ", which the problem does not";
+        for (int c : Q.args) {
+            if (Q.op != "add" && Q.op != "mul" && qg.at(c).key == P.key) {
+                return chain + " applies " + Q.display + " at " + Q.where +
+                       ", which the problem does not";
+            }
         }
-    }
 
-    // Commutative operands: match them as multisets and explain what is left over.
-    if ((commutative(P.op) || commutative(Q.op)) && (P.op == Q.op || P.op == "add" ||
-                                                     P.op == "mul" || Q.op == "add" ||
-                                                     Q.op == "mul")) {
-        const std::string& op = commutative(P.op) ? P.op : Q.op;
-        std::vector<int> pa = P.op == op ? P.args : std::vector<int>{p};
-        std::vector<int> qa = Q.op == op ? Q.args : std::vector<int>{q};
-        std::vector<std::string> pw = P.op == op ? P.arg_where : std::vector<std::string>{P.where};
-        std::vector<std::string> qw = Q.op == op ? Q.arg_where : std::vector<std::string>{Q.where};
-        std::vector<bool> q_used(qa.size(), false);
-        std::vector<size_t> p_left;
-        for (size_t i = 0; i < pa.size(); ++i) {
-            bool found = false;
-            for (size_t j = 0; j < qa.size() && !found; ++j) {
-                if (!q_used[j] && pg.at(pa[i]).key == qg.at(qa[j]).key) q_used[j] = found = true;
+        // Commutative operands: match them as multisets (each operand with its count) and explain
+        // what is left over.
+        if ((commutative(P.op) || commutative(Q.op)) && (P.op == Q.op || P.op == "add" ||
+                                                         P.op == "mul" || Q.op == "add" ||
+                                                         Q.op == "mul")) {
+            const std::string& op = commutative(P.op) ? P.op : Q.op;
+            auto operands = [&](const Expr& e, int id) {
+                std::vector<std::pair<int, double>> out;
+                if (e.op != op) return std::vector<std::pair<int, double>>{{id, 1.0}};
+                for (size_t i = 0; i < e.args.size(); ++i)
+                    out.emplace_back(e.args[i], i < e.counts.size() ? e.counts[i] : 1.0);
+                return out;
+            };
+            std::vector<std::pair<int, double>> pa = operands(P, p), qa = operands(Q, q);
+            const std::vector<std::string> pw =
+                P.op == op ? P.arg_where : std::vector<std::string>{P.where};
+            const std::vector<std::string> qw =
+                Q.op == op ? Q.arg_where : std::vector<std::string>{Q.where};
+            std::multimap<std::string, size_t> q_by_key;  // (contract's two operands may be equal)
+            for (size_t j = 0; j < qa.size(); ++j) q_by_key.emplace(qg.at(qa[j].first).key, j);
+            std::vector<double> q_left_count(qa.size());
+            for (size_t j = 0; j < qa.size(); ++j) q_left_count[j] = qa[j].second;
+            std::vector<size_t> p_left;
+            for (size_t i = 0; i < pa.size(); ++i) {
+                double left = pa[i].second;
+                auto [first, last] = q_by_key.equal_range(pg.at(pa[i].first).key);
+                for (auto it = first; it != last && left > 0; ++it) {
+                    const double common = std::min(left, q_left_count[it->second]);
+                    left -= common;
+                    q_left_count[it->second] -= common;
+                }
+                if (left > 0) p_left.push_back(i);
             }
-            if (!found) p_left.push_back(i);
-        }
-        std::vector<size_t> q_left;
-        for (size_t j = 0; j < qa.size(); ++j)
-            if (!q_used[j]) q_left.push_back(j);
-        const bool same_op = P.op == Q.op && P.over == Q.over;
-        if (!p_left.empty() && !q_left.empty() && (same_op || pa.size() > 1 || qa.size() > 1)) {
-            const Expr& a = pg.at(pa[p_left[0]]);
-            const Expr& b = qg.at(qa[q_left[0]]);
-            if (a.op == "leaf" && b.op == "leaf") {
-                return "the problem's " + P.display + " at " + pw[p_left[0]] + " " + verb(op) + " " +
-                       a.leaf + "; " + chain + " " + verb(op) + " " + b.leaf + " at " + b.where;
+            std::vector<size_t> q_left;
+            for (size_t j = 0; j < qa.size(); ++j)
+                if (q_left_count[j] > 0) q_left.push_back(j);
+            auto many = [](const std::vector<std::pair<int, double>>& v) {
+                return v.size() > 1 || (v.size() == 1 && v[0].second > 1.0);
+            };
+            const bool same_op = P.op == Q.op && P.over == Q.over;
+            if (!p_left.empty() && !q_left.empty() && (same_op || many(pa) || many(qa))) {
+                const Expr& a = pg.at(pa[p_left[0]].first);
+                const Expr& b = qg.at(qa[q_left[0]].first);
+                if (a.op == "leaf" && b.op == "leaf") {
+                    return "the problem's " + P.display + " at " + pw[p_left[0]] + " " +
+                           verb(op) + " " + a.leaf + "; " + chain + " " + verb(op) + " " + b.leaf +
+                           " at " + b.where;
+                }
+                p = pa[p_left[0]].first;
+                q = qa[q_left[0]].first;
+                continue;
             }
-            return diff(pg, pa[p_left[0]], qg, qa[q_left[0]], out);
+            // The other side's count of the operand with key `key` (0: it has none).
+            auto count_in = [](const ExprGraph& g, const std::vector<std::pair<int, double>>& v,
+                               const std::string& key) {
+                for (const auto& [id, count] : v)
+                    if (g.at(id).key == key) return count;
+                return 0.0;
+            };
+            if (!p_left.empty() && q_left.empty()) {
+                const auto& [id, count] = pa[p_left[0]];
+                const double other = count_in(qg, qa, pg.at(id).key);
+                return "the problem " + verb(op) + " " + describe(pg.at(id)) + " at " +
+                       pw[p_left[0]] + " (" + P.display + ")" +
+                       (other > 0 ? " " + times(count) + "; " + chain + " " + times(other)
+                                  : "; " + chain + " does not");
+            }
+            if (p_left.empty() && !q_left.empty()) {
+                const auto& [id, count] = qa[q_left[0]];
+                const double other = count_in(pg, pa, qg.at(id).key);
+                return chain + " " + verb(op) + " " + describe(qg.at(id)) + " at " + qw[q_left[0]] +
+                       (other > 0 ? " " + times(count) + "; the problem " + times(other)
+                                  : ", which the problem does not");
+            }
         }
-        if (!p_left.empty() && q_left.empty()) {
-            return "the problem " + verb(op) + " " + describe(pg.at(pa[p_left[0]])) + " at " +
-                   pw[p_left[0]] + " (" + P.display + "); " + chain + " does not";
+        if (P.op == Q.op && P.params == Q.params && P.over == Q.over &&
+            P.args.size() == Q.args.size()) {
+            size_t i = 0;
+            while (i < P.args.size() && pg.at(P.args[i]).key == qg.at(Q.args[i]).key) ++i;
+            if (i < P.args.size()) {
+                p = P.args[i];
+                q = Q.args[i];
+                continue;
+            }
         }
-        if (p_left.empty() && !q_left.empty()) {
-            return chain + " " + verb(op) + " " + describe(qg.at(qa[q_left[0]])) + " at " +
-                   qw[q_left[0]] + ", which the problem does not";
+        if (P.op == "leaf") {
+            return "the problem uses " + P.leaf + " at " + P.where + "; " + chain + " has " +
+                   describe(Q) + " at " + Q.where;
         }
+        return "the problem applies " + P.display + " to " + P.subject + " at " + P.where + "; " +
+               chain + " has " + describe(Q) + " at " + Q.where;
     }
-    if (P.op == Q.op && P.params == Q.params && P.over == Q.over && P.args.size() == Q.args.size()) {
-        for (size_t i = 0; i < P.args.size(); ++i) {
-            if (auto d = diff(pg, P.args[i], qg, Q.args[i], out)) return d;
-        }
-    }
-    if (P.op == "leaf") {
-        return "the problem uses " + P.leaf + " at " + P.where + "; " + chain + " has " +
-               describe(Q) + " at " + Q.where;
-    }
-    return "the problem applies " + P.display + " to " + P.subject + " at " + P.where + "; " +
-           chain + " has " + describe(Q) + " at " + Q.where;
 }
 
 int normalize_expr(ExprGraph& g, int x, bool l2, double eps, const std::string& over,

@@ -7,7 +7,10 @@
 //   - linear(X, W, b)            = contract(X, W over K) + b
 //   - reduce_sum over K of mul(a, b), both with K = contract(a, b over K) (a matvec as a rowwise
 //     sum with the prologue `pre { mul v[K] }`)
-//   - add, mul                   n-ary, flattened, operands sorted, numbers folded (x+0, x*1 drop)
+//   - add, mul                   n-ary, flattened, operands sorted, numbers folded (x+0, x*1 drop);
+//                                an operand that occurs several times is kept once with its count
+//                                (x + x: x twice; exact integer counts, so `let t; add t` repeated
+//                                n times is one node with a count of 2^n, not 2^n operands)
 //   - sub(a, b)                  = a + b * -1;  sub by a number c = add -c;  neg x = x * -1
 //   - scale c, div by number c   = mul c, mul 1/c;   add_scalar c = add c
 //   - relu = clamp(0, inf); hardtanh/clamp(lo, hi) = clamp; min_scalar c = clamp(-inf, c);
@@ -27,13 +30,39 @@
 //     clamp(sqrt(reduce_sum(square x)), eps, inf) over D (no clamp at eps 0): normalize_expr().
 // Each node remembers where it came from (a problem op's "graph[i]" or a program's "line:col")
 // so that diff() can say which op is missing or changed.
+//
+// The graph is a DAG: a value used twice is one node read twice, and a node's key is a digest of
+// its op and its operands' keys (computed once, when the node is built), so keys stay 32 hex
+// digits however often a value is reused; building costs steps of a StepBudget, and a graph
+// whose budget runs out (or whose counts stop being exact) stops growing and says where.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kforge::dsl {
+
+// The checker's work budget for one program (CheckOptions::max_steps), shared by the problem's
+// and the program's expression graphs: a node costs one step plus one per operand (a flattened
+// add or mul also one per operand it absorbs). Steps count work, not time, so a program is
+// refused the same way on every machine.
+class StepBudget {
+public:
+    explicit StepBudget(int64_t steps) : limit_(steps), left_(steps) {}
+    // Takes `steps`; false once the budget is spent (and from then on).
+    bool spend(int64_t steps) {
+        left_ -= steps;
+        return left_ >= 0;
+    }
+    int64_t limit() const { return limit_; }
+    int64_t used() const { return limit_ - left_; }
+
+private:
+    int64_t limit_;
+    int64_t left_;
+};
 
 struct Expr {
     std::string op;                    // "leaf", "const", "contract", "add", "mul", "div",
@@ -42,12 +71,16 @@ struct Expr {
     std::vector<std::string> over;     // contract: contracted dim; row ops / reduces: their dims
     std::vector<int> args;             // operand nodes (sorted by key for add, mul, contract)
     std::vector<std::string> arg_where;  // add/mul: where each operand was introduced
+    std::vector<double> counts;        // add/mul: how often each operand occurs (an exact
+                                       // integer; x + x is x with count 2), parallel to args
     std::string leaf;                  // leaf: tensor name
     std::vector<std::string> dims;     // named dims of the value
     std::string display;               // "gelu (tanh)", "add b", "linear"
     std::string where;                 // "graph[1]" / "4:12"
     std::string subject;               // problem: the tensor the op applies to
-    std::string key;                   // canonical form; equal keys = equal computations
+    std::string key;                   // digest of the canonical form (op, params, over,
+                                       // operand keys and counts; 32 hex digits); equal keys =
+                                       // equal computations, and keys order operands
 };
 
 // Where a node is built from: used for display and messages only.
@@ -59,7 +92,18 @@ struct Origin {
 
 class ExprGraph {
 public:
+    // `budget` (may be null: unlimited) is charged for every node; it must outlive the graph.
+    explicit ExprGraph(StepBudget* budget = nullptr) : budget_(budget) {}
+
     const Expr& at(int id) const { return nodes_[static_cast<size_t>(id)]; }
+    size_t size() const { return nodes_.size(); }
+
+    // Why the graph stopped growing (the budget ran out, or a count of an add / mul operand
+    // is no longer exact), and where the node that stopped it came from ("4:12", "graph[3]");
+    // empty while it grows. Once stopped, builders return cheap stand-ins (an operand, or a
+    // node without a key) so that callers can unwind: their results mean nothing.
+    const std::string& stopped() const { return stop_reason_; }
+    const std::string& stopped_where() const { return stop_where_; }
 
     int leaf(const std::string& name, std::vector<std::string> dims, const Origin& origin);
     int constant(double value, const Origin& origin);
@@ -84,6 +128,11 @@ public:
 private:
     int push(Expr e);
     int flat(const std::string& op, int a, int b, const Origin& origin);
+    bool charge(size_t steps, const Origin& origin);
+    void stop(std::string reason, const Origin& origin);
+    StepBudget* budget_ = nullptr;
+    std::string stop_reason_;
+    std::string stop_where_;
     std::vector<Expr> nodes_;
 };
 

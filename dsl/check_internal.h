@@ -44,9 +44,11 @@ struct KernelFacts {
 };
 
 // Semantics (check_semantics.cpp): resolves tensors into result().tensors, proves that the program
-// computes the problem's outputs, and returns one KernelFacts per kernel.
+// computes the problem's outputs, and returns one KernelFacts per kernel. Its expression graphs
+// spend `budget`; where it runs out, the statement (or the problem's op) is named in an error
+// and the kernels from there on stay unresolved.
 std::vector<KernelFacts> check_semantics(const Program& program, const Problem& problem,
-                                         Reporter& reporter);
+                                         Reporter& reporter, StepBudget& budget);
 
 // Legality on the device (check_legality*.cpp); runs after check_semantics.
 void check_legality_gemm(const Kernel& kernel, const KernelFacts& facts, const Problem& problem,
@@ -66,11 +68,14 @@ void check_lowering(const Kernel& kernel, Reporter& reporter);
 
 
 // The problem's op graph as canonical expressions (check_problem_expr.cpp): node of every tensor.
+// Built on `budget`: where it runs out, graph.stopped() says why and graph.stopped_where() at
+// which op ("graph[3]"), and the ops from there on have no node.
 struct ProblemExprs {
+    explicit ProblemExprs(StepBudget* budget) : graph(budget) {}
     ExprGraph graph;
     std::map<std::string, int> value;  // tensor name -> node
 };
-ProblemExprs problem_exprs(const Problem& problem);
+ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget);
 
 // A problem tensor's dim i as a program writes it: its name, or its extent where anonymous.
 std::string dim_text(const Tensor& tensor, size_t i);

@@ -4,6 +4,8 @@
 // the nearest program that lowers. Keep in step with codegen/gemm_spec.cpp, codegen/chain.cpp
 // and codegen/lower_rowwise*.cpp.
 #include <algorithm>
+#include <map>
+
 #include "dsl/check_internal.h"
 
 namespace kforge::dsl {
@@ -54,6 +56,47 @@ void check_simt_tile(const Kernel& kn, Reporter& rep) {
                       "; use tile K 8 or 16");
 }
 
+// A gemm's epilogue lowers to CUTLASS's epilogue visitor tree (codegen/evt_emit.cpp), a tree:
+// every use of a `let` value (`add t`, `use t`) copies the nodes that computed it, so reusing
+// values doubles the tree (and its arguments, and the host code that fills them) each time.
+// Counted as emit_evt builds it: the accumulator fetch, one node per compute step (a binary
+// step also its operand: a tensor leaf or the named value's tree), one per cast and one store.
+void check_epilogue_tree(const Kernel& kn, Reporter& rep) {
+    int64_t nodes = 1;  // the accumulator fetch
+    std::map<std::string, int64_t> named;
+    for (const ChainOp& op : kn.chain) {
+        switch (op.kind) {
+        case ChainOpKind::kLet: named[op.name] = nodes; continue;
+        case ChainOpKind::kUse: {
+            auto it = named.find(op.name);
+            if (it != named.end()) nodes = it->second;
+            continue;
+        }
+        case ChainOpKind::kStore:
+        case ChainOpKind::kReduce: nodes += 2; break;
+        default: {
+            int64_t operand = 0;
+            if (is_binary(op.kind) && op.tensor) operand = 1;
+            if (is_binary(op.kind) && !op.name.empty()) {
+                auto it = named.find(op.name);
+                operand = it != named.end() ? it->second : 1;
+            }
+            nodes += 1 + operand;
+            break;
+        }
+        }
+        if (nodes > kMaxEpilogueTreeNodes) {
+            rep.error(op.loc, "the gemm epilogue's visitor tree would have more than " +
+                                  std::to_string(kMaxEpilogueTreeNodes) +
+                                  " nodes here: CUTLASS's epilogue is a tree, so each use of a "
+                                  "`let` value copies the nodes that computed it; reuse named "
+                                  "values less, or store the matmul and finish the chain in a "
+                                  "map kernel (which computes a named value once)");
+            return;
+        }
+    }
+}
+
 }  // namespace
 
 // GEMMs: nothing to refuse. tf32 with MN-major operands lowers staged K-major, and 3xTF32 on the
@@ -64,6 +107,7 @@ void check_simt_tile(const Kernel& kn, Reporter& rep) {
 // a consumer thread's registers are refused with the other register limits (check_legality.cpp).
 void check_lowering(const Kernel& kn, Reporter& rep) {
     check_chain_lowerable(kn, rep);
+    if (kn.kind == KernelKind::kGemm) check_epilogue_tree(kn, rep);
     // math f32_simt lowers to CUTLASS's SIMT GemmUniversal with its default epilogue: the Sm80
     // epilogue visitor tree assumes the tensor-op accumulator layout (f32_simt through it wrote
     // almost all zeros on the H200, 2026-12-02; codegen/lower_gemm_sm80.cpp).

@@ -105,13 +105,14 @@ std::string op_display(const Op& op, const Problem& problem) {
     return name;
 }
 
-ProblemExprs problem_exprs(const Problem& problem) {
-    ProblemExprs pe;
+ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget) {
+    ProblemExprs pe(budget);
     ExprGraph& g = pe.graph;
     for (const Tensor* t : problem.graph_inputs()) {
         pe.value[t->name] = g.leaf(t->name, named_dims(dims_of(*t)), Origin{"its inputs", t->name, t->name});
     }
     for (const Op& op : problem.ops) {
+        if (!g.stopped().empty()) break;
         Origin o{op.json_path, op.inputs.empty() ? "" : op.inputs[0], op_display(op, problem)};
         std::vector<int> in;
         bool missing = false;
@@ -205,7 +206,7 @@ ProblemExprs problem_exprs(const Problem& problem) {
             break;
         }
         }
-        pe.value[op.output] = v;
+        if (g.stopped().empty()) pe.value[op.output] = v;
     }
     return pe;
 }

@@ -131,6 +131,7 @@ struct Named {
     int node = -1;  // -1: the value had failed to resolve (reported there)
     DType dtype = DType::kF32;
     SourceLoc loc;
+    std::optional<Narrowed> narrowed;  // rounded below the policy (as the value at the `let`)
 };
 
 // Whether `let name` may bind `name` in kernel `k`: not the name of a tensor (the problem's, or
@@ -179,6 +180,7 @@ const Named* lookup_name(Sem& sem, const Kernel& kn, const std::vector<ChainOp>&
 struct ChainState {
     std::optional<int> v;
     DType dtype = DType::kF32;
+    std::optional<Narrowed> narrowed;    // rounded below the precision policy (check_sem_kernel.h)
     bool failed = false;
     std::map<std::string, Named> names;  // bound by `let` so far
     bool unit_dims_broadcast = false;    // a prologue: operand dims of extent 1 broadcast
@@ -193,15 +195,35 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
     std::map<std::string, Named>& names = st.names;
     ExprGraph& g = sem.graph;
     Reporter& rep = sem.reporter;
+    // A statement computes on the value: a pending narrowing is now part of what it computes.
+    auto computed = [&st] {
+        if (st.narrowed) st.narrowed->pending = false;
+    };
+    // An operand rounded below the policy makes the result so.
+    auto absorb = [&st](const std::optional<Narrowed>& n) {
+        if (n && !st.narrowed) st.narrowed = Narrowed{n->cast, n->dtype, false};
+    };
+    // The graph stops inside the statement that outgrows it: checked before each statement and
+    // after the last, the error names the statement just translated.
+    const ChainOp* prev = nullptr;
     for (const ChainOp& op : chain) {
+        if (prev && sem.stopped(prev->loc)) {
+            failed = true;
+            return;
+        }
+        prev = &op;
         Origin o{Reporter::loc_text(op.loc), kn.name, chain_display(op)};
         if (op.kind == ChainOpKind::kCast) {
             dtype = op.cast_to;
+            // A cast to another dtype converts the rounded value (to the same: nothing new).
+            if (st.narrowed && st.narrowed->dtype != op.cast_to) computed();
+            if (!st.narrowed && below_policy(sem.problem.policy, op.cast_to))
+                st.narrowed = Narrowed{op.loc, op.cast_to, true};
             continue;
         }
         if (op.kind == ChainOpKind::kLet) {
             if (check_let_name(sem, op, names))
-                names[op.name] = Named{failed ? -1 : *v, dtype, op.name_loc};
+                names[op.name] = Named{failed ? -1 : *v, dtype, op.name_loc, st.narrowed};
             continue;
         }
         if (op.kind == ChainOpKind::kUse) {
@@ -212,6 +234,7 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
             }
             v = n->node;
             dtype = n->dtype;
+            st.narrowed = n->narrowed;
             continue;
         }
         if (op.kind == ChainOpKind::kStore || op.kind == ChainOpKind::kReduce) {
@@ -227,6 +250,11 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
                     node = g.apply("reduce_" + std::string(to_string(op.reduce)), {*v}, {},
                                    {op.reduce_over}, true, o);
                 }
+            }
+            if (!failed) {
+                std::optional<Narrowed> n = st.narrowed;
+                if (n && op.kind == ChainOpKind::kReduce) n->pending = false;
+                sem.narrowing_at_store(*op.tensor, node, n);
             }
             sem.store(*op.tensor, node, dtype, k);
             continue;
@@ -245,6 +273,8 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
                 continue;
             }
             operand = n->node;
+            computed();
+            absorb(n->narrowed);
             if (!broadcast_dims(g.at(*v).dims, g.at(*operand).dims)) {
                 rep.error(op.name_loc, op.name + " has dims " + join_dims(g.at(*operand).dims) +
                                            ", which do not broadcast against the value's " +
@@ -258,6 +288,10 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
                 failed = true;
                 continue;
             }
+            computed();
+            if (auto it = sem.narrowed_tensors.find(op.tensor->name);
+                it != sem.narrowed_tensors.end())
+                absorb(it->second);
             // In a prologue an operand's dims of extent 1 that the row lacks broadcast too
             // (a matvec's B[K,N] with N = 1 against the rows of A[M,K]).
             const auto& od = g.at(*operand).dims;
@@ -287,6 +321,7 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
             failed = true;
             continue;
         }
+        computed();
         auto number = [&](double x) { return g.constant(x, o); };
         switch (op.kind) {
         case ChainOpKind::kAdd: v = g.add(*v, operand ? *operand : number(c), o); break;
@@ -323,13 +358,14 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
         default: v = g.apply(std::string(to_string(op.kind)), {*v}, {}, {}, false, o); break;
         }
     }
+    if (prev && sem.stopped(prev->loc)) failed = true;
 }
 
 // A rowwise kernel's prologue `pre { .. }` on its input node `xn`: element-wise statements
 // only (no store, cast or reduce), operands that broadcast into the input (the value keeps the
 // input's dims), and only before sum, mean, max or min. nullopt where it does not resolve.
 std::optional<int> translate_prologue(Sem& sem, const Kernel& kn, int k, std::optional<int> xn,
-                                      KernelFacts& f) {
+                                      std::optional<Narrowed>& narrowed, KernelFacts& f) {
     Reporter& rep = sem.reporter;
     const ChainOp& first = kn.pre.front();
     if (kn.row_op != RowOp::kSum && kn.row_op != RowOp::kMean && kn.row_op != RowOp::kMax &&
@@ -354,8 +390,10 @@ std::optional<int> translate_prologue(Sem& sem, const Kernel& kn, int k, std::op
     const std::vector<std::string> in_dims = sem.graph.at(*xn).dims;
     ChainState st;
     st.v = xn;
+    st.narrowed = narrowed;
     st.unit_dims_broadcast = true;
     translate_chain(sem, kn, k, kn.pre, st, f);
+    narrowed = st.narrowed;
     f.reads_residual = false;
     if (st.failed || !st.v) return std::nullopt;
     const std::vector<std::string>& out = sem.graph.at(*st.v).dims;
@@ -384,6 +422,13 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
     sem.max_bytes = sem.max_out_bytes = 0;
     const std::string at = Reporter::loc_text(kn.loc);
     std::optional<int> v;
+    // The head computes on every tensor it reads: one stored from a value rounded below the
+    // policy makes the kernel's value so.
+    std::optional<Narrowed> head_narrowed;
+    for (const TensorRef& a : kn.args) {
+        auto it = sem.narrowed_tensors.find(a.name);
+        if (it != sem.narrowed_tensors.end() && !head_narrowed) head_narrowed = it->second;
+    }
     const size_t want_args = kn.kind == KernelKind::kGemm || kn.kind == KernelKind::kConv2d ? 2 : 1;
     if (kn.args.size() < want_args) {
         rep.error(kn.loc, "kernel " + kn.name + " needs " + std::to_string(want_args) + " operand(s)");
@@ -413,7 +458,7 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
                                 : (kind == OpKind::kLayerNorm || kind == OpKind::kGroupNorm) ? 3 : 1;
         auto xn = sem.read(x, k);
         const std::optional<int> x_leaf = xn;
-        if (!kn.pre.empty()) xn = translate_prologue(sem, kn, k, xn, f);
+        if (!kn.pre.empty()) xn = translate_prologue(sem, kn, k, xn, head_narrowed, f);
         std::vector<int> in;
         if (xn) in.push_back(*xn);
         for (size_t i = 1; i < kn.args.size(); ++i) {
@@ -476,7 +521,8 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
 
     ChainState st;
     st.v = v;
-    st.failed = !v.has_value();
+    st.narrowed = head_narrowed;
+    st.failed = !v.has_value() || sem.stopped(kn.loc);
     translate_chain(sem, kn, k, kn.chain, st, f);
     v = st.v;
     const bool failed = st.failed;

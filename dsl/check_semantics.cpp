@@ -140,13 +140,80 @@ void Sem::store(const TensorRef& ref, int node, DType dtype, int kernel) {
     e.stored_by = kernel;
 }
 
+bool below_policy(PrecisionPolicy policy, DType dtype) {
+    if (dtype == DType::kBF16) return policy != PrecisionPolicy::kBf16;
+    if (dtype == DType::kF16) return policy != PrecisionPolicy::kFp16;
+    return false;
+}
+
+void Sem::narrowing_at_store(const TensorRef& ref, int node,
+                             const std::optional<Narrowed>& narrowed) {
+    if (!narrowed) return;
+    const Tensor* t = problem.find_tensor(ref.name);
+    // Rounded once, right before a store in a dtype the problem declares for this value (an
+    // f16 / bf16 output, whose value is compared below; or a tensor of the problem's graph that
+    // computes the same): the problem's own rounding.
+    if (narrowed->pending) {
+        if (t && t->role == TensorRole::kOutput && t->dtype == narrowed->dtype) return;
+        if (node >= 0 && problem_values && graph.stopped().empty()) {
+            if (declared_values.empty()) {
+                for (const auto& [name, id] : problem_values->value)
+                    if (const Tensor* declared = problem.find_tensor(name))
+                        declared_values.emplace(problem_values->graph.at(id).key, declared->dtype);
+            }
+            if (declared_values.count({graph.at(node).key, narrowed->dtype})) return;
+        }
+    }
+    if (!t || t->role != TensorRole::kOutput) {
+        narrowed_tensors[ref.name] = Narrowed{narrowed->cast, narrowed->dtype, false};
+        return;
+    }
+    if (narrowed->pending && t->dtype != narrowed->dtype) return;  // the store's dtype error
+    const std::pair<int, int> at{narrowed->cast.line, narrowed->cast.col};
+    if (std::find(narrowing_reported.begin(), narrowing_reported.end(), at) ==
+        narrowing_reported.end()) {
+        narrowing_reported.push_back(at);
+        const std::string d(to_string(narrowed->dtype));
+        const std::string policy(to_string(problem.policy));
+        const char* computes = problem.policy == PrecisionPolicy::kBf16   ? "bf16 or f32"
+                               : problem.policy == PrecisionPolicy::kFp16 ? "f16 or f32"
+                                                                          : "f32";
+        reporter.error(narrowed->cast,
+                       "cast " + d + " rounds the value below precision policy " + policy +
+                           " (intermediates in " + computes + "), and the rounded value reaches "
+                           "the output " + ref.name + " (stored at " + Reporter::loc_text(ref.loc) +
+                           "); cast to " + d + " only right before storing a value the problem "
+                           "declares " + d + " (an output, or a tensor of its graph), or keep the "
+                           "value in f32");
+    }
+}
+
+bool Sem::stopped(SourceLoc loc) {
+    if (graph.stopped().empty()) return false;
+    if (!out_of_steps) {
+        reporter.error(loc, "the program is too large to check from here: " + graph.stopped() +
+                                " (values reused by `let` and long sums or products of distinct "
+                                "terms cost the most)");
+    }
+    out_of_steps = true;
+    return true;
+}
+
 std::vector<KernelFacts> check_semantics(const Program& program, const Problem& problem,
-                                         Reporter& reporter) {
+                                         Reporter& reporter, StepBudget& budget) {
     if (program.problem != problem.name) {
         reporter.error(program.loc, "program " + program.name + " is for problem \"" +
                                         program.problem + "\", not \"" + problem.name + "\"");
     }
-    Sem sem{program, problem, reporter, {}, {}, {}, 0, 0};
+    // The problem's expressions first: a problem too large to check is not the program's fault.
+    ProblemExprs pe = problem_exprs(problem, &budget);
+    if (!pe.graph.stopped().empty()) {
+        reporter.error(program.loc, "problem " + problem.name + " is too large to check a program "
+                                        "against at " + pe.graph.stopped_where() + ": " +
+                                        pe.graph.stopped());
+        return std::vector<KernelFacts>(program.kernels.size());
+    }
+    Sem sem{program, problem, reporter, ExprGraph(&budget), {}, {}, 0, 0, false, &pe, {}, {}, {}};
     for (const Tensor& t : problem.tensors) {
         if (t.role == TensorRole::kIntermediate) continue;
         ResolvedTensor& e = sem.entry(t.name);
@@ -162,10 +229,12 @@ std::vector<KernelFacts> check_semantics(const Program& program, const Problem& 
         }
     }
     std::vector<KernelFacts> facts;
-    for (size_t k = 0; k < program.kernels.size(); ++k)
-        facts.push_back(check_kernel_semantics(sem, static_cast<int>(k)));
+    for (size_t k = 0; k < program.kernels.size(); ++k) {
+        if (sem.stopped(program.kernels[k].loc)) facts.emplace_back();
+        else facts.push_back(check_kernel_semantics(sem, static_cast<int>(k)));
+    }
+    if (sem.stopped(program.loc)) return facts;  // nothing it stores can be compared
 
-    ProblemExprs pe = problem_exprs(problem);
     for (const std::string& out : problem.outputs) {
         const Op* producer = problem.producer(out);
         auto it = sem.bound.find(out);

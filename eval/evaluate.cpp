@@ -40,10 +40,40 @@ Pipeline::Pipeline(Device& device, const EvalRequest& request, ReferenceCache* c
 
 bool Pipeline::full_tier() const { return report_.tier == EvalTier::kFull; }
 
-// Every gate's wall time is the time since the previous gate was recorded (or the start).
+}  // namespace kforge::eval::detail
+
+namespace kforge::eval {
+
+std::string simulated_gap(const std::string& gate) {
+    if (gate == "compile") return "the CUDA compile: the simulated device lowers the program only";
+    if (gate.rfind("correctness_", 0) == 0 || gate == "audit")
+        return std::string(kNumericsNotChecked) +
+               ": the device computes the problem with the fp64 interpreter (outputs rounded to "
+               "their dtypes), not the program; the checker proved that the program computes the "
+               "problem and that its casts keep the precision policy";
+    if (gate == "full_shape") return "a run at the full shape";
+    if (gate == "timing" || gate == "sol_gaming")
+        return "a measured time: the time is the analytic model's estimate (perfmodel/)";
+    return "";
+}
+
+}  // namespace kforge::eval
+
+namespace kforge::eval::detail {
+
+// Every gate's wall time is the time since the previous gate was recorded (or the start). On the
+// simulated device a gate that cannot check there what it checks on a GPU says so in its
+// evidence ("not_checked", simulated_gap) and the correctness gates in their message.
 void Pipeline::record(GateOutcome g) {
     g.wall_ms = ms_since(gate_start_);
     if (!g.evidence.is_object()) g.evidence = nlohmann::ordered_json::object();
+    if (report_.simulated) {
+        const std::string gap = simulated_gap(g.gate);
+        if (!gap.empty()) g.evidence["not_checked"] = gap;
+        const bool numerics = g.gate.rfind("correctness_", 0) == 0 || g.gate == "audit";
+        if (numerics && g.message.find(kNumericsNotChecked) == std::string::npos)
+            g.message += std::string(" (") + kNumericsNotChecked + ")";
+    }
     g.evidence["wall_ms"] = g.wall_ms;
     report_.gates.push_back(std::move(g));
     gate_start_ = std::chrono::steady_clock::now();

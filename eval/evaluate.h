@@ -234,6 +234,14 @@ Expected<Problem> check_shape(const Problem& problem, const Problem& small,
 // "K=4096,M=4096,N=4096" (dims by name).
 std::string shapes_key(const Problem& problem);
 
+// What gate `gate` cannot check on the simulated device, as its evidence's "not_checked" says
+// (the pipeline adds it to every gate it records there): the compile, the program's numerics
+// (correctness gates and audit: the device runs the problem's fp64 interpreter, not the
+// program), a run at the full shape, a measured time. Empty for a gate that checks there what it
+// checks on a GPU (static).
+inline constexpr const char* kNumericsNotChecked = "numerics not checked on the simulated device";
+std::string simulated_gap(const std::string& gate);
+
 // `with_artefacts`: also the CUDA source and the plan (the worker's answer to a supervisor).
 nlohmann::ordered_json to_json(const EvalReport& report, bool with_artefacts = false);
 // The report back from to_json (a worker's answer); an Error names the bad field (a field of

@@ -16,6 +16,11 @@ inline constexpr int64_t kMaxDimValue = int64_t{1} << 40;
 inline constexpr int64_t kMaxTensorElements = int64_t{1} << 50;
 inline constexpr int kMaxRank = 8;
 inline constexpr int kMaxJsonDepth = 64;
+// Ops and input tensors of one problem: every stage after the parser (shape inference, the
+// checker's proof, the planner, the interpreter, input generation, the GPU reference) does work
+// per op and per tensor, some of it per pair of them.
+inline constexpr int kMaxGraphOps = 4096;
+inline constexpr int kMaxGraphInputs = 4096;
 
 // Parses and validates one spec: JSON syntax, keys and types, ops and attributes, dims, tensor
 // names, shape and dtype inference for every op, a stable topological sort of the graph (cycles,

@@ -111,6 +111,11 @@ Status parse_dims(const Json& j, Problem& p) {
 Status parse_inputs(const Json& j, Problem& p) {
     if (!j.is_object()) return make_error("inputs", "expected an object, got " + spec::type_name(j));
     if (j.empty()) return make_error("inputs", "expected at least one input tensor");
+    if (j.size() > static_cast<size_t>(kMaxGraphInputs)) {
+        return make_error("inputs", "too many input tensors: " + std::to_string(j.size()) +
+                                        "; a problem has at most " +
+                                        std::to_string(kMaxGraphInputs));
+    }
     for (const auto& [name, entry] : j.items()) {
         std::string path = "inputs." + name;
         if (!spec::is_identifier(name)) {
@@ -241,6 +246,10 @@ Status parse_top(const Json& j, Problem& p) {
     const Json& graph = j["graph"];
     if (!graph.is_array()) return make_error("graph", "expected an array, got " + spec::type_name(graph));
     if (graph.empty()) return make_error("graph", "expected at least one op");
+    if (graph.size() > static_cast<size_t>(kMaxGraphOps)) {
+        return make_error("graph", "too many ops: " + std::to_string(graph.size()) +
+                                       "; a graph has at most " + std::to_string(kMaxGraphOps));
+    }
     for (size_t i = 0; i < graph.size(); ++i) {
         auto op = spec::parse_op(graph[i], "graph[" + std::to_string(i) + "]", p.dims);
         if (!op) return op.error();

@@ -117,6 +117,33 @@ TEST(SpecError, TensorTooLarge) {
                  "graph[0].output", {"tensor too large"});
 }
 
+// Every later stage works per op and per tensor (some of it per pair): they are bounded like dims.
+TEST(SpecError, GraphTooLarge) {
+    auto relu_chain = [](int ops) {
+        std::string graph = "[";
+        for (int i = 0; i < ops; ++i) {
+            graph += std::string(i ? ", " : "") + R"({"op": "relu", "inputs": [")" +
+                     (i ? "H" + std::to_string(i - 1) : std::string("X")) + R"("], "output": ")" +
+                     (i + 1 == ops ? std::string("Y") : "H" + std::to_string(i)) + "\"}";
+        }
+        return make_spec(R"({"M": 2})", kX, graph + "]");
+    };
+    expect_error(relu_chain(kMaxGraphOps + 1), "graph", {"too many ops: 4097", "at most 4096"});
+    auto p = parse_problem(relu_chain(kMaxGraphOps), "spec.json");
+    EXPECT_TRUE(p.ok()) << p.error().to_string();
+    // Inputs no op reads are allowed, but not without bound (40000 took 115 s to evaluate).
+    auto wide = [](int inputs) {
+        std::string list = R"({"X": {"shape": ["M", 4], "dtype": "f32"})";
+        for (int i = 1; i < inputs; ++i)
+            list += R"(, "I)" + std::to_string(i) + R"(": {"shape": [4], "dtype": "f32"})";
+        return make_spec(R"({"M": 2})", list + "}",
+                         R"([{"op": "relu", "inputs": ["X"], "output": "Y"}])");
+    };
+    expect_error(wide(kMaxGraphInputs + 1), "inputs", {"too many input tensors: 4097"});
+    auto w = parse_problem(wide(kMaxGraphInputs), "spec.json");
+    EXPECT_TRUE(w.ok()) << w.error().to_string();
+}
+
 TEST(SpecError, UnknownTensor) {
     std::string text = make_spec(R"({"M": 2})", kX,
                                  R"([{"op": "relu", "inputs": ["X"], "output": "H"},

@@ -5,7 +5,9 @@
 #include <limits>
 
 #include "problem/interpret.h"
+#include "problem/work.h"
 #include "test_specs.h"
+#include "tests/doubling_inputs.h"
 
 namespace kforge {
 namespace {
@@ -301,6 +303,23 @@ TEST(Interpret, RebindDimsRevalidates) {
     auto zero = rebind_dims(*p, {{"M", 0}});
     ASSERT_FALSE(zero.ok());
     EXPECT_EQ(zero.error().where, "dims.M");
+}
+
+// A graph whose every op reads its input twice (issue 31: 2^n work where a stage copies what
+// a value is made of): the spec stages walk it op by op, so 200 levels cost 200 ops.
+TEST(Interpret, ValuesReadTwicePerOpStayLinear) {
+    auto p = parse_problem(test::doubling_spec(200), "doubling.json");
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    EXPECT_EQ(p->ops.size(), 200u);
+    auto work = count_work(*p);
+    ASSERT_TRUE(work.ok()) << work.error().to_string();
+    EXPECT_EQ(work->flops(), 200.0 * 64 * 64);
+    auto small = rebind_dims(*p, {{"M", 2}, {"N", 3}});
+    ASSERT_TRUE(small.ok()) << small.error().to_string();
+    auto out = interpret(*small, {{"X", Values{1, -1, 0.5, 0, 2, 3}}});
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    const double scale = std::ldexp(1.0, 200);
+    expect_near(out->at("Y"), Values{scale, -scale, scale / 2, 0, 2 * scale, 3 * scale}, 0);
 }
 
 }  // namespace
