@@ -14,32 +14,19 @@
 #include <gtest/gtest.h>
 
 #include "compile/compile.h"
+#include "tests/compile/compile_fixture.h"
 #include "common/hash.h"
 
 namespace kforge::compile {
 namespace {
 namespace fs = std::filesystem;
+using testing::kKernel;
 
-constexpr const char* kKernel = R"(
-extern "C" __global__ void kforge_scale(float* x, float a, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] *= a;
-}
-)";
-
-fs::path fresh_dir(const std::string& name) {
-    fs::path d = fs::temp_directory_path() / ("kforge_cache_test_" + name + "_" +
-                                              std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
+fs::path fresh_dir(const std::string& name) { return testing::fresh_dir("cache_test", name); }
 
 CompileOptions options_in(const fs::path& cache) {
-    CompileOptions o = default_compile_options("sm_90a");
-    o.cache_dir = cache.string();
-    o.timeout_s = 300;
-    o.cache_max_bytes = 0;
+    CompileOptions o = testing::options_in(cache);
+    o.cache_max_bytes = 0;  // no eviction unless a test sets a bound
     return o;
 }
 

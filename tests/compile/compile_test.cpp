@@ -7,32 +7,16 @@
 #include <gtest/gtest.h>
 
 #include "compile/compile.h"
+#include "tests/compile/compile_fixture.h"
 
 namespace kforge::compile {
 namespace {
 namespace fs = std::filesystem;
+using testing::kKernel;
+using testing::options_in;
 
-constexpr const char* kKernel = R"(
-extern "C" __global__ void kforge_scale(float* x, float a, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] *= a;
-}
-)";
+fs::path fresh_dir(const std::string& name) { return testing::fresh_dir("compile_test", name); }
 
-fs::path fresh_dir(const std::string& name) {
-    fs::path d = fs::temp_directory_path() / ("kforge_compile_test_" + name + "_" +
-                                              std::to_string(::getpid()));
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
-
-CompileOptions options_in(const fs::path& cache) {
-    CompileOptions o = default_compile_options("sm_90a");
-    o.cache_dir = cache.string();
-    o.timeout_s = 300;
-    return o;
-}
 
 // A cubin depends on kforge's headers as well as on the generated source: two include dirs
 // whose kernels/*.cuh differ give different keys, the same contents the same key.
