@@ -2,7 +2,6 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstring>
@@ -170,7 +169,6 @@ Status CudaDevice::load(const Candidate& c) {
         while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) image.append(buf, n);
         std::fclose(f);
     }
-    KFORGE_DRV(cuModuleLoadData(&module_, image.data()));
     for (const Tensor& t : problem_->tensors) {
         if (t.role == TensorRole::kIntermediate) continue;
         Status s = alloc(t.name, t.dtype, t.numel(), false, t.role == TensorRole::kOutput);
@@ -182,20 +180,10 @@ Status CudaDevice::load(const Candidate& c) {
         Status s = alloc(b.name, b.dtype, n, b.zero_init, !b.zero_init);
         if (!s) return s;
     }
-    if (!c.host_library_path.empty()) {
-        host_lib_ = dlopen(c.host_library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!host_lib_) {
-            const char* why = dlerror();
-            return make_error(c.host_library_path, std::string("cannot load the host library: ") +
-                                                       (why ? why : "unknown"));
-        }
-    }
-    for (const codegen::KernelLaunch& k : c.plan.kernels) {
-        Launch l;
-        Status s = prepare_launch(k, l);
-        if (!s) return s;
-        launches_.push_back(std::move(l));
-    }
+    auto module = runtime::load_module(*api_, c.plan, image, c.host_library_path);
+    if (!module) return module.error();
+    module_ = std::move(*module);
+    if (Status s = prepare_launches(c.plan); !s) return s;
     loaded_ = true;
     return Ok{};
 }

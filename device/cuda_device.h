@@ -1,8 +1,8 @@
 // The CUDA device (device/device.h) on one GPU, through the driver API only (device/cuda_driver.h):
-// load() loads the cubin (cuModuleLoadData), resolves every launch's function, allocates the
-// problem's inputs, params and outputs plus the plan's buffers, and, for CUTLASS kernels,
-// dlopen()s the plan's host library and runs each param builder (codegen/host_abi.h: query the
-// workspace, allocate it, build the params blob). run() copies inputs in (converted to the
+// load() allocates the problem's inputs, params and outputs plus the plan's buffers and loads
+// and prepares the candidate through the runtime's launch path (runtime/launch.h, the one
+// exported programs use too: the cubin, each launch's function, the host library's param
+// builders with a workspace allocated here on request). run() copies inputs in (converted to the
 // device dtype, f32/f16/bf16 with round-to-nearest-even), poisons outputs and intermediates with
 // 0xFF bytes (NaN in every float format), zeroes zero_init buffers and builder workspaces, issues
 // the launches with cuLaunchKernelEx (cluster attribute where cluster != 1), polls the stream
@@ -21,6 +21,7 @@
 #include "device/cuda_driver.h"
 #include "device/device.h"
 #include "device/nvml_sampler.h"
+#include "runtime/launch.h"
 
 namespace kforge::eval {
 
@@ -55,14 +56,6 @@ private:
         bool poison = false;  // outputs and intermediates
         int64_t bytes() const { return numel * dtype_bytes(dtype); }
     };
-    struct Launch {
-        CUfunction function = nullptr;
-        unsigned grid[3]{1, 1, 1}, block[3]{1, 1, 1}, cluster[3]{1, 1, 1};
-        unsigned smem_bytes = 0;
-        std::vector<uint64_t> storage;  // plain params, 8 bytes each; or the params blob
-        std::vector<void*> args;        // kernelParams
-        std::string name;
-    };
     struct Failure {
         EvalStatus status = EvalStatus::kPassed;
         std::string message;
@@ -73,7 +66,7 @@ private:
     CudaDevice(const DriverApi* api, CUdevice dev, CUcontext ctx, DeviceInfo info);
     Failure fail(CUresult r, const std::string& what);
     Status alloc(const std::string& name, DType dtype, int64_t numel, bool zero_init, bool poison);
-    Status prepare_launch(const codegen::KernelLaunch& k, Launch& out);
+    Status prepare_launches(const codegen::LaunchPlan& plan);
     Failure enqueue_resets(bool poison);
     Failure enqueue_launches();
     Failure wait(double timeout_s);
@@ -94,12 +87,11 @@ private:
     bool loaded_ = false;
     const Problem* problem_ = nullptr;
     double run_timeout_s_ = 10.0;
-    CUmodule module_ = nullptr;
-    void* host_lib_ = nullptr;
+    runtime::Module module_;  // the cubin and param builders (runtime/launch.h)
     std::map<std::string, Buffer> buffers_;
     std::vector<CUdeviceptr> workspaces_;  // builder workspaces, zeroed per sequence
     std::vector<int64_t> workspace_bytes_;
-    std::vector<Launch> launches_;
+    std::vector<runtime::PreparedLaunch> launches_;
     bool have_inputs_ = false;
     // Device bytes of identified inputs (RunOptions::inputs_id -> tensor/dtype -> bytes), most
     // recently used first, at most kConvertedBytesMax in all: converting full-shape inputs costs

@@ -1,123 +1,36 @@
-// CudaDevice: launch preparation (plain params, CUTLASS param builders), the launch sequence,
+// CudaDevice: launch preparation and the launch sequence through runtime/launch.h,
 // stream polling against a deadline, run() and unload().
-#include <dlfcn.h>
-
 #include <chrono>
 #include <cstring>
 #include <thread>
 
-#include "codegen/host_abi.h"
 #include "device/cuda_device.h"
 
 namespace kforge::eval {
 
-namespace {
-constexpr uint64_t kParamsCapacity = 32 * 1024;  // the kernel parameter limit is 32764 bytes
-}
-
-Status CudaDevice::prepare_launch(const codegen::KernelLaunch& k, Launch& l) {
-    l.name = k.name;
-    KFORGE_DRV(cuModuleGetFunction(&l.function, module_, k.symbol.c_str()));
-    for (int i = 0; i < 3; ++i) {
-        l.grid[i] = k.grid[i];
-        l.block[i] = k.block[i];
-        l.cluster[i] = k.cluster[i];
-    }
-    l.smem_bytes = k.smem_bytes;
-    auto pointer_of = [&](const std::string& name) -> Expected<CUdeviceptr> {
+// The launches through the runtime's launch path (runtime/launch.h): this device's buffers by
+// name, the problem's dims, and a builder workspace allocated here (zeroed per sequence).
+Status CudaDevice::prepare_launches(const codegen::LaunchPlan& plan) {
+    runtime::Bindings b;
+    b.pointer_of = [&](const std::string& name) -> Expected<CUdeviceptr> {
         auto it = buffers_.find(name);
-        if (it == buffers_.end())
-            return make_error("plan." + k.name, "kernel parameter names unknown buffer '" + name +
-                                                    "'");
+        if (it == buffers_.end()) return make_error(name, "unknown buffer");
         return it->second.ptr;
     };
-    if (!k.param_builder.empty()) {
-        if (!host_lib_)
-            return make_error("plan." + k.name, "param builder without a host library");
-        auto fn = reinterpret_cast<KforgeParamBuilderFn>(dlsym(host_lib_, k.param_builder.c_str()));
-        if (!fn) return make_error("plan." + k.name, "host library lacks " + k.param_builder);
-        std::vector<void*> tensors;
-        for (const std::string& name : k.builder_tensors) {
-            auto p = pointer_of(name);
-            if (!p) return p.error();
-            tensors.push_back(reinterpret_cast<void*>(*p));
-        }
-        std::vector<int64_t> dims;
-        for (const auto& [name, value] : problem_->dims) dims.push_back(value);
-        l.storage.assign(kParamsCapacity / 8, 0);
-        KforgeBuildArgs args{KFORGE_HOST_ABI_VERSION, static_cast<int32_t>(tensors.size()),
-                             tensors.data(), static_cast<int32_t>(dims.size()), dims.data(),
-                             nullptr, info_.sm_count, static_cast<int32_t>(dev_)};
-        KforgeBuiltLaunch out{};
-        out.params = l.storage.data();
-        out.params_capacity = kParamsCapacity;
-        int rc = fn(&args, &out);
-        if (rc == KFORGE_BUILD_NEED_WORKSPACE) {
-            CUdeviceptr ws = 0;
-            KFORGE_DRV(cuMemAlloc(&ws, std::max<uint64_t>(out.workspace_bytes, 16)));
-            workspaces_.push_back(ws);
-            workspace_bytes_.push_back(static_cast<int64_t>(out.workspace_bytes));
-            args.workspace = reinterpret_cast<void*>(ws);
-            rc = fn(&args, &out);
-        }
-        if (rc != KFORGE_BUILD_OK)
-            return make_error("plan." + k.name, k.param_builder + " returned " + std::to_string(rc) +
-                                                    " (codegen/host_abi.h KFORGE_BUILD_*)");
-        for (int i = 0; i < 3; ++i) {
-            l.grid[i] = out.grid[i];
-            l.block[i] = out.block[i];
-            l.cluster[i] = out.cluster[i] ? out.cluster[i] : 1;
-        }
-        l.smem_bytes = out.smem_bytes;
-        l.args = {l.storage.data()};
-    } else {
-        l.storage.assign(k.params.size(), 0);
-        for (size_t i = 0; i < k.params.size(); ++i) {
-            const codegen::KernelParam& p = k.params[i];
-            void* slot = &l.storage[i];
-            switch (p.kind) {
-                case codegen::ParamKind::kTensor:
-                case codegen::ParamKind::kWorkspace: {
-                    auto ptr = pointer_of(p.name);
-                    if (!ptr) return ptr.error();
-                    CUdeviceptr v = *ptr;
-                    std::memcpy(slot, &v, sizeof v);
-                    break;
-                }
-                case codegen::ParamKind::kInt64: std::memcpy(slot, &p.int_value, 8); break;
-                case codegen::ParamKind::kInt32: {
-                    int32_t v = static_cast<int32_t>(p.int_value);
-                    std::memcpy(slot, &v, 4);
-                    break;
-                }
-                case codegen::ParamKind::kFloat32: {
-                    float v = static_cast<float>(p.float_value);
-                    std::memcpy(slot, &v, 4);
-                    break;
-                }
-                case codegen::ParamKind::kParamBlob:
-                    return make_error("plan." + k.name, "params blob without a param builder");
-            }
-        }
-        for (uint64_t& s : l.storage) l.args.push_back(&s);
-    }
-    if (l.cluster[0] * l.cluster[1] * l.cluster[2] > 8) {  // beyond the portable cluster size
-        CUresult r = api_->cuFuncSetAttribute(
-            l.function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
-        if (r != CUDA_SUCCESS)
-            return make_error("resources_exceeded", k.name + ": a cluster of " +
-                                                        std::to_string(l.cluster[0] * l.cluster[1] *
-                                                                       l.cluster[2]) +
-                                                        " CTAs refused: " +
-                                                        driver_error_string(*api_, r));
-    }
-    if (l.smem_bytes > 0) {
-        CUresult r = api_->cuFuncSetAttribute(
-            l.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(l.smem_bytes));
-        if (r != CUDA_SUCCESS)
-            return make_error("resources_exceeded", k.name + ": " + std::to_string(l.smem_bytes) +
-                                                        " bytes of dynamic shared memory refused: " +
-                                                        driver_error_string(*api_, r));
+    for (const auto& [name, value] : problem_->dims) b.dims.push_back(value);
+    b.sm_count = info_.sm_count;
+    b.device_id = static_cast<int>(dev_);
+    b.workspace = [&](size_t, uint64_t bytes) -> Expected<CUdeviceptr> {
+        CUdeviceptr ws = 0;
+        KFORGE_DRV(cuMemAlloc(&ws, std::max<uint64_t>(bytes, 16)));
+        workspaces_.push_back(ws);
+        workspace_bytes_.push_back(static_cast<int64_t>(bytes));
+        return ws;
+    };
+    for (size_t i = 0; i < plan.kernels.size(); ++i) {
+        auto l = runtime::prepare_launch(*api_, module_, plan, i, b);
+        if (!l) return l.error();
+        launches_.push_back(std::move(*l));
     }
     return Ok{};
 }
@@ -136,20 +49,8 @@ CudaDevice::Failure CudaDevice::enqueue_resets(bool poison) {
 }
 
 CudaDevice::Failure CudaDevice::enqueue_launches() {
-    for (Launch& l : launches_) {
-        CUlaunchConfig cfg = launch_config(l.grid, l.block, l.smem_bytes, stream_);
-        CUlaunchAttribute attr{};
-        if (l.cluster[0] * l.cluster[1] * l.cluster[2] != 1) {
-            attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-            attr.value.clusterDim.x = l.cluster[0];
-            attr.value.clusterDim.y = l.cluster[1];
-            attr.value.clusterDim.z = l.cluster[2];
-            cfg.attrs = &attr;
-            cfg.numAttrs = 1;
-        }
-        CUresult r = api_->cuLaunchKernelEx(&cfg, l.function, l.args.data(), nullptr);
-        if (r != CUDA_SUCCESS) return fail(r, "launch of " + l.name);
-    }
+    runtime::LaunchFailure f = runtime::enqueue_launches(*api_, launches_, stream_);
+    if (!f.ok()) return fail(f.result, f.what);
     return {};
 }
 
@@ -254,17 +155,14 @@ RunResult CudaDevice::run(const TensorData& inputs, const RunOptions& options) {
 }
 
 void CudaDevice::unload() {
-    if (!loaded_ && buffers_.empty() && !module_ && !host_lib_) return;
+    if (!loaded_ && buffers_.empty() && !module_.module && !module_.host_library) return;
     for (auto& [name, b] : buffers_) api_->cuMemFree(b.ptr);
     buffers_.clear();
     for (CUdeviceptr w : workspaces_) api_->cuMemFree(w);
     workspaces_.clear();
     workspace_bytes_.clear();
     launches_.clear();
-    if (module_) api_->cuModuleUnload(module_);
-    module_ = nullptr;
-    if (host_lib_) dlclose(host_lib_);
-    host_lib_ = nullptr;
+    runtime::unload_module(*api_, module_);
     loaded_ = false;
     have_inputs_ = false;
 }

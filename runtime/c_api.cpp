@@ -1,0 +1,277 @@
+// libkforge_runtime.so's C API (runtime/kforge_runtime.h) over the shared launch core
+// (runtime/launch.h): the package's buffers live in the caller's workspace, the tensors are the
+// caller's pointers, the launches go on the caller's stream.
+#include "runtime/kforge_runtime.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "runtime/launch.h"
+#include "runtime/package.h"
+
+using kforge::Error;
+using kforge::Expected;
+namespace rt = kforge::runtime;
+
+struct kforge_rt_program {
+    std::mutex mutex;
+    rt::Package package;
+    const rt::DriverApi* api = nullptr;
+    CUcontext context = nullptr;
+    CUdevice device = 0;
+    int sm_count = 0;
+    rt::Module module;
+    std::vector<int64_t> dims;
+    std::map<std::string, uint64_t> buffer_offsets;  // plan buffers in the workspace
+    std::vector<uint64_t> builder_offsets;           // per kernel (builders needing workspace)
+    std::vector<std::pair<uint64_t, uint64_t>> zeroed;  // (offset, bytes) zeroed per launch
+    uint64_t workspace_bytes = 0;
+    // The last binding: launches are re-prepared only when a pointer changes.
+    std::vector<CUdeviceptr> bound;
+    std::vector<rt::PreparedLaunch> launches;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+kforge_rt_status fail(kforge_rt_status s, std::string message) {
+    last_error = std::move(message);
+    return s;
+}
+
+constexpr uint64_t kAlign = 256;
+uint64_t align_up(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+
+// "sm_90a" -> (9, 0, true); false when not of that form.
+bool parse_arch(const std::string& arch, int& major, int& minor, bool& specific) {
+    if (arch.rfind("sm_", 0) != 0 || arch.size() < 5) return false;
+    std::string digits = arch.substr(3);
+    specific = !digits.empty() && digits.back() == 'a';
+    if (specific) digits.pop_back();
+    if (digits.size() < 2) return false;
+    for (char c : digits)
+        if (c < '0' || c > '9') return false;
+    major = std::stoi(digits.substr(0, digits.size() - 1));
+    minor = digits.back() - '0';
+    return true;
+}
+
+kforge_rt_status load_on_current_context(kforge_rt_program& p) {
+    const rt::DriverApi& api = *p.api;
+    CUresult r = api.cuCtxGetCurrent(&p.context);
+    if (r == CUDA_SUCCESS && !p.context) {
+        CUdevice dev = 0;
+        r = api.cuDeviceGet(&dev, 0);
+        if (r == CUDA_SUCCESS) r = api.cuDevicePrimaryCtxRetain(&p.context, dev);
+        if (r == CUDA_SUCCESS) r = api.cuCtxSetCurrent(p.context);
+    }
+    if (r == CUDA_SUCCESS) r = api.cuCtxGetDevice(&p.device);
+    if (r != CUDA_SUCCESS)
+        return fail(KFORGE_RT_CUDA_ERROR, "no usable CUDA context: " + rt::driver_error_string(api, r));
+    int cc_major = 0, cc_minor = 0;
+    api.cuDeviceGetAttribute(&cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, p.device);
+    api.cuDeviceGetAttribute(&cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, p.device);
+    api.cuDeviceGetAttribute(&p.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, p.device);
+    const std::string& arch = p.package.manifest.arch;
+    int major = 0, minor = 0;
+    bool specific = false;
+    if (!parse_arch(arch, major, minor, specific))
+        return fail(KFORGE_RT_BAD_PACKAGE, "runtime.json .arch: cannot read \"" + arch + "\"");
+    bool runs = cc_major == major && (specific ? cc_minor == minor : cc_minor >= minor);
+    if (!runs)
+        return fail(KFORGE_RT_WRONG_ARCH, "the package was built for " + arch + " but the GPU is "
+                                          "compute capability " + std::to_string(cc_major) + "." +
+                                          std::to_string(cc_minor) + "; export it again with "
+                                          "--arch for this GPU");
+    const std::filesystem::path dir(p.package.dir);
+    std::ifstream in(dir / p.package.manifest.cubin_file, std::ios::binary);
+    if (!in)
+        return fail(KFORGE_RT_BAD_PACKAGE, (dir / p.package.manifest.cubin_file).string() +
+                                               ": cannot read the cubin");
+    std::ostringstream image;
+    image << in.rdbuf();
+    std::string host;
+    if (!p.package.manifest.host_library_file.empty())
+        host = (dir / p.package.manifest.host_library_file).string();
+    auto m = rt::load_module(api, p.package.plan, image.str(), host);
+    if (!m) return fail(KFORGE_RT_CUDA_ERROR, m.error().to_string());
+    p.module = std::move(*m);
+    return KFORGE_RT_OK;
+}
+
+// Plan buffers, then builder workspaces, each 256-byte aligned, in one caller workspace.
+kforge_rt_status lay_out_workspace(kforge_rt_program& p) {
+    const kforge::codegen::LaunchPlan& plan = p.package.plan;
+    uint64_t at = 0;
+    for (const kforge::codegen::BufferDecl& b : plan.buffers) {
+        uint64_t bytes = kforge::dtype_bytes(b.dtype);
+        for (int64_t d : b.shape) bytes *= static_cast<uint64_t>(d);
+        p.buffer_offsets[b.name] = at;
+        if (b.zero_init) p.zeroed.emplace_back(at, bytes);
+        at = align_up(at + std::max<uint64_t>(bytes, 1));
+    }
+    p.builder_offsets.assign(plan.kernels.size(), 0);
+    for (size_t i = 0; i < plan.kernels.size(); ++i) {
+        auto bytes = rt::builder_workspace_bytes(p.module, plan, i, p.dims, p.sm_count,
+                                                 static_cast<int>(p.device));
+        if (!bytes) return fail(KFORGE_RT_BUILDER_FAILED, bytes.error().to_string());
+        if (*bytes == 0) continue;
+        p.builder_offsets[i] = at;
+        p.zeroed.emplace_back(at, *bytes);
+        at = align_up(at + *bytes);
+    }
+    p.workspace_bytes = at;
+    return KFORGE_RT_OK;
+}
+
+kforge_rt_status prepare(kforge_rt_program& p, const std::vector<CUdeviceptr>& tensors,
+                         CUdeviceptr workspace) {
+    const auto& m = p.package.manifest;
+    std::map<std::string, CUdeviceptr> where;
+    for (size_t i = 0; i < m.tensors.size(); ++i) where[m.tensors[i].name] = tensors[i];
+    for (const auto& [name, offset] : p.buffer_offsets) where[name] = workspace + offset;
+    rt::Bindings b;
+    b.pointer_of = [&](const std::string& name) -> Expected<CUdeviceptr> {
+        auto it = where.find(name);
+        if (it == where.end()) return kforge::make_error(name, "unknown buffer");
+        return it->second;
+    };
+    b.dims = p.dims;
+    b.sm_count = p.sm_count;
+    b.device_id = static_cast<int>(p.device);
+    b.workspace = [&](size_t index, uint64_t) -> Expected<CUdeviceptr> {
+        return workspace + p.builder_offsets[index];
+    };
+    std::vector<rt::PreparedLaunch> launches;
+    for (size_t i = 0; i < p.package.plan.kernels.size(); ++i) {
+        auto l = rt::prepare_launch(*p.api, p.module, p.package.plan, i, b);
+        if (!l) return fail(KFORGE_RT_BUILDER_FAILED, l.error().to_string());
+        launches.push_back(std::move(*l));
+    }
+    p.launches = std::move(launches);
+    p.bound = tensors;
+    p.bound.push_back(workspace);
+    return KFORGE_RT_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+int32_t kforge_rt_abi_version(void) { return KFORGE_RT_ABI_VERSION; }
+
+const char* kforge_rt_last_error(void) { return last_error.c_str(); }
+
+const char* kforge_rt_status_name(kforge_rt_status s) {
+    switch (s) {
+        case KFORGE_RT_OK: return "ok";
+        case KFORGE_RT_INVALID_ARGUMENT: return "invalid_argument";
+        case KFORGE_RT_BAD_PACKAGE: return "bad_package";
+        case KFORGE_RT_NOT_BUILT: return "not_built";
+        case KFORGE_RT_NO_GPU: return "no_gpu";
+        case KFORGE_RT_WRONG_ARCH: return "wrong_arch";
+        case KFORGE_RT_WRONG_CONTEXT: return "wrong_context";
+        case KFORGE_RT_CUDA_ERROR: return "cuda_error";
+        case KFORGE_RT_BUILDER_FAILED: return "builder_failed";
+    }
+    return "unknown";
+}
+
+kforge_rt_status kforge_rt_open(const char* dir, kforge_rt_program** out) {
+    last_error.clear();
+    if (!out) return fail(KFORGE_RT_INVALID_ARGUMENT, "kforge_rt_open: out is NULL");
+    *out = nullptr;
+    if (!dir) return fail(KFORGE_RT_INVALID_ARGUMENT, "kforge_rt_open: dir is NULL");
+    auto package = rt::read_package(dir);
+    if (!package) return fail(KFORGE_RT_BAD_PACKAGE, package.error().to_string());
+    if (!package->manifest.built)
+        return fail(KFORGE_RT_NOT_BUILT,
+                    std::string(dir) + ": exported with --no-build (plan and spec only, no "
+                                       "cubin): run `kforge export` again without --no-build "
+                                       "on a machine with nvcc to launch it");
+    auto api = rt::driver_api();
+    if (!api) return fail(KFORGE_RT_NO_GPU, api.error().to_string());
+    auto p = std::make_unique<kforge_rt_program>();
+    p->package = std::move(*package);
+    p->api = *api;
+    for (const auto& [name, value] : p->package.manifest.dims) p->dims.push_back(value);
+    if (kforge_rt_status s = load_on_current_context(*p); s != KFORGE_RT_OK) {
+        rt::unload_module(*p->api, p->module);
+        return s;
+    }
+    if (kforge_rt_status s = lay_out_workspace(*p); s != KFORGE_RT_OK) {
+        rt::unload_module(*p->api, p->module);
+        return s;
+    }
+    *out = p.release();
+    return KFORGE_RT_OK;
+}
+
+void kforge_rt_close(kforge_rt_program* p) {
+    if (!p) return;
+    rt::unload_module(*p->api, p->module);
+    delete p;
+}
+
+int32_t kforge_rt_num_tensors(const kforge_rt_program* p) {
+    return p ? static_cast<int32_t>(p->package.manifest.tensors.size()) : 0;
+}
+
+const char* kforge_rt_tensor_name(const kforge_rt_program* p, int32_t i) {
+    if (!p || i < 0 || i >= kforge_rt_num_tensors(p)) return nullptr;
+    return p->package.manifest.tensors[i].name.c_str();
+}
+
+kforge_rt_status kforge_rt_workspace_bytes(const kforge_rt_program* p, uint64_t* bytes) {
+    if (!p || !bytes) return fail(KFORGE_RT_INVALID_ARGUMENT, "kforge_rt_workspace_bytes: NULL");
+    *bytes = p->workspace_bytes;
+    return KFORGE_RT_OK;
+}
+
+kforge_rt_status kforge_rt_launch(kforge_rt_program* p, void* stream, void* const* tensors,
+                                  int32_t num_tensors, void* workspace, uint64_t workspace_bytes) {
+    last_error.clear();
+    if (!p) return fail(KFORGE_RT_INVALID_ARGUMENT, "kforge_rt_launch: program is NULL");
+    std::lock_guard<std::mutex> lock(p->mutex);
+    const auto& m = p->package.manifest;
+    if (num_tensors != static_cast<int32_t>(m.tensors.size()) || !tensors)
+        return fail(KFORGE_RT_INVALID_ARGUMENT,
+                    m.name + " takes " + std::to_string(m.tensors.size()) + " tensors, got " +
+                        std::to_string(num_tensors));
+    std::vector<CUdeviceptr> ptrs;
+    for (int32_t i = 0; i < num_tensors; ++i) {
+        if (!tensors[i])
+            return fail(KFORGE_RT_INVALID_ARGUMENT, "tensor " + m.tensors[i].name + " is NULL");
+        ptrs.push_back(reinterpret_cast<CUdeviceptr>(tensors[i]));
+    }
+    if (workspace_bytes < p->workspace_bytes || (p->workspace_bytes > 0 && !workspace))
+        return fail(KFORGE_RT_INVALID_ARGUMENT,
+                    m.name + " needs " + std::to_string(p->workspace_bytes) +
+                        " bytes of workspace, got " + std::to_string(workspace_bytes));
+    const rt::DriverApi& api = *p->api;
+    CUcontext current = nullptr;
+    api.cuCtxGetCurrent(&current);
+    if (current != p->context)
+        return fail(KFORGE_RT_WRONG_CONTEXT, m.name + " was opened in another CUDA context (a "
+                                             "program serves the device it was opened on)");
+    auto ws = reinterpret_cast<CUdeviceptr>(workspace);
+    std::vector<CUdeviceptr> key = ptrs;
+    key.push_back(ws);
+    if (key != p->bound || p->launches.empty())
+        if (kforge_rt_status s = prepare(*p, ptrs, ws); s != KFORGE_RT_OK) return s;
+    auto cu_stream = static_cast<CUstream>(stream);
+    for (const auto& [offset, bytes] : p->zeroed) {
+        CUresult r = api.cuMemsetD8Async(ws + offset, 0, bytes, cu_stream);
+        if (r != CUDA_SUCCESS)
+            return fail(KFORGE_RT_CUDA_ERROR, "workspace zeroing: " + rt::driver_error_string(api, r));
+    }
+    rt::LaunchFailure f = rt::enqueue_launches(api, p->launches, cu_stream);
+    if (!f.ok()) return fail(KFORGE_RT_CUDA_ERROR, f.what + ": " + rt::driver_error_string(api, f.result));
+    return KFORGE_RT_OK;
+}
+
+}  // extern "C"
