@@ -13,7 +13,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 apt_packages=(
     build-essential cmake ninja-build pkg-config git python3-venv
-    clang libclang-rt-14-dev
+    clang libclang-rt-14-dev lld
     libsqlite3-dev sqlite3
     libssl-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
     libgtest-dev googletest

@@ -11,6 +11,9 @@ R=$PWD
 O=${OUT:-/tmp/kforge-out}; mkdir -p "$O/res"
 . "$R/bench/lib/link_build_tree.sh"
 kforge_link_build_tree "$R/.carry/bin/kforge" "$R"
+# GPU tests that start a worker run the CLI of the build tree they were built in
+# (<build>/cli/kforge): point that path at the carried binary.
+for b in build/ci build/release; do mkdir -p "$R/$b/cli" && ln -sf "$R/.carry/bin/kforge" "$R/$b/cli/kforge"; done
 export KFORGE_CACHE_DIR=/tmp/kforge-cache
 for t in "$R"/.carry/bin/test_*; do
     n=$(basename "$t")
