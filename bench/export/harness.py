@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Checks and times one exported kforge program the way KernelBench evaluates a ModelNew
+(written for kforge from KernelBench's published protocol; no KernelBench code):
+
+  models     Model and ModelNew built from get_init_inputs() each after torch.manual_seed(42)
+             (a KernelBench import: model_new.py's Model, the original file's; a built-in
+             problem: the spec's PyTorch module, kforge_py.spec_torch, and a ModelNew that calls
+             the exported op)
+  correct    5 trials, each with a fresh seed (drawn from a generator seeded 42) for
+             get_inputs(); outputs must match in shape and within atol = rtol = 1e-4 (fp32) or
+             1e-2 (fp16/bf16, by the outputs' dtype)
+  timing     100 trials after 3 warm-ups, CUDA events around one call, an L2 flush (a 2x L2
+             buffer written) before each, median (and mean, std) in microseconds: Model eager,
+             torch.compile(Model), ModelNew eager (the op through the Python package: checks,
+             ctypes, workspace) and ModelNew replayed from a CUDA graph (the kernels alone)
+  graph      ModelNew captured in a CUDA graph and replayed: same result as eager ModelNew
+  compile    torch.compile(ModelNew, fullgraph=True): same result as eager ModelNew
+  kforge     `kforge eval --tier full --json` of the same program (DIR/kforge_eval.json, written
+             by run.sh): its median beside the exported one
+
+GPU sections hold an exclusive lock (--lock FILE) so several harness processes can overlap
+their torch.compile work while only one uses the GPU. Prints one JSON object.
+  harness.py EXPORT_DIR [--lock FILE]"""
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import statistics
+import sys
+import traceback
+
+import torch
+
+TRIALS_CORRECT = 5
+TRIALS_TIMED = 100
+WARMUP = 3
+SEED = 42
+
+
+def tolerance(dtype):
+    return 1e-4 if dtype in (torch.float32, torch.float64) else 1e-2
+
+
+@contextlib.contextmanager
+def gpu_lock(path):
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def load_models(d):
+    """(Model, ModelNew, get_inputs, get_init_inputs, kind)."""
+    pkg = next(p for p in os.listdir(d) if p.startswith("kforge_"))
+    sys.path.insert(0, d)
+    if os.path.exists(os.path.join(d, "model_new.py")):
+        path = os.path.join(d, "model_new.py")
+        ns = {"__file__": path, "__name__": "model_new"}
+        with open(path) as f:
+            exec(compile(f.read(), path, "exec"), ns)
+        return ns["Model"], ns["ModelNew"], ns["get_inputs"], ns["get_init_inputs"], "kernelbench"
+    import importlib
+    from kforge_py import spec_torch
+    mod = importlib.import_module(pkg)
+    with open(os.path.join(d, "spec.json")) as f:
+        spec = json.load(f)
+    forward = spec_torch.make_forward(spec)
+    names = list(spec["inputs"])
+
+    class Model(torch.nn.Module):
+        def forward(self, *args):
+            out = forward(*args)
+            return out[0] if len(out) == 1 else out
+
+    class ModelNew(torch.nn.Module):
+        def forward(self, *args):
+            env = dict(zip(names, args))
+            return mod.op(*[env[n] for n in mod.INPUTS])
+
+    def get_inputs():
+        seed = int(torch.randint(0, 2**31 - 1, (1,)))
+        return spec_torch.make_inputs(spec, seed=seed)
+
+    policy = spec["precision"]["policy"]
+    torch.backends.cuda.matmul.allow_tf32 = policy == "tf32"
+    torch.backends.cudnn.allow_tf32 = policy == "tf32"
+    return Model, ModelNew, get_inputs, lambda: [], "builtin"
+
+
+def to_cuda(xs):
+    return [x.cuda() if isinstance(x, torch.Tensor) else x for x in xs]
+
+
+def compare(ref, got):
+    """(ok, max_abs_diff, message)."""
+    ref, got = as_tuple(ref), as_tuple(got)
+    if len(ref) != len(got):
+        return False, None, f"{len(got)} outputs, expected {len(ref)}"
+    worst = 0.0
+    for r, g in zip(ref, got):
+        if r.shape != g.shape:
+            return False, None, f"shape {list(g.shape)}, expected {list(r.shape)}"
+        tol = tolerance(r.dtype)
+        diff = float((r.double() - g.double()).abs().max()) if r.numel() else 0.0
+        worst = max(worst, diff)
+        if not torch.allclose(g.to(r.dtype), r, atol=tol, rtol=tol):
+            return False, worst, f"outside atol=rtol={tol} (max |diff| {diff:.3g})"
+    return True, worst, ""
+
+
+class Timer:
+    def __init__(self):
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size
+        self.flush = torch.empty(max(2 * l2, 1 << 20) // 4, dtype=torch.float32, device="cuda")
+        self.start = [torch.cuda.Event(enable_timing=True) for _ in range(TRIALS_TIMED)]
+        self.end = [torch.cuda.Event(enable_timing=True) for _ in range(TRIALS_TIMED)]
+
+    def time_us(self, fn, args):
+        with torch.no_grad():
+            for _ in range(WARMUP):
+                fn(*args)
+            torch.cuda.synchronize()
+            for i in range(TRIALS_TIMED):
+                self.flush.fill_(float(i))
+                self.start[i].record()
+                fn(*args)
+                self.end[i].record()
+            torch.cuda.synchronize()
+        t = [s.elapsed_time(e) * 1e3 for s, e in zip(self.start, self.end)]
+        return {"median_us": statistics.median(t), "mean_us": statistics.mean(t),
+                "std_us": statistics.pstdev(t)}
+
+
+def graph_of(fn, args):
+    """(replay(), static outputs) of fn captured in a CUDA graph."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.no_grad():
+        for _ in range(2):
+            fn(*args)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g), torch.no_grad():
+        out = fn(*args)
+    return g, out
+
+
+def kforge_median_us(d):
+    try:
+        with open(os.path.join(d, "kforge_eval.json")) as f:
+            j = json.load(f)
+    except (OSError, ValueError):
+        return None, "no kforge_eval.json"
+    t = (j.get("timing") or {}).get("median_ns")
+    return (t / 1e3 if t else None), j.get("status")
+
+
+def run(d, lock):
+    res = {"problem": os.path.basename(os.path.normpath(d))}
+    Model, ModelNew, get_inputs, get_init_inputs, kind = load_models(d)
+    res["kind"] = kind
+    res["kforge_eval_us"], res["kforge_eval_status"] = kforge_median_us(d)
+    torch.manual_seed(SEED)
+    model = Model(*get_init_inputs()).cuda()
+    torch.manual_seed(SEED)
+    model_new = ModelNew(*get_init_inputs()).cuda()
+    gen = torch.Generator().manual_seed(SEED)
+    seeds = torch.randint(0, 2**31 - 1, (TRIALS_CORRECT,), generator=gen).tolist()
+    with gpu_lock(lock):
+        ok_all, worst, msgs = True, 0.0, []
+        for s in seeds:
+            torch.manual_seed(s)
+            inputs = to_cuda(get_inputs())
+            with torch.no_grad():
+                ok, diff, msg = compare(model(*inputs), model_new(*inputs))
+            ok_all &= ok
+            worst = max(worst, diff or 0.0)
+            if msg:
+                msgs.append(msg)
+        torch.cuda.synchronize()
+    res["correct"] = ok_all
+    res["max_abs_diff"] = worst
+    if msgs:
+        res["correct_message"] = msgs[0]
+    torch.manual_seed(seeds[0])
+    inputs = to_cuda(get_inputs())
+    # torch.compile warm-ups outside the lock (CPU-bound); their results checked below
+    compiled = torch.compile(model)
+    compiled_new = torch.compile(model_new, fullgraph=True)
+    with torch.no_grad():
+        compiled(*inputs)
+        out_compiled_new = compiled_new(*inputs)
+    torch.cuda.synchronize()
+    with gpu_lock(lock):
+        with torch.no_grad():
+            eager_new = model_new(*inputs)
+        ok, _, msg = compare(eager_new, out_compiled_new)
+        res["compile_fullgraph_same"] = ok
+        if msg:
+            res["compile_fullgraph_message"] = msg
+        g, graph_out = graph_of(model_new, inputs)
+        g.replay()
+        torch.cuda.synchronize()
+        ok, _, msg = compare(eager_new, graph_out)
+        res["cuda_graph_same"] = ok
+        if msg:
+            res["cuda_graph_message"] = msg
+        timer = Timer()
+        res["eager"] = timer.time_us(model, inputs)
+        res["compile"] = timer.time_us(compiled, inputs)
+        res["exported"] = timer.time_us(model_new, inputs)
+        res["exported_graph"] = timer.time_us(lambda *a: g.replay(), inputs)
+    e = res["exported"]["median_us"]
+    res["speedup_vs_eager"] = res["eager"]["median_us"] / e
+    res["speedup_vs_compile"] = res["compile"]["median_us"] / e
+    if res["kforge_eval_us"]:
+        res["exported_vs_kforge"] = e / res["kforge_eval_us"]
+        res["overhead_us"] = e - res["exported_graph"]["median_us"]
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--lock")
+    a = ap.parse_args()
+    try:
+        res = run(a.dir, a.lock)
+    except Exception as e:  # noqa: BLE001 - one problem's failure is a row, not a stop
+        res = {"problem": os.path.basename(os.path.normpath(a.dir)),
+               "error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc()[-2000:]}
+    res["gpu"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    print(json.dumps(res))
+
+
+if __name__ == "__main__":
+    main()

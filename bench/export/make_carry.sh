@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# .carry.tar.xz for bench/export/run.sh: bench/lib/make_carry.sh's carry (kforge, the GPU tests)
+# plus libkforge_runtime.so, packed with the CUTLASS headers the exports compile against.
+#   bash bench/export/make_carry.sh [BUILD_DIR]     (default build/ci)
+set -euo pipefail
+R=$(cd "$(dirname "$0")/../.." && pwd)
+B=${1:-$R/build/ci}
+if command -v kbuild > /dev/null; then kbuild kforge_runtime_shared; else cmake --build "$B" --target kforge_runtime_shared; fi
+PACK=0 bash "$R/bench/lib/make_carry.sh" "$B"
+cp -L "$B/runtime/libkforge_runtime.so" "$R/.carry/lib/"
+V=.venv/lib/python3.11/site-packages/cutlass_library/source
+(cd "$R" && tar cJf .carry.tar.xz .carry "$V/include" "$V/tools/util/include")
+echo "make_carry: packed $(du -sh "$R/.carry.tar.xz" | cut -f1) in $R/.carry.tar.xz"

@@ -1,0 +1,165 @@
+"""Runtime of one exported kforge program as a PyTorch custom op (copied into each exported
+package as _kforge_op.py by `kforge export`; needs only torch and the package's own files).
+
+Program(package_dir) reads program/runtime.json (the tensors a call takes, their dtypes and
+shapes, the dims, the target arch). check() holds every call to it and raises ValueError naming
+the first mismatch (count, dtype, shape, device, contiguity); launch() runs the program on
+torch's current stream through libkforge_runtime.so (ctypes), with its workspace from torch's
+caching allocator and no synchronization, so it works under torch.compile and in CUDA-graph
+capture. Nothing here falls back to PyTorch: a call that cannot run raises."""
+import ctypes
+import json
+import os
+import threading
+
+import torch
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+          "f64": torch.float64, "i32": torch.int32, "i64": torch.int64}
+
+RT_OK = 0
+RT_NAMES = {1: "invalid_argument", 2: "bad_package", 3: "not_built", 4: "no_gpu",
+            5: "wrong_arch", 6: "wrong_context", 7: "cuda_error", 8: "builder_failed"}
+
+
+class Decl:
+    def __init__(self, j):
+        self.name = j["name"]
+        self.dtype_name = j["dtype"]
+        self.dtype = DTYPES[j["dtype"]]
+        self.shape = tuple(int(d) for d in j["shape"])
+        self.output = j["role"] == "output"
+
+
+def arch_runs_on(arch, capability):
+    """Whether a cubin for `arch` ("sm_90a", "sm_80") runs on compute capability (major, minor)."""
+    digits = arch[3:]
+    specific = digits.endswith("a")
+    digits = digits.rstrip("a")
+    major, minor = int(digits[:-1]), int(digits[-1])
+    if capability[0] != major:
+        return False
+    return capability[1] == minor if specific else capability[1] >= minor
+
+
+class Program:
+    def __init__(self, package_dir, op_name):
+        self.dir = os.path.join(package_dir, "program")
+        self.op_name = op_name
+        with open(os.path.join(self.dir, "runtime.json"), encoding="utf-8") as f:
+            self.manifest = json.load(f)
+        tensors = [Decl(t) for t in self.manifest["tensors"]]
+        self.inputs = [t for t in tensors if not t.output]
+        self.outputs = [t for t in tensors if t.output]
+        self.arch = self.manifest["arch"]
+        self.built = bool(self.manifest["built"])
+        self._lib = None
+        self._handles = {}  # CUDA device index -> (handle, workspace bytes)
+        self._lock = threading.Lock()
+
+    def where(self):
+        return f"kforge::{self.op_name}"
+
+    # ---- checks (every call, real or fake)
+    def check(self, args, fake):
+        n = len(self.inputs)
+        if len(args) != n:
+            raise ValueError(f"{self.where()} takes {n} tensors "
+                             f"({', '.join(d.name for d in self.inputs)}), got {len(args)}")
+        device = None
+        for x, d in zip(args, self.inputs):
+            if not isinstance(x, torch.Tensor):
+                raise ValueError(f"{self.where()}: input '{d.name}' is a {type(x).__name__}, "
+                                 "not a tensor")
+            if x.dtype != d.dtype:
+                raise ValueError(f"{self.where()}: input '{d.name}' has dtype "
+                                 f"{str(x.dtype).replace('torch.', '')}; the exported program takes "
+                                 f"{str(d.dtype).replace('torch.', '')}")
+            if tuple(x.shape) != d.shape:
+                raise ValueError(f"{self.where()}: input '{d.name}' has shape {list(x.shape)}; "
+                                 f"the exported program takes exactly {list(d.shape)} (it was "
+                                 "exported for one shape)")
+            allowed = ("cuda", "meta") if fake else ("cuda",)
+            if x.device.type not in allowed:
+                raise ValueError(f"{self.where()}: input '{d.name}' is on {x.device}; the "
+                                 "exported program runs on CUDA only (no CPU fallback)")
+            if device is None:
+                device = x.device
+            elif x.device != device:
+                raise ValueError(f"{self.where()}: input '{d.name}' is on {x.device}, "
+                                 f"'{self.inputs[0].name}' on {device}: all on one device")
+            if not x.is_contiguous():
+                raise ValueError(f"{self.where()}: input '{d.name}' is not contiguous "
+                                 "(call .contiguous() first)")
+        return device
+
+    def empty_outputs(self, device):
+        return [torch.empty(d.shape, dtype=d.dtype, device=device) for d in self.outputs]
+
+    # ---- launching
+    def _library(self):
+        if self._lib is not None:
+            return self._lib
+        path = os.environ.get("KFORGE_RUNTIME_LIB") or os.path.join(self.dir,
+                                                                    "libkforge_runtime.so")
+        if not os.path.exists(path):
+            raise RuntimeError(f"{self.where()}: {path} is missing: export again with kforge's "
+                               "libkforge_runtime.so (--runtime-lib) or set KFORGE_RUNTIME_LIB")
+        lib = ctypes.CDLL(path)
+        lib.kforge_rt_last_error.restype = ctypes.c_char_p
+        lib.kforge_rt_open.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+        lib.kforge_rt_workspace_bytes.argtypes = [ctypes.c_void_p,
+                                                  ctypes.POINTER(ctypes.c_uint64)]
+        lib.kforge_rt_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                         ctypes.POINTER(ctypes.c_void_p), ctypes.c_int32,
+                                         ctypes.c_void_p, ctypes.c_uint64]
+        self._lib = lib
+        return lib
+
+    def _fail(self, lib, rc, what):
+        msg = lib.kforge_rt_last_error().decode(errors="replace")
+        raise RuntimeError(f"{self.where()}: {what} failed ({RT_NAMES.get(rc, rc)}): {msg}")
+
+    def _handle(self, device):
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        with self._lock:
+            if index in self._handles:
+                return self._handles[index]
+            if not self.built:
+                raise RuntimeError(f"{self.where()} was exported with --no-build: it has a plan "
+                                   "but no cubin; run `kforge export` again without --no-build "
+                                   "to launch it")
+            cap = torch.cuda.get_device_capability(index)
+            if not arch_runs_on(self.arch, cap):
+                raise RuntimeError(f"{self.where()} was built for {self.arch}; cuda:{index} is "
+                                   f"compute capability {cap[0]}.{cap[1]} "
+                                   f"({torch.cuda.get_device_name(index)}): export it for this "
+                                   "GPU's arch")
+            lib = self._library()
+            with torch.cuda.device(index):
+                torch.cuda.init()
+                torch.empty(1, device=f"cuda:{index}")  # the primary context is current
+                h = ctypes.c_void_p()
+                rc = lib.kforge_rt_open(self.dir.encode(), ctypes.byref(h))
+                if rc != RT_OK:
+                    self._fail(lib, rc, "loading the program")
+                ws = ctypes.c_uint64()
+                rc = lib.kforge_rt_workspace_bytes(h, ctypes.byref(ws))
+                if rc != RT_OK:
+                    self._fail(lib, rc, "the workspace query")
+            self._handles[index] = (h, int(ws.value))
+            return self._handles[index]
+
+    def launch(self, args, outputs):
+        device = args[0].device
+        h, ws_bytes = self._handle(device)
+        lib = self._lib
+        workspace = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=device)
+        tensors = list(args) + list(outputs)
+        ptrs = (ctypes.c_void_p * len(tensors))(*[t.data_ptr() for t in tensors])
+        stream = torch.cuda.current_stream(device).cuda_stream
+        with torch.cuda.device(device):
+            rc = lib.kforge_rt_launch(h, ctypes.c_void_p(stream), ptrs, len(tensors),
+                                      ctypes.c_void_p(workspace.data_ptr()), ws_bytes)
+        if rc != RT_OK:
+            self._fail(lib, rc, "the launch")
