@@ -1,6 +1,7 @@
 // The simulated device (device/device.h): runs a candidate's problem semantics on the CPU with the
 // fp64 interpreter (the checker has proved the program computes the problem), rounds outputs to
-// their dtype, times with the analytic model (perfmodel/sim_model.h) and injects the candidate's
+// their dtype, times with the analytic model (perfmodel/sim_model.h: never under the problem's
+// SOL time on the device's own ceilings and arch, noise included) and injects the candidate's
 // SimFault:
 //   kOutOfBounds   run(): kCrashed, "CUDA_ERROR_ILLEGAL_ADDRESS (simulated)", context_lost
 //   kHang          run()/time(): kTimedOut at once, naming the deadline it stands for
@@ -48,6 +49,7 @@ private:
     SimFault fault_ = SimFault::kNone;
     double run_timeout_s_ = 10.0;
     double model_ns_ = 0;
+    double sol_ns_ = 0;  // the problem's T_sol on the same ceilings: no sample falls under it
     std::string noise_key_;
     int64_t samples_taken_ = 0;
     std::optional<TensorData> first_outputs_;  // kCachedResult

@@ -37,7 +37,9 @@
 //   timing             full shape; quick 3 warm-up + 20 iterations, full 10 + 100; with a
 //                      baseline program, interleaved in chunks of 10 iterations
 //   sol_gaming         median below sol/bounds gaming threshold -> kFlaggedGaming after a
-//                      re-verification round (its result is in the evidence)
+//                      re-verification round (its result is in the evidence); under T_sol but
+//                      above the threshold -> passes flagged (evidence under_sol_bound, shown
+//                      as 100% of SOL: sol/sol_share.h); bounds on the device's arch
 //
 // Every gate's evidence carries its wall time (`wall_ms`, also GateOutcome::wall_ms) and the
 // report the total. Inputs and fp64 references come from a ReferenceCache (eval/

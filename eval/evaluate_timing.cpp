@@ -8,6 +8,7 @@
 #include "problem/work.h"
 #include "sol/bounds.h"
 #include "sol/device.h"
+#include "sol/sol_share.h"
 
 namespace kforge::eval::detail {
 namespace {
@@ -158,12 +159,30 @@ bool Pipeline::gate_sol_gaming() {
         return true;
     }
     double median_s = report_.stats.median_ns * 1e-9;
+    const SolShare share = sol_share(median_s, bounds->time_fused_s);
+    const SolVerdict verdict = judge_time(median_s, *bounds);
     nlohmann::ordered_json evidence{{"median_s", median_s},
                                     {"time_sol_s", bounds->time_fused_s},
                                     {"gaming_threshold_s", bounds->gaming_threshold_s},
-                                    {"headroom", headroom(median_s, *bounds)}};
-    if (!below_gaming_threshold(median_s, *bounds)) {
+                                    {"headroom", headroom(median_s, *bounds)},
+                                    {"arch", bounds->arch},
+                                    {"percent_sol", sol_percent(share)},
+                                    {"verdict", std::string(to_string(verdict))}};
+    if (verdict == SolVerdict::kPlausible) {
         pass("sol_gaming", "time is physically plausible", evidence);
+        return true;
+    }
+    if (verdict == SolVerdict::kUnderBound) {  // flagged, not failed (sol/sol_share.h)
+        evidence["under_sol_bound"] = true;
+        pass("sol_gaming",
+             "flagged: median " + us(report_.stats.median_ns) + " is under the speed of light " +
+                 us(bounds->time_fused_s * 1e9) + " (" + format_sol_share(share) +
+                 "), above the gaming threshold " + us(bounds->gaming_threshold_s * 1e9) +
+                 ": a kernel cheaper than kforge's instruction model (sol/op_cost.h) or a "
+                 "measurement to re-check" +
+                 (report_.simulated ? " (simulated: the time model must not beat the bound)"
+                                    : ""),
+             evidence);
         return true;
     }
     // Re-verified at the checked shape; the quick tier (no check shape) leaves it to the full

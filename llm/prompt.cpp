@@ -5,6 +5,7 @@
 
 #include "diagnosis/diagnosis.h"
 #include "dsl/reference_card.h"
+#include "sol/sol_share.h"
 
 namespace kforge::llm {
 namespace {
@@ -43,9 +44,9 @@ void bounds_section(std::ostringstream& o, const search::ProposalContext& c) {
       << " is physically implausible and is flagged as gaming\n";
     if (!c.best.empty() && c.best.front().median_ns) {
         double t = *c.best.front().median_ns * 1e-9;
-        char h[96];
-        std::snprintf(h, sizeof h, "%.3gx T_sol (%.1f%% of SOL)", t / b->time_fused_s,
-                      100.0 * b->time_fused_s / t);
+        char h[160];
+        std::snprintf(h, sizeof h, "%.3gx T_sol (%s)", t / b->time_fused_s,
+                      format_sol_share(sol_share(t, b->time_fused_s)).c_str());
         o << "- current best: " << ms(t) << " = " << h << "; headroom "
           << ms(t - b->time_fused_s) << "\n";
     } else if (!c.best.empty()) {
@@ -62,11 +63,8 @@ void candidate(std::ostringstream& o, const search::CandidateView& v, bool faile
     } else {
         if (v.median_ns) {
             o << "Measured median: " << ms(*v.median_ns * 1e-9);
-            if (v.fraction_of_sol) {
-                char p[32];
-                std::snprintf(p, sizeof p, "%.1f", 100.0 * *v.fraction_of_sol);
-                o << " (" << p << "% of SOL)";
-            }
+            if (v.fraction_of_sol)
+                o << " (" << format_sol_share(sol_share_of_fraction(*v.fraction_of_sol)) << ")";
             o << "\n";
         }
     }

@@ -6,6 +6,7 @@
 
 #include "codegen/gemm_stage.h"
 #include "dsl/math_policy.h"
+#include "perfmodel/chain_cost.h"
 #include "sol/bounds.h"
 #include "sol/device.h"
 
@@ -100,6 +101,24 @@ Expected<std::pair<double, double>> chain_bytes(const dsl::Kernel& k, const Prob
     return std::make_pair(read, written);
 }
 
+// The SIMT and SFU busy times of `ins` on `ceil` (one instruction = one FMA slot = 2 FLOPs of
+// the fp32 peak; MUFU at the SFU rate), as sol/bounds.cpp prices the same instructions.
+struct PipeTimes {
+    double simt_s = 0, sfu_s = 0;
+};
+PipeTimes pipe_times(const OpInstructions& ins, const Ceilings& ceil) {
+    return PipeTimes{2.0 * ins.simt / ceil.peak(ComputeUnit::kFp32Simt),
+                     ceil.sfu_ops_per_s > 0 ? ins.sfu / ceil.sfu_ops_per_s : 0.0};
+}
+
+// Elements of the value a chain runs on: its first store's (0 when it stores nothing).
+double value_elements(const dsl::Kernel& k, const Problem& problem) {
+    for (const dsl::ChainOp& op : k.chain)
+        if (op.kind == dsl::ChainOpKind::kStore && op.tensor)
+            if (auto s = shape_of(*op.tensor, problem)) return s->numel();
+    return 0;
+}
+
 Expected<SimKernelTime> gemm_time(const dsl::Kernel& k, const Problem& problem,
                                   const Ceilings& ceil, int sm_count) {
     SimKernelTime t{k.name};
@@ -137,6 +156,13 @@ Expected<SimKernelTime> gemm_time(const dsl::Kernel& k, const Problem& problem,
         peak *= kMultistageOnWgmmaEfficiency;
     t.flops = 2.0 * batch * m * n * kk;
     double compute_s = t.flops / (peak * quant * stage_efficiency(g.stages) * tile_eff);
+    // The epilogue's statements per output element (sol/op_cost.h's table): on the SIMT and SFU
+    // pipes beside the tensor cores, on the same pipe as an f32 SIMT product.
+    const PipeTimes epi = pipe_times(
+        kernel_instructions(k, problem, a->numel(), out->numel(), ceil.arch), ceil);
+    compute_s = unit == ComputeUnit::kFp32Simt ? compute_s + epi.simt_s
+                                               : std::max(compute_s, epi.simt_s);
+    compute_s = std::max(compute_s, epi.sfu_s);
     auto cb = chain_bytes(k, problem);
     if (!cb) return cb.error();
     // Operands staged K-major by a pre-kernel (codegen/gemm_stage.h): it reads the operand and
@@ -223,9 +249,17 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     const double stage_bytes = static_cast<double>(x->bytes()) + xs_bytes +
                                static_cast<double>(w->bytes()) + ws_bytes;
     const double epilogue_bytes = ys_bytes + cb->first + cb->second;
+    // the epilogue launch: a DRAM stream, or its chain's instructions where they take longer
+    const PipeTimes epi = pipe_times(
+        kernel_instructions(k, problem, m * kp, static_cast<double>(y->numel()), ceil.arch),
+        ceil);
+    const double epilogue_s =
+        std::max({ys_bytes / ceil.dram_bytes_per_s + (cb->first + cb->second) /
+                                                          ceil.dram_bytes_per_s,
+                  epi.simt_s, epi.sfu_s});
     t.bytes = stage_bytes + main_bytes + epilogue_bytes;
-    t.time_ns = (std::max(compute_s, memory_s) +
-                 (stage_bytes + epilogue_bytes) / ceil.dram_bytes_per_s) * 1e9 +
+    t.time_ns = (std::max(compute_s, memory_s) + stage_bytes / ceil.dram_bytes_per_s +
+                 epilogue_s) * 1e9 +
                 3 * kSimLaunchOverheadNs;
     return t;
 }
@@ -233,12 +267,13 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
 Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& problem,
                                        const Ceilings& ceil) {
     SimKernelTime t{k.name};
-    double read = 0, numel = 0;
+    double read = 0, numel = 0, first_numel = 0;
     for (const dsl::TensorRef& arg : k.args) {
         auto s = shape_of(arg, problem);
         if (!s) return s.error();
         read += s->bytes();
         numel = std::max(numel, s->numel());
+        if (&arg == &k.args.front()) first_numel = s->numel();
     }
     // passes 2 re-reads the row, unless smem_stage holds it on chip (most of it, at worst);
     // sum / mean / max / min / prod sweep it once whatever passes says (kernels/reduce_row.cuh)
@@ -254,7 +289,15 @@ Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& prob
     int vec = k.kind == dsl::KernelKind::kMap ? k.map.vec : k.rowwise.vec;
     t.flops = numel * (4.0 + static_cast<double>(k.chain.size() + k.pre.size()));
     double memory_s = t.bytes / (ceil.dram_bytes_per_s * vec_efficiency(vec));
-    double compute_s = t.flops / ceil.peak(ComputeUnit::kFp32Simt);
+    // the busier of the SIMT pipe (the nominal FLOPs or the statements' instructions from
+    // sol/op_cost.h's table, whichever is more, as the SOL bound counts an op) and the SFU
+    const double out_numel = value_elements(k, problem);
+    const PipeTimes pipes = pipe_times(
+        kernel_instructions(k, problem, first_numel, out_numel > 0 ? out_numel : numel,
+                            ceil.arch),
+        ceil);
+    double compute_s = std::max({t.flops / ceil.peak(ComputeUnit::kFp32Simt), pipes.simt_s,
+                                 pipes.sfu_s});
     t.compute_bound = compute_s > memory_s;
     t.time_ns = std::max(memory_s, compute_s) * 1e9;
     return t;
@@ -277,6 +320,18 @@ Expected<SimEstimate> model_time(const Problem& problem, const dsl::Program& pro
         t->time_ns += kSimLaunchOverheadNs;
         e.time_ns += t->time_ns;
         e.kernels.push_back(*t);
+    }
+    // The speed of light of the same problem on the same ceilings and arch is the model's floor
+    // (see sim_model.h).
+    if (auto bounds = compute_bounds(problem, ceilings); bounds.ok()) {
+        e.time_sol_ns = bounds->time_fused_s * 1e9;
+        e.time_kernels_ns = e.time_ns;
+        if (e.time_ns < e.time_sol_ns) {
+            e.time_ns = e.time_sol_ns;
+            e.floored_at_sol = true;
+        }
+    } else {
+        e.time_kernels_ns = e.time_ns;
     }
     return e;
 }

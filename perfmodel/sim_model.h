@@ -23,7 +23,17 @@
 //            launch overhead each.
 //   rowwise, map   bytes read (arguments and chain tensors) + bytes written (stores) at DRAM
 //            bandwidth times a vector-width efficiency (vec 1: 0.55, 2: 0.72, 4: 0.86, >= 8:
-//            0.9); two-pass row-wise reads its input twice.
+//            0.9); two-pass row-wise reads its input twice. Compute: the busier of the SIMT pipe
+//            (the statements' instructions, perfmodel/chain_cost.h) and the SFU.
+// Instructions: every kernel's statements (a gemm's or conv2d's epilogue too) are priced with
+// the one instruction table, sol/op_cost.h, on the ceilings' arch (Ceilings::arch), the table
+// the SOL bounds use, so the model and the bound count the same per-element work (before, a map
+// kernel cost ~4 + statements FLOPs per element: problems/mish_softplus_chain_f32 ran 263 us
+// against a 320.5 us bound, "121.7% of SOL").
+// Floor: the model never beats the speed of light of the same problem on the same ceilings
+// (sol/bounds.h compute_bounds): a program cheaper than the table's count of the problem's ops
+// (a cheaper formula) is priced at T_sol, since the model cannot know it is faster; the
+// simulated device keeps every noisy sample at or above it too.
 // Pseudo-noise: sample i of a program gets a factor 1 + ~1% from a hash of (program hash, i), so
 // the statistics code sees a spread; kSlow multiplies by 50 (the device applies that).
 #pragma once
@@ -51,7 +61,10 @@ struct SimKernelTime {
 };
 
 struct SimEstimate {
-    double time_ns = 0;  // sum over kernels, overheads included, no noise
+    double time_ns = 0;  // sum over kernels, overheads included, no noise; >= time_sol_ns
+    double time_kernels_ns = 0;  // the sum before the floor
+    double time_sol_ns = 0;      // the problem's T_sol on the same ceilings (0: no bounds)
+    bool floored_at_sol = false;  // time_ns was raised to time_sol_ns
     std::vector<SimKernelTime> kernels;
 };
 

@@ -104,7 +104,7 @@ void problem_html(std::ostringstream& o, const ProblemReport& p) {
     } else {
         o << "<li>SOL (" << esc(s.ceilings_source) << ", " << esc(s.bound_kind)
           << "-bound): T_sol " << format_time_ns(s.time_sol_s * 1e9) << ", unfused "
-          << format_time_ns(s.time_unfused_s * 1e9) << "; %SOL " << format_percent(s.percent_sol)
+          << format_time_ns(s.time_unfused_s * 1e9) << "; %SOL " << esc(sol_text(s))
           << "; SOL score " << format_fixed(s.sol_score, 3);
         if (!s.t_base_source.empty()) o << " (T_base = " << esc(s.t_base_source) << ")";
         if (!s.sol_score_note.empty()) o << "; " << esc(s.sol_score_note);

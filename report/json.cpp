@@ -56,7 +56,8 @@ json sol_json(const SolFigures& s) {
                 {"bound_kind", s.bound_kind},
                 {"time_sol_s", s.available ? json(s.time_sol_s) : json(nullptr)},
                 {"time_unfused_s", s.available ? json(s.time_unfused_s) : json(nullptr)},
-                {"percent_sol", opt(s.percent_sol)},
+                {"percent_sol", opt(s.percent_sol)},  // at most 100 (sol/sol_share.h)
+                {"under_sol_bound", s.under_sol_bound},
                 {"headroom", opt(s.headroom)},
                 {"sol_score", opt(s.sol_score)},
                 {"t_base_source", s.t_base_source},

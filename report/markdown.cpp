@@ -53,7 +53,7 @@ void problem_table(std::ostringstream& o, const Report& r) {
         o << "| " << p.run_id << " | " << markdown_cell(p.name) << sim_tag(p.simulated) << " | "
           << format_time_ns(p.best ? std::optional(p.best->stats.median_ns) : std::nullopt)
           << " | " << markdown_cell(ref) << " | " << format_speedup(speedup) << " | "
-          << format_percent(p.sol.percent_sol) << " | " << format_fixed(p.sol.sol_score, 3)
+          << markdown_cell(sol_text(p.sol)) << " | " << format_fixed(p.sol.sol_score, 3)
           << " |\n";
     }
     o << "\n";
@@ -89,7 +89,7 @@ void problem_section(std::ostringstream& o, const ProblemReport& p) {
     } else {
         o << "- SOL (" << markdown_cell(s.ceilings_source) << ", " << s.bound_kind
           << "-bound): T_sol " << format_time_ns(s.time_sol_s * 1e9) << ", unfused "
-          << format_time_ns(s.time_unfused_s * 1e9) << "; %SOL " << format_percent(s.percent_sol)
+          << format_time_ns(s.time_unfused_s * 1e9) << "; %SOL " << sol_text(s)
           << "; SOL score " << format_fixed(s.sol_score, 3);
         if (!s.t_base_source.empty()) o << " (T_base = " << s.t_base_source << ")";
         if (!s.sol_score_note.empty()) o << "; " << markdown_cell(s.sol_score_note);

@@ -41,6 +41,7 @@
 
 #include "common/expected.h"
 #include "sol/calibration.h"
+#include "sol/sol_share.h"
 
 namespace kforge {
 class Store;
@@ -100,7 +101,9 @@ struct SolFigures {
     std::string note;  // why not available, or caveats
     std::string ceilings_source, bound_kind;
     double time_sol_s = 0, time_unfused_s = 0;
-    std::optional<double> percent_sol;  // 100 T_sol / T
+    std::optional<double> percent_sol;  // 100 T_sol / T, at most 100 (sol/sol_share.h)
+    bool under_sol_bound = false;       // T < T_sol: shown as 100%, flagged
+    SolShare share;                     // what percent_sol and the flag come from
     std::optional<double> headroom;     // T / T_sol
     std::optional<double> sol_score;
     std::string t_base_source;  // "baseline:eager" or "unfused_bound"
@@ -108,6 +111,10 @@ struct SolFigures {
     std::string sol_score_note;
     bool below_gaming_threshold = false;
 };
+
+// The %SOL of `sol` as every report shows it: "87.3%", "100.0% (flagged: under the SOL bound,
+// ...)" (sol/sol_share.h), "-" without a time.
+std::string sol_text(const SolFigures& sol);
 
 struct ProgressPoint {
     int64_t evaluation_id = 0;

@@ -22,6 +22,10 @@ SampleStats sample_stats(const std::vector<double>& times_ns) {
     return s;
 }
 
+std::string sol_text(const SolFigures& sol) {
+    return sol.percent_sol ? format_sol_share(sol.share, 1, false) : "-";
+}
+
 SolFigures sol_figures(const Bounds& bounds, const ProblemReport& p) {
     SolFigures f;
     f.available = true;
@@ -38,7 +42,9 @@ SolFigures sol_figures(const Bounds& bounds, const ProblemReport& p) {
         f.note = "zero time or zero bound: %SOL undefined";
         return f;
     }
-    f.percent_sol = 100.0 * bounds.time_fused_s / t;
+    f.share = sol_share(t, bounds.time_fused_s);
+    f.percent_sol = sol_percent(f.share);
+    f.under_sol_bound = f.share.under_bound;
     f.headroom = headroom(t, bounds);
     f.below_gaming_threshold = below_gaming_threshold(t, bounds);
     f.t_base_source = "unfused_bound";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sol/sol_share.h"
+
 namespace kforge::search {
 
 namespace {
@@ -59,7 +61,7 @@ std::optional<std::string> stop_within_sol(const StopConditions& c, const Progre
     double t_over_sol = 1.0 / *p.fraction_of_sol;
     if (t_over_sol <= 1.0 + *c.within_sol_percent / 100.0)
         return "within " + fmt(*c.within_sol_percent) + "% of SOL (" +
-               fmt(100.0 * *p.fraction_of_sol) + "% of SOL reached)";
+               format_sol_share(sol_share_of_fraction(*p.fraction_of_sol)) + " reached)";
     return std::nullopt;
 }
 
@@ -115,7 +117,8 @@ SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
         std::string name = i < names.size() ? names[i] : "#" + std::to_string(i);
         if (near) {
             choice.reasons.push_back(name + ": deprioritized, at " +
-                                     fmt(100.0 * *p.fraction_of_sol) + "% of SOL (little to win)");
+                                     format_sol_share(sol_share_of_fraction(*p.fraction_of_sol)) +
+                                     " (little to win)");
             if (!best_near || expected_gain(p) > expected_gain(progress[*best_near])) best_near = i;
             continue;
         }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "search/loop_internal.h"
+#include "sol/sol_share.h"
 
 namespace kforge::search {
 namespace {
@@ -49,19 +50,21 @@ Expected<std::string> write_outputs(const SearchState& st, Store& store, const s
         const CandidateState& c = st.candidates.at(*hash);
         double t = c.full->median_ns;
         auto start = start_time_ns(st);
-        double frac = st.bounds.time_fused_s * 1e9 / t;
+        const SolShare share = sol_share(t * 1e-9, st.bounds.time_fused_s);
         char line[400];
         std::snprintf(line, sizeof line,
-                      "best: %.3f us (95%% CI [%.3f, %.3f], %d samples), %.1f%% of SOL, %.3fx vs "
+                      "best: %.3f us (95%% CI [%.3f, %.3f], %d samples), %s, %.3fx vs "
                       "the start program (%s us)%s\n",
                       t / 1e3, c.full->ci95_low_ns / 1e3, c.full->ci95_high_ns / 1e3,
-                      c.full->count, 100 * frac, start ? *start / t : 0.0,
+                      c.full->count, format_sol_share(share).c_str(), start ? *start / t : 0.0,
                       start ? std::to_string(*start / 1e3).c_str() : "-", sim);
         text += line;
         ev["best"] = {{"hash", *hash}, {"candidate_id", c.id}, {"program", c.text},
                       {"median_ns", t}, {"ci95_low_ns", c.full->ci95_low_ns},
                       {"ci95_high_ns", c.full->ci95_high_ns}, {"samples", c.full->count},
-                      {"fraction_of_sol", frac}};
+                      {"fraction_of_sol", share.fraction},  // at most 1 (sol/sol_share.h)
+                      {"under_sol_bound", share.under_bound},
+                      {"time_over_sol", share.time_over_sol}};
         if (start) ev["start_median_ns"] = *start, ev["speedup_vs_start"] = *start / t;
         // gates of the full evaluation
         auto evals = store.list_evaluations(c.id);

@@ -87,6 +87,7 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
     Bounds b;
     b.device = ceilings.device;
     b.ceilings_source = ceilings.source;
+    b.arch = std::string(counted_arch(ceilings.arch));
     b.policy = options.policy.value_or(problem.policy);
     b.work = std::move(*work);
 
@@ -127,7 +128,7 @@ Expected<Bounds> compute_bounds(const Problem& problem, const Ceilings& ceilings
         // SIMT: the larger of the nominal FLOPs and the SASS instructions (one instruction = one
         // FMA slot = 2 FLOPs of the fp32 peak); SFU: the MUFU instructions. The floor keeps the
         // nominal FLOPs alone (see bounds.h).
-        const auto ins = count_op_instructions(problem, op);
+        const auto ins = count_op_instructions(problem, op, b.arch);
         const double simt_flops = std::max(ow.flops_other, ins ? 2.0 * ins->simt : 0.0);
         op_busy[ComputeUnit::kFp32Simt] += simt_flops / fp32;
         op_floor[ComputeUnit::kFp32Simt] += ow.flops_other / fp32_phys;
@@ -187,6 +188,21 @@ double headroom(double time_s, const Bounds& bounds) {
 
 bool below_gaming_threshold(double time_s, const Bounds& bounds) {
     return time_s < bounds.gaming_threshold_s;
+}
+
+std::string_view to_string(SolVerdict v) {
+    switch (v) {
+        case SolVerdict::kPlausible: return "plausible";
+        case SolVerdict::kUnderBound: return "under_sol_bound";
+        case SolVerdict::kBelowGamingThreshold: return "below_gaming_threshold";
+    }
+    return "unknown";
+}
+
+SolVerdict judge_time(double time_s, const Bounds& bounds) {
+    if (below_gaming_threshold(time_s, bounds)) return SolVerdict::kBelowGamingThreshold;
+    if (time_s < bounds.time_fused_s) return SolVerdict::kUnderBound;
+    return SolVerdict::kPlausible;
 }
 
 }  // namespace kforge

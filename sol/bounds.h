@@ -16,7 +16,8 @@
 // A unit the device lacks falls back to fp32 SIMT (fp64 tensor: fp64 SIMT).
 //
 // SIMT and SFU: element-wise and row ops run on two more pipes, counted per op from SASS
-// (sol/op_cost.h: what kforge's generated CUDA executes per element). The fp32 SIMT busy time
+// (sol/op_cost.h: what kforge's generated CUDA executes per element on the ceilings' arch, so
+// the bound of one problem differs between archs where the SASS does). The fp32 SIMT busy time
 // of an op is the larger of its nominal FLOPs at the fp32 peak and its non-MUFU arithmetic
 // instructions at half that rate (one issue slot per instruction: the 128 fp32 lanes of an
 // H100/H200 SM finish 128 instructions or 256 FLOPs per clock). The SFU busy time is its MUFU
@@ -84,6 +85,7 @@ struct OpBound {
 struct Bounds {
     std::string device;
     std::string ceilings_source;
+    std::string arch;  // the instruction table's column the SIMT and SFU terms read (op_cost.h)
     PrecisionPolicy policy = PrecisionPolicy::kFp32Strict;
     ComputeUnit matrix_unit = ComputeUnit::kFp32Simt;  // of the first matrix op (or fp32 SIMT)
     bool matrix_tf32x3 = false;  // that op's FLOPs run as 3xTF32 (three tf32 FLOPs each)
@@ -130,5 +132,13 @@ double headroom(double time_s, const Bounds& bounds);
 
 // True when a measured time lies below the gaming threshold.
 bool below_gaming_threshold(double time_s, const Bounds& bounds);
+
+// What the anti-gaming gate makes of a measured or modelled time (one rule for a GPU and the
+// simulated device): at or above T_sol plausible; under T_sol but not below the gaming threshold
+// under the bound (flagged, shown as 100% of SOL: sol/sol_share.h); below the threshold
+// implausible (the candidate is flagged as gaming).
+enum class SolVerdict { kPlausible, kUnderBound, kBelowGamingThreshold };
+std::string_view to_string(SolVerdict v);
+SolVerdict judge_time(double time_s, const Bounds& bounds);
 
 }  // namespace kforge

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sol/target.h"
+
 namespace kforge {
 
 std::string calibration_to_json(const Calibration& c) {
@@ -106,6 +108,7 @@ double Ceilings::physical_peak(ComputeUnit u) const {
 Ceilings effective_ceilings(const DeviceSpec& spec, const std::optional<Calibration>& cal) {
     Ceilings c;
     c.device = spec.name;
+    c.arch = cuda_arch(spec.cc_major, spec.cc_minor);
     c.dram_bytes_per_s = spec.dram_bytes_per_s;
     c.peak_flops = spec.peak_flops;
     c.source = "datasheet";

@@ -37,6 +37,10 @@ Status save_calibration(const Calibration& c, const std::string& path);
 // datasheet counterpart; units the calibration did not measure keep datasheet values.
 struct Ceilings {
     std::string device;
+    // cuda_arch() of the device (sol/target.h: "sm_90a"): the column of the instruction table
+    // (sol/op_cost.h) that the bounds and the simulated device's time model both read; empty
+    // reads the sm_90a column.
+    std::string arch;
     double dram_bytes_per_s = 0.0;
     std::map<ComputeUnit, double> peak_flops;  // FLOP/s; a unit missing = not present
     bool calibrated_dram = false;

@@ -23,7 +23,10 @@ Method (what op_cost.cpp's comment refers to):
   MOV, ...) -> simt.
 
 Usage: python3 sol/count_op_instructions.py [--arch sm_90a] [--nvcc PATH] [--cuobjdump PATH]
-cuobjdump comes with a full CUDA toolkit, or from PyPI: pip install nvidia-cuda-cuobjdump.
+op_cost.cpp keeps one column per arch kforge compiles for (sm_80, sm_89, sm_90a, sm_100: run
+once per --arch). cuobjdump comes with a full CUDA toolkit, or from PyPI: pip install
+nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm (cuobjdump -sass runs nvdisasm: put its folder on
+PATH).
 """
 
 import argparse

@@ -53,7 +53,7 @@ TEST(SfuBounds, MishSoftplusChainIsSimtBoundOnH200) {
     const double n = 16384.0 * 8192.0;
     double simt = 0, sfu = 0, simt_flops = 0;
     for (size_t i = 0; i < p.ops.size(); ++i) {
-        auto c = op_cost(p.ops[i]);
+        auto c = op_cost(p.ops[i], "sm_90a");
         ASSERT_TRUE(c.has_value()) << to_string(p.ops[i].kind);
         simt += c->simt_per_element;
         sfu += c->sfu_per_element;
@@ -65,7 +65,7 @@ TEST(SfuBounds, MishSoftplusChainIsSimtBoundOnH200) {
     ASSERT_TRUE(b.ok()) << b.error().to_string();
     for (size_t i = 0; i < p.ops.size(); ++i) {  // per op: max(nominal FLOPs, 2 x instructions)
         simt_flops +=
-            std::max(b->work.per_op[i].flops_other, 2.0 * n * op_cost(p.ops[i])->simt_per_element);
+            std::max(b->work.per_op[i].flops_other, 2.0 * n * op_cost(p.ops[i], "sm_90a")->simt_per_element);
     }
     EXPECT_DOUBLE_EQ(b->instructions_simt, 80.0 * n);
     EXPECT_DOUBLE_EQ(b->instructions_sfu, 4.0 * n);
@@ -170,30 +170,30 @@ TEST(SfuBounds, SoftmaxCountsTwoExpPerElementAndOneReciprocalPerRow) {
 TEST(SfuBounds, UnknownKindsHaveNoEntry) {
     Op matmul;
     matmul.kind = OpKind::kMatmul;
-    EXPECT_FALSE(op_cost(matmul).has_value());
+    EXPECT_FALSE(op_cost(matmul, "sm_90a").has_value());
     Op linear;
     linear.kind = OpKind::kLinear;
-    EXPECT_FALSE(op_cost(linear).has_value());
+    EXPECT_FALSE(op_cost(linear, "sm_90a").has_value());
     Op beyond;
     beyond.kind = static_cast<OpKind>(1000);  // a kind this build's table has never seen
-    EXPECT_FALSE(op_cost(beyond).has_value());
+    EXPECT_FALSE(op_cost(beyond, "sm_90a").has_value());
 }
 
 TEST(SfuBounds, AttributesChooseTheCountedVariant) {
     Op g;
     g.kind = OpKind::kGelu;
     g.attrs.gelu = GeluApprox::kErf;
-    EXPECT_DOUBLE_EQ(op_cost(g)->sfu_per_element, 1.0);  // erff: one EX2
+    EXPECT_DOUBLE_EQ(op_cost(g, "sm_90a")->sfu_per_element, 1.0);  // erff: one EX2
     g.attrs.gelu = GeluApprox::kTanh;
-    EXPECT_DOUBLE_EQ(op_cost(g)->sfu_per_element, 2.0);  // tanhf: EX2 + RCP
+    EXPECT_DOUBLE_EQ(op_cost(g, "sm_90a")->sfu_per_element, 2.0);  // tanhf: EX2 + RCP
     Op s;
     s.kind = OpKind::kSoftplus;
     s.attrs.beta = 1.0;
-    const double beta1 = op_cost(s)->simt_per_element;
+    const double beta1 = op_cost(s, "sm_90a")->simt_per_element;
     s.attrs.beta = 0.5;  // a power of two: x * beta and / beta are FMULs
-    const double pow2 = op_cost(s)->simt_per_element;
+    const double pow2 = op_cost(s, "sm_90a")->simt_per_element;
     s.attrs.beta = 3.0;  // an IEEE division by a constant
-    const double other = op_cost(s)->simt_per_element;
+    const double other = op_cost(s, "sm_90a")->simt_per_element;
     EXPECT_LT(beta1, pow2);
     EXPECT_LT(pow2, other);
 }
