@@ -1,4 +1,4 @@
-// `kforge export RUN|OUT_DIR|SPEC -o DIR [--spec P.json] [--program P.kf] [--device KEY]
+// `kforge export RUN|OUT_DIR|SPEC -o DIR [--spec P.json] [--program P.kf] [--gpu-model KEY]
 // [--arch ARCH] [--no-build] [--kernelbench FILE|DIR] [--runtime-lib PATH] [--db PATH]
 // [--cache DIR]`: a kforge result as a folder PyTorch and C/C++ users can call
 // (driver/export.h). Exit 2 for user errors, 1 when the program does not build, 3 without a
@@ -45,8 +45,8 @@ void register_export(CLI::App& app) {
     cmd->add_option("--spec", r->spec, "the problem spec of an optimize --out folder");
     cmd->add_option("--program", r->program,
                     "the program of a spec (default: the .kf beside it, else the planner's)");
-    cmd->add_option("--device", r->device,
-                    "device table entry to build for (default: the run's device, else h200)");
+    add_gpu_model_option(cmd, r->device,
+                         "GPU of the device table to build for (default: the run's, else h200)");
     cmd->add_option("--arch", r->arch, "target arch; must be the device's (e.g. sm_90a)");
     cmd->add_flag("--no-build", r->no_build,
                   "lower only: the package imports and checks calls but cannot launch");

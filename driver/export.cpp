@@ -202,7 +202,7 @@ ExportResult run_export(const ExportRequest& r, const Console& console) {
         if (!r.arch.empty() && r.arch != target->arch)
             return failed(Exit::kUserError,
                           "--arch " + r.arch + " is not the arch of device " + device + " (" +
-                              target->arch + "): name the device with --device");
+                              target->arch + "): name the GPU with --gpu-model");
         builder::BuildOptions options;
         options.no_build = r.no_build;
         options.compile_cache_dir = r.compile_cache_dir;

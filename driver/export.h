@@ -30,7 +30,7 @@ struct ExportRequest {
     std::string spec;     // the problem of an `optimize --out` folder
     std::string program;  // the program of a spec source ("": the .kf beside it, or synthesized)
     std::string out_dir;
-    std::string device;   // device table key ("": the run's device, else h200)
+    std::string device;   // device table key, --gpu-model ("": the run's device, else h200)
     std::string arch;     // must be the device's arch when given ("sm_90a")
     bool no_build = false;
     std::string compile_cache_dir;

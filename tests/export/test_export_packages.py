@@ -28,8 +28,9 @@ CLI = os.environ["KFORGE_CLI"]
 KB_EXAMPLES = ["01_gemm_bias_relu", "04_layer_norm", "23_mse_loss"]
 
 
-def kforge(*args):
-    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=300)
+def kforge(*args, env=None):
+    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, **(env or {})))
 
 
 def import_package(out, package):
@@ -161,6 +162,34 @@ class ExportTest(unittest.TestCase):
                 ref = ref if isinstance(ref, tuple) else (ref,)
                 got = got if isinstance(got, tuple) else (got,)
                 self.assertEqual([r.shape for r in ref], [g.shape for g in got])
+
+    def test_export_from_run_and_folder(self):
+        """The best program of a run in the store, and an optimize --out folder (simulated
+        device: a one-round search), with their evidence."""
+        spec = os.path.join(SRC, "problems", "softmax_short_rows_f32.json")
+        env = {"KFORGE_DB": os.path.join(self.tmp.name, "runs.db")}
+        opt = os.path.join(self.tmp.name, "opt")
+        r = kforge("optimize", spec, "--device", "sim", "--out", opt, "--rounds", "1",
+                   "--per-round", "1", "--profile-top", "0", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = os.path.join(self.tmp.name, "from_run")
+        r = kforge("export", "1", "-o", out, "--no-build", env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "evidence.json")) as f:
+            ev = json.load(f)
+        self.assertTrue(ev["simulated"])
+        self.assertGreater(ev["median_ns"], 0)
+        self.assertIn("correctness_full", [g["gate"] for g in ev["gates"]])
+        with open(os.path.join(out, "README.md")) as f:
+            self.assertIn("simulated device's model, not a measurement", f.read())
+        self.check_package("from_run", out, r)
+        out = os.path.join(self.tmp.name, "from_folder")
+        r = kforge("export", opt, "-o", out, "--no-build", "--spec", spec)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "program.kf")) as f, open(os.path.join(opt, "best.kf")) as g:
+            self.assertEqual(f.read().strip(), g.read().strip())
+        r = kforge("export", "99", "-o", os.path.join(self.tmp.name, "z"), env=env)
+        self.assertEqual(r.returncode, 2, r.stderr)
 
     def test_bad_export_requests(self):
         r = kforge("export", os.path.join(SRC, "problems", "softmax_long_rows_f32.json"), "-o",

@@ -149,18 +149,24 @@ def readme(out, package, op, spec, manifest, evidence, model_new):
               "have exactly these shapes. Inputs must be contiguous CUDA tensors on a GPU of arch "
               f"{manifest['arch']}. A call that does not match raises `ValueError` naming the "
               "tensor and the mismatch; a GPU of another arch, a package without its cubin or "
-              "a failing launch raises `RuntimeError`. There is no fallback to PyTorch.",
+              "a failing launch raises `RuntimeError`. There is no fallback to PyTorch. The "
+              "first call on a GPU loads the program there: make it before capturing a CUDA "
+              "graph (as any warm-up does).",
               "", "From C or C++ (no PyTorch): `#include \"kforge_runtime.h\"` (kforge's "
               "runtime/ folder), link `libkforge_runtime.so`, and call `kforge_rt_open(\""
               f"{package}/program\", &p)`, `kforge_rt_workspace_bytes`, `kforge_rt_launch(p, "
               "stream, tensors, n, workspace, bytes)` with the tensors in the table's order.",
               "", "## Evidence", ""]
     ev = evidence
+    best = ev.get("best") or {}
+    pct = ev.get("percent_sol")
+    if pct is None and best.get("fraction_of_sol"):
+        pct = 100 * best["fraction_of_sol"]
     rows = [("source", ev.get("source")), ("device", ev.get("device")),
             ("simulated device", ev.get("simulated")),
-            ("median", fmt_us(ev.get("median_ns") or (ev.get("best") or {}).get("median_ns"))),
+            ("median", fmt_us(ev.get("median_ns") or best.get("median_ns"))),
             ("SOL time", fmt_us(ev.get("sol_time_ns"))),
-            ("% of SOL", ev.get("percent_sol")),
+            ("% of SOL", None if pct is None else f"{pct:.1f}"),
             ("gates", ", ".join(f"{g.get('gate')}: {g.get('result', g.get('passed'))}"
                                 for g in ev.get("gates", []) or [])),
             ("arch", ev.get("arch")), ("note", ev.get("note"))]
