@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "common/hash.h"
+#include "compile/failure_message.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
 
@@ -160,9 +161,8 @@ void compile_lowered(BuiltCandidate& c) {
             break;
         case compile::CompileStatus::kAborted: c.status = BuildStatus::kCompileAborted; break;
     }
-    c.message = c.status == BuildStatus::kBuilt
-                    ? ""
-                    : std::string(compile::to_string(c.compiled->status));
+    // the compiler's own words (first error lines, a missing header named, the command)
+    c.message = c.status == BuildStatus::kBuilt ? "" : compile::failure_message(*c.compiled);
 }
 
 }  // namespace kforge::builder

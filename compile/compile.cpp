@@ -69,6 +69,7 @@ nlohmann::json result_json(const CompileResult& r) {
     j["status"] = to_string(r.status);
     j["backend"] = to_string(r.backend);
     j["log"] = r.log;
+    j["command"] = r.command;
     j["time_compile_ns"] = r.time_compile_ns;
     j["host_library"] = !r.host_library_path.empty();
     j["kernels"] = nlohmann::json::array();
@@ -89,6 +90,7 @@ CompileResult result_of(const nlohmann::json& j, const fs::path& dir) {
     r.backend = j.value("backend", "nvcc") == "nvrtc" ? CompileBackend::kNvrtc
                                                       : CompileBackend::kNvcc;
     r.log = j.value("log", "");
+    r.command = j.value("command", "");
     for (const auto& k : j.value("kernels", nlohmann::json::array())) {
         KernelResources kr;
         kr.name = k.value("name", "");
@@ -182,6 +184,9 @@ Expected<CompileResult> compile_into(std::string_view source, const CompileOptio
         argv.insert(argv.end(), {"-o", (dir / kCubin).string()});
     }
     argv.push_back((dir / "kernels.cu").string());
+    for (const std::string& a : argv)
+        r.command += (r.command.empty() ? "" : " ") +
+                     (a.find(' ') == std::string::npos ? a : "'" + a + "'");
     auto p = run_process(argv, o.timeout_s, dir.string());
     r.backend = CompileBackend::kNvcc;
     if (!p) {

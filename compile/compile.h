@@ -64,6 +64,7 @@ struct CompileResult {
     std::string host_library_path;  // empty unless options.host_library
     std::vector<KernelResources> kernels;
     std::string log;                // the compiler's output (errors, warnings, ptxas -v)
+    std::string command;            // the nvcc command line that ran ("" for NVRTC alone)
     int64_t time_compile_ns = 0;    // of the compile itself (0 on a cache hit)
     bool cache_hit = false;
     std::string key;                // the cache key (sha256 hex)

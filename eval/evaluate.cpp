@@ -11,6 +11,7 @@
 
 #include "builder/build.h"
 #include "common/hash.h"
+#include "compile/failure_message.h"
 #include "dsl/printer.h"
 #include "eval/evaluate_internal.h"
 #include "problem/work.h"
@@ -210,8 +211,7 @@ std::unique_ptr<Prepared> Pipeline::prepare(const Problem& shape, const dsl::Pro
         if (built.status == builder::BuildStatus::kCompileTimedOut ||
             built.status == builder::BuildStatus::kCompileAborted)
             report_.environment_error = true;
-        fail(gate, EvalStatus::kCompileFailed, std::string(compile::to_string(c.status)),
-             p->evidence);
+        fail(gate, EvalStatus::kCompileFailed, compile::failure_message(c), p->evidence);
         return nullptr;
     }
     p->candidate.cubin_path = c.cubin_path;

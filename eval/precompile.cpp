@@ -8,6 +8,7 @@
 
 #include "builder/build.h"
 #include "common/parallel.h"
+#include "compile/failure_message.h"
 #include "eval/evaluate.h"
 
 namespace kforge::eval {
@@ -132,10 +133,8 @@ void settle(Plan& plan, const std::vector<Job>& jobs) {
         if (c.cache_hit) ++out.cache_hits;
         out.time_compile_ns += c.time_compile_ns;
         if (c.status == compile::CompileStatus::kOk || !failure.empty()) continue;
-        std::string log = c.log.size() > 2000 ? c.log.substr(0, 2000) : c.log;
-        failure = c.status == compile::CompileStatus::kToolchainMissing
-                      ? "toolchain missing: " + log
-                      : std::string(compile::to_string(c.status)) + " at " + job.shape + ": " + log;
+        // the compiler's own words: its first error lines, a missing header named, the command
+        failure = compile::failure_message(c) + "\n  (compiled at " + job.shape + ")";
     }
     if (failure.empty()) failure = plan.early_failure;
     out.status = failure.empty() ? PrecompileStatus::kCompiled : PrecompileStatus::kFailed;
