@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/stop_request.h"
 #include "driver/llm_watch.h"
 #include "driver/start_program.h"
+#include "planner/plan.h"
 #include "problem/spec.h"
 #include "search/suite.h"
 
@@ -53,6 +55,26 @@ std::vector<Entry> load_entries(const std::string& dir, const eval::DeviceInfo& 
     return entries;
 }
 
+// The newest run of `problem` in suite `suite` that a stop interrupted (to resume), if any.
+std::optional<int64_t> interrupted_run(Store& store, const std::string& suite,
+                                       const std::string& problem) {
+    auto runs = store.list_runs();
+    if (!runs) return std::nullopt;
+    for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
+        if (it->problem != problem || it->status != RunStatus::kInterrupted) continue;
+        auto run = store.get_run(it->id);
+        if (run && run->suite && *run->suite == suite) return it->id;
+    }
+    return std::nullopt;
+}
+
+// The fusion plan of a state's start program (its kernels, what each fuses).
+std::string fusion_plan_of(const search::SearchState& st) {
+    auto it = st.candidates.find(st.start_hash);
+    if (it == st.candidates.end() || !it->second.program) return "?";
+    return planner::describe_fusion_plan(*it->second.program);
+}
+
 }  // namespace
 
 Outcome run_suite(SuiteRequest r, const Console& console) {
@@ -74,6 +96,18 @@ Outcome run_suite(SuiteRequest r, const Console& console) {
     if (llm) options.proposers.insert(options.proposers.begin(), "llm");
     std::vector<search::SearchState> states;
     for (const Entry& e : entries) {
+        // a run of this suite that a stop interrupted goes on where it stopped
+        if (auto id = interrupted_run(*store, options.suite, e.problem.name)) {
+            auto st = search::resume_search(backend->evaluator(), *store, *id);
+            if (st) {
+                print("resume " + e.problem.name + ": run " + std::to_string(*id) +
+                      " (interrupted)\n");
+                states.push_back(std::move(*st));
+                continue;
+            }
+            print("resume " + e.problem.name + ": run " + std::to_string(*id) +
+                  " cannot be resumed (" + st.error().to_string() + "): a new run\n");
+        }
         auto st = search::start_search(backend->evaluator(), *store, e.problem, e.text, options);
         if (!st) {
             print("skip " + e.spec + ": " + st.error().to_string() + "\n");
@@ -108,21 +142,35 @@ Outcome run_suite(SuiteRequest r, const Console& console) {
         print(search::progress_line(st, options, spent) + "\n");
         watch.check();
     };
+    hooks.start.print = print;
     search::Spent spent;
     auto ran = search::run_suite(states, backend->evaluator(), *store, ps, options, spent, hooks);
     std::filesystem::remove_all(work_dir, ec);
     if (!ran) return fail(Exit::kUserError, ran.error().to_string());
     bool all = true;
+    std::string not_reached;
+    int interrupted = 0;
     for (search::SearchState& st : states) {
-        (void)store->finish_run(st.run_id, RunStatus::kFinished);
+        const bool stopped = st.stop_reason.rfind("interrupted", 0) == 0;
+        interrupted += stopped ? 1 : 0;
+        (void)store->finish_run(st.run_id, stopped ? RunStatus::kInterrupted : RunStatus::kFinished);
         std::string out =
             r.out.empty() ? "" : (std::filesystem::path(r.out) / st.problem.name).string();
         auto summary = search::write_outputs(st, *store, out);
         if (!summary) return fail(Exit::kUserError, summary.error().to_string());
         print("\n" + *summary);
         all = all && search::best_hash(st).has_value();
+        if (st.stop_reason.rfind("not reached", 0) == 0)
+            not_reached += "  " + st.problem.name + " (fusion plan: " + fusion_plan_of(st) + ")\n";
     }
+    if (!not_reached.empty())
+        print("\nnot reached within the wall budget (start program not compiled and timed):\n" +
+              not_reached);
     print(watch.summary());
+    if (interrupted > 0)
+        return fail(Exit::kFailure, "interrupted: " + std::to_string(interrupted) +
+                                        " run(s) marked interrupted; the same command resumes "
+                                        "them");
     return {all ? Exit::kOk : Exit::kFailure, "", false};
 }
 

@@ -19,10 +19,16 @@ struct SuiteRequest {
     ProfileSettings profile;
 };
 
-// Runs it. Printed on `console`: a skipped problem and why, the suite line, the problems passed
-// over each round, each round's progress line, each problem's evidence summary, the LLM's usage.
-// kOk when every problem has a passing candidate, kFailure otherwise; kUserError when the folder
-// is not one, no problem could be started or a round failed (the store).
+// Runs it. A problem of the folder whose run of this suite (same folder name, same store) a stop
+// interrupted resumes that run. Printed on `console`: a skipped or resumed problem, the suite
+// line, the start phase's plan (compile estimates, waves) and one line per start as it is
+// compiled and timed (search/suite_start.h), the problems passed over each round, each round's
+// progress line, each problem's evidence summary, the problems not reached with their fusion
+// plans, the LLM's usage. A stop asked from outside (SIGTERM, SIGINT: common/stop_request.h)
+// ends the suite after the evaluation in flight: the summaries are written, the unfinished runs
+// marked `interrupted` (kFailure, saying so). kOk when every problem has a passing candidate,
+// kFailure otherwise; kUserError when the folder is not one, no problem could be started or a
+// round failed (the store).
 Outcome run_suite(SuiteRequest request, const Console& console);
 
 }  // namespace kforge::driver

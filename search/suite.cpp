@@ -1,11 +1,33 @@
 // The suite loop (search/suite.h).
 #include "search/suite.h"
 
+#include <csignal>
+
+#include "common/stop_request.h"
+#include "search/loop_internal.h"
+
 namespace kforge::search {
 namespace {
 
 int64_t work_done(const SearchState& s) {
     return s.counts.proposed + s.counts.quick + s.counts.full;
+}
+
+// The least a round of `st` costs: a quick timing, and its start's full tier when the start has
+// none yet (the first full tier pays for the full-shape correctness cases: 16-80 s on the H200),
+// at the suite's measured means (a full tier at 4 quick timings before any was measured).
+double round_floor_s(const SearchState& st, const std::vector<SearchState>& states) {
+    double quick = 0, full = 0;
+    int nq = 0, nf = 0;
+    for (const SearchState& s : states) {
+        if (s.screen_costs.quick_samples > 0) quick += s.screen_costs.quick_s, ++nq;
+        if (s.screen_costs.full_samples > 0) full += s.screen_costs.full_s, ++nf;
+    }
+    quick = nq > 0 ? quick / nq : 0;
+    full = nf > 0 ? full / nf : 4 * quick;
+    auto it = st.candidates.find(st.start_hash);
+    const bool start_full = it != st.candidates.end() && it->second.full.has_value();
+    return quick + (start_full ? 0.0 : full);
 }
 
 }  // namespace
@@ -15,13 +37,24 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
                  Spent& spent, const SuiteHooks& hooks) {
     std::vector<std::string> names;
     for (const SearchState& s : states) names.push_back(s.problem.name);
-    start_wall_clock(spent);  // the starts' compiles count against the budget
-    std::vector<SearchState*> starts;
-    for (SearchState& s : states) starts.push_back(&s);
-    precompile_starts(starts, evaluator, options, spent);
+    start_wall_clock(spent);  // the starts' compiles and timings count against the budget
+    auto started = run_start_phase(states, evaluator, store, options, spent, hooks.start);
+    if (!started) return started.error();
+    // A round times programs compiled for it up to kCompiledTimingGraceS past its wall budget:
+    // the suite keeps that grace inside its own budget, so that it ends near the budget
+    SearchOptions round_options = options;
+    if (options.budget.wall_s && *options.budget.wall_s > 4 * detail::kCompiledTimingGraceS)
+        round_options.budget.wall_s = *options.budget.wall_s - detail::kCompiledTimingGraceS;
     std::vector<bool> done(states.size(), false);
-    while (true) {
+    for (const auto* list : {&started->not_reached, &started->failed})
+        for (size_t i : *list) done[i] = true;
+    while (!stop_requested()) {
         tick(spent);
+        if (auto spent_all = budget_exhausted(options.budget, spent)) {
+            for (size_t i = 0; i < states.size(); ++i)
+                if (!done[i]) done[i] = true, states[i].stop_reason = *spent_all;
+            break;
+        }
         for (size_t i = 0; i < states.size(); ++i)
             if (!done[i] && states[i].progress.rounds > 0)  // every start is evaluated once
                 if (auto why = should_stop(options.stop, states[i].progress, options.budget, spent)) {
@@ -35,9 +68,23 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
         if (hooks.passed_over)
             for (const std::string& r : choice.reasons) hooks.passed_over(r);
         SearchState& st = states[*choice.next];
+        // a round that cannot do its least in the wall budget left is not started: it would
+        // run past the budget (its start's full tier is never cut short)
+        if (options.budget.wall_s) {
+            const double left = *options.budget.wall_s - spent.wall_s;
+            if (const double floor = round_floor_s(st, states); left < floor) {
+                done[*choice.next] = true;
+                st.stop_reason = "wall-clock budget: " + std::to_string(left).substr(0, 4) +
+                                 " s left, less than a round's least (" +
+                                 std::to_string(floor).substr(0, 4) + " s measured)";
+                continue;
+            }
+        }
         const int64_t before = work_done(st);
         if (hooks.before_round) hooks.before_round(st);
-        if (auto s = search_round(st, evaluator, store, proposers, options, spent); !s) return s;
+        if (auto s = search_round(st, evaluator, store, proposers, round_options, spent); !s)
+            return s;
+        tick(spent);
         if (hooks.after_round) hooks.after_round(st, spent);
         if (!st.budget_stop.empty()) {
             done[*choice.next] = true;
@@ -46,6 +93,12 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
             done[*choice.next] = true;
             st.stop_reason = "the proposers have nothing new to propose";
         }
+    }
+    if (stop_requested()) {
+        const int sig = stop_signal();
+        const std::string by = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a stop request";
+        for (size_t i = 0; i < states.size(); ++i)
+            if (!done[i]) states[i].stop_reason = "interrupted by " + by;
     }
     return Ok{};
 }

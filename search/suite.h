@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "search/loop.h"
+#include "search/suite_start.h"
 
 namespace kforge::search {
 
@@ -19,13 +20,18 @@ struct SuiteHooks {
     std::function<void(SearchState& state)> before_round;
     // After a round of `state`, with the suite's spending so far.
     std::function<void(const SearchState& state, const Spent& spent)> after_round;
+    // The start phase: its compiler (a test's), jobs, plan and per-start lines.
+    StartPhaseOptions start;
 };
 
 // Runs the suite on `states` (started with start_search, each over its own problem): starts the
-// wall clock (the starts' compiles count against the budget), precompiles the start programs,
-// then gives rounds until every problem is done - a stop condition fired (checked once its start
-// was evaluated), a round hit the wall budget (budget_stop), or a round proposed nothing new.
-// Each state's stop_reason says why. Error only when a round fails (the store).
+// wall clock, runs the start phase (search/suite_start.h: every start compiled and timed within
+// the wall budget, the rest "not reached"), then gives rounds until every problem is done - a
+// stop condition fired (checked once its start was evaluated), the suite's budget is spent, a
+// round hit the wall budget (budget_stop), or a round proposed nothing new. Each state's
+// stop_reason says why. A stop asked from outside (common/stop_request.h: SIGTERM, SIGINT) ends
+// it after the evaluation in flight: every problem not done then has a stop_reason starting with
+// "interrupted". Error only when the store fails.
 Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, Store& store,
                  const std::vector<Proposer*>& proposers, const SearchOptions& options,
                  Spent& spent, const SuiteHooks& hooks = {});
