@@ -176,11 +176,14 @@ def run(d, lock):
     model_new = ModelNew(*get_init_inputs()).cuda()
     gen = torch.Generator().manual_seed(SEED)
     seeds = torch.randint(0, 2**31 - 1, (TRIALS_CORRECT,), generator=gen).tolist()
+    trial_inputs = []  # drawn on the CPU before the GPU lock (large inputs take seconds)
+    for s in seeds:
+        torch.manual_seed(s)
+        trial_inputs.append(get_inputs())
     with gpu_lock(lock):
         ok_all, worst, msgs = True, 0.0, []
-        for s in seeds:
-            torch.manual_seed(s)
-            inputs = to_cuda(get_inputs())
+        for cpu_inputs in trial_inputs:
+            inputs = to_cuda(cpu_inputs)
             with torch.no_grad():
                 ok, diff, msg = compare(model(*inputs), model_new(*inputs))
             ok_all &= ok
@@ -192,8 +195,8 @@ def run(d, lock):
     res["max_abs_diff"] = worst
     if msgs:
         res["correct_message"] = msgs[0]
-    torch.manual_seed(seeds[0])
-    inputs = to_cuda(get_inputs())
+    inputs = to_cuda(trial_inputs[0])
+    del trial_inputs
     # torch.compile warm-ups outside the lock (CPU-bound); their results checked below
     compiled = torch.compile(model)
     compiled_new = torch.compile(model_new, fullgraph=True)

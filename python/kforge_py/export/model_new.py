@@ -41,6 +41,15 @@ def feeds_of(path, spec):
             {n: (p, list(s)) for n, (p, s) in conv.params.items()}, shapes)
 
 
+def attribute_expr(path):
+    """"linear.weight" -> "self.linear.weight"; a part that is no identifier ("layers.0") is
+    reached with getattr, which torch.compile traces as plainly as attribute access."""
+    expr = "self"
+    for part in path.split("."):
+        expr = f"{expr}.{part}" if part.isidentifier() else f"getattr({expr}, {part!r})"
+    return expr
+
+
 def model_new_source(path, spec, package, op, manifest, out_dir):
     args, attrs, out_shapes = feeds_of(path, spec)
     inputs = [t for t in manifest["tensors"] if t["role"] == "input"]
@@ -52,7 +61,7 @@ def model_new_source(path, spec, package, op, manifest, out_dir):
             feeds.append(f"args[{args[n]}]")
         elif n in attrs:
             attr, shape = attrs[n]
-            feeds.append(f"self.get_parameter_or_buffer({attr!r}).reshape({shape})")
+            feeds.append(f"{attribute_expr(attr)}.reshape({shape})")
         else:
             raise Mismatch(f"the exported op's input {n} is neither an argument of "
                            "Model.forward nor one of its attributes")
@@ -96,12 +105,6 @@ get_init_inputs = _original.get_init_inputs
 class ModelNew(Model):
     """The original Model (constructor, parameters, buffers, init order unchanged) whose
     forward runs torch.ops.kforge.{op}."""
-
-    def get_parameter_or_buffer(self, target):
-        try:
-            return self.get_parameter(target)
-        except AttributeError:
-            return self.get_buffer(target)
 
     def forward(self, *args):
         out = torch.ops.kforge.{op}(

@@ -151,7 +151,8 @@ def readme(out, package, op, spec, manifest, evidence, model_new):
               "tensor and the mismatch; a GPU of another arch, a package without its cubin or "
               "a failing launch raises `RuntimeError`. There is no fallback to PyTorch. The "
               "first call on a GPU loads the program there: make it before capturing a CUDA "
-              "graph (as any warm-up does).",
+              "graph (as any warm-up does). Forward only: the op has no backward, so call it "
+              "under `torch.no_grad()` / `torch.inference_mode()` (autograd through it raises).",
               "", "From C or C++ (no PyTorch): `#include \"kforge_runtime.h\"` (kforge's "
               "runtime/ folder), link `libkforge_runtime.so`, and call `kforge_rt_open(\""
               f"{package}/program\", &p)`, `kforge_rt_workspace_bytes`, `kforge_rt_launch(p, "
