@@ -39,6 +39,8 @@ struct NewRun {
     std::optional<std::string> suite;   // or over a suite (at least one of the two)
     int64_t device_id = 0;
     std::string options_json = "{}";
+    // What produced the run ("" when unknown): kforge version, git commit, compiler toolchain.
+    std::string kforge_version, git_commit, toolchain;
 };
 
 struct RunRecord {
@@ -50,6 +52,7 @@ struct RunRecord {
     std::optional<std::string> finished_at;
     std::string options_json;
     RunStatus status = RunStatus::kRunning;
+    std::string kforge_version, git_commit, toolchain;
 };
 
 struct NewCandidate {
@@ -156,7 +159,10 @@ struct RunSummary {
     RunStatus status = RunStatus::kRunning;
     std::string started_at;
     int64_t candidates = 0;
-    std::optional<double> best_time_ns;  // fastest median of a passed evaluation in the run
+    // The run's best: the fastest full-tier median of a passed evaluation (quick-tier timings,
+    // on smaller shapes or fewer samples, never count), as optimize and report define it.
+    std::optional<double> best_time_ns;
+    std::string kforge_version, git_commit, toolchain;
 };
 
 }  // namespace kforge

@@ -137,9 +137,18 @@ CREATE INDEX llm_requests_by_run ON llm_requests (run_id);
 ALTER TABLE evaluations ADD COLUMN cached_from_id INTEGER REFERENCES evaluations(id);
 )sql";
 
+// Version 3: what produced a run (kforge version, git commit, compiler toolchain), so results
+// can be told apart after an upgrade; '' in runs made before.
+constexpr const char* kMigration3 = R"sql(
+ALTER TABLE runs ADD COLUMN kforge_version TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN git_commit TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN toolchain TEXT NOT NULL DEFAULT '';
+)sql";
+
 #undef KFORGE_NOW
 
-constexpr std::array<const char*, kSchemaVersion> kMigrations{kMigration1, kMigration2};
+constexpr std::array<const char*, kSchemaVersion> kMigrations{kMigration1, kMigration2,
+                                                              kMigration3};
 
 }  // namespace
 

@@ -44,6 +44,8 @@ public:
     // ---- runs, candidates, lineage, artefacts (store_runs.cpp) ----
     Expected<int64_t> create_run(const NewRun& run);
     Status finish_run(int64_t run_id, RunStatus status);
+    // A run taken up again (--resume): status back to running, finished_at cleared.
+    Status resume_run(int64_t run_id);
     Expected<RunRecord> get_run(int64_t run_id);
     // Idempotent by (run, content hash): adding the same program twice to a run returns the
     // first row (created = false) and leaves it unchanged.

@@ -58,7 +58,8 @@ Expected<ojson> evaluation_json(const EvaluationRecord& e) {
 Expected<std::vector<RunSummary>> Store::list_runs() {
     auto sel = db_.prepare(
         "SELECT r.id, COALESCE(p.name, 'suite:' || r.suite), d.name, r.status, r.started_at, "
-        "(SELECT count(*) FROM candidates c WHERE c.run_id = r.id) "
+        "(SELECT count(*) FROM candidates c WHERE c.run_id = r.id), r.kforge_version, "
+        "r.git_commit, r.toolchain "
         "FROM runs r JOIN devices d ON d.id = r.device_id "
         "LEFT JOIN problems p ON p.id = r.problem_id ORDER BY r.id");
     if (!sel) return sel.error();
@@ -70,12 +71,14 @@ Expected<std::vector<RunSummary>> Store::list_runs() {
         auto status = run_status_from_string(sel->column_text(3));
         if (!status) return make_error(path(), "run with unknown status");
         out.push_back(RunSummary{sel->column_int(0), sel->column_text(1), sel->column_text(2),
-                                 *status, sel->column_text(4), sel->column_int(5), {}});
+                                 *status, sel->column_text(4), sel->column_int(5), {},
+                                 sel->column_text(6), sel->column_text(7), sel->column_text(8)});
     }
-    // Best time: the smallest median among the run's passed evaluations (full tier or not).
+    // Best time: the smallest full-tier median among the run's passed evaluations (the search's
+    // and the report's definition; a quick timing is on fewer samples, maybe smaller shapes).
     auto evals = db_.prepare(
         "SELECT e.id FROM evaluations e JOIN candidates c ON c.id = e.candidate_id "
-        "WHERE c.run_id = ?1 AND e.status = 'passed'");
+        "WHERE c.run_id = ?1 AND e.status = 'passed' AND e.tier = 'full'");
     if (!evals) return evals.error();
     for (auto& run : out) {
         if (auto st = evals->reset(); !st) return st.error();
@@ -171,6 +174,9 @@ Expected<ojson> export_run_json(Store& store, int64_t run_id) {
                    {"status", to_string(run->status)},
                    {"started_at", run->started_at},
                    {"finished_at", opt(run->finished_at)},
+                   {"kforge_version", run->kforge_version},
+                   {"git_commit", run->git_commit},
+                   {"toolchain", run->toolchain},
                    {"options", std::move(*options)}};
     return ojson{{"kforge_run_export", kRunExportVersion},
                  {"schema_version", *version},

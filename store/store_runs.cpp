@@ -44,9 +44,11 @@ Expected<int64_t> Store::create_run(const NewRun& run) {
     }
     if (auto d = get_device(run.device_id); !d) return d.error();
     auto ins = db_.prepare(
-        "INSERT INTO runs (problem_id, suite, device_id, options_json) VALUES (?1, ?2, ?3, ?4)");
+        "INSERT INTO runs (problem_id, suite, device_id, options_json, kforge_version, "
+        "git_commit, toolchain) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     if (!ins) return ins.error();
     ins->bind(1, run.problem_id).bind(2, run.suite).bind(3, run.device_id);
+    ins->bind(5, run.kforge_version).bind(6, run.git_commit).bind(7, run.toolchain);
     if (auto st = ins->bind(4, run.options_json).run(); !st) return st.error();
     return db_.last_insert_rowid();
 }
@@ -64,10 +66,19 @@ Status Store::finish_run(int64_t run_id, RunStatus status) {
     return Ok{};
 }
 
+Status Store::resume_run(int64_t run_id) {
+    auto upd = db_.prepare(
+        "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?1");
+    if (!upd) return upd.error();
+    if (auto st = upd->bind(1, run_id).run(); !st) return st;
+    if (db_.changes() == 0) return not_found(path(), "run", run_id);
+    return Ok{};
+}
+
 Expected<RunRecord> Store::get_run(int64_t run_id) {
     auto sel = db_.prepare(
-        "SELECT id, problem_id, suite, device_id, started_at, finished_at, options_json, status "
-        "FROM runs WHERE id = ?1");
+        "SELECT id, problem_id, suite, device_id, started_at, finished_at, options_json, status, "
+        "kforge_version, git_commit, toolchain FROM runs WHERE id = ?1");
     if (!sel) return sel.error();
     auto row = sel->bind(1, run_id).step();
     if (!row) return row.error();
@@ -76,7 +87,8 @@ Expected<RunRecord> Store::get_run(int64_t run_id) {
     if (!status) return make_error(path(), "run " + std::to_string(run_id) + " has unknown status");
     return RunRecord{sel->column_int(0),     sel->column_opt_int(1),  sel->column_opt_text(2),
                      sel->column_int(3),     sel->column_text(4),     sel->column_opt_text(5),
-                     sel->column_text(6),    *status};
+                     sel->column_text(6),    *status,
+                     sel->column_text(8),    sel->column_text(9),     sel->column_text(10)};
 }
 
 // ---- candidates ----

@@ -74,6 +74,56 @@ TEST_F(SchemaTest, MigratesVersion1ToCurrentKeepingData) {
     r.prompt = "p";
     r.reply = "r";
     EXPECT_TRUE(s->add_llm_request(r).ok());
+    // Version 3: the v1 run reads with empty metadata; a new run keeps what produced it.
+    auto old_run = s->get_run(1);
+    ASSERT_TRUE(old_run.ok()) << old_run.error().to_string();
+    EXPECT_EQ(old_run->kforge_version, "");
+    NewRun nr;
+    nr.problem_id = 1;
+    nr.device_id = 1;
+    nr.kforge_version = "0.9.0";
+    nr.git_commit = "abc1234";
+    nr.toolchain = "nvcc 13.0";
+    auto id = s->create_run(nr);
+    ASSERT_TRUE(id.ok()) << id.error().to_string();
+    auto run = s->get_run(*id);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->kforge_version, "0.9.0");
+    EXPECT_EQ(run->git_commit, "abc1234");
+    EXPECT_EQ(run->toolchain, "nvcc 13.0");
+}
+
+// An interrupted run taken up again is running until it finishes; `db runs`' best is the
+// fastest full-tier median (a faster quick timing does not count).
+TEST_F(SchemaTest, InterruptedRunResumesAndBestIsFullTier) {
+    auto s = open_store(db_path());
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    ASSERT_TRUE(s->db().exec(R"sql(
+        INSERT INTO problems (id, name, spec_json, content_hash) VALUES (1, 'p', '{}', 'h');
+        INSERT INTO devices (id, name, uuid, compute_capability, driver, datasheet_key)
+            VALUES (1, 'sim', 'sim-1', '9.0', '', 'h200');
+        INSERT INTO runs (id, problem_id, device_id) VALUES (1, 1, 1);
+        INSERT INTO candidates (id, run_id, problem_id, program_text, content_hash, proposer)
+            VALUES (1, 1, 1, 'program x', 'hash-x', 'start');
+        INSERT INTO evaluations (id, candidate_id, device_id, toolchain, shapes_key, tier,
+                                 status, flops, bytes)
+            VALUES (1, 1, 1, 't', 'k', 'quick', 'passed', 1, 1),
+                   (2, 1, 1, 't', 'k', 'full', 'passed', 1, 1);
+        INSERT INTO measurements (evaluation_id, label, sample_index, time_ns)
+            VALUES (1, 'candidate', 0, 900.0), (2, 'candidate', 0, 1000.0);
+    )sql").ok());
+    ASSERT_TRUE(s->finish_run(1, RunStatus::kInterrupted).ok());
+    EXPECT_EQ(s->get_run(1)->status, RunStatus::kInterrupted);
+    EXPECT_TRUE(s->get_run(1)->finished_at.has_value());
+    ASSERT_TRUE(s->resume_run(1).ok());
+    EXPECT_EQ(s->get_run(1)->status, RunStatus::kRunning);
+    EXPECT_FALSE(s->get_run(1)->finished_at.has_value());
+    EXPECT_FALSE(s->resume_run(7).ok());
+    auto runs = s->list_runs();
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 1u);
+    ASSERT_TRUE((*runs)[0].best_time_ns.has_value());
+    EXPECT_DOUBLE_EQ(*(*runs)[0].best_time_ns, 1000.0);
 }
 
 TEST_F(SchemaTest, InMemoryStoreWorks) {
