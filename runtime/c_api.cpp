@@ -22,6 +22,7 @@ struct kforge_rt_program {
     const rt::DriverApi* api = nullptr;
     CUcontext context = nullptr;
     CUdevice device = 0;
+    bool retained_primary = false;  // open made device 0's primary context current
     int sm_count = 0;
     rt::Module module;
     std::vector<int64_t> dims;
@@ -67,6 +68,7 @@ kforge_rt_status load_on_current_context(kforge_rt_program& p) {
         CUdevice dev = 0;
         r = api.cuDeviceGet(&dev, 0);
         if (r == CUDA_SUCCESS) r = api.cuDevicePrimaryCtxRetain(&p.context, dev);
+        if (r == CUDA_SUCCESS) p.retained_primary = true;
         if (r == CUDA_SUCCESS) r = api.cuCtxSetCurrent(p.context);
     }
     if (r == CUDA_SUCCESS) r = api.cuCtxGetDevice(&p.device);
@@ -199,12 +201,12 @@ kforge_rt_status kforge_rt_open(const char* dir, kforge_rt_program** out) {
     p->package = std::move(*package);
     p->api = *api;
     for (const auto& [name, value] : p->package.manifest.dims) p->dims.push_back(value);
-    if (kforge_rt_status s = load_on_current_context(*p); s != KFORGE_RT_OK) {
-        rt::unload_module(*p->api, p->module);
-        return s;
-    }
-    if (kforge_rt_status s = lay_out_workspace(*p); s != KFORGE_RT_OK) {
-        rt::unload_module(*p->api, p->module);
+    kforge_rt_status s = load_on_current_context(*p);
+    if (s == KFORGE_RT_OK) s = lay_out_workspace(*p);
+    if (s != KFORGE_RT_OK) {
+        std::string why = last_error;
+        kforge_rt_close(p.release());
+        last_error = why;
         return s;
     }
     *out = p.release();
@@ -214,6 +216,7 @@ kforge_rt_status kforge_rt_open(const char* dir, kforge_rt_program** out) {
 void kforge_rt_close(kforge_rt_program* p) {
     if (!p) return;
     rt::unload_module(*p->api, p->module);
+    if (p->retained_primary) p->api->cuDevicePrimaryCtxRelease(p->device);
     delete p;
 }
 
