@@ -258,6 +258,8 @@ kforge_rt_status kforge_rt_launch(kforge_rt_program* p, void* stream, void* cons
     const rt::DriverApi& api = *p->api;
     CUcontext current = nullptr;
     api.cuCtxGetCurrent(&current);
+    if (!current && api.cuCtxSetCurrent(p->context) == CUDA_SUCCESS)
+        current = p->context;  // a thread with no context yet: the program's is the device's
     if (current != p->context)
         return fail(KFORGE_RT_WRONG_CONTEXT, m.name + " was opened in another CUDA context (a "
                                              "program serves the device it was opened on)");

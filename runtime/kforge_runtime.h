@@ -10,7 +10,7 @@
  *
  * open binds the program to the CUDA context current on the calling thread (the device's
  * primary context is made current when none is) and loads its cubin there; a launch must come
- * from the same context. A launch enqueues the kernels (and the workspace zeroing they need) on
+ * from the same context (on a thread with no current context, open's is made current). A launch enqueues the kernels (and the workspace zeroing they need) on
  * the caller's stream and returns: it never synchronizes, so it can be captured in a CUDA graph.
  * Tensors are contiguous device pointers of exactly the exported shapes and dtypes (the runtime
  * cannot check a raw pointer's extent: callers check, as the exported Python package does).

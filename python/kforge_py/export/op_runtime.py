@@ -154,12 +154,20 @@ class Program:
         device = args[0].device
         h, ws_bytes = self._handle(device)
         lib = self._lib
-        workspace = torch.empty(max(ws_bytes, 1), dtype=torch.uint8, device=device)
+        # from the caching allocator, on the current stream: reused by the next call (or the
+        # graph's private pool under capture); none when the program needs none
+        workspace = (torch.empty(ws_bytes, dtype=torch.uint8, device=device)
+                     if ws_bytes else None)
         tensors = list(args) + list(outputs)
         ptrs = (ctypes.c_void_p * len(tensors))(*[t.data_ptr() for t in tensors])
         stream = torch.cuda.current_stream(device).cuda_stream
-        with torch.cuda.device(device):
-            rc = lib.kforge_rt_launch(h, ctypes.c_void_p(stream), ptrs, len(tensors),
-                                      ctypes.c_void_p(workspace.data_ptr()), ws_bytes)
+        ws_ptr = ctypes.c_void_p(workspace.data_ptr() if workspace is not None else 0)
+        if device.index is None or device.index == torch.cuda.current_device():
+            rc = lib.kforge_rt_launch(h, ctypes.c_void_p(stream), ptrs, len(tensors), ws_ptr,
+                                      ws_bytes)
+        else:  # the program's context must be current: the tensors' device's
+            with torch.cuda.device(device):
+                rc = lib.kforge_rt_launch(h, ctypes.c_void_p(stream), ptrs, len(tensors),
+                                          ws_ptr, ws_bytes)
         if rc != RT_OK:
             self._fail(lib, rc, "the launch")
