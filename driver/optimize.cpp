@@ -57,6 +57,7 @@ Outcome run_optimize(OptimizeRequest r, const Console& console) {
     if (!state) return fail(Exit::kUserError, state.error().to_string());
     print(console, "run " + std::to_string(state->run_id) + " on " + state->device_name +
                        (state->simulated ? " (simulated)" : "") + "\n");
+    if (r.on_start) r.on_start(*state);
     std::vector<search::Proposer*> ps;
     if (llm) {
         llm->set_run_id(state->run_id);
@@ -68,6 +69,11 @@ Outcome run_optimize(OptimizeRequest r, const Console& console) {
         log(line);
         watch.check();
     };
+    if (auto on_event = options.on_event)
+        options.on_event = [on_event, &watch](const search::ProgressEvent& e) {
+            on_event(e);
+            if (e.kind == search::ProgressEvent::Kind::kRound) watch.check();
+        };
     const std::string work_dir = work_dir_for("optimize");
     search::SearchState* st = &*state;
     set_profile_hook(options, r.profile, state->simulated,
@@ -87,11 +93,20 @@ Outcome run_optimize(OptimizeRequest r, const Console& console) {
     }
     if (r.log_done) r.log_done();
     watch.check();
-    if (auto done = store->finish_run(state->run_id, RunStatus::kFinished); !done)
+    const RunStatus end = state->interrupted ? RunStatus::kInterrupted : RunStatus::kFinished;
+    if (auto done = store->finish_run(state->run_id, end); !done)
         return {Exit::kEnvironment, done.error().to_string(), true};
     auto summary = search::write_outputs(*state, *store, r.out);
     if (!summary) return fail(Exit::kUserError, summary.error().to_string());
     print(console, *summary + watch.summary());
+    if (state->interrupted) {
+        const std::string resume = r.resume_command ? r.resume_command(state->run_id)
+                                                    : "--resume " + std::to_string(state->run_id);
+        print(console, "interrupted: run " + std::to_string(state->run_id) +
+                           " is marked interrupted" +
+                           (r.out.empty() ? "" : ", its best so far written to " + r.out) +
+                           "; continue it with:\n  " + resume + "\n");
+    }
     return {search::best_hash(*state) ? Exit::kOk : Exit::kFailure, "", false};
 }
 

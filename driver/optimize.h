@@ -25,11 +25,19 @@ struct OptimizeRequest {
     search::SearchOptions search;
     ProfileSettings profile;
     std::function<void()> log_done;  // after the last progress line (a terminal ends its line)
+    // The command that continues run N (printed when a stop request - SIGINT/SIGTERM - ended
+    // the search early); unset: "--resume N".
+    std::function<std::string(int64_t run_id)> resume_command;
+    // Called once the run exists (its id), before the search starts.
+    std::function<void(const search::SearchState& state)> on_start;
 };
 
 // Runs it: "run N on DEVICE" and the evidence summary (with the LLM's usage) are printed on
 // `console`, notes (a synthesized start, the LLM's state, the GPU fallback) noted. kOk when a
 // candidate passed, kFailure when none did, kUserError / kEnvironment with the message.
+// A stop request (common/stop_request.h) ends the search after the evaluation in flight: the
+// run is marked interrupted, the outputs written, and the resume command printed; the caller
+// tells it by stop_requested().
 Outcome run_optimize(OptimizeRequest request, const Console& console);
 
 }  // namespace kforge::driver

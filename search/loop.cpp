@@ -1,13 +1,18 @@
 // One round of the search and the loop over rounds (search/loop.h).
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <thread>
 
+#include "common/stop_request.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
+#include "sol/sol_share.h"
 
 namespace kforge::search {
 namespace {
@@ -26,6 +31,45 @@ using detail::propose_ahead;
 using detail::proposals_wanted;
 using detail::record_compile_cost;
 using detail::warm_start_cases;
+
+// While alive, a heartbeat event every few seconds on its own thread (a CUTLASS compile wave is
+// silent for ~50 s otherwise); nothing without options.on_event.
+class Heartbeat {
+public:
+    Heartbeat(const SearchOptions& options, std::string what) {
+        if (!options.on_event) return;
+        thread_ = std::thread([this, &options, what = std::move(what)] {
+            const auto t0 = std::chrono::steady_clock::now();
+            std::unique_lock lock(mu_);
+            while (!cv_.wait_for(lock, std::chrono::seconds(kPeriodS), [this] { return done_; })) {
+                ProgressEvent e;
+                e.kind = ProgressEvent::Kind::kHeartbeat;
+                e.text = what;
+                e.elapsed_s =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                options.on_event(e);
+            }
+        });
+    }
+    ~Heartbeat() {
+        if (!thread_.joinable()) return;
+        {
+            std::lock_guard lock(mu_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+    Heartbeat(const Heartbeat&) = delete;
+    Heartbeat& operator=(const Heartbeat&) = delete;
+
+private:
+    static constexpr int kPeriodS = 5;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
+};
 
 double time_of(const CandidateState& c) {
     if (c.status != EvalStatus::kPassed) return 0;
@@ -86,9 +130,10 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                     Spent& spent) {
     tick(spent);
     const double round_s = round_screen_s(options.budget, spent);
+    // a stop asked for (Ctrl-C) ends the round after the evaluation in flight, like a budget
     auto over_budget = [&] {
         tick(spent);
-        return budget_exhausted(options.budget, spent).has_value();
+        return stop_requested() || budget_exhausted(options.budget, spent).has_value();
     };
     // 0. profile the best few not yet diagnosed, right before the proposers read the diagnoses
     //    (lazily: a problem whose next round never comes, in a suite or at the end of the
@@ -171,8 +216,12 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         // its worker builds the correctness cases its tiers will need (the wait counts once)
         auto compile = std::async(wait_for_start ? std::launch::async : std::launch::deferred,
                                   [&pre = *pre_request] { return eval::precompile(pre); });
+        std::optional<Heartbeat> beat;
+        beat.emplace(options, "compiling " + std::to_string(pre_request->program_texts.size()) +
+                                  " program(s)");
         if (wait_for_start) warm_start_cases(st, evaluator, options, compile);
         auto report = compile.get();
+        beat.reset();
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         spent.gpu_s += secs;
         record_compile_cost(st, *pre_request, report, secs);
@@ -190,7 +239,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         // the start program is timed even past the budget: a suite's starts compile in one
         // parallel wave first, which can outlast a short budget, and a run without its start
         // timed has no result at all (every import on the H200 ended so, 2026-12-01)
-        if (h != st.start_hash && over_budget_compiled()) break;
+        if (stop_requested() || (h != st.start_hash && over_budget_compiled())) break;
         auto r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
         if (!r) return r.error();
         if (!r->cached) add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples, r->wall_ms / 1e3);
@@ -209,6 +258,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     HalvingCut cut = halving_cut(timed, full_ratio);
     if (!cut.retime.empty()) {
         for (size_t i : cut.retime) {
+            if (stop_requested()) break;
             eval::EvalRequest req;
             req.problem = st.problem;
             req.program_text = st.candidates.at(timed[i].id).text;
@@ -258,12 +308,13 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         if (auto s = full_at(timed[i].id); !s) return s;
     }
     if (auto sit = st.candidates.find(st.start_hash);
-        sit != st.candidates.end() && sit->second.quick && !sit->second.full)
+        sit != st.candidates.end() && sit->second.quick && !sit->second.full && !stop_requested())
         if (auto s = full_at(st.start_hash); !s) return s;
     // only the wait beyond the start's tiers counts as GPU-seconds: the rest ran beside them
     for (std::future<PrefetchResult>* f : {&early, &prefetch}) {
         if (!f->valid()) continue;
         auto t0 = std::chrono::steady_clock::now();
+        Heartbeat beat(options, "compiling the next round's programs");
         PrefetchResult r = f->get();
         spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         record_compile_cost(st, r.request, r.report, r.secs);
@@ -337,8 +388,17 @@ Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
                   const std::vector<Proposer*>& proposers, const SearchOptions& options,
                   Spent& spent) {
     if (!spent.wall_origin) start_wall_clock(spent);
+    auto interrupted = [&] {
+        if (!stop_requested()) return false;
+        st.interrupted = true;
+        st.stop_reason = stop_signal() == SIGTERM  ? "interrupted (SIGTERM)"
+                         : stop_signal() == SIGINT ? "interrupted (SIGINT)"
+                                                   : "interrupted";
+        return true;
+    };
     while (true) {
         tick(spent);
+        if (interrupted()) break;
         if (auto why = should_stop(options.stop, st.progress, options.budget, spent)) {
             st.stop_reason = *why;
             break;
@@ -347,7 +407,17 @@ Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
         int64_t before = work();
         if (auto s = search_round(st, evaluator, store, proposers, options, spent); !s) return s;
         tick(spent);
-        if (options.log) options.log(progress_line(st, options, spent));
+        const std::string line = progress_line(st, options, spent);
+        if (options.log && !options.on_event) options.log(line);  // an event display has its own
+        if (options.on_event) {
+            ProgressEvent e;
+            e.kind = ProgressEvent::Kind::kRound;
+            e.state = &st;
+            e.spent = &spent;
+            e.text = line;
+            options.on_event(e);
+        }
+        if (interrupted()) break;
         if (!st.budget_stop.empty()) {
             st.stop_reason = st.budget_stop;
             break;
@@ -357,6 +427,8 @@ Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
             break;
         }
     }
+    // an interrupted run leaves the rest to --resume
+    if (st.interrupted) return Ok{};
     if (!st.budget_stop.empty() || budget_exhausted(options.budget, spent))
         if (auto s = finish_within_grace(st, evaluator, store, options, spent); !s) return s;
     // The result's evidence: the best's diagnosis, when no round profiled it (profiling is lazy).
@@ -392,16 +464,18 @@ std::string progress_line(const SearchState& st, const SearchOptions& options, c
     auto best = best_time_ns(st);
     auto start = start_time_ns(st);
     const TierCounts& n = st.counts;
+    std::string budget = budget_left_text(options.budget, spent);
+    if (options.stop.max_rounds)  // a round limit is a limit too, never "unlimited"
+        budget = (budget == "unlimited" ? "" : budget + ", ") + "rounds " +
+                 std::to_string(st.progress.rounds) + "/" + std::to_string(*options.stop.max_rounds);
     std::snprintf(b, sizeof b,
-                  "%s round %d: best %s us, %.1f%% SOL, %.3fx vs start | %s | proposed %lld, "
-                  "static ok %lld, screened %lld, compiled %lld, quick %lld, full %lld, invalid "
-                  "%lld, cached %lld%s",
+                  "%s round %d: best %s us, %s, %.3fx vs start | %s | proposed %lld, "
+                  "quick %lld, full %lld, invalid %lld, cached %lld%s",
                   st.problem.name.c_str(), st.progress.rounds,
                   best ? std::to_string(*best / 1e3).substr(0, 8).c_str() : "-",
-                  best ? 100.0 * st.bounds.time_fused_s * 1e9 / *best : 0.0,
-                  best && start ? *start / *best : 1.0,
-                  budget_left_text(options.budget, spent).c_str(), (long long)n.proposed,
-                  (long long)n.static_ok, (long long)n.screened, (long long)n.compiled,
+                  format_sol_share(sol_share(best ? *best * 1e-9 : 0.0, st.bounds.time_fused_s))
+                      .c_str(),
+                  best && start ? *start / *best : 1.0, budget.c_str(), (long long)n.proposed,
                   (long long)n.quick, (long long)n.full, (long long)n.invalid, (long long)n.cached,
                   st.simulated ? " (simulated)" : "");
     return b;

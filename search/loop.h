@@ -35,6 +35,23 @@
 
 namespace kforge::search {
 
+struct SearchState;
+
+// One event of a search, for a progress display (cli/progress.h): an evaluation recorded, a round
+// ended, or a heartbeat while a compile wave runs (sent from another thread, `state` null).
+struct ProgressEvent {
+    enum class Kind { kEvaluation, kRound, kHeartbeat } kind = Kind::kEvaluation;
+    const SearchState* state = nullptr;
+    const Spent* spent = nullptr;
+    std::string hash;                     // kEvaluation: the candidate
+    EvalTier tier = EvalTier::kQuick;     // kEvaluation
+    EvalStatus status = EvalStatus::kPassed;
+    std::optional<double> median_ns;      // kEvaluation: when it passed and was timed
+    bool cached = false;
+    std::string text;                     // kHeartbeat: "compiling 12 programs"; kRound: the line
+    double elapsed_s = 0;                 // kHeartbeat: seconds the wave has run
+};
+
 struct SearchOptions {
     Budget budget;
     StopConditions stop;
@@ -55,6 +72,12 @@ struct SearchOptions {
     std::function<Diagnosis(const std::string& program_text)> profile_hook;
     // Progress lines (one per round); unset = silent.
     std::function<void(const std::string& line)> log;
+    // Progress events (every evaluation, round and compile-wave heartbeat); unset = none.
+    // The search also stops after the evaluation in flight once stop_requested()
+    // (common/stop_request.h), leaving state.interrupted set.
+    std::function<void(const ProgressEvent& event)> on_event;
+    // Recorded with the run (store/records.h NewRun): kforge version, commit, toolchain.
+    std::string kforge_version, git_commit, toolchain;
 };
 
 struct CandidateState {
@@ -99,6 +122,8 @@ struct SearchState {
     std::string stop_reason;
     // Set by a round that found no compile wave fitting the wall budget left: the run stops.
     std::string budget_stop;
+    // Set when the search stopped because stop_requested() (SIGINT/SIGTERM): the run is resumable.
+    bool interrupted = false;
 };
 
 // Creates a run for `problem` starting from `start_text` and evaluates the start program.

@@ -55,6 +55,18 @@ Expected<eval::EvalReport> evaluate_at(SearchState& st, eval::Evaluator& evaluat
             ++st.counts.full;
         }
     }
+    if (options.on_event) {
+        ProgressEvent e;
+        e.kind = ProgressEvent::Kind::kEvaluation;
+        e.state = &st;
+        e.spent = &spent;
+        e.hash = hash;
+        e.tier = tier;
+        e.status = r.status;
+        if (r.status == EvalStatus::kPassed && r.stats.count > 0) e.median_ns = r.stats.median_ns;
+        e.cached = r.cached;
+        options.on_event(e);
+    }
     return r;
 }
 

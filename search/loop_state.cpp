@@ -1,10 +1,12 @@
 // Starting and resuming a search (search/loop.h).
 #include <nlohmann/json.hpp>
 
+#include "compile/compile.h"
 #include "dsl/parser.h"
 #include "problem/spec.h"
 #include "search/loop_internal.h"
 #include "sol/device.h"
+#include "sol/target.h"
 
 namespace kforge::search {
 namespace {
@@ -36,6 +38,19 @@ Status prepare(SearchState& st, eval::Evaluator& evaluator, Store& store) {
     st.bounds = *bounds;
     st.cost.emplace(st.problem, ceilings, info.sm_count > 0 ? info.sm_count : spec->sm_count);
     return Ok{};
+}
+
+// The compiler that builds the run's programs ("simulated" on the simulated device), as the
+// evaluations record it: nvcc's "release X.Y, VX.Y.Z" line.
+std::string toolchain_of(const SearchState& st, const std::string& datasheet_key) {
+    if (st.simulated) return "simulated";
+    const Target target = target_for_device(datasheet_key);
+    auto v = compile::nvcc_version(compile::default_compile_options(target.arch).nvcc);
+    std::string text = v.ok() ? *v : "nvcc unavailable";
+    auto pos = text.rfind("release");
+    if (pos != std::string::npos) text = text.substr(pos);
+    if (auto nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+    return text;
 }
 
 }  // namespace
@@ -71,6 +86,12 @@ Expected<SearchState> start_search(eval::Evaluator& evaluator, Store& store,
                                       {"proposers", options.proposers},
                                       {"simulated", st.simulated}}
                            .dump();
+    run.kforge_version = options.kforge_version;
+    run.git_commit = options.git_commit;
+    if (run.toolchain = options.toolchain; run.toolchain.empty()) {
+        auto info = evaluator.device_info();
+        run.toolchain = toolchain_of(st, info ? info->datasheet_key : "h200");
+    }
     auto run_id = store.create_run(run);
     if (!run_id) return run_id.error();
     st.run_id = *run_id;
@@ -99,6 +120,8 @@ Expected<SearchState> resume_search(eval::Evaluator& evaluator, Store& store, in
     st.problem = *problem;
     st.run_id = run_id;
     if (auto s = prepare(st, evaluator, store); !s) return s.error();
+    // an interrupted (or killed) run is running again until it finishes
+    if (auto s = store.resume_run(run_id); !s) return s.error();
     auto cands = store.list_candidates(run_id);
     if (!cands) return cands.error();
     for (const CandidateRecord& c : *cands) {
