@@ -37,7 +37,7 @@ struct BaselineArgs {
 };
 
 int fail(const std::string& message, int rc) {
-    std::fprintf(stderr, "kforge baseline: %s\n", message.c_str());
+    eprintf("kforge baseline: %s\n", message.c_str());
     return rc;
 }
 
@@ -101,7 +101,7 @@ int run_baseline(BaselineArgs a) {
     r.latest_run = a.latest_run;
     driver::BaselineResult result = driver::run_baselines(r);
     if (result.outcome.exit == driver::Exit::kOk || result.outcome.exit == driver::Exit::kFailure) {
-        if (a.json) std::printf("%s\n", result.doc.dump(2).c_str());
+        if (a.json) print_json(result.doc);
         else print_summary(result.doc);
     }
     return exit_code_of(result.outcome, "baseline");

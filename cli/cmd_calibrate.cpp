@@ -19,18 +19,18 @@ struct CalibrateArgs {
 int run_calibrate(const CalibrateArgs& a) {
     const int count = cuda_device_count();
     if (count == 0) {
-        std::fprintf(stderr,
+        eprintf(
                      "kforge calibrate: no CUDA device visible (cudaGetDeviceCount "
                      "found none); calibration needs a GPU\n");
         return kExitEnvironment;
     }
     if (a.device_index < 0 || a.device_index >= count) {
-        std::fprintf(stderr, "kforge calibrate: --device-index: no CUDA device %d (%d visible)\n",
+        eprintf("kforge calibrate: --device-index: no CUDA device %d (%d visible)\n",
                      a.device_index, count);
         return kExitUserError;
     }
     if (a.gemm_size < 256 || a.runs < 1) {
-        std::fprintf(stderr, "kforge calibrate: --gemm-size must be >= 256 and --runs >= 1\n");
+        eprintf("kforge calibrate: --gemm-size must be >= 256 and --runs >= 1\n");
         return kExitUserError;
     }
     CalibrateOptions o;
@@ -39,13 +39,13 @@ int run_calibrate(const CalibrateArgs& a) {
     o.timed_runs = a.runs;
     auto cal = calibrate(o);
     if (!cal) {
-        std::fprintf(stderr, "kforge calibrate: %s\n", cal.error().to_string().c_str());
+        eprintf("kforge calibrate: %s\n", cal.error().to_string().c_str());
         return kExitEnvironment;
     }
     const std::string path =
         a.output.empty() ? ".kforge/calibration-" + cal->device + ".json" : a.output;
     if (auto s = save_calibration(*cal, path); !s) {
-        std::fprintf(stderr, "kforge calibrate: %s\n", s.error().to_string().c_str());
+        eprintf("kforge calibrate: %s\n", s.error().to_string().c_str());
         return kExitUserError;
     }
     std::printf("device %s: DRAM %.3g TB/s", cal->device.c_str(), cal->dram_bytes_per_s / 1e12);
@@ -64,7 +64,7 @@ void register_calibrate(CLI::App& app) {
                                    "Measure DRAM bandwidth and GEMM peaks of a GPU (needs a GPU)");
     cmd->add_option("--device-index", args->device_index, "CUDA device index")
         ->capture_default_str();
-    cmd->add_option("-o,--output", args->output,
+    cmd->add_option("-o,--out,--output", args->output,
                     "Output JSON (default .kforge/calibration-<device>.json)");
     cmd->add_option("--gemm-size", args->gemm_size, "M = N = K of the GEMMs")
         ->capture_default_str();

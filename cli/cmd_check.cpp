@@ -69,13 +69,14 @@ nlohmann::ordered_json work_json(const WorkCount& w) {
     return j;
 }
 
-void report_error(const std::string& file, const Error& e) {
-    std::fprintf(stderr, "kforge: %s: %s\n", file.c_str(), e.to_string().c_str());
-}
-
 int run_check(const std::vector<std::string>& files, bool json) {
     int rc = kExitOk;
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
+    nlohmann::ordered_json errors = nlohmann::ordered_json::array();
+    auto report_error = [&](const std::string& file, const Error& e) {
+        eprintf("kforge: %s: %s\n", file.c_str(), e.to_string().c_str());
+        errors.push_back({{"file", file}, {"error", e.to_string()}});
+    };
     for (const std::string& file : files) {
         auto problem = load_problem(file);
         if (!problem) {
@@ -102,7 +103,14 @@ int run_check(const std::vector<std::string>& files, bool json) {
             print_summary(*problem, *work);
         }
     }
-    if (json) std::printf("%s\n", results.dump(2).c_str());
+    if (json) {
+        // {"specs": [...], "errors": [...], "exit": N, "error": the first one's message}
+        nlohmann::ordered_json j{{"specs", results}, {"errors", errors}, {"exit", rc}};
+        if (!errors.empty())
+            j["error"] = errors[0]["file"].get<std::string>() + ": " +
+                         errors[0]["error"].get<std::string>();
+        print_json(j);
+    }
     return rc;
 }
 

@@ -1,4 +1,5 @@
-// `kforge compile PROGRAM --problem SPEC -o DIR [--no-build] [--arch ARCH] [--device h200]
+// `kforge compile SPEC PROGRAM -o DIR [--no-build] [--arch ARCH] [--gpu-model h200]
+// (or PROGRAM --problem SPEC, the old order)
 // [--cache DIR] [--dump]`: builds for the device's Target (--arch overrides its arch) through
 // builder::build: parse, check, lower, write DIR/kernels.cu and DIR/plan.json, then
 // (unless --no-build) compile to DIR/kernels.cubin (+ DIR/kernels_host.so) and print the ptxas
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "builder/build.h"
 #include "cli/commands.h"
@@ -21,6 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct CompileArgs {
+    std::vector<std::string> paths;  // SPEC PROGRAM, or PROGRAM with --problem
     std::string program_path;
     std::string problem_path;
     std::string out_dir;
@@ -32,7 +35,7 @@ struct CompileArgs {
 };
 
 int user_error(const std::string& text) {
-    std::fprintf(stderr, "kforge compile: %s\n", text.c_str());
+    eprintf("kforge compile: %s\n", text.c_str());
     return kExitUserError;
 }
 
@@ -41,7 +44,16 @@ std::string cache_dir_of(const CompileArgs& a) {
     return a.cache_dir.empty() ? default_compile_cache_dir() : a.cache_dir;
 }
 
-int run(const CompileArgs& a) {
+int run(CompileArgs a) {
+    if (a.problem_path.empty() && a.paths.size() == 2) {
+        a.problem_path = a.paths[0];
+        a.program_path = a.paths[1];
+    } else if (!a.problem_path.empty() && a.paths.size() == 1) {
+        a.program_path = a.paths[0];
+    } else {
+        return user_error("give the problem spec and the program: kforge compile SPEC PROGRAM "
+                          "-o DIR");
+    }
     std::ifstream in(a.program_path);
     if (!in) return user_error("cannot read program file " + a.program_path);
     std::stringstream text;
@@ -63,9 +75,9 @@ int run(const CompileArgs& a) {
                         static_cast<int>(dumped.size()), dumped.data());
         };
     builder::BuiltCandidate built = builder::build(source, *problem, *target, options);
-    for (const auto& w : built.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    for (const auto& w : built.warnings) eprintf("warning: %s\n", w.c_str());
     if (built.status == builder::BuildStatus::kInvalidProgram && built.parsed) {
-        for (const auto& e : built.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+        for (const auto& e : built.errors) eprintf("%s\n", e.to_string().c_str());
         return kExitUserError;
     }
     if (!built.ok()) return user_error(built.message);
@@ -87,10 +99,10 @@ int run(const CompileArgs& a) {
     switch (result.status) {
         case compile::CompileStatus::kOk: break;
         case compile::CompileStatus::kToolchainMissing:
-            std::fprintf(stderr, "kforge compile: toolchain missing:\n%s\n", result.log.c_str());
+            eprintf("kforge compile: toolchain missing:\n%s\n", result.log.c_str());
             return kExitEnvironment;
         default:
-            std::fprintf(stderr, "kforge compile: %s\n%s\n",
+            eprintf("kforge compile: %s\n%s\n",
                          std::string(compile::to_string(result.status)).c_str(),
                          result.log.c_str());
             return kExitFailure;
@@ -113,13 +125,17 @@ int run(const CompileArgs& a) {
 void register_compile(CLI::App& app) {
     auto args = std::make_shared<CompileArgs>();
     auto* cmd = app.add_subcommand("compile", "lower a kernel-language program and build it");
-    cmd->add_option("program", args->program_path, "program file (kernel language)")->required();
-    cmd->add_option("--problem", args->problem_path, "problem spec (JSON)")->required();
+    cmd->add_option("spec_program", args->paths,
+                    "SPEC PROGRAM: problem spec (JSON) and program file (kernel language)")
+        ->required()
+        ->expected(1, 2);
+    cmd->add_option("--problem", args->problem_path, "the problem spec, as the positional SPEC "
+                                                     "(then PROGRAM alone)");
     cmd->add_option("-o,--out", args->out_dir, "output directory")->required();
     cmd->add_flag("--no-build", args->no_build, "write kernels.cu and plan.json only");
     cmd->add_option("--arch", args->arch,
                     "target architecture (default: the device's, e.g. sm_90a for h200)");
-    cmd->add_option("--device", args->device,
+    add_gpu_model_option(cmd, args->device,
                     "device table entry to check and build for (default h200)");
     cmd->add_option("--cache", args->cache_dir, "compile cache directory");
     cmd->add_flag("--dump", args->dump, "print the result of every lowering pass");

@@ -22,7 +22,7 @@ struct DbOptions {
 };
 
 int user_error(const std::string& message) {
-    std::fprintf(stderr, "kforge db: %s\n", message.c_str());
+    eprintf("kforge db: %s\n", message.c_str());
     return kExitUserError;
 }
 
@@ -47,6 +47,23 @@ int run_runs(const DbOptions& o) {
     if (!store) return user_error(store.error().to_string());
     auto runs = store->list_runs();
     if (!runs) return user_error(runs.error().to_string());
+    if (json_mode()) {
+        nlohmann::ordered_json j = nlohmann::ordered_json::array();
+        for (const auto& r : *runs)
+            j.push_back({{"id", r.id},
+                         {"problem", r.problem},
+                         {"device", r.device},
+                         {"status", std::string(to_string(r.status))},
+                         {"started_at", r.started_at},
+                         {"candidates", r.candidates},
+                         {"best_time_ns", r.best_time_ns ? nlohmann::ordered_json(*r.best_time_ns)
+                                                         : nullptr},
+                         {"kforge_version", r.kforge_version},
+                         {"git_commit", r.git_commit},
+                         {"toolchain", r.toolchain}});
+        print_json(j);
+        return kExitOk;
+    }
     if (runs->empty()) {
         std::printf("no runs in %s\n", o.db_path.c_str());
         return kExitOk;
@@ -68,6 +85,10 @@ int run_export(const DbOptions& o) {
     if (!json) return user_error(json.error().to_string());
     std::string text = json->dump(2) + "\n";
     if (o.out_path.empty() || o.out_path == "-") {
+        if (json_mode()) {
+            print_json(*json);
+            return kExitOk;
+        }
         std::fwrite(text.data(), 1, text.size(), stdout);
         return kExitOk;
     }
@@ -75,8 +96,9 @@ int run_export(const DbOptions& o) {
     out << text;
     out.close();
     if (!out) return user_error(o.out_path + ": cannot write the export");
-    std::fprintf(stderr, "kforge db: wrote run %lld to %s\n", static_cast<long long>(o.run_id),
+    eprintf("kforge db: wrote run %lld to %s\n", static_cast<long long>(o.run_id),
                  o.out_path.c_str());
+    if (json_mode()) print_json(nlohmann::ordered_json{{"run", o.run_id}, {"out", o.out_path}});
     return kExitOk;
 }
 
@@ -89,7 +111,10 @@ int run_migrate(const DbOptions& o) {
     if (!store) return user_error(store.error().to_string());
     auto version = schema_version(store->db());
     if (!version) return user_error(version.error().to_string());
-    std::printf("%s: schema version %d\n", o.db_path.c_str(), *version);
+    if (json_mode())
+        print_json(nlohmann::ordered_json{{"db", o.db_path}, {"schema_version", *version}});
+    else
+        std::printf("%s: schema version %d\n", o.db_path.c_str(), *version);
     return kExitOk;
 }
 
@@ -110,7 +135,7 @@ void register_db(CLI::App& app) {
     auto* exp = db->add_subcommand("export", "Write one run (candidates, evaluations, "
                                              "measurements, artefacts) as JSON");
     exp->add_option("run", opts->run_id, "Run id (see `kforge db runs`)")->required();
-    exp->add_option("-o,--output", opts->out_path, "Output file (default: standard output)");
+    exp->add_option("-o,--out,--output", opts->out_path, "Output file (default: standard output)");
     exp->callback([opts] { exit_code() = run_export(*opts); });
 
     auto* mig = db->add_subcommand("migrate", "Create the database or bring it to the current "

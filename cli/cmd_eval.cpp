@@ -60,7 +60,7 @@ struct EvalArgs {
 };
 
 int user_error(const std::string& text) {
-    std::fprintf(stderr, "kforge eval: %s\n", text.c_str());
+    eprintf("kforge eval: %s\n", text.c_str());
     return kExitUserError;
 }
 
@@ -130,7 +130,7 @@ Expected<std::unique_ptr<eval::Supervisor>> start_supervisor(const EvalArgs& a) 
     o.log_path = a.worker_log;
     auto started = driver::start_worker(o);
     if (!started.fallback.empty())
-        std::fprintf(stderr, "kforge eval: *** no usable GPU worker (%s): using the SIMULATED "
+        eprintf("kforge eval: *** no usable GPU worker (%s): using the SIMULATED "
                              "device; times are model estimates, not measurements ***\n",
                      started.fallback.c_str());
     if (!started.value) return make_error("", started.message);
@@ -221,7 +221,7 @@ int run_fault_suite(const EvalArgs& a) {
         return user_error("--fault-suite on a GPU needs --cubin-dir (tests/faults/run_faults.sh)");
     auto sup = start_supervisor(a);
     if (!sup) {
-        std::fprintf(stderr, "kforge eval: %s\n", sup.error().to_string().c_str());
+        eprintf("kforge eval: %s\n", sup.error().to_string().c_str());
         return kExitEnvironment;
     }
     simulated = (*sup)->device().simulated;
@@ -245,7 +245,7 @@ int run_session(const EvalArgs& a, const Problem& problem, EvalTier tier,
     if (a.repeat < 0 || a.repeat > 1000) return user_error("--repeat must be in 0..1000");
     auto sup = start_supervisor(a);
     if (!sup) {
-        std::fprintf(stderr, "kforge eval: %s\n", sup.error().to_string().c_str());
+        eprintf("kforge eval: %s\n", sup.error().to_string().c_str());
         return kExitEnvironment;
     }
     eval::SupervisedEvaluator evaluator(**sup);
@@ -258,18 +258,28 @@ int run_session(const EvalArgs& a, const Problem& problem, EvalTier tier,
     o.compile_cache_dir = default_compile_cache_dir();
     o.store = store;
     eval::SessionResult r = eval::run_session(evaluator, problem, *candidates, o);
-    if (a.json) std::printf("%s\n", eval::to_json(r).dump(2).c_str());
-    else print_session(r);
+    if (!a.json) print_session(r);
     // The environment's exit first, then the user's (an invalid program), then a failure.
     int code = r.timing && r.timing->status != EvalStatus::kPassed ? kExitFailure : kExitOk;
+    std::string first_error;
     for (size_t i = 0; i < r.reports.size(); ++i) {
         const int c = exit_code_of(r.reports[i]);
         if (c == kExitUserError && a.json)
-            std::fprintf(stderr, "kforge eval: %s: invalid program: %s\n", r.labels[i].c_str(),
+            eprintf("kforge eval: %s: invalid program: %s\n", r.labels[i].c_str(),
                          r.reports[i].message.c_str());
+        if (c != kExitOk && first_error.empty())
+            first_error = r.labels[i] + ": " + r.reports[i].message;
         if (c == kExitEnvironment || (c == kExitUserError && code != kExitEnvironment) ||
             (c == kExitFailure && code == kExitOk))
             code = c;
+    }
+    if (a.json) {
+        nlohmann::ordered_json j = eval::to_json(r);
+        if (code != kExitOk) {
+            j["exit"] = code;
+            j["error"] = first_error.empty() ? "the interleaved timing failed" : first_error;
+        }
+        print_json(j);
     }
     return code;
 }
@@ -331,12 +341,12 @@ int run(const EvalArgs& a) {
     auto opened = driver::open_device(*driver::device_choice_from_string(a.device), a.gpu,
                                       a.sim_model);
     if (!opened.fallback.empty())
-        std::fprintf(stderr, "kforge eval: *** no usable GPU (%s): using the SIMULATED device; "
+        eprintf("kforge eval: *** no usable GPU (%s): using the SIMULATED device; "
                              "times are model estimates, not measurements ***\n",
                      opened.fallback.c_str());
     if (!opened.value) {
         if (opened.failure == driver::OpenFailure::kEnvironment) {
-            std::fprintf(stderr, "kforge eval: %s\n", opened.message.c_str());
+            eprintf("kforge eval: %s\n", opened.message.c_str());
             return kExitEnvironment;
         }
         return user_error(opened.message);
@@ -344,16 +354,21 @@ int run(const EvalArgs& a) {
     std::unique_ptr<eval::Device> device = std::move(opened.value);
     if (store) request.store = &*store;
     eval::EvalReport report = eval::evaluate(*device, request);
+    const int code = exit_code_of(report);
     if (a.json) {
         nlohmann::ordered_json j = eval::to_json(report);
         if (report.simulated) j["not_checked"] = not_checked(report);
-        std::printf("%s\n", j.dump(2).c_str());
+        if (code != kExitOk) {
+            j["exit"] = code;
+            j["error"] = report.message.empty() ? std::string(to_string(report.status))
+                                                : report.message;
+        }
+        print_json(j);
     } else {
         print_text(report);
     }
-    const int code = exit_code_of(report);
     if (code == kExitUserError && a.json)
-        std::fprintf(stderr, "kforge eval: invalid program: %s\n", report.message.c_str());
+        eprintf("kforge eval: invalid program: %s\n", report.message.c_str());
     return code;
 }
 
@@ -362,7 +377,8 @@ int run(const EvalArgs& a) {
 void register_eval(CLI::App& app) {
     auto args = std::make_shared<EvalArgs>();
     auto* cmd = app.add_subcommand("eval", "evaluate a program through every gate");
-    cmd->add_option("--problem", args->problem_path, "problem spec (JSON)");
+    cmd->add_option("spec", args->problem_path, "problem spec (JSON)");
+    cmd->add_option("--problem", args->problem_path, "the problem spec, as the positional SPEC");
     cmd->add_option("--program", args->program_paths,
                     "program (kernel language); repeat for several (one worker session)");
     cmd->add_option("--programs-dir", args->programs_dir,

@@ -28,14 +28,14 @@ int run_fmt(const FmtOptions& opt) {
         if (opt.files.empty()) return kExitOk;
     }
     if (opt.files.empty()) {
-        std::fprintf(stderr, "kforge fmt: no FILE given (or use --card)\n");
+        eprintf("kforge fmt: no FILE given (or use --card)\n");
         return kExitUserError;
     }
     int rc = kExitOk;
     for (const std::string& file : opt.files) {
         std::ifstream in(file, std::ios::binary);
         if (!in) {
-            std::fprintf(stderr, "kforge fmt: cannot read '%s'\n", file.c_str());
+            eprintf("kforge fmt: cannot read '%s'\n", file.c_str());
             return kExitUserError;
         }
         std::stringstream buf;
@@ -43,7 +43,7 @@ int run_fmt(const FmtOptions& opt) {
         std::string text = buf.str();
         Expected<dsl::Program> p = dsl::parse_program(text, file);
         if (!p) {
-            std::fprintf(stderr, "%s\n", p.error().to_string().c_str());
+            eprintf("%s\n", p.error().to_string().c_str());
             return kExitUserError;
         }
         std::string canonical = dsl::print_canonical(*p);

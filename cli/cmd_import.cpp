@@ -34,7 +34,7 @@ struct ImportArgs {
 
 int run_import(const ImportArgs& a) {
     auto user_error = [](const std::string& m) {
-        std::fprintf(stderr, "kforge import: %s\n", m.c_str());
+        eprintf("kforge import: %s\n", m.c_str());
         return kExitUserError;
     };
     std::vector<std::string> args{"--kforge", kforge_executable(), "-o", a.out_dir};
@@ -70,7 +70,7 @@ int run_import(const ImportArgs& a) {
     args.insert(args.end(), a.files.begin(), a.files.end());
     auto run = driver::run_python_tool(python_options(), "kforge_py.import_kernelbench", args, false);
     if (!run) {
-        std::fprintf(stderr, "kforge import: %s\n", run.error().to_string().c_str());
+        eprintf("kforge import: %s\n", run.error().to_string().c_str());
         return kExitEnvironment;
     }
     return run->exit_code;
@@ -85,7 +85,7 @@ void register_import(CLI::App& app) {
         "kernelbench", "KernelBench-format PyTorch modules -> problem specs (needs PyTorch)");
     static ImportArgs args;
     kb->add_option("files", args.files, "KernelBench .py files")->required();
-    kb->add_option("-o,--out-dir", args.out_dir, "folder for the specs (default .)");
+    kb->add_option("-o,--out,--out-dir", args.out_dir, "folder for the specs (default .)");
     kb->add_option("--policy", args.policy,
                    "precision policy (default: from the input dtypes, fp32_strict for f32)");
     kb->add_option("--atol", args.atol, "absolute tolerance written into the specs");

@@ -49,7 +49,7 @@ Expected<std::map<std::string, int64_t>> parse_dims(const std::string& text) {
 
 int run_interpret(const InterpretArgs& a) {
     auto fail = [&](const Error& e, int rc) {
-        std::fprintf(stderr, "kforge: %s: %s\n", a.spec.c_str(), e.to_string().c_str());
+        eprintf("kforge: %s: %s\n", a.spec.c_str(), e.to_string().c_str());
         return rc;
     };
     std::map<std::string, int64_t> dims;
@@ -61,6 +61,10 @@ int run_interpret(const InterpretArgs& a) {
     auto out = interpret_files(a.spec, dims, a.inputs);
     if (!out) return fail(out.error(), kExitUserError);
     std::string text = out->dump() + "\n";
+    if (json_mode() && (a.output.empty() || a.output == "-")) {
+        print_json(*out);
+        return kExitOk;
+    }
     if (a.output.empty() || a.output == "-") {
         std::fwrite(text.data(), 1, text.size(), stdout);
         return kExitOk;
@@ -79,7 +83,7 @@ void register_interpret(CLI::App& app) {
     cmd->add_option("spec", args.spec, "problem spec (JSON)")->required();
     cmd->add_option("--inputs", args.inputs,
                     "JSON object: graph input name -> row-major values")->required();
-    cmd->add_option("-o,--output", args.output, "output JSON file (default: stdout)");
+    cmd->add_option("-o,--out,--output", args.output, "output JSON file (default: stdout)");
     cmd->add_option("--dims", args.dims, "rebind dims first, e.g. M=16,N=8");
     cmd->callback([] { exit_code() = run_interpret(args); });
 }

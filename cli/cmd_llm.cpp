@@ -25,7 +25,7 @@ struct LlmArgs {
 };
 
 int fail(const char* cmd, const Error& e, int code) {
-    std::fprintf(stderr, "kforge llm %s: %s\n", cmd, e.to_string().c_str());
+    eprintf("kforge llm %s: %s\n", cmd, e.to_string().c_str());
     return code;
 }
 
@@ -51,6 +51,8 @@ int run_ping(const LlmArgs& a) {
 }
 
 int run_prompt(const LlmArgs& a) {
+    if (a.problem.empty())
+        return fail("prompt", Error{"", "a problem SPEC is required"}, kExitUserError);
     if (!a.config.empty()) {
         auto config = llm::load_llm_config(a.config);
         if (!config) return fail("prompt", config.error(), kExitUserError);
@@ -58,6 +60,10 @@ int run_prompt(const LlmArgs& a) {
     llm::PromptPreviewRequest r{a.problem, a.program, a.device, a.count};
     auto prompts = llm::preview_prompts(r);
     if (!prompts) return fail("prompt", prompts.error(), kExitUserError);
+    if (json_mode()) {
+        print_json(nlohmann::ordered_json{{"system", prompts->system}, {"user", prompts->user}});
+        return kExitOk;
+    }
     std::printf("<!-- system -->\n%s\n<!-- user -->\n%s", prompts->system.c_str(),
                 prompts->user.c_str());
     return kExitOk;
@@ -74,9 +80,10 @@ void register_llm(CLI::App& app) {
     ping->callback([args] { exit_code() = run_ping(*args); });
     auto* prompt = cmd->add_subcommand("prompt", "Print the prompts for a problem, send nothing");
     prompt->add_option("--config", args->config, "LLM config file (JSON, docs/llm.md)");
-    prompt->add_option("--problem", args->problem, "Problem spec (JSON)")->required();
+    prompt->add_option("spec", args->problem, "Problem spec (JSON)");
+    prompt->add_option("--problem", args->problem, "The problem spec, as the positional SPEC");
     prompt->add_option("--program", args->program, "A program to show as the best so far");
-    prompt->add_option("--device", args->device, "Device table name")->capture_default_str();
+    add_gpu_model_option(prompt, args->device, "GPU of the device table")->capture_default_str();
     prompt->add_option("--count", args->count, "Programs to ask for")->capture_default_str();
     prompt->callback([args] { exit_code() = run_prompt(*args); });
 }

@@ -35,7 +35,12 @@ struct OptimizeArgs {
     std::optional<double> budget_cost;     // LLM cost (USD) for the run
     int profile_top = 2;                  // best candidates diagnosed per round; 0: none
     std::string ncu = "ncu";
+    std::string progress = "auto";        // auto, tty, plain, json, none (cli/progress.h)
+    bool json = false;                    // one JSON object with the result on stdout
 };
+
+// The wall-clock budget of `optimize` when no budget or round limit is given (seconds).
+inline constexpr double kDefaultWallBudgetS = 600;
 
 // Adds the options both commands share.
 void add_optimize_options(CLI::App* cmd, OptimizeArgs& a);

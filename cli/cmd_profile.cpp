@@ -37,7 +37,7 @@ struct ProfileArgs {
 };
 
 int user_error(const std::string& text) {
-    std::fprintf(stderr, "kforge profile: %s\n", text.c_str());
+    eprintf("kforge profile: %s\n", text.c_str());
     return kExitUserError;
 }
 
@@ -45,7 +45,7 @@ void print(const std::vector<KernelDiagnosis>& ds, bool json) {
     if (json) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
         for (const auto& d : ds) j.push_back(to_json(d));
-        std::printf("%s\n", j.dump(2).c_str());
+        print_json(j);
         return;
     }
     for (const auto& d : ds) {
@@ -88,7 +88,7 @@ int diagnose_csv(const std::string& text, const ProfileArgs& a, const profile::D
         for (const auto& d : ds)
             if (d.kernel.find(kernel) != std::string::npos) got = &d;
         std::string g = got ? std::string(to_string(got->bottleneck)) : "(not profiled)";
-        std::fprintf(stderr, "%-28s expected %-28s got %s%s\n", kernel.c_str(), expected.c_str(),
+        eprintf("%-28s expected %-28s got %s%s\n", kernel.c_str(), expected.c_str(),
                      g.c_str(), g == expected ? "" : "   <-- MISDIAGNOSED");
         wrong += g != expected;
     }
@@ -108,10 +108,10 @@ int run(const ProfileArgs& a) {
         o.target = {a.exe};
         if (a.print_args) return std::printf("%s\n", profile::shell_join(profile::ncu_command(o)).c_str()), kExitOk;
         profile::NcuRun r = profile::run_ncu(o);
-        for (const auto& m : r.dropped_metrics) std::fprintf(stderr, "note: ncu rejected %s (dropped)\n", m.c_str());
+        for (const auto& m : r.dropped_metrics) eprintf("note: ncu rejected %s (dropped)\n", m.c_str());
         if (!a.csv_out.empty()) std::ofstream(a.csv_out) << r.output;
         if (r.status != profile::ProfileStatus::kOk) {
-            std::fprintf(stderr, "kforge profile: %s: %s\n", std::string(to_string(r.status)).c_str(), r.message.c_str());
+            eprintf("kforge profile: %s: %s\n", std::string(to_string(r.status)).c_str(), r.message.c_str());
             return kExitEnvironment;
         }
         return diagnose_csv(r.output, a, {});
@@ -138,7 +138,7 @@ int run(const ProfileArgs& a) {
     builder::BuiltCandidate checked = builder::build(source, *problem, target, check_only);
     if (!checked.parsed) return user_error(checked.message);
     if (!checked.ok()) {
-        for (const auto& e : checked.errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+        for (const auto& e : checked.errors) eprintf("%s\n", e.to_string().c_str());
         return kExitUserError;
     }
     const dsl::Program* program = &checked.program;
@@ -149,7 +149,7 @@ int run(const ProfileArgs& a) {
     auto bounds = compute_bounds(*problem, effective_ceilings(*spec, std::nullopt));
 
     profile::NcuRun r = profile::run_ncu(o);
-    for (const auto& m : r.dropped_metrics) std::fprintf(stderr, "note: ncu rejected %s (dropped)\n", m.c_str());
+    for (const auto& m : r.dropped_metrics) eprintf("note: ncu rejected %s (dropped)\n", m.c_str());
     if (r.status == profile::ProfileStatus::kOk) {
         auto parsed = profile::parse_ncu_csv(r.output);
         if (parsed && bounds) {  // the program's time: the sum of its kernels' durations
@@ -160,7 +160,7 @@ int run(const ProfileArgs& a) {
         }
         return diagnose_csv(r.output, a, base, kinds);
     }
-    std::fprintf(stderr, "kforge profile: no profile (%s): %s\n",
+    eprintf("kforge profile: no profile (%s): %s\n",
                  std::string(to_string(r.status)).c_str(), r.message.c_str());
     // Fallback: ptxas report of the full-shape build and the SOL roofline kind.
     // Built for the --sol-device's Target (it compiled for sm_90a whatever the device), through
@@ -171,7 +171,7 @@ int run(const ProfileArgs& a) {
     builder::BuiltCandidate built = builder::build(*program, *problem, target, build);
     if (built.status == builder::BuildStatus::kLoweringFailed) return user_error(built.message);
     if (built.status != builder::BuildStatus::kBuilt) {
-        std::fprintf(stderr, "kforge profile: no fallback diagnosis either (compile: %s)\n",
+        eprintf("kforge profile: no fallback diagnosis either (compile: %s)\n",
                      built.message.c_str());
         return kExitEnvironment;
     }
@@ -204,12 +204,14 @@ int run(const ProfileArgs& a) {
 void register_profile(CLI::App& app) {
     auto a = std::make_shared<ProfileArgs>();
     auto* cmd = app.add_subcommand("profile", "Nsight Compute profile and bottleneck diagnosis");
-    cmd->add_option("--problem", a->problem_path, "problem spec (JSON)");
+    cmd->add_option("spec", a->problem_path, "problem spec (JSON)");
+    cmd->add_option("--problem", a->problem_path, "the problem spec, as the positional SPEC");
     cmd->add_option("--program", a->program_path, "program (kernel language)");
     cmd->add_option("--device", a->device, "cuda (the only device ncu can profile)");
     cmd->add_option("--gpu", a->gpu, "GPU index (default 0)");
     cmd->add_option("--ncu", a->ncu, "path of ncu (default: ncu on PATH)");
-    cmd->add_option("--sol-device", a->sol_device, "device table entry for SOL (default h200)");
+    cmd->add_option("--gpu-model,--sol-device", a->sol_device,
+                    "GPU of the device table for SOL (default h200)");
     cmd->add_option("--timeout", a->timeout_s, "ncu wall-clock limit in seconds (default 600)");
     cmd->add_option("--exe", a->exe, "profile this standalone executable instead");
     cmd->add_option("--csv", a->csv, "diagnose a recorded ncu raw page (--csv --page raw)");

@@ -26,7 +26,7 @@ struct ReportCliOptions {
 };
 
 int user_error(const std::string& message) {
-    std::fprintf(stderr, "kforge report: %s\n", message.c_str());
+    eprintf("kforge report: %s\n", message.c_str());
     return kExitUserError;
 }
 
@@ -51,6 +51,11 @@ int run_report(const ReportCliOptions& o) {
     if (!model) return user_error(model.error().to_string());
     auto written = report::write_report(*model, o.out_dir, *formats);
     if (!written) return user_error(written.error().to_string());
+    if (json_mode()) {
+        print_json(nlohmann::ordered_json{{"runs", o.runs}, {"out", o.out_dir},
+                                          {"files", *written}, {"simulated", model->simulated}});
+        return kExitOk;
+    }
     for (const std::string& path : *written)
         std::printf("%s%s\n", path.c_str(), model->simulated ? " (simulated)" : "");
     return kExitOk;
@@ -64,10 +69,10 @@ void register_report(CLI::App& app) {
     cmd->add_option("runs", o->runs, "Run ids (see `kforge db runs`)")->required();
     cmd->add_option("--db", o->db_path, "Database file")->envname("KFORGE_DB")
         ->capture_default_str();
-    cmd->add_option("--out", o->out_dir, "Output folder")->capture_default_str();
+    cmd->add_option("-o,--out", o->out_dir, "Output folder")->capture_default_str();
     cmd->add_option("--format", o->formats, "Comma-separated: md, html, json")
         ->capture_default_str();
-    cmd->add_option("--device", o->device, "Device table name for SOL (default: the run's)");
+    add_gpu_model_option(cmd, o->device, "GPU of the device table for SOL (default: the run's)");
     cmd->add_option("--calibration", o->calibration_path, "Calibration file for SOL ceilings");
     cmd->add_option("--sol-within", o->sol_within_percent,
                     "Count problems within this % of SOL")->capture_default_str();

@@ -118,7 +118,7 @@ void print_text(const Problem& p, const Bounds& b, const Ceilings& c, double fac
 int run_sol(const SolArgs& a) {
     auto spec = find_device(a.device);
     if (!spec) {
-        std::fprintf(stderr, "kforge sol: %s\n", spec.error().to_string().c_str());
+        eprintf("kforge sol: %s\n", spec.error().to_string().c_str());
         return kExitUserError;
     }
     BoundsOptions options;
@@ -126,7 +126,7 @@ int run_sol(const SolArgs& a) {
     if (!a.policy.empty()) {
         options.policy = policy_from_string(a.policy);
         if (!options.policy) {
-            std::fprintf(stderr,
+            eprintf(
                          "kforge sol: --policy: unknown policy \"%s\"; known: "
                          "fp32_strict, tf32, bf16, fp16\n",
                          a.policy.c_str());
@@ -137,11 +137,11 @@ int run_sol(const SolArgs& a) {
     if (!a.calibration.empty()) {
         auto loaded = load_calibration(a.calibration);
         if (!loaded) {
-            std::fprintf(stderr, "kforge sol: %s\n", loaded.error().to_string().c_str());
+            eprintf("kforge sol: %s\n", loaded.error().to_string().c_str());
             return kExitUserError;
         }
         if (auto s = check_calibration(*spec, *loaded); !s) {
-            std::fprintf(stderr, "kforge sol: %s\n", s.error().to_string().c_str());
+            eprintf("kforge sol: %s\n", s.error().to_string().c_str());
             return kExitUserError;
         }
         cal = std::move(*loaded);
@@ -151,12 +151,12 @@ int run_sol(const SolArgs& a) {
     for (const auto& path : a.problems) {
         auto problem = load_problem(path);
         if (!problem) {
-            std::fprintf(stderr, "kforge sol: %s\n", problem.error().to_string().c_str());
+            eprintf("kforge sol: %s\n", problem.error().to_string().c_str());
             return kExitUserError;
         }
         auto bounds = compute_bounds(*problem, ceilings, options);
         if (!bounds) {
-            std::fprintf(stderr, "kforge sol: %s: %s\n", path.c_str(),
+            eprintf("kforge sol: %s: %s\n", path.c_str(),
                          bounds.error().to_string().c_str());
             return kExitUserError;
         }
@@ -166,7 +166,7 @@ int run_sol(const SolArgs& a) {
             print_text(*problem, *bounds, ceilings, a.gaming_factor);
         }
     }
-    if (a.json) std::printf("%s\n", out.dump(2).c_str());
+    if (a.json) print_json(out);
     return kExitOk;
 }
 
@@ -176,8 +176,8 @@ void register_sol(CLI::App& app) {
     auto args = std::make_shared<SolArgs>();
     auto* cmd = app.add_subcommand("sol", "Speed-of-light bounds of problems on a device");
     cmd->add_option("problems", args->problems, "Problem spec files (JSON)")->required();
-    cmd->add_option("--device", args->device,
-                    "Device table name or alias (" + known_device_names() + ")")
+    add_gpu_model_option(cmd, args->device,
+                         "GPU of the device table, or an alias (" + known_device_names() + ")")
         ->capture_default_str();
     cmd->add_option("--policy", args->policy,
                     "Precision policy overriding the spec's: fp32_strict, tf32, bf16, fp16");

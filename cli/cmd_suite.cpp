@@ -4,9 +4,12 @@
 // problems near SOL are deprioritized with the reason printed (driver/suite.h). --llm adds the
 // LLM proposer, one for the whole suite (its run budget is the suite's). Exit 0 when every
 // problem has a passing candidate, 1 otherwise.
+#include <cstdio>
+
 #include "cli/cmd_optimize.h"
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "common/stop_request.h"
 #include "driver/suite.h"
 
 namespace kforge::cli {
@@ -23,7 +26,15 @@ int run_suite(const OptimizeArgs& a) {
     r.session = std::move(*session);
     r.search = search_options(a);
     r.profile = profile_settings(a);
-    return exit_code_of(driver::run_suite(std::move(r), console_for(cmd)), cmd);
+    // each line as it comes (the start phase's, each round's), also into a pipe or a log file
+    driver::Console console = console_for(cmd);
+    console.print = [print = console.print](const std::string& text) {
+        print(text);
+        std::fflush(stdout);
+    };
+    const int rc = exit_code_of(driver::run_suite(std::move(r), console), cmd);
+    // a stop request (Ctrl-C, SIGTERM) ended it early: 128 + the signal, as a shell expects
+    return stop_requested() ? interrupted_exit_code() : rc;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // supervisor (worker/supervisor.h), not by people. Nothing but protocol lines reaches stdout;
 // diagnostics go to stderr (the supervisor's worker log). Exit 3 when the device cannot be
 // opened (no GPU, no driver), 2 for a bad flag.
+#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@ namespace kforge::cli {
 void register_worker(CLI::App& app) {
     auto* cmd =
         app.add_subcommand("worker", "evaluation worker process (started by the supervisor)");
+    cmd->group("");  // internal: not listed in --help
     struct Args {
         std::string device = "sim";
         int gpu = 0;
@@ -29,10 +31,15 @@ void register_worker(CLI::App& app) {
     cmd->add_option("--sim-model", args->sim_model,
                     "device table key the simulated device models (--device sim)");
     cmd->callback([args] {
+        // Ctrl-C in a terminal reaches the whole foreground group: the supervisor decides when
+        // its worker stops (the evaluation in flight finishes); SIGTERM kills it as before the
+        // stop handlers (main) existed.
+        std::signal(SIGINT, SIG_IGN);
+        std::signal(SIGTERM, SIG_DFL);
         auto device = args->device == "cuda" ? eval::make_cuda_device(args->gpu)
                                              : eval::make_sim_device(args->sim_model);
         if (!device) {
-            std::fprintf(stderr, "kforge worker: %s\n", device.error().to_string().c_str());
+            eprintf("kforge worker: %s\n", device.error().to_string().c_str());
             exit_code() = args->device == "cuda" ? kExitEnvironment : kExitUserError;
             return;
         }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "driver/python_tool.h"
 
@@ -29,6 +30,45 @@ std::string default_compile_cache_dir();
 // The Python side's options from $KFORGE_PYTHON and $PYTHONPATH.
 driver::PythonOptions python_options();
 
+// ---- --json (every command): stdout holds exactly one JSON object (cli_common.cpp).
+// main turns JSON mode on when the command line has --json: stdout is captured from then on, so
+// no stray text can break the JSON; a command prints its result with print_json (to the real
+// stdout); a command that prints none gets {"command", "exit", "output" (its text), "error"}.
+bool json_mode();
+void begin_json_mode();
+// Ends the capture: returns what the command printed on stdout (not JSON).
+std::string end_json_mode();
+// Whether the command printed its own JSON result.
+bool json_printed();
+// The JSON document on stdout (the real one in JSON mode), indented.
+void print_json(const nlohmann::ordered_json& j);
+void print_json(const nlohmann::json& j);
+// An error or note on stderr ("kforge CMD: ..."), kept for the JSON error object.
+void eprintf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+// What eprintf wrote, one line each ("" none).
+const std::string& error_lines();
+// The name the user ran kforge by (argv[0] when it holds a '/', else "kforge").
+std::string& invoked_as();
+
+// --gpu-model NAME: a GPU of the device table (sol/device_table; h200, h100_sxm, ...), for the
+// commands that model a GPU instead of running on one. --device means sim, cuda or auto in every
+// command; given a table name here (its old spelling) it is a user error naming --gpu-model.
+CLI::Option* add_gpu_model_option(CLI::App* cmd, std::string& target, const std::string& help);
+
+// ---- main's part (app_setup.cpp)
+// After registration, before the parse: the SIGINT/SIGTERM stop handlers, --json on every
+// command that has none (hidden commands aside), JSON mode when the command line asks for it.
+void prepare_app(CLI::App& app, int argc, char** argv);
+// A parse error: CLI11's message, a suggestion for a mistyped command or flag (edit distance),
+// the JSON error object in JSON mode; the exit code.
+int parse_error_exit(CLI::App& app, const CLI::ParseError& e, int argc, char** argv);
+// "unknown command 'optimise'; did you mean 'optimize'?" or "" when nothing is mistyped.
+std::string suggestion(CLI::App& app, int argc, char** argv);
+// After the command: in JSON mode, the JSON object of a command that printed none. `rc` back.
+int finish_command(CLI::App& app, int rc);
+// 128 + the signal that asked for the stop (130 for SIGINT, or for a stop asked in code).
+int interrupted_exit_code();
+
 void register_check(CLI::App& app);
 void register_sol(CLI::App& app);
 void register_calibrate(CLI::App& app);
@@ -45,5 +85,6 @@ void register_suite(CLI::App& app);
 void register_interpret(CLI::App& app);
 void register_import(CLI::App& app);
 void register_baseline(CLI::App& app);
+void register_export(CLI::App& app);
 
 }  // namespace kforge::cli

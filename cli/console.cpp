@@ -12,14 +12,14 @@ driver::Console console_for(const char* cmd) {
     driver::Console c;
     c.print = [](const std::string& text) { std::printf("%s", text.c_str()); };
     c.note = [cmd](const std::string& line) {
-        std::fprintf(stderr, "kforge %s: %s\n", cmd, line.c_str());
+        eprintf("kforge %s: %s\n", cmd, line.c_str());
     };
     return c;
 }
 
 int exit_code_of(const driver::Outcome& outcome, const char* cmd) {
     if (!outcome.message.empty())
-        std::fprintf(stderr, "%skforge %s: %s\n", outcome.after_progress ? "\n" : "", cmd,
+        eprintf("%skforge %s: %s\n", outcome.after_progress ? "\n" : "", cmd,
                      outcome.message.c_str());
     switch (outcome.exit) {
         case driver::Exit::kOk: return kExitOk;

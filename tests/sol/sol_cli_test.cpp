@@ -19,7 +19,7 @@ using kforge::test::run_cli;
 const std::string kGemm = std::string(KFORGE_SOURCE_DIR) + "/problems/gemm_f32_4096.json";
 
 TEST(SolCli, BoundsAsJson) {
-    CliRun r = run_cli("sol --json --device h200 " + kGemm);
+    CliRun r = run_cli("sol --json --gpu-model h200 " + kGemm);
     ASSERT_EQ(r.rc, 0) << r.out;
     auto j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j.size(), 1u);
@@ -35,7 +35,7 @@ TEST(SolCli, BoundsAsJson) {
 TEST(SolCli, SfuAndSimtTermsOfATranscendentalChain) {
     const std::string mish =
         std::string(KFORGE_SOURCE_DIR) + "/problems/mish_softplus_chain_f32.json";
-    CliRun r = run_cli("sol --json --device h200 " + mish);
+    CliRun r = run_cli("sol --json --gpu-model h200 " + mish);
     ASSERT_EQ(r.rc, 0) << r.out;
     auto j = nlohmann::json::parse(r.out)[0];
     const double n = 16384.0 * 8192.0;
@@ -46,7 +46,7 @@ TEST(SolCli, SfuAndSimtTermsOfATranscendentalChain) {
     EXPECT_NEAR(j["time_fused_s"].get<double>(), 0.3205e-3, 1e-6);
     EXPECT_DOUBLE_EQ(j["instructions_sfu"].get<double>(), 4.0 * n);
     EXPECT_TRUE(j["per_op"][1].contains("time_sfu_s"));
-    r = run_cli("sol --device h200 " + mish);
+    r = run_cli("sol --gpu-model h200 " + mish);
     ASSERT_EQ(r.rc, 0) << r.out;
     EXPECT_NE(r.out.find("sfu 0.1284 ms"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("compute-bound on fp32_simt"), std::string::npos) << r.out;
@@ -59,7 +59,7 @@ TEST(SolCli, PolicyOverride) {
 }
 
 TEST(SolCli, BadDeviceIsUserError) {
-    CliRun r = run_cli("sol --device h300 " + kGemm);
+    CliRun r = run_cli("sol --gpu-model h300 " + kGemm);
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.out.find("unknown device \"h300\"; known devices: "), std::string::npos) << r.out;
 }
@@ -79,7 +79,7 @@ TEST(SolCli, MissingSpecIsUserError) {
 TEST(SolCli, CalibrationFromAnotherDeviceIsUserError) {
     const auto path = std::filesystem::temp_directory_path() / "kforge_sol_cli_cal.json";
     std::ofstream(path) << R"({"device": "a100-sxm", "dram_bytes_per_s": 1.9e12})";
-    CliRun r = run_cli("sol --device h200 --calibration " + path.string() + " " + kGemm);
+    CliRun r = run_cli("sol --gpu-model h200 --calibration " + path.string() + " " + kGemm);
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.out.find("measured on \"a100-sxm\""), std::string::npos) << r.out;
     std::ofstream(path) << R"({"device": "h200", "dram_bytes_per_s": 1e12,

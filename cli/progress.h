@@ -1,0 +1,62 @@
+// How `kforge optimize` shows a search as it runs (search::ProgressEvent):
+// - tty: one status line (best, % SOL, speedup, evaluations, budget used and left, ETA) redrawn
+//   in place and never wider than the terminal; events (rounds, notes, profiling lines) printed
+//   above it, and a heartbeat in it while a compile wave runs;
+// - plain (stdout not a terminal): whole lines only, no \r: events, one status line per round,
+//   a heartbeat line every few seconds of a compile wave;
+// - json: one JSON object per line and event ("start", "evaluation", "round", "heartbeat",
+//   "note", "result"), for tools;
+// - none: nothing.
+#pragma once
+
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "search/loop.h"
+
+namespace kforge::cli {
+
+enum class ProgressMode { kTty, kPlain, kJson, kNone };
+
+// "auto" (tty when `out` is a terminal, else plain), "tty", "plain", "json" or "none".
+std::optional<ProgressMode> progress_mode_from_string(const std::string& s, std::FILE* out);
+
+// The status line of a search, at most `width` columns: the less important fields go first
+// when the terminal is narrow. `heartbeat` ("compiling 12 program(s), 15 s") replaces the ETA.
+std::string status_line(const search::SearchState& state, const search::SearchOptions& options,
+                        const search::Spent& spent, int width, const std::string& heartbeat = "");
+
+// The budget in words for the start of a run ("wall 600 s", "rounds 4, compiles 40").
+std::string budget_text(const search::SearchOptions& options);
+
+class ProgressPrinter {
+public:
+    ProgressPrinter(ProgressMode mode, std::FILE* out) : mode_(mode), out_(out) {}
+    ProgressMode mode() const { return mode_; }
+    // A line above the status line (a round, a profiling note); on `err` when given.
+    void line(const std::string& text, std::FILE* err = nullptr);
+    // A search event (evaluation, round, heartbeat): the status line redrawn, JSON written.
+    void event(const search::ProgressEvent& e, const search::SearchOptions& options);
+    // One JSON object as a line (json mode only).
+    void json(const nlohmann::ordered_json& object);
+    // Ends the status line (tty): what follows starts on a clean line.
+    void finish();
+
+private:
+    int width() const;
+    void draw_locked();
+    ProgressMode mode_;
+    std::FILE* out_;
+    std::mutex mu_;
+    std::string status_;     // tty: the status line shown now ("" none)
+    std::string heartbeat_;  // tty: what the compile wave says
+    // the last evaluation's state, to redraw the line after a heartbeat or a note
+    const search::SearchState* state_ = nullptr;
+    const search::Spent* spent_ = nullptr;
+    const search::SearchOptions* options_ = nullptr;
+};
+
+}  // namespace kforge::cli
