@@ -191,7 +191,24 @@ class ExportTest(unittest.TestCase):
         r = kforge("export", "99", "-o", os.path.join(self.tmp.name, "z"), env=env)
         self.assertEqual(r.returncode, 2, r.stderr)
 
+    def test_arch_rule(self):
+        name, (out, _) = next(iter(self.exported.items()))
+        mod = self.package_of(out)
+        runs = mod._kforge_op.arch_runs_on
+        self.assertTrue(runs("sm_90a", (9, 0)))
+        self.assertFalse(runs("sm_90a", (10, 0)))   # arch-specific: that cc only
+        self.assertFalse(runs("sm_90a", (8, 9)))
+        self.assertTrue(runs("sm_80", (8, 6)))      # portable: later minors of the major
+        self.assertFalse(runs("sm_86", (8, 0)))
+
     def test_bad_export_requests(self):
+        bad = os.path.join(self.tmp.name, "bad.kf")
+        with open(bad, "w") as f:
+            f.write("program p for \"softmax_long_rows_f32\"\nkernel k0 = nonsense\n")
+        r = kforge("export", os.path.join(SRC, "problems", "softmax_long_rows_f32.json"),
+                   "--program", bad, "-o", os.path.join(self.tmp.name, "w"), "--no-build")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("bad.kf", r.stderr)
         r = kforge("export", os.path.join(SRC, "problems", "softmax_long_rows_f32.json"), "-o",
                    os.path.join(self.tmp.name, "x"), "--arch", "sm_80", "--no-build")
         self.assertEqual(r.returncode, 2, r.stderr)
