@@ -161,6 +161,12 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
                                                       {it.kind, it.config, f.result.seconds});
             if (f.result.ok) {
                 compiled_s[f.item] = f.result.seconds;
+                if (f.result.compiled) {  // the problem's first measured compile wave: its
+                    // rounds size their waves to the wall budget left by it (detail::fitting)
+                    ScreenCosts& sc = states[it.state].screen_costs;
+                    sc.compile_jobs = jobs;
+                    detail::add_sample(sc.compile_wave_s, sc.compile_samples, f.result.seconds);
+                }
                 ready.push_back(f.item);
                 std::stable_sort(ready.begin(), ready.end(), [&](size_t a, size_t b) {
                     return plan.items[a].priority > plan.items[b].priority;
