@@ -10,7 +10,8 @@
              get_inputs(); outputs must match in shape and within atol = rtol = 1e-4 (fp32) or
              1e-2 (fp16/bf16, by the outputs' dtype)
   timing     100 trials after 3 warm-ups, CUDA events around one call, an L2 flush (a 2x L2
-             buffer written) before each, median (and mean, std) in microseconds: Model eager,
+             buffer written) before each, a synchronize after each, median (and mean, std) in
+             microseconds: Model eager,
              torch.compile(Model), ModelNew eager (the op through the Python package: checks,
              ctypes, workspace) and ModelNew replayed from a CUDA graph (the kernels alone)
   graph      ModelNew captured in a CUDA graph and replayed: same result as eager ModelNew
@@ -130,12 +131,12 @@ class Timer:
             for _ in range(WARMUP):
                 fn(*args)
             torch.cuda.synchronize()
-            for i in range(TRIALS_TIMED):
+            for i in range(TRIALS_TIMED):  # one trial at a time, as KernelBench times them
                 self.flush.fill_(float(i))
                 self.start[i].record()
                 fn(*args)
                 self.end[i].record()
-            torch.cuda.synchronize()
+                torch.cuda.synchronize()
         t = [s.elapsed_time(e) * 1e3 for s, e in zip(self.start, self.end)]
         return {"median_us": statistics.median(t), "mean_us": statistics.mean(t),
                 "std_us": statistics.pstdev(t)}
