@@ -22,7 +22,7 @@ RTLIB=$R/.carry/lib/libkforge_runtime.so
 [ -e "$RTLIB" ] || { echo "run.sh: $RTLIB missing"; exit 3; }
 . "$R/bench/lib/link_build_tree.sh"
 kforge_link_build_tree "$K" "$R"
-export KFORGE_CACHE_DIR=/tmp/kforge-cache KFORGE_PYTHON=${KFORGE_PYTHON:-python3}
+export KFORGE_CACHE_DIR=/tmp/kforge-cache KFORGE_PYTHON=${KFORGE_PYTHON:-python3} KFORGE_HOME=$R
 export PYTHONPATH="$R/python${PYTHONPATH:+:$PYTHONPATH}"
 W=/tmp/kforge-export; rm -rf "$W"; mkdir -p "$W/specs"
 T0=$(date +%s)
