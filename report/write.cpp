@@ -2,8 +2,8 @@
 #include "report/write.h"
 
 #include <filesystem>
-#include <fstream>
 
+#include "common/atomic_file.h"
 #include "report/html.h"
 #include "report/json.h"
 #include "report/markdown.h"
@@ -54,10 +54,9 @@ Expected<std::vector<std::string>> write_report(const Report& report, const std:
                            : f == ReportFormat::kHtml   ? render_html(report)
                                                         : report_to_json(report).dump(2) + "\n";
         std::string path = (fs::path(out_dir) / ("report." + std::string(to_string(f)))).string();
-        std::ofstream out(path, std::ios::binary);
-        out << text;
-        out.close();
-        if (!out) return make_error(path, "cannot write the report");
+        // atomically, replacing a symlink planted at the name rather than writing through it
+        if (auto st = write_file_atomic(path, text); !st)
+            return make_error(path, "cannot write the report: " + st.error().message);
         written.push_back(path);
     }
     return written;

@@ -19,6 +19,9 @@ std::optional<ReportFormat> report_format_from_string(std::string_view s);
 Expected<std::vector<ReportFormat>> parse_report_formats(std::string_view list);
 
 // Renders and writes each format into `out_dir` (created if absent); returns the paths written.
+// Each file is written atomically (common/atomic_file.h: a temporary file in `out_dir` renamed
+// over report.FMT), so a reader never sees half a report and a symlink at report.html is
+// replaced itself, never written through.
 Expected<std::vector<std::string>> write_report(const Report& report, const std::string& out_dir,
                                                 const std::vector<ReportFormat>& formats);
 

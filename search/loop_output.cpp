@@ -1,20 +1,56 @@
 // The outputs of a search: best program, CUDA, plan and the evidence summary (search/loop.h).
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "search/loop_internal.h"
 #include "sol/sol_share.h"
 
 namespace kforge::search {
 namespace {
 
-Status write_file(const std::filesystem::path& p, const std::string& text) {
-    std::ofstream out(p);
-    out << text;
-    if (!out) return make_error(p.string(), "cannot write the file");
+namespace fs = std::filesystem;
+
+// The files a search writes into --out; evidence.json marks a folder as kforge's output folder.
+constexpr const char* kEvidenceFile = "evidence.json";
+constexpr const char* kOutputFiles[] = {"best.kf", "best.cu", "plan.json", kEvidenceFile};
+
+// Writes `files` (name -> text) into `out_dir` as the whole of this run's outputs: each file
+// atomically (common/atomic_file.h: a symlink at a name is replaced, never written through),
+// evidence.json last, and every other output name kforge writes (an earlier run's best.kf,
+// best.cu, plan.json) removed first, so a failing run leaves no earlier best beside its
+// "best": null. Files of other names are never touched. A folder that holds one of those names
+// but no evidence.json was not written by kforge: it is refused, nothing removed or replaced.
+Status write_output_folder(const fs::path& out_dir, const std::map<std::string, std::string>& files,
+                           int64_t run_id) {
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) return make_error(out_dir.string(), "cannot create the output folder: " + ec.message());
+    const bool ours = fs::exists(fs::symlink_status(out_dir / kEvidenceFile, ec));
+    for (const char* name : kOutputFiles) {
+        const fs::path p = out_dir / name;
+        if (!fs::exists(fs::symlink_status(p, ec))) continue;
+        if (!ours)
+            return make_error(out_dir.string(),
+                              std::string("--out: holds ") + name + " but no " + kEvidenceFile +
+                                  ", so it is not a kforge output folder; kforge replaces or "
+                                  "removes nothing there. Give a new or empty folder (run " +
+                                  std::to_string(run_id) + " is in the store: kforge report)");
+        if (files.count(name)) continue;
+        fs::remove(p, ec);  // a symlink is removed itself
+        if (ec) return make_error(p.string(), "cannot remove the earlier run's file: " +
+                                                  ec.message());
+    }
+    for (const auto& [name, text] : files) {
+        if (name == kEvidenceFile) continue;
+        if (auto st = write_file_atomic(out_dir / name, text); !st) return st.error();
+    }
+    if (auto it = files.find(kEvidenceFile); it != files.end())
+        if (auto st = write_file_atomic(out_dir / kEvidenceFile, it->second); !st)
+            return st.error();
     return Ok{};
 }
 
@@ -23,6 +59,7 @@ Status write_file(const std::filesystem::path& p, const std::string& text) {
 Expected<std::string> write_outputs(const SearchState& st, Store& store, const std::string& out_dir) {
     const char* sim = st.simulated ? " (simulated)" : "";
     auto hash = best_hash(st);
+    std::map<std::string, std::string> files;  // what --out receives, by file name
     nlohmann::ordered_json ev;
     ev["problem"] = st.problem.name;
     ev["run_id"] = st.run_id;
@@ -92,26 +129,19 @@ Expected<std::string> write_outputs(const SearchState& st, Store& store, const s
                     " " + l.candidate.proposer + ": " + l.candidate.move + "\n";
         }
         if (!out_dir.empty()) {
-            std::error_code ec;
-            std::filesystem::create_directories(out_dir, ec);
-            if (ec) return make_error(out_dir, "cannot create the output folder: " + ec.message());
-            std::filesystem::path d(out_dir);
-            if (auto s = write_file(d / "best.kf", c.text); !s) return s.error();
+            files["best.kf"] = c.text;
             auto arts = store.list_artefacts(c.id);
             if (!arts) return arts.error();
             for (const ArtefactRecord& a : *arts) {
-                if (a.kind == ArtefactKind::kCudaSource)
-                    if (auto s = write_file(d / "best.cu", a.content); !s) return s.error();
-                if (a.kind == ArtefactKind::kLaunchPlan)
-                    if (auto s = write_file(d / "plan.json", a.content); !s) return s.error();
+                if (a.kind == ArtefactKind::kCudaSource) files["best.cu"] = a.content;
+                if (a.kind == ArtefactKind::kLaunchPlan) files["plan.json"] = a.content;
             }
         }
     }
     if (!out_dir.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(out_dir, ec);
-        if (auto s = write_file(std::filesystem::path(out_dir) / "evidence.json", ev.dump(2)); !s)
-            return s.error();
+        files[kEvidenceFile] = ev.dump(2);
+        if (auto written = write_output_folder(out_dir, files, st.run_id); !written)
+            return written.error();
     }
     return text;
 }

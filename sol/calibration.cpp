@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/atomic_file.h"
 #include "sol/target.h"
 
 namespace kforge {
@@ -88,10 +89,8 @@ Status save_calibration(const Calibration& c, const std::string& path) {
     const auto parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
     if (ec) return make_error(path, "cannot create folder: " + ec.message());
-    std::ofstream out(path);
-    if (!out) return make_error(path, "cannot write calibration file");
-    out << calibration_to_json(c);
-    if (!out) return make_error(path, "write failed");
+    if (auto st = write_file_atomic(path, calibration_to_json(c)); !st)
+        return make_error(path, "cannot write the calibration file: " + st.error().message);
     return Ok{};
 }
 

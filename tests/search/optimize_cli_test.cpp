@@ -179,5 +179,66 @@ TEST_F(OptimizeCli, SimulatedProfilingFallsBackAndTheDiagnosisProposerReadsIt) {
     EXPECT_GT(from_diagnosis, 0) << r.out;
 }
 
+// --out after a failing run (issue 31, item 9): a run with no best removes the earlier run's
+// best.kf, best.cu and plan.json, so its "best": null stands alone; a symlink planted at an
+// output name is replaced, the file it points to untouched; a folder that holds best.kf but no
+// evidence.json is not kforge's and is refused, nothing in it removed.
+TEST_F(OptimizeCli, AFailingRunLeavesNoEarlierBestInOut) {
+    const std::string spec = copy_spec("softmax_short_rows_f32", true);
+    const fs::path out = dir_ / "out";
+    const CliRun ok = optimize(spec, "out");
+    ASSERT_EQ(ok.rc, 0) << ok.out;
+    for (const char* f : {"best.kf", "best.cu", "plan.json", "evidence.json"})
+        ASSERT_TRUE(fs::exists(out / f)) << f;
+    std::ofstream(out / "notes.txt") << "mine";  // not kforge's: kept
+
+    const CliRun failed = run_cli("optimize " + spec + " --device sim --rounds 0 --profile-top 0 "
+                                  "--db " + (dir_ / "out.db").string() + " --out " +
+                                  out.string());
+    EXPECT_EQ(failed.rc, 1) << failed.out;
+    EXPECT_NE(failed.out.find("no candidate passed the full tier"), std::string::npos)
+        << failed.out;
+    for (const char* f : {"best.kf", "best.cu", "plan.json"})
+        EXPECT_FALSE(fs::exists(fs::symlink_status(out / f))) << f << " of the earlier run";
+    std::ifstream ev(out / "evidence.json");
+    std::string evidence((std::istreambuf_iterator<char>(ev)), {});
+    EXPECT_NE(evidence.find("\"best\": null"), std::string::npos) << evidence;
+    EXPECT_TRUE(fs::exists(out / "notes.txt"));
+    for (const auto& e : fs::directory_iterator(out))  // no temporary file left behind
+        EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+TEST_F(OptimizeCli, ASymlinkInOutIsReplacedNotWrittenThrough) {
+    const std::string spec = copy_spec("softmax_short_rows_f32", true);
+    const fs::path out = dir_ / "out", victim = dir_ / "victim.txt";
+    fs::create_directories(out);
+    std::ofstream(victim) << "untouched";
+    std::ofstream(out / "evidence.json") << "{}";  // an earlier kforge output folder
+    fs::create_symlink(victim, out / "best.kf");
+    fs::create_symlink(victim, out / "plan.json");
+    const CliRun r = optimize(spec, "out");
+    ASSERT_EQ(r.rc, 0) << r.out;
+    std::ifstream in(victim);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(text, "untouched");
+    EXPECT_FALSE(fs::is_symlink(out / "best.kf"));
+    EXPECT_FALSE(fs::is_symlink(out / "plan.json"));
+    EXPECT_TRUE(fs::is_regular_file(out / "best.kf"));
+}
+
+TEST_F(OptimizeCli, AFolderThatIsNotKforgesOutputIsRefused) {
+    const std::string spec = copy_spec("softmax_short_rows_f32", true);
+    const fs::path out = dir_ / "out";
+    fs::create_directories(out);
+    std::ofstream(out / "best.kf") << "someone else's";
+    const CliRun r = optimize(spec, "out");
+    EXPECT_EQ(r.rc, 2) << r.out;
+    EXPECT_NE(r.out.find("not a kforge output folder"), std::string::npos) << r.out;
+    std::ifstream in(out / "best.kf");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_EQ(text, "someone else's");
+    EXPECT_FALSE(fs::exists(out / "evidence.json"));
+}
+
 }  // namespace
 }  // namespace kforge
