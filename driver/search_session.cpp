@@ -1,10 +1,9 @@
 // What optimize and suite share around a search (driver/search_session.h).
 #include "driver/search_session.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 
+#include "common/atomic_file.h"
 #include "search/proposers.h"
 
 namespace kforge::driver {
@@ -75,9 +74,10 @@ void set_profile_hook(search::SearchOptions& options, const ProfileSettings& pro
 }
 
 std::string work_dir_for(const std::string& command) {
-    return (std::filesystem::temp_directory_path() /
-            ("kforge-" + command + "-" + std::to_string(::getpid())))
-        .string();
+    // mkdtemp: an unpredictable name, mode 0700, never a folder that existed before (the fixed
+    // kforge-<command>-<pid> could be pre-created by another user; issue 31, item 9)
+    auto dir = make_private_temp_dir("kforge-" + command);
+    return dir ? dir->string() : std::string();
 }
 
 }  // namespace kforge::driver

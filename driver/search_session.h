@@ -60,7 +60,8 @@ struct ProfileSettings {
 void set_profile_hook(search::SearchOptions& options, const ProfileSettings& profile,
                       bool simulated, StateLookup find_state, const std::string& work_dir);
 
-// A fresh folder name for a command's temporary files: <tmp>/kforge-<command>-<pid>.
+// A fresh private folder for a command's temporary files, made now (common/atomic_file.h
+// make_private_temp_dir: <tmp>/kforge-<command>-XXXXXX, mode 0700); empty when none can be made.
 std::string work_dir_for(const std::string& command);
 
 }  // namespace kforge::driver

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "builder/build.h"
+#include "common/atomic_file.h"
 #include "common/hash.h"
 #include "compile/failure_message.h"
 #include "dsl/printer.h"
@@ -19,6 +20,18 @@
 namespace kforge::eval::detail {
 
 namespace fs = std::filesystem;
+
+// Where a GPU evaluation with neither a work folder nor a compile cache puts its compile
+// outputs: one private folder per process (mkdtemp, 0700), made on first use, never the shared
+// fixed <tmp>/kforge-eval another user could pre-create (issue 31, item 9). Empty when none can
+// be made (the build then fails naming the folder).
+const fs::path& private_eval_dir() {
+    static const fs::path dir = [] {
+        auto d = make_private_temp_dir("kforge-eval");
+        return d ? *d : fs::path();
+    }();
+    return dir;
+}
 
 Pipeline::Pipeline(Device& device, const EvalRequest& request, ReferenceCache* cache)
     : device_(device), request_(request), cache_(cache) {
@@ -163,8 +176,14 @@ std::unique_ptr<Prepared> Pipeline::prepare(const Problem& shape, const dsl::Pro
     options.config_problem = &request_.problem;  // the correctness shapes run the timed source
     options.compile_cache_dir = request_.compile_cache_dir;
     if (options.compile_cache_dir.empty() && !report_.simulated) {
-        fs::path dir = request_.work_dir.empty() ? fs::temp_directory_path() / "kforge-eval"
-                                                 : fs::path(request_.work_dir);
+        fs::path dir =
+            request_.work_dir.empty() ? private_eval_dir() : fs::path(request_.work_dir);
+        if (dir.empty()) {
+            fail(gate, EvalStatus::kCompileFailed,
+                 "no private temporary folder for the compile outputs (TMPDIR unwritable?); "
+                 "give a work folder or a compile cache");
+            return nullptr;
+        }
         // Letters, digits and '_' only: nvcc passes the path inside comma/equals-separated
         // options (fatbinary reads "K=4096,M=..." as keywords).
         std::string name = dsl::program_hash(program).substr(0, 16) + "_" + shapes_key(shape);

@@ -3,6 +3,7 @@
 // program of a problem no state owns gets no diagnosis.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "device/device.h"
 #include "driver/profile_hook.h"
+#include "driver/search_session.h"
 #include "eval/evaluator.h"
 #include "problem/spec.h"
 
@@ -64,6 +66,28 @@ TEST(ProfileHook, SimulatedDeviceFallsBackToPtxasAndSol) {
                           "items 1\n    { store Y[R,C] }\n");
     EXPECT_TRUE(none.empty());
     fs::remove_all(work);
+}
+
+// The profiling hook's folder (optimize and suite pass work_dir_for's) is made by mkdtemp: a
+// fresh unpredictable name each time, mode 0700, not the fixed kforge-<command>-<pid> another
+// user could pre-create (issue 31, item 9).
+TEST(ProfileHook, WorkFolderIsFreshAndPrivate) {
+    const std::string a = work_dir_for("optimize"), b = work_dir_for("optimize");
+    ASSERT_FALSE(a.empty());
+    ASSERT_FALSE(b.empty());
+    EXPECT_NE(a, b);
+    for (const std::string& d : {a, b}) {
+        const std::string name = fs::path(d).filename().string();
+        EXPECT_EQ(name.rfind("kforge-optimize-", 0), 0u) << name;
+        EXPECT_NE(name, "kforge-optimize-" + std::to_string(::getpid()));
+        struct stat st {};
+        ASSERT_EQ(::lstat(d.c_str(), &st), 0) << d;
+        EXPECT_TRUE(S_ISDIR(st.st_mode)) << d;
+        EXPECT_EQ(st.st_mode & 0777, 0700u) << d;
+        EXPECT_EQ(st.st_uid, ::getuid());
+        EXPECT_TRUE(fs::is_empty(d));
+        fs::remove_all(d);
+    }
 }
 
 }  // namespace
