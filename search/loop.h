@@ -144,14 +144,6 @@ Status search_round(SearchState& state, eval::Device& device, Store& store,
                     const std::vector<Proposer*>& proposers, const SearchOptions& options,
                     Spent& spent);
 
-// Compiles the start programs of several runs (a suite's problems) in parallel, into
-// options.compile_cache_dir, before their first rounds, so that each problem's first round finds
-// its compiles in the cache instead of waiting on them one problem after another. The wall time
-// counts as GPU-seconds like a round's precompile. Nothing on a simulated device or without a
-// cache; a program that fails to compile fails again, with its message, in its evaluation.
-void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator& evaluator,
-                       const SearchOptions& options, Spent& spent);
-
 // Rounds until a stop condition fires; the reason is left in state.stop_reason.
 Status run_search(SearchState& state, eval::Evaluator& evaluator, Store& store,
                   const std::vector<Proposer*>& proposers, const SearchOptions& options,

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <thread>
 
-#include "common/parallel.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
 
@@ -129,28 +128,4 @@ std::vector<std::string> fitting(const SearchState& st, const std::vector<std::s
 }
 
 }  // namespace detail
-
-void precompile_starts(const std::vector<SearchState*>& states, eval::Evaluator& evaluator,
-                       const SearchOptions& options, Spent& spent) {
-    std::vector<eval::PrecompileRequest> requests;
-    std::vector<SearchState*> owners;  // the state of each request
-    for (SearchState* st : states) {
-        auto it = st->candidates.find(st->start_hash);
-        if (it == st->candidates.end() || it->second.evaluated) continue;
-        auto pre = detail::precompile_request(*st, evaluator, options);
-        if (!pre) return;  // the same for every state: nothing to precompile
-        pre->program_texts = {it->second.text};
-        pre->jobs = 1;  // one program each; the problems run in parallel
-        requests.push_back(std::move(*pre));
-        owners.push_back(st);
-    }
-    auto t0 = std::chrono::steady_clock::now();
-    // failures resurface, with their messages, in the evaluations
-    std::vector<Expected<eval::PrecompileReport>> reports(requests.size(), eval::PrecompileReport{});
-    parallel_for(requests.size(), 0, [&](size_t i) { reports[i] = eval::precompile(requests[i]); });
-    for (size_t i = 0; i < owners.size(); ++i)
-        detail::mark_precompiled(*owners[i], {owners[i]->start_hash}, reports[i]);
-    spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 }  // namespace kforge::search
