@@ -16,8 +16,8 @@
              ctypes, workspace) and ModelNew replayed from a CUDA graph (the kernels alone)
   graph      ModelNew captured in a CUDA graph and replayed: same result as eager ModelNew
   compile    torch.compile(ModelNew, fullgraph=True): same result as eager ModelNew
-  kforge     `kforge eval --tier full --json` of the same program (DIR/kforge_eval.json, written
-             by run.sh): its median beside the exported one
+  (kforge's own evaluator median, `kforge eval --tier full --json` of the same program, is
+  joined in by table.py from DIR/kforge_eval.json, which run.sh writes after the harness)
 
 GPU sections hold an exclusive lock (--lock FILE) so several harness processes can overlap
 their torch.compile work while only one uses the GPU. Prints one JSON object.
@@ -156,21 +156,10 @@ def graph_of(fn, args):
     return g, out
 
 
-def kforge_median_us(d):
-    try:
-        with open(os.path.join(d, "kforge_eval.json")) as f:
-            j = json.load(f)
-    except (OSError, ValueError):
-        return None, "no kforge_eval.json"
-    t = (j.get("timing") or {}).get("median_ns")
-    return (t / 1e3 if t else None), j.get("status")
-
-
 def run(d, lock):
     res = {"problem": os.path.basename(os.path.normpath(d))}
     Model, ModelNew, get_inputs, get_init_inputs, kind = load_models(d)
     res["kind"] = kind
-    res["kforge_eval_us"], res["kforge_eval_status"] = kforge_median_us(d)
     torch.manual_seed(SEED)
     model = Model(*get_init_inputs()).cuda()
     torch.manual_seed(SEED)
@@ -227,9 +216,7 @@ def run(d, lock):
     e = res["exported"]["median_us"]
     res["speedup_vs_eager"] = res["eager"]["median_us"] / e
     res["speedup_vs_compile"] = res["compile"]["median_us"] / e
-    if res["kforge_eval_us"]:
-        res["exported_vs_kforge"] = e / res["kforge_eval_us"]
-        res["overhead_us"] = e - res["exported_graph"]["median_us"]
+    res["overhead_us"] = e - res["exported_graph"]["median_us"]
     return res
 
 
