@@ -37,6 +37,9 @@ T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 DEADLINE_S=${DEADLINE_S:-510}
 left() { echo $(( DEADLINE_S - ($(date +%s) - T0) )); }
+# kforge's own evaluator: the full tier (issue 23's comparison); EVAL_TIER=quick times the same
+# way (full shape, L2 flushed) with 20 samples after small-shape correctness only, seconds each
+EVAL_TIER=${EVAL_TIER:-full}
 
 BUILTIN=${BUILTIN:-"gemm_fp16_4096 gemm_bf16_4096 gemm_f32_4096 gemm_nt_fp16 bmm_bf16
     linear_bias_relu_bf16 linear_bias_gelu_erf_fp16 linear_bias_sigmoid_f32
@@ -91,13 +94,13 @@ done < "$jobs_file" |
         "$R" "$W" {}
 stamp "harness rows: $(ls "$W"/rows/*.json 2>/dev/null | wc -l)"
 
-stamp "4. kforge eval --tier full (one at a time, while time is left)"
+stamp "4. kforge eval --tier $EVAL_TIER (one at a time, while time is left)"
 while read -r n spec kb; do
     d=$W/$n; [ -e "$d/README.md" ] || continue
     python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j.get("timing") else 1)' \
         "$d/kforge_eval.json" 2>/dev/null && continue
     [ "$(left)" -gt 75 ] || { echo "$n eval skipped: out of time (run again to resume)"; continue; }
-    timeout $(( $(left) - 15 )) "$K" eval "$d/spec.json" --program "$d/program.kf" --tier full \
+    timeout $(( $(left) - 15 )) "$K" eval "$d/spec.json" --program "$d/program.kf" --tier "$EVAL_TIER" \
         --device cuda --json > "$d/kforge_eval.json" 2> "$d/kforge_eval.err"
     echo "$n eval rc=$? $(python3 "$R/bench/lib/eval_line.py" "$d/kforge_eval.json" "$d/kforge_eval.err" 80)"
 done < "$jobs_file" | tee -a "$W/eval.txt"
