@@ -5,8 +5,11 @@
 #include <chrono>
 #include <thread>
 
+#include "compile/compile_history.h"
+#include "dsl/parser.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
+#include "search/suite_start.h"
 
 namespace kforge::search {
 namespace detail {
@@ -68,6 +71,18 @@ void record_compile_cost(SearchState& st, const eval::PrecompileRequest& pre,
             add_sample(sc.compile_units, n, static_cast<double>(units) / programs);
         }
         add_sample(sc.compile_wave_s, sc.compile_samples, secs / ((compiled + jobs - 1) / jobs));
+    }
+    // each program's compile time into the cache's history, by kernel kind and configuration
+    // (what the next suite's start phase plans its waves by)
+    if (!report || pre.compile_cache_dir.empty()) return;
+    for (size_t i = 0; i < report->programs.size() && i < pre.program_texts.size(); ++i) {
+        const eval::PrecompiledProgram& p = report->programs[i];
+        if (!p.ok() || p.sources <= p.cache_hits || p.time_compile_ns <= 0) continue;
+        auto program = dsl::parse_program(pre.program_texts[i], "<compile history>");
+        if (!program) continue;
+        const CompileClass c = compile_class(*program);
+        (void)compile::append_compile_history(pre.compile_cache_dir,
+                                              {c.kind, c.config, p.time_compile_ns / 1e9});
     }
 }
 

@@ -24,6 +24,17 @@
 
 namespace kforge::search {
 
+// What a program costs to compile, by its costliest kernel: CUTLASS kernels need nvcc (a wave of
+// them takes about a minute), kforge's own row-wise and map kernels compile with NVRTC in about a
+// second. The compile history (compile/compile_history.h) is kept by kind and config.
+struct CompileClass {
+    std::string kind = "map";  // "conv2d", "gemm_sm90", "gemm_multistage", "rowwise", "map"
+    std::string config;        // a GEMM's or conv's tile, schedule, math (and cluster)
+    bool needs_nvcc = false;
+    int rank = 0;              // costliest first: conv2d 4, sm90 GEMM 3, multistage 2, ...
+};
+CompileClass compile_class(const dsl::Program& program);
+
 // What compiling one start program did.
 struct StartCompileResult {
     bool ok = true;          // compiled, or nothing to compile

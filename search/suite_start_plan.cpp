@@ -8,12 +8,6 @@
 namespace kforge::search {
 namespace {
 
-struct CompileClass {
-    std::string kind = "map", config;
-    bool needs_nvcc = false;
-    int rank = 0;  // costliest first: conv2d, sm90 GEMM, multistage GEMM, row-wise, map
-};
-
 std::string gemm_config(const dsl::GemmConfig& g) {
     std::string c = std::to_string(g.tile_m) + "x" + std::to_string(g.tile_n) + "x" +
                     std::to_string(g.tile_k) + " " + std::string(dsl::to_string(g.schedule)) + " " +
@@ -23,8 +17,8 @@ std::string gemm_config(const dsl::GemmConfig& g) {
     return c;
 }
 
-// The program's costliest kernel to compile: CUTLASS kernels need nvcc (minutes for a wave),
-// kforge's own row-wise and map kernels compile with NVRTC in about a second.
+}  // namespace
+
 CompileClass compile_class(const dsl::Program& p) {
     CompileClass best;
     for (const dsl::Kernel& k : p.kernels) {
@@ -43,6 +37,8 @@ CompileClass compile_class(const dsl::Program& p) {
     }
     return best;
 }
+
+namespace {
 
 std::string fmt(double v, const char* f = "%.1f") {
     char b[32];
