@@ -55,9 +55,6 @@ void add_optimize_options(CLI::App* cmd, OptimizeArgs& a) {
     cmd->add_option("--profile-top", a.profile_top,
                     "best candidates diagnosed per round (default 2; 0: none)");
     cmd->add_option("--ncu", a.ncu, "path of ncu for the diagnosis on cuda (default: on PATH)");
-    cmd->add_option("--progress", a.progress,
-                    "auto (a status line on a terminal, plain lines otherwise), tty, plain, json "
-                    "(one JSON object per event) or none");
     cmd->add_flag("--json", a.json, "print the result (or the error) as one JSON object; "
                                     "progress goes to stderr");
 }
@@ -284,6 +281,9 @@ void register_optimize(CLI::App& app) {
     cmd->add_option("--resume", args->resume, "continue run RUN from the store (an interrupted "
                                                "one prints this command)");
     add_optimize_options(cmd, *args);
+    cmd->add_option("--progress", args->progress,
+                    "auto (a status line on a terminal, plain lines otherwise), tty, plain, json "
+                    "(one JSON object per event) or none");
     cmd->callback([args] {
         if (args->spec.empty() && !args->resume) {
             eprintf("kforge optimize: a SPEC or --resume RUN is required\n");
