@@ -14,6 +14,7 @@
 
 #include "builder/build.h"
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "problem/spec.h"
 #include "sol/target.h"
 
@@ -87,8 +88,9 @@ int run(CompileArgs a) {
     fs::create_directories(a.out_dir, ec);
     if (ec) return user_error("cannot create " + a.out_dir + ": " + ec.message());
     fs::path out(a.out_dir);
-    std::ofstream(out / lowered.plan.source_file) << lowered.cuda_source;
-    std::ofstream(out / "plan.json") << codegen::to_json(lowered.plan).dump(2) << "\n";
+    for (auto [name, text] : {std::pair{fs::path(lowered.plan.source_file), lowered.cuda_source},
+                              {fs::path("plan.json"), codegen::to_json(lowered.plan).dump(2) + "\n"}})
+        if (auto st = write_file_atomic(out / name, text); !st) return user_error(st.error().to_string());
     std::printf("wrote %s and %s\n", (out / lowered.plan.source_file).c_str(),
                 (out / "plan.json").c_str());
     if (a.no_build) return kExitOk;

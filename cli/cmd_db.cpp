@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "store/export.h"
 #include "store/schema.h"
 #include "store/store.h"
@@ -92,10 +93,8 @@ int run_export(const DbOptions& o) {
         std::fwrite(text.data(), 1, text.size(), stdout);
         return kExitOk;
     }
-    std::ofstream out(o.out_path, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) return user_error(o.out_path + ": cannot write the export");
+    if (auto st = write_file_atomic(o.out_path, text); !st)
+        return user_error(o.out_path + ": cannot write the export: " + st.error().message);
     eprintf("kforge db: wrote run %lld to %s\n", static_cast<long long>(o.run_id),
                  o.out_path.c_str());
     if (json_mode()) print_json(nlohmann::ordered_json{{"run", o.run_id}, {"out", o.out_path}});

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "problem/values_json.h"
 
 namespace kforge::cli {
@@ -69,8 +70,7 @@ int run_interpret(const InterpretArgs& a) {
         std::fwrite(text.data(), 1, text.size(), stdout);
         return kExitOk;
     }
-    std::ofstream f(a.output);
-    if (!(f << text)) return fail(make_error(a.output, "cannot write the outputs file"), kExitUserError);
+    if (auto st = write_file_atomic(a.output, text); !st) return fail(st.error(), kExitUserError);
     return kExitOk;
 }
 

@@ -18,6 +18,7 @@
 
 #include "builder/build.h"
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "dsl/printer.h"
 #include "problem/spec.h"
 #include "profile/diagnose.h"
@@ -109,7 +110,9 @@ int run(const ProfileArgs& a) {
         if (a.print_args) return std::printf("%s\n", profile::shell_join(profile::ncu_command(o)).c_str()), kExitOk;
         profile::NcuRun r = profile::run_ncu(o);
         for (const auto& m : r.dropped_metrics) eprintf("note: ncu rejected %s (dropped)\n", m.c_str());
-        if (!a.csv_out.empty()) std::ofstream(a.csv_out) << r.output;
+        if (!a.csv_out.empty())
+            if (auto st = write_file_atomic(a.csv_out, r.output); !st)
+                eprintf("kforge profile: %s\n", st.error().to_string().c_str());
         if (r.status != profile::ProfileStatus::kOk) {
             eprintf("kforge profile: %s: %s\n", std::string(to_string(r.status)).c_str(), r.message.c_str());
             return kExitEnvironment;
