@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/hash.h"
+#include "common/install_paths.h"
 #include "common/parallel.h"
 #include "compile/cache_entry.h"
 #include "compile/nvrtc_compile.h"
@@ -251,11 +252,15 @@ std::string_view to_string(CompileBackend b) {
 
 CompileOptions default_compile_options(const std::string& arch) {
     CompileOptions o;
-    o.nvcc = KFORGE_NVCC;
+    const InstallPaths& paths = install_paths();  // resolved at start-up (common/install_paths.h)
+    o.nvcc = paths.nvcc;
     o.arch = arch;
-    std::string cutlass = KFORGE_CUTLASS_INCLUDE;
-    o.include_dirs = {cutlass, (fs::path(cutlass).parent_path() / "tools/util/include").string(),
-                      KFORGE_SOURCE_DIR};
+    const std::string& cutlass = paths.cutlass_include;  // "" when none was found
+    if (!cutlass.empty()) {
+        o.include_dirs.push_back(cutlass);
+        o.include_dirs.push_back((fs::path(cutlass).parent_path() / "tools/util/include").string());
+    }
+    o.include_dirs.push_back(paths.data_dir);
     return o;
 }
 

@@ -3,11 +3,17 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/cuda_check.h"
@@ -36,10 +42,58 @@ struct Events {
     }
 };
 
+// cuBLAS is loaded with dlopen when a calibration starts (libcublas.so.<major>, else the
+// toolkit's lib folder), so kforge starts without it; the CUDA runtime is linked statically.
+struct CublasApi {
+    decltype(&::cublasCreate_v2) create = nullptr;
+    decltype(&::cublasDestroy_v2) destroy = nullptr;
+    decltype(&::cublasGetVersion_v2) get_version = nullptr;
+    decltype(&::cublasSetMathMode) set_math_mode = nullptr;
+    // cublas_api.h overloads cublasGemmEx in C++; this is the C entry point's type
+    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                              const void*, const void*, cudaDataType, int, const void*,
+                              cudaDataType, int, const void*, void*, cudaDataType, int,
+                              cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+};
+
+Expected<CublasApi> load_cublas() {
+    const std::string soname = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+    void* lib = nullptr;
+    for (const std::string& name : {soname, std::string(KFORGE_CUDA_LIBDIR) + "/" + soname})
+        if ((lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+    if (!lib) {
+        const char* why = dlerror();
+        return make_error("cublas", "cannot load cuBLAS (" + soname + "): " +
+                                        (why ? why : "not found"));
+    }
+    CublasApi api;
+    std::string missing;
+    auto load = [&](auto& fn, const char* name) {
+        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+        if (!fn) missing += std::string(missing.empty() ? "" : ", ") + name;
+    };
+    load(api.create, "cublasCreate_v2");
+    load(api.destroy, "cublasDestroy_v2");
+    load(api.get_version, "cublasGetVersion_v2");
+    load(api.set_math_mode, "cublasSetMathMode");
+    load(api.gemm_ex, "cublasGemmEx");
+    if (!missing.empty()) return make_error("cublas", soname + " lacks " + missing);
+    return api;
+}
+
+Expected<const CublasApi*> cublas_api() {
+    static std::once_flag once;
+    static std::optional<Expected<CublasApi>> loaded;
+    std::call_once(once, [] { loaded.emplace(load_cublas()); });
+    if (!loaded->ok()) return loaded->error();
+    return &loaded->value();
+}
+
 struct CublasHandle {
+    const CublasApi* api = nullptr;
     cublasHandle_t h = nullptr;
     ~CublasHandle() {
-        if (h) cublasDestroy(h);
+        if (h) api->destroy(h);
     }
 };
 
@@ -102,8 +156,8 @@ struct GemmCase {
 };
 
 // C = A * A (n x n, column major) on random data in [-1, 1): FLOP/s.
-Expected<double> measure_gemm(const CalibrateOptions& o, cublasHandle_t h, const GemmCase& g,
-                              const std::vector<float>& host) {
+Expected<double> measure_gemm(const CalibrateOptions& o, const CublasHandle& h,
+                              const GemmCase& g, const std::vector<float>& host) {
     const int n = o.gemm_size;
     const size_t elems = static_cast<size_t>(n) * n;
     const size_t elem_bytes = g.data_type == CUDA_R_32F ? 4 : 2;
@@ -124,9 +178,10 @@ Expected<double> measure_gemm(const CalibrateOptions& o, cublasHandle_t h, const
     }
     const float alpha = 1.0f, beta = 0.0f;
     auto t = time_median(o, [&]() -> Status {
-        KFORGE_CUDA_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a->get(),
-                                       g.data_type, n, a->get(), g.data_type, n, &beta, c->get(),
-                                       g.data_type, n, g.compute, CUBLAS_GEMM_DEFAULT));
+        KFORGE_CUDA_CHECK(h.api->gemm_ex(h.h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha,
+                                         a->get(), g.data_type, n, a->get(), g.data_type, n,
+                                         &beta, c->get(), g.data_type, n, g.compute,
+                                         CUBLAS_GEMM_DEFAULT));
         return Ok{};
     });
     if (!t) return t.error();
@@ -194,10 +249,12 @@ Expected<Calibration> calibrate(const CalibrateOptions& o) {
     if (!bw) return bw.error();
     cal.dram_bytes_per_s = *bw;
 
-    CublasHandle handle;
-    KFORGE_CUDA_CHECK(cublasCreate(&handle.h));
-    KFORGE_CUDA_CHECK(cublasGetVersion(handle.h, &cublas_version));
-    KFORGE_CUDA_CHECK(cublasSetMathMode(handle.h, CUBLAS_DEFAULT_MATH));
+    auto cublas = cublas_api();
+    if (!cublas) return cublas.error();
+    CublasHandle handle{*cublas};
+    KFORGE_CUDA_CHECK(handle.api->create(&handle.h));
+    KFORGE_CUDA_CHECK(handle.api->get_version(handle.h, &cublas_version));
+    KFORGE_CUDA_CHECK(handle.api->set_math_mode(handle.h, CUBLAS_DEFAULT_MATH));
     const size_t elems = static_cast<size_t>(o.gemm_size) * o.gemm_size;
     std::vector<float> host(elems);
     uint64_t state = 0x9E3779B97F4A7C15ull;
@@ -212,7 +269,7 @@ Expected<Calibration> calibrate(const CalibrateOptions& o) {
         {"fp16_tensor", CUDA_R_16F, CUBLAS_COMPUTE_32F},
     };
     for (const auto& g : cases) {
-        auto f = measure_gemm(o, handle.h, g, host);
+        auto f = measure_gemm(o, handle, g, host);
         if (!f) return f.error();
         cal.peak_flops[g.unit] = *f;
     }

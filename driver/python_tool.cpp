@@ -19,6 +19,8 @@ Expected<std::string> find_python(const PythonOptions& options) {
         if (::access(p.c_str(), X_OK) == 0) return p;
         return make_error("python", "KFORGE_PYTHON=" + p + " is not an executable file");
     }
+    if (!options.beside_python.empty() && ::access(options.beside_python.c_str(), X_OK) == 0)
+        return options.beside_python;
     if (::access(venv.c_str(), X_OK) == 0) return venv;
     return make_error("python", "no Python found: " + venv +
                                     " does not exist (run scripts/setup.sh) and KFORGE_PYTHON "

@@ -7,19 +7,24 @@
 #include <vector>
 
 #include "common/expected.h"
+#include "common/install_paths.h"
 
 namespace kforge::driver {
 
 struct PythonOptions {
-    std::string python;                        // $KFORGE_PYTHON as set ("": unset)
-    std::string source_dir = KFORGE_SOURCE_DIR;  // holds .venv/ and python/
-    std::string pythonpath;                    // the caller's $PYTHONPATH, kept after ours
+    std::string python;  // $KFORGE_PYTHON as set ("": unset)
+    // Holds python/ (kforge_py) and, in a source tree, .venv/: kforge's data folder
+    // (common/install_paths.h: $KFORGE_HOME, the installed share/kforge, or the source tree).
+    std::string source_dir = install_paths().data_dir;
+    std::string beside_python = install_paths().python;  // the venv's python kforge is in, or ""
+    std::string pythonpath;  // the caller's $PYTHONPATH, kept after ours
 };
 
 // The Python to use: options.python if set (e.g. "python3" on a machine with a system-wide
-// PyTorch; a bare name is looked up in PATH when run), else <source_dir>/.venv/bin/python. An
-// Error (where "python") when options.python is a path but no executable file, or names both
-// places when neither is set or exists.
+// PyTorch; a bare name is looked up in PATH when run), else options.beside_python (kforge
+// pip-installed into a virtual environment), else <source_dir>/.venv/bin/python. An Error (where
+// "python") when options.python is a path but no executable file, or names both places when
+// neither is set or exists.
 Expected<std::string> find_python(const PythonOptions& options);
 
 struct PythonRun {
