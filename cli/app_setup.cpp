@@ -102,7 +102,6 @@ CLI::Option* add_gpu_model_option(CLI::App* cmd, std::string& target, const std:
 }
 
 void prepare_app(CLI::App& app, int argc, char** argv) {
-    install_stop_handlers();
     if (argc > 0 && std::strchr(argv[0], '/')) invoked_as() = argv[0];
     for (CLI::App* s : app.get_subcommands([](CLI::App*) { return true; }))
         if (s->get_name() != "worker") add_json_flag(s);

@@ -193,6 +193,7 @@ nlohmann::ordered_json result_json(const search::SearchState& st, const Optimize
 
 int run_optimize(OptimizeArgs a) {
     const char* cmd = "optimize";
+    install_stop_handlers();  // Ctrl-C: stop after the evaluation in flight (a second: now)
     if (a.proposers.empty() || a.promote_ratio <= 0 || a.promote_ratio > 1) {
         eprintf("kforge optimize: --promote-ratio must be in (0, 1] and a proposer given\n");
         return kExitUserError;

@@ -17,6 +17,7 @@ namespace {
 
 int run_suite(const OptimizeArgs& a) {
     const char* cmd = "suite";
+    install_stop_handlers();  // Ctrl-C: stop after the evaluation in flight (a second: now)
     auto session = session_options(a);
     if (!session) return exit_code_of(driver::fail(driver::Exit::kUserError,
                                                    session.error().to_string()), cmd);

@@ -31,11 +31,10 @@ void register_worker(CLI::App& app) {
     cmd->add_option("--sim-model", args->sim_model,
                     "device table key the simulated device models (--device sim)");
     cmd->callback([args] {
-        // Ctrl-C in a terminal reaches the whole foreground group: the supervisor decides when
-        // its worker stops (the evaluation in flight finishes); SIGTERM kills it as before the
-        // stop handlers (main) existed.
+        // Ctrl-C in a terminal reaches the whole foreground group: the supervisor (optimize,
+        // suite: stop after the evaluation in flight) decides when its worker stops, and the
+        // worker dies with it
         std::signal(SIGINT, SIG_IGN);
-        std::signal(SIGTERM, SIG_DFL);
         auto device = args->device == "cuda" ? eval::make_cuda_device(args->gpu)
                                              : eval::make_sim_device(args->sim_model);
         if (!device) {

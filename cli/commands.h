@@ -56,8 +56,10 @@ std::string& invoked_as();
 CLI::Option* add_gpu_model_option(CLI::App* cmd, std::string& target, const std::string& help);
 
 // ---- main's part (app_setup.cpp)
-// After registration, before the parse: the SIGINT/SIGTERM stop handlers, --json on every
-// command that has none (hidden commands aside), JSON mode when the command line asks for it.
+// After registration, before the parse: --json on every command that has none (hidden commands
+// aside), JSON mode when the command line asks for it. (The SIGINT/SIGTERM stop handlers are
+// installed by the commands that poll for a stop, optimize and suite: Ctrl-C ends any other
+// command at once, as it always did.)
 void prepare_app(CLI::App& app, int argc, char** argv);
 // A parse error: CLI11's message, a suggestion for a mistyped command or flag (edit distance),
 // the JSON error object in JSON mode; the exit code.
