@@ -54,6 +54,13 @@ bool is_run_id(const std::string& s) {
            std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
+// The target of device table key `device`; an unknown key names the flag that gave it.
+Expected<Target> target_of(const std::string& device) {
+    auto target = find_target(device);
+    if (!target) return make_error("--gpu-model", target.error().message);
+    return target;
+}
+
 // The best program of each problem of a run, with the report model's figures as evidence.
 Expected<std::vector<Item>> items_of_run(const ExportRequest& r) {
     auto store = open_store(r.db);
@@ -134,7 +141,7 @@ Expected<Item> item_of_spec(const ExportRequest& r, const std::string& device) {
     it.spec_name = r.source;
     auto problem = parse_problem(it.spec_json, it.spec_name);
     if (!problem) return problem.error();
-    auto target = find_target(device);
+    auto target = target_of(device);
     if (!target) return target.error();
     eval::DeviceInfo info;
     info.name = device;
@@ -197,7 +204,7 @@ ExportResult run_export(const ExportRequest& r, const Console& console) {
         std::string device = !r.device.empty() ? r.device
                            : !it.device_key.empty() ? it.device_key
                                                     : std::string(kDefaultTargetDevice);
-        auto target = find_target(device);
+        auto target = target_of(device);
         if (!target) return failed(Exit::kUserError, target.error().to_string());
         if (!r.arch.empty() && r.arch != target->arch)
             return failed(Exit::kUserError,
