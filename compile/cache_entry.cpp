@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -44,9 +45,11 @@ Pins& pins() {
 
 std::string unique_suffix() {
     static std::atomic<uint64_t> counter{0};
+    std::random_device random;  // the OS's entropy: a name no one can guess ahead of the compile
+    const uint64_t secret = (uint64_t{random()} << 32) ^ random();
     std::ostringstream s;
     s << getpid() << "." << std::hash<std::thread::id>{}(std::this_thread::get_id()) << "."
-      << counter++;
+      << counter++ << "." << std::hex << secret;
     return s.str();
 }
 

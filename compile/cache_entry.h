@@ -48,7 +48,8 @@ void touch_entry(const std::filesystem::path& dir);
 std::shared_ptr<const void> pin_entry(const std::string& key);
 bool entry_pinned(const std::string& key);
 
-// A name no other thread or process uses: "<pid>.<thread>.<counter>".
+// A name no other thread or process uses and no one can guess ahead (a compile's and an evicted
+// entry's folder under <cache>/tmp/): "<pid>.<thread>.<counter>.<64 random bits>".
 std::string unique_suffix();
 
 }  // namespace kforge::compile

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "compile/cache_entry.h"
 #include "compile/compile.h"
 #include "tests/compile/compile_fixture.h"
 #include "common/hash.h"
@@ -269,6 +270,18 @@ TEST(CompileCache, DefaultLimitIsSetOnce) {
     set_default_cache_max_bytes(12345);
     EXPECT_EQ(CompileOptions{}.cache_max_bytes, 12345);
     set_default_cache_max_bytes(kDefaultCacheMaxBytes);
+}
+
+// A compile's folder under <cache>/tmp/ carries 64 random bits beside pid, thread and counter,
+// so no one can create it ahead of the compile (issue 31, item 9): two names of one thread
+// differ in more than the counter.
+TEST(CompileCache, TemporaryNamesAreUnguessable) {
+    const std::string a = unique_suffix(), b = unique_suffix();
+    const std::string pid = std::to_string(::getpid()) + ".";
+    ASSERT_EQ(a.rfind(pid, 0), 0u) << a;
+    const std::string secret_a = a.substr(a.rfind('.') + 1), secret_b = b.substr(b.rfind('.') + 1);
+    EXPECT_GE(secret_a.size(), 8u) << a;
+    EXPECT_NE(secret_a, secret_b) << a << " " << b;
 }
 
 }  // namespace
