@@ -30,6 +30,7 @@ struct kforge_rt_program {
     std::vector<uint64_t> builder_offsets;           // per kernel (builders needing workspace)
     std::vector<std::pair<uint64_t, uint64_t>> zeroed;  // (offset, bytes) zeroed per launch
     uint64_t workspace_bytes = 0;
+    bool attributes_set = false;  // the functions' attributes, set by the first prepare
     // The last binding: launches are re-prepared only when a pointer changes.
     std::vector<CUdeviceptr> bound;
     std::vector<rt::PreparedLaunch> launches;
@@ -148,6 +149,7 @@ kforge_rt_status prepare(kforge_rt_program& p, const std::vector<CUdeviceptr>& t
     b.workspace = [&](size_t index, uint64_t) -> Expected<CUdeviceptr> {
         return workspace + p.builder_offsets[index];
     };
+    b.set_function_attributes = !p.attributes_set;
     std::vector<rt::PreparedLaunch> launches;
     for (size_t i = 0; i < p.package.plan.kernels.size(); ++i) {
         auto l = rt::prepare_launch(*p.api, p.module, p.package.plan, i, b);
@@ -155,6 +157,7 @@ kforge_rt_status prepare(kforge_rt_program& p, const std::vector<CUdeviceptr>& t
         launches.push_back(std::move(*l));
     }
     p.launches = std::move(launches);
+    p.attributes_set = true;
     p.bound = tensors;
     p.bound.push_back(workspace);
     return KFORGE_RT_OK;

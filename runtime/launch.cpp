@@ -186,6 +186,7 @@ Expected<PreparedLaunch> prepare_launch(const DriverApi& api, const Module& modu
         }
         for (uint64_t& s : l.storage) l.args.push_back(&s);
     }
+    if (!b.set_function_attributes) return l;
     unsigned cluster = l.cluster[0] * l.cluster[1] * l.cluster[2];
     if (cluster > 8) {  // beyond the portable cluster size
         CUresult r = api.cuFuncSetAttribute(

@@ -61,6 +61,10 @@ struct Bindings {
     // Device memory of `bytes` for kernel `index`'s builder, zeroed by the caller before every
     // launch sequence (codegen/host_abi.h's protocol).
     std::function<Expected<CUdeviceptr>(size_t index, uint64_t bytes)> workspace;
+    // Set the functions' cluster and shared-memory attributes (a function keeps them: a caller
+    // re-preparing for new pointers at the same dims passes false, so nothing but host work
+    // happens, e.g. inside a CUDA-graph capture).
+    bool set_function_attributes = true;
 };
 
 // Prepares kernel `index` of `plan`. A refused cluster or shared-memory size is an Error whose
