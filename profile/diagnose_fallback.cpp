@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sol/sol_share.h"
+
 namespace kforge::profile {
 namespace {
 
@@ -59,9 +61,13 @@ KernelDiagnosis diagnose_fallback(const FallbackInput& in, const DiagnoseContext
                               in.matrix_on_tensor_cores ? "compute on tensor cores"
                                                         : "compute on CUDA cores (SIMT)"});
     }
-    if (ctx.fraction_of_sol)
-        d.evidence.push_back({"T_sol / T", *ctx.fraction_of_sol, ">= stop at", kNearSolFraction,
-                              "roofline position of the measured time"});
+    if (ctx.fraction_of_sol) {  // shown at most 1, a time under the bound flagged (sol_share.h)
+        const SolShare share = sol_share_of_fraction(*ctx.fraction_of_sol);
+        d.evidence.push_back({"T_sol / T", share.fraction, ">= stop at", kNearSolFraction,
+                              share.under_bound ? "flagged: the measured time is under the SOL "
+                                                  "bound (" + format_sol_share(share) + ")"
+                                                : "roofline position of the measured time"});
+    }
     if (occupancy >= 0)
         d.evidence.push_back({"theoretical occupancy %", occupancy, "", 0, "context"});
     d.kind = ctx.kind;

@@ -129,6 +129,26 @@ TEST(Diagnose, FallbackFromPtxasAndSol) {
     EXPECT_EQ(move_lines(tensor).front().rfind("stop", 0), 0u);
 }
 
+// A measured time under the SOL bound (T_sol / T = 1.2) shows as 1 in the evidence, flagged,
+// never as more (sol/sol_share.h; issue 31, item 5).
+TEST(Diagnose, FallbackShowsATimeUnderTheBoundAsAtSolFlagged) {
+    FallbackInput in;
+    in.resources.name = "kforge_k0";
+    in.resources.registers = 32;
+    in.block_threads = 256;
+    in.grid_blocks = 4096;
+    KernelDiagnosis d = diagnose_fallback(in, {dsl::KernelKind::kMap, 1.2, 132});
+    bool found = false;
+    for (const BottleneckEvidence& e : d.evidence) {
+        if (e.metric != "T_sol / T") continue;
+        found = true;
+        EXPECT_DOUBLE_EQ(e.value, 1.0);
+        EXPECT_NE(e.note.find("flagged: the measured time is under the SOL bound"),
+                  std::string::npos) << e.note;
+    }
+    EXPECT_TRUE(found);
+}
+
 TEST(Diagnose, TextAndJsonCarryClassEvidenceAndMoves) {
     auto ks = parse_ncu_csv(read(std::string(KFORGE_TEST_DATA_DIR) + "/fixtures/synthetic_flawed.csv"));
     ASSERT_TRUE(ks.ok());
