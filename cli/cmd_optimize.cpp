@@ -23,6 +23,7 @@
 #include "cli/progress.h"
 #include "common/stop_request.h"
 #include "driver/optimize.h"
+#include "sol/sol_share.h"
 
 #ifndef KFORGE_GIT_COMMIT
 #define KFORGE_GIT_COMMIT ""
@@ -177,7 +178,8 @@ nlohmann::ordered_json result_json(const search::SearchState& st, const Optimize
                      {"time_ns", t},
                      {"ci95_ns", {c.full->ci95_low_ns, c.full->ci95_high_ns}},
                      {"samples", c.full->count},
-                     {"sol_percent", 100.0 * st.bounds.time_fused_s * 1e9 / t},
+                     {"sol_percent", sol_percent(sol_share(t * 1e-9, st.bounds.time_fused_s))},
+                     {"under_sol_bound", sol_share(t * 1e-9, st.bounds.time_fused_s).under_bound},
                      {"speedup_vs_start", start ? nlohmann::ordered_json(*start / t) : nullptr},
                      {"tier", "full"}};
     } else {

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "sol/sol_share.h"
+
 namespace kforge::cli {
 namespace {
 
@@ -99,7 +101,10 @@ std::string status_line(const search::SearchState& st, const search::SearchOptio
     // fields, most important first; each kept only while the line fits
     std::vector<std::string> fields;
     fields.push_back("best " + (best ? time_us(*best) : std::string("-")));
-    if (best) fields.push_back(fmt("%.1f%% SOL", 100.0 * st.bounds.time_fused_s * 1e9 / *best));
+    if (best) {
+        const SolShare share = sol_share(*best * 1e-9, st.bounds.time_fused_s);
+        fields.push_back(fmt("%.1f%% SOL", sol_percent(share)) + (share.under_bound ? "!" : ""));
+    }
     if (best && start) fields.push_back(fmt("%.2fx", *start / *best));
     fields.push_back(std::to_string(evaluations(st)) + " evals");
     fields.push_back(used_text(st, o, sp));
@@ -204,8 +209,10 @@ void ProgressPrinter::event(const search::ProgressEvent& e, const search::Search
             search::tick(sp);
             j["run"] = st->run_id;
             j["best_ns"] = best ? nlohmann::ordered_json(*best) : nullptr;
-            j["sol_percent"] = best ? nlohmann::ordered_json(100.0 * st->bounds.time_fused_s * 1e9 / *best)
-                                    : nullptr;
+            j["sol_percent"] =
+                best ? nlohmann::ordered_json(
+                           sol_percent(sol_share(*best * 1e-9, st->bounds.time_fused_s)))
+                     : nullptr;
             auto start = search::start_time_ns(*st);
             j["speedup"] = best && start ? nlohmann::ordered_json(*start / *best) : nullptr;
             j["evaluations"] = evaluations(*st);

@@ -1,5 +1,6 @@
 // How `kforge optimize` shows a search as it runs (search::ProgressEvent):
-// - tty: one status line (best, % SOL, speedup, evaluations, budget used and left, ETA) redrawn
+// - tty: one status line (best, % SOL - sol/sol_share.h: at most 100%, "!" when under the bound -,
+//   speedup, evaluations, budget used and left, ETA) redrawn
 //   in place and never wider than the terminal; events (rounds, notes, profiling lines) printed
 //   above it, and a heartbeat in it while a compile wave runs;
 // - plain (stdout not a terminal): whole lines only, no \r: events, one status line per round,
