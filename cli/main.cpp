@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "common/install_paths.h"
 #include "compile/compile.h"
 
 namespace kforge::cli {
@@ -53,6 +54,17 @@ std::string apply_compile_cache_limit() {
     return "";
 }
 
+// The run-time paths (common/install_paths.h) with $KFORGE_HOME and $KFORGE_CUTLASS_DIR; ""
+// or the error to print.
+std::string apply_install_paths() {
+    auto env = [](const char* name) { const char* v = std::getenv(name); return v ? v : ""; };
+    auto paths = kforge::resolve_install_paths({env("KFORGE_HOME"), env("KFORGE_CUTLASS_DIR")},
+                                               kforge::self_executable());
+    if (!paths) return "$" + paths.error().to_string();
+    kforge::set_install_paths(*paths);
+    return "";
+}
+
 }  // namespace kforge::cli
 
 int main(int argc, char** argv) {
@@ -76,18 +88,23 @@ int main(int argc, char** argv) {
     register_interpret(app);
     register_import(app);
     register_baseline(app);
+    register_export(app);
+    prepare_app(app, argc, argv);
     if (std::string bad = apply_compile_cache_limit(); !bad.empty()) {
-        std::fprintf(stderr, "kforge: %s\n", bad.c_str());
-        return kExitUserError;
+        eprintf("kforge: %s\n", bad.c_str());
+        return finish_command(app, kExitUserError);
+    }
+    if (std::string bad = apply_install_paths(); !bad.empty()) {
+        eprintf("kforge: %s\n", bad.c_str());
+        return finish_command(app, kExitEnvironment);
     }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        int rc = app.exit(e);
-        return rc == 0 ? 0 : kExitUserError;
+        return parse_error_exit(app, e, argc, argv);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "kforge: internal error: %s\n", e.what());
-        return kExitFailure;
+        eprintf("kforge: internal error: %s\n", e.what());
+        return finish_command(app, kExitFailure);
     }
-    return exit_code();
+    return finish_command(app, exit_code());
 }
