@@ -13,7 +13,8 @@
    the moved prefix on the simulated device: lines marked "(GPU)" must exit 3 with a message
    about the missing GPU where there is none; every other line must exit 0. Placeholders are made
    runnable: problems/ holds only the built-in problems the lines name, my_problem.json and
-   P.json/P.kf are copies of built-in problems, RUN is the newest run in the store, the
+   P.json/P.kf are copies of built-in problems, RUN is the newest run in the store (after
+   `--resume`: a run of my_problem.json interrupted by SIGINT three seconds in), the
    calibration file the calibrate line would write is the committed bench/calibration/h200.json,
    and wall budgets are cut to seconds. A `kforge compile` line
    gets --no-build (no CUTLASS compile in CI); a real compile of a plain kernel (kernels/*.cuh
@@ -31,6 +32,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 FORBIDDEN_NEEDED = ("libcudart", "libcublas", "libnvrtc", "libnvidia-ml", "libcuda.")
 # wall budgets for the simulated device: enough for the start program of each of the few problems
@@ -97,7 +99,21 @@ def newest_run_id(work):
         return c.execute("SELECT max(id) FROM runs").fetchone()[0]
 
 
-def make_runnable(cmd, work):
+def interrupted_run(work, env):
+    """A run stopped by Ctrl-C (SIGINT) a few seconds in, for `--resume RUN`; its id."""
+    p = subprocess.Popen(["kforge", "optimize", "my_problem.json", "--device", "sim",
+                          "--rounds", "3"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, env=env, cwd=work)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    rid = newest_run_id(work)
+    if rid is None:
+        fail("the optimize run interrupted for `--resume RUN` left no run:\n" + out)
+    return rid
+
+
+def make_runnable(cmd, work, env):
     """The README line with its placeholders filled in (see the module doc)."""
     argv = shlex.split(cmd)
     out = []
@@ -109,7 +125,8 @@ def make_runnable(cmd, work):
             i += 2
             continue
         if a == "RUN":
-            rid = newest_run_id(work)
+            resume = i > 0 and argv[i - 1] == "--resume"
+            rid = interrupted_run(work, env) if resume else newest_run_id(work)
             if rid is None:
                 fail(f"'{cmd}': no run in the store to stand for RUN (an earlier line should "
                      "have made one)")
@@ -202,7 +219,7 @@ def inner(args):
     gpu = have_gpu()
     failures = []
     for cmd, comment in usage_lines(args.readme):
-        argv = make_runnable(cmd, work)
+        argv = make_runnable(cmd, work, env)
         if argv[0] != "kforge":
             failures.append(f"'{cmd}': not a kforge command line")
             continue
@@ -273,6 +290,14 @@ def main():
             fail("kforge check / sol with the CUDA libraries hidden failed "
                  f"({r.returncode}):\n{r.stdout}\n{r.stderr}")
         print("ok: check and sol start with the CUDA toolkit's libraries hidden", flush=True)
+
+        for var in ("KFORGE_HOME", "KFORGE_CUTLASS_DIR"):  # an override that holds nothing
+            r = run([kforge, "check", "problems/row_sum_f32.json"], cwd=work,
+                    env=dict(os.environ, **{var: os.path.join(t, "nothing-here")}))
+            if r.returncode != 3 or f"${var}:" not in r.stderr:
+                fail(f"{var} naming an empty folder: want exit 3 naming ${var}, got "
+                     f"{r.returncode}: {r.stderr}")
+        print("ok: KFORGE_HOME / KFORGE_CUTLASS_DIR pointing nowhere exit 3 and say so")
 
         r = subprocess.run(unshare() + [sys.executable, os.path.abspath(__file__), "--inner",
                             "--tmp", t, "--readme", readme, "--source", args.source,
