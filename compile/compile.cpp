@@ -133,6 +133,7 @@ std::optional<CompileResult> load_cached(const fs::path& dir) {
 // due to signal 9" and exits with the signal's number), an exit status of 128 or more (a shell
 // wrapper's child killed), memory or disk exhausted, or a failure with no message at all.
 std::string abort_reason(const ProcessResult& p) {
+    if (p.stopped) return "nvcc was stopped: the run was asked to stop (SIGTERM or SIGINT)";
     if (p.signaled) return "nvcc was killed by signal " + std::to_string(p.signal);
     if (p.exit_code >= 128)
         return "nvcc exited with status " + std::to_string(p.exit_code) +

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/stop_request.h"
+
 namespace kforge::compile {
 
 Expected<ProcessResult> run_process(const std::vector<std::string>& argv, int timeout_s,
@@ -66,6 +68,11 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv, int ti
             kill(-pid, SIGKILL);
             break;
         }
+        if (stop_requested()) {
+            r.stopped = true;
+            kill(-pid, SIGKILL);
+            break;
+        }
         int wait_ms = static_cast<int>(
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count());
         pollfd p{fds[0], POLLIN, 0};
@@ -80,9 +87,14 @@ Expected<ProcessResult> run_process(const std::vector<std::string>& argv, int ti
     // The pipe closed (or we timed out): reap, still honoring the deadline.
     int status = 0;
     while (true) {
-        pid_t w = waitpid(pid, &status, r.timed_out ? 0 : WNOHANG);
+        pid_t w = waitpid(pid, &status, r.timed_out || r.stopped ? 0 : WNOHANG);
         if (w == pid) break;
         if (w < 0 && errno != EINTR) break;
+        if (stop_requested() && !r.stopped) {
+            r.stopped = true;
+            kill(-pid, SIGKILL);
+            continue;
+        }
         if (std::chrono::steady_clock::now() >= deadline && !r.timed_out) {
             r.timed_out = true;
             kill(-pid, SIGKILL);

@@ -173,6 +173,9 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
                 });
                 continue;
             }
+            // a compile killed by the stop (compile/process.h) says nothing about the program:
+            // its problem stays unfinished, to resume
+            if (stop_requested()) continue;
             SearchState& st = states[it.state];
             const std::string message = f.result.message.empty()
                                             ? "the compiler failed and said nothing"
@@ -257,8 +260,8 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
         cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return !finished.empty(); });
     }
     if (result.interrupted && in_flight > 0)
-        print("stop requested: waiting for " + std::to_string(in_flight) +
-              " start compiles in flight\n");
+        print("stop requested: " + std::to_string(in_flight) +
+              " start compiles in flight are stopped\n");
     join_all();
     if (!status) return status.error();
     (void)collect();

@@ -1,8 +1,10 @@
 // run_process: exit codes, captured output, timeouts that kill the whole process group.
 #include <chrono>
+#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "common/stop_request.h"
 #include "compile/process.h"
 
 namespace kforge::compile {
@@ -25,6 +27,26 @@ TEST(Process, TimeoutKillsTheGroupIncludingChildren) {
     ASSERT_TRUE(r.ok());
     EXPECT_TRUE(r->timed_out);
     EXPECT_LT(secs, 10.0);
+}
+
+// A stop asked for (SIGTERM's first signal) kills a running compiler's group within a second:
+// a stopped suite does not wait minutes for a CUTLASS compile.
+TEST(Process, StopRequestKillsTheGroup) {
+    clear_stop_request();
+    std::thread stopper([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        request_stop();
+    });
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = run_process({"/bin/sh", "-c", "sleep 30 & sleep 30"}, 60);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    stopper.join();
+    clear_stop_request();
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(r->stopped);
+    EXPECT_FALSE(r->timed_out);
+    EXPECT_LT(secs, 5.0);
 }
 
 TEST(ProcessError, MissingProgramIsAnError) {

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/stop_request.h"
 #include "compile/compile_history.h"
 #include "device/device.h"
 #include "eval/evaluator.h"
@@ -170,6 +171,41 @@ TEST_F(SuiteStart, ObeysAWallBudgetSmallerThanItsCompileEstimate) {
     // the compiles recorded their times for the next plan
     EXPECT_GT(compile::load_compile_history(cache.string()).size(), 1u);
     fs::remove_all(cache);
+}
+
+// A stop asked for in the middle of the start phase (SIGTERM) ends it after what is in flight:
+// nothing left is called not reached or failed (the problems stay unfinished, to resume), and
+// the suite marks them interrupted.
+TEST_F(SuiteStart, StopRequestEndsThePhaseLeavingTheRestToResume) {
+    clear_stop_request();
+    SearchOptions o;
+    o.budget.wall_s = 60;
+    o.suite = "stopped";
+    auto states = start(*evaluator_, o, all_names());
+    ASSERT_EQ(states.size(), 8u);
+    SuiteHooks hooks;
+    hooks.start.compile = sleeping_compiler(1.0);
+    hooks.start.jobs = 2;
+    std::thread stopper([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        request_stop();
+    });
+    auto param = make_parameter_proposer();
+    Spent spent;
+    auto t0 = std::chrono::steady_clock::now();
+    auto ran = run_suite(states, *evaluator_, *store_, {param.get()}, o, spent, hooks);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    stopper.join();
+    clear_stop_request();
+    ASSERT_TRUE(ran);
+    EXPECT_LT(secs, 10.0);
+    int interrupted = 0;
+    for (const SearchState& st : states) {
+        EXPECT_EQ(st.stop_reason.rfind("not reached", 0), std::string::npos) << st.problem.name;
+        EXPECT_EQ(st.stop_reason.rfind("its start program failed", 0), std::string::npos);
+        interrupted += st.stop_reason.rfind("interrupted by a stop request", 0) == 0;
+    }
+    EXPECT_GE(interrupted, 6) << "the GEMM starts compiling or waiting are unfinished";
 }
 
 }  // namespace
