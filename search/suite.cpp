@@ -1,7 +1,9 @@
 // The suite loop (search/suite.h).
 #include "search/suite.h"
 
+#include <algorithm>
 #include <csignal>
+#include <cstdio>
 
 #include "common/stop_request.h"
 #include "search/loop_internal.h"
@@ -14,8 +16,9 @@ int64_t work_done(const SearchState& s) {
 }
 
 // The least a round of `st` costs: a quick timing, and its start's full tier when the start has
-// none yet (the first full tier pays for the full-shape correctness cases: 16-80 s on the H200),
-// at the suite's measured means (a full tier at 4 quick timings before any was measured).
+// none yet (the first full tier pays for the full-shape correctness cases: 16-80 s on the H200,
+// 1-5 s on the simulated device), at the suite's measured means; before any full tier was
+// measured, at least 30 s on a GPU (2 s simulated).
 double round_floor_s(const SearchState& st, const std::vector<SearchState>& states) {
     double quick = 0, full = 0;
     int nq = 0, nf = 0;
@@ -24,7 +27,7 @@ double round_floor_s(const SearchState& st, const std::vector<SearchState>& stat
         if (s.screen_costs.full_samples > 0) full += s.screen_costs.full_s, ++nf;
     }
     quick = nq > 0 ? quick / nq : 0;
-    full = nf > 0 ? full / nf : 4 * quick;
+    full = nf > 0 ? full / nf : std::max(4 * quick, st.simulated ? 2.0 : 30.0);
     auto it = st.candidates.find(st.start_hash);
     const bool start_full = it != st.candidates.end() && it->second.full.has_value();
     return quick + (start_full ? 0.0 : full);
@@ -74,9 +77,12 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
             const double left = *options.budget.wall_s - spent.wall_s;
             if (const double floor = round_floor_s(st, states); left < floor) {
                 done[*choice.next] = true;
-                st.stop_reason = "wall-clock budget: " + std::to_string(left).substr(0, 4) +
-                                 " s left, less than a round's least (" +
-                                 std::to_string(floor).substr(0, 4) + " s measured)";
+                char why[160];
+                std::snprintf(why, sizeof why,
+                              "wall-clock budget: %.1f s left, less than a round's least "
+                              "(est %.1f s: a quick timing and the start's full tier)",
+                              std::max(0.0, left), floor);
+                st.stop_reason = why;
                 continue;
             }
         }
