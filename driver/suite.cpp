@@ -86,6 +86,10 @@ Outcome run_suite(SuiteRequest r, const Console& console) {
         return fail(Exit::kUserError, r.dir + " is not a folder");
     if (auto check = make_proposers(r.search.proposers); !check || check->empty())
         return fail(Exit::kUserError, check ? "" : check.error().to_string());
+    // the wall budget holds from the first second: opening the backend (a GPU worker's start),
+    // synthesizing the start programs and creating the runs count against it
+    search::Spent spent;
+    search::start_wall_clock(spent);
     auto opened = open_search_session(r.session, console);
     if (!opened.session) return opened.failure;
     auto& [backend, store, llm] = *opened.session;
@@ -143,7 +147,7 @@ Outcome run_suite(SuiteRequest r, const Console& console) {
         watch.check();
     };
     hooks.start.print = print;
-    search::Spent spent;
+    search::tick(spent);  // run_suite's clock goes on from here
     auto ran = search::run_suite(states, backend->evaluator(), *store, ps, options, spent, hooks);
     std::filesystem::remove_all(work_dir, ec);
     if (!ran) return fail(Exit::kUserError, ran.error().to_string());

@@ -217,7 +217,8 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
         if (!ready.empty()) {  // the GPU times whatever is compiled, best first
             const size_t item = ready.front();
             ready.erase(ready.begin());
-            if (time_est_s > left_s()) {
+            // the first timing goes whenever budget is left (it measures what the rest cost)
+            if (left_s() <= 0 || (timings > 0 && time_est_s > left_s())) {
                 not_reached(item, "a timing of " + fmt(time_est_s) + " s, " +
                                       fmt(std::max(0.0, left_s())) + " s of the wall budget left");
                 continue;
