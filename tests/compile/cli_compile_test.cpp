@@ -52,5 +52,36 @@ TEST(CliCompileError, UserErrorsExitTwo) {
     fs::remove_all(out);
 }
 
+// The kernel templates missing where kforge looks ($KFORGE_HOME holding only kernels/cstdint.cuh,
+// as a half-copied install would): the compile fails at once and says which template it could
+// not open, never a bare status (issue 32). A row-wise program: NVRTC, then nvcc, both stop at
+// the missing include (no CUTLASS compiled).
+TEST(CliCompileError, MissingTemplateIsNamed) {
+    fs::path dir = fs::temp_directory_path() / ("kforge_cli_compile_m" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "home" / "kernels");
+    fs::copy_file(fs::path(KFORGE_SOURCE_DIR) / "kernels" / "cstdint.cuh",
+                  dir / "home" / "kernels" / "cstdint.cuh");
+    const std::string problems = std::string(KFORGE_SOURCE_DIR) + "/problems/";
+    const std::string cmd = "KFORGE_HOME=" + (dir / "home").string() + " KFORGE_CACHE_DIR=" +
+                            (dir / "cache").string() + " " + KFORGE_CLI_PATH + " compile " +
+                            problems + "layer_norm_f32.kf --problem " + problems +
+                            "layer_norm_f32.json -o " + (dir / "out").string() + " > " +
+                            (dir / "log.txt").string() + " 2>&1";
+    int rc = std::system(cmd.c_str());
+    std::ifstream in(dir / "log.txt");
+    std::stringstream log;
+    log << in.rdbuf();
+    ASSERT_TRUE(WIFEXITED(rc)) << log.str();
+    EXPECT_EQ(WEXITSTATUS(rc), 1) << log.str();
+    EXPECT_NE(log.str().find("compile_failed"), std::string::npos) << log.str();
+    // the template named (its file under kernels/), as the compiler said it
+    const std::string& t = log.str();
+    EXPECT_TRUE(t.find("cannot open source file \"kernels/") != std::string::npos ||
+                t.find("fatal error: kernels/") != std::string::npos)
+        << t;
+    fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kforge
