@@ -2,18 +2,61 @@
 // start program beside it, or from one the fusion planner synthesizes), one shared budget; every
 // round goes to the problem with the largest expected gain (SOL headroom x recent improvement),
 // problems near SOL are deprioritized with the reason printed (driver/suite.h). --llm adds the
-// LLM proposer, one for the whole suite (its run budget is the suite's). Exit 0 when every
-// problem has a passing candidate, 1 otherwise.
+// LLM proposer, one for the whole suite (its run budget is the suite's). --json: one object with
+// each problem's run (id, status, best full-tier time) read back from the store. Exit 0 when
+// every problem has a passing candidate, 1 otherwise, 128 + signal when stopped.
 #include <cstdio>
+#include <filesystem>
+#include <map>
 
 #include "cli/cmd_optimize.h"
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "common/stop_request.h"
 #include "driver/suite.h"
+#include "store/store.h"
 
 namespace kforge::cli {
 namespace {
+
+// The newest run id in the store (0: none, or no store yet).
+int64_t newest_run(const std::string& db) {
+    std::error_code ec;
+    if (!std::filesystem::exists(db, ec)) return 0;
+    auto store = open_store(db);
+    if (!store) return 0;
+    auto n = store->db().query_text("SELECT coalesce(max(id), 0) FROM runs");
+    return n ? std::stoll(*n) : 0;
+}
+
+// The suite's runs from the store: those made since `before`, and those of this suite's label
+// (resumed ones), the newest per problem.
+nlohmann::ordered_json suite_json(const OptimizeArgs& a, int64_t before, int rc) {
+    nlohmann::ordered_json j{{"suite", a.spec}, {"exit", rc}};
+    const std::string label = std::filesystem::path(a.spec).filename().string();
+    std::map<std::string, nlohmann::ordered_json> by_problem;
+    if (auto store = open_store(a.db); store) {
+        if (auto runs = store->list_runs(); runs) {
+            for (const RunSummary& s : *runs) {
+                auto run = store->get_run(s.id);
+                const bool ours = s.id > before ||
+                                  (run && !label.empty() && run->suite && *run->suite == label);
+                if (!ours) continue;
+                by_problem[s.problem] = {
+                    {"run", s.id},
+                    {"problem", s.problem},
+                    {"status", std::string(to_string(s.status))},
+                    {"candidates", s.candidates},
+                    {"best_time_ns",
+                     s.best_time_ns ? nlohmann::ordered_json(*s.best_time_ns) : nullptr}};
+            }
+        }
+    }
+    j["runs"] = nlohmann::ordered_json::array();
+    for (auto& [name, run] : by_problem) j["runs"].push_back(std::move(run));
+    j["out"] = a.out.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(a.out);
+    return j;
+}
 
 int run_suite(const OptimizeArgs& a) {
     const char* cmd = "suite";
@@ -33,9 +76,20 @@ int run_suite(const OptimizeArgs& a) {
         print(text);
         std::fflush(stdout);
     };
-    const int rc = exit_code_of(driver::run_suite(std::move(r), console), cmd);
+    const int64_t before = a.json ? newest_run(a.db) : 0;
+    const driver::Outcome outcome = driver::run_suite(std::move(r), console);
+    int rc = exit_code_of(outcome, cmd);
     // a stop request (Ctrl-C, SIGTERM) ended it early: 128 + the signal, as a shell expects
-    return stop_requested() ? interrupted_exit_code() : rc;
+    if (stop_requested()) rc = interrupted_exit_code();
+    if (a.json && (outcome.exit == driver::Exit::kOk || outcome.exit == driver::Exit::kFailure)) {
+        nlohmann::ordered_json j = suite_json(a, before, rc);
+        if (stop_requested())
+            j["error"] = "interrupted: the same command resumes the suite's unfinished runs";
+        else if (rc != kExitOk && !outcome.message.empty()) j["error"] = outcome.message;
+        else if (rc != kExitOk) j["error"] = "not every problem has a passing candidate";
+        print_json(j);
+    }
+    return rc;
 }
 
 }  // namespace
