@@ -64,7 +64,7 @@ def sol_time_s(kforge, spec_json, datasheet_key, calibration, cache, simulated):
         return cache[key]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         f.write(spec_json)
-    cmd = [kforge, "sol", f.name, "--json", "--device", datasheet_key or "h200"]
+    cmd = [kforge, "sol", f.name, "--json", "--gpu-model", datasheet_key or "h200"]
     use_cal = (calibration and os.path.exists(calibration) and datasheet_key == "h200"
                and not simulated)
     if use_cal:
