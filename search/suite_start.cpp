@@ -194,6 +194,9 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
 
     int timings = 0;
     double timing_sum_s = 0;
+    std::vector<size_t> full_queue;  // timed starts (states), best first, for the full tier
+    int full_n = 0;
+    double full_sum_s = 0;
     Status status = Ok{};
     while (true) {
         if (stop_requested()) {
@@ -240,6 +243,7 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
             time_est_s = timing_sum_s / ++timings;
             event("timed " + st.problem.name);
             result.timed.push_back(plan.items[item].state);
+            if (st.candidates.at(st.start_hash).quick) full_queue.push_back(plan.items[item].state);
             const StartPlanItem& it = plan.items[item];
             std::string line = "start " + st.problem.name + ": ";
             line += it.needs_nvcc ? "compiled in " + fmt(compiled_s[item]) + " s (est " +
@@ -256,6 +260,40 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
             continue;
         }
         if (in_flight == 0) break;
+        // Nothing compiled to time while compiles run: the GPU gives a timed start its full tier
+        // (every gate, the full-shape correctness cases: 16-80 s on the H200), which its first
+        // round would otherwise spend, when one fits the budget left.
+        if (!full_queue.empty()) {
+            const size_t i = full_queue.front();
+            full_queue.erase(full_queue.begin());
+            SearchState& st = states[i];
+            const double full_est = full_n > 0 ? full_sum_s / full_n
+                                               : std::max(4 * time_est_s, st.simulated ? 2.0 : 30.0);
+            if (full_est > left_s()) continue;
+            event("full " + st.problem.name);
+            auto t0 = std::chrono::steady_clock::now();
+            auto r = detail::evaluate_at(st, evaluator, store, st.start_hash, EvalTier::kFull,
+                                         options, spent);
+            if (!r) {
+                status = r.error();
+                break;
+            }
+            const double secs =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            full_sum_s += secs;
+            ++full_n;
+            if (!r->cached)
+                detail::add_sample(st.screen_costs.full_s, st.screen_costs.full_samples, secs);
+            const CandidateState& c = st.candidates.at(st.start_hash);
+            print("start " + st.problem.name + ": full tier while compiles run, " +
+                  (c.full && c.full->median_ns > 0
+                       ? fmt(c.full->median_ns / 1e3, "%.3f") + " us, " +
+                             fmt(100.0 * st.bounds.time_fused_s * 1e9 / c.full->median_ns) +
+                             "% SOL"
+                       : std::string(to_string(c.status)) + ": " + first_line(c.message)) +
+                  " (" + fmt(secs) + " s)" + (st.simulated ? " (simulated)\n" : "\n"));
+            continue;
+        }
         event("wait");  // nothing compiled to time: the GPU waits for the next compile
         std::unique_lock<std::mutex> lock(mu);
         cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return !finished.empty(); });

@@ -92,7 +92,8 @@ TEST_F(SuiteStart, PlanOrdersByHeadroomPerCompileSecondWithHistoryEstimates) {
 // The budget (2.5 s) is smaller than the starts' compile estimate (6 x 1.0 s on 2 jobs = 3 s of
 // waves, plus timings): the phase compiles and times what fits, lists the rest as not reached,
 // and the suite ends within the budget plus a small grace. The row-wise starts (no nvcc) are
-// timed while the first compiles run, and the GPU waits only when nothing compiled is waiting.
+// timed while the first compiles run, then given their full tier while the compiles still run,
+// and the GPU waits only when nothing compiled is waiting.
 TEST_F(SuiteStart, ObeysAWallBudgetSmallerThanItsCompileEstimate) {
     const fs::path cache = fresh_dir("budget");
     ASSERT_TRUE(compile::append_compile_history(cache.string(), {"gemm_sm90", "", 1.0}));
@@ -168,6 +169,13 @@ TEST_F(SuiteStart, ObeysAWallBudgetSmallerThanItsCompileEstimate) {
     }
     ASSERT_LT(first_compiled, events.size());
     EXPECT_LT(first_time, first_compiled) << "no start was timed while the compiles ran";
+    // with nothing compiled to time, the GPU gave a timed start its full tier meanwhile
+    size_t first_full = events.size(), last_compiled = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+        if (events[i].rfind("full ", 0) == 0) first_full = std::min(first_full, i);
+        if (events[i].rfind("compiled ", 0) == 0) last_compiled = i;
+    }
+    EXPECT_LT(first_full, last_compiled) << "no full tier while the compiles ran";
     // the compiles recorded their times for the next plan
     EXPECT_GT(compile::load_compile_history(cache.string()).size(), 1u);
     fs::remove_all(cache);
