@@ -122,8 +122,10 @@ std::string status_line(const search::SearchState& st, const search::SearchOptio
     size_t need = name.size();
     for (const auto& f : fields) need += sep.size() + f.size();
     const size_t w = static_cast<size_t>(std::max(width, 20)) - 1;  // the last column stays free
-    if (need > w && name.size() > 12)
-        name = name.substr(0, std::max<size_t>(11, name.size() - (need - w) - 1)) + "~";
+    if (need > w && name.size() > 12) {
+        const long keep = static_cast<long>(name.size()) - static_cast<long>(need - w) - 1;
+        name = name.substr(0, static_cast<size_t>(std::max(11L, keep))) + "~";
+    }
     std::string out = name.substr(0, w);
     for (const auto& f : fields) {
         if (out.size() + sep.size() + f.size() > w) continue;  // a shorter later field may fit

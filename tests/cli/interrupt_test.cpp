@@ -77,11 +77,11 @@ protected:
 
     // `kforge optimize` on an 80-column pty; `interrupts` ^C typed once the first evaluation is
     // stored (0: none).
-    PtyRun optimize_on_pty(int interrupts) {
+    PtyRun optimize_on_pty(int interrupts, unsigned short columns = 80) {
         PtyRun r;
         struct winsize ws {};
         ws.ws_row = 24;
-        ws.ws_col = 80;
+        ws.ws_col = columns;
         int master = -1;
         const pid_t pid = forkpty(&master, nullptr, nullptr, &ws);
         if (pid < 0) return r;
@@ -219,6 +219,16 @@ TEST_F(Interrupt, CtrlCThroughTmux) {
     const auto again = run_cli(command.substr(std::string(KFORGE_CLI_PATH).size()));
     EXPECT_EQ(again.rc, 0) << again.out;
     EXPECT_EQ(run_status(1), RunStatus::kFinished);
+}
+
+// A narrow terminal: the name shrinks and fields go, the line never wraps.
+TEST_F(Interrupt, StatusLineFitsANarrowTerminal) {
+    const PtyRun r = optimize_on_pty(0, 40);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    expect_status_lines_fit(r.out, 40);
+    // the name gave way first: the best and its share of SOL still show
+    EXPECT_NE(r.out.find("softmax_lon~ | best"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("% SOL"), std::string::npos) << r.out;
 }
 
 TEST_F(Interrupt, SecondCtrlCExitsAtOnceAndTheStoreStillResumes) {
