@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "common/stop_request.h"
 #include "driver/llm_watch.h"
 #include "driver/start_program.h"
 #include "planner/plan.h"
