@@ -18,7 +18,7 @@
 #   PHASE=b600 bash bench/suite_cold/run.sh              (device call 2: starts b600, returns)
 #   PHASE=b600_wait bash bench/suite_cold/run.sh         (device calls 3..: until it says done)
 # environment: KFORGE (.carry/bin/kforge), KFORGE_PYTHON (python3 with torch: the import),
-#   N (31 problems), DEVICE (cuda; sim for a dry run), WORK (/tmp/kforge-suite-cold: specs and the background run between calls).
+#   N (31 problems), DEVICE (cuda; sim for a dry run), B600 (600: the long phase's budget), WORK (/tmp/kforge-suite-cold: specs and the background run between calls).
 set -uo pipefail
 R=$PWD
 O=${OUT:-/tmp/kforge-out}
@@ -116,18 +116,28 @@ case "$PHASE" in
     b600)
         make_specs
         rm -f "$W/b600.done"
-        nohup bash -c "$(declare -f suite); K='$K' W='$W' DEVICE='$DEVICE'; suite 600 b600; touch '$W/b600.done'" \
-            > "$W/b600.nohup" 2>&1 &
+        # its own session, so that the end of this device call does not take it down
+        setsid nohup bash -c "$(declare -f suite); K='$K' W='$W' DEVICE='$DEVICE'; suite ${B600:-600} b600; touch '$W/b600.done'" \
+            > "$W/b600.nohup" 2>&1 < /dev/null &
+        echo $! > "$W/b600.pid"
         echo "b600 started in the background (pid $!); run PHASE=b600_wait" | tee -a "$O/steps.txt"
         ;;
     b600_wait)
-        for _ in $(seq 1 110); do [ -f "$W/b600.done" ] && break; sleep 5; done
+        for _ in $(seq 1 110); do
+            [ -f "$W/b600.done" ] && break
+            if ! kill -0 "$(cat "$W/b600.pid" 2>/dev/null)" 2>/dev/null && [ ! -f "$W/b600.done" ]; then
+                echo "b600's background run is gone without finishing (a fresh machine?): run PHASE=b600 again"
+                cp "$W/b600.log" "$O/b600.partial.log" 2>/dev/null
+                exit 1
+            fi
+            sleep 5
+        done
         if [ ! -f "$W/b600.done" ]; then
             echo "b600 still running ($(grep -c ' round ' "$W/b600.log") round lines so far); call again"
             tail -3 "$W/b600.log"
             exit 0
         fi
-        collect b600 600 610
+        collect b600 "${B600:-600}" $((${B600:-600} + 10))
         ;;
     *) echo "PHASE: b120, b600 or b600_wait" >&2; exit 2 ;;
 esac
