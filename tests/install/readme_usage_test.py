@@ -207,8 +207,8 @@ def inner(args):
         env["KFORGE_PYTHON"] = os.path.join(venv, "bin", "python")
 
     # A real compile of a plain kernel: its source includes kernels/*.cuh from share/kforge.
-    r = run([kforge, "compile", "problems/row_sum_f32.kf", "--problem",
-             "problems/row_sum_f32.json", "-o", "compiled/"], env=env, cwd=work)
+    r = run([kforge, "compile", "problems/row_sum_f32.json", "problems/row_sum_f32.kf",
+             "-o", "compiled/"], env=env, cwd=work)
     if r.returncode != 0:
         fail(f"compile of a plain kernel from the moved install failed ({r.returncode}):\n"
              f"{r.stdout}\n{r.stderr}")
