@@ -12,7 +12,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 apt_packages=(
-    build-essential cmake ninja-build pkg-config git python3-venv ccache util-linux
+    build-essential cmake ninja-build pkg-config git python3-venv ccache util-linux tmux
     clang libclang-rt-14-dev lld
     libsqlite3-dev sqlite3
     libssl-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
