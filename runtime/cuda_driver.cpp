@@ -1,6 +1,9 @@
 #include "runtime/cuda_driver.h"
 
+#include <cudaTypedefs.h>
 #include <dlfcn.h>
+
+#include <type_traits>
 
 #include <mutex>
 #include <optional>
@@ -24,11 +27,13 @@ Expected<DriverApi> load_driver() {
                                   "driver needed)");
     DriverApi api;
     std::string missing;
-#define KFORGE_DRIVER_LOAD(name)                                                         \
+#define KFORGE_DRIVER_LOAD(name, version)                                                \
     {                                                                                    \
+        static_assert(std::is_same_v<decltype(api.name), PFN_##name##_v##version>,       \
+                      #name ": cuda.h's prototype is not the ABI of version " #version); \
         void* fn = nullptr;                                                              \
         CUdriverProcAddressQueryResult q{};                                              \
-        if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) !=       \
+        if (get_proc(#name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &q) !=            \
                 CUDA_SUCCESS || !fn)                                                     \
             missing += std::string(missing.empty() ? "" : ", ") + #name;                 \
         api.name = reinterpret_cast<decltype(api.name)>(fn);                             \

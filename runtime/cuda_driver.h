@@ -12,21 +12,30 @@
 
 namespace kforge::runtime {
 
+// Each entry point with the CUDA version whose ABI the prototype in <cuda.h> has: cuGetProcAddress
+// is asked for exactly that version (asking for CUDA_VERSION would hand out the newest variant,
+// e.g. CUDA 13's cuCtxGetDevice(CUdevice*, CUcontext), while cuda.h still declares the one-argument
+// cuCtxGetDevice: called through the old type, the driver read a garbage context from a register
+// and crashed depending on memory layout). cuda_driver.cpp checks every pair against
+// <cudaTypedefs.h>'s PFN_<name>_v<version> at compile time.
 #define KFORGE_DRIVER_FUNCTIONS(X)                                                          \
-    X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName)   \
-    X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetUuid)                          \
-    X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)             \
-    X(cuCtxGetCurrent) X(cuCtxGetDevice)                                                    \
-    X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncSetAttribute)      \
-    X(cuLaunchKernelEx) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoH)      \
-    X(cuMemsetD8Async) X(cuMemGetInfo) X(cuStreamCreate) X(cuStreamDestroy)                 \
-    X(cuStreamQuery) X(cuEventCreate) X(cuEventRecord) X(cuEventQuery)                      \
-    X(cuEventElapsedTime) X(cuEventDestroy) X(cuGetErrorName) X(cuGetErrorString)           \
-    X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags)            \
-    X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy)
+    X(cuInit, 2000) X(cuDriverGetVersion, 2020) X(cuDeviceGet, 2000)                        \
+    X(cuDeviceGetCount, 2000) X(cuDeviceGetName, 2000) X(cuDeviceGetAttribute, 2000)        \
+    X(cuDeviceTotalMem, 3020) X(cuDeviceGetUuid, 11040) X(cuDevicePrimaryCtxRetain, 7000)   \
+    X(cuDevicePrimaryCtxRelease, 11000) X(cuCtxSetCurrent, 4000) X(cuCtxGetCurrent, 4000)   \
+    X(cuCtxGetDevice, 2000) X(cuModuleLoadData, 2000) X(cuModuleUnload, 2000)               \
+    X(cuModuleGetFunction, 2000) X(cuFuncSetAttribute, 9000) X(cuLaunchKernelEx, 11060)     \
+    X(cuMemAlloc, 3020) X(cuMemFree, 3020) X(cuMemcpyHtoDAsync, 3020) X(cuMemcpyDtoH, 3020) \
+    X(cuMemsetD8Async, 3020) X(cuMemGetInfo, 3020) X(cuStreamCreate, 2000)                  \
+    X(cuStreamDestroy, 4000) X(cuStreamQuery, 2000) X(cuEventCreate, 2000)                  \
+    X(cuEventRecord, 2000) X(cuEventQuery, 2000) X(cuEventElapsedTime, 12080)               \
+    X(cuEventDestroy, 4000) X(cuGetErrorName, 6000) X(cuGetErrorString, 6000)               \
+    X(cuStreamBeginCapture, 10010) X(cuStreamEndCapture, 10000)                             \
+    X(cuGraphInstantiateWithFlags, 11040) X(cuGraphLaunch, 10000)                           \
+    X(cuGraphExecDestroy, 10000) X(cuGraphDestroy, 10000)
 
 struct DriverApi {
-#define KFORGE_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
+#define KFORGE_DRIVER_MEMBER(name, version) decltype(&::name) name = nullptr;
     KFORGE_DRIVER_FUNCTIONS(KFORGE_DRIVER_MEMBER)
 #undef KFORGE_DRIVER_MEMBER
 };
