@@ -18,7 +18,9 @@ int64_t work_done(const SearchState& s) {
 // The least a round of `st` costs: a quick timing, and its start's full tier when the start has
 // none yet (the first full tier pays for the full-shape correctness cases: 16-80 s on the H200,
 // 1-5 s on the simulated device), at the suite's measured means; before any full tier was
-// measured, at least 30 s on a GPU (2 s simulated).
+// measured, at least 30 s on a GPU (2 s simulated). A round whose proposals are not compiled
+// yet also waits for one compile wave, at the problem's measured wave time: without it, a
+// cold 120 s suite on an H100 started a CUTLASS round with 39 s left and ended at 140 s.
 double round_floor_s(const SearchState& st, const std::vector<SearchState>& states) {
     double quick = 0, full = 0;
     int nq = 0, nf = 0;
@@ -30,7 +32,8 @@ double round_floor_s(const SearchState& st, const std::vector<SearchState>& stat
     full = nf > 0 ? full / nf : std::max(4 * quick, st.simulated ? 2.0 : 30.0);
     auto it = st.candidates.find(st.start_hash);
     const bool start_full = it != st.candidates.end() && it->second.full.has_value();
-    return quick + (start_full ? 0.0 : full);
+    const bool compiles = st.precompiled.empty() && st.screen_costs.compile_samples > 0;
+    return quick + (start_full ? 0.0 : full) + (compiles ? st.screen_costs.compile_wave_s : 0.0);
 }
 
 }  // namespace
@@ -80,7 +83,8 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
                 char why[160];
                 std::snprintf(why, sizeof why,
                               "wall-clock budget: %.1f s left, less than a round's least "
-                              "(est %.1f s: a quick timing and the start's full tier)",
+                              "(est %.1f s: a compile wave, a quick timing and the start's "
+                              "full tier)",
                               std::max(0.0, left), floor);
                 st.stop_reason = why;
                 continue;

@@ -15,7 +15,8 @@ inline constexpr int kRunExportVersion = 1;
 
 // {
 //   "kforge_run_export": 1, "schema_version": N,
-//   "run": {id, problem, suite, status, started_at, finished_at, options},
+//   "run": {id, problem, suite, device_id, status, started_at, finished_at, kforge_version,
+//           git_commit, toolchain, options},
 //   "devices": [{id, name, uuid, compute_capability, driver, datasheet_key}],
 //   "problems": [{id, name, content_hash, created_at, spec}],
 //   "candidates": [{id, problem_id, content_hash, proposer, move, parent_ids, created_at,

@@ -40,7 +40,8 @@ TEST_F(StoreTest, ExportRunHasTheDocumentedShape) {
 
     const auto& run = (*j)["run"];
     EXPECT_EQ(keys(run), (std::vector<std::string>{"id", "problem", "suite", "device_id", "status",
-                                                   "started_at", "finished_at", "options"}));
+                                                   "started_at", "finished_at", "kforge_version",
+                                                   "git_commit", "toolchain", "options"}));
     EXPECT_EQ(run["problem"], "gemm_small");
     EXPECT_TRUE(run["suite"].is_null());
     EXPECT_EQ(run["status"], "finished");

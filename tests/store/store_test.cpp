@@ -230,15 +230,24 @@ TEST_F(StoreTest, AddEvaluationIsAllOrNothing) {
     EXPECT_FALSE(store_->get_evaluation(999).ok());
 }
 
+// "Best" is the fastest full-tier median that passed, as optimize and report say it (a quick-tier
+// sample, taken under a looser protocol, never is).
 TEST_F(StoreTest, ListRunsCountsCandidatesAndPicksTheBestPassedMedian) {
     auto a = store_->add_candidate(test::test_candidate(run_, problem_, "program a"));
     auto b = store_->add_candidate(test::test_candidate(run_, problem_, "program b"));
     ASSERT_TRUE(a.ok() && b.ok());
-    ASSERT_TRUE(store_->add_evaluation(test::test_evaluation(a->id, device_, 5, 2000.0)).ok());
-    ASSERT_TRUE(store_->add_evaluation(test::test_evaluation(b->id, device_, 5, 1500.0)).ok());
-    auto wrong = test::test_evaluation(b->id, device_, 5, 10.0);  // fast but incorrect
+    auto full = [&](int64_t candidate, double base_ns) {
+        auto e = test::test_evaluation(candidate, device_, 5, base_ns);
+        e.tier = EvalTier::kFull;
+        return e;
+    };
+    ASSERT_TRUE(store_->add_evaluation(full(a->id, 2000.0)).ok());
+    ASSERT_TRUE(store_->add_evaluation(full(b->id, 1500.0)).ok());
+    auto wrong = full(b->id, 10.0);  // fast but incorrect
     wrong.status = EvalStatus::kIncorrect;
     ASSERT_TRUE(store_->add_evaluation(wrong).ok());
+    // faster, passed, but quick tier only
+    ASSERT_TRUE(store_->add_evaluation(test::test_evaluation(a->id, device_, 5, 900.0)).ok());
     auto runs = store_->list_runs();
     ASSERT_TRUE(runs.ok()) << runs.error().to_string();
     ASSERT_EQ(runs->size(), 1u);
