@@ -15,6 +15,7 @@
 #include "compile/compile_history.h"
 #include "eval/precompile.h"
 #include "search/loop_internal.h"
+#include "sol/sol_share.h"
 
 namespace kforge::search {
 namespace {
@@ -26,6 +27,14 @@ std::string fmt(double v, const char* f = "%.1f") {
 }
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// "12.345 us, 87.3% SOL": the share through sol/sol_share (at most 100%, a time under the
+// bound marked), as every other SOL share kforge prints.
+std::string time_and_sol(double median_ns, double time_sol_s) {
+    const SolShare share = sol_share(median_ns * 1e-9, time_sol_s);
+    return fmt(median_ns / 1e3, "%.3f") + " us, " + fmt(sol_percent(share)) + "% SOL" +
+           (share.under_bound ? " (flagged: under the SOL bound)" : "");
+}
 
 // The default compiler: the start program precompiled into the compile cache (what its
 // evaluation then finds there), one job; nothing without a cache or on the simulated device.
@@ -251,8 +260,7 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
                                   : it.estimate_basis;
             const CandidateState& c = st.candidates.at(st.start_hash);
             if (c.quick && c.quick->median_ns > 0)
-                line += ", " + fmt(c.quick->median_ns / 1e3, "%.3f") + " us, " +
-                        fmt(100.0 * st.bounds.time_fused_s * 1e9 / c.quick->median_ns) + "% SOL";
+                line += ", " + time_and_sol(c.quick->median_ns, st.bounds.time_fused_s);
             else
                 line += ", quick tier " + std::string(to_string(c.status)) + ": " +
                         first_line(c.message);
@@ -287,9 +295,7 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
             const CandidateState& c = st.candidates.at(st.start_hash);
             print("start " + st.problem.name + ": full tier while compiles run, " +
                   (c.full && c.full->median_ns > 0
-                       ? fmt(c.full->median_ns / 1e3, "%.3f") + " us, " +
-                             fmt(100.0 * st.bounds.time_fused_s * 1e9 / c.full->median_ns) +
-                             "% SOL"
+                       ? time_and_sol(c.full->median_ns, st.bounds.time_fused_s)
                        : std::string(to_string(c.status)) + ": " + first_line(c.message)) +
                   " (" + fmt(secs) + " s)" + (st.simulated ? " (simulated)\n" : "\n"));
             continue;
