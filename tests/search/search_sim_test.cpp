@@ -21,6 +21,7 @@
 #include "problem/spec.h"
 #include "search/loop.h"
 #include "search/proposers.h"
+#include "tests/search/sim_evaluators.h"
 
 namespace kforge::search {
 namespace {
@@ -361,25 +362,7 @@ TEST(SearchSim, ResumeAfterSigkillEvaluatesNothingTwice) {
     EXPECT_TRUE(best_time_ns(*st));
 }
 
-// A simulated device that claims to be real to the loop (device_info().simulated = false), so
-// the loop precompiles into its compile cache as on the H200 - the row-wise programs through
-// NVRTC, seconds on CI - while every evaluation still runs on the simulated device.
-class PrecompilingSimEvaluator final : public eval::Evaluator {
-public:
-    explicit PrecompilingSimEvaluator(eval::Device& device) : inner_(device) {}
-    Expected<eval::DeviceInfo> device_info() override {
-        auto info = inner_.device_info();
-        if (info) info->simulated = false;
-        return info;
-    }
-    eval::EvalReport run_pipeline(const eval::EvalRequest& request) override {
-        return inner_.run_pipeline(request);
-    }
-    eval::TimeReport time(const eval::TimeRequest& request) override { return inner_.time(request); }
-
-private:
-    eval::InProcessEvaluator inner_;
-};
+using testing::PrecompilingSimEvaluator;
 
 // The start program's first full tier (the problem's full-shape correctness cases: 25-80 s on
 // the H200) no longer leaves the compile slots idle: the next round is proposed from the

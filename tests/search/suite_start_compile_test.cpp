@@ -16,7 +16,7 @@
 namespace kforge::search {
 namespace {
 namespace fs = std::filesystem;
-using testing::CompilingSimEvaluator;
+using testing::PrecompilingSimEvaluator;
 using testing::SuiteStart;
 using testing::fresh_dir;
 
@@ -29,7 +29,7 @@ TEST_F(SuiteStart, CompileFailureMessageInOutputAndStore) {
     broken.data_dir = (dir / "home").string();
     broken.cutlass_include = (dir / "cutlass").string();
     set_install_paths(broken);
-    CompilingSimEvaluator evaluator(*device_);
+    PrecompilingSimEvaluator evaluator(*device_);
     SearchOptions o;
     o.compile_cache_dir = (dir / "cache").string();
     o.budget.wall_s = 60;

@@ -24,6 +24,7 @@
 #include "problem/spec.h"
 #include "search/loop.h"
 #include "store/store.h"
+#include "tests/search/sim_evaluators.h"
 
 namespace kforge::search::testing {
 namespace fs = std::filesystem;
@@ -56,25 +57,6 @@ inline fs::path fresh_dir(const std::string& name) {
     fs::create_directories(d);
     return d;
 }
-
-// The simulated device claiming to be real, so the start phase compiles (with the default
-// compiler: eval::precompile into the cache) while every evaluation still runs simulated.
-class CompilingSimEvaluator final : public eval::Evaluator {
-public:
-    explicit CompilingSimEvaluator(eval::Device& device) : inner_(device) {}
-    Expected<eval::DeviceInfo> device_info() override {
-        auto info = inner_.device_info();
-        if (info) info->simulated = false;
-        return info;
-    }
-    eval::EvalReport run_pipeline(const eval::EvalRequest& request) override {
-        return inner_.run_pipeline(request);
-    }
-    eval::TimeReport time(const eval::TimeRequest& request) override { return inner_.time(request); }
-
-private:
-    eval::InProcessEvaluator inner_;
-};
 
 class SuiteStart : public ::testing::Test {
 protected:
