@@ -132,9 +132,11 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     if (ws[1] != g.c)
         return make_error(kernel.name, "the weight has " + std::to_string(ws[1]) +
                                            " input channels, the input " + std::to_string(g.c));
-    g.stride = op->attrs.stride;
-    g.padding = op->attrs.padding;
-    g.dilation = op->attrs.dilation;
+    for (int i = 0; i < 2; ++i) {  // conv2d: two spatial axes
+        g.stride[i] = op->attrs.stride.at(i);
+        g.padding[i] = op->attrs.padding.at(i);
+        g.dilation[i] = op->attrs.dilation.at(i);
+    }
     // P and Q as the spec's shape inference derived them (it validated the attributes and
     // refused an empty output): the op's output tensor [N,K,P,Q].
     const Tensor* y = ctx.problem->find_tensor(op->output);

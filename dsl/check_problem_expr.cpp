@@ -91,7 +91,7 @@ std::string op_display(const Op& op, const Problem& problem) {
     case OpKind::kCumsum:
     case OpKind::kCumprod: return scan_display(name, axis_dim(op, problem), a.reverse, a.exclusive);
     case OpKind::kConv2d: {
-        auto pair = [](const std::array<int64_t, 2>& v) {
+        auto pair = [](const std::vector<int64_t>& v) {
             return std::to_string(v[0]) + (v[0] == v[1] ? "" : "x" + std::to_string(v[1]));
         };
         return name + " stride " + pair(a.stride) + " padding " + pair(a.padding) +

@@ -6,6 +6,7 @@
 
 #include "problem/spec.h"
 #include "problem/spec_internal.h"
+#include "problem/shape_ops.h"
 
 namespace kforge::spec {
 namespace {
@@ -44,24 +45,41 @@ OpSignature signature(OpKind k) {
             return {1, 1, "X", {"axis", "reverse", "exclusive"}};
         case OpKind::kConv2d:
             return {2, 3, "X, W, [b]", {"stride", "padding", "dilation", "groups", "out_dims"}};
+        case OpKind::kArgmax: case OpKind::kArgmin: return {1, 1, "X", {"axis", "keepdim"}};
+        case OpKind::kMaskedFill: return {2, 2, "X, mask", {"value"}};
+        case OpKind::kWhere: return {3, 3, "condition, A, B", {}};
+        case OpKind::kTril: case OpKind::kTriu: return {1, 1, "X", {"diagonal"}};
+        case OpKind::kCrossEntropy: return {2, 2, "logits, target", {}};
+        case OpKind::kMaxPool: case OpKind::kAvgPool: case OpKind::kAdaptiveAvgPool:
+        case OpKind::kAdaptiveMaxPool:
+            return {1, 1, "X", pool_attribute_names(k)};
+        case OpKind::kReshape: case OpKind::kExpand: case OpKind::kPermute: case OpKind::kSlice:
+        case OpKind::kCat: case OpKind::kPad: {
+            ShapeSignature g = shape_signature(k);
+            return {g.min_inputs, g.max_inputs, g.operands, g.attributes};
+        }
         default: return {1, 1, "X", {}};
     }
 }
 
 bool is_scalar_op(OpKind k) {
     return k == OpKind::kScale || k == OpKind::kAddScalar || k == OpKind::kMinScalar ||
-           k == OpKind::kMaxScalar;
+           k == OpKind::kMaxScalar || k == OpKind::kMaskedFill;
 }
 
-// conv2d's stride, padding, dilation: an integer (both spatial axes) or a pair [h, w], each at
-// least `min` and at most kMaxDimValue.
-Status read_pair(const Json& v, const std::string& key, const std::string& path, int64_t min,
-                 std::array<int64_t, 2>& field) {
+// stride, padding, dilation (and the like) of an op with `rank` spatial axes: an integer (every
+// spatial axis) or an array of `rank` of them ([h, w] for conv2d), each at least `min` and at
+// most kMaxDimValue.
+Status read_axes(const Json& v, const std::string& key, const std::string& path, int64_t min,
+                 int rank, std::vector<int64_t>& field) {
     std::string bound = min == 0 ? "an integer >= 0" : "an integer >= 1";
+    std::string what = rank == 1 ? "a 1-element array" : rank == 2 ? "a pair [h, w]"
+                                                                  : "a triple [d, h, w]";
     auto one = [&](const Json& e, const std::string& at) -> Expected<int64_t> {
         if (!e.is_number()) {
-            return make_error(at, key + " must be " + bound + " or a pair of them, got " +
-                                      type_name(e));
+            return make_error(at, key + " must be " + bound + " or " +
+                                      (rank == 2 ? "a pair of them" : what + " of them") +
+                                      ", got " + type_name(e));
         }
         auto i = read_int(e, at);
         if (!i) return i.error();
@@ -71,11 +89,12 @@ Status read_pair(const Json& v, const std::string& key, const std::string& path,
         return *i;
     };
     if (v.is_array()) {
-        if (v.size() != 2) {
-            return make_error(path, key + " must be an integer or a pair [h, w], got an array of " +
+        if (v.size() != static_cast<size_t>(rank)) {
+            return make_error(path, key + " must be an integer or " + what + ", got an array of " +
                                         std::to_string(v.size()));
         }
-        for (size_t i = 0; i < 2; ++i) {
+        field.assign(static_cast<size_t>(rank), 0);
+        for (size_t i = 0; i < v.size(); ++i) {
             auto x = one(v[i], path + "[" + std::to_string(i) + "]");
             if (!x) return x.error();
             field[i] = *x;
@@ -84,12 +103,14 @@ Status read_pair(const Json& v, const std::string& key, const std::string& path,
     }
     auto x = one(v, path);
     if (!x) return x.error();
-    field = {*x, *x};
+    field.assign(static_cast<size_t>(rank), *x);
     return Ok{};
 }
 
 Status read_attr(const Json& v, const std::string& key, const std::string& path, Op& op,
                  const std::map<std::string, int64_t>& dims) {
+    if (op_class(op.kind) == OpClass::kPool) return read_pool_attr(v, key, path, op.attrs);
+    if (op_class(op.kind) == OpClass::kShape) return read_shape_attr(v, key, path, op);
     OpAttrs& a = op.attrs;
     auto number = [&](double& field) -> Status {
         auto x = read_number(v, path);
@@ -109,7 +130,26 @@ Status read_attr(const Json& v, const std::string& key, const std::string& path,
         (key == "transpose_a" ? a.transpose_a : key == "transpose_b" ? a.transpose_b : a.keepdim) = *b;
         return Ok{};
     }
+    if (key == "value" && op.kind == OpKind::kMaskedFill && v.is_string()) {
+        const std::string w = v.get<std::string>();  // JSON has no infinities: "inf", "-inf"
+        if (w != "inf" && w != "-inf") {
+            return make_error(path, "value must be a number, \"inf\" or \"-inf\", got " +
+                                        quote(w));
+        }
+        a.scalar = w == "inf" ? std::numeric_limits<double>::infinity()
+                              : -std::numeric_limits<double>::infinity();
+        return Ok{};
+    }
     if (key == "value") return number(a.scalar);
+    if (key == "diagonal") {
+        auto i = read_int(v, path);
+        if (!i) return i.error();
+        if (*i < -kMaxDimValue || *i > kMaxDimValue) {
+            return make_error(path, "diagonal must be an integer of magnitude at most 2^40");
+        }
+        a.diagonal = *i;
+        return Ok{};
+    }
     if (key == "negative_slope") return number(a.negative_slope);
     if (key == "min") return number(a.lo);
     if (key == "max") return number(a.hi);
@@ -145,9 +185,10 @@ Status read_attr(const Json& v, const std::string& key, const std::string& path,
         }
         return Ok{};
     }
-    if (key == "stride") return read_pair(v, key, path, 1, a.stride);
-    if (key == "padding") return read_pair(v, key, path, 0, a.padding);
-    if (key == "dilation") return read_pair(v, key, path, 1, a.dilation);
+    const int rank = spatial_rank(op.kind);
+    if (key == "stride") return read_axes(v, key, path, 1, rank, a.stride);
+    if (key == "padding") return read_axes(v, key, path, 0, rank, a.padding);
+    if (key == "dilation") return read_axes(v, key, path, 1, rank, a.dilation);
     if (key == "groups") {
         auto i = read_int(v, path);
         if (!i) return i.error();
@@ -261,6 +302,11 @@ Expected<Op> parse_op(const Json& v, const std::string& path,
     if (op.kind == OpKind::kL1Normalize || op.kind == OpKind::kL2Normalize) {
         op.attrs.eps = 0.0;  // no clamp: x / ||x||, as `x / x.norm(...)`
     }
+    if (int rank = spatial_rank(op.kind); rank > 0) {  // defaults, one per spatial axis
+        op.attrs.stride.assign(static_cast<size_t>(rank), 1);
+        op.attrs.padding.assign(static_cast<size_t>(rank), 0);
+        op.attrs.dilation.assign(static_cast<size_t>(rank), 1);
+    }
     if (op.kind == OpKind::kClamp) {  // a bound that is not given does not clamp
         op.attrs.lo = -std::numeric_limits<double>::infinity();
         op.attrs.hi = std::numeric_limits<double>::infinity();
@@ -276,6 +322,9 @@ Expected<Op> parse_op(const Json& v, const std::string& path,
         }
         if (auto s = read_attr(value, key, path + "." + key, op, dims); !s) return s.error();
     }
+    if (op_class(op.kind) == OpClass::kShape) {
+        if (auto s = check_shape_required(v, op); !s) return s.error();
+    }
     if (is_scalar_op(op.kind) && !v.contains("value")) {
         return make_error(path, "missing key \"value\" (op " + quote(*name) + ")");
     }
@@ -284,6 +333,9 @@ Expected<Op> parse_op(const Json& v, const std::string& path,
     }
     if ((op.kind == OpKind::kHardtanh || op.kind == OpKind::kClamp) && op.attrs.lo > op.attrs.hi) {
         return make_error(path + ".min", "min must not exceed max");
+    }
+    if (op_class(op.kind) == OpClass::kPool) {
+        if (auto s = check_pool_op(v, path, op); !s) return s.error();
     }
     if (op.kind == OpKind::kGroupNorm && !v.contains("num_groups")) {
         return make_error(path, "missing key \"num_groups\" (op \"group_norm\")");

@@ -7,9 +7,9 @@
 namespace kforge {
 namespace {
 
-constexpr std::array<std::pair<DType, std::string_view>, 6> kDTypeNames{{
+constexpr std::array<std::pair<DType, std::string_view>, 7> kDTypeNames{{
     {DType::kF64, "f64"}, {DType::kF32, "f32"}, {DType::kF16, "f16"},
-    {DType::kBF16, "bf16"}, {DType::kI32, "i32"}, {DType::kI64, "i64"},
+    {DType::kBF16, "bf16"}, {DType::kI32, "i32"}, {DType::kI64, "i64"}, {DType::kBool, "bool"},
 }};
 
 constexpr std::array<std::pair<PrecisionPolicy, std::string_view>, 4> kPolicyNames{{
@@ -17,7 +17,7 @@ constexpr std::array<std::pair<PrecisionPolicy, std::string_view>, 4> kPolicyNam
     {PrecisionPolicy::kBf16, "bf16"}, {PrecisionPolicy::kFp16, "fp16"},
 }};
 
-constexpr std::array<std::pair<OpKind, std::string_view>, 53> kOpNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 70> kOpNames{{
     {OpKind::kMatmul, "matmul"}, {OpKind::kLinear, "linear"},
     {OpKind::kAdd, "add"}, {OpKind::kSub, "sub"}, {OpKind::kMul, "mul"}, {OpKind::kDiv, "div"},
     {OpKind::kMaximum, "maximum"}, {OpKind::kMinimum, "minimum"},
@@ -40,6 +40,13 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 53> kOpNames{{
     {OpKind::kL1Normalize, "l1_normalize"}, {OpKind::kL2Normalize, "l2_normalize"},
     {OpKind::kCumsum, "cumsum"}, {OpKind::kCumprod, "cumprod"},
     {OpKind::kConv2d, "conv2d"},
+    {OpKind::kArgmax, "argmax"}, {OpKind::kArgmin, "argmin"},
+    {OpKind::kMaskedFill, "masked_fill"}, {OpKind::kWhere, "where"},
+    {OpKind::kTril, "tril"}, {OpKind::kTriu, "triu"}, {OpKind::kCrossEntropy, "cross_entropy"},
+    {OpKind::kReshape, "reshape"}, {OpKind::kExpand, "expand"}, {OpKind::kPermute, "permute"},
+    {OpKind::kSlice, "slice"}, {OpKind::kCat, "cat"}, {OpKind::kPad, "pad"},
+    {OpKind::kMaxPool, "max_pool"}, {OpKind::kAvgPool, "avg_pool"},
+    {OpKind::kAdaptiveAvgPool, "adaptive_avg_pool"}, {OpKind::kAdaptiveMaxPool, "adaptive_max_pool"},
 }};
 
 template <typename Table, typename Enum>
@@ -70,6 +77,7 @@ int dtype_bytes(DType d) {
         case DType::kF64: case DType::kI64: return 8;
         case DType::kF32: case DType::kI32: return 4;
         case DType::kF16: case DType::kBF16: return 2;
+        case DType::kBool: return 1;
     }
     return 0;
 }
@@ -93,17 +101,30 @@ OpClass op_class(OpKind k) {
         case OpKind::kMatmul: case OpKind::kLinear:
             return OpClass::kMatrix;
         case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:
-        case OpKind::kProd:
+        case OpKind::kProd: case OpKind::kArgmax: case OpKind::kArgmin:
             return OpClass::kReduction;
         case OpKind::kSoftmax: case OpKind::kLogSoftmax: case OpKind::kLogsumexp:
         case OpKind::kLayerNorm: case OpKind::kRmsNorm: case OpKind::kGroupNorm:
         case OpKind::kL1Normalize: case OpKind::kL2Normalize:
-        case OpKind::kCumsum: case OpKind::kCumprod:
+        case OpKind::kCumsum: case OpKind::kCumprod: case OpKind::kCrossEntropy:
             return OpClass::kRowwise;
         case OpKind::kConv2d:
             return OpClass::kConv;
+        case OpKind::kMaxPool: case OpKind::kAvgPool: case OpKind::kAdaptiveAvgPool:
+        case OpKind::kAdaptiveMaxPool:
+            return OpClass::kPool;
+        case OpKind::kReshape: case OpKind::kExpand: case OpKind::kPermute: case OpKind::kSlice:
+        case OpKind::kCat: case OpKind::kPad:
+            return OpClass::kShape;
         default:
             return OpClass::kElementwise;
+    }
+}
+
+int spatial_rank(OpKind k) {
+    switch (k) {
+        case OpKind::kConv2d: return 2;
+        default: return 0;
     }
 }
 
@@ -124,6 +145,8 @@ std::string_view to_string(OpClass c) {
         case OpClass::kReduction: return "reduction";
         case OpClass::kRowwise: return "rowwise";
         case OpClass::kConv: return "conv";
+        case OpClass::kShape: return "shape";
+        case OpClass::kPool: return "pool";
     }
     return "?";
 }

@@ -14,7 +14,7 @@
 
 namespace kforge {
 
-enum class DType { kF64, kF32, kF16, kBF16, kI32, kI64 };
+enum class DType { kF64, kF32, kF16, kBF16, kI32, kI64, kBool };  // kBool: 1 byte, 0 or 1
 std::string_view to_string(DType d);
 std::optional<DType> dtype_from_string(std::string_view s);
 int dtype_bytes(DType d);
@@ -42,13 +42,25 @@ enum class OpKind {
     kCumsum, kCumprod,           // inclusive (or exclusive, reverse) prefix scan over axis
     // convolution (PyTorch F.conv2d: NCHW input, KCRS weight, optional bias [K])
     kConv2d,
+    // index and mask ops (problem/shape_infer_index.cpp, problem/interpret_index.cpp)
+    kArgmax, kArgmin,        // i64 index of the first max / min over axis (reductions)
+    kMaskedFill, kWhere,     // bool mask / condition, broadcast (element-wise)
+    kTril, kTriu,            // keep the lower / upper triangle of the last two dims (element-wise)
+    kCrossEntropy,           // logits [N, C] (or [C]), i32/i64 targets [N] -> mean loss [] (row-wise)
+    // shape ops (problem/shape_ops.h): views (reshape, expand) and data movement
+    kReshape, kExpand, kPermute, kSlice, kCat, kPad,
+    // pooling over the trailing 1-3 spatial axes of [N, C, *] (problem/pool.h)
+    kMaxPool, kAvgPool, kAdaptiveAvgPool, kAdaptiveMaxPool,
 };
 std::string_view to_string(OpKind k);
 std::optional<OpKind> op_from_string(std::string_view s);
 std::vector<std::string_view> all_op_names();  // every op's spec name, in OpKind order
 
-enum class OpClass { kMatrix, kElementwise, kReduction, kRowwise, kConv };
+enum class OpClass { kMatrix, kElementwise, kReduction, kRowwise, kConv, kPool, kShape };
 OpClass op_class(OpKind k);
+// The number of spatial axes an op's stride / padding / dilation have (conv2d: 2); 0 for ops
+// without spatial axes.
+int spatial_rank(OpKind k);
 std::string_view to_string(OpClass c);
 
 enum class GeluApprox { kErf, kTanh };
@@ -73,13 +85,34 @@ struct OpAttrs {
     // normalized_shape's dim names as the spec writes them ("" for a literal); a name is resolved
     // at shape inference, so it may name a dim that a conv2d derives
     std::vector<std::string> normalized_dims;
-    // conv2d: per spatial axis (H, W); y's spatial dims are named out_dims (filled in by the
-    // parser: the spec's names or the defaults of docs/problem-spec.md)
-    std::array<int64_t, 2> stride{1, 1};
-    std::array<int64_t, 2> padding{0, 0};
-    std::array<int64_t, 2> dilation{1, 1};
+    // Ops with spatial axes (spatial_rank(kind) > 0: conv2d): one value per spatial axis, in
+    // X's order (D, H, W); the parser sizes them to the op's spatial rank (defaults stride 1,
+    // padding 0, dilation 1), so they are empty only for ops without spatial axes. y's spatial
+    // dims are named out_dims (filled in by the parser: the spec's names or the defaults of
+    // docs/problem-spec.md)
+    std::vector<int64_t> stride;
+    std::vector<int64_t> padding;
+    std::vector<int64_t> dilation;
     int64_t groups = 1;
     std::vector<std::string> out_dims;
+    int64_t diagonal = 0;         // tril, triu: the diagonal offset (torch.tril(x, diagonal))
+    // shape ops (problem/shape_ops.h): reshape / expand's target shape as the spec writes it
+    // (a dim name, an integer, -1, or a product "C*H*W"); permute's axis order (output axis i is
+    // input axis perm[i]); slice's start / end / step on `axis` (no end: to the end); pad's
+    // [before, after] per axis of X, filled with `scalar`
+    std::vector<std::string> view_shape;
+    std::vector<int64_t> perm;
+    int64_t slice_start = 0;
+    std::optional<int64_t> slice_end;
+    int64_t slice_step = 1;
+    std::vector<std::array<int64_t, 2>> pads;
+    // max_pool / avg_pool (stride, padding, dilation above; the stride defaults to kernel_size),
+    // adaptive pools: one entry per spatial axis after shape inference (problem/pool.h)
+    std::vector<int64_t> kernel_size;  // max_pool, avg_pool
+    std::vector<int64_t> output_size;  // adaptive_avg_pool, adaptive_max_pool
+    bool ceil_mode = false;            // max_pool, avg_pool
+    bool count_include_pad = true;     // avg_pool
+    int64_t divisor_override = 0;      // avg_pool: 0 = none
 };
 
 struct Op {

@@ -5,6 +5,7 @@
 
 #include "problem/spec.h"
 #include "problem/spec_internal.h"
+#include "problem/shape_ops.h"
 
 namespace kforge {
 namespace {
@@ -67,9 +68,14 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
             j["eps"] = a.eps;
             break;
         case OpKind::kConv2d: {
-            auto pair = [&](const char* key, const std::array<int64_t, 2>& v, int64_t dflt) {
-                if (v[0] == dflt && v[1] == dflt) return;
-                j[key] = v[0] == v[1] ? Json(v[0]) : Json::array({v[0], v[1]});
+            auto pair = [&](const char* key, const std::vector<int64_t>& v, int64_t dflt) {
+                bool all_default = true, all_same = true;
+                for (int64_t e : v) {
+                    all_default = all_default && e == dflt;
+                    all_same = all_same && e == v.front();
+                }
+                if (all_default) return;
+                j[key] = all_same ? Json(v.front()) : Json(v);
             };
             pair("stride", a.stride, 1);
             pair("padding", a.padding, 0);
@@ -81,6 +87,21 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
             }
             break;
         }
+        case OpKind::kMaskedFill:
+            if (std::isfinite(a.scalar)) j["value"] = a.scalar;
+            else j["value"] = a.scalar > 0 ? "inf" : "-inf";
+            break;
+        case OpKind::kArgmax: case OpKind::kArgmin:
+            j["axis"] = a.axis;
+            if (a.keepdim) j["keepdim"] = true;
+            break;
+        case OpKind::kTril: case OpKind::kTriu:
+            if (a.diagonal != 0) j["diagonal"] = a.diagonal;
+            break;
+        case OpKind::kMaxPool: case OpKind::kAvgPool: case OpKind::kAdaptiveAvgPool:
+        case OpKind::kAdaptiveMaxPool:
+            spec::write_pool_attrs(op, j);
+            break;
         default: break;
     }
 }
@@ -114,6 +135,7 @@ nlohmann::ordered_json problem_to_json(const Problem& p) {
         o["inputs"] = op.inputs;
         o["output"] = op.output;
         write_attrs(op, p, o);
+        if (op_class(op.kind) == OpClass::kShape) spec::write_shape_attrs(op, o);
         j["graph"].push_back(o);
     }
     j["outputs"] = p.outputs;

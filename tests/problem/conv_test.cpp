@@ -13,7 +13,7 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 using Names = std::vector<std::string>;
-using Pair = std::array<int64_t, 2>;
+using Pair = std::vector<int64_t>;
 
 const char* kDims = R"({"N": 2, "C": 4, "H": 10, "W": 12, "K": 6})";
 
