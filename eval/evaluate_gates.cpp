@@ -23,8 +23,10 @@ TensorData make_inputs(const Problem& shape, Distribution d, uint64_t seed) {
     bool scale = d == Distribution::kHeavyTailed && has_f16(shape);
     TensorData inputs;
     for (const Tensor* t : shape.graph_inputs()) {
-        std::vector<double> v = generate(*t, d, seed);
-        if (scale)
+        std::vector<double> v = generate_input(shape, *t, d, seed);
+        const bool is_index = t->dtype == DType::kI32 || t->dtype == DType::kI64 ||
+                              t->dtype == DType::kBool;  // indices and masks stay as drawn
+        if (scale && !is_index)
             for (double& x : v) x = round_to_dtype(x / 64.0, t->dtype);
         inputs[t->name] = std::move(v);
     }

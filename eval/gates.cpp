@@ -285,6 +285,12 @@ Comparison compare_outputs(const Problem& problem, const TensorData& outputs,
             continue;
         }
         const DType dtype = t ? t->dtype : DType::kF32;
+        if (dtype == DType::kI32 || dtype == DType::kI64 || dtype == DType::kBool) {
+            // indices and masks compare exactly (argmax ties: the first index, as PyTorch)
+            c.tensors.push_back(compare_tensor(name, o->second, ref, Tolerance{0, 0, 1.0, 0}, 0));
+            c.profiles.emplace_back();
+            continue;
+        }
         const int64_t terms = product_terms(problem, name);
         std::vector<double> held;  // a product's reference as the output dtype holds it
         if (terms > 0) held = product_reference(ref, dtype);

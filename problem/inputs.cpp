@@ -78,6 +78,7 @@ double round_to_dtype(double x, DType dtype) {
         case DType::kBF16: return round_float(x, 8, -126, 0x1.fep127);
         case DType::kI32: return round_int(x, -2147483648.0, 2147483647.0);
         case DType::kI64: return round_int(x, -0x1p63, 0x1p63 - 1024.0);
+        case DType::kBool: return x != 0.0 ? 1.0 : 0.0;
     }
     return x;
 }
@@ -110,11 +111,35 @@ std::vector<double> generate(const Tensor& tensor, Distribution distribution, ui
                     break;
                 }
             }
+            if (tensor.dtype == DType::kBool) {  // a mask, about half true: above the median
+                v = v > (distribution == Distribution::kUniform01 ? 0.5 : 0.0) ? 1.0 : 0.0;
+            }
             values[i] = round_to_dtype(v, tensor.dtype);
         }
     };
     parallel_chunks(values.size(), [&](size_t, size_t begin, size_t end) { fill(begin, end); });
     return values;
+}
+
+std::optional<int64_t> index_bound(const Problem& problem, const std::string& name) {
+    for (const Op& op : problem.ops) {
+        if (op.kind != OpKind::kCrossEntropy || op.inputs.size() < 2 || op.inputs[1] != name) continue;
+        const Tensor* logits = problem.find_tensor(op.inputs[0]);
+        if (logits != nullptr && !logits->shape.empty()) return logits->shape.back();
+    }
+    return std::nullopt;
+}
+
+std::vector<double> generate_input(const Problem& problem, const Tensor& tensor,
+                                   Distribution distribution, uint64_t seed) {
+    const std::optional<int64_t> bound = index_bound(problem, tensor.name);
+    if (!bound) return generate(tensor, distribution, seed);
+    Tensor unit = tensor;  // the same stream, as uniforms in [0, 1)
+    unit.dtype = DType::kF64;
+    std::vector<double> v = generate(unit, Distribution::kUniform01, seed);
+    const double c = static_cast<double>(*bound);
+    for (double& x : v) x = std::min(std::floor(x * c), c - 1.0);
+    return v;
 }
 
 }  // namespace kforge

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,9 +28,21 @@ std::optional<Distribution> distribution_from_string(std::string_view s);  // "u
 // Tensors above 2^20 elements are filled in parallel chunks (the same values as one stream).
 std::vector<double> generate(const Tensor& tensor, Distribution distribution, uint64_t seed);
 
+// The values of graph input `tensor` of `problem` where an op restricts them: as generate(),
+// except that a tensor read as cross_entropy's targets holds class indices uniform in [0, C) (C:
+// the logits' last dim), drawn from the same seeded stream. Bool tensors (generate()) are masks
+// with about half the elements true. Evaluation draws every input through this.
+std::vector<double> generate_input(const Problem& problem, const Tensor& tensor,
+                                   Distribution distribution, uint64_t seed);
+
+// The exclusive upper bound of the class indices `name` holds where an op reads it as such
+// (cross_entropy's targets: C), or nullopt.
+std::optional<int64_t> index_bound(const Problem& problem, const std::string& name);
+
 // Rounds x to the nearest value of `dtype` (round to nearest, ties to even), as a cast on the
 // GPU does: f32, f16 and bf16 with subnormals and overflow to infinity; f64 unchanged; i32 and
-// i64 to the nearest integer, saturated to the type's range (NaN gives 0).
+// i64 to the nearest integer, saturated to the type's range (NaN gives 0); bool: 1 for any
+// non-zero x (NaN included), else 0.
 double round_to_dtype(double x, DType dtype);
 
 }  // namespace kforge

@@ -12,20 +12,24 @@
 //                     0 for dropout (eval mode: identity);
 //                     4 for one special function (exp, log, sqrt, rsqrt, tanh);
 //                     4 sigmoid, 5 silu, 6 softplus, 8 gelu (erf or tanh form), 10 mish.
-//   reductions        1 per input element (sum, mean, max, min).
+//   reductions        1 per input element (sum, mean, max, min, argmax, argmin).
+//   masks             1 per output element (masked_fill, where, tril, triu: a select).
+//   cross_entropy     5 per logit (the row's max, exp, sum; the target's logit; the mean).
 //   softmax family    5 per input element (softmax, log_softmax, logsumexp: max, sub, exp,
 //                     sum, scale).
 //   norms             8 per input element (layer_norm, rms_norm, group_norm: moments,
 //                     normalize, affine).
 //   l1/l2_normalize   3 per input element (|x| or x*x, sum, scale by 1 / max(norm, eps)).
 //   cumsum, cumprod   1 per input element (the scan's add or multiply).
+//   shape ops         0 (reshape, expand, permute, slice, cat, pad move data only).
 // Everything that is not a matrix product (matmul, linear, conv2d) counts as flops_other (run at the fp32 SIMT rate).
 //
-// Byte conventions (each tensor at its dtype size, dtype_bytes()):
+// Byte conventions (each tensor at its dtype size, dtype_bytes(): bool 1, i64 8):
 //   bytes_fused    compulsory traffic: every graph input and param read once and every graph
 //                  output written once, as if the whole graph ran in one kernel.
 //   bytes_unfused  every op reads all its inputs and writes its output through DRAM, i.e. the
 //                  sum over ops of OpWork::bytes(); intermediates count twice (write + read).
+//                  A view (reshape, expand) moves 0 bytes; a slice reads only what it keeps.
 #pragma once
 
 #include <string>
