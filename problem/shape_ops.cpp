@@ -1,0 +1,515 @@
+// The shape ops of the spec (problem/shape_ops.h): attributes, shape inference and spec writing.
+// reshape and expand are views (no data moves); permute, slice, cat and pad move data. A target
+// shape entry is a dim name, an integer, -1 (the size that makes the element counts agree) or a
+// product "C*H*W", which names a derived dim (C_H_W) recomputed whenever the dims are re-bound.
+#include "problem/shape_ops.h"
+
+#include <algorithm>
+
+#include "problem/spec.h"
+
+namespace kforge::spec {
+namespace {
+
+std::string dims_text(const Tensor& t) {
+    std::string s = quote(t.name) + " [";
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+        s += (i ? ", " : "") + (t.dim_names[i].empty() ? "" : t.dim_names[i] + "=") +
+             std::to_string(t.shape[i]);
+    }
+    return s + "]";
+}
+
+Error mismatch(const Op& op, const std::string& where, const std::string& what) {
+    return make_error(op.json_path + where, "shape mismatch: " + what);
+}
+
+bool all_digits(const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::vector<std::string> split_product(const std::string& s) {
+    std::vector<std::string> out;
+    size_t at = 0;
+    while (true) {
+        size_t star = s.find('*', at);
+        out.push_back(s.substr(at, star == std::string::npos ? std::string::npos : star - at));
+        if (star == std::string::npos) break;
+        at = star + 1;
+    }
+    return out;
+}
+
+// One target shape entry, checked for syntax only (resolved at inference).
+Expected<std::string> read_shape_entry(const Json& e, const std::string& at) {
+    if (e.is_number()) {
+        auto i = read_int(e, at);
+        if (!i) return i.error();
+        if (*i != -1 && (*i < 1 || *i > kMaxDimValue)) {
+            return make_error(at, "a shape entry is a positive integer (at most 2^40), -1, a dim "
+                                  "name or a product \"C*H*W\"; got " + e.dump());
+        }
+        return std::to_string(*i);
+    }
+    auto s = read_string(e, at);
+    if (!s) return s.error();
+    for (const std::string& f : split_product(*s)) {
+        if (!is_identifier(f) && !(all_digits(f) && f.size() <= 13 && f != "0")) {
+            return make_error(at, "a shape entry is a dim name, a positive integer, -1 or a "
+                                  "product of dim names and integers (\"C*H*W\"); got " + quote(*s));
+        }
+    }
+    return *s;
+}
+
+struct Resolved {
+    int64_t value = 0;
+    std::string name;  // a dim name, or "" for a literal / -1
+    bool infer = false;
+    bool product = false;
+};
+
+// A shape entry against the dims: its size, and a product's derived dim (entered into dims).
+Expected<Resolved> resolve_entry(const Op& op, const std::string& entry, const std::string& at,
+                                 std::map<std::string, int64_t>& dims,
+                                 std::set<std::string>& derived) {
+    Resolved r;
+    if (entry == "-1") {
+        r.infer = true;
+        return r;
+    }
+    std::vector<std::string> factors = split_product(entry);
+    __int128 value = 1;
+    for (const std::string& f : factors) {
+        if (all_digits(f)) {
+            value *= std::stoll(f);
+        } else {
+            auto it = dims.find(f);
+            if (it == dims.end()) {
+                std::vector<std::string> known;
+                for (const auto& [k, v] : dims) known.push_back(k);
+                return make_error(op.json_path + at, "unknown dim " + quote(f) + "; known dims: " +
+                                                         join(known));
+            }
+            value *= it->second;
+        }
+        if (value > kMaxDimValue) {
+            return make_error(op.json_path + at, "shape entry " + quote(entry) +
+                                                     " is above 2^40 elements on one axis");
+        }
+    }
+    r.value = static_cast<int64_t>(value);
+    if (factors.size() == 1) {
+        r.name = all_digits(entry) ? "" : entry;
+        return r;
+    }
+    // a product: a derived dim named by its factors (C*H*W -> C_H_W), a digit appended while
+    // the name is a dim of another value or one the spec declares
+    r.product = true;
+    std::string base;
+    for (const std::string& f : factors) base += (base.empty() ? "" : "_") + f;
+    if (!is_identifier(base.substr(0, 1))) base = "D" + base;
+    base = base.substr(0, 120);
+    std::string name = base;
+    for (int n = 2;; ++n) {
+        auto it = dims.find(name);
+        if (it == dims.end()) {
+            dims[name] = r.value;
+            derived.insert(name);
+            break;
+        }
+        if (derived.count(name) != 0 && it->second == r.value) break;
+        name = base + std::to_string(n);
+    }
+    r.name = name;
+    return r;
+}
+
+Status normalize_axis(Op& op, int64_t rank, const Tensor& x) {
+    int64_t axis = op.attrs.axis < 0 ? op.attrs.axis + rank : op.attrs.axis;
+    if (axis < 0 || axis >= rank) {
+        return mismatch(op, ".axis", "axis " + std::to_string(op.attrs.axis) +
+                                         " is out of range for " + dims_text(x) + " of rank " +
+                                         std::to_string(rank));
+    }
+    op.attrs.axis = axis;
+    return Ok{};
+}
+
+std::string shape_list(const std::vector<int64_t>& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+Expected<Tensor> infer_reshape(Op& op, const Tensor& x, std::map<std::string, int64_t>& dims,
+                               std::set<std::string>& derived) {
+    Tensor out;
+    int64_t known = 1;
+    std::optional<size_t> infer;
+    for (size_t i = 0; i < op.attrs.view_shape.size(); ++i) {
+        const std::string at = ".shape[" + std::to_string(i) + "]";
+        auto r = resolve_entry(op, op.attrs.view_shape[i], at, dims, derived);
+        if (!r) return r.error();
+        if (r->infer) {
+            if (infer) return make_error(op.json_path + at, "only one shape entry may be -1");
+            infer = i;
+        } else {
+            known *= r->value;
+            if (known > kMaxTensorElements) {
+                return mismatch(op, ".shape", "reshape to more than 2^50 elements");
+            }
+        }
+        out.shape.push_back(r->value);
+        out.dim_names.push_back(r->name);
+    }
+    const int64_t n = x.numel();
+    if (infer) {
+        if (n % known != 0) {
+            return mismatch(op, ".shape", "cannot reshape " + dims_text(x) + " (" +
+                                              std::to_string(n) + " elements) with -1: the " +
+                                              "other entries hold " + std::to_string(known) +
+                                              ", which does not divide " + std::to_string(n));
+        }
+        out.shape[*infer] = n / known;
+        known = n;
+    }
+    if (known != n) {
+        return mismatch(op, ".shape", "cannot reshape " + dims_text(x) + " (" + std::to_string(n) +
+                                          " elements) to " + shape_list(out.shape) + " (" +
+                                          std::to_string(known) + " elements)");
+    }
+    return out;
+}
+
+Expected<Tensor> infer_expand(Op& op, const Tensor& x, std::map<std::string, int64_t>& dims,
+                              std::set<std::string>& derived) {
+    const auto& entries = op.attrs.view_shape;
+    if (entries.size() < x.shape.size()) {
+        return mismatch(op, ".shape", "expand of " + dims_text(x) + " to " +
+                                          std::to_string(entries.size()) +
+                                          " dims: the target has fewer dims than the input");
+    }
+    const size_t lead = entries.size() - x.shape.size();
+    Tensor out;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        const std::string at = ".shape[" + std::to_string(i) + "]";
+        auto r = resolve_entry(op, entries[i], at, dims, derived);
+        if (!r) return r.error();
+        const bool has_in = i >= lead;
+        const size_t j = i - lead;
+        if (r->infer) {
+            if (!has_in) return make_error(op.json_path + at, "-1 (keep the size) on a new dim");
+            out.shape.push_back(x.shape[j]);
+            out.dim_names.push_back(x.dim_names[j]);
+            continue;
+        }
+        if (has_in && x.shape[j] != 1 && x.shape[j] != r->value) {
+            return mismatch(op, at, "expand of " + dims_text(x) + ": dim " + std::to_string(j) +
+                                        " has size " + std::to_string(x.shape[j]) +
+                                        ", not 1 or " + std::to_string(r->value));
+        }
+        out.shape.push_back(r->value);
+        out.dim_names.push_back(!r->name.empty() ? r->name
+                                : has_in && x.shape[j] == r->value ? x.dim_names[j]
+                                                                   : "");
+    }
+    return out;
+}
+
+Expected<Tensor> infer_permute(Op& op, const Tensor& x) {
+    const int64_t rank = static_cast<int64_t>(x.shape.size());
+    if (static_cast<int64_t>(op.attrs.perm.size()) != rank) {
+        return mismatch(op, ".dims", "permute of " + dims_text(x) + " needs " +
+                                         std::to_string(rank) + " dims, got " +
+                                         std::to_string(op.attrs.perm.size()));
+    }
+    std::vector<bool> seen(static_cast<size_t>(rank), false);
+    Tensor out;
+    for (size_t i = 0; i < op.attrs.perm.size(); ++i) {
+        int64_t d = op.attrs.perm[i] < 0 ? op.attrs.perm[i] + rank : op.attrs.perm[i];
+        const std::string at = ".dims[" + std::to_string(i) + "]";
+        if (d < 0 || d >= rank) {
+            return mismatch(op, at, "dim " + std::to_string(op.attrs.perm[i]) +
+                                        " is out of range for " + dims_text(x));
+        }
+        if (seen[static_cast<size_t>(d)]) {
+            return mismatch(op, at, "dim " + std::to_string(d) + " appears twice in dims");
+        }
+        seen[static_cast<size_t>(d)] = true;
+        op.attrs.perm[i] = d;
+        out.shape.push_back(x.shape[static_cast<size_t>(d)]);
+        out.dim_names.push_back(x.dim_names[static_cast<size_t>(d)]);
+    }
+    return out;
+}
+
+Expected<Tensor> infer_slice(Op& op, const Tensor& x) {
+    if (x.shape.empty()) return mismatch(op, ".inputs[0]", dims_text(x) + " has no axis to slice");
+    if (auto s = normalize_axis(op, static_cast<int64_t>(x.shape.size()), x); !s) return s.error();
+    const size_t axis = static_cast<size_t>(op.attrs.axis);
+    const int64_t n = x.shape[axis];
+    const OpAttrs& a = op.attrs;
+    const int64_t start = a.slice_start < 0 ? a.slice_start + n : a.slice_start;
+    if (start < 0 || start >= n) {
+        return make_error(op.json_path + ".start",
+                          "index out of range: start " + std::to_string(a.slice_start) +
+                              " on axis " + std::to_string(axis) + " of " + dims_text(x) +
+                              " (size " + std::to_string(n) + "; valid: " + std::to_string(-n) +
+                              " to " + std::to_string(n - 1) + ")");
+    }
+    int64_t end = n;
+    if (a.slice_end) {
+        end = *a.slice_end < 0 ? *a.slice_end + n : *a.slice_end;
+        if (end < 0 || end > n) {
+            return make_error(op.json_path + ".end",
+                              "index out of range: end " + std::to_string(*a.slice_end) +
+                                  " on axis " + std::to_string(axis) + " of " + dims_text(x) +
+                                  " (size " + std::to_string(n) + "; valid: " +
+                                  std::to_string(-n) + " to " + std::to_string(n) + ")");
+        }
+    }
+    if (end <= start) {
+        return mismatch(op, ".end", "the slice [" + std::to_string(a.slice_start) + ":" +
+                                        std::to_string(a.slice_end ? *a.slice_end : n) +
+                                        "] of axis " + std::to_string(axis) + " of " +
+                                        dims_text(x) + " is empty");
+    }
+    SliceRange r = slice_range(op.attrs, n);
+    Tensor out = x;
+    out.shape[axis] = r.count;
+    if (r.count != n) out.dim_names[axis] = "";
+    return out;
+}
+
+Expected<Tensor> infer_cat(Op& op, const std::vector<const Tensor*>& in) {
+    const Tensor& x = *in[0];
+    if (x.shape.empty()) return mismatch(op, ".inputs[0]", dims_text(x) + " is a scalar (0-d)");
+    if (auto s = normalize_axis(op, static_cast<int64_t>(x.shape.size()), x); !s) return s.error();
+    const size_t axis = static_cast<size_t>(op.attrs.axis);
+    Tensor out = x;
+    for (size_t k = 1; k < in.size(); ++k) {
+        const Tensor& t = *in[k];
+        const std::string at = ".inputs[" + std::to_string(k) + "]";
+        if (t.dtype != x.dtype) {
+            return make_error(op.json_path + at, "bad dtype: " + quote(t.name) + " is " +
+                                                     std::string(to_string(t.dtype)) + " but " +
+                                                     quote(x.name) + " is " +
+                                                     std::string(to_string(x.dtype)) +
+                                                     " (cat joins tensors of one dtype)");
+        }
+        bool same = t.shape.size() == x.shape.size();
+        for (size_t i = 0; same && i < x.shape.size(); ++i) same = i == axis || t.shape[i] == x.shape[i];
+        if (!same) {
+            return mismatch(op, at, dims_text(t) + " does not match " + dims_text(x) +
+                                        " outside the cat axis " + std::to_string(axis));
+        }
+        out.shape[axis] += t.shape[axis];
+    }
+    if (in.size() > 1) out.dim_names[axis] = "";
+    return out;
+}
+
+Expected<Tensor> infer_pad(Op& op, const Tensor& x) {
+    if (op.attrs.pads.size() != x.shape.size()) {
+        return mismatch(op, ".pads", "pads has " + std::to_string(op.attrs.pads.size()) +
+                                         " [before, after] pairs; " + dims_text(x) + " has " +
+                                         std::to_string(x.shape.size()) + " dims (one pair each)");
+    }
+    Tensor out = x;
+    for (size_t i = 0; i < x.shape.size(); ++i) {
+        const auto& [b, a] = op.attrs.pads[i];
+        if (b == 0 && a == 0) continue;
+        out.shape[i] += b + a;
+        if (out.shape[i] > kMaxDimValue) return mismatch(op, ".pads", "a padded dim above 2^40");
+        out.dim_names[i] = "";
+    }
+    return out;
+}
+
+}  // namespace
+
+ShapeSignature shape_signature(OpKind k) {
+    switch (k) {
+        case OpKind::kReshape: case OpKind::kExpand: return {1, 1, "X", {"shape"}};
+        case OpKind::kPermute: return {1, 1, "X", {"dims"}};
+        case OpKind::kSlice: return {1, 1, "X", {"axis", "start", "end", "step"}};
+        case OpKind::kCat: return {1, 64, "X0, X1, ...", {"axis"}};
+        case OpKind::kPad: return {1, 1, "X", {"pads", "value"}};
+        default: return {1, 1, "X", {}};
+    }
+}
+
+Status read_shape_attr(const Json& v, const std::string& key, const std::string& path, Op& op) {
+    OpAttrs& a = op.attrs;
+    auto bounded_int = [&](int64_t lo, int64_t hi, const char* what) -> Expected<int64_t> {
+        auto i = read_int(v, path);
+        if (!i) return i.error();
+        if (*i < lo || *i > hi) return make_error(path, std::string(what) + ", got " + v.dump());
+        return *i;
+    };
+    if (key == "shape") {
+        if (!v.is_array() || v.size() > static_cast<size_t>(kMaxRank)) {
+            return make_error(path, "expected an array of at most 8 shape entries, got " +
+                                        (v.is_array() ? "an array of " + std::to_string(v.size())
+                                                      : type_name(v)));
+        }
+        for (size_t i = 0; i < v.size(); ++i) {
+            auto e = read_shape_entry(v[i], path + "[" + std::to_string(i) + "]");
+            if (!e) return e.error();
+            a.view_shape.push_back(*e);
+        }
+        return Ok{};
+    }
+    if (key == "dims") {
+        if (!v.is_array() || v.size() > static_cast<size_t>(kMaxRank)) {
+            return make_error(path, "expected an array of at most 8 axes, got " + type_name(v));
+        }
+        for (size_t i = 0; i < v.size(); ++i) {
+            auto d = read_int(v[i], path + "[" + std::to_string(i) + "]");
+            if (!d) return d.error();
+            if (*d < -kMaxRank || *d >= kMaxRank) {
+                return make_error(path + "[" + std::to_string(i) + "]",
+                                  "axis " + std::to_string(*d) + " is out of range");
+            }
+            a.perm.push_back(*d);
+        }
+        return Ok{};
+    }
+    if (key == "axis") {
+        auto i = bounded_int(-kMaxRank, kMaxRank - 1, "axis must be in [-8, 8)");
+        if (!i) return i.error();
+        a.axis = *i;
+        return Ok{};
+    }
+    if (key == "start" || key == "end") {
+        auto i = bounded_int(-kMaxDimValue, kMaxDimValue, "an index of magnitude at most 2^40");
+        if (!i) return i.error();
+        if (key == "start") a.slice_start = *i;
+        else a.slice_end = *i;
+        return Ok{};
+    }
+    if (key == "step") {
+        auto i = bounded_int(1, kMaxDimValue, "step must be an integer >= 1");
+        if (!i) return i.error();
+        a.slice_step = *i;
+        return Ok{};
+    }
+    if (key == "pads") {
+        if (!v.is_array() || v.size() > static_cast<size_t>(kMaxRank)) {
+            return make_error(path, "expected an array of [before, after] pairs (one per dim of "
+                                    "X), got " + type_name(v));
+        }
+        for (size_t i = 0; i < v.size(); ++i) {
+            const std::string at = path + "[" + std::to_string(i) + "]";
+            if (!v[i].is_array() || v[i].size() != 2) {
+                return make_error(at, "expected a pair [before, after], got " + v[i].dump());
+            }
+            std::array<int64_t, 2> pair{};
+            for (size_t k = 0; k < 2; ++k) {
+                auto x = read_int(v[i][k], at + "[" + std::to_string(k) + "]");
+                if (!x) return x.error();
+                if (*x < 0 || *x > kMaxDimValue) {
+                    return make_error(at + "[" + std::to_string(k) + "]",
+                                      "a pad is an integer >= 0 (crop with slice), got " +
+                                          v[i][k].dump());
+                }
+                pair[k] = *x;
+            }
+            a.pads.push_back(pair);
+        }
+        return Ok{};
+    }
+    if (key == "value") {
+        auto x = read_number(v, path);
+        if (!x) return x.error();
+        a.scalar = *x;
+        return Ok{};
+    }
+    return make_error(path, "attribute " + quote(key) + " has no reader");  // unreachable
+}
+
+Status check_shape_required(const Json& v, const Op& op) {
+    const char* key = nullptr;
+    switch (op.kind) {
+        case OpKind::kReshape: case OpKind::kExpand: key = "shape"; break;
+        case OpKind::kPermute: key = "dims"; break;
+        case OpKind::kSlice: case OpKind::kCat: key = "axis"; break;
+        case OpKind::kPad: key = "pads"; break;
+        default: return Ok{};
+    }
+    if (!v.contains(key)) {
+        return make_error(op.json_path, "missing key " + quote(key) + " (op " +
+                                            quote(to_string(op.kind)) + ")");
+    }
+    return Ok{};
+}
+
+Expected<Tensor> infer_shape_op(Op& op, const std::vector<const Tensor*>& in,
+                                std::map<std::string, int64_t>& dims,
+                                std::set<std::string>& derived) {
+    const Tensor& x = *in[0];
+    Expected<Tensor> out = Error{};
+    switch (op.kind) {
+        case OpKind::kReshape: out = infer_reshape(op, x, dims, derived); break;
+        case OpKind::kExpand: out = infer_expand(op, x, dims, derived); break;
+        case OpKind::kPermute: out = infer_permute(op, x); break;
+        case OpKind::kSlice: out = infer_slice(op, x); break;
+        case OpKind::kCat: out = infer_cat(op, in); break;
+        case OpKind::kPad: out = infer_pad(op, x); break;
+        default: return make_error(op.json_path, "internal: not a shape op");
+    }
+    if (!out) return out;
+    out->name = op.output;
+    out->dtype = x.dtype;
+    out->role = TensorRole::kIntermediate;
+    return out;
+}
+
+void write_shape_attrs(const Op& op, Json& j) {
+    const OpAttrs& a = op.attrs;
+    switch (op.kind) {
+        case OpKind::kReshape: case OpKind::kExpand: {
+            Json shape = Json::array();
+            for (const std::string& e : a.view_shape) {
+                if (e == "-1" || all_digits(e)) shape.push_back(std::stoll(e));
+                else shape.push_back(e);
+            }
+            j["shape"] = shape;
+            break;
+        }
+        case OpKind::kPermute: j["dims"] = a.perm; break;
+        case OpKind::kSlice:
+            j["axis"] = a.axis;
+            if (a.slice_start != 0) j["start"] = a.slice_start;
+            if (a.slice_end) j["end"] = *a.slice_end;
+            if (a.slice_step != 1) j["step"] = a.slice_step;
+            break;
+        case OpKind::kCat: j["axis"] = a.axis; break;
+        case OpKind::kPad: {
+            Json pads = Json::array();
+            for (const auto& p : a.pads) pads.push_back(Json::array({p[0], p[1]}));
+            j["pads"] = pads;
+            if (a.scalar != 0) j["value"] = a.scalar;
+            break;
+        }
+        default: break;
+    }
+}
+
+}  // namespace kforge::spec
+
+namespace kforge {
+
+bool is_pure_view(const Op& op) { return op.kind == OpKind::kReshape || op.kind == OpKind::kExpand; }
+
+SliceRange slice_range(const OpAttrs& a, int64_t extent) {
+    SliceRange r;
+    r.start = a.slice_start < 0 ? a.slice_start + extent : a.slice_start;
+    int64_t end = a.slice_end ? (*a.slice_end < 0 ? *a.slice_end + extent : *a.slice_end) : extent;
+    r.step = a.slice_step;
+    r.count = end > r.start ? (end - r.start + r.step - 1) / r.step : 0;
+    return r;
+}
+
+}  // namespace kforge

@@ -1,0 +1,225 @@
+// The shape ops (reshape, expand, permute, slice, cat, pad): parsing, shapes and derived dims,
+// their errors (a reshape whose sizes do not match, an out-of-range index), the interpreter
+// against hand-computed values, re-binding, the written spec and work counts.
+#include <gtest/gtest.h>
+
+#include "problem/interpret.h"
+#include "problem/spec.h"
+#include "problem/work.h"
+#include "test_specs.h"
+
+namespace kforge {
+namespace {
+
+using test::make_spec;
+using test::one_op;
+using Values = std::vector<double>;
+using Shape = std::vector<int64_t>;
+
+Problem ok(const Expected<Problem>& p) {
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
+    return p.ok() ? *p : Problem{};
+}
+
+Values run(const Problem& p, const TensorValues& in) {
+    auto out = interpret(p, in);
+    EXPECT_TRUE(out.ok()) << (out.ok() ? "" : out.error().to_string());
+    return out.ok() ? out->at("Y") : Values{};
+}
+
+void expect_error(const Expected<Problem>& p, const std::string& where,
+                  std::initializer_list<const char*> fragments) {
+    ASSERT_FALSE(p.ok()) << "accepted";
+    EXPECT_EQ(p.error().where, where) << p.error().to_string();
+    for (const char* f : fragments) {
+        EXPECT_NE(p.error().message.find(f), std::string::npos)
+            << "message lacks \"" << f << "\": " << p.error().message;
+    }
+}
+
+const char* kDims = R"({"B": 2, "C": 3, "L": 4})";
+const char* kX = R"({"X": {"shape": ["B", "C", "L"], "dtype": "f32"}})";
+
+Values iota(int64_t n) {
+    Values v;
+    for (int64_t i = 0; i < n; ++i) v.push_back(static_cast<double>(i));
+    return v;
+}
+
+TEST(ShapeOps, ReshapeNamesProductsAsDerivedDimsAndInfersMinusOne) {
+    Problem p = ok(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": ["B", "C*L"])"));
+    const Tensor* y = p.find_tensor("Y");
+    EXPECT_EQ(y->shape, (Shape{2, 12}));
+    EXPECT_EQ(y->dim_names, (std::vector<std::string>{"B", "C_L"}));
+    EXPECT_EQ(p.dims.at("C_L"), 12);
+    EXPECT_TRUE(p.derived_dims.count("C_L"));
+    EXPECT_EQ(run(p, {{"X", iota(24)}}), iota(24));  // a view: row-major order unchanged
+    // re-binding recomputes the derived dim
+    auto q = rebind_dims(p, {{"L", 5}});
+    ASSERT_TRUE(q.ok()) << q.error().to_string();
+    EXPECT_EQ(q->find_tensor("Y")->shape, (Shape{2, 15}));
+    EXPECT_EQ(q->dims.at("C_L"), 15);
+    // -1: the size that makes the counts agree; unsqueeze as a reshape with a 1
+    Problem m = ok(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": [-1, 1, "L"])"));
+    EXPECT_EQ(m.find_tensor("Y")->shape, (Shape{6, 1, 4}));
+    EXPECT_EQ(m.find_tensor("Y")->dim_names, (std::vector<std::string>{"", "", "L"}));
+}
+
+TEST(ShapeOps, ReshapeErrors) {
+    expect_error(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": ["B", "C"])"),
+                 "graph[0].shape", {"shape mismatch", "cannot reshape", "24 elements", "6 elements"});
+    expect_error(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": [5, -1])"),
+                 "graph[0].shape", {"does not divide 24"});
+    expect_error(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": [-1, -1])"),
+                 "graph[0].shape[1]", {"only one shape entry may be -1"});
+    expect_error(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": ["B", "Q*L"])"),
+                 "graph[0].shape[1]", {"unknown dim \"Q\""});
+    expect_error(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": ["B", "C+L"])"),
+                 "graph[0].shape[1]", {"product of dim names"});
+    expect_error(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": [0, 24])"),
+                 "graph[0].shape[0]", {"positive integer"});
+    expect_error(one_op(kDims, kX, "reshape", R"(["X"])"), "graph[0]", {"missing key \"shape\""});
+}
+
+TEST(ShapeOps, ExpandBroadcastsSizeOneDims) {
+    const char* in = R"({"v": {"shape": ["C", 1], "dtype": "f32"}})";
+    Problem p = ok(one_op(kDims, in, "expand", R"(["v"])", R"("shape": ["B", -1, "L"])"));
+    const Tensor* y = p.find_tensor("Y");
+    EXPECT_EQ(y->shape, (Shape{2, 3, 4}));
+    EXPECT_EQ(y->dim_names, (std::vector<std::string>{"B", "C", "L"}));
+    Values want;
+    for (int b = 0; b < 2; ++b)
+        for (int c = 0; c < 3; ++c)
+            for (int l = 0; l < 4; ++l) want.push_back(10.0 * c);
+    EXPECT_EQ(run(p, {{"v", {0, 10, 20}}}), want);
+    expect_error(one_op(kDims, kX, "expand", R"(["X"])", R"("shape": ["B", "L", "L"])"),
+                 "graph[0].shape[1]", {"dim 1 has size 3, not 1 or 4"});
+    expect_error(one_op(kDims, kX, "expand", R"(["X"])", R"("shape": ["B", "C"])"),
+                 "graph[0].shape", {"fewer dims"});
+}
+
+TEST(ShapeOps, PermuteMovesAxes) {
+    Problem p = ok(one_op(kDims, kX, "permute", R"(["X"])", R"("dims": [2, 0, -2])"));
+    const Tensor* y = p.find_tensor("Y");
+    EXPECT_EQ(y->shape, (Shape{4, 2, 3}));
+    EXPECT_EQ(y->dim_names, (std::vector<std::string>{"L", "B", "C"}));
+    Values x = iota(24), got = run(p, {{"X", x}});
+    ASSERT_EQ(got.size(), 24u);
+    // Y[l, b, c] = X[b, c, l]
+    for (int l = 0; l < 4; ++l)
+        for (int b = 0; b < 2; ++b)
+            for (int c = 0; c < 3; ++c) EXPECT_EQ(got[(l * 2 + b) * 3 + c], x[(b * 3 + c) * 4 + l]);
+    expect_error(one_op(kDims, kX, "permute", R"(["X"])", R"("dims": [0, 0, 1])"),
+                 "graph[0].dims[1]", {"appears twice"});
+    expect_error(one_op(kDims, kX, "permute", R"(["X"])", R"("dims": [0, 1])"),
+                 "graph[0].dims", {"needs 3 dims"});
+}
+
+TEST(ShapeOps, SliceWithNegativeBoundsAndSteps) {
+    // x[:, :, 1:-1]
+    Problem p = ok(one_op(kDims, kX, "slice", R"(["X"])", R"("axis": -1, "start": 1, "end": -1)"));
+    const Tensor* y = p.find_tensor("Y");
+    EXPECT_EQ(y->shape, (Shape{2, 3, 2}));
+    EXPECT_EQ(y->dim_names[2], "");
+    EXPECT_EQ(p.ops[0].attrs.axis, 2);
+    Values got = run(p, {{"X", iota(24)}});
+    EXPECT_EQ(got, (Values{1, 2, 5, 6, 9, 10, 13, 14, 17, 18, 21, 22}));
+    // x[:, ::2], and the written spec keeps -1 so that re-binding follows L
+    Problem s = ok(one_op(kDims, kX, "slice", R"(["X"])", R"("axis": 1, "step": 2)"));
+    EXPECT_EQ(s.find_tensor("Y")->shape, (Shape{2, 2, 4}));
+    auto r = rebind_dims(p, {{"L", 7}});
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_EQ(r->find_tensor("Y")->shape, (Shape{2, 3, 5}));
+    // the whole axis keeps its name
+    Problem w = ok(one_op(kDims, kX, "slice", R"(["X"])", R"("axis": 2, "start": 0)"));
+    EXPECT_EQ(w.find_tensor("Y")->dim_names[2], "L");
+}
+
+TEST(ShapeOps, SliceOutOfRangeIsAnError) {
+    expect_error(one_op(kDims, kX, "slice", R"(["X"])", R"("axis": 1, "start": 3)"),
+                 "graph[0].start", {"index out of range", "size 3"});
+    expect_error(one_op(kDims, kX, "slice", R"(["X"])", R"("axis": 1, "start": -4)"),
+                 "graph[0].start", {"index out of range"});
+    expect_error(one_op(kDims, kX, "slice", R"(["X"])", R"("axis": 1, "end": 9)"),
+                 "graph[0].end", {"index out of range"});
+    expect_error(one_op(kDims, kX, "slice", R"(["X"])", R"("axis": 1, "start": 2, "end": 1)"),
+                 "graph[0].end", {"is empty"});
+    expect_error(one_op(kDims, kX, "slice", R"(["X"])", R"("axis": 3)"), "graph[0].axis",
+                 {"out of range"});
+    expect_error(one_op(kDims, kX, "slice", R"(["X"])", R"("axis": 0, "step": 0)"),
+                 "graph[0].step", {"step must be an integer >= 1"});
+    expect_error(one_op(kDims, kX, "slice", R"(["X"])", R"("start": 0)"), "graph[0]",
+                 {"missing key \"axis\""});
+}
+
+TEST(ShapeOps, CatJoinsAlongAnAxis) {
+    const char* in = R"({"A": {"shape": ["B", 1], "dtype": "f32"},
+                         "Bt": {"shape": ["B", "C"], "dtype": "f32"}})";
+    Problem p = ok(one_op(kDims, in, "cat", R"(["A", "Bt", "A"])", R"("axis": 1)"));
+    EXPECT_EQ(p.find_tensor("Y")->shape, (Shape{2, 5}));
+    EXPECT_EQ(run(p, {{"A", {-1, -2}}, {"Bt", iota(6)}}),
+              (Values{-1, 0, 1, 2, -1, -2, 3, 4, 5, -2}));
+    expect_error(one_op(kDims, in, "cat", R"(["A", "Bt"])", R"("axis": 0)"), "graph[0].inputs[1]",
+                 {"outside the cat axis 0"});
+    const char* mixed = R"({"A": {"shape": [2], "dtype": "f32"}, "I": {"shape": [2], "dtype": "i32"}})";
+    expect_error(one_op(kDims, mixed, "cat", R"(["A", "I"])", R"("axis": 0)"), "graph[0].inputs[1]",
+                 {"bad dtype"});
+}
+
+TEST(ShapeOps, PadFillsAConstant) {
+    const char* in = R"({"A": {"shape": [2, 2], "dtype": "f32"}})";
+    Problem p = ok(one_op(kDims, in, "pad", R"(["A"])", R"("pads": [[0, 0], [1, 2]], "value": 9)"));
+    EXPECT_EQ(p.find_tensor("Y")->shape, (Shape{2, 5}));
+    EXPECT_EQ(run(p, {{"A", {1, 2, 3, 4}}}), (Values{9, 1, 2, 9, 9, 9, 3, 4, 9, 9}));
+    expect_error(one_op(kDims, in, "pad", R"(["A"])", R"("pads": [[0, 1]])"), "graph[0].pads",
+                 {"one pair each"});
+    expect_error(one_op(kDims, in, "pad", R"(["A"])", R"("pads": [[0, 1], [-1, 0]])"),
+                 "graph[0].pads[1][0]", {"crop with slice"});
+}
+
+// diag(v) @ B written as v.unsqueeze(1) * B, and an exclusive cumsum written with slice, cumsum
+// and pad (cat with zeros): the spec round-trips through problem_to_json, and the interpreter
+// gives the values the op definitions give.
+TEST(ShapeOps, ComposedGraphsRoundTrip) {
+    std::string diag = make_spec(R"({"N": 3, "M": 2})",
+                                 R"({"v": {"shape": ["N"], "dtype": "f32"},
+                                     "Bm": {"shape": ["N", "M"], "dtype": "f32"}})",
+                                 R"([{"op": "reshape", "inputs": ["v"], "output": "u", "shape": ["N", 1]},
+                                     {"op": "mul", "inputs": ["u", "Bm"], "output": "Y"}])");
+    Problem d = ok(parse_problem(diag, "diag"));
+    EXPECT_EQ(run(d, {{"v", {1, 2, 3}}, {"Bm", {1, 1, 1, 1, 1, 1}}}), (Values{1, 1, 2, 2, 3, 3}));
+    Problem d2 = ok(parse_problem(problem_to_json(d).dump(), "rt"));
+    EXPECT_EQ(problem_to_json(d2), problem_to_json(d));
+
+    std::string excl = make_spec(R"({"B": 2, "L": 4})",
+                                 R"({"x": {"shape": ["B", "L"], "dtype": "f32"}})",
+                                 R"([{"op": "slice", "inputs": ["x"], "output": "s", "axis": 1, "end": -1},
+                                     {"op": "cumsum", "inputs": ["s"], "output": "c", "axis": 1},
+                                     {"op": "pad", "inputs": ["c"], "output": "Y", "pads": [[0, 0], [1, 0]]}])");
+    Problem e = ok(parse_problem(excl, "excl"));
+    EXPECT_EQ(run(e, {{"x", {1, 2, 3, 4, 5, 6, 7, 8}}}), (Values{0, 1, 3, 6, 0, 5, 11, 18}));
+    Problem e2 = ok(parse_problem(problem_to_json(e).dump(), "rt"));
+    EXPECT_EQ(problem_to_json(e2), problem_to_json(e));
+    auto small = rebind_dims(e, {{"L", 3}});
+    ASSERT_TRUE(small.ok()) << small.error().to_string();
+    EXPECT_EQ(small->find_tensor("Y")->shape, (Shape{2, 3}));
+}
+
+TEST(ShapeOps, WorkCountsViewsMoveNothing) {
+    std::string spec = make_spec(kDims, kX,
+                                 R"([{"op": "reshape", "inputs": ["X"], "output": "r", "shape": ["B", "C*L"]},
+                                     {"op": "slice", "inputs": ["r"], "output": "s", "axis": 1, "end": 6},
+                                     {"op": "permute", "inputs": ["s"], "output": "Y", "dims": [1, 0]}])");
+    Problem p = ok(parse_problem(spec, "w"));
+    auto w = count_work(p);
+    ASSERT_TRUE(w.ok());
+    ASSERT_EQ(w->per_op.size(), 3u);
+    EXPECT_EQ(w->per_op[0].bytes(), 0.0);                 // reshape: a view
+    EXPECT_EQ(w->per_op[1].bytes_read, 2 * 6 * 4.0);      // slice: what it keeps
+    EXPECT_EQ(w->per_op[1].bytes_written, 2 * 6 * 4.0);
+    EXPECT_EQ(w->per_op[2].bytes(), 2 * 2 * 6 * 4.0);     // permute: read and write
+    EXPECT_EQ(w->flops(), 0.0);
+}
+
+}  // namespace
+}  // namespace kforge
