@@ -88,5 +88,6 @@ void register_interpret(CLI::App& app);
 void register_import(CLI::App& app);
 void register_baseline(CLI::App& app);
 void register_export(CLI::App& app);
+void register_mcp(CLI::App& app);
 
 }  // namespace kforge::cli

@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
     register_import(app);
     register_baseline(app);
     register_export(app);
+    register_mcp(app);
     prepare_app(app, argc, argv);
     if (std::string bad = apply_compile_cache_limit(); !bad.empty()) {
         eprintf("kforge: %s\n", bad.c_str());
