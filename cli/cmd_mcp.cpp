@@ -99,8 +99,8 @@ void register_mcp(CLI::App& app) {
     cmd->add_option("--device", a->device, "sim, cuda or auto (default)");
     cmd->add_option("--gpu", a->gpu, "GPU index (default 0)");
     cmd->add_option("--sim-model", a->sim_model, "device table entry the simulator models");
-    add_gpu_model_option(cmd, a->gpu_model, "GPU of the device table for sol/check/compile "
-                                            "(default h200)");
+    cmd->add_option("--gpu-model", a->gpu_model,
+                    "GPU of the device table for sol, check_program and compile (default h200)");
     cmd->add_option("--db", a->db, "store (default ROOT/.kforge/kforge.db)");
     cmd->add_option("--max-gpu-seconds", a->limits.gpu_seconds,
                     "evaluation seconds on the device, all calls together")
