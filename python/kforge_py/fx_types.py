@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import torch
 
 DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
-          torch.float64: "f64", torch.int32: "i32", torch.int64: "i64"}
+          torch.float64: "f64", torch.int32: "i32", torch.int64: "i64", torch.bool: "bool"}
 
 
 class Unsupported(Exception):

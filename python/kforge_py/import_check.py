@@ -102,6 +102,11 @@ def compare(spec, ref_outputs, interp):
         if list(ref.shape) != got["shape"]:
             raise ImportFailed(f"output {name}: PyTorch gives shape {list(ref.shape)}, "
                                f"the spec gives {got['shape']}")
+        if not ref.is_floating_point() and not np.array_equal(data, r):
+            bad = int(np.count_nonzero(data != r))
+            raise ImportFailed(f"output {name}: the spec's interpreter and PyTorch differ in "
+                               f"{bad} of {r.size} {ref.dtype} elements (compared exactly: "
+                               "integer and bool outputs); the import is wrong")
         if not np.allclose(data, r, rtol=CHECK_RTOL, atol=CHECK_ATOL, equal_nan=True):
             bad = np.nanmax(np.abs(data - r))
             raise ImportFailed(f"output {name}: the spec's interpreter and PyTorch differ "
@@ -121,7 +126,7 @@ def degenerate(spec, loaded, seed_a=101, seed_b=202):
     outs_a = torch_outputs(loaded, draw_inputs(loaded, seed_a))
     outs_b = torch_outputs(loaded, draw_inputs(loaded, seed_b))
     for name, a, b in zip(spec["outputs"], outs_a, outs_b):
-        a, b = a.reshape(-1).numpy(), b.reshape(-1).numpy()
+        a, b = a.double().reshape(-1).numpy(), b.double().reshape(-1).numpy()
         if a.size > 1 and np.ptp(a) <= atol + rtol * np.max(np.abs(a)):
             return f"output {name} is constant ({a[0]:.6g} everywhere)"
         if np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True):
@@ -192,6 +197,9 @@ def _check(kforge, spec, spec_path, dims, target, conv, work):
     from kforge_py import spec_build
     feed = spec_build.feeds(target, conv)
     interp, err = interpret(kforge, spec_path, dims, feed, work)
+    if interp is None and "cross_entropy's targets are class indices" in err:
+        raise ImportFailed("get_inputs() draws targets the loss cannot take: " +
+                           err.split(": ", 2)[-1] + " (PyTorch raises on them too)")
     if interp is None:
         return err
     worst = compare(spec, torch_outputs(target, list(target.inputs)), interp)
