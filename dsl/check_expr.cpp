@@ -286,8 +286,8 @@ int ExprGraph::apply(const std::string& op, std::vector<int> args, std::vector<d
 }
 
 int ExprGraph::conv2d(int x, int w, std::vector<double> params, std::vector<std::string> out_dims,
-                      const Origin& origin) {
-    Expr e = node("conv2d", origin);
+                      const Origin& origin, const std::string& op) {
+    Expr e = node(op, origin);
     e.params = std::move(params);
     e.over = out_dims;  // in the key: the output's spatial dims are named by the op
     e.args = {x, w};

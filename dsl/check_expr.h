@@ -122,8 +122,9 @@ public:
 
     // conv2d of input `x` [N,C,H,W] by weight `w` [K,C,R,S]; `params` = stride h w, padding
     // h w, dilation h w, groups; `out_dims` = the output's dims (they name the value).
+    // (`op` names the node: conv2d, or another convolution form, conv1d, conv_transpose2d, ...)
     int conv2d(int x, int w, std::vector<double> params, std::vector<std::string> out_dims,
-               const Origin& origin);
+               const Origin& origin, const std::string& op = "conv2d");
 
 private:
     int push(Expr e);

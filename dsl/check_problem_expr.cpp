@@ -90,9 +90,14 @@ std::string op_display(const Op& op, const Problem& problem) {
         return name + " over " + axis_dim(op, problem) + (a.eps != 0 ? " eps " + num(a.eps) : "");
     case OpKind::kCumsum:
     case OpKind::kCumprod: return scan_display(name, axis_dim(op, problem), a.reverse, a.exclusive);
-    case OpKind::kConv2d: {
+    case OpKind::kConv2d: case OpKind::kConv1d: case OpKind::kConv3d:
+    case OpKind::kConvTranspose1d: case OpKind::kConvTranspose2d: case OpKind::kConvTranspose3d: {
         auto pair = [](const std::vector<int64_t>& v) {
-            return std::to_string(v[0]) + (v[0] == v[1] ? "" : "x" + std::to_string(v[1]));
+            bool same = true;
+            for (int64_t e : v) same = same && e == v.front();
+            std::string s = std::to_string(v.front());
+            for (size_t i = 1; !same && i < v.size(); ++i) s += "x" + std::to_string(v[i]);
+            return s;
         };
         return name + " stride " + pair(a.stride) + " padding " + pair(a.padding) +
                " dilation " + pair(a.dilation) +
@@ -199,6 +204,16 @@ ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget) {
             v = g.conv2d(in[0], in[1], conv2d_params(a), conv2d_out_dims(op, problem), o);
             if (in.size() > 2) v = g.add(v, in[2], o);
             break;
+        case OpKind::kConv1d: case OpKind::kConv3d: case OpKind::kConvTranspose1d:
+        case OpKind::kConvTranspose2d: case OpKind::kConvTranspose3d: {
+            // no kernel kind computes these yet: a node of their own that no program matches
+            std::vector<double> params = conv2d_params(a);
+            for (int64_t e : a.output_padding) params.push_back(static_cast<double>(e));
+            v = g.conv2d(in[0], in[1], std::move(params), conv2d_out_dims(op, problem), o,
+                         std::string(to_string(op.kind)));
+            if (in.size() > 2) v = g.add(v, in[2], o);
+            break;
+        }
         case OpKind::kGroupNorm: {
             const Tensor* x = problem.find_tensor(op.inputs[0]);
             std::string c = x->shape.size() > 1 ? dim_text(*x, 1) : "";

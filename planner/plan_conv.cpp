@@ -14,6 +14,11 @@ Status Planner::add_conv2d(const Op& op) {
     const Tensor& x = tensor(op.inputs[0]);
     const Tensor& w = tensor(op.inputs[1]);
     const Tensor& y = tensor(op.output);
+    if (op.kind != OpKind::kConv2d) {
+        return not_expressible(op, "not supported yet: " + std::string(to_string(op.kind)) +
+                                       " (kforge lowers conv2d with groups 1 only; " +
+                                       "the problem imports and its reference runs)");
+    }
     if (op.attrs.groups != 1) {
         return not_expressible(op, "not supported: grouped convolution (groups " +
                                        std::to_string(op.attrs.groups) + ")");

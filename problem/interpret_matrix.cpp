@@ -1,4 +1,5 @@
-// Reference matmul (batch broadcasting, transposes of the last two dims), linear and conv2d.
+// Reference matmul (batch broadcasting, transposes of the last two dims) and linear
+// (convolutions: interpret_conv.cpp).
 #include "problem/interpret_ops.h"
 
 namespace kforge::interp {
@@ -62,46 +63,6 @@ std::vector<double> linear(const OpArgs& a) {
 }
 
 }  // namespace
-
-// Direct loops, PyTorch's definition: y[n, k, p, q] = b[k] + sum over c in k's group, r, s of
-// x[n, g*Cg + c, p*sh - ph + r*dh, q*sw - pw + s*dw] * w[k, c, r, s] (zero outside x).
-std::vector<double> eval_conv(const OpArgs& a) {
-    const OpAttrs& at = a.op.attrs;
-    const std::vector<double> &x = *a.data[0], &w = *a.data[1];
-    const std::vector<int64_t> &xs = a.inputs[0]->shape, &ws = a.inputs[1]->shape;
-    const int64_t n_batch = xs[0], c_in = xs[1], h = xs[2], wd = xs[3];
-    const int64_t k_out = ws[0], cg = ws[1], r_len = ws[2], s_len = ws[3];
-    const int64_t p_len = a.out.shape[2], q_len = a.out.shape[3];
-    const int64_t kg = k_out / at.groups;  // output channels per group
-    std::vector<double> out(static_cast<size_t>(a.out.numel()));
-    for (int64_t n = 0; n < n_batch; ++n) {
-        for (int64_t k = 0; k < k_out; ++k) {
-            const int64_t c0 = (k / kg) * cg;
-            const double bias = a.data.size() > 2 ? (*a.data[2])[k] : 0.0;
-            for (int64_t p = 0; p < p_len; ++p) {
-                for (int64_t q = 0; q < q_len; ++q) {
-                    double acc = 0.0;
-                    for (int64_t c = 0; c < cg; ++c) {
-                        const double* xc = x.data() + (n * c_in + c0 + c) * h * wd;
-                        const double* wc = w.data() + (k * cg + c) * r_len * s_len;
-                        for (int64_t r = 0; r < r_len; ++r) {
-                            const int64_t hi = p * at.stride[0] - at.padding[0] + r * at.dilation[0];
-                            if (hi < 0 || hi >= h) continue;
-                            for (int64_t s = 0; s < s_len; ++s) {
-                                const int64_t wi =
-                                    q * at.stride[1] - at.padding[1] + s * at.dilation[1];
-                                if (wi < 0 || wi >= wd) continue;
-                                acc += xc[hi * wd + wi] * wc[r * s_len + s];
-                            }
-                        }
-                    }
-                    out[static_cast<size_t>(((n * k_out + k) * p_len + p) * q_len + q)] = acc + bias;
-                }
-            }
-        }
-    }
-    return out;
-}
 
 std::vector<double> eval_matrix(const OpArgs& a) {
     return a.op.kind == OpKind::kMatmul ? matmul(a) : linear(a);

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "common/expected.h"
 #include "problem/problem.h"
 
 namespace kforge::interp {
@@ -34,6 +35,12 @@ std::vector<double> eval_reduction(const OpArgs& a);    // sum, mean, max, min, 
 std::vector<double> eval_norm(const OpArgs& a);         // layer_norm, rms_norm, group_norm
 std::vector<double> eval_normalize(const OpArgs& a);    // l1_normalize, l2_normalize
 std::vector<double> eval_scan(const OpArgs& a);         // cumsum, cumprod
-std::vector<double> eval_conv(const OpArgs& a);         // conv2d
+std::vector<double> eval_conv(const OpArgs& a);         // conv1d/2d/3d, conv_transpose1d/2d/3d
+std::vector<double> eval_shape(const OpArgs& a);        // reshape, expand, permute, slice, cat, pad
+std::vector<double> eval_pool(const OpArgs& a);         // max_pool, avg_pool, adaptive pools
+// argmax, argmin, masked_fill, where, tril, triu, cross_entropy (interpret_index.cpp); an
+// out-of-range cross_entropy target is an Error
+bool is_index_op(OpKind k);
+Expected<std::vector<double>> eval_index(const OpArgs& a);
 
 }  // namespace kforge::interp

@@ -43,8 +43,12 @@ OpSignature signature(OpKind k) {
         case OpKind::kL1Normalize: case OpKind::kL2Normalize: return {1, 1, "X", {"axis", "eps"}};
         case OpKind::kCumsum: case OpKind::kCumprod:
             return {1, 1, "X", {"axis", "reverse", "exclusive"}};
-        case OpKind::kConv2d:
+        case OpKind::kConv2d: case OpKind::kConv1d: case OpKind::kConv3d:
             return {2, 3, "X, W, [b]", {"stride", "padding", "dilation", "groups", "out_dims"}};
+        case OpKind::kConvTranspose1d: case OpKind::kConvTranspose2d:
+        case OpKind::kConvTranspose3d:
+            return {2, 3, "X, W, [b]",
+                    {"stride", "padding", "output_padding", "dilation", "groups", "out_dims"}};
         case OpKind::kArgmax: case OpKind::kArgmin: return {1, 1, "X", {"axis", "keepdim"}};
         case OpKind::kMaskedFill: return {2, 2, "X, mask", {"value"}};
         case OpKind::kWhere: return {3, 3, "condition, A, B", {}};
@@ -189,6 +193,7 @@ Status read_attr(const Json& v, const std::string& key, const std::string& path,
     if (key == "stride") return read_axes(v, key, path, 1, rank, a.stride);
     if (key == "padding") return read_axes(v, key, path, 0, rank, a.padding);
     if (key == "dilation") return read_axes(v, key, path, 1, rank, a.dilation);
+    if (key == "output_padding") return read_axes(v, key, path, 0, rank, a.output_padding);
     if (key == "groups") {
         auto i = read_int(v, path);
         if (!i) return i.error();
@@ -199,13 +204,15 @@ Status read_attr(const Json& v, const std::string& key, const std::string& path,
         return Ok{};
     }
     if (key == "out_dims") {
-        if (!v.is_array() || v.size() != 2) {
-            return make_error(path, "out_dims must be a pair of dim names [P, Q] (the output's "
-                                    "spatial dims), got " +
+        if (!v.is_array() || v.size() != static_cast<size_t>(rank)) {
+            const std::string want = rank == 1   ? "an array of one dim name [Q]"
+                                     : rank == 2 ? "a pair of dim names [P, Q]"
+                                                 : "a triple of dim names [Z, P, Q]";
+            return make_error(path, "out_dims must be " + want + " (the output's spatial dims), got " +
                                         (v.is_array() ? "an array of " + std::to_string(v.size())
                                                       : type_name(v)));
         }
-        for (size_t i = 0; i < 2; ++i) {
+        for (size_t i = 0; i < v.size(); ++i) {
             std::string at = path + "[" + std::to_string(i) + "]";
             auto name = read_string(v[i], at);
             if (!name) return name.error();
@@ -306,6 +313,7 @@ Expected<Op> parse_op(const Json& v, const std::string& path,
         op.attrs.stride.assign(static_cast<size_t>(rank), 1);
         op.attrs.padding.assign(static_cast<size_t>(rank), 0);
         op.attrs.dilation.assign(static_cast<size_t>(rank), 1);
+        op.attrs.output_padding.assign(static_cast<size_t>(rank), 0);
     }
     if (op.kind == OpKind::kClamp) {  // a bound that is not given does not clamp
         op.attrs.lo = -std::numeric_limits<double>::infinity();

@@ -17,7 +17,7 @@ constexpr std::array<std::pair<PrecisionPolicy, std::string_view>, 4> kPolicyNam
     {PrecisionPolicy::kBf16, "bf16"}, {PrecisionPolicy::kFp16, "fp16"},
 }};
 
-constexpr std::array<std::pair<OpKind, std::string_view>, 70> kOpNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 75> kOpNames{{
     {OpKind::kMatmul, "matmul"}, {OpKind::kLinear, "linear"},
     {OpKind::kAdd, "add"}, {OpKind::kSub, "sub"}, {OpKind::kMul, "mul"}, {OpKind::kDiv, "div"},
     {OpKind::kMaximum, "maximum"}, {OpKind::kMinimum, "minimum"},
@@ -47,6 +47,9 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 70> kOpNames{{
     {OpKind::kSlice, "slice"}, {OpKind::kCat, "cat"}, {OpKind::kPad, "pad"},
     {OpKind::kMaxPool, "max_pool"}, {OpKind::kAvgPool, "avg_pool"},
     {OpKind::kAdaptiveAvgPool, "adaptive_avg_pool"}, {OpKind::kAdaptiveMaxPool, "adaptive_max_pool"},
+    {OpKind::kConv1d, "conv1d"}, {OpKind::kConv3d, "conv3d"},
+    {OpKind::kConvTranspose1d, "conv_transpose1d"}, {OpKind::kConvTranspose2d, "conv_transpose2d"},
+    {OpKind::kConvTranspose3d, "conv_transpose3d"},
 }};
 
 template <typename Table, typename Enum>
@@ -108,7 +111,8 @@ OpClass op_class(OpKind k) {
         case OpKind::kL1Normalize: case OpKind::kL2Normalize:
         case OpKind::kCumsum: case OpKind::kCumprod: case OpKind::kCrossEntropy:
             return OpClass::kRowwise;
-        case OpKind::kConv2d:
+        case OpKind::kConv2d: case OpKind::kConv1d: case OpKind::kConv3d:
+        case OpKind::kConvTranspose1d: case OpKind::kConvTranspose2d: case OpKind::kConvTranspose3d:
             return OpClass::kConv;
         case OpKind::kMaxPool: case OpKind::kAvgPool: case OpKind::kAdaptiveAvgPool:
         case OpKind::kAdaptiveMaxPool:
@@ -123,9 +127,16 @@ OpClass op_class(OpKind k) {
 
 int spatial_rank(OpKind k) {
     switch (k) {
-        case OpKind::kConv2d: return 2;
+        case OpKind::kConv1d: case OpKind::kConvTranspose1d: return 1;
+        case OpKind::kConv2d: case OpKind::kConvTranspose2d: return 2;
+        case OpKind::kConv3d: case OpKind::kConvTranspose3d: return 3;
         default: return 0;
     }
+}
+
+bool is_conv_transpose(OpKind k) {
+    return k == OpKind::kConvTranspose1d || k == OpKind::kConvTranspose2d ||
+           k == OpKind::kConvTranspose3d;
 }
 
 std::string_view to_string(TensorRole r) {

@@ -51,6 +51,9 @@ enum class OpKind {
     kReshape, kExpand, kPermute, kSlice, kCat, kPad,
     // pooling over the trailing 1-3 spatial axes of [N, C, *] (problem/pool.h)
     kMaxPool, kAvgPool, kAdaptiveAvgPool, kAdaptiveMaxPool,
+    // convolution over 1 or 3 spatial axes, and transposed convolution (PyTorch F.conv1d/3d,
+    // F.conv_transpose1d/2d/3d: X [N, C, *], W [K, C/g, *] resp. [C, K/g, *], b [K])
+    kConv1d, kConv3d, kConvTranspose1d, kConvTranspose2d, kConvTranspose3d,
 };
 std::string_view to_string(OpKind k);
 std::optional<OpKind> op_from_string(std::string_view s);
@@ -61,6 +64,7 @@ OpClass op_class(OpKind k);
 // The number of spatial axes an op's stride / padding / dilation have (conv2d: 2); 0 for ops
 // without spatial axes.
 int spatial_rank(OpKind k);
+bool is_conv_transpose(OpKind k);  // conv_transpose1d/2d/3d
 std::string_view to_string(OpClass c);
 
 enum class GeluApprox { kErf, kTanh };
@@ -93,6 +97,7 @@ struct OpAttrs {
     std::vector<int64_t> stride;
     std::vector<int64_t> padding;
     std::vector<int64_t> dilation;
+    std::vector<int64_t> output_padding;  // conv_transpose: added to one side of y, per axis
     int64_t groups = 1;
     std::vector<std::string> out_dims;
     int64_t diagonal = 0;         // tril, triu: the diagonal offset (torch.tril(x, diagonal))

@@ -7,11 +7,12 @@
 #include "problem/spec.h"
 
 #include "problem/spec_internal.h"
+#include "problem/shape_ops.h"
 
 namespace kforge::spec {
 namespace {
 
-bool is_float(DType d) { return d != DType::kI32 && d != DType::kI64; }
+bool is_float(DType d) { return d != DType::kI32 && d != DType::kI64 && d != DType::kBool; }
 
 int float_rank(DType d) {
     switch (d) {
@@ -192,132 +193,21 @@ Expected<Tensor> infer_norm(Op& op, const std::vector<const Tensor*>& in,
     return x;
 }
 
-// One spatial axis of a conv2d: the output size floor((in + 2*pad - dil*(k-1) - 1) / stride) + 1,
-// or an error when the dilated kernel does not fit the padded input.
-Expected<int64_t> conv_out_size(const Op& op, int axis, int64_t in, int64_t k,
-                                const std::string& in_text, const std::string& k_text) {
-    const OpAttrs& a = op.attrs;
-    __int128 span = static_cast<__int128>(a.dilation[axis]) * (k - 1) + 1;
-    __int128 padded = static_cast<__int128>(in) + 2 * static_cast<__int128>(a.padding[axis]);
-    if (span > padded) {
-        const char* names = axis == 0 ? "H + 2*padding[0] = " : "W + 2*padding[1] = ";
-        return mismatch(op, 1, "conv2d output size would be < 1: the dilated kernel (" + k_text +
-                                   ", dilation " + std::to_string(a.dilation[axis]) + ") spans " +
-                                   std::to_string(static_cast<int64_t>(std::min<__int128>(
-                                       span, std::numeric_limits<int64_t>::max()))) +
-                                   " but " + names + std::to_string(static_cast<int64_t>(padded)) +
-                                   " (" + in_text + ")");
-    }
-    return static_cast<int64_t>((padded - span) / a.stride[axis] + 1);
-}
-
-// Names y's spatial dims (the spec's out_dims or the defaults of docs/problem-spec.md) and enters
-// the new ones into `dims` and `derived`; op.attrs.out_dims gets the two names ("" where y's dim
-// is an anonymous literal, as x's is).
-Status name_conv_dims(Op& op, const Tensor& x, const Tensor& w, const std::array<int64_t, 2>& size,
-                      std::map<std::string, int64_t>& dims, std::set<std::string>& derived) {
-    const OpAttrs& a = op.attrs;
-    const bool explicit_names = a.out_dims.size() == 2;
-    std::array<std::string, 2> names;
-    auto same_size = [&](int i) {  // y's dim equals x's at every binding of x's dim
-        return a.stride[i] == 1 && 2 * a.padding[i] == a.dilation[i] * (w.shape[2 + i] - 1) &&
-               w.dim_names[2 + i].empty();
-    };
-    const bool axes_alike = !x.dim_names[2].empty() && x.dim_names[2] == x.dim_names[3] &&
-                            w.dim_names[2] == w.dim_names[3] && w.shape[2] == w.shape[3] &&
-                            a.stride[0] == a.stride[1] && a.padding[0] == a.padding[1] &&
-                            a.dilation[0] == a.dilation[1];
-    for (int i = 0; i < 2; ++i) {
-        const std::string& xname = x.dim_names[2 + i];
-        std::string& name = names[i];
-        if (explicit_names) {
-            name = a.out_dims[i];
-        } else if (same_size(i)) {
-            name = xname;
-        } else if (i == 1 && axes_alike) {
-            name = names[0];
-        } else {
-            std::string base = xname.empty() ? (i == 0 ? "P" : "Q") : xname + "o";
-            name = base;
-            for (int n = 2; dims.count(name) != 0 || (i == 1 && name == names[0]); ++n) {
-                name = base + std::to_string(n);
-            }
-        }
-        if (name.empty()) continue;
-        const std::string where = op.json_path + ".out_dims[" + std::to_string(i) + "]";
-        const std::string what = std::string(i == 0 ? "P" : "Q") + " = " + std::to_string(size[i]);
-        auto it = dims.find(name);
-        if (it == dims.end()) {
-            dims[name] = size[i];
-            derived.insert(name);
-            continue;
-        }
-        const bool own = name == xname || (i == 1 && name == names[0]);
-        if (it->second != size[i]) {
-            return make_error(where, "shape mismatch: out_dims names y's " + what + " " +
-                                         quote(name) + ", but dim " + quote(name) + " = " +
-                                         std::to_string(it->second));
-        }
-        if (!own) {
-            return make_error(where, "out_dims " + quote(name) + " is already a dim; name y's " +
-                                         "spatial dims with new names (or x's own dim name " +
-                                         "where the output keeps x's size)");
-        }
-    }
-    op.attrs.out_dims = {names[0], names[1]};
-    return Ok{};
-}
-
-Expected<Tensor> infer_conv(Op& op, const std::vector<const Tensor*>& in,
-                            std::map<std::string, int64_t>& dims, std::set<std::string>& derived) {
-    const Tensor &x = *in[0], &w = *in[1];
-    const int64_t groups = op.attrs.groups;
-    if (x.shape.size() != 4) return mismatch(op, 0, shape_text(x) + " must be [N, C, H, W]");
-    if (w.shape.size() != 4) {
-        return mismatch(op, 1, shape_text(w) + " must be [K, C/groups, R, S]");
-    }
-    const int64_t c = x.shape[1], k = w.shape[0];
-    if (c % groups != 0) {
-        return make_error(op.json_path + ".groups",
-                          "shape mismatch: groups = " + std::to_string(groups) +
-                              " does not divide the channels C = " + std::to_string(c) + " of " +
-                              shape_text(x));
-    }
-    if (k % groups != 0) {
-        return make_error(op.json_path + ".groups",
-                          "shape mismatch: groups = " + std::to_string(groups) +
-                              " does not divide the output channels K = " + std::to_string(k) +
-                              " of " + shape_text(w));
-    }
-    if (w.shape[1] != c / groups) {
-        return mismatch(op, 1, shape_text(w) + " must be [K, C/groups, R, S] with C/groups = " +
-                                   std::to_string(c / groups) + " (C of " + shape_text(x) +
-                                   ", groups " + std::to_string(groups) + ")");
-    }
-    if (in.size() == 3 && (in[2]->shape.size() != 1 || in[2]->shape[0] != k)) {
-        return mismatch(op, 2, shape_text(*in[2]) + " must be [" + std::to_string(k) +
-                                   "] (K of the weight)");
-    }
-    std::array<int64_t, 2> size{};
-    for (int i = 0; i < 2; ++i) {
-        auto s = conv_out_size(op, i, x.shape[2 + i], w.shape[2 + i], shape_text(x),
-                               (i == 0 ? "R = " : "S = ") + std::to_string(w.shape[2 + i]));
-        if (!s) return s.error();
-        size[i] = *s;
-    }
-    if (auto s = name_conv_dims(op, x, w, size, dims, derived); !s) return s.error();
-    Tensor out;
-    out.shape = {x.shape[0], k, size[0], size[1]};
-    out.dim_names = {x.dim_names[0], w.dim_names[0], op.attrs.out_dims[0], op.attrs.out_dims[1]};
-    return out;
-}
-
 }  // namespace
 
 Expected<Tensor> infer_op(Op& op, const std::vector<const Tensor*>& in,
                           std::map<std::string, int64_t>& dims, std::set<std::string>& derived) {
+    if (infers_index_op(op, in)) return infer_index_op(op, in);  // shape_infer_index.cpp
+    if (op_class(op.kind) == OpClass::kShape) return infer_shape_op(op, in, dims, derived);
     DType dtype = in[0]->dtype;
     for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i]->dtype == DType::kBool) {
+            return make_error(operand_path(op, i), "bad dtype: op " + quote(to_string(op.kind)) +
+                                                       " does not take bool operands; " +
+                                                       quote(in[i]->name) + " is bool (bool " +
+                                                       "masks go to masked_fill, where, or " +
+                                                       "mul / add / sub with a float tensor)");
+        }
         if (!is_float(in[i]->dtype) && !int_allowed(op.kind)) {
             return make_error(operand_path(op, i), "bad dtype: op " + quote(to_string(op.kind)) +
                                                        " needs floating-point operands; " +
@@ -371,6 +261,11 @@ Expected<Tensor> infer_op(Op& op, const std::vector<const Tensor*>& in,
             break;
         case OpClass::kConv:
             out = infer_conv(op, in, dims, derived);
+            break;
+        case OpClass::kShape:  // shape_ops.cpp, above
+            break;
+        case OpClass::kPool:
+            out = infer_pool(op, in, dims, derived);
             break;
     }
     if (!out) return out;

@@ -51,6 +51,28 @@ Expected<Op> parse_op(const Json& v, const std::string& path,
 Expected<Tensor> infer_op(Op& op, const std::vector<const Tensor*>& inputs,
                           std::map<std::string, int64_t>& dims, std::set<std::string>& derived);
 
+// The index and mask ops (argmax / argmin, masked_fill, where, tril / triu, cross_entropy) and
+// add / sub / mul of a float with a bool mask: infer_op() hands them to infer_index_op
+// (shape_infer_index.cpp), which checks their dtypes (bool masks, integer targets) and shapes.
+bool infers_index_op(const Op& op, const std::vector<const Tensor*>& inputs);
+Expected<Tensor> infer_index_op(Op& op, const std::vector<const Tensor*>& inputs);
+
+// The pooling ops (spec_pool.cpp): their attribute names, one attribute read, the required keys,
+// shape inference (x [N, C, *] -> y, the derived spatial dims entered into `dims` and `derived`
+// like a conv2d's) and the attributes written back by problem_to_json.
+std::vector<std::string> pool_attribute_names(OpKind k);
+Status read_pool_attr(const Json& v, const std::string& key, const std::string& path, OpAttrs& a);
+Status check_pool_op(const Json& v, const std::string& path, const Op& op);
+Expected<Tensor> infer_pool(Op& op, const std::vector<const Tensor*>& inputs,
+                            std::map<std::string, int64_t>& dims, std::set<std::string>& derived);
+void write_pool_attrs(const Op& op, Json& j);
+
+// The convolutions (spec_conv.cpp): x [N, C, *], w, [b] -> y [N, K, *], checking ranks and
+// groups; y's spatial dims named (op.attrs.out_dims) and the new ones entered into `dims` and
+// `derived`.
+Expected<Tensor> infer_conv(Op& op, const std::vector<const Tensor*>& inputs,
+                            std::map<std::string, int64_t>& dims, std::set<std::string>& derived);
+
 // Checks `shape` against the rank and size limits; where is `path`.
 Status check_shape_limits(const std::vector<int64_t>& shape, const std::string& path);
 

@@ -67,7 +67,9 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
             j["num_groups"] = a.num_groups;
             j["eps"] = a.eps;
             break;
-        case OpKind::kConv2d: {
+        case OpKind::kConv2d: case OpKind::kConv1d: case OpKind::kConv3d:
+        case OpKind::kConvTranspose1d: case OpKind::kConvTranspose2d:
+        case OpKind::kConvTranspose3d: {
             auto pair = [&](const char* key, const std::vector<int64_t>& v, int64_t dflt) {
                 bool all_default = true, all_same = true;
                 for (int64_t e : v) {
@@ -80,11 +82,12 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
             pair("stride", a.stride, 1);
             pair("padding", a.padding, 0);
             pair("dilation", a.dilation, 1);
+            if (is_conv_transpose(op.kind)) pair("output_padding", a.output_padding, 0);
             if (a.groups != 1) j["groups"] = a.groups;
             // "" where y's dim is an anonymous literal: then the default names are the names
-            if (a.out_dims.size() == 2 && !a.out_dims[0].empty() && !a.out_dims[1].empty()) {
-                j["out_dims"] = a.out_dims;
-            }
+            bool named = !a.out_dims.empty();
+            for (const auto& d : a.out_dims) named = named && !d.empty();
+            if (named) j["out_dims"] = a.out_dims;
             break;
         }
         case OpKind::kMaskedFill:

@@ -1,5 +1,9 @@
 #include "problem/work.h"
 
+#include "problem/conv_geometry.h"
+
+#include "problem/pool.h"
+
 #include <set>
 
 namespace kforge {
@@ -24,6 +28,7 @@ double rowwise_flops_per_element(OpKind kind) {
                 case OpKind::kSoftmax:
                 case OpKind::kLogSoftmax:
                 case OpKind::kLogsumexp:
+                case OpKind::kCrossEntropy:  // logsumexp of the row, minus the target's logit
                     return 5.0;
                 case OpKind::kL1Normalize:
                 case OpKind::kL2Normalize:
@@ -62,6 +67,10 @@ double elementwise_flops_per_element(OpKind kind) {
         case OpKind::kNeg:
         case OpKind::kAbs:
         case OpKind::kSquare:
+        case OpKind::kMaskedFill:  // a select per element
+        case OpKind::kWhere:
+        case OpKind::kTril:        // an index compare and a select per element
+        case OpKind::kTriu:
             return 1.0;
         case OpKind::kDropout:
             return 0.0;
@@ -116,6 +125,15 @@ Expected<WorkCount> count_work(const Problem& problem) {
         const double out_elems = static_cast<double>(out->numel());
         const double in_elems = static_cast<double>(ins[0]->numel());
         switch (op_class(op.kind)) {
+            case OpClass::kShape:
+                // no arithmetic; a view (reshape, expand) moves no bytes, a slice reads only
+                // what it keeps, permute / cat / pad read their inputs and write the output
+                if (op.kind == OpKind::kReshape || op.kind == OpKind::kExpand) {
+                    ow.bytes_read = ow.bytes_written = 0.0;
+                } else if (op.kind == OpKind::kSlice) {
+                    ow.bytes_read = ow.bytes_written;
+                }
+                break;
             case OpClass::kMatrix: {
                 const double k = static_cast<double>(matmul_k(*ins[0], op.attrs.transpose_a));
                 ow.flops_matrix = 2.0 * k * out_elems;
@@ -130,14 +148,20 @@ Expected<WorkCount> count_work(const Problem& problem) {
                 ow.flops_other = rowwise_flops_per_element(op.kind) * in_elems;
                 break;
             case OpClass::kConv: {
-                // y [N, K, P, Q]: each element is a (C/groups) * R * S dot product
+                // an implicit GEMM's multiply-adds (problem/conv_geometry.h: every tap of each
+                // output over C/groups channels; transposed, the (input, tap) pairs inside y)
                 const Tensor& w = *ins[1];
-                if (w.shape.size() != 4) return make_error(where, "conv2d weight is not [K, C/g, R, S]");
-                const double taps = static_cast<double>(w.shape[1]) *
-                                    static_cast<double>(w.shape[2]) *
-                                    static_cast<double>(w.shape[3]);
-                ow.flops_matrix = 2.0 * taps * out_elems;
+                if (w.shape.size() != ins[0]->shape.size() || w.shape.size() < 3)
+                    return make_error(where, "convolution weight rank differs from the input's");
+                ow.flops_matrix = 2.0 * conv_macs(conv_geometry(op, *ins[0], w, *out));
                 if (ins.size() >= 3) ow.flops_other = out_elems;
+                break;
+            }
+            case OpClass::kPool: {
+                // one compare or add per window tap (the largest window), avg: one divide more
+                const double taps = static_cast<double>(
+                    pool_window_size(op.kind, pool_axes(op, ins[0]->shape, out->shape)));
+                ow.flops_other = (taps + (is_max_pool(op.kind) ? 0.0 : 1.0)) * out_elems;
                 break;
             }
         }

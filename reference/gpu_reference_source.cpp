@@ -7,8 +7,11 @@
 #include <cstring>
 #include <sstream>
 
+#include "problem/conv_geometry.h"
 #include "problem/interpret_ops.h"
 #include "reference/gpu_reference.h"
+#include "reference/gpu_reference_index.h"
+#include "reference/gpu_reference_shape.h"
 
 namespace kforge::eval {
 namespace {
@@ -192,41 +195,68 @@ Expected<std::string> matrix(const OpView& v, ReferenceLaunch& launch) {
     return s.str();
 }
 
-// conv2d: one thread per output element (grid-stride over y [N, K, P, Q], q fastest so a warp
-// reads neighbouring x and one w), the interpreter's loop order (c, r, s) with fused adds.
-Expected<std::string> conv2d(const OpView& v, ReferenceLaunch& launch) {
-    const OpAttrs& a = v.op.attrs;
+// Convolutions (conv1d/2d/3d, conv_transpose1d/2d/3d) over problem/conv_geometry.h's 3-D view:
+// one thread per output element (grid-stride over y [N, K, OD, OH, OW], ow fastest so a warp
+// reads neighbouring x and one w), the interpreter's loop order (c, td, th, tw) with fused adds.
+std::string conv_source_axis(const ConvGeometry& g, int a, const char* i, const char* o,
+                             const char* t, const char* in, const std::string& indent) {
+    std::ostringstream s;
+    if (!g.transpose) {
+        s << indent << "const i64 " << i << " = " << o << " * " << lit(g.stride[a]) << " - "
+          << lit(g.padding[a]) << " + " << t << " * " << lit(g.dilation[a]) << ";\n"
+          << indent << "if (" << i << " < 0 || " << i << " >= " << in << ") continue;\n";
+    } else {
+        s << indent << "const i64 " << i << "n = " << o << " + " << lit(g.padding[a]) << " - "
+          << t << " * " << lit(g.dilation[a]) << ";\n"
+          << indent << "if (" << i << "n < 0 || " << i << "n % " << lit(g.stride[a])
+          << " != 0) continue;\n"
+          << indent << "const i64 " << i << " = " << i << "n / " << lit(g.stride[a]) << ";\n"
+          << indent << "if (" << i << " >= " << in << ") continue;\n";
+    }
+    return s.str();
+}
+
+Expected<std::string> conv(const OpView& v, ReferenceLaunch& launch) {
     const Tensor &tx = *v.in[0], &tw = *v.in[1];
-    if (tx.shape.size() != 4 || tw.shape.size() != 4 || v.out.shape.size() != 4)
-        return make_error(v.op.json_path, "conv2d operands are not 4-D");
+    const size_t full = static_cast<size_t>(spatial_rank(v.op.kind)) + 2;
+    if (tx.shape.size() != full || tw.shape.size() != full || v.out.shape.size() != full)
+        return make_error(v.op.json_path, "convolution operands do not have rank " +
+                                              std::to_string(full));
+    const ConvGeometry g = conv_geometry(v.op, tx, tw, v.out);
     const int64_t n = v.out.numel();
     launch.grid[0] = blocks_for(n, kThreads, kMaxGridX);
     launch.block[0] = kThreads;
     std::ostringstream s;
     s << signature(v) << " {\n"
-      << "    const i64 C = " << lit(tx.shape[1]) << ", H = " << lit(tx.shape[2])
-      << ", W = " << lit(tx.shape[3]) << ";\n"
-      << "    const i64 K = " << lit(tw.shape[0]) << ", CG = " << lit(tw.shape[1])
-      << ", R = " << lit(tw.shape[2]) << ", S = " << lit(tw.shape[3])
-      << ", KG = " << lit(tw.shape[0] / a.groups) << ";\n"
-      << "    const i64 P = " << lit(v.out.shape[2]) << ", Q = " << lit(v.out.shape[3]) << ";\n"
+      << "    const i64 C = " << lit(g.c) << ", K = " << lit(g.k) << ", CG = "
+      << lit(g.c_per_group()) << ", KG = " << lit(g.k_per_group()) << ";\n"
+      << "    const i64 D = " << lit(g.in[0]) << ", H = " << lit(g.in[1]) << ", W = "
+      << lit(g.in[2]) << ";\n"
+      << "    const i64 T = " << lit(g.kernel[0]) << ", R = " << lit(g.kernel[1]) << ", S = "
+      << lit(g.kernel[2]) << ";\n"
+      << "    const i64 OD = " << lit(g.out[0]) << ", OH = " << lit(g.out[1]) << ", OW = "
+      << lit(g.out[2]) << ";\n"
       << grid_stride_elements(n)
-      << "        const i64 q = e % Q, p = (e / Q) % P, k = (e / (P * Q)) % K, b = e / (P * Q * K);\n"
-      << "        const double* xb = p0 + (b * C + (k / KG) * CG) * H * W;\n"
-      << "        const double* wb = p1 + k * CG * R * S;\n"
+      << "        const i64 ow = e % OW, oh = (e / OW) % OH, od = (e / (OW * OH)) % OD;\n"
+      << "        const i64 k = (e / (OW * OH * OD)) % K, b = e / (OW * OH * OD * K);\n"
+      << "        const i64 g = k / KG;\n"
       << "        double acc = 0.0;\n"
-      << "        for (i64 c = 0; c < CG; ++c)\n"
-      << "            for (i64 r = 0; r < R; ++r) {\n"
-      << "                const i64 hi = p * " << lit(a.stride[0]) << " - " << lit(a.padding[0])
-      << " + r * " << lit(a.dilation[0]) << ";\n"
-      << "                if (hi < 0 || hi >= H) continue;\n"
-      << "                for (i64 t = 0; t < S; ++t) {\n"
-      << "                    const i64 wi = q * " << lit(a.stride[1]) << " - " << lit(a.padding[1])
-      << " + t * " << lit(a.dilation[1]) << ";\n"
-      << "                    if (wi < 0 || wi >= W) continue;\n"
-      << "                    acc = fma(xb[(c * H + hi) * W + wi], wb[(c * R + r) * S + t], acc);\n"
+      << "        for (i64 c = 0; c < CG; ++c) {\n"
+      << "            const double* xb = p0 + (b * C + g * CG + c) * D * H * W;\n"
+      << "            const double* wb = p1 + "
+      << (g.transpose ? "((g * CG + c) * KG + k % KG)" : "(k * CG + c)") << " * T * R * S;\n"
+      << "            for (i64 td = 0; td < T; ++td) {\n"
+      << conv_source_axis(g, 0, "id", "od", "td", "D", "                ")
+      << "                for (i64 th = 0; th < R; ++th) {\n"
+      << conv_source_axis(g, 1, "ih", "oh", "th", "H", "                    ")
+      << "                    for (i64 tw = 0; tw < S; ++tw) {\n"
+      << conv_source_axis(g, 2, "iw", "ow", "tw", "W", "                        ")
+      << "                        acc = fma(xb[(id * H + ih) * W + iw], "
+         "wb[(td * R + th) * S + tw], acc);\n"
+      << "                    }\n"
       << "                }\n"
       << "            }\n"
+      << "        }\n"
       << "        y[e] = acc" << (v.in.size() > 2 ? " + p2[k]" : "") << ";\n"
       << "    }\n}\n";
     return s.str();
@@ -378,6 +408,12 @@ Expected<ReferenceProgram> generate_reference_program(const Problem& problem) {
         Expected<std::string> code = make_error(op.json_path, "no GPU reference for this op");
         bool norm_op = op.kind == OpKind::kLayerNorm || op.kind == OpKind::kRmsNorm ||
                        op.kind == OpKind::kGroupNorm;
+        if (interp::is_index_op(op.kind))  // gpu_reference_index.cpp
+            code = index_reference_kernel(op, v.in, *out, v.name, launch);
+        else
+        if (op_class(op.kind) == OpClass::kShape)  // gpu_reference_shape.cpp
+            code = shape_reference_kernel(op, v.in, *out, v.name, launch);
+        else
         switch (op_class(op.kind)) {
             case OpClass::kMatrix: code = matrix(v, launch); break;
             case OpClass::kElementwise: code = elementwise(v, launch); break;
@@ -388,7 +424,7 @@ Expected<ReferenceProgram> generate_reference_program(const Problem& problem) {
                            ? scan(v, launch)
                            : reduction(v, launch);
                 break;
-            case OpClass::kConv: code = conv2d(v, launch); break;
+            case OpClass::kConv: code = conv(v, launch); break;
         }
         if (!code) return code.error();
         kernels += "\n// " + op.json_path + ": " + std::string(to_string(op.kind)) + " -> " +

@@ -189,7 +189,45 @@ inline std::vector<NamedSpec> every_op_specs() {
                    R"({"X": {"shape": ["N", "C", "H", "W"]}, "w": {"shape": ["K", 2, 3, 2]}})",
                    "conv2d", R"(["X", "w"])",
                    R"("groups": 2, "stride": [2, 3], "padding": [1, 2], "dilation": [1, 3])"),
+        graph_spec("conv1d_depthwise_strided", R"({"N": 2, "C": 4, "L": 17})",
+                   R"({"X": {"shape": ["N", "C", "L"]}, "w": {"shape": ["C", 1, 3]},
+                       "b": {"shape": ["C"]}})",
+                   "conv1d", R"(["X", "w", "b"])", R"("groups": 4, "stride": 2, "padding": 1)"),
+        graph_spec("conv3d_grouped_dilated", R"({"N": 1, "C": 4, "D": 5, "H": 6, "W": 7, "K": 6})",
+                   R"({"X": {"shape": ["N", "C", "D", "H", "W"]}, "w": {"shape": ["K", 2, 2, 3, 2]}})",
+                   "conv3d", R"(["X", "w"])",
+                   R"("groups": 2, "stride": [1, 2, 1], "padding": [1, 0, 1], "dilation": [2, 1, 2])"),
+        graph_spec("conv_transpose1d_output_padding", R"({"N": 2, "C": 3, "L": 6, "K": 2})",
+                   R"({"X": {"shape": ["N", "C", "L"]}, "w": {"shape": ["C", "K", 3]},
+                       "b": {"shape": ["K"]}})",
+                   "conv_transpose1d", R"(["X", "w", "b"])",
+                   R"("stride": 3, "padding": 1, "output_padding": 2)"),
+        graph_spec("conv_transpose2d_grouped_dilated", R"({"N": 2, "C": 4, "H": 5, "W": 4})",
+                   R"({"X": {"shape": ["N", "C", "H", "W"]}, "w": {"shape": ["C", 3, 3, 2]}})",
+                   "conv_transpose2d", R"(["X", "w"])",
+                   R"("groups": 2, "stride": [2, 1], "padding": [1, 0], "dilation": [1, 2], "output_padding": [1, 1])"),
+        graph_spec("conv_transpose3d_strided", R"({"N": 1, "C": 2, "D": 3, "K": 3})",
+                   R"({"X": {"shape": ["N", "C", "D", "D", "D"]}, "w": {"shape": ["C", "K", 3, 3, 3]},
+                       "b": {"shape": ["K"]}})",
+                   "conv_transpose3d", R"(["X", "w", "b"])", R"("stride": 2, "padding": 1)"),
     };
+    // The shape ops (problem/shape_ops.h): views, permutes, strided and negative slices, cat of
+    // three pieces on a middle axis, pad on two axes with a value.
+    const std::string xabc = R"({"X": {"shape": ["A", "B", "C"]}})";
+    for (NamedSpec spec : {
+             graph_spec("reshape_product", abc, xabc, "reshape", R"(["X"])", R"("shape": ["A*B", "C"])"),
+             graph_spec("expand_new_and_unit_dims", abc, R"({"X": {"shape": ["B", 1]}})", "expand",
+                        R"(["X"])", R"("shape": ["A", -1, "C"])"),
+             graph_spec("permute_rotate", abc, xabc, "permute", R"(["X"])", R"("dims": [2, 0, 1])"),
+             graph_spec("slice_strided_negative", abc, xabc, "slice", R"(["X"])",
+                        R"("axis": -1, "start": 3, "end": -2, "step": 4)"),
+             graph_spec("cat_middle", abc,
+                        R"({"X": {"shape": ["A", "B", "C"]}, "Z": {"shape": ["A", 2, "C"]}})", "cat",
+                        R"(["X", "Z", "X"])", R"("axis": 1)"),
+             graph_spec("pad_two_axes", abc, xabc, "pad", R"(["X"])",
+                        R"("pads": [[0, 0], [2, 1], [1, 3]], "value": -1.5)"),
+         })
+        s.push_back(spec);
     // A chain through intermediates (each tensor its own fp64 buffer).
     s.push_back({"chain", op_spec("chain", mnk,
                                   R"({"X": {"shape": ["M", "K"]}, "W": {"shape": ["N", "K"]},
