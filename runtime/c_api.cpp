@@ -3,6 +3,7 @@
 // caller's pointers, the launches go on the caller's stream.
 #include "runtime/kforge_runtime.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -31,9 +32,16 @@ struct kforge_rt_program {
     std::vector<std::pair<uint64_t, uint64_t>> zeroed;  // (offset, bytes) zeroed per launch
     uint64_t workspace_bytes = 0;
     bool attributes_set = false;  // the functions' attributes, set by the first prepare
-    // The last binding: launches are re-prepared only when a pointer changes.
-    std::vector<CUdeviceptr> bound;
-    std::vector<rt::PreparedLaunch> launches;
+    // The last few bindings (tensor pointers + workspace), most recent first: launches are
+    // prepared (param builders run) only for pointers not seen lately. More than one, because
+    // a caller that keeps the previous call's output alive while the next is allocated (as
+    // KernelBench's timing loop does) alternates between two output buffers.
+    struct Binding {
+        std::vector<CUdeviceptr> key;
+        std::vector<rt::PreparedLaunch> launches;
+    };
+    static constexpr size_t kBindings = 4;
+    std::vector<Binding> bindings;
 };
 
 namespace {
@@ -131,8 +139,9 @@ kforge_rt_status lay_out_workspace(kforge_rt_program& p) {
     return KFORGE_RT_OK;
 }
 
+// The launches for `tensors` and `workspace`, prepared (param builders run) into `out`.
 kforge_rt_status prepare(kforge_rt_program& p, const std::vector<CUdeviceptr>& tensors,
-                         CUdeviceptr workspace) {
+                         CUdeviceptr workspace, std::vector<rt::PreparedLaunch>& out) {
     const auto& m = p.package.manifest;
     std::map<std::string, CUdeviceptr> where;
     for (size_t i = 0; i < m.tensors.size(); ++i) where[m.tensors[i].name] = tensors[i];
@@ -156,10 +165,31 @@ kforge_rt_status prepare(kforge_rt_program& p, const std::vector<CUdeviceptr>& t
         if (!l) return fail(KFORGE_RT_BUILDER_FAILED, l.error().to_string());
         launches.push_back(std::move(*l));
     }
-    p.launches = std::move(launches);
+    out = std::move(launches);
     p.attributes_set = true;
-    p.bound = tensors;
-    p.bound.push_back(workspace);
+    return KFORGE_RT_OK;
+}
+
+// The prepared launches for `key` (tensor pointers, then the workspace): a recent binding's,
+// moved to the front, or newly prepared in place of the least recently used.
+kforge_rt_status bind(kforge_rt_program& p, std::vector<CUdeviceptr> key,
+                      std::vector<rt::PreparedLaunch>*& launches) {
+    auto& bs = p.bindings;
+    for (size_t i = 0; i < bs.size(); ++i) {
+        if (bs[i].key != key) continue;
+        if (i != 0) std::rotate(bs.begin(), bs.begin() + i, bs.begin() + i + 1);
+        launches = &bs.front().launches;
+        return KFORGE_RT_OK;
+    }
+    kforge_rt_program::Binding b;
+    CUdeviceptr workspace = key.back();
+    std::vector<CUdeviceptr> tensors(key.begin(), key.end() - 1);
+    if (kforge_rt_status s = prepare(p, tensors, workspace, b.launches); s != KFORGE_RT_OK)
+        return s;
+    b.key = std::move(key);
+    if (bs.size() == kforge_rt_program::kBindings) bs.pop_back();
+    bs.insert(bs.begin(), std::move(b));
+    launches = &bs.front().launches;
     return KFORGE_RT_OK;
 }
 
@@ -267,17 +297,17 @@ kforge_rt_status kforge_rt_launch(kforge_rt_program* p, void* stream, void* cons
         return fail(KFORGE_RT_WRONG_CONTEXT, m.name + " was opened in another CUDA context (a "
                                              "program serves the device it was opened on)");
     auto ws = reinterpret_cast<CUdeviceptr>(workspace);
-    std::vector<CUdeviceptr> key = ptrs;
+    std::vector<CUdeviceptr> key = std::move(ptrs);
     key.push_back(ws);
-    if (key != p->bound || p->launches.empty())
-        if (kforge_rt_status s = prepare(*p, ptrs, ws); s != KFORGE_RT_OK) return s;
+    std::vector<rt::PreparedLaunch>* launches = nullptr;
+    if (kforge_rt_status s = bind(*p, std::move(key), launches); s != KFORGE_RT_OK) return s;
     auto cu_stream = static_cast<CUstream>(stream);
     for (const auto& [offset, bytes] : p->zeroed) {
         CUresult r = api.cuMemsetD8Async(ws + offset, 0, bytes, cu_stream);
         if (r != CUDA_SUCCESS)
             return fail(KFORGE_RT_CUDA_ERROR, "workspace zeroing: " + rt::driver_error_string(api, r));
     }
-    rt::LaunchFailure f = rt::enqueue_launches(api, p->launches, cu_stream);
+    rt::LaunchFailure f = rt::enqueue_launches(api, *launches, cu_stream);
     if (!f.ok()) return fail(KFORGE_RT_CUDA_ERROR, f.what + ": " + rt::driver_error_string(api, f.result));
     return KFORGE_RT_OK;
 }

@@ -95,4 +95,32 @@ TEST(RuntimeCApiFakeDriver, OpenWorkspaceLaunchInAContextAlreadyCurrent) {
     fs::remove_all(dir);
 }
 
+// A caller that keeps the last output alive while it allocates the next one (KernelBench's
+// timing loop) alternates between buffers, and more than the runtime keeps bindings for: every
+// launch must use the pointers of its own call, whether its binding was kept or prepared anew.
+TEST(RuntimeCApiFakeDriver, AlternatingOutputsLaunchWithTheirOwnPointers) {
+    auto make_current = fake<void (*)()>("fake_cuda_make_context_current");
+    auto last_arg1 = fake<unsigned long long (*)()>("fake_cuda_last_arg1");
+    ASSERT_TRUE(make_current && last_arg1) << "libcuda.so.1 is not the fake driver";
+    make_current();
+    fs::path dir = write_package();
+    kforge_rt_program* p = nullptr;
+    ASSERT_EQ(kforge_rt_open(dir.c_str(), &p), KFORGE_RT_OK) << kforge_rt_last_error();
+    uint64_t ws = 0;
+    ASSERT_EQ(kforge_rt_workspace_bytes(p, &ws), KFORGE_RT_OK);
+    std::vector<float> x(4096), w(ws / 4);
+    std::vector<std::vector<float>> ys(6, std::vector<float>(4096));
+    for (int round = 0; round < 3; ++round)
+        for (size_t i = 0; i < ys.size(); ++i) {
+            size_t k = round == 1 ? i % 2 : i;  // two buffers in turn, then six (over the cache)
+            void* tensors[] = {x.data(), ys[k].data()};
+            ASSERT_EQ(kforge_rt_launch(p, nullptr, tensors, 2, w.data(), ws), KFORGE_RT_OK)
+                << kforge_rt_last_error();
+            EXPECT_EQ(last_arg1(), reinterpret_cast<uintptr_t>(ys[k].data()))
+                << "round " << round << " call " << i;  // k1's second parameter is Y
+        }
+    kforge_rt_close(p);
+    fs::remove_all(dir);
+}
+
 }  // namespace

@@ -14,6 +14,7 @@ namespace {
 int g_ctx_storage, g_mod_storage, g_fn_storage;
 CUcontext g_current = nullptr;
 unsigned long g_launches = 0, g_memsets = 0;
+unsigned long long g_last_arg1 = 0;
 }
 
 extern "C" {
@@ -55,7 +56,9 @@ static CUresult f_cuModuleGetFunction(CUfunction* f, CUmodule, const char* name)
 static CUresult f_cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
 static CUresult f_cuLaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** args, void**) {
     if (!c || !f || !args) return CUDA_ERROR_INVALID_VALUE;
-    ++g_launches; return CUDA_SUCCESS;
+    ++g_launches;
+    std::memcpy(&g_last_arg1, args[1], sizeof g_last_arg1);  // every fake kernel has 2+ params
+    return CUDA_SUCCESS;
 }
 static CUresult f_cuMemAlloc(CUdeviceptr* p, size_t b) { *p = (CUdeviceptr)malloc(b ? b : 1); return CUDA_SUCCESS; }
 static CUresult f_cuMemFree(CUdeviceptr p) { free((void*)p); return CUDA_SUCCESS; }
@@ -84,6 +87,8 @@ static CUresult f_cuGraphDestroy(CUgraph) { return CUDA_SUCCESS; }
 // For the tests: launches and memsets so far; make a context current as a framework (torch) would.
 EXP unsigned long fake_cuda_launch_count(void) { return g_launches; }
 EXP unsigned long fake_cuda_memset_count(void) { return g_memsets; }
+// The second parameter of the last launch (a pointer in the tests' plans).
+EXP unsigned long long fake_cuda_last_arg1(void) { return g_last_arg1; }
 EXP void fake_cuda_make_context_current(void) { g_current = (CUcontext)&g_ctx_storage; }
 
 struct Entry { const char* name; void* fn; };
