@@ -156,6 +156,24 @@ def graph_of(fn, args):
     return g, out
 
 
+def fp64_errors(model, model_new, inputs):
+    """{"model": max |Model - exact|, "model_new": max |ModelNew - exact|}, exact = a float64
+    copy of Model on float64 copies of the inputs; None where it cannot run in float64."""
+    import copy
+    try:
+        with torch.no_grad():
+            exact = as_tuple(copy.deepcopy(model).double()(
+                *[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+                  for x in inputs]))
+            out = {}
+            for name, m in (("model", model), ("model_new", model_new)):
+                got = as_tuple(m(*inputs))
+                out[name] = max(float((g.double() - e).abs().max()) for g, e in zip(got, exact))
+        return out
+    except Exception as e:  # noqa: BLE001 - evidence only
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
 def run(d, lock):
     res = {"problem": os.path.basename(os.path.normpath(d))}
     Model, ModelNew, get_inputs, get_init_inputs, kind = load_models(d)
@@ -185,6 +203,10 @@ def run(d, lock):
     res["max_abs_diff"] = worst
     if msgs:
         res["correct_message"] = msgs[0]
+        # which side is nearer the exact result: Model and ModelNew against Model run in fp64
+        # on the first trial's inputs (evidence for a failed check; not part of the verdict)
+        with gpu_lock(lock):
+            res["fp64_error"] = fp64_errors(model, model_new, to_cuda(trial_inputs[0]))
     inputs = to_cuda(trial_inputs[0])
     del trial_inputs
     # torch.compile warm-ups outside the lock (CPU-bound); their results checked below

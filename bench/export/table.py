@@ -49,6 +49,10 @@ def main(path, work):
         elif k_us:
             overheads.append(r["overhead_us"])
         correct = "yes" if r["correct"] else "NO: " + r.get("correct_message", "")
+        f64 = r.get("fp64_error") or {}
+        if "model" in f64:  # a failed check: which side is nearer the fp64 result
+            correct += (f"; vs fp64: Model {f64['model']:.3g}, ModelNew "
+                        f"{f64['model_new']:.3g}")
         kf = us(k_us) if k_us else f"- ({k_status})"
         print(f"| {r['problem']} | {correct} | {'same' if r['cuda_graph_same'] else 'DIFF'}"
               f" | {'same' if r['compile_fullgraph_same'] else 'DIFF'} | {kf} | {us(e)}"
