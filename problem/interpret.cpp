@@ -74,6 +74,12 @@ Expected<TensorValues> interpret(const Problem& problem, const TensorValues& inp
             args.inputs.push_back(t);
             args.data.push_back(&it->second);
         }
+        if (interp::is_index_op(op.kind)) {  // interpret_index.cpp
+            auto v = interp::eval_index(args);
+            if (!v) return v.error();
+            values[op.output] = std::move(*v);
+            continue;
+        }
         switch (op_class(op.kind)) {
             case OpClass::kMatrix: values[op.output] = interp::eval_matrix(args); break;
             case OpClass::kElementwise: values[op.output] = interp::eval_elementwise(args); break;
@@ -90,6 +96,8 @@ Expected<TensorValues> interpret(const Problem& problem, const TensorValues& inp
                                         : interp::eval_reduction(args);
                 break;
             case OpClass::kConv: values[op.output] = interp::eval_conv(args); break;
+            case OpClass::kShape: values[op.output] = interp::eval_shape(args); break;
+            case OpClass::kPool: values[op.output] = interp::eval_pool(args); break;
         }
     }
     TensorValues outputs;
