@@ -84,6 +84,12 @@ xargs -P 14 -L 1 bash -c '
 grep -v "rc=0\|done before" "$W/export.txt"
 echo "exported: $(ls "$W"/*/README.md 2>/dev/null | wc -l) of $(wc -l < "$jobs_file")"
 
+stamp "2b. per-call host time of the exported op, layer by layer (overhead.py)"
+OVH=${OVERHEAD:-"row_sum_f32 gemm_fp16_4096 kb_03_softmax kb_01_gemm_bias_relu"}
+for n in $OVH; do [ -e "$W/$n/README.md" ] && echo "$W/$n"; done |
+    xargs -r timeout 120 python3 "$R/bench/export/overhead.py" > "$W/export_overhead.jsonl" 2>> "$W/harness.err"
+cat "$W/export_overhead.jsonl"
+
 stamp "3. harness (4 processes, GPU sections locked)"
 : > "$W/gpu.lock"
 while read -r n spec kb; do
