@@ -44,6 +44,10 @@ std::string runtime_library() {
 }
 
 int run(const McpArgs& a) {
+    if (json_mode()) {
+        eprintf("kforge mcp: stdout carries the MCP protocol (JSON-RPC); --json does not apply\n");
+        return kExitUserError;
+    }
     auto device = driver::device_choice_from_string(a.device);
     if (!device) {
         eprintf("kforge mcp: --device must be cuda, sim or auto\n");
