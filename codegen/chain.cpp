@@ -183,6 +183,12 @@ Expected<std::string> cuda_float_type(DType d, std::string_view where) {
     }
 }
 
+Expected<std::string> chain_param_type(DType d, bool written, std::string_view where) {
+    // a bool mask (1 byte, 0 or 1) is read as 0.0 / 1.0 (kernels/common.cuh: to_f32(bool))
+    if (d == DType::kBool && !written) return std::string("bool");
+    return cuda_float_type(d, where);
+}
+
 std::string cuda_float_literal(double v) {
     if (std::isnan(v)) return "NAN";
     if (std::isinf(v)) return v > 0 ? "INFINITY" : "-INFINITY";
@@ -216,7 +222,8 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
         if (it == ctx.tensors.end()) {
             return make_error(where_of(loc), "unknown tensor " + ref.name);
         }
-        auto type = cuda_float_type(it->second.dtype, where_of(loc) + ": tensor " + ref.name);
+        auto type = chain_param_type(it->second.dtype, written,
+                                     where_of(loc) + ": tensor " + ref.name);
         if (!type) return type.error();
         bool seen = false;
         for (ChainParam& p : code.params) {
@@ -313,7 +320,7 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
     s << "struct " << code.type_name << " {\n";
     s << "    static constexpr int kSlots = " << slots << ";\n";
     for (const ChainParam& p : code.params) {
-        s << "    " << (p.written ? "" : "const ") << *cuda_float_type(p.dtype, "")
+        s << "    " << (p.written ? "" : "const ") << *chain_param_type(p.dtype, p.written, "")
           << "* __restrict__ t_" << p.name << ";\n";
     }
     if (space.runtime_shape) {

@@ -73,6 +73,9 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
 
 // CUDA type of a float dtype: float, __nv_bfloat16, __half; an error for others.
 Expected<std::string> cuda_float_type(DType d, std::string_view where);
+// A chain parameter's CUDA element type: cuda_float_type's, or `bool` for a bool tensor the
+// chain only reads (a mask operand: `mul mask[M,N]` multiplies by 0 or 1).
+Expected<std::string> chain_param_type(DType d, bool written, std::string_view where);
 
 // A float literal that CUDA parses as the same f32 value: "1.5f", "-INFINITY".
 std::string cuda_float_literal(double v);

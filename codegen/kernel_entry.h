@@ -24,7 +24,7 @@ public:
     }
     void add_chain(const ChainCode& chain) {
         for (const ChainParam& p : chain.params) {
-            add_tensor(p.name, *cuda_float_type(p.dtype, ""), p.written);
+            add_tensor(p.name, *chain_param_type(p.dtype, p.written, ""), p.written);
         }
     }
     // A workspace buffer `w_<name>` of element type `ctype` (f32 unless staged narrower).

@@ -51,6 +51,7 @@ std::vector<unsigned char> to_device_bytes(const std::vector<double>& v, DType d
             break;
         case DType::kI32: encode_as<int32_t>(v, p, [](double x) { return static_cast<int32_t>(x); }); break;
         case DType::kI64: encode_as<int64_t>(v, p, [](double x) { return static_cast<int64_t>(x); }); break;
+        case DType::kBool: encode_as<uint8_t>(v, p, [](double x) { return uint8_t{x != 0.0}; }); break;
     }
     return bytes;
 }
@@ -67,6 +68,7 @@ std::vector<double> from_device_bytes(const std::vector<unsigned char>& bytes, D
             break;
         case DType::kI32: decode_as<int32_t>(p, v, [](int32_t x) { return double(x); }); break;
         case DType::kI64: decode_as<int64_t>(p, v, [](int64_t x) { return static_cast<double>(x); }); break;
+        case DType::kBool: decode_as<uint8_t>(p, v, [](uint8_t x) { return x != 0 ? 1.0 : 0.0; }); break;
     }
     return v;
 }
