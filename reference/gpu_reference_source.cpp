@@ -11,6 +11,7 @@
 #include "problem/interpret_ops.h"
 #include "reference/gpu_reference.h"
 #include "reference/gpu_reference_index.h"
+#include "reference/gpu_reference_pool.h"
 #include "reference/gpu_reference_shape.h"
 
 namespace kforge::eval {
@@ -425,6 +426,9 @@ Expected<ReferenceProgram> generate_reference_program(const Problem& problem) {
                            : reduction(v, launch);
                 break;
             case OpClass::kConv: code = conv(v, launch); break;
+            case OpClass::kPool:  // gpu_reference_pool.cpp
+                code = pool_reference_kernel(op, v.in, *out, v.name, launch);
+                break;
         }
         if (!code) return code.error();
         kernels += "\n// " + op.json_path + ": " + std::string(to_string(op.kind)) + " -> " +

@@ -228,6 +228,26 @@ inline std::vector<NamedSpec> every_op_specs() {
                         R"("pads": [[0, 0], [2, 1], [1, 3]], "value": -1.5)"),
          })
         s.push_back(spec);
+    // Pooling (problem/pool.h): 1-3 spatial axes, padding, dilation, ceil_mode's last window,
+    // the avg_pool divisors, adaptive windows that overlap.
+    for (NamedSpec spec : {
+             graph_spec("max_pool1d_dilated_ceil", R"({"N": 2, "C": 3, "L": 17})",
+                        R"({"X": {"shape": ["N", "C", "L"]}})", "max_pool", R"(["X"])",
+                        R"("kernel_size": 4, "stride": 3, "padding": 2, "dilation": 2, "ceil_mode": true)"),
+             graph_spec("avg_pool2d_ceil_no_pad_count", R"({"N": 2, "C": 3, "H": 9, "W": 11})",
+                        R"({"X": {"shape": ["N", "C", "H", "W"]}})", "avg_pool", R"(["X"])",
+                        R"("kernel_size": [3, 2], "stride": 2, "padding": 1, "ceil_mode": true, "count_include_pad": false)"),
+             graph_spec("avg_pool3d_divisor", R"({"N": 1, "C": 2, "D": 5, "H": 6, "W": 7})",
+                        R"({"X": {"shape": ["N", "C", "D", "H", "W"]}})", "avg_pool", R"(["X"])",
+                        R"("kernel_size": 3, "stride": [1, 2, 2], "padding": 1, "divisor_override": 5)"),
+             graph_spec("adaptive_max_pool2d_overlap", R"({"N": 2, "C": 3, "H": 9, "W": 4})",
+                        R"({"X": {"shape": ["N", "C", "H", "W"]}})", "adaptive_max_pool", R"(["X"])",
+                        R"("output_size": [4, 6])"),
+             graph_spec("adaptive_avg_pool3d_global", R"({"N": 2, "C": 3, "D": 4, "H": 5, "W": 6})",
+                        R"({"X": {"shape": ["N", "C", "D", "H", "W"]}})", "adaptive_avg_pool", R"(["X"])",
+                        R"("output_size": 1)"),
+         })
+        s.push_back(spec);
     // A chain through intermediates (each tensor its own fp64 buffer).
     s.push_back({"chain", op_spec("chain", mnk,
                                   R"({"X": {"shape": ["M", "K"]}, "W": {"shape": ["N", "K"]},
