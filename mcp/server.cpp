@@ -154,6 +154,10 @@ void Server::call_tool(const json& id, const json& params) {
     auto cancelled = std::make_shared<std::atomic<bool>>(false);
     auto done = std::make_shared<std::atomic<bool>>(false);
     std::lock_guard lock(calls_mutex_);
+    if (calls_.size() >= kMaxCallsInFlight)
+        return send(rpc_error(id, RpcCode::kInvalidRequest,
+                              "too many tool calls in flight (" + std::to_string(kMaxCallsInFlight) +
+                                  "); wait for answers before sending more"));
     if (calls_.count(key))
         return send(rpc_error(id, RpcCode::kInvalidRequest, "request id " + key + " is in use"));
     auto run = [this, tool, args, token, id, cancelled, done] {

@@ -24,6 +24,10 @@ namespace kforge::mcp {
 inline constexpr const char* kProtocolVersions[] = {"2024-11-05", "2025-03-26", "2025-06-18",
                                                      "2025-11-25"};
 
+// Tool calls in flight at once (each has a thread); the device tools have the operator's own,
+// lower limit (--max-concurrent).
+inline constexpr size_t kMaxCallsInFlight = 32;
+
 class Server {
 public:
     using Writer = std::function<void(const std::string& line)>;  // one message, no newline

@@ -26,6 +26,12 @@ ToolResult tool_error(const std::string& where, const std::string& message) {
 Services::Services(ServerConfig config, Root root)
     : config_(std::move(config)), root_(std::move(root)), ledger_(config_.limits) {}
 
+Services::~Services() {
+    std::lock_guard lock(store_mutex_);
+    if (!store_) return;
+    for (const auto& [_, run] : agent_runs_) (void)store_->finish_run(run, RunStatus::kFinished);
+}
+
 std::string Services::db_path() const {
     return config_.db.empty() ? (root_.dir() / ".kforge" / "kforge.db").string() : config_.db;
 }

@@ -69,6 +69,7 @@ ToolResult tool_error(const std::string& where, const std::string& message);
 class Services {
 public:
     Services(ServerConfig config, Root root);
+    ~Services();  // the agents' runs are marked finished
     const ServerConfig& config() const { return config_; }
     const Root& root() const { return root_; }
     Ledger& ledger() { return ledger_; }

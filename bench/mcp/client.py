@@ -149,15 +149,19 @@ def main():
         mcp_eval, err, text = client.call("evaluate", {"problem": name + ".json",
                                                        "program": name + ".kf", "tier": a.tier})
         t2 = time.time()
+        med = lambda r: (r.get("timing") or {}).get("median_ns")
         cli2, rc2 = cli_json(evalcmd, env)
         t3 = time.time()
-        mcp_prof, perr, ptext = client.call("profile", {"problem": name + ".json",
-                                                        "program": name + ".kf"})
+        # the same SOL fraction and device model on both sides (kforge profile: --gpu-model)
+        pargs = {"problem": name + ".json", "program": name + ".kf"}
+        if med(mcp_eval):
+            pargs["time_us"] = med(mcp_eval) / 1e3
+        mcp_prof, perr, ptext = client.call("profile", pargs)
         t4 = time.time()
+        model = (mcp_eval.get("device") or {}).get("datasheet_key") or "h200"
         cli_prof, prc = cli_json([a.kforge, "profile", "--problem", spec, "--program", prog,
-                                  "--device", a.device, "--json"], env)
+                                  "--device", a.device, "--gpu-model", model, "--json"], env)
         t5 = time.time()
-        med = lambda r: (r.get("timing") or {}).get("median_ns")
         m_cli = [m for m in (med(cli1), med(cli2)) if m]
         m_mcp = med(mcp_eval)
         problems = []
