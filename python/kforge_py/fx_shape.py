@@ -1,0 +1,455 @@
+"""Shape code in forward -> the spec's shape ops (docs/problem-spec.md: reshape, expand, permute,
+slice, cat, pad), for fx_ops.convert.
+
+`.size()` / `.shape` and the integer arithmetic on them are evaluated at trace time (the sizes
+fx ShapeProp gives); view / reshape / flatten / squeeze / unsqueeze become `reshape`, expand /
+expand_as `expand`, permute / transpose (other than a matmul operand) / movedim `permute`,
+narrow / select / indexing with slices and integers `slice` (+ a `reshape` that drops the indexed
+dims or adds the None ones), cat `cat` (constant pieces from zeros_like / ones_like / full_like at
+its ends become a `pad`), stack a reshape per piece and a `cat`, split / chunk a list of slices,
+F.pad `pad`. The ops carry concrete sizes here; spec_build names them (name_shape_attrs): an
+entry that is one axis of the input takes that axis's dim name, a merged group a product
+"C*H*W", so the spec follows the dims when they are re-bound. A shape the spec cannot express
+(advanced indexing with tensors, a non-constant pad mode) raises Unsupported naming it."""
+import builtins
+import math
+import operator
+
+import torch
+
+from kforge_py.fx_types import ConstantTensor, Tensor, Transposed, Unsupported
+
+SHAPE_OPS = ("reshape", "expand", "permute", "slice", "cat", "pad")
+VIEWS = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "view_as", "reshape_as", "unflatten"}
+INT_ARITH = {operator.add: operator.add, operator.sub: operator.sub, operator.mul: operator.mul,
+             operator.floordiv: operator.floordiv, operator.mod: operator.mod,
+             operator.neg: operator.neg}
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _arg(args, kw, i, key, default=None):
+    return args[i] if len(args) > i else kw.get(key, default)
+
+
+def convert(conv, node, name):
+    """The value of `node` where it is shape code, else NotImplemented."""
+    t = node.target
+    if t in INT_ARITH:
+        vals = [conv.value(a) for a in node.args]
+        if vals and all(_is_int(v) for v in vals):
+            return INT_ARITH[t](*vals)
+        return NotImplemented
+    if t is builtins.getattr and node.args[1] in ("shape", "ndim"):
+        src = conv.value(node.args[0])
+        src = src.tensor if isinstance(src, Transposed) else src
+        if isinstance(src, Tensor):
+            return tuple(_shape_of(conv, node.args[0])) if node.args[1] == "shape" \
+                else len(src.shape)
+        return NotImplemented
+    if name in ("size", "dim", "numel") and node.op == "call_method":
+        shape = _shape_of(conv, node.args[0])
+        if name == "dim":
+            return len(shape)
+        if name == "numel":
+            return math.prod(shape)
+        d = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+        d = conv.value(d) if d is not None else None
+        return tuple(shape) if d is None else shape[d]
+    if t is operator.getitem and isinstance(conv.value(node.args[0]), (Tensor, Transposed)):
+        return index(conv, node)
+    args = [conv.value(a) for a in node.args]
+    kw = {k: conv.value(v) for k, v in node.kwargs.items()}
+    if name in VIEWS or name in ("expand", "expand_as", "broadcast_to"):
+        return view(conv, node, name, args, kw)
+    if name in ("permute", "movedim", "moveaxis") or (
+            name in ("transpose", "swapaxes") and not _last_two(conv, node, args, kw)):
+        return permute(conv, node, name, args, kw)
+    if name == "narrow":
+        x = conv.tensor(args[0])
+        dim, start, length = (_arg(args, kw, 1, "dim"), _arg(args, kw, 2, "start"),
+                              _arg(args, kw, 3, "length"))
+        return slice_op(conv, node, x, dim, start, start + length, 1, final=True)
+    if name == "select":
+        x = conv.tensor(args[0])
+        dim, i = _arg(args, kw, 1, "dim"), _arg(args, kw, 2, "index")
+        s = slice_op(conv, node, x, dim, i, None if i == -1 else i + 1, 1, final=False)
+        return reshape_to(conv, node, s, _meta(conv, node), final=True)
+    if name in ("cat", "concat", "concatenate"):
+        return cat(conv, node, node.args[0] if node.args else node.kwargs["tensors"],
+                   _arg(args, kw, 1, "dim", 0))
+    if name == "stack":
+        return stack(conv, node, node.args[0] if node.args else node.kwargs["tensors"],
+                     _arg(args, kw, 1, "dim", 0))
+    if name in ("split", "chunk", "tensor_split", "unbind"):
+        return split(conv, node, name, args, kw)
+    if name == "pad":
+        return pad(conv, node, args, kw)
+    return NotImplemented
+
+
+def _meta(conv, node):
+    return conv.meta(node)[0]
+
+
+def _shape_of(conv, arg):
+    v = conv.value(arg)
+    if isinstance(v, Transposed):
+        s = list(v.tensor.shape)
+        s[-2], s[-1] = s[-1], s[-2]
+        return s
+    if isinstance(v, Tensor):
+        return list(v.shape)
+    raise Unsupported(f"size of {type(v).__name__} {v!r}: not a tensor")
+
+
+def _last_two(conv, node, args, kw):
+    x = args[0] if args else None
+    if not isinstance(x, Tensor):
+        return False
+    rank = len(x.shape)
+    d = sorted(v % rank for v in (_arg(args, kw, 1, "dim0"), _arg(args, kw, 2, "dim1")))
+    return rank >= 2 and d == [rank - 2, rank - 1]
+
+
+def _emit_shaped(conv, op, x, node, shape, final=True):
+    """conv.emit of a reshape / expand, whose "shape" attribute would clash with emit's own
+    argument: the target shape (concrete here; spec_build names it)."""
+    out = conv.emit(op, [x], node, shape, x.dtype, final)
+    conv.ops[-1]["shape"] = list(shape)
+    conv.ops[-1]["output"] = conv.ops[-1].pop("output")  # keep "output" last
+    return out
+
+
+def reshape_to(conv, node, x, shape, final=True):
+    shape = tuple(shape)
+    if tuple(x.shape) == shape:
+        return x
+    return _emit_shaped(conv, "reshape", x, node, shape, final)
+
+
+def view(conv, node, name, args, kw):
+    x = conv.tensor(args[0] if args else kw.get("input"), "the reshaped tensor")
+    shape, dtype = conv.meta(node)
+    if tuple(shape) == tuple(x.shape):
+        return x
+    if name in ("expand", "expand_as", "broadcast_to"):
+        return _emit_shaped(conv, "expand", x, node, shape)
+    if math.prod(shape) != math.prod(x.shape):
+        raise Unsupported(f"{name} of {list(x.shape)} to {list(shape)}: the element counts differ")
+    return reshape_to(conv, node, x, shape)
+
+
+def permute(conv, node, name, args, kw):
+    x = conv.tensor(args[0] if args else kw.get("input"), "the permuted tensor")
+    rank = len(x.shape)
+    if name == "permute":
+        dims = args[1:] if len(args) > 1 else kw.get("dims")
+        if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+            dims = dims[0]
+        perm = [d % rank for d in dims]
+    elif name in ("transpose", "swapaxes"):
+        a, b = _arg(args, kw, 1, "dim0") % rank, _arg(args, kw, 2, "dim1") % rank
+        perm = list(range(rank))
+        perm[a], perm[b] = perm[b], perm[a]
+    else:  # movedim(source, destination) with one dim each
+        src, dst = _arg(args, kw, 1, "source"), _arg(args, kw, 2, "destination")
+        if not (_is_int(src) and _is_int(dst)):
+            raise Unsupported(f"{name} of several dims is not supported")
+        perm = list(range(rank))
+        perm.insert(dst % rank, perm.pop(src % rank))
+    if perm == list(range(rank)):
+        return x
+    shape, dtype = conv.meta(node)
+    return conv.emit("permute", [x], node, shape, dtype, dims=perm)
+
+
+def materialize_transposed(conv, v):
+    """A Transposed value (x.T, x.transpose(-2, -1)) read by something other than a matmul: a
+    permute of its last two dims."""
+    x = v.tensor
+    rank = len(x.shape)
+    perm = list(range(rank))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    shape = list(x.shape)
+    shape[-2], shape[-1] = shape[-1], shape[-2]
+    name = conv.fresh(f"{x.name}_t")
+    conv.ops.append({"op": "permute", "inputs": [x.name], "dims": perm, "output": name})
+    conv.shapes[name] = tuple(shape)
+    return Tensor(name, tuple(shape), x.dtype)
+
+
+def slice_op(conv, node, x, dim, start, stop, step, final=True):
+    """x[start:stop:step] on `dim`, Python's rules (clamped; negative counts from the end), as a
+    slice op whose end is written from the end of the axis where it is in its upper half (so the
+    spec follows a re-bound size); the whole axis is x itself."""
+    rank = len(x.shape)
+    if not -rank <= dim < rank:
+        raise Unsupported(f"dim {dim} is out of range for a tensor of rank {rank}")
+    dim %= rank
+    n = x.shape[dim]
+    step = 1 if step is None else step
+    if step < 1:
+        raise Unsupported(f"a slice step of {step} is not supported (steps are >= 1)")
+    lo, hi, _ = slice(start, stop, step).indices(n)
+    if hi <= lo:
+        raise Unsupported(f"the slice [{start}:{stop}:{step}] of dim {dim} (size {n}) is empty")
+    if (lo, hi, step) == (0, n, 1):
+        return x
+    attrs = {"axis": dim}
+    if lo:
+        attrs["start"] = lo if lo <= n // 2 else lo - n
+    if hi != n:
+        attrs["end"] = hi if hi <= n // 2 else hi - n
+    if step != 1:
+        attrs["step"] = step
+    count = (hi - lo + step - 1) // step
+    shape = list(x.shape)
+    shape[dim] = count
+    return conv.emit("slice", [x], node, shape, x.dtype, final, **attrs)
+
+
+def index(conv, node):
+    """x[...] with integers, slices, None and Ellipsis: a slice per sliced dim, then a reshape
+    that drops the integer-indexed dims and adds the None ones."""
+    x = conv.tensor(conv.value(node.args[0]), "the indexed tensor")
+    idx = node.args[1]
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    idx = tuple(conv.value(i) if isinstance(i, torch.fx.Node) else i for i in idx)
+    for i in idx:
+        if not (i is None or i is Ellipsis or _is_int(i) or isinstance(i, slice)):
+            raise Unsupported(f"indexing with {type(i).__name__} (advanced indexing) is not "
+                              "supported; integers, slices, None and ... are")
+    real = [i for i in idx if i is not None and i is not Ellipsis]
+    if Ellipsis in idx:
+        k = idx.index(Ellipsis)
+        fill = (slice(None),) * (len(x.shape) - len(real))
+        idx = idx[:k] + fill + idx[k + 1:]
+    dim, cur = 0, x
+    for i in idx:
+        if i is None:
+            continue
+        if _is_int(i):
+            n = x.shape[dim]
+            if not -n <= i < n:
+                raise Unsupported(f"index {i} is out of range for dim {dim} of size {n}")
+            i %= n
+            cur = slice_op(conv, node, cur, dim, i, i + 1, 1, final=False)
+        elif isinstance(i, slice):
+            for v in (i.start, i.stop, i.step):
+                if v is not None and not _is_int(v):
+                    raise Unsupported("a slice bound that is not an integer is not supported")
+            cur = slice_op(conv, node, cur, dim, i.start, i.stop, i.step, final=False)
+        dim += 1
+    return reshape_to(conv, node, cur, _meta(conv, node))
+
+
+def _const_shape(conv, n):
+    tm = n.meta.get("tensor_meta") if isinstance(n, torch.fx.Node) else None
+    return tuple(tm.shape) if tm is not None and hasattr(tm, "shape") else None
+
+
+def cat(conv, node, pieces, dim):
+    vals = [conv.value(p) for p in pieces]
+    shape, dtype = conv.meta(node)
+    rank = len(shape)
+    dim %= rank
+    tensors = [i for i, v in enumerate(vals) if not isinstance(v, ConstantTensor)]
+    consts = [i for i, v in enumerate(vals) if isinstance(v, ConstantTensor)]
+    if consts:
+        # constant pieces (zeros_like(...), full_like(...)) only at the ends, one value: a pad
+        if len(tensors) != 1 or len({float(vals[i]) for i in consts}) != 1 or \
+                any(tensors[0] - 1 > i or i > tensors[0] + 1 for i in consts):
+            raise Unsupported("cat with constant pieces other than one fill value at the ends "
+                              "of one tensor (a pad) is not supported")
+        x = conv.tensor(vals[tensors[0]], "a cat operand")
+        pads = [[0, 0] for _ in range(rank)]
+        for i in consts:
+            s = _const_shape(conv, pieces[i])
+            if s is None:
+                raise Unsupported("a constant cat piece of unknown shape")
+            pads[dim][0 if i < tensors[0] else 1] += s[dim]
+        attrs = {"pads": pads}
+        if float(vals[consts[0]]) != 0.0:
+            attrs["value"] = float(vals[consts[0]])
+        return conv.emit("pad", [x], node, shape, dtype, **attrs)
+    ins = [conv.tensor(v, "a cat operand") for v in vals]
+    if len(ins) == 1:
+        return ins[0]
+    return conv.emit("cat", ins, node, shape, dtype, axis=dim)
+
+
+def stack(conv, node, pieces, dim):
+    vals = [conv.tensor(conv.value(p), "a stack operand") for p in pieces]
+    shape, dtype = conv.meta(node)
+    dim %= len(shape)
+    cols = []
+    for v in vals:
+        s = list(v.shape)
+        s.insert(dim, 1)
+        cols.append(reshape_to(conv, node, v, s, final=False))
+    if len(cols) == 1:
+        return reshape_to(conv, node, vals[0], shape)
+    return conv.emit("cat", cols, node, shape, dtype, axis=dim)
+
+
+def split(conv, node, name, args, kw):
+    x = conv.tensor(args[0] if args else kw.get("input"), "the split tensor")
+    if name == "unbind":
+        dim = _arg(args, kw, 1, "dim", 0) % len(x.shape)
+        out = []
+        for i in range(x.shape[dim]):
+            s = slice_op(conv, node, x, dim, i, i + 1, 1, final=False)
+            rest = list(x.shape[:dim]) + list(x.shape[dim + 1:])
+            out.append(reshape_to(conv, node, s, rest, final=False))
+        return tuple(out)
+    dim = _arg(args, kw, 2, "dim", 0) % len(x.shape)
+    n = x.shape[dim]
+    arg = _arg(args, kw, 1, "split_size_or_sections" if name == "split" else
+               "chunks" if name == "chunk" else "indices_or_sections")
+    if name == "split":
+        sizes = list(arg) if isinstance(arg, (list, tuple)) else \
+            [min(arg, n - s) for s in range(0, n, arg)]
+    elif name == "chunk":
+        step = -(-n // arg)
+        sizes = [min(step, n - s) for s in range(0, n, step)]
+    else:
+        if not _is_int(arg):
+            raise Unsupported("tensor_split at indices is not supported")
+        sizes = [n // arg + (1 if i < n % arg else 0) for i in range(arg)]
+    out, at = [], 0
+    for s in sizes:
+        out.append(slice_op(conv, node, x, dim, at, at + s, 1, final=False))
+        at += s
+    return tuple(out)
+
+
+def pad(conv, node, args, kw):
+    x = conv.tensor(args[0] if args else kw.get("input"), "the padded tensor")
+    p = list(_arg(args, kw, 1, "pad"))
+    mode = _arg(args, kw, 2, "mode", "constant")
+    value = _arg(args, kw, 3, "value", None)
+    if mode != "constant":
+        raise Unsupported(f"F.pad with mode {mode!r} is not supported (constant only)")
+    if len(p) % 2 or len(p) // 2 > len(x.shape):
+        raise Unsupported(f"F.pad with pad {p}: expected pairs for at most {len(x.shape)} dims")
+    rank = len(x.shape)
+    pads = [[0, 0] for _ in range(rank)]
+    for k in range(len(p) // 2):  # F.pad lists the last dim first
+        pads[rank - 1 - k] = [int(p[2 * k]), int(p[2 * k + 1])]
+    if any(v < 0 for pr in pads for v in pr):
+        raise Unsupported("F.pad with a negative pad (a crop) is not supported")
+    shape, dtype = conv.meta(node)
+    attrs = {"pads": pads}
+    if value:
+        attrs["value"] = float(value)
+    return conv.emit("pad", [x], node, shape, dtype, **attrs)
+
+
+# ---- naming: concrete target shapes -> dim names, products and -1 (called by spec_build) ----
+
+def _groups(src, dst):
+    """Pairs (src axes, dst axes) of a reshape whose sizes multiply to the same (size-1 axes
+    dropped), left to right; None where the sizes do not group."""
+    i, j, out = 0, 0, []
+    src_axes = [k for k, s in enumerate(src) if s != 1]
+    dst_axes = [k for k, s in enumerate(dst) if s != 1]
+    while i < len(src_axes) or j < len(dst_axes):
+        a, b = [], []
+        pa = pb = 1
+        while True:
+            if pa <= pb and i < len(src_axes) and (not a or pa < pb):
+                a.append(src_axes[i])
+                pa *= src[src_axes[i]]
+                i += 1
+            elif j < len(dst_axes) and (not b or pb < pa):
+                b.append(dst_axes[j])
+                pb *= dst[dst_axes[j]]
+                j += 1
+            else:
+                break
+            if pa == pb and a and b:
+                break
+        if pa != pb:
+            return None
+        out.append((a, b))
+    return out
+
+
+def union_axes(classes, op):
+    """spec_dims rules of the shape ops: the axes an op keeps are one class with its input's."""
+    kind, ins, out = op["op"], op["inputs"], op["output"]
+    shapes = classes.shapes
+    if kind == "reshape":
+        groups = _groups(shapes[ins[0]], shapes[out]) or []
+        for a, b in groups:
+            if len(a) == 1 and len(b) == 1:
+                classes.union((ins[0], a[0]), (out, b[0]))
+    elif kind == "expand":
+        classes.positional(ins[0], out)
+    elif kind == "permute":
+        for i, d in enumerate(op["dims"]):
+            classes.union((out, i), (ins[0], d))
+    elif kind in ("slice", "cat", "pad"):
+        rank = len(shapes[out])
+        for i in range(rank):
+            keep = (kind == "pad" and op["pads"][i] == [0, 0]) or \
+                   (kind != "pad" and i != op["axis"] % rank)
+            if keep:
+                for t in ins:
+                    classes.union((t, i), (out, i))
+
+
+def name_shape_attrs(op, shapes, axis_name):
+    """reshape / expand `op` with a concrete "shape" -> entries a re-binding follows: an axis that
+    is one axis of the input (or of its class) by that axis's name, a merged group as a product
+    "C*H*W", an axis split off a bigger one as a number (the last such as -1), 1 as 1.
+    axis_name(tensor, axis) -> a dim name or an int."""
+    x, out = op["inputs"][0], op["output"]
+    src, dst = shapes[x], shapes[out]
+    entries = []
+    if op["op"] == "expand":
+        lead = len(dst) - len(src)
+        for i, s in enumerate(dst):
+            if i >= lead and src[i - lead] == s:
+                entries.append(-1)
+            else:
+                n = axis_name(out, i)
+                entries.append(n if s != 1 else 1)
+        return dict(op, shape=entries)
+    groups = _groups(src, dst)
+    if groups is None:
+        return op
+    entries = [1] * len(dst)
+    minus = False
+    for a, b in groups:
+        if len(b) == 1:
+            names = [axis_name(x, k) for k in a]
+            if len(names) == 1:
+                entries[b[0]] = names[0]
+            elif all(isinstance(n, int) for n in names):
+                entries[b[0]] = math.prod(names)
+            else:
+                entries[b[0]] = "*".join(str(n) for n in names)
+        else:
+            for k in b:
+                n = axis_name(out, k)
+                entries[k] = n
+            ints = [k for k in b if not isinstance(entries[k], str)]
+            if ints and not minus:
+                entries[ints[-1]] = -1
+                minus = True
+    return dict(op, shape=entries)
+
+
+def drop_dead(ops, outputs):
+    """The ops without the ones nothing reads: shape code whose only reader became a number
+    (zeros_like(x.select(d, 0).unsqueeze(d)) is a constant; its slice and reshapes are dead)."""
+    live, keep = set(outputs), []
+    for op in reversed(ops):
+        if op["output"] in live:
+            keep.append(op)
+            live.update(op["inputs"])
+    return keep[::-1]
