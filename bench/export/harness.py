@@ -11,7 +11,8 @@
              1e-2 (fp16/bf16, by the outputs' dtype)
   timing     100 trials after 3 warm-ups, CUDA events around one call, an L2 flush (a 2x L2
              buffer written) before each, a synchronize after each, median (and mean, std) in
-             microseconds: Model eager,
+             microseconds; the four below interleaved (trial i times each once, in an order
+             rotated by i: no variant gets the cool GPU): Model eager,
              torch.compile(Model), ModelNew eager (the op through the Python package: checks,
              ctypes, workspace) and ModelNew replayed from a CUDA graph (the kernels alone)
   graph      ModelNew captured in a CUDA graph and replayed: same result as eager ModelNew
@@ -126,34 +127,29 @@ class Timer:
         self.start = [torch.cuda.Event(enable_timing=True) for _ in range(TRIALS_TIMED)]
         self.end = [torch.cuda.Event(enable_timing=True) for _ in range(TRIALS_TIMED)]
 
-    def time_us(self, fn, args):
+    def time_us(self, fns, args):
+        """{name: {median_us, mean_us, std_us}} for each of fns ({name: fn}), timed interleaved:
+        trial i runs every fn once, in an order rotated by i, so that clocks and temperature
+        (a GEMM at the power cap slows within seconds) weigh on all of them alike, instead of
+        favouring whichever is timed first on a cool GPU."""
+        names = list(fns)
+        times = {n: [] for n in names}
         with torch.no_grad():
-            for _ in range(WARMUP):
-                fn(*args)
+            for n in names:
+                for _ in range(WARMUP):
+                    fns[n](*args)
             torch.cuda.synchronize()
-            for i in range(TRIALS_TIMED):  # one trial at a time, as KernelBench times them
-                self.flush.fill_(float(i))
-                self.start[i].record()
-                fn(*args)
-                self.end[i].record()
-                torch.cuda.synchronize()
-        t = [s.elapsed_time(e) * 1e3 for s, e in zip(self.start, self.end)]
-        return {"median_us": statistics.median(t), "mean_us": statistics.mean(t),
-                "std_us": statistics.pstdev(t)}
-
-
-def graph_of(fn, args):
-    """(replay(), static outputs) of fn captured in a CUDA graph."""
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s), torch.no_grad():
-        for _ in range(2):
-            fn(*args)
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g), torch.no_grad():
-        out = fn(*args)
-    return g, out
+            for i in range(TRIALS_TIMED):  # one call at a time, as KernelBench times them
+                for k in range(len(names)):
+                    n = names[(i + k) % len(names)]
+                    self.flush.fill_(float(i))
+                    self.start[0].record()
+                    fns[n](*args)
+                    self.end[0].record()
+                    torch.cuda.synchronize()
+                    times[n].append(self.start[0].elapsed_time(self.end[0]) * 1e3)
+        return {n: {"median_us": statistics.median(t), "mean_us": statistics.mean(t),
+                    "std_us": statistics.pstdev(t)} for n, t in times.items()}
 
 
 def fp64_errors(model, model_new, inputs):
@@ -231,10 +227,8 @@ def run(d, lock):
         if msg:
             res["cuda_graph_message"] = msg
         timer = Timer()
-        res["eager"] = timer.time_us(model, inputs)
-        res["compile"] = timer.time_us(compiled, inputs)
-        res["exported"] = timer.time_us(model_new, inputs)
-        res["exported_graph"] = timer.time_us(lambda *a: g.replay(), inputs)
+        res.update(timer.time_us({"eager": model, "compile": compiled, "exported": model_new,
+                                  "exported_graph": lambda *a: g.replay()}, inputs))
     e = res["exported"]["median_us"]
     res["speedup_vs_eager"] = res["eager"]["median_us"] / e
     res["speedup_vs_compile"] = res["compile"]["median_us"] / e
