@@ -18,7 +18,8 @@ import torch.fx
 import torch.nn as nn
 from torch.fx.passes.shape_prop import ShapeProp
 
-from kforge_py import fx_conv, fx_decomp, fx_losses, fx_ops
+from kforge_py import fx_conv, fx_decomp, fx_index, fx_losses, fx_ops, fx_shape
+from kforge_py import fx_pool
 from kforge_py.fx_chains import elu, hardsigmoid
 from kforge_py.fx_types import (DTYPES, ConstantTensor, Flipped, MaxPair, Tensor,  # noqa: F401
                                 Transposed, Unsupported, is_scalar)
@@ -38,7 +39,12 @@ def propagate_shapes(gm, example_inputs):
         return
     except Exception:
         pass
-    ShapeProp(gm).propagate(*example_inputs)
+    try:
+        ShapeProp(gm).propagate(*example_inputs)
+    except RuntimeError as e:  # PyTorch itself rejects the model (e.g. a float mask)
+        cause = e.__cause__ or e
+        raise Unsupported("the model fails in PyTorch on its own inputs: " +
+                          (str(cause).strip().splitlines() or ["?"])[0]) from e
 
 
 def _ident(text):
@@ -110,8 +116,8 @@ class Converter:
     def tensor(self, v, what="operand"):
         if isinstance(v, Tensor):
             return v
-        if isinstance(v, Transposed):
-            raise Unsupported("transpose is not supported except as a matmul operand")
+        if isinstance(v, Transposed):  # read by something other than a matmul: a permute
+            return fx_shape.materialize_transposed(self, v)
         if isinstance(v, Flipped):
             raise Unsupported("flip is supported only around a scan over the flipped dim: "
                               "x.flip(d).cumsum(d).flip(d) (a reverse cumsum / cumprod)")
@@ -177,7 +183,11 @@ class Converter:
         if type(mod).__name__ in fx_losses.LOSS_MODULES and \
                 type(mod).__module__.startswith("torch."):
             return fx_losses.loss_module(self, node, mod)
+        if fx_index.is_loss_module(mod):
+            return fx_index.loss_module(self, node, mod)
         x = self.tensor(self.value(node.args[0]) if node.args else None, "the module input")
+        if fx_pool.is_pool_module(mod):  # before meta: return_indices gives a tuple
+            return fx_pool.pool_module(self, node, mod, x)
         shape, dtype = self.meta(node)
         p = node.target
 

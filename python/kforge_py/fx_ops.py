@@ -6,7 +6,9 @@ import operator
 
 import torch
 
-from kforge_py import fx_conv
+from kforge_py import fx_conv, fx_shape
+from kforge_py import fx_pool
+from kforge_py import fx_index
 from kforge_py.fx_chains import elu, hardsigmoid, reduce_chain
 from kforge_py.fx_decomp import CONSTANT_TENSORS, DECOMPOSED, constant_tensor, elementwise_bound
 from kforge_py.fx_forms import FORMS, Diagonal, diag_matmul
@@ -43,6 +45,9 @@ def convert(conv, node):
     t = node.target
     name = t if isinstance(t, str) else t.__name__
     name = name.lstrip("_") if name not in ("__getitem__",) else name
+    v = fx_shape.convert(conv, node, name)  # size arithmetic, views, slices, cat, pad
+    if v is not NotImplemented:
+        return v
     if t is operator.getitem:
         return getitem(conv, node)
     if t is builtins.getattr:
@@ -66,6 +71,8 @@ def convert(conv, node):
             return c
     if name in FILLED_LIKE:
         return filled_like(conv, node, name)
+    if name in fx_pool.FUNCTIONS or name in fx_pool.OTHER_FUNCTIONS:
+        return fx_pool.pool_function(conv, node, name)  # before meta: *_with_indices
     shape, dtype = conv.meta(node, allow_tuple=name in ("max", "min"))
     args = [conv.value(a) for a in node.args]
     kw = {k: conv.value(v) for k, v in node.kwargs.items()}
@@ -81,6 +88,8 @@ def convert(conv, node):
 
     if name in fx_conv.FUNCTIONS:
         return fx_conv.conv_function(conv, node, name, args, kw, shape, dtype)
+    if name in fx_index.FUNCTIONS:
+        return fx_index.convert(conv, node, name, args, kw, shape, dtype)
     if name in DECOMPOSED:
         return DECOMPOSED[name](conv, node, args, kw, x(), shape, dtype)
     if name in ("maximum", "minimum", "fmax", "fmin"):
@@ -109,15 +118,15 @@ def convert(conv, node):
                 del conv.inputs[src.name], conv.params[src.name]
                 conv.used.discard(src.name)
                 return conv.param(origin.target, attr, shape)
-        raise Unsupported(f"{name} (changes the shape {list(src.shape)} -> {list(shape)}) "
-                          "is not supported")
+        return fx_shape.view(conv, node, name, args, kw) if name != "permute" else \
+            fx_shape.permute(conv, node, name, args, kw)
     if name in ("transpose", "swapaxes"):
         src = x()
         rank = len(src.shape)
         d = sorted(v % rank for v in (get(1, "dim0"), get(2, "dim1")))
         if rank >= 2 and d == [rank - 2, rank - 1]:
             return Transposed(src)
-        raise Unsupported(f"transpose of dims {d} is not supported")
+        return fx_shape.permute(conv, node, name, args, kw)
     if name == "t":
         src = x()
         if len(src.shape) == 2:

@@ -3,8 +3,10 @@ PyTorch baselines time. Each spec op maps onto the PyTorch op it is defined by."
 import torch
 import torch.nn.functional as F
 
+from kforge_py import fx_index, fx_shape
+
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-          "f64": torch.float64, "i32": torch.int32, "i64": torch.int64}
+          "f64": torch.float64, "i32": torch.int32, "i64": torch.int64, "bool": torch.bool}
 
 UNARY = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "silu": F.silu,
          "mish": F.mish, "exp": torch.exp, "log": torch.log, "neg": torch.neg, "abs": torch.abs,
@@ -16,6 +18,21 @@ UNARY = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "silu
 def shape_of(spec, entries):
     dims = spec["dims"]
     return [dims[d] if isinstance(d, str) else int(d) for d in entries]
+
+
+def pool(op, x):
+    """The spec's pools as PyTorch's F.max_pool{n}d / avg_pool{n}d / adaptive_*_pool{n}d."""
+    n = x.dim() - 2
+    k = op["op"]
+    if k.startswith("adaptive"):
+        return getattr(F, f"{k}{n}d")(x, op["output_size"])
+    kernel = op["kernel_size"]
+    common = dict(kernel_size=kernel, stride=op.get("stride", kernel),
+                  padding=op.get("padding", 0), ceil_mode=op.get("ceil_mode", False))
+    if k == "max_pool":
+        return getattr(F, f"max_pool{n}d")(x, dilation=op.get("dilation", 1), **common)
+    return getattr(F, f"avg_pool{n}d")(x, count_include_pad=op.get("count_include_pad", True),
+                                       divisor_override=op.get("divisor_override"), **common)
 
 
 def run_op(op, a):
@@ -30,9 +47,15 @@ def run_op(op, a):
         return torch.matmul(x, y)
     if k == "linear":
         return F.linear(a[0], a[1], a[2] if len(a) > 2 else None)
-    if k == "conv2d":
-        return F.conv2d(a[0], a[1], a[2] if len(a) > 2 else None, op.get("stride", 1),
-                        op.get("padding", 0), op.get("dilation", 1), op.get("groups", 1))
+    if k in ("conv1d", "conv2d", "conv3d"):
+        return getattr(F, k)(a[0], a[1], a[2] if len(a) > 2 else None, op.get("stride", 1),
+                             op.get("padding", 0), op.get("dilation", 1), op.get("groups", 1))
+    if k in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"):
+        return getattr(F, k)(a[0], a[1], a[2] if len(a) > 2 else None, op.get("stride", 1),
+                             op.get("padding", 0), op.get("output_padding", 0),
+                             op.get("groups", 1), op.get("dilation", 1))
+    if k in ("max_pool", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool"):
+        return pool(op, a[0])
     if k in ("add", "sub", "mul", "div", "maximum", "minimum"):
         return getattr(torch, k)(a[0], a[1])
     if k in UNARY:
@@ -96,6 +119,9 @@ def run_op(op, a):
     if k == "group_norm":
         return F.group_norm(a[0], op["num_groups"], a[1] if len(a) > 1 else None,
                             a[2] if len(a) > 2 else None, eps)
+    y = fx_index.run_spec_op(torch, op, a)
+    if y is not None:
+        return y
     raise ValueError(f"op {k} has no PyTorch mapping")
 
 
@@ -122,7 +148,9 @@ def make_forward(spec):
     def forward(*args):
         env = dict(zip(spec["inputs"], args))
         for op in graph:
-            env[op["output"]] = run_op(op, [env[n] for n in op["inputs"]])
+            ins = [env[n] for n in op["inputs"]]
+            env[op["output"]] = fx_shape.run_spec_op(op, ins, spec["dims"]) \
+                if op["op"] in fx_shape.SHAPE_OPS else run_op(op, ins)
         return tuple(env[o] for o in outputs)
     return forward
 
@@ -134,9 +162,15 @@ def make_inputs(spec, device="cpu", seed=0, dims=None):
         spec = dict(spec, dims=dict(spec["dims"], **dims))
     g = torch.Generator(device="cpu").manual_seed(seed)
     out = []
-    for t in spec["inputs"].values():
+    for name, t in spec["inputs"].items():
         x = torch.randn(shape_of(spec, t["shape"]), generator=g, dtype=torch.float32)
         dt = DTYPES[t["dtype"]]
-        x = x.round().to(dt) if not dt.is_floating_point else x.to(dt)
+        bound = fx_index.index_bound(spec, name)
+        if bound is not None:  # class indices in [0, C)
+            x = (torch.rand(x.shape, generator=g) * bound).floor().clamp(max=bound - 1)
+        if dt == torch.bool:
+            x = x > 0  # a mask, about half true
+        else:
+            x = x.round().to(dt) if not dt.is_floating_point else x.to(dt)
         out.append(x.to(device))
     return out
