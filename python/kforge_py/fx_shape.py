@@ -453,3 +453,32 @@ def drop_dead(ops, outputs):
             keep.append(op)
             live.update(op["inputs"])
     return keep[::-1]
+
+
+def run_spec_op(op, a, dims):
+    """Shape op `op` of a spec on tensors `a` in PyTorch (spec_torch: the baselines' module);
+    `dims` the spec's dims (a target shape entry names them)."""
+    k, x = op["op"], a[0]
+
+    def size(e):  # None: a dim the spec derives (a conv's output size), not in "dims"
+        if isinstance(e, int):
+            return e
+        fs = [int(f) if f.isdigit() else dims.get(f) for f in e.split("*")]
+        return None if None in fs else math.prod(fs)
+    if k == "reshape":  # one derived entry is the -1 that makes the counts agree
+        sizes = [size(e) for e in op["shape"]]
+        return x.reshape([-1 if s is None else s for s in sizes])
+    if k == "expand":
+        return x.expand(*[size(e) for e in op["shape"]])
+    if k == "permute":
+        return x.permute(*op["dims"])
+    if k == "slice":
+        idx = [slice(None)] * (op["axis"] % x.dim())
+        idx.append(slice(op.get("start", 0), op.get("end"), op.get("step", 1)))
+        return x[tuple(idx)]
+    if k == "cat":
+        return torch.cat(a, op["axis"])
+    if k == "pad":
+        flat = [v for pair in reversed(op["pads"]) for v in pair]
+        return torch.nn.functional.pad(x, flat, value=op.get("value", 0.0))
+    raise ValueError(f"op {k} is not a shape op")
