@@ -66,6 +66,34 @@ Expected<fs::path> Root::resolve(std::string_view field, std::string_view text,
     return real;
 }
 
+Status Root::check_tree(std::string_view field, const fs::path& dir) const {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return Ok{};
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+        if (!it->is_symlink(ec)) continue;
+        fs::path target = fs::read_symlink(it->path(), ec);
+        if (target.is_relative()) target = it->path().parent_path() / target;
+        fs::path real = fs::weakly_canonical(target.lexically_normal(), ec);
+        if (ec || !inside(dir_, real))
+            return make_error(std::string(field), relative(it->path()) +
+                                                      " is a symbolic link leading outside the "
+                                                      "working folder; remove it or write elsewhere");
+    }
+    if (ec) return make_error(std::string(field), relative(dir) + ": " + ec.message());
+    return Ok{};
+}
+
+Status Root::check_beside(std::string_view field, const fs::path& spec) const {
+    fs::path kf = spec;
+    kf.replace_extension(".kf");
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(kf, ec))) return Ok{};
+    auto r = resolve(field, kf.string(), Access::kRead);
+    if (!r) return r.error();
+    return Ok{};
+}
+
 std::string Root::relative(const fs::path& path) const {
     fs::path r = path.lexically_relative(dir_);
     return r.empty() ? path.string() : r.string();

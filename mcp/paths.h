@@ -27,6 +27,13 @@ public:
     // `where` is the field.
     Expected<std::filesystem::path> resolve(std::string_view field, std::string_view text,
                                             Access access) const;
+    // For an output folder a tool writes into (resolved with kWrite): every symbolic link that
+    // already exists under it must lead inside the root, else the writes could follow it out.
+    // (A link made while the tool runs is not seen: the agent's own shell is outside kforge.)
+    Status check_tree(std::string_view field, const std::filesystem::path& dir) const;
+    // The program beside a spec that a tool reads when none is given (SPEC without .json + .kf):
+    // it must resolve inside the root too (its text shows in parse errors).
+    Status check_beside(std::string_view field, const std::filesystem::path& spec) const;
     // The path as the client should see it: relative to the root ("." for the root).
     std::string relative(const std::filesystem::path& path) const;
 

@@ -57,6 +57,7 @@ ToolResult compile(Services& s, const json& args, CallContext&) {
         auto p = s.root().resolve("arguments.out", args["out"].get<std::string>(),
                                   Root::Access::kWrite);
         if (!p) return tool_error(p.error());
+        if (Status st = s.root().check_tree("arguments.out", *p); !st) return tool_error(st.error());
         out = *p;
     }
     const bool no_build = args.value("no_build", false);

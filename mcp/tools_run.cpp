@@ -88,8 +88,12 @@ ToolResult optimize(Services& s, const json& args, CallContext& ctx) {
         auto p = s.root().resolve("arguments.out", args["out"].get<std::string>(),
                                   Root::Access::kWrite);
         if (!p) return tool_error(p.error());
+        if (Status st = s.root().check_tree("arguments.out", *p); !st) return tool_error(st.error());
         r.out = p->string();
     }
+    if (r.program.empty())
+        if (Status st = s.root().check_beside("arguments.problem", *spec); !st)
+            return tool_error(st.error());
     // The client's budget, capped by the operator's limits (what is left of them).
     const double wall = std::min(opt_number(args, "budget_wall_s").value_or(lim.optimize_wall_s),
                                  lim.optimize_wall_s);
@@ -192,6 +196,7 @@ ToolResult report(Services& s, const json& args, CallContext&) {
     auto out = s.root().resolve("arguments.out", args.value("out", std::string("report")),
                                 Root::Access::kWrite);
     if (!out) return tool_error(out.error());
+    if (Status st = s.root().check_tree("arguments.out", *out); !st) return tool_error(st.error());
     std::string list;
     for (const json& f : args.value("formats", json::array({"md", "json"})))
         list += (list.empty() ? "" : ",") + f.get<std::string>();
@@ -241,6 +246,10 @@ ToolResult export_tool(Services& s, const json& args, CallContext& ctx) {
     }
     auto out = s.root().resolve("arguments.out", args["out"].get<std::string>(), Root::Access::kWrite);
     if (!out) return tool_error(out.error());
+    if (Status st = s.root().check_tree("arguments.out", *out); !st) return tool_error(st.error());
+    if (source && e.program.empty())
+        if (Status st = s.root().check_beside("arguments.source", e.source); !st)
+            return tool_error(st.error());
     e.out_dir = out->string();
     e.db = s.db_path();
     e.device = args.value("gpu_model", std::string());
@@ -277,6 +286,7 @@ ToolResult import_kernelbench(Services& s, const json& args, CallContext&) {
                           "(torch.fx tracing); start kforge mcp with --allow-import to enable it");
     auto out = s.root().resolve("arguments.out", args["out"].get<std::string>(), Root::Access::kWrite);
     if (!out) return tool_error(out.error());
+    if (Status st = s.root().check_tree("arguments.out", *out); !st) return tool_error(st.error());
     std::vector<std::string> py{"--kforge", s.config().kforge_executable, "-o", out->string()};
     for (size_t i = 0; i < args["files"].size(); ++i) {
         auto p = s.root().resolve("arguments.files[" + std::to_string(i) + "]",

@@ -154,6 +154,9 @@ async def sdk_client(kforge, root, errlog):
             tool_error(await s.call_tool("compile", {"problem": spec, "program": prog,
                                                      "no_build": True, "out": "../elsewhere"}),
                        "arguments.out")
+            # an output folder holding a link that leads out (the writes could follow it)
+            tool_error(await s.call_tool("report", {"runs": [ev["run_id"]], "out": "leaky"}),
+                       "arguments.out")
 
             # ---- the resource
             res = await s.list_resources()
@@ -284,6 +287,8 @@ def main():
         os.makedirs(os.path.join(base, "secret"))
         shutil.copy(os.path.join(base, "outside.json"), os.path.join(base, "secret", "secret.json"))
         os.symlink(os.path.join(base, "secret"), os.path.join(root, "escape"))
+        os.makedirs(os.path.join(root, "leaky"))
+        os.symlink(os.path.join(base, "secret"), os.path.join(root, "leaky", "report.md"))
         t0 = time.monotonic()
         with open(os.path.join(base, "server.log"), "w") as errlog:
             try:

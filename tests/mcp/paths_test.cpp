@@ -68,6 +68,26 @@ TEST_F(PathsTest, EscapesAreRefused) {
     expect_refused("sub/missing.json", Root::Access::kRead);
 }
 
+TEST_F(PathsTest, OutputTreesWithLinksLeadingOutAreRefused) {
+    fs::create_directories(base_ / "root" / "out" / "deep");
+    EXPECT_TRUE(root_->check_tree("arguments.out", base_ / "root" / "out").ok());
+    EXPECT_TRUE(root_->check_tree("arguments.out", base_ / "root" / "not_yet").ok());
+    fs::create_directory_symlink(base_ / "root" / "sub", base_ / "root" / "out" / "inside");
+    EXPECT_TRUE(root_->check_tree("arguments.out", base_ / "root" / "out").ok());
+    fs::create_directory_symlink(base_ / "outside", base_ / "root" / "out" / "deep" / "leak");
+    Status st = root_->check_tree("arguments.out", base_ / "root" / "out");
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().where, "arguments.out");
+    EXPECT_NE(st.error().message.find("out/deep/leak"), std::string::npos) << st.error().message;
+}
+
+TEST_F(PathsTest, TheProgramBesideASpecMustStayInside) {
+    EXPECT_TRUE(root_->check_beside("arguments.problem", base_ / "root" / "sub" / "p.json").ok());
+    std::ofstream(base_ / "root" / "sub" / "q.json") << "{}";
+    fs::create_symlink(base_ / "outside" / "secret.json", base_ / "root" / "sub" / "q.kf");
+    EXPECT_FALSE(root_->check_beside("arguments.problem", base_ / "root" / "sub" / "q.json").ok());
+}
+
 TEST(Root, MustBeAFolder) {
     EXPECT_FALSE(Root::open("/nonexistent/kforge-mcp-root").ok());
     EXPECT_FALSE(Root::open("").ok());
