@@ -15,7 +15,10 @@ import re
 import torch
 import torch.fx
 
+from kforge_py.fx_conv import CONV_OPS
+from kforge_py.fx_pool import pool_out_dims
 from kforge_py.fx_import import Converter, Unsupported, fold_normalize, fold_rms_norm, fold_swish
+from kforge_py.fx_shape import drop_dead, name_shape_attrs
 from kforge_py.spec_dims import (classify, conv2d_keeps_size, conv_kernel_axes, conv_roles,
                                  name_dims)
 
@@ -73,6 +76,7 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
         outputs = conv.run()
     shapes = {n: tuple(t.shape) for n, t in conv.inputs.items()}
     shapes.update(conv.shapes)
+    conv.ops = drop_dead(conv.ops, outputs)  # shape code only a constant read (fx_shape)
     conv.ops = fold_swish(conv.ops, outputs)
     conv.ops = fold_rms_norm(conv.ops, outputs, shapes)
     conv.ops = fold_normalize(conv.ops, outputs, shapes)
@@ -83,6 +87,7 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     names, dims = name_dims(classes, list(conv.inputs), loaded.int_globals, loaded.literal_ints,
                             conv_roles(classes, conv.ops), literal)
     out_dims = conv2d_out_dims(conv.ops, shapes, classes, names, dims)
+    out_dims.update(pool_out_dims(conv.ops, shapes, classes, names, dims))
 
     def axis_name(tensor, axis):
         size = shapes[tensor][axis]
@@ -105,8 +110,13 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     graph = []
     for op in conv.ops:
         op = dict(op)
-        if op["op"] == "conv2d" and op["output"] in out_dims:
+        if op["op"] in ("max_pool", "avg_pool") and op["output"] in out_dims:
             op["out_dims"] = out_dims[op["output"]]
+        if op["op"] in CONV_OPS and op["output"] in out_dims:
+            op["out_dims"] = out_dims[op["output"]]
+        if op["op"] in ("reshape", "expand"):  # target shapes by dim names (fx_shape)
+            op = name_shape_attrs(op, shapes, lambda t, i: names.get(
+                classes.find((t, i % len(shapes[t]))), int(shapes[t][i])))
         if "normalized_shape" in op:  # the names of the normalized (trailing) axes of X
             x, k = op["inputs"][0], len(op["normalized_shape"])
             op["normalized_shape"] = [axis_name(x, -k + i) if s != 1 else 1
@@ -126,31 +136,35 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
 
 
 def conv2d_out_dims(ops, shapes, classes, names, dims):
-    """conv2d output -> the names of its two spatial dims (the op's "out_dims"), for each conv2d
-    whose output does not keep the input's height and width (conv2d_keeps_size): an axis that
+    """conv output -> the names of its spatial dims (the op's "out_dims"), for each conv op
+    (CONV_OPS: 1-3 spatial axes, transposed too) whose output does not keep the input's spatial
+    sizes (conv2d_keeps_size): an axis that
     keeps its size takes x's name, another x's name + "_out" (digits appended if taken). The
     spec derives those dims from x, w and the attributes; they are entered in `names` (for the
     ops that read them) but not in `dims`. An input of a derived size would need the dim before
     the op defines it: refused."""
     out, taken = {}, set(dims)
     for op in ops:
-        if op["op"] != "conv2d":
+        if op["op"] not in CONV_OPS:
             continue
         x, w, y = op["inputs"][0], op["inputs"][1], op["output"]
-        keeps = [conv2d_keeps_size(op, shapes[w][2 + i], i) for i in (0, 1)]
+        rank = CONV_OPS[op["op"]][0]
+        axis_names = {1: ("length",), 2: ("height", "width"), 3: ("depth", "height", "width")}
+        letters = {1: ("L",), 2: ("H", "W"), 3: ("D", "H", "W")}
+        keeps = [conv2d_keeps_size(op, shapes[w][2 + i], i) for i in range(rank)]
         if all(keeps):
-            continue  # the spec's default: y [N, K, H, W] with x's names
+            continue  # the spec's default: y [N, K, *] with x's names
         pair = []
-        for i in (0, 1):
+        for i in range(rank):
             xc, yc = classes.find((x, 2 + i)), classes.find((y, 2 + i))
             if keeps[i] and xc in names:
                 pair.append(names[xc])
                 continue
             if yc in names:
-                raise Unsupported(f"an input has the size of conv2d output {y}'s "
-                                  f"{('height', 'width')[i]} ({shapes[y][2 + i]}), which the "
+                raise Unsupported(f"an input has the size of {op['op']} output {y}'s "
+                                  f"{axis_names[rank][i]} ({shapes[y][2 + i]}), which the "
                                   "spec derives from the convolution: not supported")
-            base = (names[xc] if xc in names else ("H", "W")[i]) + "_out"
+            base = (names[xc] if xc in names else letters[rank][i]) + "_out"
             name, k = base, 1
             while name in taken:
                 name, k = f"{base}{k}", k + 1

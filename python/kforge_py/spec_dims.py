@@ -8,6 +8,9 @@ contract. Here the contracted axes are one class, the others their own, each nam
 module-level integer of its value (`N`, then `N_1`, ...)."""
 import re
 
+from kforge_py.fx_conv import CONV_OPS
+from kforge_py.fx_shape import SHAPE_OPS, union_axes
+
 
 class AxisClasses:
     """Union-find over (tensor name, axis) pairs of tensors whose shapes are known."""
@@ -98,16 +101,30 @@ def _apply(classes, op):
         rx = len(shapes[x])
         for i in range(2, rx + 1):
             classes.union((out, -i), (x, -i))
-    elif kind == "conv2d":
+    elif kind in CONV_OPS:  # x [N, C, *], w [K, C/g, *] or transposed [C, K/g, *] -> [N, K, *]
         x, w = ins[0], ins[1]
+        transposed = CONV_OPS[kind][1]
         classes.union((out, 0), (x, 0))
-        classes.union((out, 1), (w, 0))
-        if op.get("groups", 1) == 1:
-            classes.union((x, 1), (w, 1))
+        if transposed:
+            classes.union((x, 1), (w, 0))
+            if op.get("groups", 1) == 1:
+                classes.union((out, 1), (w, 1))
+        else:
+            classes.union((out, 1), (w, 0))
+            if op.get("groups", 1) == 1:
+                classes.union((x, 1), (w, 1))
         if len(ins) > 2:
-            classes.union((ins[2], 0), (w, 0))
-        for i in (2, 3):
+            classes.union((ins[2], 0), (out, 1))
+        for i in range(2, len(shapes[x])):
             if conv2d_keeps_size(op, shapes[w][i], i - 2):
+                classes.union((out, i), (x, i))
+    elif kind in ("max_pool", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool"):
+        from kforge_py.fx_pool import keeps_size  # x [N, C, *] -> y [N, C, *]
+        x = ins[0]
+        classes.union((out, 0), (x, 0))
+        classes.union((out, 1), (x, 1))
+        for i in range(2, len(shapes[x])):
+            if keeps_size(op, i - 2, shapes[x][i]):
                 classes.union((out, i), (x, i))
     elif kind in ("sum", "mean", "max", "min", "prod", "logsumexp"):
         x = ins[0]
@@ -132,6 +149,8 @@ def _apply(classes, op):
         classes.positional(x, out)
         for p in ins[1:]:
             classes.union((p, 0), (x, 1))
+    elif kind in SHAPE_OPS:
+        union_axes(classes, op)
     elif kind in ("add", "sub", "mul", "div"):  # broadcast from the right
         for t in ins:
             classes.positional(t, out)
@@ -142,12 +161,16 @@ def _apply(classes, op):
 
 
 def conv2d_keeps_size(op, kernel, i):
-    """Whether conv2d `op` keeps spatial axis i (0: height, 1: width) at the input's size for
-    every input size: stride 1 and 2 * padding = dilation * (kernel - 1)."""
+    """Whether conv op `op` (any CONV_OPS form) keeps spatial axis i at the input's size for
+    every input size: stride 1 and 2 * padding = dilation * (kernel - 1) (+ output_padding,
+    transposed)."""
     def at(key, default):
         v = op.get(key, default)
         return v[i] if isinstance(v, (list, tuple)) else v
-    return at("stride", 1) == 1 and 2 * at("padding", 0) == at("dilation", 1) * (kernel - 1)
+    grow = at("dilation", 1) * (kernel - 1)
+    if CONV_OPS.get(op["op"], (0, False))[1]:
+        grow += at("output_padding", 0)
+    return at("stride", 1) == 1 and 2 * at("padding", 0) == grow
 
 
 def classify(shapes, ops):
@@ -171,22 +194,30 @@ ROLE_PATTERNS = {
     "out_channels": r"^(out|output)_?(channels?|chans?|planes|c)$|^k$|^c_?out$|^cout$|filters",
     "height": r"height|^h(_?in)?$|^in_?h$|^rows$",
     "width": r"width|^w(_?in)?$|^in_?w$|^cols$",
+    "depth": r"depth|^d(_?in)?$|^in_?d$|^frames$",
+    "length": r"length|^l(_?in)?$|^seq_?len|^in_?l$",
     "group_channels": r"group",
 }
-_CONV_ROLES = {("x", 0): "batch", ("x", 1): "in_channels", ("x", 2): "height",
-               ("x", 3): "width", ("w", 0): "out_channels"}
 
 
 def conv_roles(classes, ops):
     """(tensor, axis) class -> role (ROLE_PATTERNS) of the axes of the conv2d ops' x and w."""
     roles = {}
     for op in ops:
-        if op["op"] != "conv2d":
+        if op["op"] not in CONV_OPS:
             continue
         tensors = {"x": op["inputs"][0], "w": op["inputs"][1]}
-        axes = dict(_CONV_ROLES)
-        if op.get("groups", 1) != 1:
-            axes[("w", 1)] = "group_channels"  # C / groups
+        rank, transposed = CONV_OPS[op["op"]]
+        axes = {("x", 0): "batch", ("x", 1): "in_channels"}
+        for i, role in enumerate({1: ("length",), 2: ("height", "width"),
+                                  3: ("depth", "height", "width")}[rank]):
+            axes[("x", 2 + i)] = role
+        if transposed:  # w [C, K/groups, *]
+            axes[("w", 1)] = "out_channels" if op.get("groups", 1) == 1 else "group_channels"
+        else:
+            axes[("w", 0)] = "out_channels"
+            if op.get("groups", 1) != 1:
+                axes[("w", 1)] = "group_channels"  # C / groups
         for (t, i), role in axes.items():
             if tensors[t] in classes.shapes and classes.is_dim((tensors[t], i)):
                 roles.setdefault(classes.find((tensors[t], i)), role)
@@ -199,8 +230,9 @@ def conv_kernel_axes(classes, ops):
     re-bind, a 'same' convolution would not keep x's size at every binding)."""
     out = set()
     for op in ops:
-        if op["op"] == "conv2d" and op["inputs"][1] in classes.shapes:
-            out |= {classes.find((op["inputs"][1], i)) for i in (2, 3)}
+        w = op["inputs"][1] if op["op"] in CONV_OPS else None
+        if w is not None and w in classes.shapes:
+            out |= {classes.find((w, i)) for i in range(2, len(classes.shapes[w]))}
     return out
 
 

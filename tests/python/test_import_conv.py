@@ -1,6 +1,7 @@
 """PyTorch convolutions -> the spec's conv2d op: nn.Conv2d, F.conv2d and torch.conv2d with their
 stride, padding ('valid', symmetric 'same'), dilation, groups and bias; the weights as params
-with [K, C/groups, R, S] named dims; the output dims; what the spec cannot say refused by name;
+with [K, C/groups, R, S] named dims; the output dims; what the spec cannot say refused by name
+(the 1-D, 3-D and transposed forms: test_import_conv_nd.py);
 the fp64 interpreter agrees with PyTorch (and a wrong attribute is caught)."""
 import os
 import re
@@ -145,20 +146,21 @@ class ConvSpecs(unittest.TestCase):
              r"padding='same' is asymmetric along the height .* pads 1 before and 2 after"),
             ("self.w = nn.Parameter(torch.randn(6, 4, 3, 2))",
              "F.conv2d(x, self.w, padding='same')", None, r"asymmetric along the width"),
-            ("self.conv = nn.Conv1d(4, 6, 3)", "self.conv(x)",
+            ("self.conv = nn.Conv1d(4, 6, 3, padding=1, padding_mode='circular')", "self.conv(x)",
              "torch.randn(batch_size, in_channels, width)",
-             r"^nn\.Conv1d \(module conv\): conv1d .* no reshape to view the input as "
-             r"\[N, C, 1, L\]"),
-            ("self.w = nn.Parameter(torch.randn(6, 4, 3))", "F.conv1d(x, self.w)",
-             "torch.randn(batch_size, in_channels, width)", r"^conv1d .*not supported"),
-            ("self.conv = nn.Conv3d(4, 6, 3)", "self.conv(x)",
+             r"nn\.Conv1d with padding_mode='circular' .*the spec's conv1d pads with zeros"),
+            ("self.conv = nn.Conv3d(4, 6, (3, 2, 3), padding='same')", "self.conv(x)",
              "torch.randn(batch_size, in_channels, 5, height, width)",
-             r"^nn\.Conv3d \(module conv\): conv3d .*not supported"),
-            ("self.conv = nn.ConvTranspose2d(4, 6, 3)", "self.conv(x)", None,
-             r"^nn\.ConvTranspose2d \(module conv\): conv_transpose2d \(a transposed "
-             r"convolution\) is not supported"),
-            ("self.w = nn.Parameter(torch.randn(4, 6, 3, 3))", "F.conv_transpose2d(x, self.w)",
-             None, r"^conv_transpose2d .*not supported"),
+             r"conv3d padding='same' is asymmetric along the height"),
+            ("self.conv = nn.ConvTranspose2d(4, 6, 3, stride=2)",
+             "self.conv(x, output_size=[21, 25])", None,
+             r"nn\.ConvTranspose2d \(module conv\) called with more than its input"),
+            ("self.w = nn.Parameter(torch.randn(6, 4, 3))", "F.conv1d(x, self.w)",
+             "torch.randn(in_channels, width)",
+             r"^conv1d of an unbatched \[C, L\] input is not supported"),
+            ("self.w = nn.Parameter(torch.randn(6, 4, 3, 3))",
+             "torch.convolution(x, self.w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)",
+             None, r"^torch\.convolution is not supported"),
             ("self.conv = nn.Conv2d(4, 6, 3)", "self.conv(x)",
              "torch.randn(in_channels, height, width)",
              r"^conv2d of an unbatched \[C, H, W\] input is not supported"),
