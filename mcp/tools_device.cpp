@@ -154,7 +154,10 @@ ToolResult evaluate(Services& s, const json& args, CallContext& ctx) {
     request.run_id = *run;
     const auto t0 = std::chrono::steady_clock::now();
     eval::EvalReport report = eval::evaluate((*backend)->evaluator(), request);
-    if (!report.cached) s.ledger().charge(seconds_since(t0), info.simulated ? 0 : 1);
+    // GPU seconds: the evaluation's wall time on a GPU (compile included); none on the simulated
+    // device, where nothing runs on a GPU.
+    if (!report.cached)
+        s.ledger().charge(info.simulated ? 0 : seconds_since(t0), info.simulated ? 0 : 1);
     if (report.environment_error) return tool_error("device", report.message);
 
     ToolResult r;

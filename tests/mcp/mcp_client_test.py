@@ -171,10 +171,12 @@ async def sdk_client(kforge, root, errlog):
                 seen.append((progress, message))
 
             t0 = time.monotonic()
-            r = await s.call_tool("optimize", {"problem": spec, "rounds": 1, "budget_wall_s": 20},
+            r = await s.call_tool("optimize", {"problem": spec, "rounds": 1, "budget_wall_s": 10000},
                                   progress_callback=on_progress)
             sc = r.structured_content
             check(not r.is_error and sc["status"] == "finished" and sc["best"], f"optimize: {r.content}")
+            check(sc["budget"]["wall_s"] == 30, f"the client's budget capped by --max-optimize-wall: "
+                                                f"{sc['budget']}")
             check(len(seen) >= 2 and all(b[0] > a[0] for a, b in zip(seen, seen[1:])),
                   f"increasing progress notifications: {seen[:5]}")
             print(f"optimize (1 round): {time.monotonic() - t0:.1f} s, {len(seen)} progress "
@@ -265,6 +267,20 @@ def raw_stream(kforge, root):
           "still serving")
     p.stdin.close()
     rest = p.stdout.read()
+    # The operator's limits: no compile left, one device call in flight.
+    q = subprocess.run([kforge, "mcp", "--root", root, "--device", "sim", "--max-compiles", "0"],
+                       input="\n".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                                    "params": {"name": n, "arguments": a}})
+                                        for i, (n, a) in enumerate([
+                                            ("compile", {"problem": "row_sum_f32.json",
+                                                         "program": "row_sum_f32.kf"}),
+                                            ("profile", {"problem": "row_sum_f32.json",
+                                                         "program": "row_sum_f32.kf"})])) + "\n",
+                       capture_output=True, text=True, timeout=60)
+    answers = [json.loads(line) for line in q.stdout.splitlines()]
+    check(len(answers) == 2 and all(a["result"]["isError"] and "--max-compiles" in
+                                    a["result"]["content"][0]["text"] for a in answers),
+          f"the compile limit holds: {q.stdout[:500]}")
     rc = p.wait(timeout=30)
     check(rc == 0, f"exit {rc} at the end of input")
     check(rest.strip() == b"", f"nothing but answers on stdout: {rest[:200]!r}")
