@@ -38,6 +38,19 @@ std::string default_compile_cache_dir() {
     return (fs::temp_directory_path() / "kforge-cubin-cache").string();
 }
 
+std::string runtime_library(const std::string& given) {
+    namespace fs = std::filesystem;
+    if (!given.empty()) return given;
+    if (const char* env = std::getenv("KFORGE_RUNTIME_LIB"); env && *env) return env;
+    std::error_code ec;
+    fs::path bin = fs::path(kforge_executable()).parent_path();
+    for (const fs::path& p : {bin / ".." / "runtime" / "libkforge_runtime.so",
+                              bin / ".." / "lib" / "libkforge_runtime.so",
+                              bin / "libkforge_runtime.so"})
+        if (fs::exists(p, ec)) return fs::weakly_canonical(p, ec).string();
+    return "";
+}
+
 driver::PythonOptions python_options() {
     driver::PythonOptions o;
     if (const char* p = std::getenv("KFORGE_PYTHON"); p && *p) o.python = p;

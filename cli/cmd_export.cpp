@@ -12,25 +12,6 @@
 #include "driver/export.h"
 
 namespace kforge::cli {
-namespace {
-
-namespace fs = std::filesystem;
-
-// libkforge_runtime.so: --runtime-lib, else $KFORGE_RUNTIME_LIB, else beside the binary (a build
-// tree: <build>/runtime/; an install: <prefix>/lib/).
-std::string runtime_library(const std::string& given) {
-    if (!given.empty()) return given;
-    if (const char* env = std::getenv("KFORGE_RUNTIME_LIB"); env && *env) return env;
-    std::error_code ec;
-    fs::path bin = fs::path(kforge_executable()).parent_path();
-    for (const fs::path& p : {bin / ".." / "runtime" / "libkforge_runtime.so",
-                              bin / ".." / "lib" / "libkforge_runtime.so",
-                              bin / "libkforge_runtime.so"})
-        if (fs::exists(p, ec)) return fs::weakly_canonical(p, ec).string();
-    return "";
-}
-
-}  // namespace
 
 void register_export(CLI::App& app) {
     auto r = std::make_shared<driver::ExportRequest>();

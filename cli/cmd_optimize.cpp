@@ -46,6 +46,13 @@ void add_optimize_options(CLI::App* cmd, OptimizeArgs& a) {
     cmd->add_option("--db", a.db, "store (default .kforge/kforge.db)")->envname("KFORGE_DB");
     cmd->add_option("--seed", a.seed, "search seed (default 1)");
     cmd->add_option("-o,--out", a.out, "folder for best.kf, best.cu, plan.json, evidence.json");
+    CLI::Option* export_dir = cmd->add_option("--export", a.export_dir,
+                    "export the best program when the search ends, as `kforge export RUN -o DIR` "
+                    "would (a suite: DIR/<problem>)");
+    cmd->add_option("--export-kernelbench", a.export_kernelbench,
+                    "with --export: the KernelBench file the problem was imported from, or a "
+                    "folder of them (writes model_new.py)")
+        ->needs(export_dir);
     cmd->add_option("--proposers", a.proposers, "parameter, diagnosis, random, seed")
         ->delimiter(',');
     cmd->add_option("--promote-ratio", a.promote_ratio, "fraction promoted at each cut (1/3)");
@@ -104,6 +111,18 @@ Expected<driver::SearchSessionOptions> session_options(const OptimizeArgs& a) {
     return s;
 }
 
+std::optional<driver::ExportRequest> export_request(const OptimizeArgs& a) {
+    if (a.export_dir.empty()) return std::nullopt;
+    driver::ExportRequest e;
+    e.out_dir = a.export_dir;
+    e.db = a.db;
+    e.kernelbench = a.export_kernelbench;
+    e.compile_cache_dir = default_compile_cache_dir();
+    e.runtime_library = runtime_library("");
+    e.python = python_options();
+    return e;
+}
+
 driver::ProfileSettings profile_settings(const OptimizeArgs& a) {
     driver::ProfileSettings p;
     p.top = a.profile_top;
@@ -157,6 +176,9 @@ std::string resume_command(const OptimizeArgs& a, int64_t run) {
     if (a.ncu != "ncu") c << " --ncu " << shell_quote(a.ncu);
     if (a.progress != "auto") c << " --progress " << a.progress;
     if (a.json) c << " --json";
+    if (!a.export_dir.empty()) c << " --export " << shell_quote(a.export_dir);
+    if (!a.export_kernelbench.empty())
+        c << " --export-kernelbench " << shell_quote(a.export_kernelbench);
     return c.str();
 }
 
@@ -227,6 +249,7 @@ int run_optimize(OptimizeArgs a) {
         printer->event(e, *limits);
     };
     r.profile = profile_settings(a);
+    r.export_to = export_request(a);
     const search::SearchState* state = nullptr;
     std::optional<nlohmann::ordered_json> result;
     r.on_start = [&](const search::SearchState& st) {

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "driver/export.h"
 #include "driver/search_session.h"
 #include "search/loop.h"
 
@@ -37,6 +38,8 @@ struct OptimizeArgs {
     std::string ncu = "ncu";
     std::string progress = "auto";        // auto, tty, plain, json, none (cli/progress.h)
     bool json = false;                    // one JSON object with the result on stdout
+    std::string export_dir;               // --export DIR: the best program(s) exported there
+    std::string export_kernelbench;       // --export-kernelbench FILE|DIR: model_new.py too
 };
 
 // The wall-clock budget of `optimize` when no budget or round limit is given (seconds).
@@ -52,5 +55,8 @@ search::SearchOptions search_options(const OptimizeArgs& a);
 Expected<driver::SearchSessionOptions> session_options(const OptimizeArgs& a);
 // --profile-top and --ncu (the hook is driver/profile_hook.h).
 driver::ProfileSettings profile_settings(const OptimizeArgs& a);
+// --export DIR (and --export-kernelbench): the export of the best program(s) once the search
+// ends, built for the device the run used; none without --export.
+std::optional<driver::ExportRequest> export_request(const OptimizeArgs& a);
 
 }  // namespace kforge::cli

@@ -70,6 +70,7 @@ int run_suite(const OptimizeArgs& a) {
     r.session = std::move(*session);
     r.search = search_options(a);
     r.profile = profile_settings(a);
+    r.export_to = export_request(a);
     // each line as it comes (the start phase's, each round's), also into a pipe or a log file
     driver::Console console = console_for(cmd);
     console.print = [print = console.print](const std::string& text) {

@@ -29,6 +29,9 @@ bool read_file(const std::string& path, std::string& out);
 std::string default_compile_cache_dir();
 // The Python side's options from $KFORGE_PYTHON and $PYTHONPATH.
 driver::PythonOptions python_options();
+// libkforge_runtime.so for an export: `given`, else $KFORGE_RUNTIME_LIB, else beside the binary
+// (a build tree: <build>/runtime/; an install: <prefix>/lib/); "" when none is found.
+std::string runtime_library(const std::string& given);
 
 // ---- --json (every command): stdout holds exactly one JSON object (cli_common.cpp).
 // main turns JSON mode on when the command line has --json: stdout is captured from then on, so

@@ -179,6 +179,26 @@ std::string op_name(const std::string& problem) {
 
 }  // namespace
 
+ExportResult export_runs(const ExportRequest& base,
+                         const std::vector<std::pair<int64_t, std::string>>& runs,
+                         const Console& console) {
+    ExportResult all;
+    for (const auto& [run, problem] : runs) {
+        ExportRequest r = base;
+        r.source = std::to_string(run);
+        r.out_dir = runs.size() == 1 ? base.out_dir : (fs::path(base.out_dir) / problem).string();
+        ExportResult one = run_export(r, console);
+        if (one.outcome.exit != Exit::kOk) {
+            one.outcome.message = "export of run " + r.source + " (" + problem + ") to " +
+                                  r.out_dir + ": " + one.outcome.message;
+            one.exported.insert(one.exported.begin(), all.exported.begin(), all.exported.end());
+            return one;
+        }
+        all.exported.insert(all.exported.end(), one.exported.begin(), one.exported.end());
+    }
+    return all;
+}
+
 ExportResult run_export(const ExportRequest& r, const Console& console) {
     auto note = [&](const std::string& s) { if (console.note) console.note(s); };
     if (r.out_dir.empty()) return failed(Exit::kUserError, "export: -o DIR is required");

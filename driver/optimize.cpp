@@ -107,7 +107,17 @@ Outcome run_optimize(OptimizeRequest r, const Console& console) {
                            (r.out.empty() ? "" : ", its best so far written to " + r.out) +
                            "; continue it with:\n  " + resume + "\n");
     }
-    return {search::best_hash(*state) ? Exit::kOk : Exit::kFailure, "", false};
+    const bool passed = search::best_hash(*state).has_value();
+    if (r.export_to && passed) {
+        ExportResult exported = export_runs(*r.export_to, {{state->run_id, state->problem.name}},
+                                            console);
+        if (exported.outcome.exit != Exit::kOk) return exported.outcome;
+    } else if (r.export_to) {
+        if (console.note)
+            console.note("nothing exported to " + r.export_to->out_dir +
+                         ": no candidate passed every gate");
+    }
+    return {passed ? Exit::kOk : Exit::kFailure, "", false};
 }
 
 }  // namespace kforge::driver

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "driver/export.h"
 #include "driver/outcome.h"
 #include "driver/search_session.h"
 #include "search/loop.h"
@@ -19,6 +20,9 @@ struct OptimizeRequest {
     std::string program;             // start program ("": beside the spec, else synthesized)
     std::optional<int64_t> resume;   // continue this run of the store
     std::string out;                 // best.kf, best.cu, plan.json, evidence.json ("": none)
+    // --export DIR: the run's best program exported there (driver/export.h) once the search
+    // ends with one; its out_dir set, its source filled in here.
+    std::optional<ExportRequest> export_to;
     SearchSessionOptions session;
     // Budgets, stop conditions, seed, built-in proposer names (the seed proposer joins a
     // synthesized start; "llm" is put first when there is one), compile cache, the progress log.

@@ -170,6 +170,22 @@ Outcome run_suite(SuiteRequest r, const Console& console) {
         print("\nnot reached within the wall budget (start program not compiled and timed):\n" +
               not_reached);
     print(watch.summary());
+    if (r.export_to) {
+        std::vector<std::pair<int64_t, std::string>> runs;
+        for (const search::SearchState& st : states)
+            if (search::best_hash(st)) runs.emplace_back(st.run_id, st.problem.name);
+        if (runs.size() < states.size())
+            print(std::to_string(states.size() - runs.size()) +
+                  " problem(s) without a passing candidate: not exported\n");
+        // one folder per problem, also for a suite of one
+        ExportRequest base = *r.export_to;
+        for (auto& [run, problem] : runs) {
+            ExportRequest one = base;
+            one.out_dir = (std::filesystem::path(base.out_dir) / problem).string();
+            ExportResult e = export_runs(one, {{run, problem}}, console);
+            if (e.outcome.exit != Exit::kOk) return e.outcome;
+        }
+    }
     if (interrupted > 0)
         return fail(Exit::kFailure, "interrupted: " + std::to_string(interrupted) +
                                         " run(s) marked interrupted; the same command resumes "

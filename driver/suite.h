@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "driver/export.h"
 #include "driver/outcome.h"
 #include "driver/search_session.h"
 #include "search/loop.h"
@@ -14,6 +15,8 @@ namespace kforge::driver {
 struct SuiteRequest {
     std::string dir;   // the folder of problem specs (*.json)
     std::string out;   // one folder per problem under it ("": none)
+    // --export DIR: each problem's best program exported to DIR/<problem> (driver/export.h)
+    std::optional<ExportRequest> export_to;
     SearchSessionOptions session;
     search::SearchOptions search;  // as OptimizeRequest::search; `suite` is set to dir's name
     ProfileSettings profile;

@@ -9,6 +9,7 @@ import importlib
 import time
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -190,6 +191,35 @@ class ExportTest(unittest.TestCase):
             self.assertEqual(f.read().strip(), g.read().strip())
         r = kforge("export", "99", "-o", os.path.join(self.tmp.name, "z"), env=env)
         self.assertEqual(r.returncode, 2, r.stderr)
+
+    def test_optimize_and_suite_export(self):
+        """optimize --export DIR and suite --export DIR (simulated device, one round): the best
+        program built and exported there (DIR itself; a suite: DIR/<problem>), its evidence
+        from the run; --export-kernelbench without --export is a user error."""
+        env = {"KFORGE_DB": os.path.join(self.tmp.name, "conv.db")}
+        one = ["--device", "sim", "--rounds", "1", "--per-round", "1", "--profile-top", "0"]
+        spec = os.path.join(SRC, "problems", "softmax_short_rows_f32.json")
+        out = os.path.join(self.tmp.name, "opt_export")
+        r = kforge("optimize", spec, *one, "--export", out, env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("exported softmax_short_rows_f32", r.stdout)
+        with open(os.path.join(out, "evidence.json")) as f:
+            self.assertTrue(json.load(f)["simulated"])
+        with open(os.path.join(out, "kforge_softmax_short_rows_f32", "program",
+                               "runtime.json")) as f:
+            self.assertTrue(json.load(f)["built"])
+        folder = os.path.join(self.tmp.name, "suite_specs")
+        os.makedirs(folder)
+        for name in ("softmax_short_rows_f32", "row_sum_f32"):
+            shutil.copy(os.path.join(SRC, "problems", name + ".json"), folder)
+        out = os.path.join(self.tmp.name, "suite_export")
+        r = kforge("suite", folder, *one, "--export", out, env=env)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        for name in ("softmax_short_rows_f32", "row_sum_f32"):
+            self.assertTrue(os.path.exists(os.path.join(out, name, "evidence.json")), name)
+        r = kforge("optimize", spec, *one, "--export-kernelbench", folder, env=env)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--export", r.stderr)
 
     def test_arch_rule(self):
         name, (out, _) = next(iter(self.exported.items()))
