@@ -124,6 +124,7 @@ TEST_F(CliJson, EveryCommandPrintsJsonOnSuccessAndOnError) {
         {"import", "", "import kernelbench " + p("missing.py") + " -o " + p("imported")},
         {"baseline", "", "baseline " + p("bad.json")},
         {"export", "", "export 99 " + db + " -o " + p("exported")},
+        {"mcp", "", "mcp --root " + p("missing_root")},  // stdout is the protocol: no --json
         // a mistyped command and a mistyped flag are errors too
         {"", "", "optimise " + spec()},
         {"", "", "optimize " + spec() + " --budgt-wall 3"},
