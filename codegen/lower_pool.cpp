@@ -1,0 +1,128 @@
+// lower_pool: a checked `pool` kernel to an extern "C" entry point that runs kforge's pooling
+// template (kernels/pool.cuh) with the op's geometry baked in as a struct of literals and the
+// chain (codegen/chain.h) applied to each pooled value.
+//
+// The op is the problem's pool op the kernel computes (the checker's rule: its op word, its
+// input, the one the chain stores where several match). The index space is the op's output
+// [N, C, *]; the chain's stores and operands broadcast into it by dim names. Lower spatial ranks
+// are padded with leading size-1 axes, so one template serves 1-3 spatial axes. The grid covers
+// the outputs in groups of `items` along the last axis, capped at 8 blocks per SM (the
+// template's loop covers the rest).
+#include <algorithm>
+#include <sstream>
+
+#include "codegen/chain.h"
+#include "codegen/kernel_entry.h"
+#include "codegen/kernel_lowering.h"
+#include "problem/pool.h"
+
+namespace kforge::codegen {
+namespace {
+
+const Op* find_pool_op(const dsl::Kernel& kernel, const Problem& problem) {
+    const std::string& x = kernel.args[0].name;
+    const dsl::ChainOp* store = first_store(kernel.chain);
+    const Op* first = nullptr;
+    for (const Op& op : problem.ops) {
+        if (op.kind != kernel.pool_op || op.inputs.empty() || op.inputs[0] != x) continue;
+        if (store && op.output == store->tensor->name) return &op;
+        if (!first) first = &op;
+    }
+    return first;
+}
+
+int pool_kind_code(OpKind k) {
+    switch (k) {
+        case OpKind::kAvgPool: return 1;
+        case OpKind::kAdaptiveAvgPool: return 2;
+        case OpKind::kAdaptiveMaxPool: return 3;
+        default: return 0;
+    }
+}
+
+std::string axis_literal(const PoolAxis& a) {
+    return "kforge::PoolAxis{" + std::to_string(a.in) + "LL, " + std::to_string(a.out) + "LL, " +
+           std::to_string(a.kernel) + "LL, " + std::to_string(a.stride) + "LL, " +
+           std::to_string(a.padding) + "LL, " + std::to_string(a.dilation) + "LL}";
+}
+
+}  // namespace
+
+Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    const std::string where = "kernel " + kernel.name;
+    const dsl::PoolConfig& cfg = kernel.pool;
+    if (kernel.args.size() != 1) return make_error(where, "pool takes one input tensor");
+    if (cfg.threads < 32 || cfg.threads > 1024 || cfg.threads % 32 != 0)
+        return make_error(where, "threads must be a multiple of 32 in 32..1024");
+    if (cfg.items < 1 || cfg.items > 8) return make_error(where, "items must be in 1..8");
+    const Op* op = find_pool_op(kernel, *ctx.problem);
+    if (op == nullptr)
+        return make_error(where, "no " + std::string(to_string(kernel.pool_op)) +
+                                     " op of the problem reads " + kernel.args[0].name);
+    const Tensor* x = ctx.problem->find_tensor(op->inputs[0]);
+    const Tensor* y = ctx.problem->find_tensor(op->output);
+    auto xi = ctx.tensors.find(kernel.args[0].name);
+    if (!x || !y || xi == ctx.tensors.end()) return make_error(where, "unknown pool tensors");
+    std::vector<PoolAxis> axes = pool_axes(*op, x->shape, y->shape);
+    if (axes.empty() || axes.size() > 3) return make_error(where, "pool needs 1-3 spatial axes");
+    while (axes.size() < 3) axes.insert(axes.begin(), PoolAxis{});
+    auto xtype = cuda_float_type(xi->second.dtype, where);
+    if (!xtype) return xtype.error();
+
+    // The space: y [N, C, *] with the dims the problem names (dim names, or extents).
+    ChainSpace space;
+    space.shape = y->shape;
+    for (size_t i = 0; i < y->shape.size(); ++i)
+        space.dims.push_back(y->dim_names[i].empty() ? std::to_string(y->shape[i]) : y->dim_names[i]);
+    auto chain = emit_chain("kforge_" + kernel.name + "_chain", kernel.chain, space, std::nullopt,
+                            ctx);
+    if (!chain) return chain.error();
+
+    const int64_t planes = y->shape[0] * y->shape[1];
+    const int64_t groups = planes * axes[0].out * axes[1].out *
+                           ((axes[2].out + cfg.items - 1) / cfg.items);
+    const int64_t blocks = std::clamp<int64_t>((groups + cfg.threads - 1) / cfg.threads, 1,
+                                               int64_t(8) * ctx.sm_count);
+
+    EntryParams params;
+    params.add_tensor(kernel.args[0].name, *xtype, false);
+    params.add_chain(*chain);
+    params.add_int64("planes", planes);
+    const std::string symbol = "kforge_" + kernel.name;
+    const std::string geom = symbol + "_pool";
+    const OpAttrs& a = op->attrs;
+    std::ostringstream s;
+    s << "// kernel " << kernel.name << ": " << to_string(op->kind) << " " << op->json_path
+      << " over " << planes << " planes\n"
+      << chain->definition
+      << "struct " << geom << " {\n"
+      << "    static constexpr int kKind = " << pool_kind_code(op->kind) << ";\n"
+      << "    static constexpr bool kIncludePad = " << (a.count_include_pad ? "true" : "false")
+      << ";\n"
+      << "    static constexpr int64_t kDivisor = " << a.divisor_override << "LL;\n"
+      << "    static __device__ __forceinline__ kforge::PoolAxis axis(int i) {\n"
+      << "        return i == 0 ? " << axis_literal(axes[0]) << "\n"
+      << "             : i == 1 ? " << axis_literal(axes[1]) << "\n"
+      << "                      : " << axis_literal(axes[2]) << ";\n"
+      << "    }\n};\n"
+      << "extern \"C\" __global__ void __launch_bounds__(" << cfg.threads << ") " << symbol
+      << "(" << params.signature() << ") {\n"
+      << chain_init(*chain)
+      << "    kforge::pool_outputs<" << geom << ", " << cfg.threads << ", " << cfg.items
+      << ">(t_" << kernel.args[0].name << ", planes, chain);\n"
+      << "}\n";
+
+    KernelCode code;
+    code.device_source = "#include \"kernels/pool.cuh\"\n#include \"kernels/chain_ops.cuh\"\n" +
+                         s.str();
+    KernelLaunch launch;
+    launch.name = kernel.name;
+    launch.symbol = symbol;
+    launch.grid = {unsigned(blocks), 1, 1};
+    launch.block = {unsigned(cfg.threads), 1, 1};
+    launch.params = params.plan_params();
+    code.launches.push_back(launch);
+    return code;
+}
+
+}  // namespace kforge::codegen
