@@ -36,6 +36,14 @@ Status Ledger::begin(const std::string& tool, bool needs_compile) {
     return Ok{};
 }
 
+Status Ledger::check_compiles(const std::string& tool) const {
+    std::lock_guard lock(mutex_);
+    if (spent_.compiles >= limits_.compiles)
+        return make_error(tool, "the operator's compile limit (--max-compiles " +
+                                    std::to_string(limits_.compiles) + ") is spent");
+    return Ok{};
+}
+
 void Ledger::end() {
     std::lock_guard lock(mutex_);
     --spent_.in_flight;

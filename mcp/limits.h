@@ -39,6 +39,9 @@ public:
     // seconds or compiles left); `needs_compile` asks for at least one compile left.
     Status begin(const std::string& tool, bool needs_compile);
     void end();
+    // A tool that compiles but runs nothing on the device (compile, export): only the compile
+    // limit applies, not the evaluations in flight.
+    Status check_compiles(const std::string& tool) const;
     void charge(double gpu_seconds, int64_t compiles);
 
 private:

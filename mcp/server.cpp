@@ -195,7 +195,7 @@ void Server::call_tool(const json& id, const json& params) {
         }
         done->store(true);
     };
-    calls_[key] = Call{std::thread(run), cancelled, done};
+    calls_[key] = Call{std::thread(run), cancelled, done, tool->name == "optimize"};
 }
 
 void Server::reap() {
@@ -219,6 +219,15 @@ void Server::wait_idle() {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+}
+
+void Server::finish_input() {
+    {
+        std::lock_guard lock(calls_mutex_);
+        for (auto& [_, c] : calls_)
+            if (c.long_running) c.cancelled->store(true);
+    }
+    wait_idle();
 }
 
 void Server::shutdown() {
@@ -251,10 +260,9 @@ int serve(Services& services, int in_fd, int out_fd, const Server::Log& log) {
         if (l.kind == LineReader::Kind::kOversized) server.handle_oversized(l.bytes);
         else server.handle_line(l.text);
     }
-    log("end of input: finishing the calls in flight");
-    // Calls in flight when the client goes away: their results have no one to go to, but what
-    // they record (the store) is kept; a search is asked to stop.
-    server.wait_idle();
+    log("end of input: stopping a search in flight, finishing the other calls");
+    // What the calls in flight record (the store) is kept; a search is asked to stop.
+    server.finish_input();
     return 0;
 }
 

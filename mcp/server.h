@@ -43,6 +43,8 @@ public:
     void shutdown();
     // Waits until no call is in flight (tests).
     void wait_idle();
+    // The end of input: the long-running calls (optimize) are asked to stop, the others finish.
+    void finish_input();
 
 private:
     void send(const json& message);
@@ -56,6 +58,7 @@ private:
         std::thread thread;
         std::shared_ptr<std::atomic<bool>> cancelled;
         std::shared_ptr<std::atomic<bool>> done;
+        bool long_running = false;  // optimize: stopped at the end of input
     };
     Services& services_;
     Writer write_;

@@ -63,9 +63,8 @@ ToolResult compile(Services& s, const json& args, CallContext&) {
     const bool no_build = args.value("no_build", false);
     auto target = find_target(args.value("gpu_model", s.config().gpu_model));
     if (!target) return tool_error("arguments.gpu_model", target.error().message);
-    Status started = s.ledger().begin("compile", !no_build);
-    if (!started) return tool_error(started.error());
-    InFlight in_flight(s.ledger(), started);
+    if (!no_build)
+        if (Status st = s.ledger().check_compiles("compile"); !st) return tool_error(st.error());
 
     builder::BuildOptions o;
     o.file_name = program->file;
@@ -183,12 +182,12 @@ ToolResult evaluate(Services& s, const json& args, CallContext& ctx) {
                     sol_percent(sol_share(report.stats.median_ns * 1e-9, b->time_fused_s));
         }
     }
-    char line[160];
-    std::snprintf(line, sizeof line, "%s%s: %s, median %.3f us%s", problem->name.c_str(),
-                  report.simulated ? " (simulated)" : "",
-                  std::string(to_string(report.status)).c_str(), report.stats.median_ns / 1e3,
-                  report.message.empty() ? "" : (" - " + report.message).c_str());
-    r.text = line;
+    r.text = problem->name + (report.simulated ? " (simulated)" : "") + ": " +
+             std::string(to_string(report.status));
+    if (report.stats.count > 0)
+        r.text += ", median " + std::to_string(report.stats.median_ns / 1e3) + " us" +
+                  (report.simulated ? " (model estimate)" : "");
+    if (!report.message.empty()) r.text += " - " + report.message;
     return r;
 }
 

@@ -257,9 +257,8 @@ ToolResult export_tool(Services& s, const json& args, CallContext& ctx) {
     e.compile_cache_dir = s.config().compile_cache_dir;
     e.runtime_library = s.config().runtime_library;
     e.python = s.config().python;
-    Status started = s.ledger().begin("export", !e.no_build);
-    if (!started) return tool_error(started.error());
-    InFlight in_flight(s.ledger(), started);
+    if (!e.no_build)
+        if (Status st = s.ledger().check_compiles("export"); !st) return tool_error(st.error());
     driver::ExportResult result;
     {
         std::lock_guard lock(s.store_mutex());

@@ -278,6 +278,15 @@ def raw_stream(kforge, root):
                                                          "program": "row_sum_f32.kf"})])) + "\n",
                        capture_output=True, text=True, timeout=60)
     answers = [json.loads(line) for line in q.stdout.splitlines()]
+    # The end of input stops a search in flight (within seconds, not its 600 s budget).
+    t0 = time.monotonic()
+    e = subprocess.run([kforge, "mcp", "--root", root, "--device", "sim"],
+                       input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                           "name": "optimize", "arguments": {"problem": "row_sum_f32.json",
+                                                             "budget_wall_s": 600}}}) + "\n",
+                       capture_output=True, text=True, timeout=60)
+    check(e.returncode == 0 and time.monotonic() - t0 < 30,
+          f"end of input stops optimize: exit {e.returncode} after {time.monotonic() - t0:.1f} s")
     check(len(answers) == 2 and all(a["result"]["isError"] and "--max-compiles" in
                                     a["result"]["content"][0]["text"] for a in answers),
           f"the compile limit holds: {q.stdout[:500]}")

@@ -153,6 +153,7 @@ TEST(Ledger, LimitsCannotBeExceeded) {
     Status compile = ledger.begin("compile", true);
     ASSERT_FALSE(compile.ok());
     EXPECT_NE(compile.error().message.find("compile limit"), std::string::npos);
+    EXPECT_FALSE(ledger.check_compiles("export").ok());
     ASSERT_TRUE(ledger.begin("evaluate", false).ok());  // no compile needed
     ledger.end();
     ledger.charge(7, 0);
