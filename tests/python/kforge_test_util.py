@@ -26,7 +26,9 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "27_cosine_similarity_loss", "28_triplet_margin_loss", "29_kl_div_loss",
              "30_prod_reduction", "31_gemm_min_hardswish_std", "32_elementwise_math",
              "33_batchnorm", "34_einsum_4d", "35_diag_matmul", "36_conv2d_bias_relu",
-             "37_conv2d_strided"]
+             "37_conv2d_strided", "60_argmax_argmin", "61_masked_fill_where",
+             "62_masked_cumsum", "63_cross_entropy", "64_triangular_matmul",
+             "65_cross_entropy_module"]
 
 
 def example(stem):
