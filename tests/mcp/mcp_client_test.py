@@ -224,7 +224,7 @@ async def sdk_client(kforge, root, errlog):
     return True
 
 
-def raw_stream(kforge, root):
+def raw_stream(kforge, root, source_dir):
     """Malformed JSON-RPC, an oversized request and a bad path on a raw pipe."""
     p = subprocess.Popen([kforge, "mcp", "--root", root, "--device", "sim",
                           "--max-request-bytes", "65536"],
@@ -278,6 +278,25 @@ def raw_stream(kforge, root):
                                                          "program": "row_sum_f32.kf"})])) + "\n",
                        capture_output=True, text=True, timeout=60)
     answers = [json.loads(line) for line in q.stdout.splitlines()]
+    # import_kernelbench enabled by the operator: a KernelBench-format file becomes a spec
+    try:
+        import torch  # noqa: F401  (the importer traces the module with PyTorch)
+        have_torch = True
+    except ImportError:
+        have_torch = False
+        print("SKIP import_kernelbench's valid call: no PyTorch in this Python")
+    if have_torch:
+        os.makedirs(os.path.join(root, "kb"), exist_ok=True)
+        shutil.copy(os.path.join(source_dir, "examples", "kernelbench", "03_softmax.py"),
+                    os.path.join(root, "kb"))
+        q = subprocess.run([kforge, "mcp", "--root", root, "--device", "sim", "--allow-import"],
+                           input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                             "params": {"name": "import_kernelbench", "arguments": {
+                                                 "files": ["kb/03_softmax.py"], "out": "imported"}}})
+                           + "\n", capture_output=True, text=True, timeout=120)
+        res = json.loads(q.stdout)["result"]
+        check(not res["isError"] and res["structuredContent"]["all_imported"] and
+              res["structuredContent"]["specs"], f"import_kernelbench: {q.stdout[:500]}")
     # The end of input stops a search in flight (within seconds, not its 600 s budget).
     t0 = time.monotonic()
     e = subprocess.run([kforge, "mcp", "--root", root, "--device", "sim"],
@@ -323,7 +342,7 @@ def main():
                 print(open(os.path.join(base, "server.log")).read()[-4000:], file=sys.stderr)
                 raise
         t1 = time.monotonic()
-        raw_stream(a.kforge, root)
+        raw_stream(a.kforge, root, a.source_dir)
         print(f"{checks} passed, 0 failed (SDK client {t1 - t0:.1f} s, raw stream "
               f"{time.monotonic() - t1:.1f} s)")
     except BaseException as e:  # anyio wraps the failed check in exception groups
