@@ -111,6 +111,9 @@ struct OpAttrs {
     std::optional<int64_t> slice_end;
     int64_t slice_step = 1;
     std::vector<std::array<int64_t, 2>> pads;
+    // slice, cat, pad: the dim names of the output's axes whose extent the op changes ("" where
+    // anonymous), checked against the dims (a pad that restores a sliced axis names it again)
+    std::vector<std::string> out_names;
     // max_pool / avg_pool (stride, padding, dilation above; the stride defaults to kernel_size),
     // adaptive pools: one entry per spatial axis after shape inference (problem/pool.h)
     std::vector<int64_t> kernel_size;  // max_pool, avg_pool

@@ -327,15 +327,42 @@ Expected<Tensor> infer_pad(Op& op, const Tensor& x) {
     return out;
 }
 
+// out_names: each named axis must have the dim's value (the op's extent on that axis).
+Status apply_out_names(const Op& op, Tensor& out, const std::map<std::string, int64_t>& dims) {
+    const auto& names = op.attrs.out_names;
+    if (names.empty()) return Ok{};
+    if (names.size() != out.shape.size()) {
+        return mismatch(op, ".out_names", "out_names has " + std::to_string(names.size()) +
+                                              " entries; the output has " +
+                                              std::to_string(out.shape.size()) + " dims");
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (names[i].empty()) continue;
+        const std::string at = ".out_names[" + std::to_string(i) + "]";
+        auto it = dims.find(names[i]);
+        if (it == dims.end()) {
+            return make_error(op.json_path + at, "unknown dim " + quote(names[i]));
+        }
+        if (it->second != out.shape[i]) {
+            return mismatch(op, at, "out_names names axis " + std::to_string(i) + " " +
+                                        quote(names[i]) + " = " + std::to_string(it->second) +
+                                        ", but the output's extent there is " +
+                                        std::to_string(out.shape[i]));
+        }
+        out.dim_names[i] = names[i];
+    }
+    return Ok{};
+}
+
 }  // namespace
 
 ShapeSignature shape_signature(OpKind k) {
     switch (k) {
         case OpKind::kReshape: case OpKind::kExpand: return {1, 1, "X", {"shape"}};
         case OpKind::kPermute: return {1, 1, "X", {"dims"}};
-        case OpKind::kSlice: return {1, 1, "X", {"axis", "start", "end", "step"}};
-        case OpKind::kCat: return {1, 64, "X0, X1, ...", {"axis"}};
-        case OpKind::kPad: return {1, 1, "X", {"pads", "value"}};
+        case OpKind::kSlice: return {1, 1, "X", {"axis", "start", "end", "step", "out_names"}};
+        case OpKind::kCat: return {1, 64, "X0, X1, ...", {"axis", "out_names"}};
+        case OpKind::kPad: return {1, 1, "X", {"pads", "value", "out_names"}};
         default: return {1, 1, "X", {}};
     }
 }
@@ -420,6 +447,22 @@ Status read_shape_attr(const Json& v, const std::string& key, const std::string&
         }
         return Ok{};
     }
+    if (key == "out_names") {
+        if (!v.is_array() || v.size() > static_cast<size_t>(kMaxRank)) {
+            return make_error(path, "expected an array of dim names (\"\" for none), one per "
+                                    "axis of the output, got " + type_name(v));
+        }
+        for (size_t i = 0; i < v.size(); ++i) {
+            const std::string at = path + "[" + std::to_string(i) + "]";
+            auto n = read_string(v[i], at);
+            if (!n) return n.error();
+            if (!n->empty() && !is_identifier(*n)) {
+                return make_error(at, "dim name " + quote(*n) + " is not an identifier");
+            }
+            a.out_names.push_back(*n);
+        }
+        return Ok{};
+    }
     if (key == "value") {
         auto x = read_number(v, path);
         if (!x) return x.error();
@@ -460,6 +503,7 @@ Expected<Tensor> infer_shape_op(Op& op, const std::vector<const Tensor*>& in,
         default: return make_error(op.json_path, "internal: not a shape op");
     }
     if (!out) return out;
+    if (auto st = apply_out_names(op, *out, dims); !st) return st.error();
     out->name = op.output;
     out->dtype = x.dtype;
     out->role = TensorRole::kIntermediate;
@@ -495,6 +539,7 @@ void write_shape_attrs(const Op& op, Json& j) {
         }
         default: break;
     }
+    if (!a.out_names.empty()) j["out_names"] = a.out_names;
 }
 
 }  // namespace kforge::spec
@@ -510,6 +555,87 @@ SliceRange slice_range(const OpAttrs& a, int64_t extent) {
     r.step = a.slice_step;
     r.count = end > r.start ? (end - r.start + r.step - 1) / r.step : 0;
     return r;
+}
+
+}  // namespace kforge
+
+namespace kforge {
+namespace {
+
+std::vector<std::string> named_dims_of(const Tensor& t) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+        if (t.shape[i] == 1) continue;
+        out.push_back(t.dim_names[i].empty() ? std::to_string(t.shape[i]) : t.dim_names[i]);
+    }
+    return out;
+}
+
+// The one op that reads `name`, where it is read once and is not an output.
+const Op* only_reader(const Problem& p, const std::string& name) {
+    if (std::find(p.outputs.begin(), p.outputs.end(), name) != p.outputs.end()) return nullptr;
+    const Op* found = nullptr;
+    for (const Op& op : p.ops) {
+        for (const std::string& in : op.inputs) {
+            if (in != name) continue;
+            if (found) return nullptr;
+            found = &op;
+        }
+    }
+    return found;
+}
+
+}  // namespace
+
+bool is_rank_view(const Problem& p, const Op& op) {
+    if (op.kind != OpKind::kReshape && op.kind != OpKind::kExpand) return false;
+    const Tensor* x = p.find_tensor(op.inputs[0]);
+    const Tensor* y = p.find_tensor(op.output);
+    if (!x || !y) return false;
+    if (op.kind == OpKind::kReshape) return named_dims_of(*x) == named_dims_of(*y);
+    // expand: every axis of x that is not 1 keeps its size and name
+    const size_t lead = y->shape.size() - x->shape.size();
+    for (size_t j = 0; j < x->shape.size(); ++j) {
+        if (x->shape[j] == 1) continue;
+        if (y->shape[lead + j] != x->shape[j] || y->dim_names[lead + j] != x->dim_names[j])
+            return false;
+    }
+    return true;
+}
+
+std::optional<Op> exclusive_scan_of(const Problem& p, const Op& pad) {
+    if (pad.kind != OpKind::kPad) return std::nullopt;
+    const Op* scan = p.producer(pad.inputs[0]);
+    if (!scan || (scan->kind != OpKind::kCumsum && scan->kind != OpKind::kCumprod) ||
+        scan->attrs.exclusive || only_reader(p, scan->output) != &pad)
+        return std::nullopt;
+    const Op* slice = p.producer(scan->inputs[0]);
+    if (!slice || slice->kind != OpKind::kSlice || only_reader(p, slice->output) != scan)
+        return std::nullopt;
+    const Tensor* x = p.find_tensor(slice->inputs[0]);
+    if (!x) return std::nullopt;
+    const int64_t axis = slice->attrs.axis;
+    if (scan->attrs.axis != axis) return std::nullopt;
+    const bool reverse = scan->attrs.reverse;
+    const int64_t n = x->shape[static_cast<size_t>(axis)];
+    const SliceRange r = slice_range(slice->attrs, n);
+    if (n < 2 || r.step != 1 || r.count != n - 1 || r.start != (reverse ? 1 : 0))
+        return std::nullopt;
+    const double fill = scan->kind == OpKind::kCumsum ? 0.0 : 1.0;
+    if (pad.attrs.scalar != fill || pad.attrs.pads.size() != x->shape.size()) return std::nullopt;
+    for (size_t i = 0; i < pad.attrs.pads.size(); ++i) {
+        const std::array<int64_t, 2> want =
+            static_cast<int64_t>(i) != axis ? std::array<int64_t, 2>{0, 0}
+            : reverse                       ? std::array<int64_t, 2>{0, 1}
+                                            : std::array<int64_t, 2>{1, 0};
+        if (pad.attrs.pads[i] != want) return std::nullopt;
+    }
+    Op out = *scan;
+    out.inputs = {x->name};
+    out.output = pad.output;
+    out.attrs.exclusive = true;
+    out.json_path = pad.json_path;
+    return out;
 }
 
 }  // namespace kforge

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,5 +54,16 @@ struct SliceRange {
     int64_t start = 0, step = 1, count = 0;
 };
 SliceRange slice_range(const OpAttrs& a, int64_t extent);
+
+// Whether reshape / expand `op` only adds or drops axes of size 1 (and, for expand, broadcasts
+// axes of size 1): the value is the input's, read through broadcasting by dim names.
+bool is_rank_view(const Problem& p, const Op& op);
+
+// An exclusive scan written with shape ops, as KernelBench writes it: pad(cumsum(slice(x, a, 0,
+// -1), a), one 0 before on a) (cumprod: a 1; reverse: the slice from 1, a reverse scan, the pad
+// after). Returns that scan of x with `exclusive` set (inputs {x}, output the pad's, the pad's
+// json_path), or nullopt where `pad` is not such a pad, or the slice or scan has another reader
+// or is an output. The planner plans it as one scan kernel; the checker reads it as that scan.
+std::optional<Op> exclusive_scan_of(const Problem& p, const Op& pad);
 
 }  // namespace kforge

@@ -402,11 +402,46 @@ def union_axes(classes, op):
                     classes.union((t, i), (out, i))
 
 
-def name_shape_attrs(op, shapes, axis_name):
+def _out_names(op, shapes, axis_name, ops):
+    """slice / cat / pad: a name for each output axis whose extent the op changes, where a tensor
+    upstream (through ops that keep the rank: shape ops, scans, element-wise ops) has that axis
+    at the same extent under a dim name: a pad that restores what a slice took (an exclusive
+    scan written with narrow and cat) gives the axis its name back."""
+    by_output = {o["output"]: o for o in ops}
+    out = op["output"]
+    rank = len(shapes[out])
+    names, any_named = [], False
+    for i in range(rank):
+        name = ""
+        if shapes[out][i] != shapes[op["inputs"][0]][i]:
+            todo, seen = list(op["inputs"]), set()
+            while todo and not name:
+                t = todo.pop()
+                if t in seen or t not in shapes or len(shapes[t]) != rank:
+                    continue
+                seen.add(t)
+                n = axis_name(t, i)
+                if shapes[t][i] == shapes[out][i] and isinstance(n, str):
+                    name = n
+                elif t in by_output:
+                    todo.extend(by_output[t]["inputs"])
+        names.append(name)
+        any_named = any_named or bool(name)
+    return dict(op, out_names=names) if any_named else op
+
+
+def name_shape_attrs(op, shapes, axis_name, ops=()):
     """reshape / expand `op` with a concrete "shape" -> entries a re-binding follows: an axis that
     is one axis of the input (or of its class) by that axis's name, a merged group as a product
     "C*H*W", an axis split off a bigger one as a number (the last such as -1), 1 as 1.
-    axis_name(tensor, axis) -> a dim name or an int."""
+    slice / cat / pad: out_names (_out_names). axis_name(tensor, axis) -> a dim name or an int."""
+    if op["op"] in ("slice", "cat", "pad"):
+        named = _out_names(op, shapes, axis_name, ops)
+        if "out_names" in named:  # keep "output" last
+            named["output"] = named.pop("output")
+        return named
+    if op["op"] not in ("reshape", "expand"):
+        return op
     x, out = op["inputs"][0], op["output"]
     src, dst = shapes[x], shapes[out]
     entries = []

@@ -18,7 +18,7 @@ import torch.fx
 from kforge_py.fx_conv import CONV_OPS
 from kforge_py.fx_pool import pool_out_dims
 from kforge_py.fx_import import Converter, Unsupported, fold_normalize, fold_rms_norm, fold_swish
-from kforge_py.fx_shape import drop_dead, name_shape_attrs
+from kforge_py.fx_shape import SHAPE_OPS, drop_dead, name_shape_attrs
 from kforge_py.spec_dims import (classify, conv2d_keeps_size, conv_kernel_axes, conv_roles,
                                  name_dims)
 
@@ -114,9 +114,9 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
             op["out_dims"] = out_dims[op["output"]]
         if op["op"] in CONV_OPS and op["output"] in out_dims:
             op["out_dims"] = out_dims[op["output"]]
-        if op["op"] in ("reshape", "expand"):  # target shapes by dim names (fx_shape)
+        if op["op"] in SHAPE_OPS:  # target shapes and changed axes by dim names (fx_shape)
             op = name_shape_attrs(op, shapes, lambda t, i: names.get(
-                classes.find((t, i % len(shapes[t]))), int(shapes[t][i])))
+                classes.find((t, i % len(shapes[t]))), int(shapes[t][i])), conv.ops)
         if "normalized_shape" in op:  # the names of the normalized (trailing) axes of X
             x, k = op["inputs"][0], len(op["normalized_shape"])
             op["normalized_shape"] = [axis_name(x, -k + i) if s != 1 else 1

@@ -205,6 +205,24 @@ TEST(ShapeOps, ComposedGraphsRoundTrip) {
     EXPECT_EQ(small->find_tensor("Y")->shape, (Shape{2, 3}));
 }
 
+TEST(ShapeOps, OutNamesNameARestoredAxis) {
+    const char* in = R"({"x": {"shape": ["B", "L"], "dtype": "f32"}})";
+    auto spec = [&](const char* names) {
+        return make_spec(R"({"B": 2, "L": 4})", in,
+                         std::string(R"([{"op": "slice", "inputs": ["x"], "output": "s", "axis": 1, "end": -1},
+                                         {"op": "pad", "inputs": ["s"], "output": "Y", "pads": [[0, 0], [1, 0]], "out_names": )") +
+                             names + "}]");
+    };
+    Problem p = ok(parse_problem(spec(R"(["", "L"])"), "n"));
+    EXPECT_EQ(p.find_tensor("Y")->dim_names, (std::vector<std::string>{"B", "L"}));
+    Problem q = ok(parse_problem(problem_to_json(p).dump(), "rt"));
+    EXPECT_EQ(q.find_tensor("Y")->dim_names, (std::vector<std::string>{"B", "L"}));
+    expect_error(parse_problem(spec(R"(["", "B"])"), "n"), "graph[1].out_names[1]",
+                 {"shape mismatch", "\"B\" = 2", "extent there is 4"});
+    expect_error(parse_problem(spec(R"(["L"])"), "n"), "graph[1].out_names",
+                 {"has 1 entries"});
+}
+
 TEST(ShapeOps, WorkCountsViewsMoveNothing) {
     std::string spec = make_spec(kDims, kX,
                                  R"([{"op": "reshape", "inputs": ["X"], "output": "r", "shape": ["B", "C*L"]},
