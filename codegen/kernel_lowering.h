@@ -47,5 +47,7 @@ Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext
 Expected<KernelCode> lower_map(const dsl::Kernel& kernel, const LowerContext& ctx);
 // conv2d: four launches (codegen/lower_conv.h).
 Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext& ctx);
+// pool: one launch of kernels/pool.cuh (codegen/lower_pool.cpp).
+Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& ctx);
 
 }  // namespace kforge::codegen

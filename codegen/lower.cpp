@@ -136,6 +136,7 @@ Expected<Lowered> lower_program(const dsl::Program& program, const Problem& prob
                 break;
             case dsl::KernelKind::kRowwise: code = lower_rowwise(k, ctx); break;
             case dsl::KernelKind::kMap: code = lower_map(k, ctx); break;
+            case dsl::KernelKind::kPool: code = lower_pool(k, ctx); break;
             case dsl::KernelKind::kConv2d:
                 code = lower_conv2d(k, ctx);
                 conv = true;

@@ -24,9 +24,9 @@ std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& t
     return std::nullopt;
 }
 
-constexpr std::array<std::pair<KernelKind, std::string_view>, 4> kKernelKinds{{
+constexpr std::array<std::pair<KernelKind, std::string_view>, 5> kKernelKinds{{
     {KernelKind::kGemm, "gemm"}, {KernelKind::kRowwise, "rowwise"}, {KernelKind::kMap, "map"},
-    {KernelKind::kConv2d, "conv2d"}}};
+    {KernelKind::kConv2d, "conv2d"}, {KernelKind::kPool, "pool"}}};
 
 constexpr std::array<std::pair<ChainOpKind, std::string_view>, 36> kChainOps{{
     {ChainOpKind::kAdd, "add"},       {ChainOpKind::kSub, "sub"},
@@ -65,14 +65,15 @@ constexpr std::array<std::pair<MathMode, std::string_view>, 6> kMathModes{{
 constexpr std::array<std::pair<Raster, std::string_view>, 3> kRasters{{
     {Raster::kAuto, "auto"}, {Raster::kAlongM, "along_m"}, {Raster::kAlongN, "along_n"}}};
 
-constexpr std::array<std::pair<RowOp, std::string_view>, 15> kRowOps{{
+constexpr std::array<std::pair<RowOp, std::string_view>, 18> kRowOps{{
     {RowOp::kSoftmax, "softmax"}, {RowOp::kLogSoftmax, "log_softmax"},
     {RowOp::kLogsumexp, "logsumexp"}, {RowOp::kLayerNorm, "layer_norm"},
     {RowOp::kRmsNorm, "rms_norm"}, {RowOp::kGroupNorm, "group_norm"}, {RowOp::kSum, "sum"},
     {RowOp::kMean, "mean"}, {RowOp::kMax, "max"}, {RowOp::kMin, "min"},
     {RowOp::kProd, "prod"},
     {RowOp::kL1Normalize, "l1_normalize"}, {RowOp::kL2Normalize, "l2_normalize"},
-    {RowOp::kCumsum, "cumsum"}, {RowOp::kCumprod, "cumprod"}}};
+    {RowOp::kCumsum, "cumsum"}, {RowOp::kCumprod, "cumprod"},
+    {RowOp::kArgmax, "argmax"}, {RowOp::kArgmin, "argmin"}, {RowOp::kCrossEntropy, "cross_entropy"}}};
 
 }  // namespace
 

@@ -30,7 +30,10 @@ struct TensorRef {
 
 // kConv2d: a 2-D convolution (NCHW input, KCRS weight) as an implicit GEMM; its knobs are the
 // gemm knobs of a multistage kernel, stored in Kernel::gemm (docs/language.md).
-enum class KernelKind { kGemm, kRowwise, kMap, kConv2d };
+// kPool: a pooling op of the problem (max_pool, avg_pool, adaptive_avg_pool, adaptive_max_pool)
+// over X[N,C,*] (1-3 spatial axes), one thread per `items` consecutive outputs along the last
+// axis (kernels/pool.cuh); the chain runs on each pooled value.
+enum class KernelKind { kGemm, kRowwise, kMap, kConv2d, kPool };
 std::string_view to_string(KernelKind k);
 std::optional<KernelKind> kernel_kind_from_string(std::string_view s);
 
@@ -137,7 +140,9 @@ inline GemmConfig conv2d_default_config() {
 }
 
 enum class RowOp { kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm, kSum, kMean, kMax, kMin,
-                   kProd, kL1Normalize, kL2Normalize, kCumsum, kCumprod };
+                   kProd, kL1Normalize, kL2Normalize, kCumsum, kCumprod,
+                   kArgmax, kArgmin,   // the i64 index of the first max / min (codegen/lower_rowwise_arg.cpp)
+                   kCrossEntropy };    // (logits[N,C], targets[N]) -> mean loss (a scalar)
 std::string_view to_string(RowOp r);
 std::optional<RowOp> row_op_from_string(std::string_view s);
 
@@ -162,6 +167,28 @@ struct MapConfig {
     bool operator==(const MapConfig&) const = default;
 };
 
+// A pool kernel's op word (`pool max(X[..])`): max, avg, adaptive_avg, adaptive_max.
+inline std::string_view pool_word(OpKind k) {
+    switch (k) {
+        case OpKind::kAvgPool: return "avg";
+        case OpKind::kAdaptiveAvgPool: return "adaptive_avg";
+        case OpKind::kAdaptiveMaxPool: return "adaptive_max";
+        default: return "max";
+    }
+}
+inline std::optional<OpKind> pool_op_from_word(std::string_view w) {
+    for (OpKind k : {OpKind::kMaxPool, OpKind::kAvgPool, OpKind::kAdaptiveAvgPool,
+                     OpKind::kAdaptiveMaxPool})
+        if (pool_word(k) == w) return k;
+    return std::nullopt;
+}
+
+struct PoolConfig {
+    int threads = 256;  // threads per block
+    int items = 1;      // consecutive outputs (along the last spatial axis) per thread
+    bool operator==(const PoolConfig&) const = default;
+};
+
 struct Kernel {
     std::string name;
     KernelKind kind = KernelKind::kMap;
@@ -174,6 +201,8 @@ struct Kernel {
     GemmConfig gemm;                  // gemm and conv2d (conv2d: schedule multistage)
     RowwiseConfig rowwise;
     MapConfig map;
+    OpKind pool_op = OpKind::kMaxPool;  // pool: the problem op it computes (`pool max(X[..])`)
+    PoolConfig pool;
     // rowwise sum/mean/max/min: the element-wise prologue `pre { .. }` applied to every element
     // of the row input before it is reduced (operands indexed like the input or broadcast into
     // it; no stores). Empty: the row input is reduced as loaded.

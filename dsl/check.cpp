@@ -84,6 +84,7 @@ CheckResult check_program(const Program& program, const Problem& problem,
         case KernelKind::kConv2d:
             check_legality_conv2d(kernel, facts[k], problem, result, limits, reporter);
             break;
+        case KernelKind::kPool: check_legality_pool(kernel, limits, reporter); break;
         }
         check_lowering(kernel, reporter);
     }

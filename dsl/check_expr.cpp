@@ -295,6 +295,16 @@ int ExprGraph::conv2d(int x, int w, std::vector<double> params, std::vector<std:
     return push(std::move(e));
 }
 
+int ExprGraph::pool(int x, const std::string& op, std::vector<double> params,
+                    std::vector<std::string> out_dims, const Origin& origin) {
+    Expr e = node(op, origin);
+    e.params = std::move(params);
+    e.over = out_dims;  // in the key: the output's spatial dims are named by the op
+    e.args = {x};
+    e.dims = std::move(out_dims);
+    return push(std::move(e));
+}
+
 std::optional<std::vector<std::string>> broadcast_dims(const std::vector<std::string>& a,
                                                        const std::vector<std::string>& b) {
     auto all_in = [](const std::vector<std::string>& x, const std::vector<std::string>& y) {

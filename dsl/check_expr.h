@@ -126,6 +126,12 @@ public:
     int conv2d(int x, int w, std::vector<double> params, std::vector<std::string> out_dims,
                const Origin& origin, const std::string& op = "conv2d");
 
+    // A pooling op (`op`: max_pool, avg_pool, adaptive_avg_pool, adaptive_max_pool) of `x`
+    // [N,C,*]; `params` = its attributes (dsl/check_pool.cpp's pool_params), `out_dims` = the
+    // output's dims (they name the value).
+    int pool(int x, const std::string& op, std::vector<double> params,
+             std::vector<std::string> out_dims, const Origin& origin);
+
 private:
     int push(Expr e);
     int flat(const std::string& op, int a, int b, const Origin& origin);

@@ -90,6 +90,15 @@ std::vector<double> conv2d_params(const OpAttrs& attrs);
 // The dims of a conv2d op's output as the program writes them ([N,K,P,Q], size-1 dims dropped).
 std::vector<std::string> conv2d_out_dims(const Op& op, const Problem& problem);
 
+// Pooling (check_pool.cpp): a pool op's attributes as the numbers of its expression node
+// (ExprGraph::pool: kernel_size, stride, padding, dilation, output_size per axis, ceil_mode,
+// count_include_pad, divisor_override), and the problem's pool op that pool kernel `kernel`
+// computes: the one of its op word reading its input (where several do, the one whose output the
+// chain stores, else the first); nullptr (and an error) where there is none.
+std::vector<double> pool_params(const OpAttrs& attrs);
+const Op* pool_kernel_op(const Problem& problem, const Kernel& kernel, Reporter& reporter);
+void check_legality_pool(const Kernel& kernel, const DeviceLimits& limits, Reporter& reporter);
+
 // "[M,N]" and "X[M,K]" for messages.
 std::string join_dims(const std::vector<std::string>& dims);
 std::string ref_text(const TensorRef& ref);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "dsl/check_internal.h"
+#include "problem/shape_ops.h"
 
 namespace kforge::dsl {
 namespace {
@@ -175,10 +176,16 @@ ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget) {
             v = unary(std::string(to_string(op.kind)));
             break;
         case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:
-        case OpKind::kProd:
+        case OpKind::kProd: case OpKind::kArgmax: case OpKind::kArgmin:
             v = g.apply("reduce_" + std::string(to_string(op.kind)), {in[0]}, {},
                         {axis_dim(op, problem)}, true, o);
             break;
+        case OpKind::kCrossEntropy: {  // logsumexp(row) - row[target], the mean over the rows
+            const Tensor* tx = problem.find_tensor(op.inputs[0]);
+            v = g.apply("cross_entropy", in, {}, tx ? named_dims(dims_of(*tx)) : std::vector<std::string>{},
+                        true, o);
+            break;
+        }
         case OpKind::kSoftmax: case OpKind::kLogSoftmax:
             v = g.apply(std::string(to_string(op.kind)), {in[0]}, {}, {axis_dim(op, problem)},
                         false, o);
@@ -206,12 +213,39 @@ ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget) {
             break;
         case OpKind::kConv1d: case OpKind::kConv3d: case OpKind::kConvTranspose1d:
         case OpKind::kConvTranspose2d: case OpKind::kConvTranspose3d: {
-            // no kernel kind computes these yet: a node of their own that no program matches
+            // a node named by the op: a conv2d kernel implementing a conv1d (H = 1) names its
+            // node after its op too (check_sem_kernel.cpp); the others no program matches yet
             std::vector<double> params = conv2d_params(a);
-            for (int64_t e : a.output_padding) params.push_back(static_cast<double>(e));
+            if (is_conv_transpose(op.kind))
+                for (int64_t e : a.output_padding) params.push_back(static_cast<double>(e));
             v = g.conv2d(in[0], in[1], std::move(params), conv2d_out_dims(op, problem), o,
                          std::string(to_string(op.kind)));
             if (in.size() > 2) v = g.add(v, in[2], o);
+            break;
+        }
+        case OpKind::kMaxPool: case OpKind::kAvgPool: case OpKind::kAdaptiveAvgPool:
+        case OpKind::kAdaptiveMaxPool:  // check_pool.cpp: the node a pool kernel builds too
+            v = g.pool(in[0], std::string(to_string(op.kind)), pool_params(a),
+                       conv2d_out_dims(op, problem), o);
+            break;
+        case OpKind::kReshape: case OpKind::kExpand: case OpKind::kPermute: case OpKind::kSlice:
+        case OpKind::kCat: case OpKind::kPad: {
+            // problem/shape_ops.h: a view that adds, drops or broadcasts axes of size 1 is its
+            // input's value (read by dim names); an exclusive scan written as slice, scan, pad is
+            // that scan of the slice's input; any other data movement an opaque value with the
+            // output's dims, which no program computes (the planner refuses it by name)
+            if (is_rank_view(problem, op)) break;
+            if (auto scan = exclusive_scan_of(problem, op)) {
+                auto x = pe.value.find(scan->inputs[0]);
+                if (x == pe.value.end()) break;
+                v = g.apply(std::string(to_string(scan->kind)), {x->second},
+                            {scan->attrs.reverse ? 1.0 : 0.0, 1.0}, {axis_dim(*scan, problem)},
+                            false, o);
+                break;
+            }
+            const Tensor* y = problem.find_tensor(op.output);
+            v = g.leaf("(" + op_display(op, problem) + " of " + op.inputs[0] + ")",
+                       y ? named_dims(dims_of(*y)) : std::vector<std::string>{}, o);
             break;
         }
         case OpKind::kGroupNorm: {

@@ -47,6 +47,9 @@ OpKind row_op_kind(RowOp r) {
     case RowOp::kL2Normalize: return OpKind::kL2Normalize;
     case RowOp::kCumsum: return OpKind::kCumsum;
     case RowOp::kCumprod: return OpKind::kCumprod;
+    case RowOp::kArgmax: return OpKind::kArgmax;
+    case RowOp::kArgmin: return OpKind::kArgmin;
+    case RowOp::kCrossEntropy: return OpKind::kCrossEntropy;
     }
     return OpKind::kSoftmax;
 }
@@ -86,14 +89,19 @@ const Op* conv2d_op(Sem& sem, const Kernel& kn) {
     std::vector<const Op*> convs;
     const Op* by_name = nullptr;
     for (const Op& op : sem.problem.ops) {
-        if (op.kind != OpKind::kConv2d) continue;
+        // a conv2d kernel runs conv2d, and conv1d as a 2-D convolution with H = 1
+        if (op.kind != OpKind::kConv2d && op.kind != OpKind::kConv1d) continue;
         convs.push_back(&op);
         if (op.inputs.size() >= 2 && op.inputs[0] == x.name && op.inputs[1] == w.name && !by_name)
             by_name = &op;
     }
     const std::string head = "conv2d(" + ref_text(x) + ", " + ref_text(w) + ")";
-    if (x.dims.size() != 4 || w.dims.size() != 4) {  // the parser refuses these; built ASTs may not
-        rep.error(kn.loc, head + ": conv2d takes X[N,C,H,W] and Wt[K,C,R,S] (4 dims each)");
+    const size_t rank = by_name != nullptr && by_name->kind == OpKind::kConv1d ? 3 : 4;
+    if (x.dims.size() != rank || w.dims.size() != rank) {
+        rep.error(kn.loc, head + (rank == 4
+                                      ? ": conv2d takes X[N,C,H,W] and Wt[K,C,R,S] (4 dims each)"
+                                      : ": a conv2d kernel of a conv1d op takes X[N,C,L] and "
+                                        "Wt[K,C,S] (3 dims each)"));
         return nullptr;
     }
     if (convs.empty()) {
@@ -438,7 +446,8 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         f.conv = conv2d_op(sem, kn);
         if (x && w && f.conv) {
             v = g.conv2d(*x, *w, conv2d_params(f.conv->attrs), conv2d_out_dims(*f.conv, sem.problem),
-                         Origin{at, kn.args[0].name, op_display(*f.conv, sem.problem)});
+                         Origin{at, kn.args[0].name, op_display(*f.conv, sem.problem)},
+                         std::string(to_string(f.conv->kind)));
         }
     } else if (kn.kind == KernelKind::kGemm) {
         auto a = sem.read(kn.args[0], k);
@@ -447,6 +456,14 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         if (a && b && kdim) v = g.contract(*a, *b, *kdim, Origin{at, kn.args[0].name, "gemm"});
     } else if (kn.kind == KernelKind::kMap) {
         v = sem.read(kn.args[0], k);
+    } else if (kn.kind == KernelKind::kPool) {  // check_pool.cpp
+        auto x = sem.read(kn.args[0], k);
+        const Op* op = pool_kernel_op(sem.problem, kn, rep);
+        if (x && op) {
+            v = g.pool(*x, std::string(to_string(op->kind)), pool_params(op->attrs),
+                       conv2d_out_dims(*op, sem.problem),
+                       Origin{at, kn.args[0].name, op_display(*op, sem.problem)});
+        }
     } else {
         const TensorRef& x = kn.args[0];
         const OpKind kind = row_op_kind(kn.row_op);
@@ -454,7 +471,7 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         for (const Op& op : sem.problem.ops)
             if (op.kind == kind && like == nullptr) like = &op;
         std::string over = kn.over.empty() ? (x.dims.empty() ? "" : x.dims.back()) : kn.over;
-        const size_t max_args = kind == OpKind::kRmsNorm ? 2
+        const size_t max_args = (kind == OpKind::kRmsNorm || kind == OpKind::kCrossEntropy) ? 2
                                 : (kind == OpKind::kLayerNorm || kind == OpKind::kGroupNorm) ? 3 : 1;
         auto xn = sem.read(x, k);
         const std::optional<int> x_leaf = xn;
@@ -502,6 +519,9 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
                                        kn.rowwise.exclusive ? 1.0 : 0.0}, {over}, false, o);
             } else if (kind == OpKind::kSoftmax || kind == OpKind::kLogSoftmax) {
                 v = g.apply(name, in, {}, {over}, false, o);
+            } else if (kind == OpKind::kCrossEntropy) {  // every row's loss, then their mean
+                v = g.apply(name, in, {}, named_dims(x.dims), true, o);
+                f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
             } else {
                 v = g.apply(kind == OpKind::kLogsumexp ? name : "reduce_" + name, in, {}, {over},
                             true, o);
@@ -521,6 +541,9 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
 
     ChainState st;
     st.v = v;
+    if (kn.kind == KernelKind::kRowwise &&
+        (kn.row_op == RowOp::kArgmax || kn.row_op == RowOp::kArgmin))
+        st.dtype = DType::kI64;  // an index, stored as the problem's i64 output
     st.narrowed = head_narrowed;
     st.failed = !v.has_value() || sem.stopped(kn.loc);
     translate_chain(sem, kn, k, kn.chain, st, f);

@@ -282,6 +282,19 @@ std::vector<KnobSpec> map_knobs() {
     };
 }
 
+// pool: threads per block and consecutive outputs per thread (kernels/pool.cuh).
+std::vector<KnobSpec> pool_knobs() {
+    return {
+        {"threads", KnobValueKind::kInts, {}, {kThreads}, {}, "256", "threads per block",
+         [](Kernel& k, const KnobValue& v) { k.pool.threads = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.pool.threads}); }},
+        {"items", KnobValueKind::kInts, {}, {IntDomain{{1, 2, 4, 8}}}, {}, "1",
+         "consecutive outputs (along the last spatial axis) per thread",
+         [](Kernel& k, const KnobValue& v) { k.pool.items = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.pool.items}); }},
+    };
+}
+
 }  // namespace
 
 const std::vector<KnobSpec>& knob_table(KernelKind kind) {
@@ -289,10 +302,12 @@ const std::vector<KnobSpec>& knob_table(KernelKind kind) {
     static const std::vector<KnobSpec> rowwise = rowwise_knobs();
     static const std::vector<KnobSpec> map = map_knobs();
     static const std::vector<KnobSpec> conv2d = conv2d_knobs();
+    static const std::vector<KnobSpec> pool = pool_knobs();
     switch (kind) {
         case KernelKind::kGemm: return gemm;
         case KernelKind::kRowwise: return rowwise;
         case KernelKind::kConv2d: return conv2d;
+        case KernelKind::kPool: return pool;
         case KernelKind::kMap: break;
     }
     return map;

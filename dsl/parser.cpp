@@ -167,12 +167,12 @@ Status Parser::kernel(Program& p) {
 }
 
 Status Parser::head(Kernel& k) {
-    static const std::vector<std::string_view> kinds = {"gemm", "rowwise", "map", "conv2d"};
+    static const std::vector<std::string_view> kinds = {"gemm", "rowwise", "map", "conv2d", "pool"};
     std::optional<KernelKind> kind;
     if (peek().kind == TokenKind::kIdent) kind = kernel_kind_from_string(peek().text);
     if (!kind) {
         std::string hint = peek().kind == TokenKind::kIdent ? did_you_mean(peek().text, kinds) : "";
-        return expected("a kernel kind (gemm, rowwise, map, conv2d)", hint);
+        return expected("a kernel kind (gemm, rowwise, map, conv2d, pool)", hint);
     }
     take();
     k.kind = *kind;
@@ -191,6 +191,19 @@ Status Parser::head(Kernel& k) {
         take();
         k.row_op = spec->op;
         max_args = static_cast<size_t>(spec->max_args);
+    }
+    if (k.kind == KernelKind::kPool) {  // pool max|avg|adaptive_avg|adaptive_max (X[N,C,..])
+        std::optional<OpKind> op;
+        if (peek().kind == TokenKind::kIdent) op = pool_op_from_word(peek().text);
+        if (!op) {
+            std::string hint = peek().kind == TokenKind::kIdent
+                                   ? did_you_mean(peek().text, {"max", "avg", "adaptive_avg",
+                                                                "adaptive_max"})
+                                   : "";
+            return expected("a pool op (max, avg, adaptive_avg, adaptive_max)", hint);
+        }
+        take();
+        k.pool_op = *op;
     }
     std::string kind_name(to_string(k.kind));
     if (Expected<Token> t = expect_punct('(', "after '" + kind_name + "'"); !t) return t.error();
@@ -219,8 +232,10 @@ Status Parser::head(Kernel& k) {
                             : "',' and the B operand: gemm takes 2 tensors (A, B)");
     }
     if (k.kind == KernelKind::kConv2d) {
+        // 4 dims each, or 3 each for a conv1d op (run as a conv2d with H = 1)
+        const size_t rank = k.args[0].dims.size() == 3 && k.args[1].dims.size() == 3 ? 3 : 4;
         for (size_t i = 0; i < 2; ++i) {
-            if (k.args[i].dims.size() == 4) continue;
+            if (k.args[i].dims.size() == rank) continue;
             const TensorRef& t = k.args[i];
             return source_error(source_, file_, t.loc, static_cast<int>(t.name.size()),
                                 "conv2d " + std::string(i == 0 ? "input" : "weight") + " '" +
@@ -228,6 +243,13 @@ Status Parser::head(Kernel& k) {
                                     " dims; conv2d takes " +
                                     (i == 0 ? "X[N,C,H,W] (NCHW)" : "Wt[K,C,R,S] (KCRS)"));
         }
+    }
+    if (k.kind == KernelKind::kPool && (k.args[0].dims.size() < 3 || k.args[0].dims.size() > 5)) {
+        const TensorRef& t = k.args[0];
+        return source_error(source_, file_, t.loc, static_cast<int>(t.name.size()),
+                            "pool input '" + clip_text(t.name) + "' has " +
+                                std::to_string(t.dims.size()) +
+                                " dims; pool takes X[N,C,L], X[N,C,H,W] or X[N,C,D,H,W]");
     }
     take();
     return Ok{};

@@ -7,6 +7,7 @@
 #include "codegen/gemm_stage.h"
 #include "dsl/math_policy.h"
 #include "perfmodel/chain_cost.h"
+#include "problem/pool.h"
 #include "sol/bounds.h"
 #include "sol/device.h"
 
@@ -203,8 +204,9 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     if (k.args.size() < 2) return make_error(k.name, "conv2d kernel without input and weight");
     const Op* conv = nullptr;
     for (const Op& op : problem.ops)
-        if (op.kind == OpKind::kConv2d && op.inputs.size() >= 2 &&
-            op.inputs[0] == k.args[0].name && op.inputs[1] == k.args[1].name)
+        if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d) &&  // conv1d: H = 1
+            op.inputs.size() >= 2 && op.inputs[0] == k.args[0].name &&
+            op.inputs[1] == k.args[1].name)
             conv = &op;
     if (!conv)
         return make_error(k.name, "no conv2d op of the problem reads " + k.args[0].name +
@@ -212,17 +214,24 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     const Tensor* x = problem.find_tensor(conv->inputs[0]);
     const Tensor* w = problem.find_tensor(conv->inputs[1]);
     const Tensor* y = problem.find_tensor(conv->output);
-    if (!x || !w || !y || x->shape.size() != 4 || w->shape.size() != 4 || y->shape.size() != 4)
-        return make_error(k.name, "conv2d operands are not 4-D");
+    const size_t rank = conv->kind == OpKind::kConv1d ? 3 : 4;
+    if (!x || !w || !y || x->shape.size() != rank || w->shape.size() != rank ||
+        y->shape.size() != rank)
+        return make_error(k.name, "conv operands are not " + std::to_string(rank) + "-D");
+    auto spatial = [](const Tensor* t) {  // the product of the spatial dims
+        int64_t v = 1;
+        for (size_t i = 2; i < t->shape.size(); ++i) v *= t->shape[i];
+        return v;
+    };
     const double elem = dtype_bytes(x->dtype);
     const int64_t align = elem >= 4 ? 4 : 8;  // 16-byte cp.async rows
     auto up = [&](int64_t v) { return static_cast<double>((v + align - 1) / align * align); };
-    const double n = static_cast<double>(x->shape[0]), h = static_cast<double>(x->shape[2]),
-                 wd = static_cast<double>(x->shape[3]);
+    const double n = static_cast<double>(x->shape[0]);
     const double cp = up(x->shape[1]), kp = up(w->shape[0]);
-    const double rs = static_cast<double>(w->shape[2] * w->shape[3]);
-    const double m = n * static_cast<double>(y->shape[2] * y->shape[3]);
-    const double xs_bytes = n * h * wd * cp * elem, ws_bytes = kp * rs * cp * elem;
+    const double rs = static_cast<double>(spatial(w));
+    const double m = n * static_cast<double>(spatial(y));
+    const double xs_bytes = n * static_cast<double>(spatial(x)) * cp * elem,
+                 ws_bytes = kp * rs * cp * elem;
     const double ys_bytes = m * kp * 4.0;
 
     const dsl::GemmConfig& g = k.gemm;
@@ -303,6 +312,40 @@ Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& prob
     return t;
 }
 
+// A pool kernel (kernels/pool.cuh): x read once (overlapping windows hit L1/L2) plus the chain's
+// bytes, at the efficiency of scalar loads that neighbouring threads coalesce (0.8; 0.86 where a
+// thread computes 2+ neighbouring outputs that share input rows); one compare / add per window
+// tap per output on the SIMT pipe, plus the chain's instructions.
+Expected<SimKernelTime> pool_time(const dsl::Kernel& k, const Problem& problem,
+                                  const Ceilings& ceil) {
+    SimKernelTime t{k.name};
+    if (k.args.empty()) return make_error(k.name, "pool kernel without an input");
+    const Op* op = nullptr;
+    for (const Op& o : problem.ops)
+        if (o.kind == k.pool_op && !o.inputs.empty() && o.inputs[0] == k.args[0].name && !op)
+            op = &o;
+    if (!op) return make_error(k.name, "no pool op of the problem reads " + k.args[0].name);
+    const Tensor* x = problem.find_tensor(op->inputs[0]);
+    const Tensor* y = problem.find_tensor(op->output);
+    if (!x || !y) return make_error(k.name, "pool operands missing");
+    auto cb = chain_bytes(k, problem);
+    if (!cb) return cb.error();
+    const double taps = static_cast<double>(
+        pool_window_size(op->kind, pool_axes(*op, x->shape, y->shape)));
+    const double outputs = static_cast<double>(y->numel());
+    t.bytes = static_cast<double>(x->bytes()) + cb->first + cb->second;
+    t.flops = outputs * (taps + static_cast<double>(k.chain.size()));
+    const double eff = k.pool.items > 1 ? 0.86 : 0.8;
+    const double memory_s = t.bytes / (ceil.dram_bytes_per_s * eff);
+    const PipeTimes pipes = pipe_times(
+        kernel_instructions(k, problem, outputs, outputs, ceil.arch), ceil);
+    const double compute_s = std::max({t.flops / ceil.peak(ComputeUnit::kFp32Simt),
+                                       pipes.simt_s, pipes.sfu_s});
+    t.compute_bound = compute_s > memory_s;
+    t.time_ns = std::max(memory_s, compute_s) * 1e9;
+    return t;
+}
+
 }  // namespace
 
 Expected<SimEstimate> model_time(const Problem& problem, const dsl::Program& program,
@@ -314,7 +357,8 @@ Expected<SimEstimate> model_time(const Problem& problem, const dsl::Program& pro
         auto t = k.kind == dsl::KernelKind::kGemm ? gemm_time(k, problem, ceilings, sm_count)
                  : k.kind == dsl::KernelKind::kConv2d
                      ? conv2d_time(k, problem, ceilings, sm_count)
-                     : streaming_time(k, problem, ceilings);
+                 : k.kind == dsl::KernelKind::kPool ? pool_time(k, problem, ceilings)
+                                                    : streaming_time(k, problem, ceilings);
         if (!t) return t.error();
         t->kind = k.kind;
         t->time_ns += kSimLaunchOverheadNs;

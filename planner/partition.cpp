@@ -94,12 +94,18 @@ Expected<std::vector<PlannedKernel>> plan_kernels(const Problem& problem,
                 return make_error(op.json_path, "internal: input " + in + " was never stored");
         }
         Status st = Ok{};
+        if (is_index_kernel_op(op.kind)) {  // plan_index.cpp
+            if (auto s = add_index_kernel(pl, op); !s) return s.error();
+            continue;
+        }
         switch (op_class(op.kind)) {
         case OpClass::kMatrix: st = pl.add_gemm(op); break;
         case OpClass::kReduction:
         case OpClass::kRowwise: st = pl.add_rowwise(op); break;
         case OpClass::kElementwise: st = pl.add_map(op); break;
         case OpClass::kConv: st = pl.add_conv2d(op); break;
+        case OpClass::kPool: st = pl.add_pool(op); break;
+        case OpClass::kShape: st = pl.add_shape(op); break;
         }
         if (!st) return st.error();
     }

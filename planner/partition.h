@@ -47,6 +47,11 @@ dsl::ChainOp stmt(dsl::ChainOpKind kind, std::vector<double> numbers = {});
 // Whether a chain may store `d`: f32, f16 or bf16.
 bool is_float_storage(DType d);
 
+// argmax / argmin / cross_entropy: one rowwise kernel storing the result (plan_index.cpp).
+struct Planner;
+bool is_index_kernel_op(OpKind k);
+Status add_index_kernel(Planner& pl, const Op& op);
+
 // --- element-wise ops as chain statements (plan_chain.cpp)
 
 // The other operand of a binary op: a tensor, or a value of the chain named by `let`.
@@ -69,9 +74,12 @@ struct Planner {
     std::map<std::string, std::vector<size_t>> readers;  // tensor -> op indices (one per use)
     std::vector<bool> done;
     std::vector<PlannedKernel> kernels;
+    // Folded views (plan_view.cpp): a view's tensor -> the tensor it reads, under its own dims.
+    std::map<std::string, dsl::TensorRef> views;
 
     const Tensor& tensor(const std::string& name) const { return *p.find_tensor(name); }
     dsl::TensorRef ref(const std::string& name) const {
+        if (auto it = views.find(name); it != views.end()) return it->second;
         return dsl::TensorRef{name, dims_of(tensor(name)), {}};
     }
     bool is_output(const std::string& name) const {
@@ -149,7 +157,9 @@ struct Planner {
     dsl::TensorRef stage_f32(const Tensor& x);  // plan_gemm.cpp
     Status add_gemm(const Op& op);              // plan_gemm.cpp
     Status add_conv2d(const Op& op);            // plan_conv.cpp
+    Status add_pool(const Op& op);              // plan_pool.cpp
     Status add_map(const Op& op);               // plan_map.cpp
+    Status add_shape(const Op& op);             // plan_view.cpp
     int max_bytes(const dsl::Kernel& kn) const; // plan_map.cpp
 };
 
