@@ -1,0 +1,127 @@
+// The fusion planner and the knob moves on pooling problems: a pool op is one pool kernel whose
+// chain absorbs the element-wise ops after it; a conv2d followed by a pool plans as the conv2d
+// kernel, then the pool kernel reading the conv's stored output; each seed's canonical text
+// parses, checks and lowers; the search's knob moves reach the pool kernel's knobs and stay legal.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "codegen/lower.h"
+#include "dsl/check.h"
+#include "dsl/parser.h"
+#include "dsl/printer.h"
+#include "planner/plan.h"
+#include "problem/spec.h"
+#include "search/knob_space.h"
+#include "sol/device.h"
+
+namespace kforge {
+namespace {
+
+dsl::DeviceLimits h200() { return dsl::device_limits(find_device("h200").value()); }
+
+Problem problem_of(const std::string& json) {
+    auto p = parse_problem(json, "pool.json");
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
+    return p.ok() ? *p : Problem{};
+}
+
+// x [N, C, *spatial] -> pool `op` with `attrs` -> h, then `ops` (writing y).
+std::string pool_spec(const std::string& op, const std::string& x_shape, const std::string& attrs,
+                      const std::string& ops = "", const std::string& dtype = "f32") {
+    const std::string policy = dtype == "bf16" ? "bf16" : "fp32_strict";
+    return R"({"name": "pool_seed", "dims": {"N": 8, "C": 64, "D": 12, "H": 56, "W": 48},
+        "inputs": {"x": {"shape": )" + x_shape + R"(, "dtype": ")" + dtype + R"("},
+                   "b": {"shape": ["C", 1, 1], "dtype": ")" + dtype + R"("}},
+        "graph": [{"op": ")" + op + R"(", "inputs": ["x"], "output": )" +
+           (ops.empty() ? R"("y")" : R"("h")") + ", " + attrs + "}" + ops + R"(],
+        "outputs": ["y"], "precision": {"policy": ")" + policy + R"("}})";
+}
+
+std::string seed_text(const Problem& problem) {
+    auto prog = planner::seed_program(problem, h200());
+    EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
+    if (!prog.ok()) return "";
+    const std::string text = dsl::print_canonical(*prog);
+    auto parsed = dsl::parse_program(text, "seed.kf");
+    EXPECT_TRUE(parsed.ok()) << (parsed.ok() ? "" : parsed.error().to_string()) << text;
+    if (!parsed.ok()) return text;
+    EXPECT_EQ(dsl::strip_locations(*parsed), *prog);
+    auto res = dsl::check_program(*parsed, problem, h200(), {"seed.kf", text});
+    EXPECT_TRUE(res.ok()) << (res.ok() ? "" : res.errors.front().to_string()) << text;
+    auto low = codegen::lower_program(*parsed, problem, {});
+    EXPECT_TRUE(low.ok()) << (low.ok() ? "" : low.error().to_string()) << text;
+    return text;
+}
+
+TEST(PoolSeed, OneKernelPerPoolWithItsConsumersInTheChain) {
+    const std::string x4 = R"(["N", "C", "H", "W"])";
+    std::string t = seed_text(problem_of(pool_spec(
+        "max_pool", x4, R"("kernel_size": 3, "stride": 2, "padding": 1)",
+        R"(, {"op": "relu", "inputs": ["h"], "output": "r"},
+           {"op": "add", "inputs": ["r", "b"], "output": "y"})")));
+    EXPECT_NE(t.find("kernel k0 = pool max(x[N,C,H,W]) threads 256"), std::string::npos) << t;
+    EXPECT_NE(t.find("{ relu; add b[C,1,1]; store y[N,C,Ho,Wo] }"), std::string::npos) << t;
+    EXPECT_EQ(t.find("kernel k1"), std::string::npos) << t;
+    // 1-d, 3-d, adaptive, bf16
+    t = seed_text(problem_of(pool_spec("avg_pool", R"(["N", "C", "W"])",
+                                       R"("kernel_size": 4, "padding": 2, "ceil_mode": true, "count_include_pad": false)")));
+    EXPECT_NE(t.find("pool avg(x[N,C,W])"), std::string::npos) << t;
+    t = seed_text(problem_of(pool_spec("max_pool", R"(["N", "C", "D", "H", "W"])",
+                                       R"("kernel_size": [2, 3, 3], "dilation": 2)")));
+    EXPECT_NE(t.find("pool max(x[N,C,D,H,W])"), std::string::npos) << t;
+    t = seed_text(problem_of(pool_spec("adaptive_avg_pool", x4, R"("output_size": 1)", "", "bf16")));
+    EXPECT_NE(t.find("pool adaptive_avg(x[N,C,H,W])"), std::string::npos) << t;
+    EXPECT_NE(t.find("store y[N,C,1,1]"), std::string::npos) << t;
+}
+
+TEST(PoolSeed, ConvThenPoolPlansAsConvKernelThenPoolKernel) {
+    const std::string spec = R"({"name": "conv_pool", "dims": {"N": 8, "C": 16, "H": 34, "W": 34, "K": 32},
+        "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
+                   "w": {"shape": ["K", "C", 3, 3], "dtype": "f32", "param": true},
+                   "b": {"shape": ["K"], "dtype": "f32", "param": true}},
+        "graph": [{"op": "conv2d", "inputs": ["x", "w", "b"], "output": "c"},
+                  {"op": "avg_pool", "inputs": ["c"], "output": "p", "kernel_size": 2},
+                  {"op": "tanh", "inputs": ["p"], "output": "y"}],
+        "outputs": ["y"], "precision": {"policy": "tf32"}})";
+    const std::string t = seed_text(problem_of(spec));
+    const size_t conv = t.find("kernel k0 = conv2d(x[N,C,H,W], w[K,C,3,3])");
+    const size_t pool = t.find("kernel k1 = pool avg(c[N,K,Ho,Wo])");
+    ASSERT_NE(conv, std::string::npos) << t;
+    ASSERT_NE(pool, std::string::npos) << t;
+    EXPECT_NE(t.find("{ add b[K]; store c[N,K,Ho,Wo] }"), std::string::npos) << t;
+    EXPECT_NE(t.find("{ tanh; store y[N,K,Hoo,Woo] }"), std::string::npos) << t;
+}
+
+TEST(PoolSeed, KnobMovesReachThePoolKernel) {
+    const Problem p = problem_of(pool_spec("max_pool", R"(["N", "C", "H", "W"])", R"("kernel_size": 2)"));
+    auto seed = planner::seed_program(p, h200());
+    ASSERT_TRUE(seed.ok()) << seed.error().to_string();
+    const auto moves = search::knob_neighbours(*seed);
+    std::set<std::string> knobs, legal;
+    for (const auto& m : moves) {
+        knobs.insert(m.knob);
+        EXPECT_EQ(m.program.kernels[0].kind, dsl::KernelKind::kPool) << m.move;
+        auto again = dsl::parse_program(dsl::print_canonical(m.program), "m.kf");
+        ASSERT_TRUE(again.ok()) << m.move << ": " << again.error().to_string();
+        EXPECT_EQ(dsl::strip_locations(*again), m.program) << m.move;
+        if (dsl::check_program(m.program, p, h200()).ok() &&
+            codegen::lower_program(m.program, p, {}).ok())
+            legal.insert(m.move);
+    }
+    EXPECT_EQ(knobs, (std::set<std::string>{"k0 threads", "k0 items"}));
+    const int items = seed->kernels[0].pool.items;
+    EXPECT_TRUE(legal.count("k0 items " + std::to_string(items) + " -> " +
+                            std::to_string(items * 2)))
+        << "moves: " << moves.size();
+    EXPECT_TRUE(legal.count("k0 threads 256 -> 512") || legal.count("k0 threads 256 -> 288"));
+    search::Rng rng{3};
+    for (int i = 0; i < 10; ++i) {
+        const auto m = search::random_kernel_knobs(*seed, 0, rng);
+        EXPECT_TRUE(dsl::check_program(m.program, p, h200()).ok()) << dsl::print_canonical(m.program);
+    }
+}
+
+}  // namespace
+}  // namespace kforge
