@@ -3,7 +3,8 @@
 // nothing: its readers read its input under the input's own dims, and the kernels' indexing
 // broadcasts it by dim names (`v.unsqueeze(1) * B` is one map kernel reading v[N]). An exclusive
 // scan written as slice, scan and pad (exclusive_scan_of) is one scan kernel over the slice's
-// input. A view that is a problem output is written by a copy map kernel. Other data movement
+// input. A view that is a problem output, or that a reader with an axis or a layout reads (a
+// norm, a reduction, a GEMM, a pool), is written by a copy map kernel. Other data movement
 // (permute, cat, a slice or pad elsewhere, a reshape that merges or splits dims) has no kernel
 // the language can express yet: a not-expressible error naming it.
 #include "planner/knobs.h"
@@ -34,10 +35,20 @@ Status Planner::add_shape(const Op& op) {
     }
     if (is_rank_view(p, op)) {
         const dsl::TensorRef src = ref(op.inputs[0]);  // itself folded where it is a view
-        if (is_output(op.output)) {  // the problem's output: a copy kernel writes it
+        // element-wise readers broadcast by dim names; a reader with an axis, a layout or a
+        // window (a norm, a reduction, a GEMM, a pool) counts the view's own axes: it reads a copy
+        bool elementwise_readers = true;
+        for (size_t r : readers.at(op.output)) {
+            const Op& reader = p.ops[r];
+            elementwise_readers = elementwise_readers &&
+                                  (op_class(reader.kind) == OpClass::kElementwise ||
+                                   is_rank_view(p, reader));  // a view of a view folds too
+        }
+        if (is_output(op.output) || !elementwise_readers) {  // a copy kernel writes it
             if (op.kind == OpKind::kExpand && named(src.dims) != named(dims_of(tensor(op.output)))) {
-                return not_expressible(op, "an expand that is a problem output (a broadcast "
-                                           "copy); only its readers can broadcast it");
+                return not_expressible(op, "an expand that is a problem output or read by other "
+                                           "than an element-wise op (a broadcast copy); only "
+                                           "element-wise readers can broadcast it");
             }
             dsl::Kernel kn;
             kn.kind = dsl::KernelKind::kMap;

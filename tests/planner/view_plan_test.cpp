@@ -1,0 +1,173 @@
+// The shape ops through the planner, the checker and the lowering (issue 25, shapes as views):
+// a view that adds, drops or broadcasts axes of size 1 costs no kernel (diag(v) @ B written as
+// v.unsqueeze(1) * B is one map kernel reading v[N]; expand and a [1, C, 1] bias reshape are
+// read by broadcasting), an exclusive scan written as slice, cumsum and pad (KernelBench 92) is
+// one scan kernel, a view that is an output is a copy kernel, other data movement (cat, permute,
+// a merging reshape) is refused by name. A program that reads the view's input under the wrong
+// dims is refused by the checker. Each plan passes the gated pipeline on the simulated device (a
+// labelled test double: the fp64 interpreter plus the time model).
+#include <gtest/gtest.h>
+
+#include "dsl/check.h"
+#include "dsl/parser.h"
+#include "eval/evaluator.h"
+#include "planner/plan.h"
+#include "problem/spec.h"
+#include "tests/planner/seed_checks.h"
+
+namespace kforge {
+namespace {
+
+using seedtest::has;
+using seedtest::h200;
+using seedtest::kernels;
+using seedtest::seed_checked;
+
+Problem spec(const std::string& json) {
+    auto p = parse_problem(json, "spec");
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
+    return p.ok() ? *p : Problem{};
+}
+
+// KernelBench level 1, problem 12, as imported: A.unsqueeze(1) * B.
+Problem diag_matmul() {
+    return spec(R"({"name": "diag", "dims": {"N": 300, "M": 200},
+        "inputs": {"A": {"shape": ["N"], "dtype": "f32"}, "B": {"shape": ["N", "M"], "dtype": "f32"}},
+        "graph": [{"op": "reshape", "inputs": ["A"], "output": "u", "shape": ["N", 1]},
+                  {"op": "mul", "inputs": ["u", "B"], "output": "C"}],
+        "outputs": ["C"], "precision": {"policy": "fp32_strict"}})");
+}
+
+// KernelBench level 1, problem 92, as imported: narrow, cumsum, cat with zeros (a pad).
+Problem exclusive_cumsum(bool reverse = false) {
+    const std::string slice = reverse ? R"("start": 1)" : R"("end": -1)";
+    const std::string pads = reverse ? "[0, 1]" : "[1, 0]";
+    return spec(R"({"name": "excl", "dims": {"B": 8, "L": 700},
+        "inputs": {"x": {"shape": ["B", "L"], "dtype": "f32"}},
+        "graph": [{"op": "slice", "inputs": ["x"], "output": "s", "axis": 1, )" + slice + R"(},
+                  {"op": "cumsum", "inputs": ["s"], "output": "c", "axis": 1)" +
+                (reverse ? R"(, "reverse": true)" : "") + R"(},
+                  {"op": "pad", "inputs": ["c"], "output": "y", "pads": [[0, 0], )" + pads +
+                R"(], "out_names": ["", "L"]}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
+// Expand and a bias reshaped to [1, C, 1], read by one broadcasting map kernel; a squeeze
+// that is an output (a copy kernel).
+Problem broadcasts() {
+    return spec(R"({"name": "bc", "dims": {"B": 4, "C": 6, "L": 50},
+        "inputs": {"x": {"shape": ["B", "C", "L"], "dtype": "f32"}, "s": {"shape": ["B"], "dtype": "f32"},
+                   "bias": {"shape": ["C"], "dtype": "f32", "param": true}},
+        "graph": [{"op": "reshape", "inputs": ["s"], "output": "s3", "shape": ["B", 1, 1]},
+                  {"op": "expand", "inputs": ["s3"], "output": "se", "shape": [-1, "C", "L"]},
+                  {"op": "reshape", "inputs": ["bias"], "output": "b3", "shape": [1, "C", 1]},
+                  {"op": "mul", "inputs": ["x", "se"], "output": "m"},
+                  {"op": "add", "inputs": ["m", "b3"], "output": "y"},
+                  {"op": "sum", "inputs": ["y"], "output": "r", "axis": -1, "keepdim": true},
+                  {"op": "reshape", "inputs": ["r"], "output": "z", "shape": ["B", "C"]}],
+        "outputs": ["y", "z"], "precision": {"policy": "fp32_strict"}})");
+}
+
+TEST(ViewPlan, UnsqueezeIsFoldedIntoTheBroadcastMul) {
+    const Problem p = diag_matmul();
+    const std::string text = seed_checked(p);
+    EXPECT_EQ(kernels(text), 1u) << text;  // no kernel for the view
+    EXPECT_TRUE(has(text, "map(B[N,M])")) << text;
+    EXPECT_TRUE(has(text, "mul A[N]; store C[N,M]")) << text;
+    EXPECT_FALSE(has(text, "u[")) << text;  // the view is never stored
+}
+
+TEST(ViewPlan, ExclusiveScanFromSliceAndPadIsOneScanKernel) {
+    for (bool reverse : {false, true}) {
+        const Problem p = exclusive_cumsum(reverse);
+        const std::string text = seed_checked(p);
+        EXPECT_EQ(kernels(text), 1u) << text;
+        EXPECT_TRUE(has(text, "rowwise cumsum(x[B,L])")) << text;
+        EXPECT_TRUE(has(text, "exclusive")) << text;
+        EXPECT_EQ(has(text, "reverse"), reverse) << text;
+        EXPECT_TRUE(has(text, "store y[B,L]")) << text;
+    }
+}
+
+TEST(ViewPlan, ExpandAndBiasReshapeAreBroadcastsAndAnOutputViewIsACopy) {
+    const Problem p = broadcasts();
+    const std::string text = seed_checked(p);
+    EXPECT_TRUE(has(text, "mul s[B]")) << text;
+    EXPECT_TRUE(has(text, "add bias[C]")) << text;
+    EXPECT_FALSE(has(text, "se[")) << text;
+    EXPECT_FALSE(has(text, "b3[")) << text;
+    EXPECT_TRUE(has(text, "store z[B,C]")) << text;  // the copy kernel of the output view
+}
+
+// KernelBench level 2, 28's form: a norm over the axes of x.unsqueeze(1) reads a copy of the view
+// (its axis counts the view's axes), an element-wise reader the input itself.
+TEST(ViewPlan, ANormOverAViewReadsACopy) {
+    const Problem p = spec(R"({"name": "nv", "dims": {"B": 8, "F": 96},
+        "inputs": {"x": {"shape": ["B", "F"], "dtype": "f32"}, "y": {"shape": ["B", "F"], "dtype": "f32"}},
+        "graph": [{"op": "reshape", "inputs": ["x"], "output": "u", "shape": ["B", 1, "F"]},
+                  {"op": "layer_norm", "inputs": ["u"], "output": "n", "normalized_shape": ["F"]},
+                  {"op": "reshape", "inputs": ["n"], "output": "s", "shape": ["B", "F"]},
+                  {"op": "add", "inputs": ["s", "y"], "output": "z"}],
+        "outputs": ["z"], "precision": {"policy": "fp32_strict"}})");
+    const std::string text = seed_checked(p);
+    EXPECT_TRUE(has(text, "store u[B,1,F]")) << text;  // the copy the norm reads
+    EXPECT_TRUE(has(text, "layer_norm(u[B,1,F])")) << text;
+    EXPECT_FALSE(has(text, "store s[")) << text;  // the add reads n through the squeeze
+}
+
+TEST(ViewPlan, OtherDataMovementIsRefusedByName) {
+    const std::string cat = R"({"name": "cat", "dims": {"B": 4, "C": 6},
+        "inputs": {"x": {"shape": ["B", "C"], "dtype": "f32"}, "y": {"shape": ["B", "C"], "dtype": "f32"}},
+        "graph": [{"op": "cat", "inputs": ["x", "y"], "output": "z", "axis": 1},
+                  {"op": "relu", "inputs": ["z"], "output": "r"}],
+        "outputs": ["r"], "precision": {"policy": "fp32_strict"}})";
+    auto prog = planner::seed_program(spec(cat), h200());
+    ASSERT_FALSE(prog.ok());
+    EXPECT_EQ(prog.error().where, "graph[0]");
+    EXPECT_TRUE(has(prog.error().message, "not expressible: cat")) << prog.error().message;
+    const std::string flatten = R"({"name": "fl", "dims": {"B": 4, "C": 6, "H": 3},
+        "inputs": {"x": {"shape": ["B", "C", "H"], "dtype": "f32"}},
+        "graph": [{"op": "reshape", "inputs": ["x"], "output": "z", "shape": ["B", "C*H"]},
+                  {"op": "relu", "inputs": ["z"], "output": "r"}],
+        "outputs": ["r"], "precision": {"policy": "fp32_strict"}})";
+    auto fl = planner::seed_program(spec(flatten), h200());
+    ASSERT_FALSE(fl.ok());
+    EXPECT_TRUE(has(fl.error().message, "merges or splits dims ([B, C, H] -> [B, C_H])"))
+        << fl.error().message;
+}
+
+TEST(ViewPlan, TheCheckerProvesTheFold) {
+    const Problem p = diag_matmul();
+    // reading A as if it ran along M: a different product, refused
+    const std::string wrong = R"(program bad for "diag"
+kernel k0 = map(B[N,M]) { mul A[N]; add 1; store C[N,M] }
+)";
+    auto parsed = dsl::parse_program(wrong, "bad.kf");
+    ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+    EXPECT_FALSE(dsl::check_program(*parsed, p, h200(), {"bad.kf", wrong}).ok());
+    // the exclusive scan: an inclusive scan of x is not the slice-scan-pad
+    const Problem e = exclusive_cumsum();
+    const std::string inclusive = R"(program bad2 for "excl"
+kernel k0 = rowwise cumsum(x[B,L]) { store y[B,L] }
+)";
+    auto p2 = dsl::parse_program(inclusive, "bad2.kf");
+    ASSERT_TRUE(p2.ok()) << p2.error().to_string();
+    EXPECT_FALSE(dsl::check_program(*p2, e, h200(), {"bad2.kf", inclusive}).ok());
+}
+
+TEST(ViewPlan, PlansPassTheSimulatedPipeline) {
+    auto device = eval::make_sim_device("h200");
+    ASSERT_TRUE(device.ok()) << device.error().to_string();
+    eval::InProcessEvaluator evaluator(**device);
+    for (const Problem& p : {diag_matmul(), exclusive_cumsum(), exclusive_cumsum(true), broadcasts()}) {
+        eval::EvalRequest req;
+        req.problem = p;
+        req.program_text = seed_checked(p);
+        eval::EvalReport r = eval::evaluate(evaluator, req);
+        EXPECT_EQ(r.status, EvalStatus::kPassed) << p.name << ": " << r.message;
+        EXPECT_TRUE(r.simulated);
+    }
+}
+
+}  // namespace
+}  // namespace kforge
