@@ -23,10 +23,11 @@ Error unsupported(const dsl::Kernel& k, const std::string& what) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// The problem's conv2d op that `kernel` implements: the one reading its two arguments.
+// The problem's conv2d (or conv1d, run as a conv2d with H = 1) op that `kernel` implements:
+// the one reading its two arguments.
 const Op* find_conv_op(const dsl::Kernel& kernel, const Problem& problem) {
     for (const Op& op : problem.ops)
-        if (op.kind == OpKind::kConv2d && op.inputs.size() >= 2 &&
+        if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d) && op.inputs.size() >= 2 &&
             op.inputs[0] == kernel.args[0].name && op.inputs[1] == kernel.args[1].name)
             return &op;
     return nullptr;
@@ -118,8 +119,12 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     auto w = ctx.tensors.find(kernel.args[1].name);
     if (x == ctx.tensors.end() || w == ctx.tensors.end())
         return make_error(kernel.name, "conv2d operand not in the tensor table");
-    if (x->second.shape.size() != 4 || w->second.shape.size() != 4)
-        return make_error(kernel.name, "conv2d operands are 4-D: X[N,C,H,W], W[K,C,R,S]");
+    // conv1d: x [N,C,W] and w [K,C,S] viewed as [N,C,1,W] and [K,C,1,S]
+    const bool one_d = op->kind == OpKind::kConv1d;
+    const size_t rank = one_d ? 3 : 4;
+    if (x->second.shape.size() != rank || w->second.shape.size() != rank)
+        return make_error(kernel.name, one_d ? "conv1d operands are 3-D: X[N,C,W], W[K,C,S]"
+                                             : "conv2d operands are 4-D: X[N,C,H,W], W[K,C,R,S]");
     if (x->second.dtype != w->second.dtype)
         return unsupported(kernel, "operands of different dtypes (" +
                                        std::string(to_string(x->second.dtype)) + ", " +
@@ -127,23 +132,26 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     ConvGeometry g;
     const auto& xs = x->second.shape;
     const auto& ws = w->second.shape;
-    g.n = xs[0], g.c = xs[1], g.h = xs[2], g.w = xs[3];
-    g.k = ws[0], g.r = ws[2], g.s = ws[3];
+    g.one_d = one_d;
+    g.n = xs[0], g.c = xs[1], g.h = one_d ? 1 : xs[2], g.w = xs.back();
+    g.k = ws[0], g.r = one_d ? 1 : ws[2], g.s = ws.back();
     if (ws[1] != g.c)
         return make_error(kernel.name, "the weight has " + std::to_string(ws[1]) +
                                            " input channels, the input " + std::to_string(g.c));
-    for (int i = 0; i < 2; ++i) {  // conv2d: two spatial axes
-        g.stride[i] = op->attrs.stride.at(i);
-        g.padding[i] = op->attrs.padding.at(i);
-        g.dilation[i] = op->attrs.dilation.at(i);
+    for (int i = one_d ? 1 : 0; i < 2; ++i) {  // conv2d: two spatial axes; conv1d: W alone
+        const size_t a = static_cast<size_t>(one_d ? 0 : i);
+        g.stride[i] = op->attrs.stride.at(a);
+        g.padding[i] = op->attrs.padding.at(a);
+        g.dilation[i] = op->attrs.dilation.at(a);
     }
     // P and Q as the spec's shape inference derived them (it validated the attributes and
     // refused an empty output): the op's output tensor [N,K,P,Q].
     const Tensor* y = ctx.problem->find_tensor(op->output);
-    if (y == nullptr || y->shape.size() != 4)
-        return make_error(kernel.name, "the conv2d op's output " + op->output + " is not 4-D");
-    g.p = y->shape[2];
-    g.q = y->shape[3];
+    if (y == nullptr || y->shape.size() != rank)
+        return make_error(kernel.name, "the conv op's output " + op->output + " is not " +
+                                           std::to_string(rank) + "-D");
+    g.p = one_d ? 1 : y->shape[2];
+    g.q = y->shape.back();
     // CUTLASS's optimized fprop iterator keeps one mask bit per filter row and column.
     if (g.r > 32 || g.s > 32)
         return unsupported(kernel, "a " + std::to_string(g.r) + "x" + std::to_string(g.s) +
@@ -195,12 +203,14 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     const dsl::ChainOp* store = first_store(kernel.chain);
     if (store == nullptr)
         return make_error(kernel.name, "the chain stores nothing; end it with store Y[N,K,P,Q]");
-    if (store->tensor->dims.size() != 4)
+    if (store->tensor->dims.size() != (g.one_d ? 3u : 4u))
         return make_error(kernel.name, "store " + store->tensor->name +
-                                           ": a conv2d output has 4 dims [N,K,P,Q]");
+                                           (g.one_d ? ": a conv1d output has 3 dims [N,K,Q]"
+                                                    : ": a conv2d output has 4 dims [N,K,P,Q]"));
     ChainSpace space;
     space.dims = store->tensor->dims;
-    space.shape = {g.n, g.k, g.p, g.q};
+    space.shape = g.one_d ? std::vector<int64_t>{g.n, g.k, g.q}
+                          : std::vector<int64_t>{g.n, g.k, g.p, g.q};
     space.runtime_shape = true;  // sizes are kernel params: one source for every shape
     auto chain = emit_chain("kforge_" + kernel.name + "_chain", kernel.chain, space, std::nullopt,
                             ctx);
@@ -348,7 +358,9 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         dev << "// kernel " << kernel.name << ": " << by << " [N,P,Q,Kp] to NCHW through the chain\n"
             << chain->definition << "extern \"C\" __global__ void __launch_bounds__("
             << kTile * kTileRows << ") " << symbol << "(" << params.signature() << ") {\n"
-            << chain_init(*chain, {"batch", "filters", "out_h", "out_w"})
+            << chain_init(*chain, g.one_d ? std::vector<std::string>{"batch", "filters", "out_w"}
+                                          : std::vector<std::string>{"batch", "filters", "out_h",
+                                                                     "out_w"})
             << "    kforge::conv_output_nchw(w_" << by
             << ", filters, out_h * out_w, padded_filters, chain);\n}\n";
         KernelLaunch l;
@@ -375,11 +387,11 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
       << ") return KFORGE_BUILD_BAD_ARGS;\n"
       << "    const int64_t N = " << dim_expr(pr, x.dim_names[0], g.n)
       << ", C = " << dim_expr(pr, x.dim_names[1], g.c)
-      << ", H = " << dim_expr(pr, x.dim_names[2], g.h)
-      << ", W = " << dim_expr(pr, x.dim_names[3], g.w) << ";\n"
+      << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[2], g.h))
+      << ", W = " << dim_expr(pr, x.dim_names.back(), g.w) << ";\n"
       << "    const int64_t K = " << dim_expr(pr, w.dim_names[0], g.k)
-      << ", R = " << dim_expr(pr, w.dim_names[2], g.r)
-      << ", S = " << dim_expr(pr, w.dim_names[3], g.s) << ";\n"
+      << ", R = " << (g.one_d ? "1" : dim_expr(pr, w.dim_names[2], g.r))
+      << ", S = " << dim_expr(pr, w.dim_names.back(), g.s) << ";\n"
       << "    if (N < 1 || C < 1 || H < 1 || W < 1 || K < 1 || R < 1 || S < 1)\n"
       << "        return KFORGE_BUILD_BAD_ARGS;\n"
       << "    const int64_t P = (H + 2 * kPadH - kDilationH * (R - 1) - 1) / kStrideH + 1;\n"

@@ -1,5 +1,7 @@
 // The conv2d lowering (lower_conv2d, declared in codegen/kernel_lowering.h): a checked conv2d
-// kernel to four launches (kernels/conv_layout.cuh):
+// kernel (of a conv2d op, or of a conv1d op viewed as a conv2d with H = 1: x [N,C,W] as
+// [N,C,1,W], w [K,C,S] as [K,C,1,S], the op's attributes on the W axis, y [N,K,Q]) to four
+// launches (kernels/conv_layout.cuh):
 //   1. <k>_conv_x: x [N,C,H,W] -> [N,H,W,Cp] channels last, Cp - C zero channels
 //   2. <k>_conv_w: w [K,C,R,S] -> [Kp,R,S,Cp], filters K..Kp-1 zero
 //   3. CUTLASS 2.x DefaultConv2dFprop (Sm80, kOptimized, NHWC) -> <k>_conv_y [N,P,Q,Kp] f32;
@@ -28,6 +30,7 @@ struct ConvGeometry {
     int64_t p = 0, q = 0;                // y [N,K,P,Q]
     int64_t cp = 0, kp = 0;              // padded channels, padded filters
     std::array<int64_t, 2> stride{1, 1}, padding{0, 0}, dilation{1, 1};
+    bool one_d = false;                  // a conv1d op: x [N,C,W] viewed as [N,C,1,W]
     DType staged = DType::kF32;          // element type of the staged x and w
     dsl::MathMode math = dsl::MathMode::kTf32;  // resolved (never kAuto)
 };
