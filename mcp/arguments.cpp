@@ -20,10 +20,11 @@ std::string type_name(const json& v) {
 
 bool has_type(const json& v, const std::string& type) {
     if (type == "string") return v.is_string();
-    if (type == "integer")
+    if (type == "integer")  // a float with an integral value too, within what a double holds exactly
         return v.is_number_integer() ||
-               (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>() &&
-                std::isfinite(v.get<double>()));
+               (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                std::floor(v.get<double>()) == v.get<double>() &&
+                std::fabs(v.get<double>()) <= 9007199254740992.0);
     if (type == "number") return v.is_number() && std::isfinite(v.get<double>());
     if (type == "boolean") return v.is_boolean();
     if (type == "array") return v.is_array();

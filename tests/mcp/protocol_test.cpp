@@ -131,6 +131,8 @@ TEST(Arguments, NameTheField) {
     expect_error({{"problem", "p"}, {"tier", "slow"}}, "arguments.tier");
     expect_error({{"problem", "p"}, {"rounds", 0}}, "arguments.rounds");
     expect_error({{"problem", "p"}, {"rounds", 1.5}}, "arguments.rounds");
+    expect_error({{"problem", "p"}, {"rounds", 1e30}}, "arguments.rounds");
+    EXPECT_TRUE(check_arguments(schema, {{"problem", "p"}, {"rounds", 3.0}}).ok());
     expect_error({{"problem", "p"}, {"files", {"a", 2}}}, "arguments.files[1]");
     expect_error({{"problem", "p"}, {"shell", "rm -rf /"}}, "arguments.shell");
     EXPECT_FALSE(check_arguments(schema, json::array()).ok());
