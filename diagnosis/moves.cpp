@@ -15,6 +15,7 @@ using Moves = std::vector<DirectedMove>;
 constexpr KernelKind kGemm = KernelKind::kGemm;
 constexpr KernelKind kRowwise = KernelKind::kRowwise;
 constexpr KernelKind kMap = KernelKind::kMap;
+constexpr KernelKind kPool = KernelKind::kPool;
 
 DirectedMove up(KernelKind kind, std::string knob, std::string reason) {
     return {kind, std::move(knob), 1, "", std::move(reason)};
@@ -33,6 +34,7 @@ Moves memory_moves() {
         up(kRowwise, "vec", "wider vector accesses"),
         up(kMap, "vec", "wider vector accesses"),
         up(kMap, "items", "more bytes in flight per thread"),
+        up(kPool, "items", "neighbouring outputs share input rows: fewer loads per output"),
         up(kRowwise, "rows_per_block", "more rows per block"),
         down(kRowwise, "passes", "keep the row on chip (one pass)"),
         // last: where the moves above are refused (f32 at 16 bytes already, a row too long to
@@ -52,6 +54,7 @@ Moves spill_moves() {
         set(kGemm, "schedule", "cooperative", "two consumer warpgroups share the accumulators"),
         down(kMap, "items", "fewer vectors per thread, fewer live registers"),
         down(kMap, "vec", "narrower vectors, fewer live registers"),
+        down(kPool, "items", "fewer outputs per thread, fewer live registers"),
     };
 }
 
@@ -75,6 +78,7 @@ Moves l2_moves() {
         up(kRowwise, "rows_per_block", "the rows of a block share broadcast operands"),
         down(kRowwise, "passes", "one pass over the row, no re-read"),
         up(kMap, "items", "fewer, fuller memory transactions"),
+        up(kPool, "items", "neighbouring windows reuse the lines they load"),
         set(kGemm, "raster", "along_m", "the other raster order reuses the other operand in L2"),
         set(kGemm, "raster", "along_n", "the other raster order reuses the other operand in L2"),
         up(kRowwise, "vec", "wider accesses, fewer L2 transactions"),
@@ -110,6 +114,7 @@ Moves low_occupancy_moves() {
         down(kRowwise, "rows_per_block", "more blocks"),
         up(kRowwise, "split", "split rows over more blocks"),
         down(kMap, "block", "smaller blocks, more of them"),
+        down(kPool, "threads", "smaller blocks, more of them"),
         down(kGemm, "tile", "smaller tiles, more CTAs"),
         up(kGemm, "stages", "deeper pipeline hides latency"),
         up(kRowwise, "threads", "more warps per block"),

@@ -10,7 +10,7 @@ constexpr std::string_view kGrammar = R"(## Grammar
 ```
 program := 'program' NAME 'for' "problem_name" kernel+
 kernel  := 'kernel' NAME '=' head knob* '{' stmt (';' stmt)* [';'] '}'
-head    := 'gemm' '(' A ',' B ')' | 'rowwise' ROWOP '(' X [',' weight [',' bias]] ')' ['pre' '{' stmt (';' stmt)* '}'] | 'map' '(' X ')' | 'conv2d' '(' X[N,C,H,W] ',' Wt[K,C,R,S] ')'
+head    := 'gemm' '(' A ',' B ')' | 'rowwise' ROWOP '(' X [',' weight [',' bias]] ')' ['pre' '{' stmt (';' stmt)* '}'] | 'map' '(' X ')' | 'conv2d' '(' X[N,C,H,W] ',' Wt[K,C,R,S] ')' | 'pool' POOLOP '(' X[N,C,..] ')'
 tensor  := NAME '[' [dim (',' dim)*] ']'     dim := a problem dim name | integer;  scalar: alpha[]
 ```
 `#` starts a comment. Tensors carry the problem's dim names: a gemm contracts the dim its two
@@ -30,6 +30,8 @@ element-wise statements to each element before it is reduced (no store or cast):
 `conv2d(X[N,C,H,W], Wt[K,C,R,S])` is the problem's conv2d op (stride, padding, dilation are the
 op's; groups 1 only) as a multistage implicit GEMM (M = N*P*Q, N = K, K = C*R*S); its chain runs
 over the output [N,K,P,Q]: the op's bias is `add b[K]` (a [K] tensor broadcasts over N, P, Q).
+`pool max|avg|adaptive_avg|adaptive_max(X[N,C,..])` is the problem's pool op of that kind reading X
+(its attributes are the op's); the chain runs on each pooled value over the op's output [N,C,..].
 )";
 
 constexpr std::string_view kExamples = R"(## Examples
@@ -121,6 +123,7 @@ std::string reference_card() {
     out += knob_section(KernelKind::kRowwise);
     out += knob_section(KernelKind::kMap);
     out += knob_section(KernelKind::kConv2d);
+    out += knob_section(KernelKind::kPool);
     out += "\n";
     out += kExamples;
     return out;
