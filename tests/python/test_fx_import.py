@@ -226,12 +226,13 @@ class SmallModules(unittest.TestCase):
                 self.assertEqual(s["graph"][0]["keepdim"], keepdim)
 
     def test_unsupported_ops_are_named(self):
-        self.unsupported("return x.view(-1)", r"^view \(changes the shape")
+        self.unsupported("return torch.nn.functional.pad(x, (1, 1), mode='replicate')",
+                         r"^F.pad with mode 'replicate' is not supported")
         self.unsupported("return torch.atan(x)", r"^atan is not supported")
         self.unsupported("return x.argmax(dim=1)", r"^argmax is not supported")
         self.unsupported("return x ** 4.5", "exponent 4.5")
         self.unsupported("return torch.max(x, dim=1)[1]", "indices")
-        self.unsupported("return x.transpose(0, 1) + 1", "transpose")
+        self.unsupported("return x[[0, 1]] + 1", r"indexing with list \(advanced indexing\)")
 
     def test_identity_model_is_refused(self):
         self.unsupported("return x.contiguous()", "returned unchanged|computes nothing")
