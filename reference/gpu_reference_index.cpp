@@ -107,7 +107,8 @@ std::string cross_entropy(const std::string& symbol, const Tensor& x, ReferenceL
       << "            " << symbol << "_loss[r] = ok ? log(sum) + shift - row[(i64)t] : ref_nan();\n"
       << "        }\n    }\n"
       << "    __threadfence();\n    __shared__ bool last;\n    __syncthreads();\n"
-      << "    if (threadIdx.x == 0) last = atomicAdd(&" << symbol << "_done, 1u) == gridDim.x - 1;\n"
+      // (a space before every use of the symbol: the emulated test renames " ref_opN")
+      << "    if (threadIdx.x == 0) last = atomicAdd(& " << symbol << "_done, 1u) == gridDim.x - 1;\n"
       << "    __syncthreads();\n    if (!last) return;\n    __threadfence();\n"
       << "    double total = 0.0;\n"
       << "    for (i64 r = threadIdx.x; r < " << lit(n) << "; r += REF_THREADS) total += "

@@ -14,6 +14,7 @@
 
 #include "problem/inputs.h"
 #include "reference/gpu_reference.h"
+#include "index_specs.h"
 #include "reference_specs.h"
 
 namespace kforge::eval {
@@ -29,7 +30,9 @@ struct Case {
 
 std::vector<Case> cases() {
     std::vector<Case> out;
-    for (const auto& spec : testing::every_op_specs()) {
+    std::vector<testing::NamedSpec> specs = testing::every_op_specs();
+    for (const auto& spec : testing::index_op_specs()) specs.push_back(spec);
+    for (const auto& spec : specs) {
         auto p = parse_problem(spec.json, spec.name);
         EXPECT_TRUE(p.ok()) << spec.name;
         if (p) out.push_back({spec.name, *p, {}});
@@ -135,7 +138,7 @@ TEST(GpuReferenceEmulated, GeneratedKernelsMatchTheInterpreter) {
                 buffers[t.name].assign(static_cast<size_t>(t.numel()), std::nan(""));
             TensorValues inputs;
             for (const Tensor* t : c.problem.graph_inputs())
-                buffers[t->name] = inputs[t->name] = generate(*t, d, 11);
+                buffers[t->name] = inputs[t->name] = generate_input(c.problem, *t, d, 11);
             for (const ReferenceLaunch& l : c.program.launches) {
                 std::vector<double*> args;
                 for (const std::string& name : l.tensors) args.push_back(buffers[name].data());

@@ -12,6 +12,7 @@
 #include "eval/evaluate.h"
 #include "problem/inputs.h"
 #include "reference/gpu_reference.h"
+#include "index_specs.h"
 #include "reference_specs.h"
 #include "tests/eval/eval_fixture.h"
 
@@ -33,7 +34,7 @@ std::string no_gpu() {
 
 TensorData inputs_for(const Problem& p, Distribution d, uint64_t seed) {
     TensorData inputs;
-    for (const Tensor* t : p.graph_inputs()) inputs[t->name] = generate(*t, d, seed);
+    for (const Tensor* t : p.graph_inputs()) inputs[t->name] = generate_input(p, *t, d, seed);
     return inputs;
 }
 
@@ -104,7 +105,9 @@ void expect_matches_interpreter(const Problem& p) {
 TEST(GpuReferenceGpu, EveryOpMatchesTheInterpreter) {
     if (!gpu()) GTEST_SKIP() << no_gpu();
     EXPECT_EQ(gpu()->reference_kind(), kGpuReferenceKind);
-    for (const auto& spec : testing::every_op_specs()) {
+    std::vector<testing::NamedSpec> specs = testing::every_op_specs();
+    for (const auto& spec : testing::index_op_specs()) specs.push_back(spec);
+    for (const auto& spec : specs) {
         auto p = parse_problem(spec.json, spec.name);
         ASSERT_TRUE(p.ok()) << spec.name;
         expect_matches_interpreter(*p);

@@ -7,6 +7,7 @@
 
 #include "compile/nvrtc_compile.h"
 #include "reference/gpu_reference.h"
+#include "index_specs.h"
 #include "reference_specs.h"
 
 namespace kforge::eval {
@@ -52,9 +53,16 @@ void expect_launches_follow_the_graph(const Problem& p) {
     }
 }
 
+// every_op_specs() and the index and mask ops' (index_specs.h)
+std::vector<testing::NamedSpec> all_op_specs() {
+    std::vector<testing::NamedSpec> specs = every_op_specs();
+    for (const auto& spec : testing::index_op_specs()) specs.push_back(spec);
+    return specs;
+}
+
 TEST(GpuReferenceSource, TheOpSpecsCoverEveryOp) {
     std::set<std::string> covered;
-    for (const auto& spec : every_op_specs()) {
+    for (const auto& spec : all_op_specs()) {
         auto p = parse_problem(spec.json, spec.name);
         ASSERT_TRUE(p.ok()) << spec.name << ": " << p.error().to_string();
         for (const Op& op : p->ops) covered.insert(std::string(to_string(op.kind)));
@@ -64,7 +72,7 @@ TEST(GpuReferenceSource, TheOpSpecsCoverEveryOp) {
 }
 
 TEST(GpuReferenceSource, EveryOpCompilesWithNvrtc) {
-    for (const auto& spec : every_op_specs()) {
+    for (const auto& spec : all_op_specs()) {
         auto p = parse_problem(spec.json, spec.name);
         ASSERT_TRUE(p.ok()) << spec.name << ": " << p.error().to_string();
         EXPECT_TRUE(compiles(*p)) << spec.name;
