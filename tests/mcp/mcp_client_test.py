@@ -252,6 +252,10 @@ def raw_stream(kforge, root, source_dir):
     check(code(send('[{"jsonrpc":"2.0","id":4,"method":"ping"}]')) == -32600, "batch refused")
     check(code(send("[]")) == -32600, "empty batch")
     check(code(send('{"jsonrpc":"2.0","id":5,"method":"no/such"}')) == -32601, "method not found")
+    check(code(send("[" * 1000000 + "]" * 1000000)) == -32600, "a deeply nested array (2 MB)")
+    check(code(send(b'{"jsonrpc":"2.0","id":10,"method":"\xff\xfe"}')) == -32700, "invalid UTF-8")
+    check(code(send('{"jsonrpc":"2.0","id":11,"method":"initialize","params":{}}')) == -32602,
+          "initialize without protocolVersion")
     check(code(send('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nope"}}')) == -32602,
           "unknown tool")
     big = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
