@@ -160,6 +160,7 @@ Expected<detail::RowwisePlan> plan_rows(const dsl::Kernel& kernel, const LowerCo
 }  // namespace
 
 Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    if (detail::is_index_row_op(kernel.row_op)) return detail::lower_rowwise_index(kernel, ctx);
     auto plan = plan_rows(kernel, ctx);
     if (!plan) return plan.error();
     // At a correctness shape, a row kernel is configured for the rows of the full shape (the

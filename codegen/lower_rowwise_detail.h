@@ -31,5 +31,8 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
 // cumsum / cumprod (kernels/scan.cuh; lower_rowwise_scan.cpp).
 Expected<KernelCode> emit_scan_rows(const RowwisePlan& plan, const LowerContext& ctx);
 Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerContext& ctx);
+// argmax / argmin / cross_entropy: their own kernels, chain one store (lower_rowwise_arg.cpp).
+bool is_index_row_op(dsl::RowOp op);
+Expected<KernelCode> lower_rowwise_index(const dsl::Kernel& kernel, const LowerContext& ctx);
 
 }  // namespace kforge::codegen::detail

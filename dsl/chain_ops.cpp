@@ -80,6 +80,10 @@ const std::vector<RowOpSpec>& row_op_table() {
         {"l2_normalize", RowOp::kL2Normalize, 1, "x / max(sqrt(sum(x^2)), eps)"},
         {"cumsum", RowOp::kCumsum, 1, "prefix sum along the row (reverse, exclusive flags)"},
         {"cumprod", RowOp::kCumprod, 1, "prefix product along the row (reverse, exclusive flags)"},
+        {"argmax", RowOp::kArgmax, 1, "i64 index of the row's first max (NaN counts as the max)"},
+        {"argmin", RowOp::kArgmin, 1, "i64 index of the row's first min (NaN counts as the min)"},
+        {"cross_entropy", RowOp::kCrossEntropy, 2,
+         "(logits[N,C], targets[N]): mean over rows of logsumexp(row) - row[target], a scalar"},
     };
     return table;
 }

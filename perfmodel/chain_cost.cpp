@@ -77,6 +77,9 @@ std::optional<OpKind> row_kind(dsl::RowOp r) {
         case dsl::RowOp::kMax: return OpKind::kMax;
         case dsl::RowOp::kMin: return OpKind::kMin;
         case dsl::RowOp::kProd: return OpKind::kProd;
+        case dsl::RowOp::kArgmax: return OpKind::kMax;       // a compare per element
+        case dsl::RowOp::kArgmin: return OpKind::kMin;
+        case dsl::RowOp::kCrossEntropy: return OpKind::kLogsumexp;  // max, exp, sum per logit
         default: return std::nullopt;  // normalize and scans: not in the table
     }
 }
