@@ -54,7 +54,7 @@ Expected<std::string> read_shape_entry(const Json& e, const std::string& at) {
     auto s = read_string(e, at);
     if (!s) return s.error();
     for (const std::string& f : split_product(*s)) {
-        if (!is_identifier(f) && !(all_digits(f) && f.size() <= 13 && f != "0")) {
+        if (!is_identifier(f) && !(all_digits(f) && f.size() <= 13 && std::stoll(f) > 0)) {
             return make_error(at, "a shape entry is a dim name, a positive integer, -1 or a "
                                   "product of dim names and integers (\"C*H*W\"); got " + quote(*s));
         }
@@ -155,10 +155,10 @@ Expected<Tensor> infer_reshape(Op& op, const Tensor& x, std::map<std::string, in
             if (infer) return make_error(op.json_path + at, "only one shape entry may be -1");
             infer = i;
         } else {
-            known *= r->value;
-            if (known > kMaxTensorElements) {
+            if (static_cast<__int128>(known) * r->value > kMaxTensorElements) {
                 return mismatch(op, ".shape", "reshape to more than 2^50 elements");
             }
+            known *= r->value;
         }
         out.shape.push_back(r->value);
         out.dim_names.push_back(r->name);

@@ -76,6 +76,11 @@ TEST(ShapeOps, ReshapeErrors) {
                  "graph[0].shape[1]", {"unknown dim \"Q\""});
     expect_error(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": ["B", "C+L"])"),
                  "graph[0].shape[1]", {"product of dim names"});
+    expect_error(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": ["B*00", 12])"),
+                 "graph[0].shape[0]", {"product of dim names"});
+    expect_error(one_op(kDims, kX, "reshape", R"(["X"])",
+                        R"("shape": [1099511627776, 1099511627776, -1])"),
+                 "graph[0].shape", {"more than 2^50 elements"});
     expect_error(one_op(kDims, kX, "reshape", R"(["X"])", R"("shape": [0, 24])"),
                  "graph[0].shape[0]", {"positive integer"});
     expect_error(one_op(kDims, kX, "reshape", R"(["X"])"), "graph[0]", {"missing key \"shape\""});
