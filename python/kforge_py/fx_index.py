@@ -134,10 +134,10 @@ def run_spec_op(torch, op, a):
 
 def index_bound(spec, name):
     """C where `name` is cross_entropy's targets (its values are class indices in [0, C))."""
-    for op in spec["graph"]:
+    for op in spec.get("graph", []):
         if op["op"] == "cross_entropy" and op["inputs"][1] == name:
             logits = op["inputs"][0]
-            if logits in spec["inputs"]:
+            if logits in spec.get("inputs", {}):
                 last = spec["inputs"][logits]["shape"][-1]
                 return spec["dims"][last] if isinstance(last, str) else int(last)
             return None

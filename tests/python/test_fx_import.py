@@ -229,7 +229,7 @@ class SmallModules(unittest.TestCase):
         self.unsupported("return torch.nn.functional.pad(x, (1, 1), mode='replicate')",
                          r"^F.pad with mode 'replicate' is not supported")
         self.unsupported("return torch.atan(x)", r"^atan is not supported")
-        self.unsupported("return x.argmax(dim=1)", r"^argmax is not supported")
+        self.unsupported("return x.argmax()", r"^argmax without dim")  # with a dim: issue 25
         self.unsupported("return x ** 4.5", "exponent 4.5")
         self.unsupported("return torch.max(x, dim=1)[1]", "indices")
         self.unsupported("return x[[0, 1]] + 1", r"indexing with list \(advanced indexing\)")
@@ -429,8 +429,11 @@ class LossModules(unittest.TestCase):
                          inputs="torch.randn(1, dim), torch.randn(batch_size, dim)")
         self.unsupported("return torch.prod(p) + t.sum()", r"^prod without dim")
         self.unsupported("return torch.prod(p, 1, dtype=torch.float64)", "prod with a dtype")
-        self.unsupported("return torch.cumsum(p * t, dim=1)", "dtype torch.bool is not supported",
-                         inputs="torch.randn(batch_size, dim), torch.randn(batch_size, dim) > 0")
+        # a bool mask times a tensor, then a scan: imported since issue 25 (bool inputs)
+        self.assertEqual(ops(self.spec("return torch.cumsum(p * t, dim=1)",
+                                       inputs="torch.randn(batch_size, dim), "
+                                              "torch.randn(batch_size, dim) > 0")),
+                         ["mul", "cumsum"])
         self.unsupported("return F.cosine_similarity(p, t)", "broadcast operands",
                          inputs="torch.randn(batch_size, dim), torch.randn(1, dim)")
         self.unsupported("return F.mse_loss(p, t, weight=t)", "with a weight is not supported")
