@@ -23,7 +23,7 @@
 #include "common/parallel.h"
 #include "compile/cache_entry.h"
 #include "compile/nvrtc_compile.h"
-#include "compile/process.h"
+#include "common/process.h"
 
 namespace kforge::compile {
 namespace fs = std::filesystem;

@@ -28,21 +28,22 @@ struct PythonOptions {
 Expected<std::string> find_python(const PythonOptions& options);
 
 struct PythonRun {
-    int exit_code = 0;        // the module's exit status; 128 + N when killed by signal N;
-                              // 127 when the interpreter could not be run
+    int exit_code = 0;        // the module's exit status; 128 + N when killed by signal N
+                              // (also when a stop request - Ctrl-C - killed its group)
     std::string stdout_text;  // captured only when asked for
 };
 
-// Runs `python -m <module> args...` with PYTHONPATH=<source_dir>/python[:options.pythonpath].
+// Runs `python -m <module> args...` with PYTHONPATH=<source_dir>/python[:options.pythonpath],
+// in its own process group (common/process.h: a stop request kills it and its children).
 // stderr passes through; stdout is captured when `capture_stdout`, else it passes through too.
-// An Error only when the process cannot be started.
+// An Error when the process cannot be started (no such interpreter).
 Expected<PythonRun> run_python_module(const PythonOptions& options, const std::string& python,
                                       const std::string& module,
                                       const std::vector<std::string>& args, bool capture_stdout);
 
-// find_python, then run_python_module. Every Error is the environment's: no Python, a process
-// that cannot be started, or an interpreter that could not be run (exit 127: "could not run
-// PYTHON (set KFORGE_PYTHON)"). The module's own exit status is the run's.
+// find_python, then run_python_module. Every Error is the environment's: no Python, or an
+// interpreter that could not be started ("could not run PYTHON (set KFORGE_PYTHON): ...").
+// The module's own exit status is the run's.
 Expected<PythonRun> run_python_tool(const PythonOptions& options, const std::string& module,
                                     const std::vector<std::string>& args, bool capture_stdout);
 

@@ -5,7 +5,7 @@
 #include <array>
 #include <sstream>
 
-#include "compile/process.h"
+#include "common/process.h"
 
 namespace kforge::profile {
 namespace {
@@ -140,7 +140,7 @@ NcuRun run_ncu(const NcuOptions& options) {
     std::vector<std::string> dropped;
     for (int attempt = 0;; ++attempt) {
         std::vector<std::string> argv = ncu_command(o);
-        auto proc = compile::run_process(argv, o.timeout_s, o.cwd);
+        auto proc = run_process(argv, o.timeout_s, o.cwd);
         if (!proc) {
             NcuRun r;
             r.status = ProfileStatus::kNcuMissing;

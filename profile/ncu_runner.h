@@ -1,6 +1,6 @@
 // The Nsight Compute runner: builds the ncu command line for a target program (a `kforge eval`
 // of one candidate, or a standalone executable such as bench/profile/flawed_kernels), runs it
-// under a timeout with process-group kill (compile/process.h), and maps every way it can fail
+// under a timeout with process-group kill (common/process.h), and maps every way it can fail
 // to a ProfileStatus with the message. Metrics: profile/metrics.txt, embedded at build time.
 #pragma once
 

@@ -182,7 +182,7 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
                 });
                 continue;
             }
-            // a compile killed by the stop (compile/process.h) says nothing about the program:
+            // a compile killed by the stop (common/process.h) says nothing about the program:
             // its problem stays unfinished, to resume
             if (stop_requested()) continue;
             SearchState& st = states[it.state];

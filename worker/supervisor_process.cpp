@@ -1,12 +1,11 @@
-// WorkerProcess: fork + setpgid + PR_SET_PDEATHSIG + execvp, non-blocking pipes driven by
-// poll() with deadlines, kill(-pgid, SIGKILL) and a bounded waitpid. Every syscall loop handles
-// EINTR.
+// WorkerProcess: started by common/process.h's spawn_process (its own process group, killed
+// with the thread that started it), non-blocking pipes driven by poll() with deadlines,
+// kill(-pgid, SIGKILL) and a bounded waitpid. Every syscall loop handles EINTR.
 #include "worker/supervisor_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <thread>
+
+#include "common/process.h"
 
 namespace kforge::eval {
 
@@ -61,62 +62,35 @@ Expected<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& arg
     if (argv.empty()) return make_error("worker", "empty worker command");
     int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (log_fd < 0) return make_error(log_path, errno_text("cannot open the worker log"));
-    int in_fds[2], out_fds[2], err_fds[2];
+    int in_fds[2], out_fds[2];
     if (pipe2(in_fds, O_CLOEXEC) != 0) {
         close(log_fd);
         return make_error("worker", errno_text("pipe"));
     }
-    if (pipe2(out_fds, O_CLOEXEC) != 0 || pipe2(err_fds, O_CLOEXEC) != 0) {
+    if (pipe2(out_fds, O_CLOEXEC) != 0) {
         for (int fd : {in_fds[0], in_fds[1], log_fd}) close(fd);
         return make_error("worker", errno_text("pipe"));
     }
-    std::vector<char*> cargv;
-    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    const pid_t supervisor_pid = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        for (int fd : {in_fds[0], in_fds[1], out_fds[0], out_fds[1], err_fds[0], err_fds[1]})
-            close(fd);
-        close(log_fd);
-        return make_error("worker", errno_text("fork"));
+    // The worker lives in its own process group (a timeout kills the group), so a Ctrl-C at the
+    // terminal misses it, and nothing else would end it when the supervisor dies (SIGKILL, a
+    // crash): it dies with the thread that started it, which outlives it (the supervisor's
+    // calls run on one thread).
+    SpawnOptions o;
+    o.stdin_fd = in_fds[0];
+    o.stdout_fd = out_fds[1];
+    o.stderr_fd = log_fd;
+    o.die_with_parent = true;
+    auto pid = spawn_process(argv, o);
+    for (int fd : {in_fds[0], out_fds[1], log_fd}) close(fd);
+    if (!pid) {
+        for (int fd : {in_fds[1], out_fds[0]}) close(fd);
+        return make_error(argv[0], "cannot start the worker: " + pid.error().message);
     }
-    if (pid == 0) {  // child: async-signal-safe calls only
-        // The worker lives in its own process group (a timeout kills the group), so a Ctrl-C
-        // at the terminal misses it, and nothing else would end it when the supervisor dies
-        // (SIGKILL, a crash): it dies with the thread that forked it, which outlives it (the
-        // supervisor's calls run on one thread). The signal survives execve. A supervisor
-        // that died before prctl() took effect has already re-parented us: exit then.
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != supervisor_pid) _exit(126);
-        setpgid(0, 0);
-        signal(SIGPIPE, SIG_DFL);
-        dup2(in_fds[0], STDIN_FILENO);
-        dup2(out_fds[1], STDOUT_FILENO);
-        dup2(log_fd, STDERR_FILENO);
-        execvp(cargv[0], cargv.data());
-        int e = errno;
-        (void)!write(err_fds[1], &e, sizeof e);
-        _exit(127);
-    }
-    setpgid(pid, pid);  // also here, so the group exists before any kill(-pid)
-    for (int fd : {in_fds[0], out_fds[1], err_fds[1], log_fd}) close(fd);
-    int exec_errno = 0;
-    ssize_t got;
-    do {
-        got = read(err_fds[0], &exec_errno, sizeof exec_errno);
-    } while (got < 0 && errno == EINTR);
-    close(err_fds[0]);
     WorkerProcess w;
-    w.pid_ = pid;
-    w.pgid_ = pid;
+    w.pid_ = *pid;
+    w.pgid_ = *pid;
     w.to_fd_ = in_fds[1];
     w.from_fd_ = out_fds[0];
-    if (got == sizeof exec_errno) {
-        w.reap(Clock::now() + std::chrono::seconds(5));
-        return make_error(argv[0], std::string("cannot start the worker: ") +
-                                       std::strerror(exec_errno));
-    }
     fcntl(w.to_fd_, F_SETFL, fcntl(w.to_fd_, F_GETFL) | O_NONBLOCK);
     fcntl(w.from_fd_, F_SETFL, fcntl(w.from_fd_, F_GETFL) | O_NONBLOCK);
     return w;

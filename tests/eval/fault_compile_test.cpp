@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compile/process.h"
+#include "common/process.h"
 
 namespace kforge {
 namespace {
@@ -32,7 +32,7 @@ TEST(FaultKernels, EveryScenarioSourceCompilesForSm90a) {
     ASSERT_NE(mkdtemp(dir), nullptr);
     for (const std::string& source : sources) {
         std::string out = std::string(dir) + "/" + source + ".cubin";
-        auto r = compile::run_process({KFORGE_NVCC, "-cubin", "-arch=sm_90a", "-O3", "-o", out,
+        auto r = run_process({KFORGE_NVCC, "-cubin", "-arch=sm_90a", "-O3", "-o", out,
                                        faults + source}, 300);
         ASSERT_TRUE(r.ok()) << source << ": " << r.error().to_string();
         EXPECT_EQ(r->exit_code, 0) << source << ":\n" << r->output;

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "compile/process.h"
+#include "common/process.h"
 #include "eval/evaluator.h"
 #include "eval/fault_suite.h"
 #include "worker/supervised_evaluator.h"
@@ -26,7 +26,7 @@ TEST(FaultSuiteGpu, EveryFaultyKernelGetsItsStatusInOneSession) {
                                "partial_write.cu", "cached_result.cu", "low_precision.cu",
                                "nan_producer.cu", "sleeper.cu"}) {
         std::string out = std::string(dir) + "/" + source + ".cubin";
-        auto r = compile::run_process({KFORGE_NVCC, "-cubin", "-arch=sm_90a", "-O3", "-o", out,
+        auto r = run_process({KFORGE_NVCC, "-cubin", "-arch=sm_90a", "-O3", "-o", out,
                                        faults + source}, 300);
         ASSERT_TRUE(r.ok() && r->exit_code == 0) << source << ": " << (r.ok() ? r->output : "");
     }
