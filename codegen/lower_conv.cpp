@@ -27,7 +27,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // the one reading its two arguments.
 const Op* find_conv_op(const dsl::Kernel& kernel, const Problem& problem) {
     for (const Op& op : problem.ops)
-        if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d) && op.inputs.size() >= 2 &&
+        if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d ||
+             op.kind == OpKind::kConv3d) && op.inputs.size() >= 2 &&
             op.inputs[0] == kernel.args[0].name && op.inputs[1] == kernel.args[1].name)
             return &op;
     return nullptr;
@@ -120,11 +121,11 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     if (x == ctx.tensors.end() || w == ctx.tensors.end())
         return make_error(kernel.name, "conv2d operand not in the tensor table");
     // conv1d: x [N,C,W] and w [K,C,S] viewed as [N,C,1,W] and [K,C,1,S]
-    const bool one_d = op->kind == OpKind::kConv1d;
-    const size_t rank = one_d ? 3 : 4;
+    const bool one_d = op->kind == OpKind::kConv1d, three_d = op->kind == OpKind::kConv3d;
+    const size_t rank = one_d ? 3 : three_d ? 5 : 4;
     if (x->second.shape.size() != rank || w->second.shape.size() != rank)
-        return make_error(kernel.name, one_d ? "conv1d operands are 3-D: X[N,C,W], W[K,C,S]"
-                                             : "conv2d operands are 4-D: X[N,C,H,W], W[K,C,R,S]");
+        return make_error(kernel.name, std::string(to_string(op->kind)) + " operands have " +
+                                           std::to_string(rank) + " dims: X[N,C,...], W[K,C,...]");
     if (x->second.dtype != w->second.dtype)
         return unsupported(kernel, "operands of different dtypes (" +
                                        std::string(to_string(x->second.dtype)) + ", " +
@@ -133,13 +134,20 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     const auto& xs = x->second.shape;
     const auto& ws = w->second.shape;
     g.one_d = one_d;
-    g.n = xs[0], g.c = xs[1], g.h = one_d ? 1 : xs[2], g.w = xs.back();
-    g.k = ws[0], g.r = one_d ? 1 : ws[2], g.s = ws.back();
+    g.three_d = three_d;
+    g.n = xs[0], g.c = xs[1], g.h = one_d ? 1 : xs[rank - 2], g.w = xs.back();
+    g.k = ws[0], g.r = one_d ? 1 : ws[rank - 2], g.s = ws.back();
+    if (three_d) {
+        g.d = xs[2], g.t = ws[2];
+        g.stride_d = op->attrs.stride.at(0);
+        g.padding_d = op->attrs.padding.at(0);
+        g.dilation_d = op->attrs.dilation.at(0);
+    }
     if (ws[1] != g.c)
         return make_error(kernel.name, "the weight has " + std::to_string(ws[1]) +
                                            " input channels, the input " + std::to_string(g.c));
-    for (int i = one_d ? 1 : 0; i < 2; ++i) {  // conv2d: two spatial axes; conv1d: W alone
-        const size_t a = static_cast<size_t>(one_d ? 0 : i);
+    for (int i = one_d ? 1 : 0; i < 2; ++i) {  // H and W; conv1d: W alone; conv3d: D above
+        const size_t a = static_cast<size_t>(one_d ? 0 : three_d ? i + 1 : i);
         g.stride[i] = op->attrs.stride.at(a);
         g.padding[i] = op->attrs.padding.at(a);
         g.dilation[i] = op->attrs.dilation.at(a);
@@ -150,8 +158,9 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     if (y == nullptr || y->shape.size() != rank)
         return make_error(kernel.name, "the conv op's output " + op->output + " is not " +
                                            std::to_string(rank) + "-D");
-    g.p = one_d ? 1 : y->shape[2];
+    g.p = one_d ? 1 : y->shape[rank - 2];
     g.q = y->shape.back();
+    if (three_d) g.z = y->shape[2];
     // CUTLASS's optimized fprop iterator keeps one mask bit per filter row and column.
     if (g.r > 32 || g.s > 32)
         return unsupported(kernel, "a " + std::to_string(g.r) + "x" + std::to_string(g.s) +
@@ -164,6 +173,12 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
                                               : DType::kF32;
     g.cp = ceil_div(g.c, conv_channel_multiple(g.staged)) * conv_channel_multiple(g.staged);
     g.kp = ceil_div(g.k, kConvFilterMultiple) * kConvFilterMultiple;
+    if (three_d && g.math == dsl::MathMode::kF32Simt)
+        return unsupported(kernel, "math f32_simt for a conv3d (the 3-D fprop runs on tensor "
+                                   "cores here: tf32, tf32x3, f16 or bf16)");
+    if (three_d && kernel.gemm.iterator == dsl::ConvIterator::kFewChannels)
+        return unsupported(kernel, "iterator few_channels for a conv3d (CUTLASS's 3-D fprop has "
+                                   "the optimized iterator only)");
     return g;
 }
 
@@ -184,7 +199,8 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
             return make_error(kernel.name, "the conv2d workspace " + b +
                                                " has the name of a tensor of the program: "
                                                "rename it");
-    const int64_t hw = g.h * g.w, rs = g.r * g.s, pq = g.p * g.q;
+    // positions of x, w and y (conv3d: D, T and Z folded in; channels last makes them one run)
+    const int64_t hw = g.d * g.h * g.w, rs = g.t * g.r * g.s, pq = g.z * g.p * g.q;
     struct Grid {
         const char* what;
         int64_t x, y, z;
@@ -203,14 +219,15 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     const dsl::ChainOp* store = first_store(kernel.chain);
     if (store == nullptr)
         return make_error(kernel.name, "the chain stores nothing; end it with store Y[N,K,P,Q]");
-    if (store->tensor->dims.size() != (g.one_d ? 3u : 4u))
-        return make_error(kernel.name, "store " + store->tensor->name +
-                                           (g.one_d ? ": a conv1d output has 3 dims [N,K,Q]"
-                                                    : ": a conv2d output has 4 dims [N,K,P,Q]"));
+    const size_t out_rank = g.one_d ? 3u : g.three_d ? 5u : 4u;
+    if (store->tensor->dims.size() != out_rank)
+        return make_error(kernel.name, "store " + store->tensor->name + ": the output has " +
+                                           std::to_string(out_rank) + " dims [N,K,...]");
     ChainSpace space;
     space.dims = store->tensor->dims;
-    space.shape = g.one_d ? std::vector<int64_t>{g.n, g.k, g.q}
-                          : std::vector<int64_t>{g.n, g.k, g.p, g.q};
+    space.shape = g.one_d     ? std::vector<int64_t>{g.n, g.k, g.q}
+                  : g.three_d ? std::vector<int64_t>{g.n, g.k, g.z, g.p, g.q}
+                              : std::vector<int64_t>{g.n, g.k, g.p, g.q};
     space.runtime_shape = true;  // sizes are kernel params: one source for every shape
     auto chain = emit_chain("kforge_" + kernel.name + "_chain", kernel.chain, space, std::nullopt,
                             ctx);
@@ -223,9 +240,11 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     const std::string sym = symbol_of(kernel.name);
     KernelCode code;
     std::ostringstream dev;
-    dev << "#include \"cutlass/conv/conv2d_problem_size.h\"\n"
-           "#include \"cutlass/conv/kernel/default_conv2d_fprop.h\"\n"
-           "#include \"cutlass/conv/device/implicit_gemm_convolution.h\"\n"
+    dev << (g.three_d ? "#include \"cutlass/conv/conv3d_problem_size.h\"\n"
+                        "#include \"cutlass/conv/kernel/default_conv3d_fprop.h\"\n"
+                      : "#include \"cutlass/conv/conv2d_problem_size.h\"\n"
+                        "#include \"cutlass/conv/kernel/default_conv2d_fprop.h\"\n")
+        << "#include \"cutlass/conv/device/implicit_gemm_convolution.h\"\n"
            "#include \"cutlass/epilogue/thread/linear_combination.h\"\n"
            "#include \"cutlass/gemm/threadblock/threadblock_swizzle.h\"\n"
            "#include \"kernels/conv_layout.cuh\"\n"
@@ -263,8 +282,13 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         b.workspace = true;
         code.buffers.push_back(b);
     };
-    staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, g.h, g.w, g.cp});
-    staging("w", w, bw, rs, g.kp, g.k, grids[1], {g.kp, g.r, g.s, g.cp});
+    if (g.three_d) {
+        staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, g.d, g.h, g.w, g.cp});
+        staging("w", w, bw, rs, g.kp, g.k, grids[1], {g.kp, g.t, g.r, g.s, g.cp});
+    } else {
+        staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, g.h, g.w, g.cp});
+        staging("w", w, bw, rs, g.kp, g.k, grids[1], {g.kp, g.r, g.s, g.cp});
+    }
 
     // 3.: the CUTLASS implicit-GEMM fprop.
     const Sm80MathTypes mt = sm80_math_types(g.math);
@@ -291,12 +315,14 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
                                    "SIMT few-channels mainloop)");
     const bool few_channels = c.iterator == dsl::ConvIterator::kFewChannels;
     const std::string element = cutlass_type(g.staged);
-    dev << "// kernel " << kernel.name << ": CUTLASS 2.x sm80 implicit-GEMM conv2d fprop, math "
+    dev << "// kernel " << kernel.name << ": CUTLASS 2.x sm80 implicit-GEMM "
+        << (g.three_d ? "conv3d" : "conv2d") << " fprop, math "
         << math_name(g.math) << ", stride " << g.stride[0] << "x" << g.stride[1] << ", padding "
         << g.padding[0] << "x" << g.padding[1] << ", dilation " << g.dilation[0] << "x"
         << g.dilation[1] << "\nnamespace " << ns << " {\n"
         << "using Element = " << element << ";\n"
-        << "using Layout = cutlass::layout::TensorNHWC;\n"
+        << "using Layout = cutlass::layout::" << (g.three_d ? "TensorNDHWC" : "TensorNHWC")
+        << ";\n"
         << "using ElementAccumulator = float;\n"
         << "constexpr int kAlignment = " << (simt ? 1 : conv_channel_multiple(g.staged)) << ";\n"
         << "constexpr int kAlignmentD = " << (simt ? 1 : kConvFilterMultiple) << ";\n"
@@ -306,6 +332,8 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         << "constexpr int kPadH = " << g.padding[0] << ", kPadW = " << g.padding[1] << ";\n"
         << "constexpr int kDilationH = " << g.dilation[0] << ", kDilationW = " << g.dilation[1]
         << ";\n"
+        << "constexpr int kStrideD = " << g.stride_d << ", kPadD = " << g.padding_d
+        << ", kDilationD = " << g.dilation_d << ";  // conv3d's depth (1, 0, 1 otherwise)\n"
         << "using ThreadblockShape = " << cutlass_gemm_shape(c.tile_m, c.tile_n, c.tile_k) << ";\n"
         << "using WarpShape = " << cutlass_gemm_shape(warp_m, warp_n, c.tile_k) << ";\n"
         << "using InstructionShape = " << mt.instruction << ";\n"
@@ -314,13 +342,15 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         << "// D = 1 * accumulator + 0 * C: beta 0 never reads C\n"
         << "using EpilogueOp = cutlass::epilogue::thread::LinearCombination<\n"
         << "    float, kAlignmentD, ElementAccumulator, float>;\n"
-        << "using ConvKernel = typename cutlass::conv::kernel::DefaultConv2dFprop<\n"
+        << "using ConvKernel = typename cutlass::conv::kernel::"
+        << (g.three_d ? "DefaultConv3dFprop" : "DefaultConv2dFprop") << "<\n"
         << "    Element, Layout, Element, Layout, float, Layout, ElementAccumulator,\n"
         << "    " << mt.op_class << ", cutlass::arch::Sm80,\n"
         << "    ThreadblockShape, WarpShape, InstructionShape, EpilogueOp, Swizzle, " << stages
         << ",\n    " << mt.op << ", cutlass::conv::IteratorAlgorithm::"
         << (few_channels ? "kFewChannels" : "kOptimized") << ",\n"
-        << "    cutlass::conv::StrideSupport::kStrided, kAlignment, kAlignment>::Kernel;\n"
+        << (g.three_d ? "    cutlass::conv::StrideSupport::kStrided>::Kernel;\n"  // 128-bit access
+                      : "    cutlass::conv::StrideSupport::kStrided, kAlignment, kAlignment>::Kernel;\n")
         << "}  // namespace " << ns << "\n\n"
         << "extern \"C\" __global__ void __launch_bounds__(" << ns << "::ConvKernel::kThreadCount, 1)\n"
         << sym << "(typename " << ns << "::ConvKernel::Params params) {\n"
@@ -339,7 +369,8 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         BufferDecl b;
         b.name = by;
         b.dtype = DType::kF32;
-        b.shape = {g.n, g.p, g.q, g.kp};
+        b.shape = g.three_d ? std::vector<int64_t>{g.n, g.z, g.p, g.q, g.kp}
+                            : std::vector<int64_t>{g.n, g.p, g.q, g.kp};
         b.workspace = true;
         code.buffers.push_back(b);
     }
@@ -351,6 +382,7 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         params.add_chain(*chain);
         params.add_int64("batch", g.n);
         params.add_int64("filters", g.k);
+        if (g.three_d) params.add_int64("out_d", g.z);
         params.add_int64("out_h", g.p);
         params.add_int64("out_w", g.q);
         params.add_int64("padded_filters", g.kp);
@@ -359,10 +391,14 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
             << chain->definition << "extern \"C\" __global__ void __launch_bounds__("
             << kTile * kTileRows << ") " << symbol << "(" << params.signature() << ") {\n"
             << chain_init(*chain, g.one_d ? std::vector<std::string>{"batch", "filters", "out_w"}
-                                          : std::vector<std::string>{"batch", "filters", "out_h",
-                                                                     "out_w"})
-            << "    kforge::conv_output_nchw(w_" << by
-            << ", filters, out_h * out_w, padded_filters, chain);\n}\n";
+                                  : g.three_d
+                                      ? std::vector<std::string>{"batch", "filters", "out_d",
+                                                                 "out_h", "out_w"}
+                                      : std::vector<std::string>{"batch", "filters", "out_h",
+                                                                 "out_w"})
+            << "    kforge::conv_output_nchw(w_" << by << ", filters, "
+            << (g.three_d ? "out_d * out_h * out_w" : "out_h * out_w")
+            << ", padded_filters, chain);\n}\n";
         KernelLaunch l;
         l.name = kernel.name;
         l.symbol = symbol;
@@ -387,12 +423,20 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
       << ") return KFORGE_BUILD_BAD_ARGS;\n"
       << "    const int64_t N = " << dim_expr(pr, x.dim_names[0], g.n)
       << ", C = " << dim_expr(pr, x.dim_names[1], g.c)
-      << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[2], g.h))
+      << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[x.dim_names.size() - 2], g.h))
       << ", W = " << dim_expr(pr, x.dim_names.back(), g.w) << ";\n"
       << "    const int64_t K = " << dim_expr(pr, w.dim_names[0], g.k)
-      << ", R = " << (g.one_d ? "1" : dim_expr(pr, w.dim_names[2], g.r))
-      << ", S = " << dim_expr(pr, w.dim_names.back(), g.s) << ";\n"
-      << "    if (N < 1 || C < 1 || H < 1 || W < 1 || K < 1 || R < 1 || S < 1)\n"
+      << ", R = " << (g.one_d ? "1" : dim_expr(pr, w.dim_names[w.dim_names.size() - 2], g.r))
+      << ", S = " << dim_expr(pr, w.dim_names.back(), g.s) << ";\n";
+    if (g.three_d)
+        h << "    const int64_t D = " << dim_expr(pr, x.dim_names[2], g.d)
+          << ", T = " << dim_expr(pr, w.dim_names[2], g.t) << ";\n"
+          << "    if (D < 1 || T < 1 || D + 2 * kPadD < kDilationD * (T - 1) + 1)\n"
+          << "        return KFORGE_BUILD_BAD_ARGS;\n"
+          << "    const int64_t Z = (D + 2 * kPadD - kDilationD * (T - 1) - 1) / kStrideD + 1;\n";
+    else
+        h << "    const int64_t D = 1, T = 1, Z = 1;\n";
+    h << "    if (N < 1 || C < 1 || H < 1 || W < 1 || K < 1 || R < 1 || S < 1)\n"
       << "        return KFORGE_BUILD_BAD_ARGS;\n"
       << "    const int64_t P = (H + 2 * kPadH - kDilationH * (R - 1) - 1) / kStrideH + 1;\n"
       << "    const int64_t Q = (W + 2 * kPadW - kDilationW * (S - 1) - 1) / kStrideW + 1;\n"
@@ -401,21 +445,34 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
       << "    // the staged operands' padding, as the plan's workspace buffers\n"
       << "    const int64_t Cp = (C + kChannelMultiple - 1) / kChannelMultiple * kChannelMultiple;\n"
       << "    const int64_t Kp = (K + kFilterMultiple - 1) / kFilterMultiple * kFilterMultiple;\n"
-      << "    if (N * H * W * Cp >= (int64_t(1) << 31) || Kp * R * S * Cp >= (int64_t(1) << 31) ||\n"
-      << "        N * P * Q * Kp >= (int64_t(1) << 31))\n"
-      << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
-      << "    cutlass::conv::Conv2dProblemSize problem(int(N), int(H), int(W), int(Cp), int(Kp),\n"
-      << "        int(R), int(S), int(P), int(Q), kPadH, kPadW, kStrideH, kStrideW, kDilationH,\n"
-      << "        kDilationW, cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1,\n"
-      << "        /*groups=*/1);\n"
-      << "    void* const* tensors = in->tensors;\n"
-      << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
-      << "        Layout::packed({int(N), int(H), int(W), int(Cp)}));\n"
-      << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"
-      << "        Layout::packed({int(Kp), int(R), int(S), int(Cp)}));\n"
-      << "    cutlass::TensorRef<float, Layout> ref_y(static_cast<float*>(tensors[2]),\n"
-      << "        Layout::packed({int(N), int(P), int(Q), int(Kp)}));\n"
-      << "    typename ConvKernel::Arguments args(problem, ref_x, ref_w, ref_y, ref_y,\n"
+      << "    if (N * D * H * W * Cp >= (int64_t(1) << 31) || Kp * T * R * S * Cp >= (int64_t(1) << 31) ||\n"
+      << "        N * Z * P * Q * Kp >= (int64_t(1) << 31))\n"
+      << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n";
+    if (g.three_d)
+        h << "    cutlass::conv::Conv3dProblemSize problem(int(N), int(D), int(H), int(W), int(Cp),\n"
+          << "        int(Kp), int(T), int(R), int(S), int(Z), int(P), int(Q), kPadD, kPadH, kPadW,\n"
+          << "        kStrideD, kStrideH, kStrideW, kDilationD, kDilationH, kDilationW,\n"
+          << "        cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1, /*groups=*/1);\n"
+          << "    void* const* tensors = in->tensors;\n"
+          << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
+          << "        Layout::packed({int(N), int(D), int(H), int(W), int(Cp)}));\n"
+          << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"
+          << "        Layout::packed({int(Kp), int(T), int(R), int(S), int(Cp)}));\n"
+          << "    cutlass::TensorRef<float, Layout> ref_y(static_cast<float*>(tensors[2]),\n"
+          << "        Layout::packed({int(N), int(Z), int(P), int(Q), int(Kp)}));\n";
+    else
+        h << "    cutlass::conv::Conv2dProblemSize problem(int(N), int(H), int(W), int(Cp), int(Kp),\n"
+          << "        int(R), int(S), int(P), int(Q), kPadH, kPadW, kStrideH, kStrideW, kDilationH,\n"
+          << "        kDilationW, cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1,\n"
+          << "        /*groups=*/1);\n"
+          << "    void* const* tensors = in->tensors;\n"
+          << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
+          << "        Layout::packed({int(N), int(H), int(W), int(Cp)}));\n"
+          << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"
+          << "        Layout::packed({int(Kp), int(R), int(S), int(Cp)}));\n"
+          << "    cutlass::TensorRef<float, Layout> ref_y(static_cast<float*>(tensors[2]),\n"
+          << "        Layout::packed({int(N), int(P), int(Q), int(Kp)}));\n";
+    h       << "    typename ConvKernel::Arguments args(problem, ref_x, ref_w, ref_y, ref_y,\n"
       << "        typename EpilogueOp::Params(/*alpha=*/1.0f, /*beta=*/0.0f),\n"
       << "        cutlass::conv::SplitKMode::kSerial);\n"
       << "    // can_implement only (static, host side): the harness launches\n"

@@ -31,6 +31,9 @@ struct ConvGeometry {
     int64_t cp = 0, kp = 0;              // padded channels, padded filters
     std::array<int64_t, 2> stride{1, 1}, padding{0, 0}, dilation{1, 1};
     bool one_d = false;                  // a conv1d op: x [N,C,W] viewed as [N,C,1,W]
+    bool three_d = false;                // a conv3d op: x [N,C,D,H,W], CUTLASS's 3-D fprop
+    int64_t d = 1, t = 1, z = 1;         // conv3d: x's D, w's T, y's Z (1 otherwise)
+    int64_t stride_d = 1, padding_d = 0, dilation_d = 1;
     DType staged = DType::kF32;          // element type of the staged x and w
     dsl::MathMode math = dsl::MathMode::kTf32;  // resolved (never kAuto)
 };

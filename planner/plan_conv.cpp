@@ -16,19 +16,20 @@ Status Planner::add_conv2d(const Op& op) {
     const Tensor& w = tensor(op.inputs[1]);
     const Tensor& y = tensor(op.output);
     const bool one_d = op.kind == OpKind::kConv1d;  // a conv2d kernel with H = 1
-    if (op.kind != OpKind::kConv2d && !one_d) {
+    const bool three_d = op.kind == OpKind::kConv3d;  // a conv2d kernel on CUTLASS's 3-D fprop
+    if (op.kind != OpKind::kConv2d && !one_d && !three_d) {
         return not_expressible(op, "not supported yet: " + std::string(to_string(op.kind)) +
-                                       " (kforge lowers conv2d and conv1d with groups 1 only; " +
-                                       "the problem imports and its reference runs)");
+                                       " (kforge lowers conv1d, conv2d and conv3d with groups 1 "
+                                       "only; the problem imports and its reference runs)");
     }
     if (op.attrs.groups != 1) {
         return not_expressible(op, "not supported: grouped convolution (groups " +
                                        std::to_string(op.attrs.groups) + ")");
     }
-    const size_t rank = one_d ? 3 : 4;
+    const size_t rank = one_d ? 3 : three_d ? 5 : 4;
     if (x.shape.size() != rank || w.shape.size() != rank || y.shape.size() != rank)
-        return not_expressible(op, one_d ? "a conv2d kernel of a conv1d takes x [N,C,W] and w [K,C,S]"
-                                         : "a conv2d kernel takes x [N,C,H,W] and w [K,C,R,S]");
+        return not_expressible(op, "a conv2d kernel of a " + std::string(to_string(op.kind)) +
+                                       " takes x and w of rank " + std::to_string(rank));
     const DType dt = dtype_of(x.name);
     if (dt != dtype_of(w.name) || !is_float_storage(dt)) {
         return not_expressible(op, "conv2d input " + x.name + " and weight " + w.name +

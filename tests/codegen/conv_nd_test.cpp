@@ -1,8 +1,10 @@
 // The convolution forms other than conv2d (issue 24): conv1d lowers as a conv2d kernel with
 // H = 1 (x [N,C,W] staged as [N,1,W,Cp], the CUTLASS fprop with R = 1 and the op's W-axis
-// attributes, the chain over y [N,K,Q]) and passes every gate on the simulated device; conv3d,
-// the transposed forms and grouped convolutions are refused by the planner with a message that
-// names the form (never a crash). Text and plan only: nothing here compiles CUDA.
+// attributes, the chain over y [N,K,Q]), conv3d as a conv2d kernel on CUTLASS's 3-D fprop
+// (NDHWC staging, Conv3dProblemSize, the chain over y [N,K,Z,P,Q]); both pass every gate on the
+// simulated device; the transposed forms and grouped convolutions are refused by the planner
+// with a message that names the form (never a crash). Text and plan only: nothing here
+// compiles CUDA.
 #include <gtest/gtest.h>
 
 #include "codegen/lower.h"
@@ -84,14 +86,82 @@ TEST(ConvNdLowering, Conv1dPassesEveryGateOnTheSimulatedDevice) {
     EXPECT_EQ(rep.status, EvalStatus::kPassed) << eval::to_json(rep).dump(2);
 }
 
-TEST(ConvNdLowering, PlannerSeedsConv1dAndRefusesTheOtherFormsByName) {
-    auto seed = planner::seed_program(parsed(conv1d_json()), h200());
-    ASSERT_TRUE(seed.ok()) << seed.error().to_string();
+// y = sigmoid(conv3d(x, w) + b): x [N,C,D,H,W] = [2,3,6,9,10], w [K,C,3,3,2], stride [1,2,1],
+// padding [1,1,0], dilation [2,1,1] -> y [2,5,4,5,9].
+std::string conv3d_json(int n = 2) {
+    return R"({"name": "conv3d_sig", "dims": {"N": )" + std::to_string(n) + R"(, "C": 3, "D": 6,
+      "H": 9, "W": 10, "K": 5},
+      "inputs": {"x": {"shape": ["N", "C", "D", "H", "W"], "dtype": "f32"},
+                 "w": {"shape": ["K", "C", 3, 3, 2], "dtype": "f32", "param": true},
+                 "b": {"shape": ["K"], "dtype": "f32", "param": true}},
+      "graph": [{"op": "conv3d", "inputs": ["x", "w", "b"], "output": "h",
+                 "stride": [1, 2, 1], "padding": [1, 1, 0], "dilation": [2, 1, 1],
+                 "out_dims": ["Z", "P", "Q"]},
+                {"op": "sigmoid", "inputs": ["h"], "output": "y"}],
+      "outputs": ["y"], "precision": {"policy": "fp32_strict"}})";
+}
+
+const char* kConv3dProgram =
+    "program c3 for \"conv3d_sig\"\n"
+    "kernel k0 = conv2d(x[N,C,D,H,W], w[K,C,3,3,2]) tile 128x64x32 stages 3 math tf32x3\n"
+    "    { add b[K]; sigmoid; store y[N,K,Z,P,Q] }\n";
+
+TEST(ConvNdLowering, Conv3dRunsOnCutlassConv3dFprop) {
+    Problem problem = parsed(conv3d_json());
+    ASSERT_EQ(problem.find_tensor("y")->shape, (std::vector<int64_t>{2, 5, 4, 5, 9}));
+    auto program = dsl::parse_program(kConv3dProgram, "c3.kf");
+    ASSERT_TRUE(program.ok()) << program.error().to_string();
+    auto out = lower_program(*program, problem, LowerOptions{});
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    ASSERT_EQ(out->plan.kernels.size(), 4u);
+    const std::string& s = out->cuda_source;
+    expect_has(s, "cutlass/conv/kernel/default_conv3d_fprop.h");
+    expect_has(s, "using Layout = cutlass::layout::TensorNDHWC;");
+    expect_has(s, "cutlass::conv::kernel::DefaultConv3dFprop<");
+    expect_has(s, "constexpr int kStrideH = 2, kStrideW = 1;");
+    expect_has(s, "constexpr int kPadH = 1, kPadW = 0;");
+    expect_has(s, "constexpr int kStrideD = 1, kPadD = 1, kDilationD = 2;");
+    expect_has(s, "cutlass::conv::Conv3dProblemSize problem(");
+    expect_has(s, "const int64_t D = in->dims[");
+    expect_has(s, "chain{t_b, t_y, batch, filters, out_d, out_h, out_w};");
+    expect_has(s, "out_d * out_h * out_w, padded_filters, chain");
+    for (const BufferDecl& b : out->plan.buffers) {
+        if (b.name == "k0_conv_x") EXPECT_EQ(b.shape, (std::vector<int64_t>{2, 6, 9, 10, 4}));
+        if (b.name == "k0_conv_w") EXPECT_EQ(b.shape, (std::vector<int64_t>{8, 3, 3, 2, 4}));
+        if (b.name == "k0_conv_y") EXPECT_EQ(b.shape, (std::vector<int64_t>{2, 4, 5, 9, 8}));
+    }
+    // SIMT math has no 3-D fprop here: a user error naming it
+    auto simt = dsl::parse_program(
+        "program c3 for \"conv3d_sig\"\n"
+        "kernel k0 = conv2d(x[N,C,D,H,W], w[K,C,3,3,2]) tile 64x64x16 math f32_simt\n"
+        "    { add b[K]; sigmoid; store y[N,K,Z,P,Q] }\n", "c3.kf");
+    ASSERT_TRUE(simt.ok()) << simt.error().to_string();
+    auto refused = lower_program(*simt, problem, LowerOptions{});
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().to_string().find("math f32_simt for a conv3d"), std::string::npos)
+        << refused.error().to_string();
+}
+
+TEST(ConvNdLowering, Conv3dPassesEveryGateOnTheSimulatedDevice) {
+    auto device = eval::make_sim_device("h200");
+    ASSERT_TRUE(device.ok()) << device.error().to_string();
+    eval::EvalRequest r;
+    r.problem = parsed(conv3d_json(4));
+    r.program_text = kConv3dProgram;
+    r.tier = EvalTier::kFull;
+    eval::EvalReport rep = eval::evaluate(**device, r);
+    EXPECT_EQ(rep.status, EvalStatus::kPassed) << eval::to_json(rep).dump(2);
+}
+
+TEST(ConvNdLowering, PlannerSeedsConv1dAndConv3dAndRefusesTheOtherFormsByName) {
+    for (const std::string& json : {conv1d_json(), conv3d_json()}) {
+        auto seed = planner::seed_program(parsed(json), h200());
+        ASSERT_TRUE(seed.ok()) << seed.error().to_string();
+    }
     struct Form {
         std::string op, x, w, attrs, names;
     };
     const Form forms[] = {
-        {"conv3d", "[2, 3, 4, 5, 6]", "[4, 3, 3, 3, 3]", "", "conv3d"},
         {"conv_transpose1d", "[2, 3, 7]", "[3, 4, 3]", R"(, "stride": 2)", "conv_transpose1d"},
         {"conv_transpose2d", "[2, 3, 5, 6]", "[3, 4, 3, 3]", "", "conv_transpose2d"},
         {"conv_transpose3d", "[1, 2, 3, 3, 3]", "[2, 2, 2, 2, 2]", "", "conv_transpose3d"},
