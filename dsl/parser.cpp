@@ -232,8 +232,9 @@ Status Parser::head(Kernel& k) {
                             : "',' and the B operand: gemm takes 2 tensors (A, B)");
     }
     if (k.kind == KernelKind::kConv2d) {
-        // 4 dims each, or 3 each for a conv1d op (run as a conv2d with H = 1)
-        const size_t rank = k.args[0].dims.size() == 3 && k.args[1].dims.size() == 3 ? 3 : 4;
+        // 4 dims each, or 3 each for a conv1d op (run as a conv2d with H = 1), 5 for a conv3d
+        const size_t r0 = k.args[0].dims.size();
+        const size_t rank = (r0 == 3 || r0 == 5) && k.args[1].dims.size() == r0 ? r0 : 4;
         for (size_t i = 0; i < 2; ++i) {
             if (k.args[i].dims.size() == rank) continue;
             const TensorRef& t = k.args[i];
