@@ -14,6 +14,7 @@
 #include "eval/evaluate.h"
 #include "planner/plan.h"
 #include "problem/spec.h"
+#include "search/knob_space.h"
 #include "sol/device.h"
 
 namespace kforge::codegen {
@@ -178,6 +179,27 @@ TEST(ConvNdLowering, PlannerSeedsConv1dAndConv3dAndRefusesTheOtherFormsByName) {
         ASSERT_FALSE(s.ok());
         EXPECT_NE(s.error().message.find("not supported"), std::string::npos) << s.error().message;
         EXPECT_NE(s.error().message.find(f.names), std::string::npos) << s.error().message;
+    }
+}
+
+// The search's knob moves reach the new forms: on the conv1d and conv3d seeds, moves of the
+// conv2d knob table that check and lower (a stages move among them).
+TEST(ConvNdLowering, KnobMovesOnConv1dAndConv3dSeedsCheckAndLower) {
+    for (const std::string& json : {conv1d_json(), conv3d_json()}) {
+        const Problem p = parsed(json);
+        SCOPED_TRACE(p.name);
+        auto seed = planner::seed_program(p, h200());
+        ASSERT_TRUE(seed.ok()) << seed.error().to_string();
+        int lowered = 0;
+        bool stages = false;
+        for (const auto& m : search::knob_neighbours(*seed)) {
+            if (!dsl::check_program(m.program, p, h200()).ok()) continue;
+            if (!lower_program(m.program, p, LowerOptions{}).ok()) continue;
+            ++lowered;
+            stages = stages || m.knob == "k0 stages";
+        }
+        EXPECT_GE(lowered, 3);
+        EXPECT_TRUE(stages);
     }
 }
 
