@@ -6,8 +6,8 @@
 // input, the one the chain stores where several match). The index space is the op's output
 // [N, C, *]; the chain's stores and operands broadcast into it by dim names. Lower spatial ranks
 // are padded with leading size-1 axes, so one template serves 1-3 spatial axes. The grid covers
-// the outputs in groups of `items` along the last axis, capped at 8 blocks per SM (the
-// template's loop covers the rest).
+// the outputs in groups of `items` along the last axis, `lanes` threads a group, capped at 8
+// blocks per SM (the template's loop covers the rest).
 #include <algorithm>
 #include <sstream>
 
@@ -55,6 +55,8 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
     if (cfg.threads < 32 || cfg.threads > 1024 || cfg.threads % 32 != 0)
         return make_error(where, "threads must be a multiple of 32 in 32..1024");
     if (cfg.items < 1 || cfg.items > 8) return make_error(where, "items must be in 1..8");
+    if (cfg.lanes < 1 || cfg.lanes > 32 || (cfg.lanes & (cfg.lanes - 1)) != 0)
+        return make_error(where, "lanes must be a power of two in 1..32");
     const Op* op = find_pool_op(kernel, *ctx.problem);
     if (op == nullptr)
         return make_error(where, "no " + std::string(to_string(kernel.pool_op)) +
@@ -81,8 +83,9 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
     const int64_t planes = y->shape[0] * y->shape[1];
     const int64_t groups = planes * axes[0].out * axes[1].out *
                            ((axes[2].out + cfg.items - 1) / cfg.items);
-    const int64_t blocks = std::clamp<int64_t>((groups + cfg.threads - 1) / cfg.threads, 1,
-                                               int64_t(8) * ctx.sm_count);
+    const int64_t groups_per_block = cfg.threads / cfg.lanes;
+    const int64_t blocks = std::clamp<int64_t>((groups + groups_per_block - 1) / groups_per_block,
+                                               1, int64_t(8) * ctx.sm_count);
 
     EntryParams params;
     params.add_tensor(kernel.args[0].name, *xtype, false);
@@ -108,8 +111,8 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
       << "extern \"C\" __global__ void __launch_bounds__(" << cfg.threads << ") " << symbol
       << "(" << params.signature() << ") {\n"
       << chain_init(*chain)
-      << "    kforge::pool_outputs<" << geom << ", " << cfg.threads << ", " << cfg.items
-      << ">(t_" << kernel.args[0].name << ", planes, chain);\n"
+      << "    kforge::pool_outputs<" << geom << ", " << cfg.threads << ", " << cfg.items << ", "
+      << cfg.lanes << ">(t_" << kernel.args[0].name << ", planes, chain);\n"
       << "}\n";
 
     KernelCode code;

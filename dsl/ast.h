@@ -142,7 +142,8 @@ inline GemmConfig conv2d_default_config() {
 enum class RowOp { kSoftmax, kLogSoftmax, kLogsumexp, kLayerNorm, kRmsNorm, kGroupNorm, kSum, kMean, kMax, kMin,
                    kProd, kL1Normalize, kL2Normalize, kCumsum, kCumprod,
                    kArgmax, kArgmin,   // the i64 index of the first max / min (codegen/lower_rowwise_arg.cpp)
-                   kCrossEntropy };    // (logits[N,C], targets[N]) -> mean loss (a scalar)
+                   kCrossEntropy,      // (logits[N,C], targets[N]) -> mean loss (a scalar)
+                   kTril, kTriu };     // the problem op's triangle of the last two dims, zero elsewhere
 std::string_view to_string(RowOp r);
 std::optional<RowOp> row_op_from_string(std::string_view s);
 
@@ -185,7 +186,8 @@ inline std::optional<OpKind> pool_op_from_word(std::string_view w) {
 
 struct PoolConfig {
     int threads = 256;  // threads per block
-    int items = 1;      // consecutive outputs (along the last spatial axis) per thread
+    int items = 1;      // consecutive outputs (along the last spatial axis) per thread group
+    int lanes = 1;      // threads that split one output's window (1..32, a power of two)
     bool operator==(const PoolConfig&) const = default;
 };
 

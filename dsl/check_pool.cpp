@@ -52,6 +52,8 @@ void check_legality_pool(const Kernel& kn, const DeviceLimits& limits, Reporter&
     }
     if (c.items != 1 && c.items != 2 && c.items != 4 && c.items != 8)
         rep.error(knob_loc(kn, "items"), "items must be 1, 2, 4 or 8");
+    if (c.lanes < 1 || c.lanes > 32 || (c.lanes & (c.lanes - 1)) != 0)
+        rep.error(knob_loc(kn, "lanes"), "lanes must be 1, 2, 4, 8, 16 or 32");
 }
 
 }  // namespace kforge::dsl

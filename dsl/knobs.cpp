@@ -292,6 +292,10 @@ std::vector<KnobSpec> pool_knobs() {
          "consecutive outputs (along the last spatial axis) per thread",
          [](Kernel& k, const KnobValue& v) { k.pool.items = as_int(v, 0); return std::string(); },
          [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.pool.items}); }},
+        {"lanes", KnobValueKind::kInts, {}, {IntDomain{{1, 2, 4, 8, 16, 32}}}, {}, "1",
+         "threads that split one output's window (shuffle-combined): large windows",
+         [](Kernel& k, const KnobValue& v) { k.pool.lanes = as_int(v, 0); return std::string(); },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.pool.lanes}); }},
     };
 }
 

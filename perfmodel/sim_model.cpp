@@ -204,7 +204,8 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     if (k.args.size() < 2) return make_error(k.name, "conv2d kernel without input and weight");
     const Op* conv = nullptr;
     for (const Op& op : problem.ops)
-        if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d) &&  // conv1d: H = 1
+        if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d ||  // conv1d: H = 1
+             op.kind == OpKind::kConv3d) &&
             op.inputs.size() >= 2 && op.inputs[0] == k.args[0].name &&
             op.inputs[1] == k.args[1].name)
             conv = &op;
@@ -214,7 +215,7 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     const Tensor* x = problem.find_tensor(conv->inputs[0]);
     const Tensor* w = problem.find_tensor(conv->inputs[1]);
     const Tensor* y = problem.find_tensor(conv->output);
-    const size_t rank = conv->kind == OpKind::kConv1d ? 3 : 4;
+    const size_t rank = static_cast<size_t>(spatial_rank(conv->kind)) + 2;
     if (!x || !w || !y || x->shape.size() != rank || w->shape.size() != rank ||
         y->shape.size() != rank)
         return make_error(k.name, "conv operands are not " + std::to_string(rank) + "-D");
@@ -314,8 +315,9 @@ Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& prob
 
 // A pool kernel (kernels/pool.cuh): x read once (overlapping windows hit L1/L2) plus the chain's
 // bytes, at the efficiency of scalar loads that neighbouring threads coalesce (0.8; 0.86 where a
-// thread computes 2+ neighbouring outputs that share input rows); one compare / add per window
-// tap per output on the SIMT pipe, plus the chain's instructions.
+// thread computes 2+ neighbouring outputs that share input rows; a window of 64+ taps read by
+// one thread streams its own region, uncoalesced: 0.3 unless lanes split it); one compare / add
+// per window tap per output on the SIMT pipe, plus the chain's instructions.
 Expected<SimKernelTime> pool_time(const dsl::Kernel& k, const Problem& problem,
                                   const Ceilings& ceil) {
     SimKernelTime t{k.name};
@@ -335,7 +337,7 @@ Expected<SimKernelTime> pool_time(const dsl::Kernel& k, const Problem& problem,
     const double outputs = static_cast<double>(y->numel());
     t.bytes = static_cast<double>(x->bytes()) + cb->first + cb->second;
     t.flops = outputs * (taps + static_cast<double>(k.chain.size()));
-    const double eff = k.pool.items > 1 ? 0.86 : 0.8;
+    const double eff = taps >= 64 && k.pool.lanes < 8 ? 0.3 : k.pool.items > 1 ? 0.86 : 0.8;
     const double memory_s = t.bytes / (ceil.dram_bytes_per_s * eff);
     const PipeTimes pipes = pipe_times(
         kernel_instructions(k, problem, outputs, outputs, ceil.arch), ceil);

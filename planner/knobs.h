@@ -43,8 +43,9 @@ std::vector<dsl::RowwiseConfig> scan_candidates(int64_t rows, int64_t len, int e
                                                 int sm_count);
 std::vector<dsl::MapConfig> map_candidates(int64_t numel, int64_t innermost, int max_elem_bytes,
                                            const dsl::DeviceLimits& limits);
-// pool: `outputs` = the pool's output elements, `last_out` = its last axis's extent.
-std::vector<dsl::PoolConfig> pool_candidates(int64_t outputs, int64_t last_out,
+// pool: `outputs` = the pool's output elements, `last_out` = its last axis's extent, `taps` =
+// the input elements one output reads at most (problem/pool.h's pool_window_size).
+std::vector<dsl::PoolConfig> pool_candidates(int64_t outputs, int64_t last_out, int64_t taps,
                                              const dsl::DeviceLimits& limits);
 
 // --- arithmetic the rules share

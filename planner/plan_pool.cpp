@@ -3,6 +3,7 @@
 // absorbs the element-wise ops that follow as a map's does (plan_chain.cpp) and stores them.
 #include "planner/knobs.h"
 #include "planner/partition.h"
+#include "problem/pool.h"
 
 namespace kforge::planner::detail {
 
@@ -20,7 +21,8 @@ Status Planner::add_pool(const Op& op) {
     DType value = DType::kF32;
     if (auto st = absorb(kn, op.output, value, op); !st) return st;
     PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
-    for (const auto& c : pool_candidates(y.numel(), y.shape.back(), limits)) {
+    const int64_t taps = pool_window_size(op.kind, pool_axes(op, x.shape, y.shape));
+    for (const auto& c : pool_candidates(y.numel(), y.shape.back(), taps, limits)) {
         kn.pool = c;
         pk.candidates.push_back(kn);
     }

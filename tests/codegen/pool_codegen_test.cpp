@@ -77,7 +77,7 @@ kernel k0 = pool max(x[N,C,H,W]) threads 128 items 4
     ASSERT_TRUE(low.ok()) << low.error().to_string();
     const std::string& src = low->cuda_source;
     EXPECT_NE(src.find("#include \"kernels/pool.cuh\""), std::string::npos);
-    EXPECT_NE(src.find("kforge::pool_outputs<kforge_k0_pool, 128, 4>(t_x, planes, chain)"),
+    EXPECT_NE(src.find("kforge::pool_outputs<kforge_k0_pool, 128, 4, 1>(t_x, planes, chain)"),
               std::string::npos) << src;
     EXPECT_NE(src.find("static constexpr int kKind = 0;"), std::string::npos) << src;
     // the padded leading axis, then H: 30 -> 15, W: 22 -> 11 (kernel 3, stride 2, padding 1)
@@ -93,13 +93,15 @@ kernel k0 = pool max(x[N,C,H,W]) threads 128 items 4
 }
 
 TEST(PoolCodegen, NvrtcCompilesEveryForm) {
-    // max (1-d, dilated), avg (3-d, bf16), adaptive (2-d): each op's code path of the template
-    for (const Case& c : {kCases[0], kCases[2], kCases[3]}) {
+    // max (1-d, dilated), avg (3-d, bf16), global adaptive avg (a warp per output: lanes 32)
+    for (const Case& c : {kCases[0], kCases[2], kCases[4]}) {
         SCOPED_TRACE(std::string(c.op) + " " + c.shape + " " + c.dtype);
         Seeded s = seed(c);
         ASSERT_FALSE(s.program.kernels.empty());
         auto low = lower_program(s.program, s.problem, {});
         ASSERT_TRUE(low.ok()) << low.error().to_string();
+        if (std::string(c.op) == "adaptive_avg_pool")  // 9*30*22 taps an output
+            EXPECT_NE(low->cuda_source.find(", 32>(t_x"), std::string::npos) << low->cuda_source;
         auto cubin = compile::nvrtc_compile_cubin(low->cuda_source,
                                                   compile::default_compile_options("sm_90a"));
         EXPECT_TRUE(cubin.ok()) << (cubin.ok() ? "" : cubin.error().to_string()) << "\n"
