@@ -2,8 +2,10 @@
 // last dim, a block per row; the column form over a leading dim, a thread per output column)
 // and cross_entropy (kernels/cross_entropy.cuh: a block per row writes its loss to an f32
 // workspace `<kernel>_losses` [rows], then one block writes their mean: two launches, no
-// atomics, deterministic). Their chain is one store: an index or a loss has no element-wise
-// epilogue here.
+// atomics, deterministic), and tril / triu (kernels/tri_mask.cuh: the triangle of the last two
+// dims, the problem op's diagonal; after a matmul this is a separate pass over its output, so a
+// triangular product still costs the full GEMM). Their chain is one store: an index, a loss or
+// a masked matrix has no element-wise epilogue here.
 #include <algorithm>
 #include <sstream>
 
@@ -180,11 +182,74 @@ Expected<KernelCode> lower_cross_entropy(const dsl::Kernel& k, const LowerContex
     return code;
 }
 
+// tril / triu: the diagonal of the problem's op that reads x (else the first of its kind).
+Expected<KernelCode> lower_triangle(const dsl::Kernel& k, const LowerContext& ctx) {
+    const std::string where = "kernel " + k.name;
+    const TensorInfo& x = ctx.tensors.at(k.args[0].name);
+    auto xtype = cuda_float_type(x.dtype, where + ": " + x.name);
+    if (!xtype) return xtype.error();
+    if (x.shape.size() < 2) return make_error(where, "tril / triu need rank >= 2");
+    auto y = single_store(k, ctx, x.dtype);
+    if (!y) return y.error();
+    const bool lower = k.row_op == dsl::RowOp::kTril;
+    const OpKind kind = lower ? OpKind::kTril : OpKind::kTriu;
+    int64_t diagonal = 0;
+    bool found = false;
+    if (ctx.problem != nullptr) {
+        for (const Op& op : ctx.problem->ops) {
+            if (op.kind != kind || (found && op.inputs[0] != x.name)) continue;
+            diagonal = op.attrs.diagonal;
+            found = true;
+        }
+    }
+    const int64_t cols = x.shape.back(), rows = x.shape[x.shape.size() - 2];
+    const int64_t total = product(x.shape, 0, x.shape.size());
+    const int threads = row_threads(k.rowwise);
+    const int vec = dsl::widest_vec(k.rowwise.vec, cols);
+    EntryParams params;
+    params.add_tensor(x.name, *xtype, false);
+    params.add_tensor((*y)->name, *xtype, true);
+    params.add_int64("total", total);
+    params.add_int64("rows", rows);
+    params.add_int64("cols", cols);
+    params.add_int64("diagonal", diagonal);
+    const std::string symbol = "kforge_" + k.name, tx = "t_" + x.name, ty = "t_" + (*y)->name;
+    const auto call = [&](int v) {
+        return std::string("kforge::tri_mask<") + (lower ? "true" : "false") + ", " +
+               std::to_string(v) + ">(" + tx + ", " + ty + ", total, rows, cols, diagonal);\n";
+    };
+    std::ostringstream s;
+    s << "// kernel " << k.name << ": " << (lower ? "tril" : "triu") << " of [" << total / (rows * cols)
+      << ", " << rows << ", " << cols << "], diagonal " << diagonal << "\n"
+      << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") " << symbol << "("
+      << params.signature() << ") {\n";
+    if (vec > 1) {
+        s << "    if (kforge::is_aligned<" << vec << ">(" << tx << ") && kforge::is_aligned<" << vec
+          << ">(" << ty << ")) {\n        " << call(vec) << "    } else {\n        " << call(1)
+          << "    }\n";
+    } else {
+        s << "    " << call(1);
+    }
+    s << "}\n";
+    KernelLaunch launch;
+    launch.name = k.name;
+    launch.symbol = symbol;
+    launch.block = {unsigned(threads), 1, 1};
+    launch.grid = {unsigned(std::clamp<int64_t>(ceil_div(total, int64_t(threads) * vec), 1, 1 << 20)),
+                   1, 1};
+    launch.params = params.plan_params();
+    KernelCode code;
+    code.launches.push_back(launch);
+    code.device_source = "#include \"kernels/tri_mask.cuh\"\n" + s.str();
+    return code;
+}
+
 }  // namespace
 
 bool is_index_row_op(dsl::RowOp op) {
     return op == dsl::RowOp::kArgmax || op == dsl::RowOp::kArgmin ||
-           op == dsl::RowOp::kCrossEntropy;
+           op == dsl::RowOp::kCrossEntropy || op == dsl::RowOp::kTril ||
+           op == dsl::RowOp::kTriu;
 }
 
 Expected<KernelCode> lower_rowwise_index(const dsl::Kernel& kernel, const LowerContext& ctx) {
@@ -196,6 +261,8 @@ Expected<KernelCode> lower_rowwise_index(const dsl::Kernel& kernel, const LowerC
         return make_error(where, std::string(dsl::to_string(kernel.row_op)) +
                                      " takes no pre { .. } prologue");
     }
+    if (kernel.row_op == dsl::RowOp::kTril || kernel.row_op == dsl::RowOp::kTriu)
+        return lower_triangle(kernel, ctx);
     return kernel.row_op == dsl::RowOp::kCrossEntropy ? lower_cross_entropy(kernel, ctx)
                                                       : lower_arg(kernel, ctx);
 }

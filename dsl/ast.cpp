@@ -65,7 +65,7 @@ constexpr std::array<std::pair<MathMode, std::string_view>, 6> kMathModes{{
 constexpr std::array<std::pair<Raster, std::string_view>, 3> kRasters{{
     {Raster::kAuto, "auto"}, {Raster::kAlongM, "along_m"}, {Raster::kAlongN, "along_n"}}};
 
-constexpr std::array<std::pair<RowOp, std::string_view>, 18> kRowOps{{
+constexpr std::array<std::pair<RowOp, std::string_view>, 20> kRowOps{{
     {RowOp::kSoftmax, "softmax"}, {RowOp::kLogSoftmax, "log_softmax"},
     {RowOp::kLogsumexp, "logsumexp"}, {RowOp::kLayerNorm, "layer_norm"},
     {RowOp::kRmsNorm, "rms_norm"}, {RowOp::kGroupNorm, "group_norm"}, {RowOp::kSum, "sum"},
@@ -73,7 +73,8 @@ constexpr std::array<std::pair<RowOp, std::string_view>, 18> kRowOps{{
     {RowOp::kProd, "prod"},
     {RowOp::kL1Normalize, "l1_normalize"}, {RowOp::kL2Normalize, "l2_normalize"},
     {RowOp::kCumsum, "cumsum"}, {RowOp::kCumprod, "cumprod"},
-    {RowOp::kArgmax, "argmax"}, {RowOp::kArgmin, "argmin"}, {RowOp::kCrossEntropy, "cross_entropy"}}};
+    {RowOp::kArgmax, "argmax"}, {RowOp::kArgmin, "argmin"}, {RowOp::kCrossEntropy, "cross_entropy"},
+    {RowOp::kTril, "tril"}, {RowOp::kTriu, "triu"}}};
 
 }  // namespace
 

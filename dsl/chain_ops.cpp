@@ -84,6 +84,8 @@ const std::vector<RowOpSpec>& row_op_table() {
         {"argmin", RowOp::kArgmin, 1, "i64 index of the row's first min (NaN counts as the min)"},
         {"cross_entropy", RowOp::kCrossEntropy, 2,
          "(logits[N,C], targets[N]): mean over rows of logsumexp(row) - row[target], a scalar"},
+        {"tril", RowOp::kTril, 1, "lower triangle of the last two dims (the problem op's diagonal)"},
+        {"triu", RowOp::kTriu, 1, "upper triangle of the last two dims (the problem op's diagonal)"},
     };
     return table;
 }

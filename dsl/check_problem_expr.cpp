@@ -180,6 +180,14 @@ ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget) {
             v = g.apply("reduce_" + std::string(to_string(op.kind)), {in[0]}, {},
                         {axis_dim(op, problem)}, true, o);
             break;
+        case OpKind::kTril: case OpKind::kTriu: {  // the triangle of the last two dims
+            const Tensor* tx = problem.find_tensor(op.inputs[0]);
+            const size_t r = tx ? tx->shape.size() : 0;
+            if (r < 2) break;
+            v = g.apply(std::string(to_string(op.kind)), in, {static_cast<double>(a.diagonal)},
+                        {dim_text(*tx, r - 2), dim_text(*tx, r - 1)}, false, o);
+            break;
+        }
         case OpKind::kCrossEntropy: {  // logsumexp(row) - row[target], the mean over the rows
             const Tensor* tx = problem.find_tensor(op.inputs[0]);
             v = g.apply("cross_entropy", in, {}, tx ? named_dims(dims_of(*tx)) : std::vector<std::string>{},

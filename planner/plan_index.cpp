@@ -1,5 +1,6 @@
 // The index row ops in the fusion planner (planner/partition.h): argmax / argmin (over any dim:
-// the row form over the last, the column form over a leading one) and cross_entropy, each one
+// the row form over the last, the column form over a leading one), cross_entropy, and tril /
+// triu (after a matmul: the GEMM stores its full output, this kernel masks it), each one
 // rowwise kernel whose chain is the store of its result (an i64 index, or the mean loss); the
 // element-wise ops that read it get kernels of their own. Candidates differ in block size.
 #include "planner/partition.h"
@@ -7,7 +8,8 @@
 namespace kforge::planner::detail {
 
 bool is_index_kernel_op(OpKind k) {
-    return k == OpKind::kArgmax || k == OpKind::kArgmin || k == OpKind::kCrossEntropy;
+    return k == OpKind::kArgmax || k == OpKind::kArgmin || k == OpKind::kCrossEntropy ||
+           k == OpKind::kTril || k == OpKind::kTriu;
 }
 
 Status add_index_kernel(Planner& pl, const Op& op) {
@@ -18,9 +20,12 @@ Status add_index_kernel(Planner& pl, const Op& op) {
     kn.kind = dsl::KernelKind::kRowwise;
     kn.row_op = op.kind == OpKind::kArgmax   ? dsl::RowOp::kArgmax
                 : op.kind == OpKind::kArgmin ? dsl::RowOp::kArgmin
+                : op.kind == OpKind::kTril   ? dsl::RowOp::kTril
+                : op.kind == OpKind::kTriu   ? dsl::RowOp::kTriu
                                              : dsl::RowOp::kCrossEntropy;
+    const bool triangle = op.kind == OpKind::kTril || op.kind == OpKind::kTriu;
     for (const auto& in : op.inputs) kn.args.push_back(pl.ref(in));
-    if (op.kind != OpKind::kCrossEntropy) {
+    if (op.kind != OpKind::kCrossEntropy && !triangle) {
         const size_t axis = static_cast<size_t>(op.attrs.axis);
         if (std::count(dx.begin(), dx.end(), dx[axis]) != 1) {
             return not_expressible(op, "the reduced dim " + dx[axis] + " appears more than once in " +
@@ -34,7 +39,7 @@ Status add_index_kernel(Planner& pl, const Op& op) {
     pl.available.insert(op.output);
     pl.stored_dtype[op.output] = pl.tensor(op.output).dtype;
     // the vector width divides the row (cross_entropy: C; argmax: the reduced dim's extent)
-    const int64_t len = op.kind == OpKind::kCrossEntropy
+    const int64_t len = op.kind == OpKind::kCrossEntropy || triangle
                             ? x.shape.back()
                             : x.shape[static_cast<size_t>(op.attrs.axis)];
     PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};

@@ -123,12 +123,42 @@ kernel k1 = rowwise argmin(x[B,D1,D2]) { add 1; store an[B,D1] }
     EXPECT_TRUE(has(low.error().to_string(), "one store")) << low.error().to_string();
 }
 
+// triu(A @ B) (KernelBench level 1, problem 14's form) and tril with an offset: the GEMM stores
+// its product, a tril / triu kernel masks it with the problem op's diagonal.
+Problem triangular() {
+    return spec(R"({"name": "tri", "dims": {"M": 64, "K": 48, "N": 96},
+        "inputs": {"A": {"shape": ["M", "K"], "dtype": "f32"},
+                   "B": {"shape": ["K", "N"], "dtype": "f32"}},
+        "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "C"},
+                  {"op": "triu", "inputs": ["C"], "output": "U"},
+                  {"op": "tril", "inputs": ["C"], "output": "L", "diagonal": -2}],
+        "outputs": ["U", "L"], "precision": {"policy": "fp32_strict"}})");
+}
+
+TEST(IndexPlan, TriangleOfAMatmulIsAGemmThenAMask) {
+    const Problem p = triangular();
+    const std::string text = seed_checked(p);
+    EXPECT_EQ(kernels(text), 3u) << text;
+    EXPECT_TRUE(has(text, "gemm(A[M,K], B[K,N])")) << text;
+    EXPECT_TRUE(has(text, "rowwise triu(C[M,N])")) << text;
+    EXPECT_TRUE(has(text, "rowwise tril(C[M,N])")) << text;
+    const std::string src = lowered_source(p, text);
+    EXPECT_TRUE(has(src, "kforge::tri_mask<false")) << src;
+    EXPECT_TRUE(has(src, "diagonal -2")) << src;
+    // tril stored where the problem wants triu: refused by the checker
+    std::string swapped = text;
+    swapped.replace(swapped.find("rowwise triu("), 13, "rowwise tril(");
+    auto parsed = dsl::parse_program(swapped, "bad.kf");
+    ASSERT_TRUE(parsed.ok()) << swapped;
+    EXPECT_FALSE(dsl::check_program(*parsed, p, h200(), {"bad.kf", swapped}).ok()) << swapped;
+}
+
 // The gated pipeline on the simulated device passes for each plan.
 TEST(IndexPlan, PlansPassTheSimulatedPipeline) {
     auto device = eval::make_sim_device("h200");
     ASSERT_TRUE(device.ok()) << device.error().to_string();
     eval::InProcessEvaluator evaluator(**device);
-    for (const Problem& p : {argmax(), cross_entropy(), masked_cumsum()}) {
+    for (const Problem& p : {argmax(), cross_entropy(), masked_cumsum(), triangular()}) {
         eval::EvalRequest req;
         req.problem = p;
         req.program_text = seed_checked(p);
