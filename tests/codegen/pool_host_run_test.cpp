@@ -1,0 +1,132 @@
+// Integration, no GPU: the numbers of kernels/pool.cuh against the fp64 interpreter. A pooling
+// problem's seed (lanes 1: the shuffle path needs a warp, the GPU run checks it) is lowered; the
+// real generated source - the geometry struct, the chain functor, the entry point - with
+// kernels/pool.cuh and kernels/chain_ops.cuh is compiled for the host (kernels/common.cuh's
+// helpers replaced by scalar host code) and its entry point run for every block and thread of
+// the launch, then compared with interpret(): max with dilation and ceil_mode, avg with padding
+// not counted and ceil_mode, a 3-d divisor_override, adaptive max with overlapping windows.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "codegen/lower.h"
+#include "problem/interpret.h"
+#include "problem/spec.h"
+#include "planner/plan.h"
+#include "sol/device.h"
+#include "tests/codegen/host_run_shim.h"
+
+namespace kforge::codegen {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string strip_includes(std::string s) {
+    return std::regex_replace(s, std::regex(R"(#include "[^"]*"\n|#pragma once\n)"), "");
+}
+
+void expect_matches_interpreter(const std::string& op, const std::string& shape,
+                                const std::string& attrs, const std::string& dims) {
+    const std::string json = R"({"name": "pool_host", "dims": )" + dims +
+                             R"(, "inputs": {"x": {"shape": )" + shape + R"(, "dtype": "f32"}},
+        "graph": [{"op": ")" + op + R"(", "inputs": ["x"], "output": "y", )" + attrs + R"(}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})";
+    auto problem = parse_problem(json, "pool.json");
+    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
+    auto prog = planner::seed_program(*problem, dsl::device_limits(find_device("h200").value()));
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    ASSERT_EQ(prog->kernels.size(), 1u);
+    prog->kernels[0].pool.lanes = 1;
+    prog->kernels[0].pool.items = 2;
+    prog->kernels[0].pool.threads = 64;
+    auto low = lower_program(*prog, *problem, {});
+    ASSERT_TRUE(low.ok()) << low.error().to_string();
+    const KernelLaunch& launch = low->plan.kernels.at(0);
+
+    const Tensor& x = *problem->find_tensor("x");
+    const Tensor& y = *problem->find_tensor("y");
+    std::vector<float> xs;
+    std::vector<double> xd;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+        xs.push_back(float(2.0 * std::sin(0.37 * double(i)) + 0.1 * double(i % 7)));
+        xd.push_back(double(xs.back()));
+    }
+    auto ref = interpret(*problem, {{"x", xd}});
+    ASSERT_TRUE(ref.ok()) << ref.error().to_string();
+
+    const fs::path dir = fs::temp_directory_path() / ("kforge_pool_host_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "x.bin", std::ios::binary)
+        .write(reinterpret_cast<const char*>(xs.data()), std::streamsize(xs.size() * 4));
+    const fs::path kernels = fs::path(KFORGE_SOURCE_DIR) / "kernels";
+    const std::string shim = std::string(hostrun::kHostShim) +
+        "#include <cstring>\nstruct KfDim3 { unsigned x = 0, y = 0, z = 0; };\n"
+        "static KfDim3 blockIdx, threadIdx, gridDim;\n"
+        "#define __global__\n#define __launch_bounds__(n)\n"
+        "template <class T> T __shfl_xor_sync(unsigned, T v, int, int) { return v; }\n";
+    const std::string main_src =
+        "int main(int, char** argv) {\n"
+        "    std::vector<float> x(" + std::to_string(x.numel()) + "), y(" +
+        std::to_string(y.numel()) + ", -12345.f);\n"
+        "    FILE* f = std::fopen(argv[1], \"rb\");\n"
+        "    if (!f || std::fread(x.data(), 4, x.size(), f) != x.size()) return 2;\n"
+        "    gridDim.x = " + std::to_string(launch.grid[0]) + ";\n"
+        "    for (unsigned b = 0; b < gridDim.x; ++b)\n"
+        "        for (unsigned t = 0; t < " + std::to_string(launch.block[0]) + "; ++t) {\n"
+        "            blockIdx.x = b; threadIdx.x = t;\n"
+        "            kforge_k0(x.data(), y.data(), " + std::to_string(x.shape[0] * x.shape[1]) + ");\n"
+        "        }\n"
+        "    FILE* o = std::fopen(argv[2], \"wb\");\n"
+        "    return o && std::fwrite(y.data(), 4, y.size(), o) == y.size() && !std::fclose(o) ? 0 : 3;\n"
+        "}\n";
+    std::ofstream(dir / "run.cpp")
+        << shim << strip_includes(hostrun::read_text(kernels / "chain_ops.cuh"))
+        << strip_includes(hostrun::read_text(kernels / "pool.cuh"))
+        << strip_includes(low->cuda_source) << main_src;
+    const std::string cc = std::string(KFORGE_HOST_CXX) + " -std=c++17 -O1 -o " +
+                           (dir / "run").string() + " " + (dir / "run.cpp").string() + " 2>&1";
+    FILE* p = popen(cc.c_str(), "r");
+    std::string log;
+    char buf[512];
+    while (p && fgets(buf, sizeof buf, p)) log += buf;
+    ASSERT_EQ(p ? pclose(p) : -1, 0) << log << "\n" << hostrun::read_text(dir / "run.cpp");
+    const std::string run = (dir / "run").string() + " " + (dir / "x.bin").string() + " " +
+                            (dir / "y.bin").string();
+    ASSERT_EQ(std::system(run.c_str()), 0) << hostrun::read_text(dir / "run.cpp");
+    std::vector<float> got(static_cast<size_t>(y.numel()));
+    std::ifstream(dir / "y.bin", std::ios::binary)
+        .read(reinterpret_cast<char*>(got.data()), std::streamsize(got.size() * 4));
+    fs::remove_all(dir);
+    const std::vector<double>& want = ref->at("y");
+    ASSERT_EQ(want.size(), got.size());
+    int bad = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        if (std::abs(double(got[i]) - want[i]) > 1e-5 * (1.0 + std::abs(want[i])) && bad++ < 5)
+            ADD_FAILURE() << op << " " << attrs << " y[" << i << "]: kernel " << got[i]
+                          << ", interpreter " << want[i];
+    }
+    EXPECT_EQ(bad, 0);
+}
+
+TEST(PoolHostRun, KernelMatchesTheInterpreter) {
+    const std::string dims = R"({"N": 2, "C": 3, "D": 5, "H": 9, "W": 11})";
+    expect_matches_interpreter("max_pool", R"(["N", "C", "W"])",
+                               R"("kernel_size": 4, "stride": 3, "padding": 2, "dilation": 2, "ceil_mode": true)", dims);
+    expect_matches_interpreter("avg_pool", R"(["N", "C", "H", "W"])",
+                               R"("kernel_size": [3, 2], "stride": 2, "padding": 1, "ceil_mode": true, "count_include_pad": false)", dims);
+    expect_matches_interpreter("avg_pool", R"(["N", "C", "D", "H", "W"])",
+                               R"("kernel_size": 3, "stride": [1, 2, 2], "padding": 1, "divisor_override": 5)", dims);
+    expect_matches_interpreter("adaptive_max_pool", R"(["N", "C", "H", "W"])",
+                               R"("output_size": [4, 6])", dims);
+    expect_matches_interpreter("adaptive_avg_pool", R"(["N", "C", "H", "W"])",
+                               R"("output_size": 1)", dims);
+}
+
+}  // namespace
+}  // namespace kforge::codegen
