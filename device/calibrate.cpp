@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/cuda_check.h"
+#include "common/stats.h"
 
 namespace kforge {
 namespace {
@@ -96,12 +97,6 @@ struct CublasHandle {
         if (h) api->destroy(h);
     }
 };
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Times `launch` (which enqueues work on the default stream): warm-up, then the median of
 // `runs` CUDA-event intervals, in seconds.

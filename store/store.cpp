@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/stats.h"
 #include "store/schema.h"
 #include "store/store_internal.h"
 
@@ -47,9 +48,7 @@ std::optional<double> median_time_ns(const std::vector<MeasurementRecord>& sampl
         if (m.label == label) t.push_back(m.time_ns);
     }
     if (t.empty()) return std::nullopt;
-    std::sort(t.begin(), t.end());
-    size_t n = t.size();
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    return median(std::move(t));
 }
 
 namespace {

@@ -1,10 +1,11 @@
-#include "device/timing.h"
+// common/stats.h: quantiles and the bootstrap of the median.
+#include "common/stats.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-namespace kforge::eval {
+namespace kforge {
 namespace {
 
 uint64_t splitmix64(uint64_t& state) {
@@ -62,4 +63,4 @@ TimingStats timing_stats(const std::vector<double>& times_ns, int bootstrap_resa
     return s;
 }
 
-}  // namespace kforge::eval
+}  // namespace kforge
