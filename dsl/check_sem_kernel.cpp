@@ -50,6 +50,8 @@ OpKind row_op_kind(RowOp r) {
     case RowOp::kArgmax: return OpKind::kArgmax;
     case RowOp::kArgmin: return OpKind::kArgmin;
     case RowOp::kCrossEntropy: return OpKind::kCrossEntropy;
+    case RowOp::kTril: return OpKind::kTril;
+    case RowOp::kTriu: return OpKind::kTriu;
     }
     return OpKind::kSoftmax;
 }
@@ -90,18 +92,23 @@ const Op* conv2d_op(Sem& sem, const Kernel& kn) {
     const Op* by_name = nullptr;
     for (const Op& op : sem.problem.ops) {
         // a conv2d kernel runs conv2d, and conv1d as a 2-D convolution with H = 1
-        if (op.kind != OpKind::kConv2d && op.kind != OpKind::kConv1d) continue;
+        if (op.kind != OpKind::kConv2d && op.kind != OpKind::kConv1d && op.kind != OpKind::kConv3d)
+            continue;  // conv3d: CUTLASS's 3-D fprop
         convs.push_back(&op);
         if (op.inputs.size() >= 2 && op.inputs[0] == x.name && op.inputs[1] == w.name && !by_name)
             by_name = &op;
     }
     const std::string head = "conv2d(" + ref_text(x) + ", " + ref_text(w) + ")";
-    const size_t rank = by_name != nullptr && by_name->kind == OpKind::kConv1d ? 3 : 4;
+    const size_t rank = by_name == nullptr                  ? 4
+                        : by_name->kind == OpKind::kConv1d ? 3
+                        : by_name->kind == OpKind::kConv3d ? 5
+                                                           : 4;
     if (x.dims.size() != rank || w.dims.size() != rank) {
         rep.error(kn.loc, head + (rank == 4
                                       ? ": conv2d takes X[N,C,H,W] and Wt[K,C,R,S] (4 dims each)"
-                                      : ": a conv2d kernel of a conv1d op takes X[N,C,L] and "
-                                        "Wt[K,C,S] (3 dims each)"));
+                                      : ": a conv2d kernel of a " +
+                                            std::string(to_string(by_name->kind)) + " op takes " +
+                                            std::to_string(rank) + "-dim X and Wt"));
         return nullptr;
     }
     if (convs.empty()) {
@@ -519,6 +526,15 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
                                        kn.rowwise.exclusive ? 1.0 : 0.0}, {over}, false, o);
             } else if (kind == OpKind::kSoftmax || kind == OpKind::kLogSoftmax) {
                 v = g.apply(name, in, {}, {over}, false, o);
+            } else if ((kind == OpKind::kTril || kind == OpKind::kTriu) && x.dims.size() >= 2) {
+                // the triangle of the last two dims, with the diagonal of the problem op
+                // that reads this tensor (else the first of its kind)
+                const Op* tri = like;
+                for (const Op& op : sem.problem.ops)
+                    if (op.kind == kind && op.inputs[0] == x.name) tri = &op;
+                const double diagonal = tri ? static_cast<double>(tri->attrs.diagonal) : 0.0;
+                v = g.apply(name, in, {diagonal},
+                            {x.dims[x.dims.size() - 2], x.dims[x.dims.size() - 1]}, false, o);
             } else if (kind == OpKind::kCrossEntropy) {  // every row's loss, then their mean
                 v = g.apply(name, in, {}, named_dims(x.dims), true, o);
                 f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
