@@ -10,15 +10,12 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 
 #include "cli/commands.h"
 #include "mcp/server.h"
 
 namespace kforge::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct McpArgs {
     std::string root;
@@ -31,17 +28,6 @@ struct McpArgs {
     mcp::OperatorLimits limits;
     bool allow_import = false;
 };
-
-// libkforge_runtime.so for export: $KFORGE_RUNTIME_LIB, else beside the binary (as kforge export).
-std::string runtime_library() {
-    if (const char* env = std::getenv("KFORGE_RUNTIME_LIB"); env && *env) return env;
-    std::error_code ec;
-    fs::path bin = fs::path(kforge_executable()).parent_path();
-    for (const fs::path& p : {bin / ".." / "runtime" / "libkforge_runtime.so",
-                              bin / ".." / "lib" / "libkforge_runtime.so"})
-        if (fs::exists(p, ec)) return fs::weakly_canonical(p, ec).string();
-    return "";
-}
 
 int run(const McpArgs& a) {
     if (json_mode()) {
@@ -70,7 +56,7 @@ int run(const McpArgs& a) {
     c.compile_cache_dir = default_compile_cache_dir();
     c.ncu = a.ncu;
     c.python = python_options();
-    c.runtime_library = runtime_library();
+    c.runtime_library = runtime_library("");  // as kforge export finds it (cli_common)
     c.allow_import = a.allow_import;
     c.kforge_version = KFORGE_VERSION;
     // The protocol gets its own descriptor; fd 1 becomes stderr, so that nothing a library or a
