@@ -37,7 +37,8 @@ step() {  # step NAME TIMEOUT_S CMD...: runs CMD under a timeout, logs rc and wa
 }
 shopt -s nullglob
 files=()
-for g in ${FILES:-51_* 52_* 93_* 95_* 14_* 15_*}; do
+read -r -a patterns <<< "${FILES:-51_* 52_* 93_* 95_* 14_* 15_*}"  # no globbing here
+for g in "${patterns[@]}"; do
     for f in "$KB"/level1/$g.py; do [ -f "$f" ] && files+=("$f"); done
 done
 files+=("$R"/examples/kernelbench/6[0-5]_*.py)
