@@ -152,6 +152,20 @@ class Timer:
                     "std_us": statistics.pstdev(t)} for n, t in times.items()}
 
 
+def graph_of(fn, args):
+    """(replay(), static outputs) of fn captured in a CUDA graph."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s), torch.no_grad():
+        for _ in range(2):
+            fn(*args)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g), torch.no_grad():
+        out = fn(*args)
+    return g, out
+
+
 def fp64_errors(model, model_new, inputs):
     """{"model": max |Model - exact|, "model_new": max |ModelNew - exact|}, exact = a float64
     copy of Model on float64 copies of the inputs; None where it cannot run in float64."""
