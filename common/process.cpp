@@ -12,7 +12,13 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
 
 #include "common/stop_request.h"
 
@@ -42,7 +48,64 @@ std::vector<std::string> child_environment(
 
 }  // namespace
 
+namespace {
+
+// PR_SET_PDEATHSIG fires when the *thread* that forked the child ends, not the process. A
+// child that must die with kforge is therefore forked by one thread that lives as long as the
+// process: the MCP server runs each tool call on a thread of its own, and a worker forked by
+// such a call died with it (H100, 2026-12-06: every other evaluate found its worker dead).
+class ProcessLifetimeForker {
+public:
+    template <typename Fn>
+    auto run(Fn fn) -> decltype(fn()) {
+        std::packaged_task<decltype(fn())()> task(std::move(fn));
+        auto result = task.get_future();
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            jobs_.push_back([&task] { task(); });
+        }
+        cv_.notify_one();
+        return result.get();
+    }
+
+    static ProcessLifetimeForker& instance() {
+        // never destroyed: its thread runs until the process exits
+        static ProcessLifetimeForker* forker = new ProcessLifetimeForker();
+        return *forker;
+    }
+
+private:
+    ProcessLifetimeForker() {
+        std::thread([this] {
+            for (;;) {
+                std::function<void()> job;
+                {
+                    std::unique_lock<std::mutex> lock(mutex_);
+                    cv_.wait(lock, [this] { return !jobs_.empty(); });
+                    job = std::move(jobs_.front());
+                    jobs_.pop_front();
+                }
+                job();
+            }
+        }).detach();
+    }
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<std::function<void()>> jobs_;
+};
+
+Expected<pid_t> spawn_here(const std::vector<std::string>& argv, const SpawnOptions& o);
+
+}  // namespace
+
 Expected<pid_t> spawn_process(const std::vector<std::string>& argv, const SpawnOptions& o) {
+    if (!o.die_with_parent) return spawn_here(argv, o);
+    return ProcessLifetimeForker::instance().run([&] { return spawn_here(argv, o); });
+}
+
+namespace {
+
+Expected<pid_t> spawn_here(const std::vector<std::string>& argv, const SpawnOptions& o) {
     if (argv.empty()) return make_error("", "spawn_process: empty command");
     int err_fds[2];
     if (pipe2(err_fds, O_CLOEXEC) != 0) return make_error(argv[0], errno_text("pipe", errno));
@@ -99,6 +162,8 @@ Expected<pid_t> spawn_process(const std::vector<std::string>& argv, const SpawnO
     }
     return pid;
 }
+
+}  // namespace
 
 Expected<ProcessResult> run_process(const std::vector<std::string>& argv, const RunOptions& o) {
     if (argv.empty()) return make_error("", "run_process: empty command");

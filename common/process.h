@@ -26,8 +26,9 @@ struct SpawnOptions {
     std::vector<std::pair<std::string, std::string>> env;
     // dup2'd onto the child's 0, 1 and 2; -1 inherits the parent's.
     int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
-    // The child is killed (SIGKILL) when the thread that started it ends (PR_SET_PDEATHSIG),
-    // and exits at once if its parent died before that took effect.
+    // The child is killed (SIGKILL) when this process ends, however it ends (PR_SET_PDEATHSIG,
+    // armed from a thread that lives as long as the process, so it does not matter which
+    // thread asks), and exits at once if its parent died before that took effect.
     bool die_with_parent = false;
 };
 

@@ -1,5 +1,5 @@
 // WorkerProcess: started by common/process.h's spawn_process (its own process group, killed
-// with the thread that started it), non-blocking pipes driven by poll() with deadlines,
+// when the supervising process ends), non-blocking pipes driven by poll() with deadlines,
 // kill(-pgid, SIGKILL) and a bounded waitpid. Every syscall loop handles EINTR.
 #include "worker/supervisor_process.h"
 
@@ -73,8 +73,8 @@ Expected<WorkerProcess> WorkerProcess::spawn(const std::vector<std::string>& arg
     }
     // The worker lives in its own process group (a timeout kills the group), so a Ctrl-C at the
     // terminal misses it, and nothing else would end it when the supervisor dies (SIGKILL, a
-    // crash): it dies with the thread that started it, which outlives it (the supervisor's
-    // calls run on one thread).
+    // crash): die_with_parent ties it to the supervising process, whichever thread starts it
+    // (the MCP server's tool calls each run on a thread of their own).
     SpawnOptions o;
     o.stdin_fd = in_fds[0];
     o.stdout_fd = out_fds[1];

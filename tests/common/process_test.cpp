@@ -1,5 +1,8 @@
 // common/process.h: exit codes, captured output, timeouts and stops that kill the whole process
 // group, the environment and working folder given, exec failures as errors.
+#include <signal.h>
+#include <sys/wait.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -92,6 +95,24 @@ TEST(Process, PassThroughWithoutTimeoutStillStops) {
     clear_stop_request();
     ASSERT_TRUE(r.ok()) << r.error().to_string();
     EXPECT_TRUE(r->stopped);
+}
+
+// PR_SET_PDEATHSIG follows the forking thread: a child that must die with the process outlives
+// the (short-lived) thread that asked for it, as a worker started by one MCP tool call must.
+TEST(Process, DieWithParentChildOutlivesTheThreadThatAskedForIt) {
+    Expected<pid_t> pid = make_error("", "not started");
+    std::thread caller([&] {
+        SpawnOptions o;
+        o.die_with_parent = true;
+        pid = spawn_process({"/bin/sleep", "30"}, o);
+    });
+    caller.join();
+    ASSERT_TRUE(pid.ok()) << pid.error().to_string();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    int status = 0;
+    EXPECT_EQ(waitpid(*pid, &status, WNOHANG), 0) << "the child died with the calling thread";
+    kill(-*pid, SIGKILL);
+    waitpid(*pid, &status, 0);
 }
 
 TEST(ProcessError, MissingFolderIsAnError) {
