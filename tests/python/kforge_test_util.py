@@ -28,7 +28,9 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "33_batchnorm", "34_einsum_4d", "35_diag_matmul", "36_conv2d_bias_relu",
              "37_conv2d_strided", "60_argmax_argmin", "61_masked_fill_where",
              "62_masked_cumsum", "63_cross_entropy", "64_triangular_matmul",
-             "65_cross_entropy_module"]
+             "65_cross_entropy_module", "70_max_pool_1d_dilated", "71_max_pool_2d",
+             "72_avg_pool_2d_ceil", "73_avg_pool_3d", "74_adaptive_pools",
+             "75_conv2d_max_pool_relu", "76_global_avg_pool_mean"]
 
 
 def example(stem):
