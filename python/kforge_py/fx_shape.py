@@ -220,7 +220,9 @@ def index(conv, node):
     idx = tuple(conv.value(i) if isinstance(i, torch.fx.Node) else i for i in idx)
     for i in idx:
         if not (i is None or i is Ellipsis or _is_int(i) or isinstance(i, slice)):
-            raise Unsupported(f"indexing with {type(i).__name__} (advanced indexing) is not "
+            kind = ("list" if isinstance(i, (list, tuple))  # fx's immutable_list is a list
+                    else "tensor" if isinstance(i, torch.Tensor) else type(i).__name__)
+            raise Unsupported(f"indexing with {kind} (advanced indexing) is not "
                               "supported; integers, slices, None and ... are")
     real = [i for i in idx if i is not None and i is not Ellipsis]
     if Ellipsis in idx:

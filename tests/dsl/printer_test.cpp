@@ -175,7 +175,7 @@ TEST(Printer, KnobTableDefaultsMatchAst) {
 TEST(ReferenceCard, ListsEveryKnobChainOpAndRowOpInFewLines) {
     std::string card = reference_card();
     for (KernelKind kind : {KernelKind::kGemm, KernelKind::kRowwise, KernelKind::kMap,
-                            KernelKind::kConv2d}) {
+                            KernelKind::kConv2d, KernelKind::kPool}) {
         for (const KnobSpec& spec : knob_table(kind)) {
             EXPECT_NE(card.find("`" + std::string(spec.name)), std::string::npos) << spec.name;
         }
@@ -185,7 +185,9 @@ TEST(ReferenceCard, ListsEveryKnobChainOpAndRowOpInFewLines) {
                                "`tma_ws`, `cooperative`", "32..1024, a multiple of 32"}) {
         EXPECT_NE(card.find(s), std::string::npos) << s;
     }
-    EXPECT_LE(std::count(card.begin(), card.end(), '\n'), 140);
+    // five kernel kinds (pool joined in session 15) and the index/mask row ops: still one screen
+    // pair for an LLM's context
+    EXPECT_LE(std::count(card.begin(), card.end(), '\n'), 160);
 }
 
 // The examples in the card are valid programs.

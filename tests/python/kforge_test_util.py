@@ -26,11 +26,16 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "27_cosine_similarity_loss", "28_triplet_margin_loss", "29_kl_div_loss",
              "30_prod_reduction", "31_gemm_min_hardswish_std", "32_elementwise_math",
              "33_batchnorm", "34_einsum_4d", "35_diag_matmul", "36_conv2d_bias_relu",
-             "37_conv2d_strided", "60_argmax_argmin", "61_masked_fill_where",
+             "37_conv2d_strided", "40_conv1d_dilated_strided", "41_conv3d_asymmetric",
+             "42_depthwise_separable_conv", "43_conv_transpose1d",
+             "44_conv_transpose2d_grouped_relu", "45_conv_transpose3d_bias_add",
+             "46_conv_functional_forms", "60_argmax_argmin", "61_masked_fill_where",
              "62_masked_cumsum", "63_cross_entropy", "64_triangular_matmul",
              "65_cross_entropy_module", "70_max_pool_1d_dilated", "71_max_pool_2d",
              "72_avg_pool_2d_ceil", "73_avg_pool_3d", "74_adaptive_pools",
-             "75_conv2d_max_pool_relu", "76_global_avg_pool_mean"]
+             "75_conv2d_max_pool_relu", "76_global_avg_pool_mean", "90_diag_matmul_unsqueeze",
+             "91_cumsum_exclusive_cat", "92_flatten_linear", "93_permute_transpose",
+             "94_slice_index", "95_cat_stack_split", "96_constant_pad", "97_expand_broadcast"]
 
 
 def example(stem):
