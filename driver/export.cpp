@@ -181,12 +181,12 @@ std::string op_name(const std::string& problem) {
 
 ExportResult export_runs(const ExportRequest& base,
                          const std::vector<std::pair<int64_t, std::string>>& runs,
-                         const Console& console) {
+                         bool folder_per_problem, const Console& console) {
     ExportResult all;
     for (const auto& [run, problem] : runs) {
         ExportRequest r = base;
         r.source = std::to_string(run);
-        r.out_dir = runs.size() == 1 ? base.out_dir : (fs::path(base.out_dir) / problem).string();
+        r.out_dir = folder_per_problem ? (fs::path(base.out_dir) / problem).string() : base.out_dir;
         ExportResult one = run_export(r, console);
         if (one.outcome.exit != Exit::kOk) {
             one.outcome.message = "export of run " + r.source + " (" + problem + ") to " +

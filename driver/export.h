@@ -57,12 +57,12 @@ struct ExportResult {
 // lower or compile (or a run has no best program); kEnvironment without a compiler or Python.
 ExportResult run_export(const ExportRequest& request, const Console& console);
 
-// `optimize --export DIR` and `suite --export DIR`: the best program of each finished run
-// exported with `base`'s settings (its source and out_dir replaced): one run to DIR itself,
-// several to DIR/<problem>. Runs without a passing candidate are skipped, and said so. The
-// first failed export ends it with that export's outcome, its message naming the run.
+// `optimize --export DIR` and `suite --export DIR`: the best program of each (run id, problem)
+// exported with `base`'s settings (its source and out_dir replaced): to DIR itself, or with
+// `folder_per_problem` (a suite, also of one) to DIR/<problem>. The first failed export ends it
+// with that export's outcome, its message naming the run.
 ExportResult export_runs(const ExportRequest& base,
                          const std::vector<std::pair<int64_t, std::string>>& runs,
-                         const Console& console);
+                         bool folder_per_problem, const Console& console);
 
 }  // namespace kforge::driver

@@ -110,7 +110,7 @@ Outcome run_optimize(OptimizeRequest r, const Console& console) {
     const bool passed = search::best_hash(*state).has_value();
     if (r.export_to && passed) {
         ExportResult exported = export_runs(*r.export_to, {{state->run_id, state->problem.name}},
-                                            console);
+                                            false, console);
         if (exported.outcome.exit != Exit::kOk) return exported.outcome;
     } else if (r.export_to) {
         if (console.note)

@@ -177,14 +177,8 @@ Outcome run_suite(SuiteRequest r, const Console& console) {
         if (runs.size() < states.size())
             print(std::to_string(states.size() - runs.size()) +
                   " problem(s) without a passing candidate: not exported\n");
-        // one folder per problem, also for a suite of one
-        ExportRequest base = *r.export_to;
-        for (auto& [run, problem] : runs) {
-            ExportRequest one = base;
-            one.out_dir = (std::filesystem::path(base.out_dir) / problem).string();
-            ExportResult e = export_runs(one, {{run, problem}}, console);
-            if (e.outcome.exit != Exit::kOk) return e.outcome;
-        }
+        ExportResult e = export_runs(*r.export_to, runs, true, console);
+        if (e.outcome.exit != Exit::kOk) return e.outcome;
     }
     if (interrupted > 0)
         return fail(Exit::kFailure, "interrupted: " + std::to_string(interrupted) +
