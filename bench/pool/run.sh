@@ -20,92 +20,15 @@
 set -uo pipefail
 R=$PWD
 KB=${1:?usage: OUT=DIR bash bench/pool/run.sh KERNELBENCH_CHECKOUT}
-K=${KFORGE:-$R/.carry/bin/kforge}
-DEVICE=${DEVICE:-cuda}
-SUITE_S=${SUITE_S:-240}
-MODES=${MODES:-eager,compile_default}
-[ -n "${KFORGE_PYTHON:-}" ] || [ -x "$R/.venv/bin/python" ] || export KFORGE_PYTHON=python3
-O=${OUT:-/tmp/kforge-out}/pool
-mkdir -p "$O/specs" "$O/eval" "$O/programs"
-DB=$O/kforge.db
-: > "$O/steps.txt"
-step() {  # step NAME TIMEOUT_S CMD...: runs CMD under a timeout, logs rc and wall
-    local name=$1 limit=$2; shift 2
-    local s=$SECONDS
-    timeout --kill-after=10 "$limit" "$@"
-    local rc=$?
-    echo "$name rc=$rc wall_s=$((SECONDS - s))" | tee -a "$O/steps.txt"
-    return $rc
-}
-shopt -s nullglob
-files=()
-stems=${FILES:-"41_* 42_* 43_* 44_* 45_* 46_*"}
-set -f  # the stems are globs under $KB/level1, not here
-for g in $stems; do
-    set +f
-    for f in "$KB"/level1/$g.py; do [ -f "$f" ] && files+=("$f"); done
-    set -f
-done
-set +f
-if [ "${LEVEL2:-0}" = 1 ]; then
-    for f in "$KB"/level2/*Pool*.py; do files+=("$f"); done
-fi
+. "$R/bench/lib/kernelbench_bench.sh"
+kb_bench_init pool 240
+kb_add_files level1 "${FILES:-41_* 42_* 43_* 44_* 45_* 46_*}"
+[ "${LEVEL2:-0}" = 1 ] && kb_add_files level2 "*Pool*"
 files+=("$R"/examples/kernelbench/7[0-6]_*.py)
-[ ${#files[@]} -gt 0 ] || { echo "no files to import (KernelBench level-1 under $KB/level1)" >&2; exit 2; }
 
-# 1. Import (one Python process); a failed file keeps no spec.
-step import 1500 "$K" import kernelbench "${files[@]}" -o "$O/specs" > "$O/import.log" 2>&1
-grep '^FAILED:' "$O/import.log" | sed -n 's/.*(spec written to \(.*\.json\)).*/\1/p' |
-    while read -r f; do rm -f "$f"; done
-
-# 2. Per file: import status, the planner's start program (kforge optimize --rounds 0 on the
-#    simulator records it in plan.db), and that program through every gate on the device.
-: > "$O/status.txt"
-for f in "${files[@]}"; do
-    b=$(basename "$f" .py)
-    line=$(grep -E "^(ok|FAILED): [^ ]*/$b\.py" "$O/import.log" | head -1 | cut -c1-160)
-    found=("$O"/specs/*"$b".json)
-    spec=${found[0]:-}
-    plan="-" gates="-"
-    if [ -n "$spec" ]; then
-        out=$(timeout 180 "$K" optimize "$spec" --device sim --rounds 0 --db "$O/plan.db" 2>&1)
-        if echo "$out" | grep -q 'none can be synthesized'; then
-            plan="refused: $(echo "$out" | grep -o 'not expressible.*\|no configuration.*' | head -1 | cut -c1-140)"
-        else
-            plan="start program synthesized"
-            prog="$O/programs/$b.kf"
-            python3 - "$O/plan.db" "$(basename "$spec" .json)" > "$prog" 2>/dev/null <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-row = db.execute("select c.program_text from candidates c join problems p on p.id = c.problem_id "
-                 "where p.name = ? order by c.id desc limit 1", (sys.argv[2],)).fetchone()
-print(row[0] if row else "", end="")
-PY
-            if [ -s "$prog" ]; then
-                timeout 900 "$K" eval "$spec" --program "$prog" --tier full --device "$DEVICE" --json \
-                    > "$O/eval/$b.json" 2> "$O/eval/$b.log"
-                gates="eval rc=$? $(grep -o '"status": *"[a-z_]*"' "$O/eval/$b.json" | head -1)"
-            else
-                gates="(start program not found in plan.db)"
-            fi
-        fi
-    fi
-    printf '%s | %s | %s | %s\n' "$b" "${line%%:*}" "$plan" "$gates" >> "$O/status.txt"
-done
-cat "$O/status.txt"
-
-# 3. The suite over the specs.
-step suite $((SUITE_S + 200)) "$K" suite "$O/specs" --device "$DEVICE" --budget-wall "$SUITE_S" \
-    --db "$DB" --out "$O/best" > "$O/suite.log" 2>&1
-
-# 4. Baselines (eager, torch.compile), stored into each problem's newest run.
-if [ "$DEVICE" = cuda ]; then
-    step baseline 1500 "$K" baseline "$O"/specs/*.json --db "$DB" --latest-run --modes "$MODES" \
-        > "$O/baseline.log" 2>&1
-fi
-
-# 5. The report over the suite's runs.
-runs=$("$K" db runs --db "$DB" | awk 'NR > 1 && $1 ~ /^[0-9]+$/ {print $1}' | sort -n | tr '\n' ' ')
-[ -n "$runs" ] && step report 120 "$K" report $runs --db "$DB" --out "$O/report" \
-    --calibration "$R/bench/calibration/h200.json" > "$O/report.log" 2>&1
-echo "imported $(ls "$O/specs" | wc -l) of ${#files[@]}; planner: $(grep -c 'synthesized' "$O/status.txt") start programs, $(grep -c 'refused' "$O/status.txt") refused; eval passed: $(grep -c '"passed"' "$O/status.txt")" | tee -a "$O/steps.txt"
+kb_import 1500      # 1. import (one Python process); a failed file keeps no spec
+kb_status 180 gates # 2. per file: import status, the planner's start program, its gates on DEVICE
+kb_suite            # 3. the suite over the specs
+kb_baseline 1500    # 4. baselines (eager, torch.compile), stored into each problem's newest run
+kb_report           # 5. the report over the suite's runs
+kb_summary gates
