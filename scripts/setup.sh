@@ -42,7 +42,7 @@ fi
 # The official MCP Python SDK: the real client of `kforge mcp` in tests/mcp and bench/mcp.
 .venv/bin/python -m pip install -q "mcp==2.3.0"
 if [ "${KFORGE_WITH_TORCH:-1}" != 0 ]; then  # python/ (import, baselines); ~3 min, +5.3 GB
-    .venv/bin/python -m pip install -q "torch==2.15.0"
+    .venv/bin/python -m pip install -q "torch==2.15.0" "einops==0.8.1"  # einops: KernelBench L3 Mamba2
 fi
 inc=$(.venv/bin/python -c 'import cutlass_library, os; print(os.path.join(os.path.dirname(cutlass_library.__file__), "source", "include"))')
 test -f "$inc/cutlass/cutlass.h" || { echo "setup: CUTLASS headers not found under $inc" >&2; exit 1; }
