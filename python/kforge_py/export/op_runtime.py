@@ -6,7 +6,10 @@ shapes, the dims, the target arch). check() holds every call to it and raises Va
 the first mismatch (count, dtype, shape, device, contiguity); launch() runs the program on
 torch's current stream through libkforge_runtime.so (ctypes), with its workspace from torch's
 caching allocator and no synchronization, so it works under torch.compile and in CUDA-graph
-capture. Nothing here falls back to PyTorch: a call that cannot run raises."""
+capture. Nothing here falls back to PyTorch: a call that cannot run raises.
+
+With the compiled op (kforge_torch, _kforge_native.py) the package registers C++ kernels instead
+of run(); they call native_entry() once per device and then launch without Python."""
 import ctypes
 import json
 import os
@@ -211,6 +214,26 @@ class Program:
                 rc = lib.kforge_rt_launch(h, stream, ptrs, n, ws_ptr, ws_bytes)
         if rc != RT_OK:
             self._fail(lib, rc, "the launch")
+
+    # ---- the compiled op (kforge_torch: _kforge_native.py, csrc/kforge_torch.cpp)
+    def native_decls(self):
+        """(inputs, outputs) as kforge_torch.register_op takes them: (name, dtype, shape)."""
+        def rows(decls):
+            return [(d.name, str(d.dtype).replace("torch.", ""), list(d.shape)) for d in decls]
+        return rows(self.inputs), rows(self.outputs)
+
+    def native_entry(self, index):
+        """The program loaded on cuda:index for kforge_torch (its first call there): (program
+        handle, workspace bytes, kforge_rt_launch, kforge_rt_last_error, runtime ABI version).
+        Raises as _handle does (--no-build, the GPU's arch, the runtime library)."""
+        h, ws_bytes = self._handle(torch.device("cuda", index))
+        lib = self._lib
+        lib.kforge_rt_abi_version.restype = ctypes.c_int32
+
+        def addr(fn):
+            return ctypes.cast(fn, ctypes.c_void_p).value
+        return (h.value, ws_bytes, addr(lib.kforge_rt_launch), addr(lib.kforge_rt_last_error),
+                int(lib.kforge_rt_abi_version()))
 
     def launch(self, args, outputs):
         """Launches on torch's current stream into `outputs` (checked calls only)."""

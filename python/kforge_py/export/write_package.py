@@ -30,18 +30,19 @@ def arg_name(tensor_name, taken):
     return name
 
 
+def schema_of(args, outputs):
+    """The op's schema, stated once: the compiled and the ctypes paths both register it."""
+    ret = "Tensor" if len(outputs) == 1 else "(" + ", ".join(["Tensor"] * len(outputs)) + ")"
+    return "(" + ", ".join(f"Tensor {a}" for a in args) + ") -> " + ret
+
+
 def package_init(op, manifest, description):
     inputs = [t for t in manifest["tensors"] if t["role"] == "input"]
     outputs = [t for t in manifest["tensors"] if t["role"] == "output"]
     taken = set()
     args = [arg_name(t["name"], taken) for t in inputs]
-    params = ", ".join(f"{a}: torch.Tensor" for a in args)
     call = "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
-    if len(outputs) == 1:
-        ret_type, ret = "torch.Tensor", "outs[0]"
-    else:
-        ret_type = "Tuple[" + ", ".join(["torch.Tensor"] * len(outputs)) + "]"
-        ret = "tuple(outs)"
+    ret = "outs[0]" if len(outputs) == 1 else "tuple(outs)"
     sig_in = ", ".join(f"{t['name']}: {t['dtype']}{t['shape']}" for t in inputs)
     sig_out = ", ".join(f"{t['name']}: {t['dtype']}{t['shape']}" for t in outputs)
     return f'''"""kforge::{op}, exported by `kforge export` (do not edit: export again instead).
@@ -51,36 +52,45 @@ def package_init(op, manifest, description):
 torch.ops.kforge.{op}({sig_in}) -> ({sig_out})
 Inputs must be contiguous CUDA tensors of exactly these dtypes and shapes on a
 {manifest["arch"]} GPU; a call that does not match raises ValueError naming the mismatch.
+
+The CUDA kernel is the compiled kforge_torch (C++: the checks, the outputs, one launch, no
+Python) where it loads or builds against this torch (_kforge_native.py), else the ctypes path
+(_body; said once). The fake implementation (torch.compile, meta tensors) is Python either way.
 """
 import os
-from typing import Tuple  # noqa: F401
 
 import torch
 
-from . import _kforge_op
+from . import _kforge_native, _kforge_op
 
-PROGRAM = _kforge_op.Program(os.path.dirname(os.path.abspath(__file__)), "{op}")
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAM = _kforge_op.Program(HERE, "{op}")
 INPUTS = {[t["name"] for t in inputs]!r}
 OUTPUTS = {[t["name"] for t in outputs]!r}
+SCHEMA = "{schema_of(args, outputs)}"
 
 
 def _body({", ".join(args)}):
-    """The CUDA implementation (checks, outputs from the caching allocator, one launch)."""
+    """The ctypes CUDA implementation (checks, outputs from the caching allocator, one launch)."""
     outs = PROGRAM.run({call})
     return {ret}
 
 
-@torch.library.custom_op("kforge::{op}", mutates_args=())
-def {op}({params}) -> {ret_type}:
-    return _body({", ".join(args)})
-
-
-@{op}.register_fake
-def _{op}_fake({", ".join(args)}):
+def _fake({", ".join(args)}):
     device = PROGRAM.check({call}, fake=True)
     outs = PROGRAM.empty_outputs(device)
     return {ret}
 
+
+NATIVE = _kforge_native.extension(HERE)  # kforge_torch, or None (the reason said once)
+if NATIVE is not None:
+    _LIB = torch.library.Library("kforge", "FRAGMENT")
+    _LIB.define("{op}" + SCHEMA)
+    torch.library.register_fake("kforge::{op}", _fake, lib=_LIB)
+    NATIVE.register_op("{op}", *PROGRAM.native_decls(), PROGRAM.native_entry)
+else:
+    torch.library.custom_op("kforge::{op}", _body, mutates_args=(),
+                            schema=SCHEMA).register_fake(_fake)
 
 op = torch.ops.kforge.{op}
 '''
@@ -102,7 +112,7 @@ dependencies = ["torch>=2.4"]
 packages = ["{package}"]
 
 [tool.setuptools.package-data]
-"{package}" = ["program/*"]
+"{package}" = ["program/*", "csrc/*"]
 '''
 
 
@@ -136,9 +146,17 @@ def readme(out, package, op, spec, manifest, evidence, model_new):
               f"pip install --no-build-isolation {os.path.abspath(out)}   # or: "
               f"export PYTHONPATH={os.path.abspath(out)}:$PYTHONPATH",
               "```", "",
-              "Nothing is compiled at set-up: the op calls the exported cubin through "
-              "`libkforge_runtime.so` (ctypes), on PyTorch's current stream, with its workspace "
-              "from PyTorch's caching allocator, and never synchronizes.", "",
+              "The op's CUDA kernel is kforge's compiled PyTorch extension `kforge_torch` "
+              f"(`{package}/csrc/kforge_torch.cpp`), built against the torch you have: an "
+              "importable `kforge_torch` of the same torch version (kforge's own CMake build), "
+              "else the first import compiles it with `torch.utils.cpp_extension` (about half a "
+              "minute, needs a C++ compiler, ninja and the Python headers; cached in "
+              "`~/.cache/kforge/torch_ext`, or `$KFORGE_TORCH_EXT_CACHE`). Where it cannot, a "
+              "warning says why once and the op calls the same cubin through "
+              "`libkforge_runtime.so` with ctypes (about 20 us more host time per call). "
+              "`KFORGE_TORCH_EXT=off|prebuilt|build` chooses. Either way the op launches on "
+              "PyTorch's current stream, takes its outputs and workspace from PyTorch's caching "
+              "allocator, and never synchronizes.", "",
               "## Use", "", "```python", "import torch", f"import {package}", "",
               f"out = torch.ops.kforge.{op}(" + ", ".join(t["name"] for t in inputs) + ")",
               "```", "",
@@ -207,6 +225,10 @@ def main(argv=None):
             f.write(text)
         model_new = True
     shutil.copyfile(os.path.join(HERE, "op_runtime.py"), os.path.join(pkg_dir, "_kforge_op.py"))
+    shutil.copyfile(os.path.join(HERE, "native.py"), os.path.join(pkg_dir, "_kforge_native.py"))
+    os.makedirs(os.path.join(pkg_dir, "csrc"), exist_ok=True)
+    shutil.copyfile(os.path.join(HERE, "csrc", "kforge_torch.cpp"),
+                    os.path.join(pkg_dir, "csrc", "kforge_torch.cpp"))
     files = {os.path.join(pkg_dir, "__init__.py"):
              package_init(op, manifest, spec.get("description", "")),
              os.path.join(a.out, "pyproject.toml"): pyproject(a.package, op),
