@@ -107,7 +107,9 @@ double expected_gain(const Progress& p) {
 
 SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
                                 const std::vector<bool>& done,
-                                const std::vector<std::string>& names, double near_sol_fraction) {
+                                const std::vector<std::string>& names, double near_sol_fraction,
+                                const std::vector<bool>& waiting) {
+    auto waits = [&](size_t i) { return i < waiting.size() && waiting[i]; };
     SuiteChoice choice;
     std::optional<size_t> best, best_near, untried;
     for (size_t i = 0; i < progress.size(); ++i) {
@@ -129,7 +131,10 @@ SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
             // and the suite's budget ended with no result for them)
             const size_t r = p.best_ns_by_round.size();
             const size_t ru = untried ? progress[*untried].best_ns_by_round.size() : 0;
-            if (!untried || r < ru || (r == ru && expected_gain(p) > expected_gain(progress[*untried])))
+            const bool w = waits(i), wu = untried && waits(*untried);
+            if (!untried || r < ru ||
+                (r == ru && (w < wu || (w == wu && expected_gain(p) >
+                                                       expected_gain(progress[*untried])))))
                 untried = i;
             continue;
         }

@@ -86,10 +86,13 @@ struct SuiteChoice {
 // The problem to give the next round: one never searched yet (at most its start timed) first,
 // then the largest expected gain among those not `done`;
 // problems at or above `near_sol_fraction` of SOL are deprioritized (chosen only when nothing
-// else is left) with a printed reason.
+// else is left) with a printed reason. Among those never searched, one whose round would wait
+// for a compile wave (`waiting`, by index; empty: none waits) goes after those ready to time, so
+// that the GPU times ready rounds while the waves compile (search/suite_rounds.h).
 SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
                                 const std::vector<bool>& done,
                                 const std::vector<std::string>& names,
-                                double near_sol_fraction = 0.9);
+                                double near_sol_fraction = 0.9,
+                                const std::vector<bool>& waiting = {});
 
 }  // namespace kforge::search

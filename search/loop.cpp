@@ -123,13 +123,40 @@ std::vector<std::string> screen(const SearchState& st, const std::vector<std::st
     return screened;
 }
 
+// fitting() within the round's share of the wall budget (SearchOptions::round_share_s): what
+// was precompiled or needs no compile wave fits a share; when nothing does, the round still
+// pays its least, a compile wave in the budget left (a problem needing nvcc would otherwise
+// never get a round while a suite's shares are small).
+std::vector<std::string> fitting_share(const SearchState& st, const std::vector<std::string>& screened,
+                                       const SearchOptions& options, const Spent& spent) {
+    if (options.round_share_s && options.budget.wall_s) {
+        SearchOptions share = options;
+        share.budget.wall_s = std::min(*options.budget.wall_s, spent.wall_s + *options.round_share_s);
+        std::vector<std::string> fit = fitting(st, screened, share, spent);
+        if (!fit.empty()) return fit;
+    }
+    return fitting(st, screened, options, spent);
+}
+
 }  // namespace
+
+double detail::round_plan_s(const SearchOptions& options, const Spent& spent) {
+    const double quarter = round_screen_s(options.budget, spent);
+    return options.round_share_s ? std::min(quarter, *options.round_share_s) : quarter;
+}
+
+std::vector<std::string> detail::screen_round(const SearchState& st,
+                                              const std::vector<std::string>& fresh,
+                                              const SearchOptions& options, const Spent& spent) {
+    return fitting_share(st, screen(st, fresh, options, round_plan_s(options, spent)), options,
+                         spent);
+}
 
 Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                     const std::vector<Proposer*>& proposers, const SearchOptions& options,
                     Spent& spent) {
     tick(spent);
-    const double round_s = round_screen_s(options.budget, spent);
+    const double round_s = detail::round_plan_s(options, spent);
     // a stop asked for (Ctrl-C) ends the round after the evaluation in flight, like a budget
     auto over_budget = [&] {
         tick(spent);
@@ -158,7 +185,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         if (st.precompiled.count(h) && std::find(screened.begin(), screened.end(), h) == screened.end())
             screened.push_back(h);
     if (!wait_for_start) {
-        std::vector<std::string> fit = fitting(st, screened, options, spent);
+        std::vector<std::string> fit = fitting_share(st, screened, options, spent);
         for (const std::string& h : screened)
             if (std::find(fit.begin(), fit.end(), h) == fit.end()) st.pending.push_back(h);
         screened = std::move(fit);

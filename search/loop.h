@@ -63,6 +63,11 @@ struct SearchOptions {
     // proposers need no timing to propose): -1 = half the cores less one (a GEMM + row-kernel
     // program is two compile units), 0 = none.
     int start_wave_extra = -1;
+    // The most one round plans for (seconds), with what its programs compile and time: a suite's
+    // fair share of the wall budget left while problems wait for their first round
+    // (search/suite_rounds.h). A round whose least (a compile wave) exceeds it still runs.
+    // Unset: a quarter of the budget left.
+    std::optional<double> round_share_s;
     uint64_t seed = 1;
     std::vector<std::string> proposers = {"diagnosis", "parameter"};
     std::string compile_cache_dir;

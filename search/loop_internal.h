@@ -57,6 +57,16 @@ Expected<std::vector<std::string>> propose_ahead(SearchState& state, Store& stor
                                                  const SearchOptions& options, Spent& spent,
                                                  double round_s);
 
+// --- loop.cpp
+
+// The seconds a round plans for: a quarter of the budget left, at most options.round_share_s.
+double round_plan_s(const SearchOptions& options, const Spent& spent);
+
+// What a round made now would screen of `fresh` (the cost-model screen) and fit in its share of
+// the wall budget (search_round's steps 2), in order.
+std::vector<std::string> screen_round(const SearchState& state, const std::vector<std::string>& fresh,
+                                      const SearchOptions& options, const Spent& spent);
+
 // --- loop_compile.cpp
 
 // How far past the wall budget a program compiled for the round may still be quick-timed.

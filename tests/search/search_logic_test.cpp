@@ -7,6 +7,7 @@
 #include "search/budget.h"
 #include "search/cost_model.h"
 #include "search/ladder.h"
+#include "search/suite_rounds.h"
 
 namespace kforge::search {
 namespace {
@@ -209,6 +210,40 @@ TEST(Allocator, LargestExpectedGainNearSolDeprioritized) {
     EXPECT_EQ(c.next, 1u);
     c = choose_next_problem({one_round, fresh}, {false, true}, {"one_round", "fresh"});
     EXPECT_EQ(c.next, 0u);
+}
+
+// Among problems never searched, one whose round would wait for a compile wave goes after those
+// ready to time (the GPU times them while the wave compiles), whatever their gains; once every
+// untried one waits, the largest gain goes first; problems already searched still come after.
+TEST(Allocator, NeverSearchedReadyBeforeWaitingForAWave) {
+    Progress gemm, rowwise, searched;
+    gemm.fraction_of_sol = 0.1, gemm.best_ns_by_round = {100};     // gain 0.9 x prior
+    rowwise.fraction_of_sol = 0.8, rowwise.best_ns_by_round = {100};  // gain 0.2 x prior
+    searched.fraction_of_sol = 0.05, searched.best_ns_by_round = {100, 50};
+    const std::vector<std::string> names = {"gemm", "rowwise", "searched"};
+    const std::vector<bool> none = {false, false, false};
+    EXPECT_EQ(choose_next_problem({gemm, rowwise, searched}, none, names).next, 0u);
+    EXPECT_EQ(choose_next_problem({gemm, rowwise, searched}, none, names, 0.9,
+                                  {true, false, false}).next, 1u);
+    // the ready one done: the waiting one, before the one already searched
+    EXPECT_EQ(choose_next_problem({gemm, rowwise, searched}, {false, true, false}, names, 0.9,
+                                  {true, false, false}).next, 0u);
+    // every untried one waiting: gain decides again
+    EXPECT_EQ(choose_next_problem({gemm, rowwise, searched}, none, names, 0.9,
+                                  {true, true, false}).next, 0u);
+}
+
+TEST(Allocator, FirstRoundShareSplitsTheWallLeft) {
+    Budget b;
+    b.wall_s = 600;
+    Spent s;
+    s.wall_s = 100;
+    ASSERT_TRUE(first_round_share_s(b, s, 25));
+    EXPECT_DOUBLE_EQ(*first_round_share_s(b, s, 25), 20.0);
+    EXPECT_FALSE(first_round_share_s(b, s, 0));   // nobody waits for a first round
+    EXPECT_FALSE(first_round_share_s({}, s, 10));  // no wall budget
+    s.wall_s = 700;
+    EXPECT_DOUBLE_EQ(*first_round_share_s(b, s, 3), 0.0);  // past the budget: nothing
 }
 
 TEST(CostModel, FitIsGeometricMeanRatioPerKind) {

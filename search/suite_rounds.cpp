@@ -1,0 +1,112 @@
+// Rounds of a suite overlapping (search/suite_rounds.h).
+#include "search/suite_rounds.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "search/suite_start.h"
+
+namespace kforge::search {
+namespace {
+
+// A wave's estimate before one was measured: a CUTLASS wave on the H200/H100 takes 35-60 s.
+constexpr double kDefaultWaveS = 60.0;
+
+double wave_estimate_s(const std::vector<SearchState>& states) {
+    double most = 0;
+    for (const SearchState& s : states)
+        if (s.screen_costs.compile_samples > 0) most = std::max(most, s.screen_costs.compile_wave_s);
+    return most > 0 ? most : kDefaultWaveS;
+}
+
+bool never_searched(const SearchState& s) { return s.progress.best_ns_by_round.size() < 2; }
+
+}  // namespace
+
+std::optional<double> first_round_share_s(const Budget& budget, const Spent& spent,
+                                          size_t waiting_first) {
+    if (!budget.wall_s || waiting_first == 0) return std::nullopt;
+    return std::max(0.0, *budget.wall_s - spent.wall_s) / static_cast<double>(waiting_first);
+}
+
+RoundPrefetcher::RoundPrefetcher(std::vector<SearchState>& states, eval::Evaluator& evaluator,
+                                 Store& store, const std::vector<Proposer*>& proposers,
+                                 Spent& spent, std::function<void(SearchState&)> before_round,
+                                 int max_in_flight, int jobs)
+    : states_(states), evaluator_(evaluator), store_(store), proposers_(proposers), spent_(spent),
+      before_round_(std::move(before_round)), max_in_flight_(std::max(1, max_in_flight)),
+      jobs_(std::max(1, jobs)) {
+    for (const SearchState& s : states_) {
+        auto it = s.candidates.find(s.start_hash);
+        needs_nvcc_.push_back(!s.simulated && it != s.candidates.end() && it->second.program &&
+                              compile_class(*it->second.program).needs_nvcc);
+    }
+}
+
+RoundPrefetcher::~RoundPrefetcher() {
+    for (auto& [i, f] : in_flight_)
+        if (f.valid()) f.wait();
+}
+
+bool RoundPrefetcher::eligible(size_t i, const std::vector<bool>& done) const {
+    return needs_nvcc_[i] && !(i < done.size() && done[i]) && never_searched(states_[i]) &&
+           !states_[i].proposals_prefetched && states_[i].precompiled.empty();
+}
+
+Status RoundPrefetcher::pump(const std::vector<bool>& done, const SearchOptions& options) {
+    for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+        const size_t i = it->first;
+        ++it;  // join() erases
+        if (in_flight_.at(i).wait_for(std::chrono::seconds(0)) == std::future_status::ready) join(i);
+    }
+    // problems by expected gain, as choose_next_problem orders those never searched
+    std::vector<size_t> order;
+    for (size_t i = 0; i < states_.size(); ++i)
+        if (!started_.count(i) && eligible(i, done)) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return expected_gain(states_[a].progress) > expected_gain(states_[b].progress);
+    });
+    for (size_t i : order) {
+        if (in_flight_.size() >= static_cast<size_t>(max_in_flight_)) break;
+        tick(spent_);
+        if (options.budget.wall_s &&
+            *options.budget.wall_s - spent_.wall_s < 2 * wave_estimate_s(states_))
+            break;
+        started_.insert(i);
+        SearchState& st = states_[i];
+        auto pre = detail::precompile_request(st, evaluator_, options);
+        if (!pre) continue;
+        if (before_round_) before_round_(st);  // the LLM proposer pointed at this problem's run
+        auto next = detail::propose_ahead(st, store_, proposers_, options, spent_,
+                                          detail::round_plan_s(options, spent_));
+        if (!next) return next.error();
+        st.proposals_prefetched = !next->empty();
+        std::vector<std::string> first = detail::screen_round(st, *next, options, spent_);
+        detail::fill_precompile(*pre, st, first, options, spent_);
+        first.resize(pre->program_texts.size());
+        pre->jobs = jobs_;
+        if (!pre->program_texts.empty())
+            in_flight_[i] = detail::compile_async(std::move(*pre), std::move(first));
+    }
+    return Ok{};
+}
+
+void RoundPrefetcher::join(size_t i) {
+    auto it = in_flight_.find(i);
+    if (it == in_flight_.end()) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    detail::PrefetchResult r = it->second.get();
+    in_flight_.erase(it);
+    spent_.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    detail::record_compile_cost(states_[i], r.request, r.report, r.secs);
+    detail::mark_precompiled(states_[i], r.hashes, r.report);
+}
+
+std::vector<bool> RoundPrefetcher::waiting(const std::vector<bool>& done) const {
+    std::vector<bool> w(states_.size(), false);
+    for (size_t i = 0; i < states_.size(); ++i)
+        w[i] = in_flight_.count(i) > 0 || (!started_.count(i) && eligible(i, done));
+    return w;
+}
+
+}  // namespace kforge::search
