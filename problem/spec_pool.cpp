@@ -135,7 +135,9 @@ Status name_pool_dims(Op& op, const Tensor& x, const std::vector<int64_t>& size,
                                          quote(name) + ", but dim " + quote(name) + " = " +
                                          std::to_string(it->second));
         }
-        if (!own) {
+        // a dim another op derives with this value is that axis derived twice (a strided conv
+        // and its strided 1x1 shortcut, added): a binding where they differ fails above
+        if (!own && derived.count(name) == 0) {
             return make_error(where, "out_dims " + quote(name) + " is already a dim; name y's " +
                                          "spatial dims with new names (or x's own dim name " +
                                          "where the output keeps x's size)");

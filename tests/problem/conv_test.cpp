@@ -154,6 +154,29 @@ TEST(Conv2dSpec, OutDimsErrors) {
     expect_error(s.text(), "graph[0].out_dims[1]", {"Q = 10", "dim \"P\" = 8"});
 }
 
+// A residual add of a strided conv and its strided 1x1 shortcut (ResNet's downsample): both
+// derive y's spatial dims, named once; a second derivation of another size is a mismatch.
+TEST(Conv2dSpec, OutDimsDerivedTwice) {
+    auto spec = [](const std::string& shortcut) {
+        return test::make_spec(
+            kDims,
+            R"({"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
+                "w": {"shape": ["K", "C", 3, 3], "dtype": "f32", "param": true},
+                "s": {"shape": ["K", "C", 1, 1], "dtype": "f32", "param": true}})",
+            R"([{"op": "conv2d", "inputs": ["x", "w"], "output": "a", "stride": 2,
+                 "padding": 1, "out_dims": ["P", "Q"]},
+                {"op": "conv2d", "inputs": ["x", "s"], "output": "b", "stride": 2, )" +
+                shortcut + R"("out_dims": ["P", "Q"]},
+                {"op": "add", "inputs": ["a", "b"], "output": "y"}])",
+            R"(["y"])");
+    };
+    Problem p = parsed(spec(""));
+    EXPECT_EQ(y_of(p).dim_names, (Names{"N", "K", "P", "Q"}));
+    EXPECT_EQ(y_of(p).shape, (Shape{2, 6, 5, 6}));
+    expect_error(spec(R"("padding": 1, )"), "graph[1].out_dims[0]",
+                 {"names y's P = 6 \"P\", but dim \"P\" = 5"});
+}
+
 TEST(Conv2dShape, StridePaddingDilationGroups) {
     struct Case {
         const char* attrs;
