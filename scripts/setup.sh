@@ -13,6 +13,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 apt_packages=(
     build-essential cmake ninja-build pkg-config git python3-venv ccache util-linux tmux
+    python3-dev  # Python.h: kforge_torch, the exported ops' compiled kernel, built against .venv's torch
     clang libclang-rt-14-dev lld
     libsqlite3-dev sqlite3
     libssl-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev

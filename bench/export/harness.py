@@ -13,8 +13,9 @@
              buffer written) before each, a synchronize after each, median (and mean, std) in
              microseconds; the four below interleaved (trial i times each once, in an order
              rotated by i: no variant gets the cool GPU): Model eager,
-             torch.compile(Model), ModelNew eager (the op through the Python package: checks,
-             ctypes, workspace) and ModelNew replayed from a CUDA graph (the kernels alone)
+             torch.compile(Model), ModelNew eager (the op: the compiled kforge_torch kernel,
+             or the ctypes path where it could not build - op_path says which) and ModelNew
+             replayed from a CUDA graph (the kernels alone)
   graph      ModelNew captured in a CUDA graph and replayed: same result as eager ModelNew
   compile    torch.compile(ModelNew, fullgraph=True): same result as eager ModelNew
   (kforge's own evaluator median, `kforge eval --tier full --json` of the same program, is
@@ -192,6 +193,9 @@ def run(d, lock):
     model = Model(*get_init_inputs()).cuda()
     torch.manual_seed(SEED)
     model_new = ModelNew(*get_init_inputs()).cuda()
+    # which CUDA kernel the op registered: kforge_torch (C++) or the ctypes path
+    pkg = sys.modules.get(next(p for p in os.listdir(d) if p.startswith("kforge_")))
+    res["op_path"] = "compiled" if getattr(pkg, "NATIVE", None) is not None else "ctypes"
     gen = torch.Generator().manual_seed(SEED)
     seeds = torch.randint(0, 2**31 - 1, (TRIALS_CORRECT,), generator=gen).tolist()
     trial_inputs = []  # drawn on the CPU before the GPU lock (large inputs take seconds)

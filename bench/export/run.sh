@@ -3,7 +3,9 @@
 # ModelNew (issue 23), on the GPU machine, in one device call (under DEADLINE_S, 510 s):
 #   0. the CUDA device's GPU test (its launches now go through runtime/, the path exports use)
 #   1. the KernelBench examples imported (kforge import kernelbench)
-#   2. every problem exported for this GPU (kforge export, 14 at a time: CUTLASS compiles)
+#   2. every problem exported for this GPU (kforge export, 14 at a time: CUTLASS compiles);
+#      2a. the exported ops' compiled kernel (kforge_torch) built against this torch, once;
+#      2b. bench/export/overhead.py: host us per op call, compiled vs ctypes path
 #   3. bench/export/harness.py per export (4 processes; GPU sections under one lock): Model vs
 #      ModelNew, 5 correctness trials, 100 timed trials with an L2 flush, eager and
 #      torch.compile, CUDA-graph and torch.compile(fullgraph=True) checks
@@ -32,6 +34,10 @@ export KFORGE_CACHE_DIR=/tmp/kforge-cache KFORGE_PYTHON=${KFORGE_PYTHON:-python3
 export PYTHONPATH="$R/python${PYTHONPATH:+:$PYTHONPATH}"
 W=/tmp/kforge-export
 [ "${FRESH:-0}" = 1 ] && rm -rf "$W"
+# the exported ops' compiled kernel (kforge_torch) is built against this machine's torch by the
+# first package import (step 2a), cached here; ninja from the carry where the machine has none
+export KFORGE_TORCH_EXT_CACHE=$W/torch_ext
+command -v ninja > /dev/null || export PATH="$PATH:$R/.carry/bin"
 mkdir -p "$W/specs" "$W/rows"
 T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
@@ -84,11 +90,20 @@ xargs -P 14 -L 1 bash -c '
 grep -v "rc=0\|done before" "$W/export.txt"
 echo "exported: $(ls "$W"/*/README.md 2>/dev/null | wc -l) of $(wc -l < "$jobs_file")"
 
-stamp "2b. per-call host time of the exported op, layer by layer (overhead.py)"
+stamp "2a. the compiled op: kforge_torch built against torch $(python3 -c 'import torch; print(torch.__version__)' 2>&1 | tail -1) (once, cached)"
+first=$(ls -d "$W"/*/README.md 2>/dev/null | head -1 | xargs -r dirname)
+[ -n "$first" ] && timeout 300 python3 -c '
+import importlib, os, sys
+d = sys.argv[1]; sys.path.insert(0, d)
+m = importlib.import_module(next(p for p in os.listdir(d) if p.startswith("kforge_")))
+print("compiled op:", m.NATIVE or "NOT AVAILABLE (the ctypes path: see the warning above)")' "$first" 2>&1 | tail -8
+
+stamp "2b. per-call host time of the exported op, layer by layer, compiled and ctypes (overhead.py)"
 OVH=${OVERHEAD:-"row_sum_f32 gemm_fp16_4096 kb_03_softmax kb_01_gemm_bias_relu"}
 for n in $OVH; do [ -e "$W/$n/README.md" ] && echo "$W/$n"; done |
-    xargs -r timeout 120 python3 "$R/bench/export/overhead.py" > "$W/export_overhead.jsonl" 2>> "$W/harness.err"
+    xargs -r timeout 240 python3 "$R/bench/export/overhead.py" > "$W/export_overhead.jsonl" 2>> "$W/harness.err"
 cat "$W/export_overhead.jsonl"
+cp "$W/export_overhead.jsonl" "$O/" 2>/dev/null
 
 stamp "3. harness (4 processes, GPU sections locked)"
 : > "$W/gpu.lock"
