@@ -8,6 +8,7 @@
 #include "codegen/gemm_emit_common.h"
 #include "codegen/gemm_spec.h"
 #include "codegen/kernel_entry.h"
+#include "codegen/lower_conv_forms.h"
 #include "dsl/math_policy.h"
 
 namespace kforge::codegen {
@@ -28,7 +29,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 const Op* find_conv_op(const dsl::Kernel& kernel, const Problem& problem) {
     for (const Op& op : problem.ops)
         if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d ||
-             op.kind == OpKind::kConv3d) && op.inputs.size() >= 2 &&
+             op.kind == OpKind::kConv3d || is_conv_transpose(op.kind)) && op.inputs.size() >= 2 &&
             op.inputs[0] == kernel.args[0].name && op.inputs[1] == kernel.args[1].name)
             return &op;
     return nullptr;
@@ -115,13 +116,14 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     if (op == nullptr)
         return make_error(kernel.name, "no conv2d op of the problem reads " +
                                            kernel.args[0].name + " and " + kernel.args[1].name);
-    if (op->attrs.groups != 1) return unsupported(kernel, "grouped convolution");
     auto x = ctx.tensors.find(kernel.args[0].name);
     auto w = ctx.tensors.find(kernel.args[1].name);
     if (x == ctx.tensors.end() || w == ctx.tensors.end())
         return make_error(kernel.name, "conv2d operand not in the tensor table");
     // conv1d: x [N,C,W] and w [K,C,S] viewed as [N,C,1,W] and [K,C,1,S]
-    const bool one_d = op->kind == OpKind::kConv1d, three_d = op->kind == OpKind::kConv3d;
+    const bool transpose = is_conv_transpose(op->kind);
+    const bool one_d = op->kind == OpKind::kConv1d || op->kind == OpKind::kConvTranspose1d;
+    const bool three_d = op->kind == OpKind::kConv3d || op->kind == OpKind::kConvTranspose3d;
     const size_t rank = one_d ? 3 : three_d ? 5 : 4;
     if (x->second.shape.size() != rank || w->second.shape.size() != rank)
         return make_error(kernel.name, std::string(to_string(op->kind)) + " operands have " +
@@ -136,28 +138,36 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     g.one_d = one_d;
     g.three_d = three_d;
     g.n = xs[0], g.c = xs[1], g.h = one_d ? 1 : xs[rank - 2], g.w = xs.back();
-    g.k = ws[0], g.r = one_d ? 1 : ws[rank - 2], g.s = ws.back();
+    g.r = one_d ? 1 : ws[rank - 2], g.s = ws.back();
+    g.groups = op->attrs.groups;
+    g.form = transpose ? ConvForm::kDgrad : g.groups != 1 ? ConvForm::kGroupFprop
+                                                         : ConvForm::kFprop;
     if (three_d) {
         g.d = xs[2], g.t = ws[2];
         g.stride_d = op->attrs.stride.at(0);
         g.padding_d = op->attrs.padding.at(0);
         g.dilation_d = op->attrs.dilation.at(0);
     }
-    if (ws[1] != g.c)
-        return make_error(kernel.name, "the weight has " + std::to_string(ws[1]) +
+    // input channels: fprop w [K, C/groups, ...], transposed w [C, K/groups, ...]
+    if ((transpose ? ws[0] : ws[1] * g.groups) != g.c)
+        return make_error(kernel.name, "the weight has " +
+                                           std::to_string(transpose ? ws[0] : ws[1] * g.groups) +
                                            " input channels, the input " + std::to_string(g.c));
     for (int i = one_d ? 1 : 0; i < 2; ++i) {  // H and W; conv1d: W alone; conv3d: D above
         const size_t a = static_cast<size_t>(one_d ? 0 : three_d ? i + 1 : i);
         g.stride[i] = op->attrs.stride.at(a);
         g.padding[i] = op->attrs.padding.at(a);
         g.dilation[i] = op->attrs.dilation.at(a);
+        if (transpose) g.output_padding[i] = op->attrs.output_padding.at(a);
     }
+    if (transpose && three_d) g.output_padding_d = op->attrs.output_padding.at(0);
     // P and Q as the spec's shape inference derived them (it validated the attributes and
     // refused an empty output): the op's output tensor [N,K,P,Q].
     const Tensor* y = ctx.problem->find_tensor(op->output);
     if (y == nullptr || y->shape.size() != rank)
         return make_error(kernel.name, "the conv op's output " + op->output + " is not " +
                                            std::to_string(rank) + "-D");
+    g.k = y->shape[1];
     g.p = one_d ? 1 : y->shape[rank - 2];
     g.q = y->shape.back();
     if (three_d) g.z = y->shape[2];
@@ -171,14 +181,29 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     g.staged = g.math == dsl::MathMode::kBf16 ? DType::kBF16
              : g.math == dsl::MathMode::kF16  ? DType::kF16
                                               : DType::kF32;
-    g.cp = ceil_div(g.c, conv_channel_multiple(g.staged)) * conv_channel_multiple(g.staged);
+    const int multiple = conv_channel_multiple(g.staged);
+    g.cp = ceil_div(g.c, multiple) * multiple;
     g.kp = ceil_div(g.k, kConvFilterMultiple) * kConvFilterMultiple;
-    if (three_d && g.math == dsl::MathMode::kF32Simt)
-        return unsupported(kernel, "math f32_simt for a conv3d (the 3-D fprop runs on tensor "
-                                   "cores here: tf32, tf32x3, f16 or bf16)");
+    g.w_images = g.kp, g.w_images_valid = g.k, g.w_channels = g.c, g.w_padded = g.cp;
+    const bool simt = g.math == dsl::MathMode::kF32Simt;
+    g.alignment_a = g.alignment_b = simt ? 1 : multiple;
+    g.alignment_d = simt ? 1 : kConvFilterMultiple;
+    if (three_d && simt)
+        return unsupported(kernel, "math f32_simt for a " + std::string(to_string(op->kind)) +
+                                       " (the 3-D convolutions run on tensor cores here: tf32, "
+                                       "tf32x3, f16 or bf16)");
     if (three_d && kernel.gemm.iterator == dsl::ConvIterator::kFewChannels)
         return unsupported(kernel, "iterator few_channels for a conv3d (CUTLASS's 3-D fprop has "
                                    "the optimized iterator only)");
+    if (g.form == ConvForm::kFprop) return g;
+    if (kernel.gemm.iterator == dsl::ConvIterator::kFewChannels)
+        return unsupported(kernel, "iterator few_channels for a " +
+                                       std::string(g.form == ConvForm::kDgrad
+                                                       ? "transposed convolution (CUTLASS's dgrad"
+                                                       : "grouped convolution (CUTLASS's group "
+                                                         "fprop") +
+                                       " has the analytic and optimized iterators only)");
+    if (auto st = conv_form_geometry(kernel, *op, g); !st) return st.error();
     return g;
 }
 
@@ -206,7 +231,8 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         int64_t x, y, z;
     };
     const Grid grids[] = {{"the input staging", ceil_div(hw, kTile), ceil_div(g.cp, kTile), g.n},
-                          {"the weight staging", ceil_div(rs, kTile), ceil_div(g.cp, kTile), g.kp},
+                          {"the weight staging", ceil_div(rs, kTile), ceil_div(g.w_padded, kTile),
+                           g.w_images},
                           {"the output transform", ceil_div(pq, kTile), ceil_div(g.k, kTile), g.n}};
     for (const Grid& gr : grids)
         if (gr.x > 0x7fffffff || gr.y > kMaxGridYZ || gr.z > kMaxGridYZ)
@@ -240,10 +266,12 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     const std::string sym = symbol_of(kernel.name);
     KernelCode code;
     std::ostringstream dev;
-    dev << (g.three_d ? "#include \"cutlass/conv/conv3d_problem_size.h\"\n"
-                        "#include \"cutlass/conv/kernel/default_conv3d_fprop.h\"\n"
-                      : "#include \"cutlass/conv/conv2d_problem_size.h\"\n"
-                        "#include \"cutlass/conv/kernel/default_conv2d_fprop.h\"\n")
+    const bool fprop = g.form == ConvForm::kFprop;
+    dev << (!fprop    ? conv_form_includes(g)
+            : g.three_d ? "#include \"cutlass/conv/conv3d_problem_size.h\"\n"
+                          "#include \"cutlass/conv/kernel/default_conv3d_fprop.h\"\n"
+                        : "#include \"cutlass/conv/conv2d_problem_size.h\"\n"
+                          "#include \"cutlass/conv/kernel/default_conv2d_fprop.h\"\n")
         << "#include \"cutlass/conv/device/implicit_gemm_convolution.h\"\n"
            "#include \"cutlass/epilogue/thread/linear_combination.h\"\n"
            "#include \"cutlass/gemm/threadblock/threadblock_swizzle.h\"\n"
@@ -253,13 +281,13 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     // 1. and 2.: channels-last staging of x and w.
     auto staging = [&](const char* role, const TensorInfo& src, const std::string& buffer,
                        int64_t positions, int64_t images, int64_t images_valid, const Grid& grid,
-                       std::vector<int64_t> shape) {
+                       std::vector<int64_t> shape, int64_t channels, int64_t padded) {
         EntryParams params;
         params.add_tensor(src.name, *cuda_float_type(src.dtype, ""), false);
         params.add_workspace(buffer, staged_ctype);
-        params.add_int64("channels", g.c);
+        params.add_int64("channels", channels);
         params.add_int64("positions", positions);
-        params.add_int64("padded_channels", g.cp);
+        params.add_int64("padded_channels", padded);
         params.add_int64("images_valid", images_valid);
         const std::string symbol = sym + "_conv_" + role;
         dev << "// kernel " << kernel.name << ": " << src.name << " staged channels last into "
@@ -282,12 +310,15 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         b.workspace = true;
         code.buffers.push_back(b);
     };
+    // x [N,C,..] -> [N,..,Cp]; w [images, channels, ..] -> [images padded, .., channels padded]
     if (g.three_d) {
-        staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, g.d, g.h, g.w, g.cp});
-        staging("w", w, bw, rs, g.kp, g.k, grids[1], {g.kp, g.t, g.r, g.s, g.cp});
+        staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, g.d, g.h, g.w, g.cp}, g.c, g.cp);
+        staging("w", w, bw, rs, g.w_images, g.w_images_valid, grids[1],
+                {g.w_images, g.t, g.r, g.s, g.w_padded}, g.w_channels, g.w_padded);
     } else {
-        staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, g.h, g.w, g.cp});
-        staging("w", w, bw, rs, g.kp, g.k, grids[1], {g.kp, g.r, g.s, g.cp});
+        staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, g.h, g.w, g.cp}, g.c, g.cp);
+        staging("w", w, bw, rs, g.w_images, g.w_images_valid, grids[1],
+                {g.w_images, g.r, g.s, g.w_padded}, g.w_channels, g.w_padded);
     }
 
     // 3.: the CUTLASS implicit-GEMM fprop.
@@ -316,7 +347,7 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     const bool few_channels = c.iterator == dsl::ConvIterator::kFewChannels;
     const std::string element = cutlass_type(g.staged);
     dev << "// kernel " << kernel.name << ": CUTLASS 2.x sm80 implicit-GEMM "
-        << (g.three_d ? "conv3d" : "conv2d") << " fprop, math "
+        << (!fprop ? conv_form_title(g) : g.three_d ? "conv3d fprop" : "conv2d fprop") << ", math "
         << math_name(g.math) << ", stride " << g.stride[0] << "x" << g.stride[1] << ", padding "
         << g.padding[0] << "x" << g.padding[1] << ", dilation " << g.dilation[0] << "x"
         << g.dilation[1] << "\nnamespace " << ns << " {\n"
@@ -324,8 +355,8 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         << "using Layout = cutlass::layout::" << (g.three_d ? "TensorNDHWC" : "TensorNHWC")
         << ";\n"
         << "using ElementAccumulator = float;\n"
-        << "constexpr int kAlignment = " << (simt ? 1 : conv_channel_multiple(g.staged)) << ";\n"
-        << "constexpr int kAlignmentD = " << (simt ? 1 : kConvFilterMultiple) << ";\n"
+        << "constexpr int kAlignment = " << g.alignment_a << ";\n"
+        << "constexpr int kAlignmentD = " << g.alignment_d << ";\n"
         << "constexpr int kChannelMultiple = " << conv_channel_multiple(g.staged) << ";\n"
         << "constexpr int kFilterMultiple = " << kConvFilterMultiple << ";\n"
         << "constexpr int kStrideH = " << g.stride[0] << ", kStrideW = " << g.stride[1] << ";\n"
@@ -336,8 +367,13 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         << ", kDilationD = " << g.dilation_d << ";  // conv3d's depth (1, 0, 1 otherwise)\n"
         << "using ThreadblockShape = " << cutlass_gemm_shape(c.tile_m, c.tile_n, c.tile_k) << ";\n"
         << "using WarpShape = " << cutlass_gemm_shape(warp_m, warp_n, c.tile_k) << ";\n"
-        << "using InstructionShape = " << mt.instruction << ";\n"
-        << "using Swizzle = cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<"
+        << "using InstructionShape = " << mt.instruction << ";\n";
+    if (!fprop) {
+        auto decl = conv_form_kernel(kernel, g, ConvKernelShape{warp_m, warp_n, stages, mt});
+        if (!decl) return decl.error();
+        dev << *decl;
+    } else {
+    dev << "using Swizzle = cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<"
         << c.swizzle << ">;\n"
         << "// D = 1 * accumulator + 0 * C: beta 0 never reads C\n"
         << "using EpilogueOp = cutlass::epilogue::thread::LinearCombination<\n"
@@ -350,8 +386,9 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         << ",\n    " << mt.op << ", cutlass::conv::IteratorAlgorithm::"
         << (few_channels ? "kFewChannels" : "kOptimized") << ",\n"
         << (g.three_d ? "    cutlass::conv::StrideSupport::kStrided>::Kernel;\n"  // 128-bit access
-                      : "    cutlass::conv::StrideSupport::kStrided, kAlignment, kAlignment>::Kernel;\n")
-        << "}  // namespace " << ns << "\n\n"
+                      : "    cutlass::conv::StrideSupport::kStrided, kAlignment, kAlignment>::Kernel;\n");
+    }
+    dev << "}  // namespace " << ns << "\n\n"
         << "extern \"C\" __global__ void __launch_bounds__(" << ns << "::ConvKernel::kThreadCount, 1)\n"
         << sym << "(typename " << ns << "::ConvKernel::Params params) {\n"
         << "    extern __shared__ int4 smem[];\n"
@@ -412,6 +449,8 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     // The host param builder: sizes from the harness's dims (so one build serves every shape),
     // the padding rules as the plan's buffers.
     const Problem& pr = *ctx.problem;
+    // K: fprop w [K, C/groups, ..]; transposed w [C, K, ..] (groups 1)
+    const size_t k_dim = g.form == ConvForm::kDgrad ? 1 : 0;
     std::ostringstream h;
     h << "extern \"C\" int " << builder_symbol_of(kernel.name)
       << "(const KforgeBuildArgs* in, KforgeBuiltLaunch* out) {\n"
@@ -425,9 +464,17 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
       << ", C = " << dim_expr(pr, x.dim_names[1], g.c)
       << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[x.dim_names.size() - 2], g.h))
       << ", W = " << dim_expr(pr, x.dim_names.back(), g.w) << ";\n"
-      << "    const int64_t K = " << dim_expr(pr, w.dim_names[0], g.k)
+      << "    const int64_t K = " << dim_expr(pr, w.dim_names[k_dim], g.k)
       << ", R = " << (g.one_d ? "1" : dim_expr(pr, w.dim_names[w.dim_names.size() - 2], g.r))
       << ", S = " << dim_expr(pr, w.dim_names.back(), g.s) << ";\n";
+    if (!fprop) {
+        h << "    const int64_t D = "
+          << (g.three_d ? dim_expr(pr, x.dim_names[2], g.d) + ", T = " +
+                              dim_expr(pr, w.dim_names[2], g.t)
+                        : std::string("1, T = 1"))
+          << ";\n"
+          << conv_form_host_problem(g);
+    } else {
     if (g.three_d)
         h << "    const int64_t D = " << dim_expr(pr, x.dim_names[2], g.d)
           << ", T = " << dim_expr(pr, w.dim_names[2], g.t) << ";\n"
@@ -472,11 +519,19 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
           << "        Layout::packed({int(Kp), int(R), int(S), int(Cp)}));\n"
           << "    cutlass::TensorRef<float, Layout> ref_y(static_cast<float*>(tensors[2]),\n"
           << "        Layout::packed({int(N), int(P), int(Q), int(Kp)}));\n";
-    h       << "    typename ConvKernel::Arguments args(problem, ref_x, ref_w, ref_y, ref_y,\n"
+    }
+    // The direct depthwise convolution takes its filter reordered to [R*S, K] as its own
+    // argument (the staged weight: its reorder launch never runs) and sizes its shared memory
+    // from the run-time stride and dilation.
+    const bool direct = g.form == ConvForm::kDepthwise;
+    h << "    typename ConvKernel::Arguments args(problem, ref_x, ref_w, ref_y, ref_y,\n"
       << "        typename EpilogueOp::Params(/*alpha=*/1.0f, /*beta=*/0.0f),\n"
-      << "        cutlass::conv::SplitKMode::kSerial);\n"
+      << (direct ? "        /*ref_reordered_B=*/ref_w);\n"
+                 : "        cutlass::conv::SplitKMode::kSerial);\n")
       << "    // can_implement only (static, host side): the harness launches\n"
-      << "    if (cutlass::conv::device::ImplicitGemmConvolution<ConvKernel>::can_implement(args) !=\n"
+      << "    if (cutlass::conv::device::"
+      << (direct ? "DirectConvolution" : "ImplicitGemmConvolution")
+      << "<ConvKernel>::can_implement(args) !=\n"
       << "        cutlass::Status::kSuccess)\n"
       << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
       << "    out->workspace_bytes = 0;  // split-K serial with one slice: no semaphore\n"
@@ -489,7 +544,9 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
       << "    out->grid[0] = grid.x; out->grid[1] = grid.y; out->grid[2] = grid.z;\n"
       << "    out->block[0] = ConvKernel::kThreadCount; out->block[1] = 1; out->block[2] = 1;\n"
       << "    out->cluster[0] = 1; out->cluster[1] = 1; out->cluster[2] = 1;\n"
-      << "    out->smem_bytes = unsigned(sizeof(typename ConvKernel::SharedStorage));\n"
+      << (direct ? "    if (params.get_smem_size() > 232448) return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
+                   "    out->smem_bytes = unsigned(params.get_smem_size());\n"
+                 : "    out->smem_bytes = unsigned(sizeof(typename ConvKernel::SharedStorage));\n")
       << "    return KFORGE_BUILD_OK;\n}\n";
     code.host_source = h.str();
     return code;

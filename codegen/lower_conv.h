@@ -7,6 +7,20 @@
 //   3. CUTLASS 2.x DefaultConv2dFprop (Sm80, kOptimized, NHWC) -> <k>_conv_y [N,P,Q,Kp] f32;
 //      its Params encoded by the host param builder kforge_build_<k> (codegen/host_abi.h)
 //   4. <k>_conv_y -> the kernel's chain over y [N,K,P,Q] (its stores write NCHW)
+// The other forms share the four launches and differ in step 3 (codegen/lower_conv_forms.cpp):
+//  - grouped / depthwise (groups > 1, conv1d and conv2d): CUTLASS's DefaultConv2dGroupFprop;
+//    x is staged unpadded (Cp = C) and w as [K,R,S,C/groups], so each group's channel run starts
+//    aligned when the access width (alignment_a) divides C/groups; no filter padding (Kp = K).
+//  - depthwise (groups = C = K) under math f32_simt: CUTLASS's direct convolution
+//    (DefaultDepthwiseDirect2dConvFprop, SIMT): x staged unpadded, w staged [R*S, K] (the
+//    kernel's "reordered" filter, which the lowering's staging writes directly), the output tile
+//    of P x Q positions and channels per CTA from the knobs tile M and tile N.
+//  - transposed (conv_transpose1d/2d/3d, groups 1): the data gradient (dgrad) of the
+//    convolution whose output is the transposed conv's input: x [N,C,H,W] is that conv's output
+//    gradient (staged [N,H,W,Cp]), w [C,K,R,S] its KRSC filter (staged [Cp,R,S,Kp]: images C,
+//    channels K), y [N,K,P,Q] its input gradient; CUTLASS's DefaultConv2dDgrad (strided or
+//    unity-stride) or DefaultConv3dDgrad. output_padding needs nothing of its own: it makes the
+//    gradient's H (= P) larger, and dgrad writes every one of its positions.
 // Cp is C rounded up to 16 bytes of the staged operand dtype (4 f32, 8 f16/bf16), so every C
 // (3 for images) is legal for CUTLASS's 16-byte cp.async; Kp is K rounded up to 4 (the f32
 // accumulators' 16-byte stores). stride, padding and dilation are the problem op's and are
@@ -23,6 +37,14 @@
 
 namespace kforge::codegen {
 
+// Which CUTLASS convolution step 3 runs.
+enum class ConvForm {
+    kFprop,       // groups 1: DefaultConv2dFprop / DefaultConv3dFprop
+    kGroupFprop,  // groups > 1: DefaultConv2dGroupFprop (kSingleGroup or kMultipleGroup)
+    kDepthwise,   // groups = C = K, math f32_simt: DefaultDepthwiseDirect2dConvFprop (direct conv)
+    kDgrad,       // conv_transpose: DefaultConv2dDgrad / DefaultConv3dDgrad
+};
+
 // The geometry of one conv2d kernel at the problem's shape.
 struct ConvGeometry {
     int64_t n = 0, c = 0, h = 0, w = 0;  // x [N,C,H,W]
@@ -36,6 +58,17 @@ struct ConvGeometry {
     int64_t stride_d = 1, padding_d = 0, dilation_d = 1;
     DType staged = DType::kF32;          // element type of the staged x and w
     dsl::MathMode math = dsl::MathMode::kTf32;  // resolved (never kAuto)
+    ConvForm form = ConvForm::kFprop;
+    int64_t groups = 1;                  // kGroupFprop: C / groups channels per group
+    // conv_transpose: x [N,C,H,W] -> y [N,K,P,Q] with w [C,K,R,S]; the extra output rows
+    std::array<int64_t, 2> output_padding{0, 0};
+    int64_t output_padding_d = 0;
+    // The staged weight [w_images, R, S, w_padded] from w [w_images_valid, w_channels, R, S]:
+    // fprop [Kp, R, S, Cp] of [K, C]; grouped [K, R, S, C/groups]; dgrad [Cp, R, S, Kp] of [C, K].
+    int64_t w_images = 0, w_images_valid = 0, w_channels = 0, w_padded = 0;
+    int alignment_a = 4;  // elements per access of x's staged channels (CUTLASS AlignmentA)
+    int alignment_b = 4;  // of the staged weight's contiguous channels (AlignmentB)
+    int alignment_d = 4;  // of the f32 accumulators' stores (the epilogue's kCount)
 };
 
 // The channel padding multiple of a staged operand dtype: 16 bytes of it.

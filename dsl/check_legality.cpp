@@ -348,11 +348,9 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
     const ResolvedTensor* w = tensors.find_tensor(kn.args[1].name);
     if (x == nullptr || w == nullptr || facts.conv == nullptr) return;
     const Op& op = *facts.conv;
-    if (op.attrs.groups != 1) {
-        rep.error(kn.loc, "not supported: grouped convolution (the problem's conv2d " + op.json_path +
-                              " has groups " + std::to_string(op.attrs.groups) +
-                              "); kforge's conv2d kernel lowers groups 1 only");
-    }
+    // groups > 1 (CUTLASS's group fprop) and transposed convolutions (its dgrad): what those
+    // kernels cannot run (3-D groups, grouped transposed, stride with dilation) the lowering
+    // refuses by name (codegen/lower_conv_forms.cpp).
     if (c.schedule != Schedule::kMultistage) {
         rep.error(knob_loc(kn, "schedule"), "schedule " + std::string(to_string(c.schedule)) +
                                                 ": a conv2d kernel runs on schedule multistage only "
@@ -401,7 +399,10 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
     // The chain's operands, against the output's dims [N,K,P,Q]: what the epilogue broadcasts.
     const std::vector<std::string>& out = facts.value_dims;
     if (out.size() < 2) return;
-    const std::string k = out.size() == 4 ? out[1] : kn.args[1].dims.at(0);
+    // K: the weight's first dim (transposed, groups 1: its second)
+    const std::string k = out.size() == 4 ? out[1]
+                          : is_conv_transpose(op.kind) ? kn.args[1].dims.at(1)
+                                                       : kn.args[1].dims.at(0);
     for (const ChainOp& s : kn.chain) {
         if (!s.tensor || s.kind == ChainOpKind::kStore || s.kind == ChainOpKind::kReduce) continue;
         const std::vector<std::string> d = named_dims(s.tensor->dims);

@@ -92,17 +92,15 @@ const Op* conv2d_op(Sem& sem, const Kernel& kn) {
     const Op* by_name = nullptr;
     for (const Op& op : sem.problem.ops) {
         // a conv2d kernel runs conv2d, and conv1d as a 2-D convolution with H = 1
-        if (op.kind != OpKind::kConv2d && op.kind != OpKind::kConv1d && op.kind != OpKind::kConv3d)
-            continue;  // conv3d: CUTLASS's 3-D fprop
+        if (op.kind != OpKind::kConv2d && op.kind != OpKind::kConv1d && op.kind != OpKind::kConv3d &&
+            !is_conv_transpose(op.kind))
+            continue;  // conv3d: CUTLASS's 3-D fprop; conv_transpose*: CUTLASS's dgrad
         convs.push_back(&op);
         if (op.inputs.size() >= 2 && op.inputs[0] == x.name && op.inputs[1] == w.name && !by_name)
             by_name = &op;
     }
     const std::string head = "conv2d(" + ref_text(x) + ", " + ref_text(w) + ")";
-    const size_t rank = by_name == nullptr                  ? 4
-                        : by_name->kind == OpKind::kConv1d ? 3
-                        : by_name->kind == OpKind::kConv3d ? 5
-                                                           : 4;
+    const size_t rank = by_name == nullptr ? 4 : static_cast<size_t>(spatial_rank(by_name->kind)) + 2;
     if (x.dims.size() != rank || w.dims.size() != rank) {
         rep.error(kn.loc, head + (rank == 4
                                       ? ": conv2d takes X[N,C,H,W] and Wt[K,C,R,S] (4 dims each)"
@@ -128,8 +126,10 @@ const Op* conv2d_op(Sem& sem, const Kernel& kn) {
     }
     // Channels: X's C is W's second dim (groups 1); checked by extent, so that an intermediate
     // input with other dim names still has to fit.
-    const int64_t c = sem.extent(x.dims[1]), wc = sem.extent(w.dims[1]);
-    if (c > 0 && wc > 0 && c != wc * op->attrs.groups) {
+    // (transposed: W is [C, K/groups, ...], its first dim the input's channels)
+    const bool transpose = is_conv_transpose(op->kind);
+    const int64_t c = sem.extent(x.dims[1]), wc = sem.extent(w.dims[transpose ? 0 : 1]);
+    if (c > 0 && wc > 0 && c != (transpose ? wc : wc * op->attrs.groups)) {
         rep.error(w.loc, head + ": the input has " + x.dims[1] + " = " + std::to_string(c) +
                              " channels, the weight " + w.dims[1] + " = " + std::to_string(wc) +
                              (op->attrs.groups != 1
@@ -452,7 +452,10 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         auto w = sem.read(kn.args[1], k);
         f.conv = conv2d_op(sem, kn);
         if (x && w && f.conv) {
-            v = g.conv2d(*x, *w, conv2d_params(f.conv->attrs), conv2d_out_dims(*f.conv, sem.problem),
+            std::vector<double> params = conv2d_params(f.conv->attrs);
+            if (is_conv_transpose(f.conv->kind))  // as the problem's node (check_problem_expr.cpp)
+                for (int64_t e : f.conv->attrs.output_padding) params.push_back(static_cast<double>(e));
+            v = g.conv2d(*x, *w, std::move(params), conv2d_out_dims(*f.conv, sem.problem),
                          Origin{at, kn.args[0].name, op_display(*f.conv, sem.problem)},
                          std::string(to_string(f.conv->kind)));
         }

@@ -205,7 +205,7 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     const Op* conv = nullptr;
     for (const Op& op : problem.ops)
         if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d ||  // conv1d: H = 1
-             op.kind == OpKind::kConv3d) &&
+             op.kind == OpKind::kConv3d || is_conv_transpose(op.kind)) &&  // transposed: dgrad
             op.inputs.size() >= 2 && op.inputs[0] == k.args[0].name &&
             op.inputs[1] == k.args[1].name)
             conv = &op;
@@ -228,11 +228,24 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     const int64_t align = elem >= 4 ? 4 : 8;  // 16-byte cp.async rows
     auto up = [&](int64_t v) { return static_cast<double>((v + align - 1) / align * align); };
     const double n = static_cast<double>(x->shape[0]);
-    const double cp = up(x->shape[1]), kp = up(w->shape[0]);
+    double cp = up(x->shape[1]), kp = up(y->shape[1]);
     const double rs = static_cast<double>(spatial(w));
     const double m = n * static_cast<double>(spatial(y));
+    // K (GEMM) per output: C*R*S; grouped: C/groups*R*S (unpadded, codegen/lower_conv_forms.cpp),
+    // times the groups a CTA walks (tile N / (K / groups)), depthwise on SIMT FMA; transposed:
+    // dgrad reads every input position once per tap, N*H*W*C*K*R*S in all.
+    const int64_t groups = conv->attrs.groups;
+    double gemm_k = cp * rs;
+    if (groups > 1) {
+        cp = static_cast<double>(x->shape[1]), kp = static_cast<double>(y->shape[1]);
+        const double kg = kp / groups;
+        gemm_k = cp / groups * rs * (k.gemm.math == dsl::MathMode::kF32Simt
+                                         ? 1.0 : std::max(1.0, k.gemm.tile_n / kg));
+    } else if (is_conv_transpose(conv->kind)) {
+        gemm_k = cp * rs * static_cast<double>(spatial(x)) / static_cast<double>(spatial(y));
+    }
     const double xs_bytes = n * static_cast<double>(spatial(x)) * cp * elem,
-                 ws_bytes = kp * rs * cp * elem;
+                 ws_bytes = kp * rs * cp / static_cast<double>(groups) * elem;
     const double ys_bytes = m * kp * 4.0;
 
     const dsl::GemmConfig& g = k.gemm;
@@ -247,7 +260,7 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     if (peak <= 0) peak = ceil.peak(ComputeUnit::kFp32Simt);
     if (math == dsl::MathMode::kTf32x3) peak /= 3;
     if (unit != ComputeUnit::kFp32Simt && has_wgmma(ceil)) peak *= kMultistageOnWgmmaEfficiency;
-    t.flops = 2.0 * m * kp * rs * cp;  // what the padded implicit GEMM executes
+    t.flops = 2.0 * m * kp * gemm_k;  // what the padded implicit GEMM executes
     const double compute_s = t.flops / (peak * quant * stage_efficiency(g.stages) * tile_eff);
     const double main_bytes = xs_bytes + ws_bytes + ys_bytes;
     const double memory_s =

@@ -35,6 +35,11 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
 // conv2d: `s` is the implicit GEMM (m = N*P*Q, n = K, k = C*R*S), dtype the input's.
 std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPolicy policy,
                                                const dsl::DeviceLimits& limits);
+// conv2d of groups > 1 (knobs_conv.cpp): c input channels, k filters, taps = R*S; depthwise
+// (groups = c = k, f32) on the direct convolution first, then the group fprop.
+std::vector<dsl::GemmConfig> grouped_conv_candidates(const GemmShape& s, int64_t groups, int64_t c,
+                                                     int64_t k, int64_t taps, PrecisionPolicy policy,
+                                                     const dsl::DeviceLimits& limits);
 std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
                                                    const dsl::DeviceLimits& limits,
                                                    const SeedOptions& options);

@@ -41,4 +41,52 @@ std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPoli
     return out;
 }
 
+// Rules (groups > 1; the constraints are CUTLASS's, codegen/lower_conv_forms.cpp):
+//  - depthwise (groups = C = K) of f32 operands: the direct convolution under math f32_simt
+//    first (exact f32 FMA, every policy): tile M 64 (an 8x8 output tile; 1x64 for conv1d),
+//    tile N the most channels per CTA of 64, 32, 16 that divide C, tile K 16, stages 3; the
+//    iterator auto (stride and dilation compiled in) and, for filters over 5x5 (which spill with
+//    compiled-in taps, CUTLASS's example 46 says), iterator optimized first;
+//  - then the tensor-op group fprop at the policy's math, tile N 64 (tile M 128, then 64; the
+//    conv2d tiles known to build: a narrower tile N leaves the 2x2 warps fewer operand accesses
+//    than threads, a static assertion in CUTLASS's thread maps): one group per CTA (the
+//    optimized iterator) where 64 divides the filters per group K / groups, several groups per
+//    CTA where they divide 64 (the MMA work grows with 64 / (K / groups): depthwise pays 64x);
+//    none otherwise (the planner refuses it); tile K 32 where a group has 32+ channels, else 16
+//    (tile K past the group's channels multiplies zeros).
+std::vector<dsl::GemmConfig> grouped_conv_candidates(const GemmShape& s, int64_t groups, int64_t c,
+                                                     int64_t k, int64_t taps, PrecisionPolicy policy,
+                                                     const dsl::DeviceLimits& limits) {
+    (void)limits;
+    std::vector<dsl::GemmConfig> out;
+    if (groups == c && k == c && s.dtype == DType::kF32) {
+        for (int tn : {64, 32, 16}) {
+            if (c % tn != 0) continue;
+            dsl::GemmConfig d = dsl::conv2d_default_config();
+            d.tile_m = 64, d.tile_n = tn, d.tile_k = 16, d.stages = 3;
+            d.math = dsl::MathMode::kF32Simt;
+            dsl::GemmConfig o = d;
+            o.iterator = dsl::ConvIterator::kOptimized;
+            if (taps > 25) {
+                out.push_back(o);
+                out.push_back(d);
+            } else {
+                out.push_back(d);
+                out.push_back(o);
+            }
+            break;
+        }
+    }
+    const int64_t kg = k / groups, cg = c / groups;
+    if (kg % 64 == 0 || 64 % kg == 0) {
+        for (int tm : {128, 64}) {
+            dsl::GemmConfig g = dsl::conv2d_default_config();
+            g.tile_m = tm, g.tile_n = 64, g.tile_k = cg >= 32 ? 32 : 16, g.stages = 3;
+            g.math = seed_math(policy, s.dtype);
+            out.push_back(g);
+        }
+    }
+    return out;
+}
+
 }  // namespace kforge::planner::detail

@@ -7,26 +7,43 @@ namespace kforge::planner::detail {
 using dsl::ChainOp;
 using dsl::ChainOpKind;
 
-// conv2d(x, w [, b]) and conv1d (run as a conv2d with H = 1): one conv2d kernel (the implicit
-// GEMM of M = N*P*Q, N = K, K = C*R*S) whose chain adds the bias and absorbs the element-wise
-// ops that follow as a gemm's epilogue does (operands [], [K] or the output's [N,K,P,Q]; one
-// store, at the end). The other convolution forms are refused by name.
+// conv1d/2d/3d(x, w [, b]) and conv_transpose1d/2d/3d: one conv2d kernel (the implicit GEMM of
+// M = N*P*Q, N = K, K = C*R*S; a transposed convolution as CUTLASS's dgrad, groups > 1 as its
+// group fprop or, depthwise, its direct convolution: codegen/lower_conv_forms.cpp) whose chain
+// adds the bias and absorbs the element-wise ops that follow as a gemm's epilogue does (operands
+// [], [K] or the output's [N,K,P,Q]; one store, at the end). What CUTLASS's kernels cannot run
+// is refused by name, with the constraint.
 Status Planner::add_conv2d(const Op& op) {
     const Tensor& x = tensor(op.inputs[0]);
     const Tensor& w = tensor(op.inputs[1]);
     const Tensor& y = tensor(op.output);
-    const bool one_d = op.kind == OpKind::kConv1d;  // a conv2d kernel with H = 1
-    const bool three_d = op.kind == OpKind::kConv3d;  // a conv2d kernel on CUTLASS's 3-D fprop
-    if (op.kind != OpKind::kConv2d && !one_d && !three_d) {
-        return not_expressible(op, "not supported yet: " + std::string(to_string(op.kind)) +
-                                       " (kforge lowers conv1d, conv2d and conv3d with groups 1 "
-                                       "only; the problem imports and its reference runs)");
+    const bool transpose = is_conv_transpose(op.kind);  // CUTLASS's dgrad
+    const int spatial = spatial_rank(op.kind);
+    const bool one_d = spatial == 1;    // a conv2d kernel with H = 1
+    const bool three_d = spatial == 3;  // a conv2d kernel on CUTLASS's 3-D fprop / dgrad
+    if (spatial == 0) return not_expressible(op, "not a convolution");
+    const int64_t groups = op.attrs.groups;
+    const std::string name(to_string(op.kind));
+    if (transpose && groups != 1) {
+        return not_expressible(op, "not supported: grouped " + name + " (groups " +
+                                       std::to_string(groups) + "): kforge runs a transposed "
+                                       "convolution as CUTLASS's dgrad, which has no group mode");
     }
-    if (op.attrs.groups != 1) {
-        return not_expressible(op, "not supported: grouped convolution (groups " +
-                                       std::to_string(op.attrs.groups) + ")");
+    if (transpose) {
+        bool strided = false, dilated = false;
+        for (int64_t v : op.attrs.stride) strided = strided || v > 1;
+        for (int64_t v : op.attrs.dilation) dilated = dilated || v > 1;
+        if (strided && dilated)
+            return not_expressible(op, "not supported: " + name + " with stride > 1 and "
+                                           "dilation > 1 together (CUTLASS's strided dgrad "
+                                           "takes dilation 1)");
     }
-    const size_t rank = one_d ? 3 : three_d ? 5 : 4;
+    if (groups != 1 && three_d) {
+        return not_expressible(op, "not supported: grouped conv3d (groups " +
+                                       std::to_string(groups) + "): CUTLASS has no 3-D group "
+                                       "fprop");
+    }
+    const size_t rank = static_cast<size_t>(spatial) + 2;
     if (x.shape.size() != rank || w.shape.size() != rank || y.shape.size() != rank)
         return not_expressible(op, "a conv2d kernel of a " + std::string(to_string(op.kind)) +
                                        " takes x and w of rank " + std::to_string(rank));
@@ -49,14 +66,34 @@ Status Planner::add_conv2d(const Op& op) {
     s.dtype = dt;
     s.m = y.shape[0];
     s.n = y.shape[1];
-    s.k = w.shape[1];
+    s.k = transpose ? w.shape[0] : w.shape[1];  // input channels per output (per group)
+    int64_t taps = 1;
     for (size_t i = 2; i < rank; ++i) {
         s.m *= y.shape[i];
         s.k *= w.shape[i];
+        taps *= w.shape[i];
     }
-    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
-    for (const auto& c : conv2d_candidates(s, p.policy, limits)) {
-        kn.gemm = c;
+    const int64_t c = x.shape[1], k = y.shape[1];
+    if (groups != 1 && dt != DType::kF32 && (c / groups) % 2 != 0) {
+        return not_expressible(op, "not supported: a grouped " + name + " of " +
+                                       std::string(to_string(dt)) + " operands with " +
+                                       std::to_string(c / groups) + " channel(s) per group "
+                                       "(CUTLASS's cp.async reads at least 4 bytes, two " +
+                                       std::string(to_string(dt)) + " channels, and its direct "
+                                       "depthwise convolution is run here on f32 only)");
+    }
+    const std::vector<dsl::GemmConfig> candidates =
+        groups == 1 ? conv2d_candidates(s, p.policy, limits)
+                    : grouped_conv_candidates(s, groups, c, k, taps, p.policy, limits);
+    if (groups != 1 && candidates.empty()) {
+        return not_expressible(op, "not supported: " + name + " with " +
+                                       std::to_string(k / groups) + " filters per group "
+                                       "(kforge runs CUTLASS's group fprop on tile N 64, which "
+                                       "must be a multiple or a divisor of them)");
+    }
+    PlannedKernel pk{{}, op.json_path + " " + name};
+    for (const auto& cfg : candidates) {
+        kn.gemm = cfg;
         pk.candidates.push_back(kn);
     }
     kernels.push_back(std::move(pk));

@@ -1,6 +1,6 @@
 // The checker on conv2d kernels: a conv2d kernel implements the problem's conv2d op (its bias an
 // `add b[K]`), programs that compute something else are rejected at the statement, and the
-// multistage gemm's legality rules hold for the implicit GEMM, with groups 1 only.
+// multistage gemm's legality rules hold for the implicit GEMM (groups > 1 too).
 #include "check_test_util.h"
 
 namespace kforge::dsl::testing {
@@ -98,7 +98,8 @@ TEST(Conv2dCheck, UnrelatedProgramsRejected) {
     EXPECT_FALSE(r.ok());
 }
 
-TEST(Conv2dCheck, GroupedConvolutionNotSupported) {
+// groups > 1 checks (CUTLASS's group fprop; what it cannot run, the lowering refuses by name).
+TEST(Conv2dCheck, GroupedConvolutionChecks) {
     const std::string spec = R"({"name": "conv_relu", "dims": {"N": 2, "C": 4, "H": 8, "W": 8, "K": 8, "Cg": 2, "R": 3, "S": 3},
         "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
                    "w": {"shape": ["K", "Cg", "R", "S"], "dtype": "f32", "param": true}},
@@ -107,7 +108,7 @@ TEST(Conv2dCheck, GroupedConvolutionNotSupported) {
         "outputs": ["y"], "precision": {"policy": "tf32"}})";
     auto r = check_text(spec, std::string(kHead) +
         "kernel k0 = conv2d(x[N,C,H,W], w[K,Cg,R,S]) math tf32 { store y[N,K,P,Q] }\n");
-    expect_one_error(r, "t.kf:2:1", {"not supported: grouped convolution", "groups 2"});
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.errors[0].to_string());
 }
 
 TEST(Conv2dCheck, MathFollowsThePrecisionPolicy) {

@@ -150,17 +150,21 @@ TEST(Conv2dSeed, IntermediateInputKeepsTheWeightsDtype) {
     }
 }
 
-TEST(Conv2dSeed, GroupedConvolutionNotExpressible) {
+// groups 2 with 4 filters per group: CUTLASS's group fprop, several groups per CTA (tile N 64,
+// 16 groups of 4; planner/knobs_conv.cpp), tile K 16 for the 2 channels per group.
+TEST(Conv2dSeed, GroupedConvolutionSeedsTheGroupFprop) {
     const std::string spec = R"({"name": "conv_g", "dims": {"N": 2, "C": 4, "H": 8, "W": 8, "K": 8, "Cg": 2, "R": 3, "S": 3},
         "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
                    "w": {"shape": ["K", "Cg", "R", "S"], "dtype": "f32", "param": true}},
         "graph": [{"op": "conv2d", "inputs": ["x", "w"], "output": "y", "groups": 2}],
         "outputs": ["y"], "precision": {"policy": "tf32"}})";
     auto prog = planner::seed_program(problem_of(spec), h200());
-    ASSERT_FALSE(prog.ok());
-    EXPECT_NE(prog.error().message.find("not expressible: conv2d: not supported: grouped convolution"),
-              std::string::npos)
-        << prog.error().to_string();
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    ASSERT_EQ(prog->kernels.size(), 1u);
+    const dsl::GemmConfig& c = prog->kernels[0].gemm;
+    EXPECT_EQ(c.tile_n, 64);
+    EXPECT_EQ(c.tile_k, 16);
+    EXPECT_EQ(c.math, dsl::MathMode::kTf32);
 }
 
 TEST(Conv2dSeed, KnobMovesStayInTheConvTable) {
