@@ -18,8 +18,8 @@ import torch.fx
 import torch.nn as nn
 from torch.fx.passes.shape_prop import ShapeProp
 
-from kforge_py import fx_conv, fx_decomp, fx_index, fx_losses, fx_ops, fx_shape
-from kforge_py import fx_pool
+from kforge_py import fx_attention, fx_conv, fx_decomp, fx_fold, fx_index, fx_losses, fx_ops
+from kforge_py import fx_pool, fx_shape
 from kforge_py.fx_chains import elu, hardsigmoid
 from kforge_py.fx_types import (DTYPES, ConstantTensor, Flipped, MaxPair, Tensor,  # noqa: F401
                                 Transposed, Unsupported, is_scalar)
@@ -67,6 +67,7 @@ class Converter:
         self.used = set()
         self.env = {}
         self.shapes = {}          # op output name -> shape
+        self.folded = {}          # spec param name -> fx node computed from buffers (fx_fold)
         propagate_shapes(gm, example_inputs)
 
     # ---- names and tensors ----
@@ -113,6 +114,16 @@ class Converter:
         self.inputs[name] = t
         return t
 
+    def folded_param(self, node):
+        """A param input holding what `node` computes from the model's buffers (fx_fold)."""
+        shape, dtype = self.meta(node)
+        name = self.fresh(node.name)
+        self.params[name] = (fx_fold.FOLD_PREFIX + node.name, tuple(shape))
+        self.folded[name] = node
+        t = Tensor(name, tuple(shape), dtype)
+        self.inputs[name] = t
+        return t
+
     def tensor(self, v, what="operand"):
         if isinstance(v, Tensor):
             return v
@@ -139,8 +150,15 @@ class Converter:
         gm.graph.eliminate_dead_code()
         outputs = None
         position = -1
+        folded = fx_fold.foldable(gm, gm)
+        front = fx_fold.frontier(gm, folded)
         for node in gm.graph.nodes:
-            if node.op == "placeholder":
+            if node in front:
+                self.env[node] = self.folded_param(node)
+            elif node in folded and (node.op != "get_attr" or
+                                     all(u in folded for u in node.users)):
+                continue  # an intermediate of a constant: computed when the inputs are fed
+            elif node.op == "placeholder":
                 position += 1
                 if not node.users and not hasattr(node.meta.get("tensor_meta"), "shape"):
                     continue  # a scalar argument, baked in as a constant
@@ -185,6 +203,8 @@ class Converter:
             return fx_losses.loss_module(self, node, mod)
         if fx_index.is_loss_module(mod):
             return fx_index.loss_module(self, node, mod)
+        if fx_attention.is_attention(mod):  # (output, weights): before meta
+            return fx_attention.multi_head_attention(self, node, mod)
         x = self.tensor(self.value(node.args[0]) if node.args else None, "the module input")
         if fx_pool.is_pool_module(mod):  # before meta: return_indices gives a tuple
             return fx_pool.pool_module(self, node, mod, x)

@@ -219,11 +219,11 @@ def pool_out_dims(ops, shapes, classes, names, dims):
             if keeps[i]:
                 names_out.append(names.get(xc))
                 continue
-            if yc in names:
-                if names[yc] in dims:
-                    raise Unsupported(f"an input has the size of pool output {y}'s spatial "
-                                      f"axis {i} ({shapes[y][2 + i]}), which the spec derives "
-                                      "from the pool: not supported")
+            if yc in names and names[yc] in dims:
+                raise Unsupported(f"an input or parameter has the size of pool output {y}'s "
+                                  f"spatial axis {i} ({shapes[y][2 + i]}), which the spec "
+                                  "derives from the pool: not supported")
+            if yc in names:  # derived by another op too: one dim, derived twice
                 names_out.append(names[yc])
                 continue
             base = (names[xc] if xc in names else ("H", "W", "D")[i]) + "_out"

@@ -72,6 +72,9 @@ def convert(conv, node, name):
         dim, start, length = (_arg(args, kw, 1, "dim"), _arg(args, kw, 2, "start"),
                               _arg(args, kw, 3, "length"))
         return slice_op(conv, node, x, dim, start, start + length, 1, final=True)
+    if name == "unfold" and node.op == "call_method":
+        return unfold(conv, node, conv.tensor(args[0]), _arg(args, kw, 1, "dimension"),
+                      _arg(args, kw, 2, "size"), _arg(args, kw, 3, "step"))
     if name == "select":
         x = conv.tensor(args[0])
         dim, i = _arg(args, kw, 1, "dim"), _arg(args, kw, 2, "index")
@@ -211,6 +214,28 @@ def slice_op(conv, node, x, dim, start, stop, step, final=True):
     return conv.emit("slice", [x], node, shape, x.dtype, final, **attrs)
 
 
+def unfold(conv, node, x, dim, size, step):
+    """x.unfold(dim, size, step) with step == size (non-overlapping patches, ViT's patching): a
+    slice to whole patches, a reshape of the axis into (patches, size) and a permute of `size`
+    to the end. Overlapping windows (step < size) copy elements: not supported."""
+    if step != size:
+        raise Unsupported(f"unfold with step {step} != size {size} (overlapping or gapped "
+                          "windows) is not supported; non-overlapping patches are")
+    rank = len(x.shape)
+    dim %= rank
+    count = x.shape[dim] // size
+    if count < 1:
+        raise Unsupported(f"unfold of size {size} over an axis of {x.shape[dim]} is empty")
+    x = slice_op(conv, node, x, dim, 0, count * size, 1, final=False)
+    split = tuple(x.shape[:dim]) + (count, size) + tuple(x.shape[dim + 1:])
+    x = reshape_to(conv, node, x, split, final=False)
+    perm = list(range(dim + 1)) + list(range(dim + 2, rank + 1)) + [dim + 1]
+    shape, dtype = conv.meta(node)
+    if perm == list(range(rank + 1)):
+        return x
+    return conv.emit("permute", [x], node, shape, dtype, dims=perm)
+
+
 def index(conv, node):
     """x[...] with integers, slices, None and Ellipsis: a slice per sliced dim, then a reshape
     that drops the integer-indexed dims and adds the None ones."""
@@ -261,26 +286,46 @@ def cat(conv, node, pieces, dim):
     tensors = [i for i, v in enumerate(vals) if not isinstance(v, ConstantTensor)]
     consts = [i for i, v in enumerate(vals) if isinstance(v, ConstantTensor)]
     if consts:
-        # constant pieces (zeros_like(...), full_like(...)) only at the ends, one value: a pad
-        if len(tensors) != 1 or len({float(vals[i]) for i in consts}) != 1 or \
-                any(tensors[0] - 1 > i or i > tensors[0] + 1 for i in consts):
-            raise Unsupported("cat with constant pieces other than one fill value at the ends "
-                              "of one tensor (a pad) is not supported")
-        x = conv.tensor(vals[tensors[0]], "a cat operand")
-        pads = [[0, 0] for _ in range(rank)]
+        # constant pieces (zeros_like(...), full_like(...)) become pads of a tensor piece: the
+        # ones before a tensor its padding before, the ones after the last its padding after
+        if not tensors:
+            raise Unsupported("cat of constant pieces only is not supported")
+        attached = {j: [[], []] for j in tensors}
         for i in consts:
-            s = _const_shape(conv, pieces[i])
-            if s is None:
-                raise Unsupported("a constant cat piece of unknown shape")
-            pads[dim][0 if i < tensors[0] else 1] += s[dim]
-        attrs = {"pads": pads}
-        if float(vals[consts[0]]) != 0.0:
-            attrs["value"] = float(vals[consts[0]])
-        return conv.emit("pad", [x], node, shape, dtype, **attrs)
+            after = [j for j in tensors if j > i]
+            attached[after[0] if after else tensors[-1]][0 if after else 1].append(i)
+        ins = []
+        for j in tensors:
+            x = conv.tensor(vals[j], "a cat operand")
+            before, behind = attached[j]
+            if not before and not behind:
+                ins.append(x)
+                continue
+            fills = {float(vals[i]) for i in before + behind}
+            if len(fills) != 1:
+                raise Unsupported("cat with constant pieces of different values next to one "
+                                  "tensor is not supported")
+            pads = [[0, 0] for _ in range(rank)]
+            for side, group in enumerate((before, behind)):
+                for i in group:
+                    s = _const_shape(conv, pieces[i])
+                    if s is None:
+                        raise Unsupported("a constant cat piece of unknown shape")
+                    pads[dim][side] += s[dim]
+            attrs = {"pads": pads}
+            if fills != {0.0}:
+                attrs["value"] = fills.pop()
+            out = list(x.shape)
+            out[dim] += pads[dim][0] + pads[dim][1]
+            ins.append(conv.emit("pad", [x], node, out, dtype, final=len(tensors) == 1,
+                                 **attrs))
+        if len(ins) == 1:
+            return ins[0]
+        return emit_cat(conv, node, ins, shape, dtype, dim)
     ins = [conv.tensor(v, "a cat operand") for v in vals]
     if len(ins) == 1:
         return ins[0]
-    return conv.emit("cat", ins, node, shape, dtype, axis=dim)
+    return emit_cat(conv, node, ins, shape, dtype, dim)
 
 
 def stack(conv, node, pieces, dim):
@@ -294,7 +339,25 @@ def stack(conv, node, pieces, dim):
         cols.append(reshape_to(conv, node, v, s, final=False))
     if len(cols) == 1:
         return reshape_to(conv, node, vals[0], shape)
-    return conv.emit("cat", cols, node, shape, dtype, axis=dim)
+    return emit_cat(conv, node, cols, shape, dtype, dim)
+
+
+CAT_MAX_INPUTS = 64  # the spec's limit on a cat's inputs
+
+
+def emit_cat(conv, node, ins, shape, dtype, dim):
+    """One cat op, or, past the spec's 64 inputs (an RNN's outputs stacked over 256 steps), cats
+    of up to 64 pieces joined by another cat: the same tensor."""
+    if len(ins) > CAT_MAX_INPUTS:
+        groups = [ins[i:i + CAT_MAX_INPUTS] for i in range(0, len(ins), CAT_MAX_INPUTS)]
+        parts = []
+        for g in groups:
+            s = list(shape)
+            s[dim] = sum(t.shape[dim] for t in g)
+            parts.append(g[0] if len(g) == 1 else
+                         conv.emit("cat", g, node, s, dtype, final=False, axis=dim))
+        ins = parts
+    return conv.emit("cat", ins, node, shape, dtype, axis=dim)
 
 
 def split(conv, node, name, args, kw):

@@ -15,6 +15,7 @@ import re
 import torch
 import torch.fx
 
+from kforge_py import fx_fold, fx_trace
 from kforge_py.fx_conv import CONV_OPS
 from kforge_py.fx_pool import pool_out_dims
 from kforge_py.fx_import import Converter, Unsupported, fold_normalize, fold_rms_norm, fold_swish
@@ -38,9 +39,12 @@ def default_policy(dtypes):
     return "fp32_strict"
 
 
-def trace(model, concrete_args=None):
+def trace(model, inputs, concrete_args=None):
+    """fx_trace.trace of the model at its inputs' shapes: shape code runs on concrete values."""
     try:
-        gm = torch.fx.symbolic_trace(model, concrete_args=concrete_args or None)
+        gm = fx_trace.trace(model, inputs, concrete_args)
+    except Unsupported:
+        raise
     except Exception as e:
         raise Unsupported(f"torch.fx cannot trace Model.forward "
                           f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
@@ -70,7 +74,7 @@ def scalar_arguments(model, inputs):
 
 def build(loaded, name, description, policy=None, atol=None, rtol=None):
     """Returns (spec dict, Converter). Raises Unsupported."""
-    gm = trace(loaded.model, scalar_arguments(loaded.model, loaded.inputs))
+    gm = trace(loaded.model, loaded.inputs, scalar_arguments(loaded.model, loaded.inputs))
     with torch.no_grad():
         conv = Converter(gm, loaded.inputs)
         outputs = conv.run()
@@ -139,10 +143,11 @@ def conv2d_out_dims(ops, shapes, classes, names, dims):
     """conv output -> the names of its spatial dims (the op's "out_dims"), for each conv op
     (CONV_OPS: 1-3 spatial axes, transposed too) whose output does not keep the input's spatial
     sizes (conv2d_keeps_size): an axis that
-    keeps its size takes x's name, another x's name + "_out" (digits appended if taken). The
-    spec derives those dims from x, w and the attributes; they are entered in `names` (for the
-    ops that read them) but not in `dims`. An input of a derived size would need the dim before
-    the op defines it: refused."""
+    keeps its size takes x's name, another x's name + "_out" (digits appended if taken), or the
+    name another conv or pool derived for that axis (the spec derives it twice, equal at every
+    binding or a shape mismatch). The spec derives those dims from x, w and the attributes; they
+    are entered in `names` (for the ops that read them) but not in `dims`. An input of a derived
+    size would need the dim before the op defines it: refused."""
     out, taken = {}, set(dims)
     for op in ops:
         if op["op"] not in CONV_OPS:
@@ -160,10 +165,16 @@ def conv2d_out_dims(ops, shapes, classes, names, dims):
             if keeps[i] and xc in names:
                 pair.append(names[xc])
                 continue
-            if yc in names:
-                raise Unsupported(f"an input has the size of {op['op']} output {y}'s "
-                                  f"{axis_names[rank][i]} ({shapes[y][2 + i]}), which the "
-                                  "spec derives from the convolution: not supported")
+            if yc in names and names[yc] in dims:
+                raise Unsupported(f"{op['op']} output {y}'s {axis_names[rank][i]} "
+                                  f"({shapes[y][2 + i]}) is one axis with the dim "
+                                  f"{names[yc]} of an input or weight (joined by a cat or an "
+                                  "add): the spec derives a convolution's output size from its "
+                                  "own input and cannot equate it with a declared dim: not "
+                                  "supported")
+            if yc in names:  # derived by another op too (a residual add of a strided conv
+                pair.append(names[yc])  # and a strided 1x1 shortcut): one dim, derived twice
+                continue
             base = (names[xc] if xc in names else letters[rank][i]) + "_out"
             name, k = base, 1
             while name in taken:
@@ -183,6 +194,9 @@ def feeds(loaded, conv, inputs=None):
     for n in conv.placeholders:
         out[n] = inputs[conv.placeholder_pos[n]]
     for n, (path, shape) in conv.params.items():
+        if path.startswith(fx_fold.FOLD_PREFIX):  # computed from the model's buffers
+            out[n] = fx_fold.eval_folded(conv.folded[n], loaded.model).detach().reshape(shape)
+            continue
         attr = loaded.model
         for part in path.split("."):
             attr = getattr(attr, part)

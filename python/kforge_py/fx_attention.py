@@ -1,0 +1,105 @@
+"""nn.MultiheadAttention -> spec ops: the input projections (one linear over the packed
+in_proj_weight where query, key and value are one tensor, else a slice of the weight each),
+heads split by a reshape and a permute, scores q @ k^T times 1/sqrt(head_dim), softmax over the
+keys, @ v, the heads merged back and the output projection - what PyTorch's
+F.multi_head_attention_forward computes in eval mode (attention dropout off).
+
+The module returns (output, weights); the weights are not converted: reading them, or an
+attention mask, a key padding mask, is_causal, bias_k / bias_v or add_zero_attn, raises
+Unsupported naming it. TransformerEncoderLayer and the other torch.nn transformer layers are
+traced through (fx_trace.TRACED_THROUGH), so their attention comes here too."""
+import math
+
+import torch.nn as nn
+
+from kforge_py import fx_shape
+from kforge_py.fx_types import Tensor, Unsupported
+
+
+class NotConverted(str):
+    """A part of a module's result the importer does not convert (the attention weights)."""
+
+
+def is_attention(mod):
+    return isinstance(mod, nn.MultiheadAttention)
+
+
+def _arg(node, conv, i, key, default=None):
+    if len(node.args) > i:
+        return conv.value(node.args[i])
+    return conv.value(node.kwargs[key]) if key in node.kwargs else default
+
+
+def multi_head_attention(conv, node, mod):
+    """The converted (output, weights) pair of an nn.MultiheadAttention call node."""
+    q_in = conv.tensor(_arg(node, conv, 0, "query"), "the attention query")
+    k_in = conv.tensor(_arg(node, conv, 1, "key"), "the attention key")
+    v_in = conv.tensor(_arg(node, conv, 2, "value"), "the attention value")
+    for i, key in ((3, "key_padding_mask"), (5, "attn_mask")):
+        if _arg(node, conv, i, key) is not None:
+            raise Unsupported(f"nn.MultiheadAttention with {key} is not supported "
+                              f"(module {node.target})")
+    if _arg(node, conv, 7, "is_causal", False):
+        raise Unsupported(f"nn.MultiheadAttention with is_causal is not supported "
+                          f"(module {node.target})")
+    if mod.bias_k is not None or mod.add_zero_attn:
+        raise Unsupported(f"nn.MultiheadAttention with bias_k/bias_v or add_zero_attn is not "
+                          f"supported (module {node.target})")
+    if len(q_in.shape) != 3:
+        raise Unsupported(f"nn.MultiheadAttention on a rank-{len(q_in.shape)} query (unbatched)"
+                          f" is not supported (module {node.target})")
+    p, dtype = node.target, q_in.dtype
+    E, H = mod.embed_dim, mod.num_heads
+    D = E // H
+    bf = mod.batch_first  # [N, L, E] else [L, N, E]
+
+    def emit(op, inputs, shape, **attrs):
+        return conv.emit(op, inputs, node, tuple(shape), dtype, final=False, **attrs)
+
+    def project(x, which):
+        if mod._qkv_same_embed_dim:
+            w = conv.param(p + ".in_proj_weight", mod.in_proj_weight)
+            w = emit("slice", [w], (E, w.shape[1]), axis=0, start=which * E,
+                     end=(which + 1) * E)
+        else:
+            attr = ("q_proj_weight", "k_proj_weight", "v_proj_weight")[which]
+            w = conv.param(f"{p}.{attr}", getattr(mod, attr))
+        ins = [x, w]
+        if mod.in_proj_bias is not None:
+            b = conv.param(p + ".in_proj_bias", mod.in_proj_bias)
+            ins.append(emit("slice", [b], (E,), axis=0, start=which * E, end=(which + 1) * E))
+        return emit("linear", ins, tuple(x.shape[:-1]) + (E,))
+
+    if q_in.name == k_in.name == v_in.name and mod._qkv_same_embed_dim:
+        ins = [q_in, conv.param(p + ".in_proj_weight", mod.in_proj_weight)]
+        if mod.in_proj_bias is not None:
+            ins.append(conv.param(p + ".in_proj_bias", mod.in_proj_bias))
+        qkv = emit("linear", ins, tuple(q_in.shape[:-1]) + (3 * E,))
+        q, k, v = (emit("slice", [qkv], tuple(q_in.shape[:-1]) + (E,), axis=2, start=i * E,
+                        end=(i + 1) * E) for i in range(3))
+    else:
+        q, k, v = project(q_in, 0), project(k_in, 1), project(v_in, 2)
+
+    def heads(x):  # [L, N, E] -> [N, H, L, D]  ([N, L, E] when batch_first)
+        a, b = x.shape[0], x.shape[1]
+        r = fx_shape.reshape_to(conv, node, x, (a, b, H, D), final=False)
+        n, l_ = (a, b) if bf else (b, a)
+        return emit("permute", [r], (n, H, l_, D), dims=[0, 2, 1, 3] if bf else [1, 2, 0, 3])
+
+    qh, kh, vh = heads(q), heads(k), heads(v)
+    n, length, src = qh.shape[0], qh.shape[2], kh.shape[2]
+    scores = emit("matmul", [qh, kh], (n, H, length, src), transpose_b=True)
+    scores = emit("scale", [scores], scores.shape, value=1.0 / math.sqrt(D))
+    probs = emit("softmax", [scores], scores.shape, axis=-1)
+    ctx = emit("matmul", [probs, vh], (n, H, length, D))
+    merged = emit("permute", [ctx], (n, length, H, D) if bf else (length, n, H, D),
+                  dims=[0, 2, 1, 3] if bf else [2, 0, 1, 3])
+    merged = fx_shape.reshape_to(conv, node, merged, tuple(q_in.shape[:-1]) + (E,),
+                                 final=False)
+    ins = [merged, conv.param(p + ".out_proj.weight", mod.out_proj.weight)]
+    if mod.out_proj.bias is not None:
+        ins.append(conv.param(p + ".out_proj.bias", mod.out_proj.bias))
+    out = conv.emit("linear", ins, node, tuple(q_in.shape[:-1]) + (E,), dtype)
+    assert isinstance(out, Tensor)
+    return (out, NotConverted(f"the attention weights of {p} (not supported: only the "
+                              "output, [0], is)"))

@@ -1,0 +1,247 @@
+"""Tracing a whole network with torch.fx at the file's concrete shapes.
+
+torch.fx's symbolic tracer gives every value a Proxy, `x.size(-1)` included, so code that
+branches or slices on a shape (`if H % 2`, `att[:, :, :T, :T]`, `for t in range(seq_len)`)
+cannot be traced. ConcreteTracer runs each traced op on the example inputs as it records it
+(on the meta device where the model is loaded there: shapes only, no arithmetic), so every value
+that is not a tensor - a size, a shape tuple, a dtype, a device, `x.dim()`, `len(x)` - is a
+plain Python value, and only tensors stay proxies. Shape-dependent control flow is resolved at
+the file's sizes: a branch on a size keeps the taken side, a loop over a size is unrolled; the
+spec built from such a graph may hold only at those sizes (import_check says so when the sizes
+cannot be re-bound). Control flow on a tensor's values (`if x.sum() > 0`) still raises, naming
+it.
+
+Leaf modules are torch.nn's own modules (as symbolic_trace), except the containers and the
+transformer layers (TransformerEncoderLayer and friends), which are traced through so that their
+attention and feed-forward parts become ordinary nodes. The model's attributes that forward()
+assigns (`self.hidden = ...`) are restored after tracing: the module keeps its initial state."""
+import contextlib
+import sys
+
+import torch
+import torch.fx
+import torch.fx._symbolic_trace as _st
+import torch.nn as nn
+from torch.fx.proxy import Proxy, TraceError
+
+from kforge_py.fx_types import Unsupported
+
+# torch.nn modules traced through rather than kept as one call_module node
+TRACED_THROUGH = (nn.TransformerEncoderLayer, nn.TransformerEncoder,
+                  nn.TransformerDecoderLayer, nn.TransformerDecoder, nn.Transformer)
+
+
+@contextlib.contextmanager
+def _unpatched():
+    """nn.Module's own __call__ and __getattr__ while the tracer has them patched: a value is
+    computed by running the module, not by tracing it again."""
+    call, get = nn.Module.__call__, nn.Module.__getattr__
+    nn.Module.__call__, nn.Module.__getattr__ = _st._orig_module_call, _st._orig_module_getattr
+    try:
+        yield
+    finally:
+        nn.Module.__call__, nn.Module.__getattr__ = call, get
+
+
+def _contains_tensor(v):
+    if isinstance(v, torch.Tensor):
+        return True
+    if isinstance(v, (list, tuple)):
+        return any(_contains_tensor(e) for e in v)
+    if isinstance(v, dict):
+        return any(_contains_tensor(e) for e in v.values())
+    return False
+
+
+_MISSING = object()
+
+
+class Failed:
+    """The value of a node PyTorch raised on: the node is kept (the converter may refuse the op
+    by name first, or shape propagation says how PyTorch fails); reading the value raises."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def unsupported(self):
+        text = (str(self.error).strip().splitlines() or [type(self.error).__name__])[0]
+        return Unsupported(f"the model fails in PyTorch on its own inputs: {text}")
+
+
+class ValueProxy(Proxy):
+    """A Proxy that knows the value it stands for (a tensor, or a tuple holding tensors)."""
+
+    def __init__(self, node, tracer, value):
+        super().__init__(node, tracer)
+        self.value = value
+
+    def __len__(self):
+        return len(self.value)
+
+    def __iter__(self):
+        if isinstance(self.value, torch.Tensor) and self.value.dim() == 0:
+            raise TraceError("iteration over a 0-d tensor")
+        return iter([self[i] for i in range(len(self.value))])
+
+    def __bool__(self):
+        raise TraceError(f"control flow on a tensor's values (node {self.node.name}): the "
+                         "branch taken depends on the data, not on the shapes")
+
+    def __index__(self):
+        raise TraceError(f"a tensor's value used as an index (node {self.node.name})")
+
+    def __getattr__(self, k):
+        if k == "value":
+            raise AttributeError(k)
+        if isinstance(self.value, Failed):
+            return super().__getattr__(k)
+        v = getattr(self.value, k, _MISSING)
+        if v is not _MISSING and not callable(v):
+            if not _contains_tensor(v):
+                return v  # .shape, .dtype, .device, .is_nested, ...: a plain value
+            return self.tracer.create_proxy("call_function", getattr, (self, k), {})  # x.T
+        return super().__getattr__(k)
+
+
+class ConcreteTracer(torch.fx.Tracer):
+    def __init__(self, root, example_inputs, scalar_args):
+        super().__init__()
+        self.proxy_buffer_attributes = True  # buffers are nodes: fx_fold folds what reads them
+        self.root_module = root
+        self.example_inputs = list(example_inputs)
+        self.scalar_args = scalar_args or {}
+        self.placeholder_index = 0
+
+    def is_leaf_module(self, m, qualname):
+        if isinstance(m, TRACED_THROUGH):
+            return False
+        return super().is_leaf_module(m, qualname)
+
+    def _value(self, a):
+        if isinstance(a, ValueProxy):
+            if isinstance(a.value, Failed):
+                raise a.value.unsupported()
+            return a.value
+        if isinstance(a, torch.fx.proxy.Attribute):  # x.attr, not called
+            return getattr(self._value(a.root), a.attr)
+        if isinstance(a, Proxy):
+            raise TraceError(f"node {a.node.name} has no value")
+        if isinstance(a, tuple):
+            return tuple(self._value(e) for e in a)
+        if isinstance(a, list):
+            return [self._value(e) for e in a]
+        if isinstance(a, dict):
+            return {k: self._value(e) for k, e in a.items()}
+        if isinstance(a, slice):
+            return slice(self._value(a.start), self._value(a.stop), self._value(a.step))
+        return a
+
+    def _compute(self, kind, target, args, kwargs):
+        if kind == "placeholder":
+            i = self.placeholder_index
+            self.placeholder_index += 1
+            return self.example_inputs[i] if i < len(self.example_inputs) else None
+        if kind == "get_attr":
+            attr = self.root_module
+            for part in target.split("."):
+                attr = getattr(attr, part)
+            return attr
+        a, kw = self._value(args), self._value(kwargs)
+        if kind == "call_function":
+            return target(*a, **kw)
+        if kind == "call_method":
+            return getattr(a[0], target)(*a[1:], **kw)
+        if kind == "call_module":
+            return self.root_module.get_submodule(target)(*a, **kw)
+        raise TraceError(f"unexpected node kind {kind}")
+
+    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None,
+                     proxy_factory_fn=None):
+        if kind == "output":
+            return super().create_proxy(kind, target, args, kwargs, name, type_expr,
+                                        proxy_factory_fn)
+        if kind == "call_module":
+            mod = self.root_module.get_submodule(target)
+            if isinstance(mod, nn.RNNBase):
+                raise recurrent_refusal(mod, target, self._value(args[0]) if args else None)
+        try:
+            with torch.no_grad(), _unpatched():
+                value = self._compute(kind, target, args, kwargs)
+        except (Unsupported, TraceError):
+            raise
+        except Exception as e:  # PyTorch rejects the op: the node stays, without a value
+            value = Failed(e)
+        if kind not in ("placeholder", "get_attr") and not _contains_tensor(value) and \
+                not isinstance(value, Failed):
+            return value  # a size, a shape, a dtype, a flag: a plain value from here on
+        node_args, node_kwargs = self.create_arg(args), self.create_arg(kwargs)
+        node = self.create_node(kind, target, node_args, node_kwargs, name, type_expr)
+        return ValueProxy(node, self, value)
+
+
+# ops per time step and layer of an unrolled cell (projections, gates, state update)
+_CELL_OPS = {"RNN": 4, "LSTM": 14, "GRU": 16}
+
+
+def recurrent_refusal(mod, qualname, x):
+    """Unsupported for an nn.RNN / LSTM / GRU layer: kforge has no recurrent-cell op, and the
+    layer unrolled over its sequence is far past the spec's op limit."""
+    kind = type(mod).__name__
+    steps = x.shape[1 if mod.batch_first else 0] if isinstance(x, torch.Tensor) and \
+        x.dim() == 3 else 1
+    dirs = 2 if mod.bidirectional else 1
+    ops = _CELL_OPS.get(getattr(mod, "mode", kind).split("_")[0], 8) * steps * \
+        mod.num_layers * dirs
+    return Unsupported(
+        f"nn.{kind} (module {qualname}: {mod.num_layers} layer(s)"
+        f"{', bidirectional' if dirs == 2 else ''} over {steps} time steps) is not supported: "
+        f"kforge has no recurrent-cell op, and unrolled the layer would be about {ops:,} ops "
+        f"(the spec's limit is 4,096)")
+
+
+def _snapshot(model):
+    """The state of every submodule that forward() could reassign."""
+    return [(m, dict(m.__dict__), dict(m._parameters), dict(m._buffers), dict(m._modules))
+            for m in model.modules()]
+
+
+def _restore(saved):
+    for m, d, params, bufs, mods in saved:
+        m.__dict__.clear()
+        m.__dict__.update(d)
+        m._parameters.clear()
+        m._parameters.update(params)
+        m._buffers.clear()
+        m._buffers.update(bufs)
+        m._modules.clear()
+        m._modules.update(mods)
+
+
+def _einops_takes_proxies():
+    """einops (KernelBench's Mamba2 files) picks its backend by the tensor's type: a ValueProxy
+    gets the torch backend, so rearrange / repeat record the reshapes and permutes they do."""
+    backends = sys.modules.get("einops._backends")
+    if backends is not None and hasattr(backends, "TorchBackend"):
+        backends._type2backend.setdefault(ValueProxy, backends.TorchBackend())
+
+
+def trace(model, example_inputs, scalar_args=None):
+    """A GraphModule of `model` traced at the shapes of `example_inputs` (tensors, and numbers
+    that `scalar_args` names by forward() parameter: those are baked in)."""
+    import inspect
+    scalar_args = dict(scalar_args or {})
+    params = list(inspect.signature(model.forward).parameters.values())
+    for p in params[len(example_inputs):]:  # forward(x, initial_states=None) given x only
+        if p.default is not inspect.Parameter.empty and p.kind in (
+                p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            scalar_args.setdefault(p.name, p.default)
+    tracer = ConcreteTracer(model, [x for x in example_inputs], scalar_args)
+    _einops_takes_proxies()
+    saved = _snapshot(model)
+    try:
+        graph = tracer.trace(model, concrete_args=scalar_args or None)
+        made = {k: v for k, v in model.__dict__.items() if k.startswith("_tensor_constant")}
+    finally:
+        _restore(saved)
+    model.__dict__.update(made)  # constants made in forward, read by get_attr nodes
+    return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
