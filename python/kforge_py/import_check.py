@@ -58,6 +58,21 @@ def to_lists(feed):
     return {n: t.detach().to(torch.float64).reshape(-1).tolist() for n, t in feed.items()}
 
 
+def write_feed(feed, path):
+    """The JSON object `kforge interpret --inputs` reads (name -> row-major values), written by
+    numpy in C: a network's millions of weights take seconds, not the half minute that
+    json.dump of Python lists takes."""
+    import torch
+    with open(path, "w") as f:
+        f.write("{")
+        for i, (n, t) in enumerate(feed.items()):
+            f.write(("," if i else "") + json.dumps(n) + ":[")
+            f.flush()
+            t.detach().to(torch.float64).reshape(-1).numpy().tofile(f, sep=",", format="%.17g")
+            f.write("]")
+        f.write("}")
+
+
 def torch_outputs(loaded, feed_inputs):
     """The module's outputs in fp64 (a copy of the model; float inputs cast to fp64)."""
     import copy
@@ -77,8 +92,7 @@ def run_kforge(kforge, args, timeout=60):
 
 def interpret(kforge, spec_path, dims, feed, workdir):
     in_path, out_path = os.path.join(workdir, "in.json"), os.path.join(workdir, "out.json")
-    with open(in_path, "w") as f:
-        json.dump(to_lists(feed), f)
+    write_feed(feed, in_path)
     args = ["interpret", spec_path, "--inputs", in_path, "-o", out_path]
     if dims:
         args += ["--dims", dims_text(dims)]
@@ -117,14 +131,16 @@ def compare(spec, ref_outputs, interp):
     return worst
 
 
-def degenerate(spec, loaded, seed_a=101, seed_b=202):
-    """A message if the module's output is constant or independent of its inputs."""
+def degenerate(spec, loaded, seed_a=101, seed_b=202, draw=None):
+    """A message if the module's output is constant or independent of its inputs. draw(seed)
+    gives the inputs (default: the file's get_inputs())."""
     import numpy as np
     from kforge_py.kernelbench import draw_inputs
     from kforge_py.spec_build import tolerance
     atol, rtol = tolerance(spec)
-    outs_a = torch_outputs(loaded, draw_inputs(loaded, seed_a))
-    outs_b = torch_outputs(loaded, draw_inputs(loaded, seed_b))
+    draw = draw or (lambda seed: draw_inputs(loaded, seed))
+    outs_a = torch_outputs(loaded, draw(seed_a))
+    outs_b = torch_outputs(loaded, draw(seed_b))
     for name, a, b in zip(spec["outputs"], outs_a, outs_b):
         a, b = a.double().reshape(-1).numpy(), b.double().reshape(-1).numpy()
         if a.size > 1 and np.ptp(a) <= atol + rtol * np.max(np.abs(a)):
@@ -191,7 +207,7 @@ def _size_dependent(rebuilt):
     return all(op in between for op in rebuilt[0][3])
 
 
-def _check(kforge, spec, spec_path, dims, target, conv, work):
+def _check(kforge, spec, spec_path, dims, target, conv, work, draw=None):
     """Interprets the spec at `dims` (None: its own) on `target`'s inputs and compares with the
     module: (degenerate flag, max |diff|), or a string where the interpreter failed."""
     from kforge_py import spec_build
@@ -203,10 +219,41 @@ def _check(kforge, spec, spec_path, dims, target, conv, work):
     if interp is None:
         return err
     worst = compare(spec, torch_outputs(target, list(target.inputs)), interp)
-    return degenerate(spec, target), worst
+    return degenerate(spec, target, draw=draw), worst
 
 
-def validate(kforge, spec, spec_path, loaded, path):
+def _check_at_input_dims(kforge, spec, spec_path, loaded, path, work, conv):
+    """check_dims: the written spec at reduced input dims, the model at its own weights. Returns
+    (flag, line), or a string saying why not."""
+    import dataclasses
+    from kforge_py import check_dims, kernelbench
+    got = check_dims.try_plans(spec, conv or _conv_of(spec, loaded), loaded, spec["name"])
+    if isinstance(got, str):
+        return got
+    sspec, sconv, dims = got
+    try:
+        target = kernelbench.load(path) if loaded.on_meta else loaded
+    except kernelbench.KernelBenchError as e:
+        return f"at the file's own weights: {e}"
+
+    def at(seed):
+        return check_dims.inputs_at(spec, sconv, target, dims, meta=False, seed=seed)
+
+    target = dataclasses.replace(target, inputs=at(0))
+    r = _check(kforge, spec, spec_path, dims, target, sconv, work, draw=at)
+    if isinstance(r, str):
+        return f"at {dims_text(dims)}: {r}"
+    return r[0], (f"interpreter = PyTorch (fp64) at {dims_text(dims)}, the inputs' "
+                  f"batch/spatial dims reduced and the weights at the file's sizes, max |diff| "
+                  f"{r[1]:.2g}")
+
+
+def _conv_of(spec, loaded):
+    from kforge_py import spec_build
+    return spec_build.build(loaded, spec["name"], "")[1]
+
+
+def validate(kforge, spec, spec_path, loaded, path, conv=None):
     """The numeric check of `spec` (written to spec_path) for the module `loaded` (on the meta
     device or not) from `path`, at the sizes the module docstring lists. Returns (a degenerate
     flag or None, the line saying what was checked); raises ImportFailed on a mismatch."""
@@ -254,25 +301,35 @@ def validate(kforge, spec, spec_path, loaded, path):
                               f"at them as its constants depend on the sizes "
                               f"({', '.join(ops)}), max |diff| {r[1]:.2g}")
             why_not.append(f"at {dims_text(sspec['dims'])}: {r}")
-        if why_not:
-            reason = "the sizes cannot be reduced: " + "; ".join(why_not)
-        elif loaded.literal_ints:
-            reason = "not reduced: its size variables are all <= 32"
-        else:
-            reason = "the sizes cannot be reduced: the file has no literal size " \
-                     "variables (NAME = <int>) to re-bind"
+        def reason_with(extra):
+            if why_not:
+                return "the sizes cannot be reduced: " + "; ".join(why_not + extra)
+            if loaded.literal_ints:
+                return "; ".join(["not reduced: its size variables are all <= 32"] + extra)
+            return "; ".join(["the sizes cannot be reduced: the file has no literal size "
+                              "variables (NAME = <int>) to re-bind"] + extra)
+
         n = kernelbench.element_count(loaded)
-        if n > CHECK_MAX_ELEMENTS:
-            return None, (f"not checked numerically: {reason}, and at the file's own sizes "
-                          f"({own}) its tensors hold {n:,} elements (the check's limit is "
-                          f"{CHECK_MAX_ELEMENTS:,})")
-        try:
-            target = kernelbench.load(path) if loaded.on_meta else loaded
-        except kernelbench.KernelBenchError as e:
-            return None, f"not checked numerically: at the file's own sizes: {e}"
-        _, conv = spec_build.build(target, spec["name"], "")
-        r = _check(kforge, spec, spec_path, None, target, conv, work)
-        if isinstance(r, str):
-            return None, f"not checked numerically: {r}"
-        return r[0], (f"interpreter = PyTorch (fp64) at {own}, the file's own sizes "
-                      f"({reason}), max |diff| {r[1]:.2g}")
+        own_err = None
+        if n <= CHECK_MAX_ELEMENTS:
+            try:
+                target = kernelbench.load(path) if loaded.on_meta else loaded
+                _, own_conv = spec_build.build(target, spec["name"], "")
+                r = _check(kforge, spec, spec_path, None, target, own_conv, work)
+            except kernelbench.KernelBenchError as e:
+                r = str(e)
+            if not isinstance(r, str):
+                return r[0], (f"interpreter = PyTorch (fp64) at {own}, the file's own sizes "
+                              f"({reason_with([])}), max |diff| {r[1]:.2g}")
+            own_err = r
+        # the file's own sizes are too large (or the interpreter refused them): the inputs'
+        # batch / spatial dims reduced, the weights kept (check_dims)
+        got = _check_at_input_dims(kforge, spec, spec_path, loaded, path, work, conv)
+        if not isinstance(got, str):
+            return got
+        reason = reason_with(["by the inputs' dims: " + got])
+        if own_err is not None:
+            return None, f"not checked numerically: {reason}; at the file's own sizes: {own_err}"
+        return None, (f"not checked numerically: {reason}, and at the file's own sizes "
+                      f"({own}) its tensors hold {n:,} elements (the check's limit is "
+                      f"{CHECK_MAX_ELEMENTS:,})")

@@ -55,7 +55,7 @@ def import_one(kforge, path, out_dir, args, report=lambda stage: None):
         desc = f"imported from KernelBench file {os.path.basename(path)}"
         if doc and doc[0] and doc[0] != "Model":
             desc += ": " + doc[0]
-        spec, _ = spec_build.build(loaded, spec_build.problem_name(stem), desc,
+        spec, conv = spec_build.build(loaded, spec_build.problem_name(stem), desc,
                                    args.policy, args.atol, args.rtol)
     except (kernelbench.KernelBenchError, Unsupported) as e:
         return False, str(e)
@@ -70,7 +70,7 @@ def import_one(kforge, path, out_dir, args, report=lambda stage: None):
         return False, f"the written spec {out} does not check: {msg}"
     report({"doing": "checking numerically", "spec": out})
     try:
-        flag, line = validate(kforge, spec, out, loaded, path)
+        flag, line = validate(kforge, spec, out, loaded, path, conv)
     except ImportFailed as e:
         return False, f"{e} (spec kept at {out} for inspection)"
     ops = len(spec["graph"])

@@ -36,7 +36,8 @@ class HostileBatch(unittest.TestCase):
     """One batch of every misbehaving file with two good ones, under LIMIT_MB."""
 
     FILES = ["exit_at_import", "exit_in_forward", "os_exit_in_get_inputs",
-             "segfault_at_import", "good", "memory_hog", "huge_inputs", "fixed_sizes_large"]
+             "segfault_at_import", "good", "memory_hog", "huge_inputs", "fixed_sizes_large",
+             "fixed_weights_large"]
 
     @classmethod
     def setUpClass(cls):
@@ -58,7 +59,7 @@ class HostileBatch(unittest.TestCase):
     def test_every_file_gets_a_line_and_the_batch_exits_1(self):
         self.assertEqual(self.r.returncode, 1, self.r.stdout + self.r.stderr)
         self.assertEqual(sorted(self.lines), sorted(self.FILES))
-        self.assertIn(f"imported 3 of {len(self.FILES)} file(s)", self.r.stdout)
+        self.assertIn(f"imported 4 of {len(self.FILES)} file(s)", self.r.stdout)
 
     def test_sys_exit_at_import_and_in_forward_fail_that_file_by_name(self):
         self.assertEqual(self.line("exit_at_import", "FAILED"),
@@ -96,11 +97,18 @@ class HostileBatch(unittest.TestCase):
                          .returncode, 0)
 
     def test_sizes_that_cannot_be_reduced_are_said_with_the_size(self):
-        msg = self.line("fixed_sizes_large", "ok")
+        msg = self.line("fixed_weights_large", "ok")
         self.assertIn("not checked numerically: the sizes cannot be reduced: the file has no "
-                      "literal size variables (NAME = <int>) to re-bind, and at the file's own "
-                      "sizes (D4096=4096,D4096_1=4096) its tensors hold 16,777,216 elements",
-                      msg)
+                      "literal size variables (NAME = <int>) to re-bind; by the inputs' dims: "
+                      "no dim that only the inputs carry, and at the file's own sizes "
+                      "(D4096=4096,D4096_1=4096) its tensors hold 33,554,432 elements", msg)
+
+    def test_sizes_written_inline_are_reduced_on_the_inputs_dims(self):
+        # no size variable to re-bind, but the input's dims are no weight's: the written spec
+        # at [2, 32] against the model on inputs of that shape
+        msg = self.line("fixed_sizes_large", "ok")
+        self.assertIn("interpreter = PyTorch (fp64) at D4096=2,D4096_1=32, the inputs' "
+                      "batch/spatial dims reduced and the weights at the file's sizes", msg)
 
 
 class Timeout(unittest.TestCase):

@@ -1,0 +1,153 @@
+"""The numeric check at reduced input sizes, chosen on the spec rather than the file: the dims that
+only the model's inputs carry (batch, spatial, sequence - not the weights' channels or features)
+shrink, the model keeps its weights, and the spec traced again at those input shapes must be the
+written spec with other dim values. That holds for whole networks whose file writes its sizes
+inline (`torch.rand(batch_size, 3, 224, 224)`) or derives its layers from them, where re-binding
+the file's size variables (import_check's first choice) gives another network or none.
+
+A dim whose size the traced graph depends on (a loop unrolled over a sequence, a branch on a
+size, a literal in a reshape) makes the re-traced spec differ: that plan is not used, and the
+reason names the dims that stayed fixed."""
+import dataclasses
+
+WEIGHTS_MAX_ELEMENTS = 12 << 20  # weights at full size + reduced inputs: the check's JSON feed
+BATCH = 2
+CAPS = (32, 64)
+
+
+def free_dims(spec, conv):
+    """(free dims in input order, the batch dims among them): dims of the model's inputs that
+    no weight carries (constants folded from buffers do not hold a dim: they follow it)."""
+    weights = [n for n in conv.params if n not in conv.folded]
+    kept = {e for n in weights for e in spec["inputs"][n]["shape"] if isinstance(e, str)}
+    free, batch = [], set()
+    for n in conv.placeholders:
+        shape = spec["inputs"][n]["shape"]
+        for i, e in enumerate(shape):
+            if isinstance(e, str) and e in spec["dims"] and e not in kept:
+                if e not in free:
+                    free.append(e)
+                if i == 0:
+                    batch.add(e)
+    return free, batch
+
+
+def plans(spec, conv):
+    """Dim re-bindings to try, smallest first: every free dim, then the batch alone, then the
+    others alone (a graph that depends on one of them keeps it)."""
+    free, batch = free_dims(spec, conv)
+    dims = spec["dims"]
+    out = []
+
+    def add(plan):
+        plan = {d: v for d, v in plan.items() if v < dims[d]}
+        if plan and plan not in out:
+            out.append(plan)
+
+    for cap in CAPS:
+        add({d: BATCH if d in batch else min(dims[d], cap) for d in free})
+    add({d: BATCH for d in free if d in batch})
+    for cap in CAPS:
+        add({d: min(dims[d], cap) for d in free if d not in batch})
+    return out
+
+
+def inputs_at(spec, conv, loaded, dims, meta, seed=1234):
+    """The model's forward() arguments at `dims`: the spec's input shapes with `dims` bound, the
+    file's own dtypes, values drawn uniform in [0, 1) (seeded; numbers passed as they are).
+    None where an input is not floating point (class indices, masks: their values matter)."""
+    import torch
+    g = torch.Generator().manual_seed(seed)
+    out = list(loaded.inputs)
+    for n in conv.placeholders:
+        src = loaded.inputs[conv.placeholder_pos[n]]
+        if not src.is_floating_point():
+            return None
+        shape = [dims[e] if isinstance(e, str) else e for e in spec["inputs"][n]["shape"]]
+        if meta:
+            out[conv.placeholder_pos[n]] = torch.empty(shape, dtype=src.dtype, device="meta")
+        else:
+            out[conv.placeholder_pos[n]] = torch.rand(shape, generator=g, dtype=torch.float64
+                                                      ).to(src.dtype)
+    return out
+
+
+def element_count(conv, loaded, inputs):
+    import torch
+    n = sum(x.numel() for x in inputs if isinstance(x, torch.Tensor))
+    for name, (path, shape) in conv.params.items():
+        if name not in conv.folded:
+            k = 1
+            for s in shape:
+                k *= s
+            n += k
+    return n
+
+
+def dim_renaming(spec, sspec):
+    """{dim of spec: dim of sspec} where sspec is spec with its dims renamed (the importer names
+    a dim after a size variable of its value, so another size can give another name), else
+    None. Tensor names, ops and numbers must be equal; a product entry "C*H" maps part by
+    part."""
+    tensors = set(spec["inputs"]) | {op["output"] for op in spec["graph"]}
+    fwd, back = {}, {}
+
+    def names(a, b):
+        pa, pb = a.split("*"), b.split("*")
+        if len(pa) != len(pb):
+            return False
+        for x, y in zip(pa, pb):
+            if x == y and x not in fwd:
+                continue
+            if x in tensors or fwd.setdefault(x, y) != y or back.setdefault(y, x) != x:
+                return False
+        return True
+
+    def same(a, b):
+        if isinstance(a, dict) and isinstance(b, dict):
+            return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+        if isinstance(a, list) and isinstance(b, list):
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        if isinstance(a, str) and isinstance(b, str):
+            return a == b or names(a, b)
+        return a == b and type(a) is type(b)
+
+    if len(spec["dims"]) != len(sspec["dims"]):
+        return None
+    ok = all(same(spec[k], sspec[k]) for k in ("inputs", "graph", "outputs"))
+    if not ok or any(d in fwd and fwd[d] not in sspec["dims"] for d in spec["dims"]):
+        return None
+    return {d: fwd.get(d, d) for d in spec["dims"]}
+
+
+def try_plans(spec, conv, loaded, name):
+    """(reduced spec, its Converter, the written spec's dims at the plan) for the first plan
+    whose re-traced spec is the written one up to dim names, or a reason string."""
+    from kforge_py import spec_build
+    reasons = []
+    for plan in plans(spec, conv):
+        dims = dict(spec["dims"], **plan)
+        where = ",".join(f"{k}={v}" for k, v in plan.items())
+        inputs = inputs_at(spec, conv, loaded, dims, meta=loaded.on_meta)
+        if inputs is None:
+            return "an input is not floating point (its values matter)"
+        try:
+            sspec, sconv = spec_build.build(dataclasses.replace(loaded, inputs=inputs), name, "")
+        except Exception as e:
+            text = (str(e).splitlines() or [""])[0]
+            reasons.append(f"at {where} the model gives no spec ({text[:160]})")
+            continue
+        renamed = dim_renaming(spec, sspec)
+        if renamed is None:
+            reasons.append(f"at {where} the traced graph changes (shape-dependent code: "
+                           f"those sizes are fixed at the file's)")
+            continue
+        if any(sspec["dims"][renamed[d]] != v for d, v in dims.items()):
+            reasons.append(f"at {where} the traced graph binds other sizes")
+            continue
+        n = element_count(sconv, loaded, inputs)
+        if n > WEIGHTS_MAX_ELEMENTS:
+            return (f"at {where} its weights and inputs still hold {n:,} elements (the "
+                    f"check's limit with full-size weights is {WEIGHTS_MAX_ELEMENTS:,})")
+        return sspec, sconv, dims
+    return "; ".join(reasons) or "no dim that only the inputs carry"
