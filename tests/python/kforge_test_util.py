@@ -35,7 +35,9 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "72_avg_pool_2d_ceil", "73_avg_pool_3d", "74_adaptive_pools",
              "75_conv2d_max_pool_relu", "76_global_avg_pool_mean", "90_diag_matmul_unsqueeze",
              "91_cumsum_exclusive_cat", "92_flatten_linear", "93_permute_transpose",
-             "94_slice_index", "95_cat_stack_split", "96_constant_pad", "97_expand_broadcast"]
+             "94_slice_index", "95_cat_stack_split", "96_constant_pad", "97_expand_broadcast",
+             "80_resnet_basic_blocks", "81_causal_attention", "82_shape_branch_shuffle",
+             "83_multihead_attention_encoder"]
 
 
 def example(stem):
