@@ -13,7 +13,6 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 apt_packages=(
     build-essential cmake ninja-build pkg-config git python3-venv ccache util-linux tmux
-    python3-dev  # Python.h: kforge_torch, the exported ops' compiled kernel, built against .venv's torch
     clang libclang-rt-14-dev lld
     libsqlite3-dev sqlite3
     libssl-dev nlohmann-json3-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev
@@ -39,7 +38,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q "nvidia-cutlass==${KFORGE_CUTLASS_VERSION}" numpy
+.venv/bin/python -m pip install -q "nvidia-cutlass==${KFORGE_CUTLASS_VERSION}" numpy "matplotlib==3.11.2"  # matplotlib: bench/search/plots.py
 # The official MCP Python SDK: the real client of `kforge mcp` in tests/mcp and bench/mcp.
 .venv/bin/python -m pip install -q "mcp==2.3.0"
 if [ "${KFORGE_WITH_TORCH:-1}" != 0 ]; then  # python/ (import, baselines); ~3 min, +5.3 GB

@@ -1,4 +1,7 @@
-"""Progress-curve plots of summarize.py: ASCII for the Markdown, SVG files beside it."""
+"""Progress-curve plots of summarize.py: ASCII for the Markdown, SVG files beside it (matplotlib)."""
+
+import io
+import sys
 
 MODE_TEXT = {"builtin": "built-in (diagnosis,parameter)", "random": "random",
              "param": "parameter only"}
@@ -36,46 +39,60 @@ def ascii_plot(series, budget, width=64, height=14):
 
 
 def svg_plot(title, series, budget, simulated, x_label=None):
-    """Step curves of series {mode: [(x, speedup)]}; x is search wall seconds with `budget` (a
-    dashed line at it), or, with `x_label` and budget None, any other axis (GPU-seconds)."""
-    w, h, ml, mb = 520, 300, 50, 35
+    """Step curves of series {mode: [(x, speedup)]} as SVG text, drawn by matplotlib; x is search
+    wall seconds with `budget` (a dashed line at it), or, with `x_label` and budget None, any other
+    axis (GPU-seconds). None when there is no point, or no matplotlib (said once on stderr: the
+    Markdown keeps its ASCII curves; `pip install matplotlib`, or run summarize.py again on the
+    tarball where it is installed, as scripts/setup.sh installs it in .venv)."""
     pts = [p for s in series.values() for p in s]
     if not pts:
+        return None
+    plt = _pyplot()
+    if plt is None:
         return None
     if budget:
         xmax = max(1.0, max(x for x, _ in pts) / budget) * budget
     else:
         xmax = max(x for x, _ in pts) * 1.05 or 1.0
-    ylo, yhi = min(1.0, min(y for _, y in pts)), max(y for _, y in pts)
-    yhi = yhi if yhi > ylo else ylo + 0.01
-    sx = lambda x: ml + x / xmax * (w - ml - 10)
-    sy = lambda y: h - mb - (y - ylo) / (yhi - ylo) * (h - mb - 25)
     colors = {"builtin": "#1f77b4", "random": "#d62728", "param": "#2ca02c"}
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-           'font-family="sans-serif" font-size="11">',
-           f'<text x="{ml}" y="15">{title}{" (SIMULATED device)" if simulated else ""}</text>',
-           f'<line x1="{ml}" y1="{h - mb}" x2="{w - 10}" y2="{h - mb}" stroke="black"/>',
-           f'<line x1="{ml}" y1="{h - mb}" x2="{ml}" y2="20" stroke="black"/>',
-           f'<text x="{ml}" y="{h - 8}">0</text>',
-           f'<text x="{w - 170}" y="{h - 8}">' +
-           (f'{xmax:.0f} s search wall (budget {budget:.0f} s)' if budget
-            else f'{xmax:.3g} {x_label}') + '</text>',
-           f'<text x="2" y="{sy(yhi) + 4:.0f}">{yhi:.2f}x</text>',
-           f'<text x="2" y="{sy(ylo) + 4:.0f}">{ylo:.2f}x</text>']
+    fig, ax = plt.subplots(figsize=(5.2, 3.0), dpi=100)
+    for mode, s in series.items():
+        xs = [x for x, _ in s]
+        ys = [y for _, y in s]
+        # the best holds until the next point, and to the last point's x
+        ax.step(xs, ys, where="post", color=colors.get(mode, "black"), linewidth=2,
+                label=MODE_TEXT.get(mode, mode))
     if budget:
-        out.append(f'<line x1="{sx(budget):.1f}" y1="20" x2="{sx(budget):.1f}" y2="{h - mb}" '
-                   'stroke="#999" stroke-dasharray="4"/>')
-    for i, (mode, s) in enumerate(series.items()):
-        path, last = [], None
-        for x, y in s:
-            if last is not None:
-                path.append(f"{sx(x):.1f},{sy(last):.1f}")
-            path.append(f"{sx(x):.1f},{sy(y):.1f}")
-            last = y
-        if last is not None:
-            path.append(f"{sx(s[-1][0]):.1f},{sy(last):.1f}")
-        c = colors.get(mode, "black")
-        out.append(f'<polyline fill="none" stroke="{c}" stroke-width="2" points="{" ".join(path)}"/>')
-        out.append(f'<text x="{w - 160}" y="{40 + 14 * i}" fill="{c}">{MODE_TEXT.get(mode, mode)}</text>')
-    out.append("</svg>")
-    return "\n".join(out)
+        ax.axvline(budget, color="#999999", linestyle="--", linewidth=1)
+        ax.set_xlabel(f"search wall, s (budget {budget:.0f} s)")
+    else:
+        ax.set_xlabel(x_label or "")
+    ax.set_xlim(0, xmax)
+    ax.set_ylabel("best speedup vs start")
+    ax.set_title(title + (" (SIMULATED device)" if simulated else ""), fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(True, linewidth=0.3)
+    fig.tight_layout()
+    out = io.StringIO()
+    fig.savefig(out, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    return out.getvalue()
+
+
+_PLT = []
+
+
+def _pyplot():
+    """matplotlib.pyplot on its file-only backend, imported once; None when not installed."""
+    if not _PLT:
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            matplotlib.rcParams["svg.hashsalt"] = "kforge"  # the same SVG for the same data
+            import matplotlib.pyplot as plt
+            _PLT.append(plt)
+        except ImportError:
+            print("plots.py: matplotlib is not installed: no SVG curves (pip install matplotlib)",
+                  file=sys.stderr)
+            _PLT.append(None)
+    return _PLT[0]
