@@ -69,6 +69,104 @@ def validate(spec, loaded, path):
         return import_kernelbench.validate(KFORGE, spec, out, loaded, path)
 
 
+def kernelbench_file(init, forward, inputs, sizes):
+    """A KernelBench-format module file (deleted by the caller, or by build_file): `init` in
+    __init__ after super().__init__(), the statements `forward` as forward(x)'s body, `sizes` as
+    its globals and `inputs` as get_inputs()'s list."""
+    import tempfile
+    import textwrap
+    src = textwrap.dedent("""
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+        {init}
+            def forward(self, x):
+        {forward}
+
+        {sizes}
+
+        def get_inputs():
+            return [{inputs}]
+
+        def get_init_inputs():
+            return []
+        """).format(init=textwrap.indent(textwrap.dedent(init), " " * 8) if init else "",
+                    forward=textwrap.indent(textwrap.dedent(forward), " " * 8),
+                    sizes=sizes, inputs=inputs)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(src)
+    return f.name
+
+
+def build_file(path, name, keep=False):
+    """(spec, loaded) of the module file at `path`, the spec named `name`; the file is deleted
+    unless `keep`."""
+    from kforge_py import kernelbench, spec_build
+    try:
+        loaded = kernelbench.load(path)
+        spec, _ = spec_build.build(loaded, name, "")
+        return spec, loaded
+    finally:
+        if not keep:
+            os.unlink(path)
+
+
+def assert_matches_pytorch(test, path, name, tolerance):
+    """The spec of the module file at `path` through `kforge interpret` (fp64) equals PyTorch
+    (fp64) within `tolerance` (util.validate's worst |diff|); returns (spec, the summary line).
+    The file is deleted."""
+    import re
+    spec, loaded = build_file(path, name, keep=True)
+    try:
+        flag, line = validate(spec, loaded, path)
+    finally:
+        os.unlink(path)
+    test.assertIsNone(flag)
+    test.assertIn("interpreter = PyTorch (fp64) at", line)
+    worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
+    test.assertLess(worst, tolerance, line)
+    return spec, line
+
+
+def assert_spec_torch_matches(test, path, name):
+    """The spec of the module file at `path` as PyTorch (spec_torch: what `kforge baseline`
+    times) computes every output of the module, fp64. The file is deleted."""
+    from kforge_py import import_check, kernelbench, spec_build, spec_torch
+    try:
+        loaded = kernelbench.load(path)
+        spec, conv = spec_build.build(loaded, name, "")
+        feed = spec_build.feeds(loaded, conv)
+        got = spec_torch.make_forward(spec)(*[feed[n].double() for n in spec["inputs"]])
+        ref = import_check.torch_outputs(loaded, loaded.inputs)
+        test.assertEqual(len(got), len(ref))
+        for g, r in zip(got, ref):
+            torch.testing.assert_close(g, r, rtol=1e-12, atol=1e-12)
+    finally:
+        os.unlink(path)
+
+
+def assert_attributes_caught(test, path, name, tampers):
+    """For each (attributes, pattern) of `tampers`: the spec of the module file at `path` with
+    its first op's attributes updated (its out_dims dropped: the defaults name the new sizes)
+    must fail util.validate with an ImportFailed matching `pattern`. The file is deleted."""
+    from kforge_py import import_kernelbench, kernelbench, spec_build
+    try:
+        loaded = kernelbench.load(path)
+        for attributes, pattern in tampers:
+            with test.subTest(attributes):
+                spec, _ = spec_build.build(loaded, name, "")
+                spec["graph"][0].update(attributes)
+                spec["graph"][0].pop("out_dims", None)
+                with test.assertRaisesRegex(import_kernelbench.ImportFailed, pattern):
+                    validate(spec, loaded, path)
+    finally:
+        os.unlink(path)
+
+
 def import_body(body, name, **module_kw):
     """The spec of a module whose forward is `body` (test_fx_import.module_file's options), and
     util.validate's (flag, line) for it; the module file is deleted."""

@@ -3,59 +3,21 @@ stride, padding ('valid', symmetric 'same'), dilation, groups and bias; the weig
 with [K, C/groups, R, S] named dims; the output dims; what the spec cannot say refused by name
 (the 1-D, 3-D and transposed forms: test_import_conv_nd.py);
 the fp64 interpreter agrees with PyTorch (and a wrong attribute is caught)."""
-import os
-import re
-import tempfile
-import textwrap
 import unittest
 
-import torch
-
 import kforge_test_util as util
-from kforge_py import import_check, import_kernelbench, kernelbench, spec_build, spec_torch
-from kforge_py.fx_import import Unsupported
+from kforge_py import kernelbench
 
 
 def conv_file(init, forward, inputs="torch.randn(batch_size, in_channels, height, width)",
               sizes="batch_size = 2\nin_channels = 4\nout_channels = 6\nheight = 10\nwidth = 12"):
     """A KernelBench-format module: `init` in __init__ (after super), forward(x) is `forward`."""
-    src = textwrap.dedent("""
-        import torch
-        import torch.nn as nn
-        import torch.nn.functional as F
-
-        class Model(nn.Module):
-            def __init__(self):
-                super().__init__()
-        {init}
-            def forward(self, x):
-        {forward}
-
-        {sizes}
-
-        def get_inputs():
-            return [{inputs}]
-
-        def get_init_inputs():
-            return []
-        """).format(init=textwrap.indent(textwrap.dedent(init), " " * 8) if init else "",
-                    forward=textwrap.indent(textwrap.dedent(forward), " " * 8),
-                    sizes=sizes, inputs=inputs)
-    f = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
-    f.write(src)
-    f.close()
-    return f.name
+    return util.kernelbench_file(init, forward, inputs, sizes)
 
 
 def build(path, keep=False):
     """(spec, loaded) of the module at `path`; the file is deleted unless `keep`."""
-    try:
-        loaded = kernelbench.load(path)
-        spec, _ = spec_build.build(loaded, "kb_conv", "")
-        return spec, loaded
-    finally:
-        if not keep:
-            os.unlink(path)
+    return util.build_file(path, "kb_conv", keep)
 
 
 def conv_op(spec):
@@ -186,16 +148,8 @@ class ConvSpecs(unittest.TestCase):
         """The spec as PyTorch (what `kforge baseline` times) computes the module, fp64."""
         init = ("self.conv = nn.Conv2d(in_channels, out_channels, (3, 2), stride=(2, 1), "
                 "padding=(1, 2), dilation=(1, 2), groups=2)")
-        path = conv_file(init, "return torch.relu(self.conv(x))")
-        try:
-            loaded = kernelbench.load(path)
-            spec, conv = spec_build.build(loaded, "kb_conv", "")
-            feed = spec_build.feeds(loaded, conv)
-            got = spec_torch.make_forward(spec)(*[feed[n].double() for n in spec["inputs"]])[0]
-            ref = import_check.torch_outputs(loaded, loaded.inputs)[0]
-            torch.testing.assert_close(got, ref, rtol=1e-12, atol=1e-12)
-        finally:
-            os.unlink(path)
+        util.assert_spec_torch_matches(
+            self, conv_file(init, "return torch.relu(self.conv(x))"), "kb_conv")
 
 
 class ConvNumbers(unittest.TestCase):
@@ -207,18 +161,7 @@ class ConvNumbers(unittest.TestCase):
              "padding=(1, 1), dilation=(1, 2), groups=2)")
 
     def assert_matches(self, init, forward, **kw):
-        path = conv_file(init, forward, **kw)
-        try:
-            loaded = kernelbench.load(path)
-            spec, _ = spec_build.build(loaded, "kb_conv", "")
-            flag, line = util.validate(spec, loaded, path)
-        finally:
-            os.unlink(path)
-        self.assertIsNone(flag)
-        self.assertIn("interpreter = PyTorch (fp64) at", line)
-        worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
-        self.assertLess(worst, 1e-10, line)
-        return spec, line
+        return util.assert_matches_pytorch(self, conv_file(init, forward, **kw), "kb_conv", 1e-10)
 
     def test_attributes_bias_and_chain_match_pytorch(self):
         for init, forward, out_dims in [
@@ -231,21 +174,11 @@ class ConvNumbers(unittest.TestCase):
                 self.assertEqual(conv_op(spec).get("out_dims"), out_dims)
 
     def test_wrong_attribute_is_caught(self):
-        path = conv_file(self.ATTRS, "return self.conv(x)")
-        try:
-            loaded = kernelbench.load(path)
-            for tamper, pattern in [
-                    ({"padding": [2, 1], "dilation": [2, 2]}, "differ"),  # the same shape
-                    ({"stride": [1, 2]}, "PyTorch gives shape"), ({"dilation": [2, 1]}, "shape"),
-                    ({"padding": [1, 0]}, "shape")]:
-                with self.subTest(tamper):
-                    spec, _ = spec_build.build(loaded, "kb_conv", "")
-                    spec["graph"][0].update(tamper)
-                    spec["graph"][0].pop("out_dims")  # the defaults name the new sizes
-                    with self.assertRaisesRegex(import_kernelbench.ImportFailed, pattern):
-                        util.validate(spec, loaded, path)
-        finally:
-            os.unlink(path)
+        util.assert_attributes_caught(
+            self, conv_file(self.ATTRS, "return self.conv(x)"), "kb_conv",
+            [({"padding": [2, 1], "dilation": [2, 2]}, "differ"),  # the same shape
+             ({"stride": [1, 2]}, "PyTorch gives shape"), ({"dilation": [2, 1]}, "shape"),
+             ({"padding": [1, 0]}, "shape")])
 
 
 if __name__ == "__main__":

@@ -4,16 +4,9 @@ forms with kernel_size, stride (default kernel_size), padding, dilation, ceil_mo
 count_include_pad and divisor_override; the output dims; what the spec cannot say refused by
 name (return_indices, unbatched input, LPPool); the fp64 interpreter agrees with PyTorch on each
 form (and a wrong attribute is caught)."""
-import os
-import re
-import tempfile
-import textwrap
 import unittest
 
-import torch
-
 import kforge_test_util as util
-from kforge_py import import_check, import_kernelbench, kernelbench, spec_build, spec_torch
 
 SIZES = "batch_size = 2\nchannels = 3\ndepth = 6\nheight = 10\nwidth = 12\nlength = 17"
 INPUTS = {1: "torch.randn(batch_size, channels, length)",
@@ -24,41 +17,11 @@ INPUTS = {1: "torch.randn(batch_size, channels, length)",
 def pool_file(init, forward, rank=2, inputs=None):
     """A KernelBench-format module: `init` in __init__ (after super), forward(x) returns
     `forward`."""
-    src = textwrap.dedent("""
-        import torch
-        import torch.nn as nn
-        import torch.nn.functional as F
-
-        class Model(nn.Module):
-            def __init__(self):
-                super().__init__()
-        {init}
-            def forward(self, x):
-                return {forward}
-
-        {sizes}
-
-        def get_inputs():
-            return [{inputs}]
-
-        def get_init_inputs():
-            return []
-        """).format(init=textwrap.indent(textwrap.dedent(init), " " * 8) if init else "",
-                    forward=forward, sizes=SIZES, inputs=inputs or INPUTS[rank])
-    f = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
-    f.write(src)
-    f.close()
-    return f.name
+    return util.kernelbench_file(init, "return " + forward, inputs or INPUTS[rank], SIZES)
 
 
 def build(path, keep=False):
-    try:
-        loaded = kernelbench.load(path)
-        spec, _ = spec_build.build(loaded, "kb_pool", "")
-        return spec, loaded
-    finally:
-        if not keep:
-            os.unlink(path)
+    return util.build_file(path, "kb_pool", keep)
 
 
 def pool_ops(spec):
@@ -145,17 +108,7 @@ class PoolSpecs(unittest.TestCase):
         """The spec as PyTorch (what `kforge baseline` times) computes the module, fp64."""
         forward = ("F.avg_pool2d(torch.relu(F.max_pool2d(x, 3, 2, 1, ceil_mode=True)), 2, "
                    "count_include_pad=False, padding=1), F.adaptive_avg_pool2d(x, (3, 4))")
-        path = pool_file("", forward)
-        try:
-            loaded = kernelbench.load(path)
-            spec, conv = spec_build.build(loaded, "kb_pool", "")
-            feed = spec_build.feeds(loaded, conv)
-            got = spec_torch.make_forward(spec)(*[feed[n].double() for n in spec["inputs"]])
-            ref = import_check.torch_outputs(loaded, loaded.inputs)
-            for g, r in zip(got, ref):
-                torch.testing.assert_close(g, r, rtol=1e-12, atol=1e-12)
-        finally:
-            os.unlink(path)
+        util.assert_spec_torch_matches(self, pool_file("", forward), "kb_pool")
 
 
 class PoolNumbers(unittest.TestCase):
@@ -163,17 +116,7 @@ class PoolNumbers(unittest.TestCase):
     caught."""
 
     def assert_matches(self, init, forward, rank):
-        path = pool_file(init, forward, rank)
-        try:
-            loaded = kernelbench.load(path)
-            spec, _ = spec_build.build(loaded, "kb_pool", "")
-            flag, line = util.validate(spec, loaded, path)
-        finally:
-            os.unlink(path)
-        self.assertIsNone(flag)
-        self.assertIn("interpreter = PyTorch (fp64) at", line)
-        worst = float(re.search(r"max \|diff\| (\S+)", line).group(1))
-        self.assertLess(worst, 1e-12, line)
+        util.assert_matches_pytorch(self, pool_file(init, forward, rank), "kb_pool", 1e-12)
 
     def test_each_form_matches_pytorch(self):
         cases = [
@@ -190,20 +133,10 @@ class PoolNumbers(unittest.TestCase):
                 self.assert_matches("", forward, rank)
 
     def test_wrong_attribute_is_caught(self):
-        path = pool_file("", "F.avg_pool2d(x, 3, 2, 1, ceil_mode=True)")
-        try:
-            loaded = kernelbench.load(path)
-            for tamper, pattern in [({"count_include_pad": False}, "differ"),
-                                    ({"ceil_mode": False}, "shape"),
-                                    ({"divisor_override": 8}, "differ")]:
-                with self.subTest(tamper):
-                    spec, _ = spec_build.build(loaded, "kb_pool", "")
-                    spec["graph"][0].update(tamper)
-                    spec["graph"][0].pop("out_dims")  # the defaults name the new sizes
-                    with self.assertRaisesRegex(import_kernelbench.ImportFailed, pattern):
-                        util.validate(spec, loaded, path)
-        finally:
-            os.unlink(path)
+        util.assert_attributes_caught(
+            self, pool_file("", "F.avg_pool2d(x, 3, 2, 1, ceil_mode=True)"), "kb_pool",
+            [({"count_include_pad": False}, "differ"), ({"ceil_mode": False}, "shape"),
+             ({"divisor_override": 8}, "differ")])
 
 
 if __name__ == "__main__":
