@@ -225,7 +225,11 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
                                                " has the name of a tensor of the program: "
                                                "rename it");
     // positions of x, w and y (conv3d: D, T and Z folded in; channels last makes them one run)
-    const int64_t hw = g.d * g.h * g.w, rs = g.t * g.r * g.s, pq = g.z * g.p * g.q;
+    // x's staged positions: with zeros inserted (g.upsample), (in - 1) * stride + 1 per axis
+    const int64_t xd = (g.d - 1) * g.upsample[0] + 1, xh = (g.h - 1) * g.upsample[1] + 1,
+                  xw = (g.w - 1) * g.upsample[2] + 1;
+    const bool zeros = xd * xh * xw != g.d * g.h * g.w;
+    const int64_t hw = xd * xh * xw, rs = g.t * g.r * g.s, pq = g.z * g.p * g.q;
     struct Grid {
         const char* what;
         int64_t x, y, z;
@@ -286,16 +290,29 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         params.add_tensor(src.name, *cuda_float_type(src.dtype, ""), false);
         params.add_workspace(buffer, staged_ctype);
         params.add_int64("channels", channels);
-        params.add_int64("positions", positions);
+        const bool upsampled = zeros && std::string(role) == "x";
+        if (upsampled) {  // zero insertion: the source's sizes and the strides
+            for (const auto& [name, v] : {std::pair<const char*, int64_t>{"in_d", g.d},
+                                          {"in_h", g.h}, {"in_w", g.w}, {"up_d", g.upsample[0]},
+                                          {"up_h", g.upsample[1]}, {"up_w", g.upsample[2]}})
+                params.add_int64(name, v);
+        } else {
+            params.add_int64("positions", positions);
+        }
         params.add_int64("padded_channels", padded);
         params.add_int64("images_valid", images_valid);
         const std::string symbol = sym + "_conv_" + role;
         dev << "// kernel " << kernel.name << ": " << src.name << " staged channels last into "
-            << buffer << " (channels padded with zeros to 16 bytes)\n"
+            << buffer << " (channels padded with zeros to 16 bytes"
+            << (upsampled ? "; stride - 1 zeros between neighbours" : "") << ")\n"
             << "extern \"C\" __global__ void __launch_bounds__(" << kTile * kTileRows << ") "
             << symbol << "(" << params.signature() << ") {\n"
-            << "    kforge::conv_channels_last(t_" << src.name << ", w_" << buffer
-            << ", channels, positions, padded_channels, images_valid);\n}\n";
+            << (upsampled
+                    ? "    kforge::conv_channels_last_upsampled(t_" + src.name + ", w_" + buffer +
+                          ", channels,\n        kforge::ConvUpsample{in_d, in_h, in_w, up_d, "
+                          "up_h, up_w}, padded_channels, images_valid);\n}\n"
+                    : "    kforge::conv_channels_last(t_" + src.name + ", w_" + buffer +
+                          ", channels, positions, padded_channels, images_valid);\n}\n");
         KernelLaunch l;
         l.name = kernel.name;
         l.symbol = symbol;
@@ -312,11 +329,11 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     };
     // x [N,C,..] -> [N,..,Cp]; w [images, channels, ..] -> [images padded, .., channels padded]
     if (g.three_d) {
-        staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, g.d, g.h, g.w, g.cp}, g.c, g.cp);
+        staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, xd, xh, xw, g.cp}, g.c, g.cp);
         staging("w", w, bw, rs, g.w_images, g.w_images_valid, grids[1],
                 {g.w_images, g.t, g.r, g.s, g.w_padded}, g.w_channels, g.w_padded);
     } else {
-        staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, g.h, g.w, g.cp}, g.c, g.cp);
+        staging("x", x, bx, hw, g.n, g.n, grids[0], {g.n, xh, xw, g.cp}, g.c, g.cp);
         staging("w", w, bw, rs, g.w_images, g.w_images_valid, grids[1],
                 {g.w_images, g.r, g.s, g.w_padded}, g.w_channels, g.w_padded);
     }

@@ -20,7 +20,9 @@
 //    gradient (staged [N,H,W,Cp]), w [C,K,R,S] its KRSC filter (staged [Cp,R,S,Kp]: images C,
 //    channels K), y [N,K,P,Q] its input gradient; CUTLASS's DefaultConv2dDgrad (strided or
 //    unity-stride) or DefaultConv3dDgrad. output_padding needs nothing of its own: it makes the
-//    gradient's H (= P) larger, and dgrad writes every one of its positions.
+//    gradient's H (= P) larger, and dgrad writes every one of its positions. Stride with
+//    dilation (which CUTLASS's strided dgrad refuses) runs as the unit-stride dgrad of x with
+//    stride - 1 zeros inserted between neighbours by its staging (stride^dims times the work).
 // Cp is C rounded up to 16 bytes of the staged operand dtype (4 f32, 8 f16/bf16), so every C
 // (3 for images) is legal for CUTLASS's 16-byte cp.async; Kp is K rounded up to 4 (the f32
 // accumulators' 16-byte stores). stride, padding and dilation are the problem op's and are
@@ -66,6 +68,10 @@ struct ConvGeometry {
     // The staged weight [w_images, R, S, w_padded] from w [w_images_valid, w_channels, R, S]:
     // fprop [Kp, R, S, Cp] of [K, C]; grouped [K, R, S, C/groups]; dgrad [Cp, R, S, Kp] of [C, K].
     int64_t w_images = 0, w_images_valid = 0, w_channels = 0, w_padded = 0;
+    // kDgrad with stride and dilation > 1 (CUTLASS's strided dgrad takes dilation 1): x staged
+    // with stride - 1 zeros between neighbours ([N, (D-1)sd+1, (H-1)sh+1, (W-1)sw+1, Cp]) and the
+    // unit-stride dgrad run on it (stride above then 1); 1, 1, 1 otherwise.
+    std::array<int64_t, 3> upsample{1, 1, 1};  // d, h, w
     int alignment_a = 4;  // elements per access of x's staged channels (CUTLASS AlignmentA)
     int alignment_b = 4;  // of the staged weight's contiguous channels (AlignmentB)
     int alignment_d = 4;  // of the f32 accumulators' stores (the epilogue's kCount)

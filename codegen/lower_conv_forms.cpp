@@ -109,9 +109,12 @@ Status conv_form_geometry(const dsl::Kernel& kernel, const Op& op, ConvGeometry&
                                            "which has no group mode)");
         // ImplicitGemmConvolution::can_implement: a strided dgrad takes dilation 1 (the strided
         // kernel's per-phase filter walk assumes unit dilation); unit stride takes any dilation.
-        if (strided(g) && dilated(g))
-            return unsupported(kernel, kind + " with stride > 1 and dilation > 1 together "
-                                              "(CUTLASS's strided dgrad takes dilation 1)");
+        // So stride with dilation runs as the unit-stride dgrad of x with stride - 1 zeros
+        // between neighbours (the staging inserts them): the same sums, stride^dims the MMAs.
+        if (strided(g) && dilated(g)) {
+            g.upsample = {g.stride_d, g.stride[0], g.stride[1]};
+            g.stride_d = 1, g.stride = {1, 1};
+        }
         // x is dgrad's output gradient dy [N,H,W,Cp] (GEMM-K along Cp), w its KRSC filter
         // [Cp,R,S,Kp] read along Kp, y the gradient dx [N,P,Q,Kp]: both channel counts padded
         // to 16 bytes of the staged dtype (which 4 f32 accumulators divide too).
@@ -190,8 +193,13 @@ std::string conv_form_title(const ConvGeometry& g) {
         return "conv2d depthwise direct convolution (groups " + std::to_string(g.groups) + ")";
     if (g.form == ConvForm::kGroupFprop)
         return "conv2d group fprop (groups " + std::to_string(g.groups) + ")";
+    const bool zeros = g.upsample[0] * g.upsample[1] * g.upsample[2] > 1;
     return std::string(g.three_d ? "conv3d" : "conv2d") + " dgrad (a transposed convolution, " +
-           (strided(g) ? "strided" : "unit stride") + ")";
+           (zeros ? "unit stride over x with zeros inserted for stride " +
+                        std::to_string(g.upsample[0]) + "x" + std::to_string(g.upsample[1]) +
+                        "x" + std::to_string(g.upsample[2])
+                  : strided(g) ? "strided" : "unit stride") +
+           ")";
 }
 
 Expected<std::string> conv_form_kernel(const dsl::Kernel& kernel, const ConvGeometry& g,
@@ -248,7 +256,10 @@ Expected<std::string> conv_form_kernel(const dsl::Kernel& kernel, const ConvGeom
     const bool unity = !strided(g);
     o << "constexpr int kOutPadH = " << g.output_padding[0] << ", kOutPadW = "
       << g.output_padding[1] << ", kOutPadD = " << g.output_padding_d
-      << ";  // output_padding: rows of y past the last input's reach\n";
+      << ";  // output_padding: rows of y past the last input's reach\n"
+      << "constexpr int kUpStrideD = " << g.upsample[0] << ", kUpStrideH = " << g.upsample[1]
+      << ", kUpStrideW = " << g.upsample[2]
+      << ";  // x staged with stride - 1 zeros between neighbours (1: as it is)\n";
     if (!unity && !g.three_d) {
         if (c.swizzle != 1 && c.swizzle != 4 && c.swizzle != 8)
             return unsupported(kernel, "swizzle " + std::to_string(c.swizzle) +
@@ -314,43 +325,46 @@ std::string conv_form_host_problem(const ConvGeometry& g) {
           << "        Layout::packed({int(N), int(P), int(Q), int(K)}));\n";
         return h.str();
     }
-    // The transposed convolution's output: (in - 1) * stride - 2 * padding + dilation * (taps - 1)
-    // + output_padding + 1 per axis, the size of dgrad's input gradient.
-    h << "    const int64_t P = (H - 1) * kStrideH - 2 * kPadH + kDilationH * (R - 1) + kOutPadH + 1;\n"
-      << "    const int64_t Q = (W - 1) * kStrideW - 2 * kPadW + kDilationW * (S - 1) + kOutPadW + 1;\n"
+    // x as staged (zeros inserted: (in - 1) * stride + 1 per axis), then the transposed
+    // convolution's output: (in - 1) * stride - 2 * padding + dilation * (taps - 1) +
+    // output_padding + 1 per axis, the size of dgrad's input gradient.
+    h << "    const int64_t Ds = (D - 1) * kUpStrideD + 1, Hs = (H - 1) * kUpStrideH + 1,\n"
+      << "        Ws = (W - 1) * kUpStrideW + 1;\n"
+      << "    const int64_t P = (Hs - 1) * kStrideH - 2 * kPadH + kDilationH * (R - 1) + kOutPadH + 1;\n"
+      << "    const int64_t Q = (Ws - 1) * kStrideW - 2 * kPadW + kDilationW * (S - 1) + kOutPadW + 1;\n"
       << "    const int64_t Z = " << (g.three_d
-                                          ? "(D - 1) * kStrideD - 2 * kPadD + kDilationD * (T - 1) + kOutPadD + 1"
+                                          ? "(Ds - 1) * kStrideD - 2 * kPadD + kDilationD * (T - 1) + kOutPadD + 1"
                                           : "1")
       << ";\n"
       << "    if (P < 1 || Q < 1 || Z < 1) return KFORGE_BUILD_BAD_ARGS;\n"
       << "    // both channel counts padded to 16 bytes, as the plan's workspace buffers\n"
       << "    const int64_t Cp = (C + kChannelMultiple - 1) / kChannelMultiple * kChannelMultiple;\n"
       << "    const int64_t Kp = (K + kChannelMultiple - 1) / kChannelMultiple * kChannelMultiple;\n"
-      << "    if (N * D * H * W * Cp >= (int64_t(1) << 31) || Cp * T * R * S * Kp >= (int64_t(1) << 31) ||\n"
+      << "    if (N * Ds * Hs * Ws * Cp >= (int64_t(1) << 31) || Cp * T * R * S * Kp >= (int64_t(1) << 31) ||\n"
       << "        N * Z * P * Q * Kp >= (int64_t(1) << 31))\n"
       << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
-      << "    // dgrad's names: the gradient dx [N,P,Q,Kp] (its H, W, C), dy = x [N,H,W,Cp] (its P, Q,\n"
+      << "    // dgrad's names: the gradient dx [N,P,Q,Kp] (its H, W, C), dy = x as staged [N,Hs,Ws,Cp] (its P, Q,\n"
       << "    // K), the filter [Cp,R,S,Kp] (KRSC)\n";
     if (g.three_d)
         h << "    cutlass::conv::Conv3dProblemSize problem(int(N), int(Z), int(P), int(Q), int(Kp),\n"
-          << "        int(Cp), int(T), int(R), int(S), int(D), int(H), int(W), kPadD, kPadH, kPadW,\n"
+          << "        int(Cp), int(T), int(R), int(S), int(Ds), int(Hs), int(Ws), kPadD, kPadH, kPadW,\n"
           << "        kStrideD, kStrideH, kStrideW, kDilationD, kDilationH, kDilationW,\n"
           << "        cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1, /*groups=*/1);\n"
           << "    void* const* tensors = in->tensors;\n"
           << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
-          << "        Layout::packed({int(N), int(D), int(H), int(W), int(Cp)}));\n"
+          << "        Layout::packed({int(N), int(Ds), int(Hs), int(Ws), int(Cp)}));\n"
           << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"
           << "        Layout::packed({int(Cp), int(T), int(R), int(S), int(Kp)}));\n"
           << "    cutlass::TensorRef<float, Layout> ref_y(static_cast<float*>(tensors[2]),\n"
           << "        Layout::packed({int(N), int(Z), int(P), int(Q), int(Kp)}));\n";
     else
         h << "    cutlass::conv::Conv2dProblemSize problem(int(N), int(P), int(Q), int(Kp), int(Cp),\n"
-          << "        int(R), int(S), int(H), int(W), kPadH, kPadW, kStrideH, kStrideW, kDilationH,\n"
+          << "        int(R), int(S), int(Hs), int(Ws), kPadH, kPadW, kStrideH, kStrideW, kDilationH,\n"
           << "        kDilationW, cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1,\n"
           << "        /*groups=*/1);\n"
           << "    void* const* tensors = in->tensors;\n"
           << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
-          << "        Layout::packed({int(N), int(H), int(W), int(Cp)}));\n"
+          << "        Layout::packed({int(N), int(Hs), int(Ws), int(Cp)}));\n"
           << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"
           << "        Layout::packed({int(Cp), int(R), int(S), int(Kp)}));\n"
           << "    cutlass::TensorRef<float, Layout> ref_y(static_cast<float*>(tensors[2]),\n"

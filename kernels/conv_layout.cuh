@@ -58,6 +58,41 @@ KFORGE_CONV_HD void channels_last_gather(Load load, float (*tile)[kConvTile + 1]
     }
 }
 
+// Zero insertion (a transposed convolution of stride s and dilation > 1, which CUTLASS's strided
+// dgrad does not take, runs as a unit-stride dgrad of x with s - 1 zeros between neighbours):
+// the source image is [C, D, H, W], the destination's positions the (D-1) sd + 1, (H-1) sh + 1,
+// (W-1) sw + 1 grid; a destination position holds x where each coordinate is a multiple of its
+// stride, zero elsewhere.
+struct ConvUpsample {
+    int64_t d, h, w;     // the source's spatial sizes
+    int64_t sd, sh, sw;  // the strides (zeros between neighbours: s - 1)
+};
+
+// The source position of destination position `pos` (flat over the upsampled grid), or -1.
+KFORGE_CONV_HD int64_t conv_upsample_source(const ConvUpsample& u, int64_t pos) {
+    const int64_t wu = (u.w - 1) * u.sw + 1, hu = (u.h - 1) * u.sh + 1;
+    const int64_t x = pos % wu, y = pos / wu % hu, z = pos / wu / hu;
+    if (x % u.sw != 0 || y % u.sh != 0 || z % u.sd != 0) return -1;
+    return (z / u.sd * u.h + y / u.sh) * u.w + x / u.sw;
+}
+
+// Phase 1 of channels-last with zero insertion: as channels_last_gather over the upsampled
+// positions (HW = their count), reading source [images_valid, C, d*h*w].
+template <class Load>
+KFORGE_CONV_HD void channels_last_gather_upsampled(Load load, float (*tile)[kConvTile + 1],
+                                                   int64_t C, const ConvUpsample& u,
+                                                   int64_t images_valid, ConvBlock b, int tx,
+                                                   int ty) {
+    const int64_t HW = ((u.d - 1) * u.sd + 1) * ((u.h - 1) * u.sh + 1) * ((u.w - 1) * u.sw + 1);
+    const int64_t hw = b.bx * kConvTile + tx;
+    const int64_t src = hw < HW ? conv_upsample_source(u, hw) : -1;
+    for (int j = 0; j < kConvTile; j += kConvTileRows) {
+        const int64_t c = b.by * kConvTile + ty + j;
+        const bool inside = b.bz < images_valid && c < C && src >= 0;
+        tile[ty + j][tx] = inside ? load((b.bz * C + c) * (u.d * u.h * u.w) + src) : 0.0f;
+    }
+}
+
 // Phase 2 of channels-last: the block writes its tile to dst [images, HW, Cp]: the tile's
 // cw = min(32, Cp - 32 by) channels of each of its hn = min(32, HW - 32 bx) positions, thread
 // `tid` (0..255) taking elements tid, tid + 256, ... of that cw-fastest order, so consecutive
@@ -122,6 +157,22 @@ __device__ __forceinline__ void conv_channels_last(const TIn* __restrict__ src,
     channels_last_gather([&](int64_t o) { return to_f32(src[o]); }, tile, C, HW, images_valid, b,
                          threadIdx.x, threadIdx.y);
     __syncthreads();
+    channels_last_scatter([&](int64_t o, float v) { dst[o] = from_f32<TOut>(v); }, tile, HW, Cp,
+                          b, threadIdx.y * kConvTile + threadIdx.x);
+}
+
+// Steps 1 with zero insertion: src [images_valid, C, d, h, w] -> dst [gridDim.z, HWu, Cp], HWu
+// the upsampled positions (ConvUpsample). Launch: grid (ceil(HWu / 32), ceil(Cp / 32), images).
+template <class TIn, class TOut>
+__device__ __forceinline__ void conv_channels_last_upsampled(
+    const TIn* __restrict__ src, TOut* __restrict__ dst, int64_t C, ConvUpsample u, int64_t Cp,
+    int64_t images_valid) {
+    __shared__ float tile[kConvTile][kConvTile + 1];
+    const ConvBlock b{int64_t(blockIdx.x), int64_t(blockIdx.y), int64_t(blockIdx.z)};
+    channels_last_gather_upsampled([&](int64_t o) { return to_f32(src[o]); }, tile, C, u,
+                                   images_valid, b, threadIdx.x, threadIdx.y);
+    __syncthreads();
+    const int64_t HW = ((u.d - 1) * u.sd + 1) * ((u.h - 1) * u.sh + 1) * ((u.w - 1) * u.sw + 1);
     channels_last_scatter([&](int64_t o, float v) { dst[o] = from_f32<TOut>(v); }, tile, HW, Cp,
                           b, threadIdx.y * kConvTile + threadIdx.x);
 }

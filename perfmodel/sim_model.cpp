@@ -243,6 +243,11 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
                                          ? 1.0 : std::max(1.0, k.gemm.tile_n / kg));
     } else if (is_conv_transpose(conv->kind)) {
         gemm_k = cp * rs * static_cast<double>(spatial(x)) / static_cast<double>(spatial(y));
+        bool dilated = false;  // stride with dilation: zeros inserted, stride^dims the taps
+        double strides = 1;
+        for (size_t i = 0; i < conv->attrs.stride.size(); ++i)
+            strides *= conv->attrs.stride[i], dilated = dilated || conv->attrs.dilation[i] > 1;
+        if (dilated) gemm_k *= strides;
     }
     const double xs_bytes = n * static_cast<double>(spatial(x)) * cp * elem,
                  ws_bytes = kp * rs * cp / static_cast<double>(groups) * elem;

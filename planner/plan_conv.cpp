@@ -29,15 +29,6 @@ Status Planner::add_conv2d(const Op& op) {
                                        std::to_string(groups) + "): kforge runs a transposed "
                                        "convolution as CUTLASS's dgrad, which has no group mode");
     }
-    if (transpose) {
-        bool strided = false, dilated = false;
-        for (int64_t v : op.attrs.stride) strided = strided || v > 1;
-        for (int64_t v : op.attrs.dilation) dilated = dilated || v > 1;
-        if (strided && dilated)
-            return not_expressible(op, "not supported: " + name + " with stride > 1 and "
-                                           "dilation > 1 together (CUTLASS's strided dgrad "
-                                           "takes dilation 1)");
-    }
     if (groups != 1 && three_d) {
         return not_expressible(op, "not supported: grouped conv3d (groups " +
                                        std::to_string(groups) + "): CUTLASS has no 3-D group "

@@ -66,6 +66,11 @@ inline std::vector<FormCase> cases() {
          R"(, "padding": [1, 2], "dilation": [2, 1])"},
         {"transpose1d", "conv_transpose1d", 4, 6, {33}, {3},
          R"(, "stride": 3, "padding": 1, "output_padding": 2)"},
+        // stride with dilation: x staged with zeros inserted, a unit-stride dgrad
+        {"transpose2d_strided_dilated", "conv_transpose2d", 4, 6, {7, 6}, {3, 3},
+         R"(, "stride": [2, 3], "padding": 1, "dilation": 2, "output_padding": 1)"},
+        {"transpose1d_strided_dilated", "conv_transpose1d", 8, 4, {50}, {3},
+         R"(, "stride": 2, "padding": 1, "dilation": 2)"},
         {"transpose3d_strided", "conv_transpose3d", 4, 6, {5, 6, 7}, {3, 3, 3},
          R"(, "stride": 2, "padding": 1, "output_padding": [1, 0, 1])"},
         {"transpose3d_dilated", "conv_transpose3d", 4, 6, {4, 5, 6}, {3, 2, 3},

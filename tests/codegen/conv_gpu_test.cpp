@@ -120,6 +120,8 @@ INSTANTIATE_TEST_SUITE_P(
                     GpuForm{"depthwise1d"}, GpuForm{"grouped2d_multiple"},
                     GpuForm{"grouped2d_single"}, GpuForm{"transpose2d_strided"},
                     GpuForm{"transpose2d_dilated"}, GpuForm{"transpose1d"},
+                    GpuForm{"transpose2d_strided_dilated"},
+                    GpuForm{"transpose1d_strided_dilated"},
                     GpuForm{"transpose3d_strided"}, GpuForm{"transpose3d_dilated"},
                     // knob variants: run-time stride/dilation on the direct convolution, the
                     // depthwise problem on the tensor-op group fprop, f16 grouped and transposed

@@ -174,5 +174,61 @@ TEST(ConvLayout, OutputNpqkToNchw) {
     check_output(3, 33, 64, 36);   // partial filter tile, exact position tiles
 }
 
+// Zero insertion (a strided, dilated transposed convolution run as a unit-stride dgrad): every
+// block of the x staging launch over the upsampled positions gathers and scatters on the host;
+// dst [images, Du*Hu*Wu, Cp] holds x at the positions whose coordinates are multiples of their
+// strides, zero elsewhere and in the padded channels, each element written once.
+TEST(ConvLayout, ChannelsLastWithZerosInsertedEqualsDirectLoops) {
+    struct Case {
+        int64_t c, cp, d, h, w, sd, sh, sw;
+    };
+    for (const Case& k : {Case{3, 4, 1, 5, 7, 1, 2, 3}, Case{6, 8, 3, 4, 2, 2, 2, 2},
+                          Case{33, 36, 1, 1, 40, 1, 1, 2}}) {
+        SCOPED_TRACE(testing::Message() << "C " << k.c << " D,H,W " << k.d << "," << k.h << ","
+                                        << k.w << " strides " << k.sd << "," << k.sh << "," << k.sw);
+        const ConvUpsample u{k.d, k.h, k.w, k.sd, k.sh, k.sw};
+        const int64_t du = (k.d - 1) * k.sd + 1, hu = (k.h - 1) * k.sh + 1,
+                      wu = (k.w - 1) * k.sw + 1, HW = du * hu * wu, images = 2;
+        const std::vector<float> src = random_values(images * k.c * k.d * k.h * k.w, 7);
+        std::vector<float> dst(static_cast<size_t>(images * HW * k.cp), -99.0f);
+        std::vector<int> writes(dst.size(), 0);
+        float tile[kConvTile][kConvTile + 1];
+        for (int64_t bz = 0; bz < images; ++bz)
+            for (int64_t by = 0; by < ceil_div(k.cp, kConvTile); ++by)
+                for (int64_t bx = 0; bx < ceil_div(HW, kConvTile); ++bx) {
+                    const ConvBlock b{bx, by, bz};
+                    for (int y = 0; y < kConvTileRows; ++y)
+                        for (int x = 0; x < kConvTile; ++x)
+                            channels_last_gather_upsampled(
+                                [&](int64_t o) { return src.at(static_cast<size_t>(o)); }, tile,
+                                k.c, u, images, b, x, y);
+                    for (int tid = 0; tid < kConvThreads; ++tid)
+                        channels_last_scatter(
+                            [&](int64_t o, float v) {
+                                dst.at(static_cast<size_t>(o)) = v;
+                                ++writes.at(static_cast<size_t>(o));
+                            },
+                            tile, HW, k.cp, b, tid);
+                }
+        for (int64_t n = 0; n < images; ++n)
+            for (int64_t z = 0; z < du; ++z)
+                for (int64_t y = 0; y < hu; ++y)
+                    for (int64_t x = 0; x < wu; ++x)
+                        for (int64_t c = 0; c < k.cp; ++c) {
+                            const bool on = z % k.sd == 0 && y % k.sh == 0 && x % k.sw == 0;
+                            const float want =
+                                on && c < k.c
+                                    ? src[static_cast<size_t>(
+                                          (((n * k.c + c) * k.d + z / k.sd) * k.h + y / k.sh) *
+                                              k.w + x / k.sw)]
+                                    : 0.0f;
+                            const size_t i = static_cast<size_t>(
+                                (n * HW + (z * hu + y) * wu + x) * k.cp + c);
+                            ASSERT_EQ(dst[i], want) << n << " " << z << " " << y << " " << x << " " << c;
+                            ASSERT_EQ(writes[i], 1);
+                        }
+    }
+}
+
 }  // namespace
 }  // namespace kforge
