@@ -9,6 +9,7 @@ check's (Program.check) for the same arguments.
 --full adds opcheck, torch.compile and autograd (the first package only: seconds each);
 --reasons then asks the package's loader (_kforge_native.extension) again under each
 KFORGE_TORCH_EXT / CXX variant of REASONS, its process state reset, for the reason it says."""
+import ctypes
 import glob
 import importlib
 import json
@@ -59,6 +60,13 @@ def observe(folder, full):
     res["bad"] = {what: {"op": error_of(lambda: op(*args)),
                          "check": error_of(lambda: prog.check(args, fake=False))}
                   for what, args in bad_calls(prog)}
+    # the callback the C++ kernel calls on a device's first call: on a --no-build package the
+    # real Program.native_entry refuses, and the callback hands back its words as RuntimeError
+    native = importlib.import_module(pkg + "._kforge_native")
+    cb = native.entry_callback(prog.native_entry)
+    entry, buf = native.Entry(), ctypes.create_string_buffer(512)
+    rc = cb(0, ctypes.pointer(entry), ctypes.cast(buf, ctypes.c_void_p), len(buf))
+    res["entry_callback"] = [rc, buf.value.decode()]
     if not full:
         return res
     res["opcheck"] = error_of(lambda: torch.library.opcheck(op, meta))

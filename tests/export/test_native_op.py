@@ -2,7 +2,7 @@
 GPU: two problems exported with --no-build (one input fp32; three inputs bf16), each scenario in
 its own process (native_child.py: one extension and one warning per process).
 
-- kforge's CMake build of kforge_torch (KFORGE_TORCH_EXT_DIR) loads against the venv's torch
+- kforge's CMake build of kforge_torch (KFORGE_TORCH_EXT_DIR/kforge_torch/) loads against the venv's torch
   and registers the op's CPU, CUDA and Autograd kernels (the dispatcher's own dump names
   kforge_torch.cpp; the fake kernel stays Python); opcheck, torch.compile(fullgraph=True) and
   the meta shapes pass through the fake kernel; every bad call raises from the C++ kernel the
@@ -11,7 +11,6 @@ its own process (native_child.py: one extension and one warning per process).
   registered (KFORGE_TORCH_EXT=off; no prebuilt module; no compiler for a build).
 - The package's own build (torch.utils.cpp_extension.load of its csrc/, cached): loads, and a
   second process reuses the cache without compiling."""
-import glob
 import json
 import os
 import subprocess
@@ -27,7 +26,7 @@ except ImportError:  # scripts/setup.sh installs torch in .venv
 SRC = os.environ["KFORGE_SOURCE_DIR"]
 CLI = os.environ["KFORGE_CLI"]
 EXT_DIR = os.environ.get("KFORGE_TORCH_EXT_DIR", "")
-if not EXT_DIR or not glob.glob(os.path.join(EXT_DIR, "kforge_torch*.so")):
+if not EXT_DIR or not os.path.exists(os.path.join(EXT_DIR, "kforge_torch", "libkforge_torch.so")):
     print(f"SKIP: kforge_torch was not built (KFORGE_TORCH_EXT_DIR={EXT_DIR!r}: no torch at "
           "configure time)")
     sys.exit(77)
@@ -79,12 +78,15 @@ class NativeOpTest(unittest.TestCase):
                 self.assertIn("has dtype float64", r["bad"]["dtype"]["op"][1])
                 self.assertIn("has shape", r["bad"]["shape"]["op"][1])
                 self.assertIn("is on cpu", r["bad"]["cpu"]["op"][1])
+                rc, words = r["entry_callback"]
+                self.assertEqual(rc, 2, words)  # RuntimeError, the Python words
+                self.assertIn("exported with --no-build", words)
 
     def test_cmake_built_extension(self):
         res, _ = self.child({"KFORGE_TORCH_EXT": "prebuilt", "PYTHONPATH": EXT_DIR}, "--full")
         self.assertEqual(res["warnings"], [])
         for r in res["results"]:
-            self.assertEqual(os.path.dirname(r["native"]), EXT_DIR)
+            self.assertEqual(r["native"], os.path.join(EXT_DIR, "kforge_torch", "libkforge_torch.so"))
         self.check_calls(res, native=True)
         full = res["results"][0]  # opcheck, compile, autograd (the first package)
         self.assertIsNone(full["opcheck"])

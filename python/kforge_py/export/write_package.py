@@ -147,10 +147,12 @@ def readme(out, package, op, spec, manifest, evidence, model_new):
               f"export PYTHONPATH={os.path.abspath(out)}:$PYTHONPATH",
               "```", "",
               "The op's CUDA kernel is kforge's compiled PyTorch extension `kforge_torch` "
-              f"(`{package}/csrc/kforge_torch.cpp`), built against the torch you have: an "
-              "importable `kforge_torch` of the same torch version (kforge's own CMake build), "
-              "else the first import compiles it with `torch.utils.cpp_extension` (about half a "
-              "minute, needs a C++ compiler, ninja and the Python headers; cached in "
+              f"(`{package}/csrc/kforge_torch.cpp`), built against the torch you have: "
+              "kforge's own CMake build of it for the same torch version where "
+              "`kforge_torch/libkforge_torch.so` is in a `sys.path` folder (or "
+              "`$KFORGE_TORCH_LIB` names it), else the first import compiles it with "
+              "`torch.utils.cpp_extension` (about half a minute, needs a C++ compiler and "
+              "ninja; cached in "
               "`~/.cache/kforge/torch_ext`, or `$KFORGE_TORCH_EXT_CACHE`). Where it cannot, a "
               "warning says why once and the op calls the same cubin through "
               "`libkforge_runtime.so` with ctypes (about 20 us more host time per call). "

@@ -1,8 +1,9 @@
 // kforge_torch: the compiled PyTorch side of exported kforge programs (issue 23). One generic
-// extension for every export: register_op() registers, for an op `kforge::<name>` whose schema
-// the package has defined (torch.library), a boxed kernel for the CUDA and CPU dispatch keys and
-// the autograd not-implemented kernel, so that a call goes Python -> dispatcher -> this file ->
-// libkforge_runtime.so's kforge_rt_launch without running Python.
+// library for every export, loaded with ctypes after `import torch`: kforge_torch_register()
+// registers, for an op `kforge::<name>` whose schema the package has defined (torch.library), a
+// boxed kernel for the CUDA and CPU dispatch keys and autograd's not-implemented kernel, so that
+// a call goes Python -> dispatcher -> this file -> libkforge_runtime.so's kforge_rt_launch without
+// running Python.
 //
 // Per call the kernel checks the tensors against the export (dtype, exact shape, device, one
 // device, contiguity: ValueError with the same words as the package's Python check), allocates
@@ -12,10 +13,12 @@
 //
 // What is per device (the program loaded there, its workspace size: the GPU arch check, the
 // --no-build refusal, the runtime library) stays in the package's Python (Program.native_entry),
-// which this file calls once per device under the GIL; its RuntimeError comes back unchanged.
-// The runtime's C functions come as addresses from the package's ctypes handle on
-// libkforge_runtime.so, so both paths share one loaded program. Needs no CUDA header: the stream
-// and the device come from c10's device-generic interfaces.
+// which this file calls once per device through a ctypes callback; its error comes back as a
+// ValueError or RuntimeError with the same words. The runtime's C functions come as addresses from
+// the package's ctypes handle on libkforge_runtime.so, so both paths share one loaded program.
+// Needs neither CUDA nor Python headers: the stream and the device come from c10's
+// device-generic interfaces, and the interface to Python is C (ctypes), so a C++ compiler and
+// torch's headers build it.
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <ATen/ops/empty.h>
@@ -23,13 +26,12 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/Exception.h>
 #include <c10/util/SmallVector.h>
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
 #include <torch/csrc/autograd/autograd_not_implemented_fallback.h>
 #include <torch/library.h>
 #include <torch/version.h>
 
 #include <array>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -37,12 +39,10 @@
 #include <tuple>
 #include <vector>
 
-namespace py = pybind11;
-
 namespace {
 
-// The interface between this file and the package's Python (bumped on any change of
-// register_op's arguments or of native_entry's result).
+// The interface between this file and the package's Python (native.py's INTERFACE: bumped on any
+// change of kforge_torch_register's arguments or of the entry callback).
 constexpr int kInterface = 1;
 // runtime/kforge_runtime.h's ABI version and the two functions used, as declared there.
 constexpr int kRuntimeAbi = 1;
@@ -98,7 +98,22 @@ struct TensorDecl {
     std::vector<int64_t> shape;
 };
 
-// The program loaded on one device (from the package's Program.native_entry).
+}  // namespace
+
+// The program loaded on one device, as the package's callback fills it (Program.native_entry).
+struct kforge_torch_entry {
+    void* program;
+    uint64_t workspace_bytes;
+    void* launch;      // kforge_rt_launch
+    void* last_error;  // kforge_rt_last_error
+    int32_t runtime_abi;
+};
+// The callback: 0 and *entry filled, or 1 (ValueError) / 2 (RuntimeError) and the message.
+using EntryCallback = int32_t (*)(int32_t device, kforge_torch_entry* entry, char* message,
+                                  uint64_t message_bytes);
+
+namespace {
+
 struct DeviceEntry {
     void* program = nullptr;
     uint64_t workspace_bytes = 0;
@@ -110,8 +125,7 @@ struct OpState {
     std::string where;  // "kforge::<name>"
     std::vector<TensorDecl> inputs;
     std::vector<TensorDecl> outputs;
-    PyObject* native_entry = nullptr;  // a reference held for the process (never released: the
-                                       // dispatcher may outlive the interpreter's teardown)
+    EntryCallback native_entry = nullptr;  // the package keeps the ctypes callback alive
     std::mutex mutex;
     std::array<DeviceEntry, kMaxDevices> devices{};  // program == nullptr: not loaded yet
 
@@ -173,36 +187,27 @@ struct OpState {
         return devices[index];
     }
 
-    // Program.native_entry(index) -> (program, workspace bytes, kforge_rt_launch,
-    // kforge_rt_last_error, kforge_rt_abi_version()); its exception, as the same Python type.
+    // The package's Program.native_entry(index), through its ctypes callback (which takes the
+    // GIL); its error as the same Python type (ValueError or RuntimeError) and words.
     DeviceEntry load(c10::DeviceIndex index) {
-        std::string message;
-        bool value_error = false;
-        DeviceEntry e;
-        int abi = 0;
-        {
-            py::gil_scoped_acquire gil;
-            try {
-                py::tuple r = py::reinterpret_borrow<py::object>(native_entry)(int(index));
-                e.program = reinterpret_cast<void*>(r[0].cast<uintptr_t>());
-                e.workspace_bytes = r[1].cast<uint64_t>();
-                e.launch = reinterpret_cast<LaunchFn>(r[2].cast<uintptr_t>());
-                e.last_error = reinterpret_cast<LastErrorFn>(r[3].cast<uintptr_t>());
-                abi = r[4].cast<int>();
-            } catch (py::error_already_set& err) {
-                value_error = err.matches(PyExc_ValueError);
-                message = py::str(err.value());
-            } catch (const std::exception& err) {
-                message = where + ": loading the program: " + err.what();
-            }
-        }
-        TORCH_CHECK_VALUE(!value_error, message);
-        TORCH_CHECK(message.empty(), message);
-        TORCH_CHECK(e.program && e.launch && e.last_error, where,
+        kforge_torch_entry raw{};
+        std::array<char, 4096> message{};
+        int32_t rc = native_entry(index, &raw, message.data(), message.size());
+        message.back() = '\0';
+        std::string why = message.data();
+        if (why.empty()) why = where + ": loading the program on cuda:" + std::to_string(index) + " failed";
+        TORCH_CHECK_VALUE(rc != 1, why);
+        TORCH_CHECK(rc == 0, why);
+        TORCH_CHECK(raw.program && raw.launch && raw.last_error, where,
                     ": the package's native_entry returned a null program or function");
-        TORCH_CHECK(abi == kRuntimeAbi, where, ": libkforge_runtime.so has ABI version ", abi,
-                    "; kforge_torch was built for ", kRuntimeAbi,
+        TORCH_CHECK(raw.runtime_abi == kRuntimeAbi, where, ": libkforge_runtime.so has ABI "
+                    "version ", raw.runtime_abi, "; kforge_torch was built for ", kRuntimeAbi,
                     " (export again with this kforge)");
+        DeviceEntry e;
+        e.program = raw.program;
+        e.workspace_bytes = raw.workspace_bytes;
+        e.launch = reinterpret_cast<LaunchFn>(raw.launch);
+        e.last_error = reinterpret_cast<LastErrorFn>(raw.last_error);
         return e;
     }
 };
@@ -251,49 +256,70 @@ class LaunchKernel final : public c10::OperatorKernel {
     std::shared_ptr<OpState> state_;
 };
 
-std::vector<TensorDecl> decls(const std::vector<std::tuple<std::string, std::string,
-                                                           std::vector<int64_t>>>& in) {
+std::vector<TensorDecl> decls(int32_t n, const char* const* names, const char* const* dtypes,
+                              const int32_t* ranks, const int64_t* dims) {
     std::vector<TensorDecl> out;
-    for (const auto& [name, dtype, shape] : in) out.push_back({name, dtype_from_name(dtype), shape});
+    for (int32_t i = 0; i < n; ++i) {
+        TensorDecl d{names[i], dtype_from_name(dtypes[i]), {}};
+        d.shape.assign(dims, dims + ranks[i]);
+        dims += ranks[i];
+        out.push_back(std::move(d));
+    }
     return out;
 }
 
-// register_op("<name>", inputs, outputs, native_entry): inputs and outputs as (name, dtype
-// name, shape) in call order; kforge::<name> must be defined (its schema) by the caller.
-void register_op(const std::string& name,
-                 const std::vector<std::tuple<std::string, std::string, std::vector<int64_t>>>& inputs,
-                 const std::vector<std::tuple<std::string, std::string, std::vector<int64_t>>>& outputs,
-                 py::object native_entry) {
-    auto schema = c10::Dispatcher::singleton().findSchema({"kforge::" + name, ""});
-    if (!schema)
-        throw std::invalid_argument("kforge_torch.register_op: kforge::" + name +
-                                    " is not defined (define its schema first)");
-    auto state = std::make_shared<OpState>();
-    state->where = "kforge::" + name;
-    state->inputs = decls(inputs);
-    state->outputs = decls(outputs);
-    if (schema->schema().arguments().size() != state->inputs.size() ||
-        schema->schema().returns().size() != state->outputs.size())
-        throw std::invalid_argument("kforge_torch.register_op: kforge::" + name +
-                                    "'s schema does not take the export's tensors");
-    state->native_entry = native_entry.release().ptr();
-    // Kept for the process: a Library's destructor would deregister the kernels.
-    auto* lib = new torch::Library(torch::Library::IMPL, "kforge", std::nullopt, __FILE__, __LINE__);
-    for (c10::DispatchKey key : {c10::DispatchKey::CUDA, c10::DispatchKey::CPU})
-        lib->impl(name.c_str(),
-                  torch::dispatch(key, torch::CppFunction::makeFromBoxedFunctor(
-                                           std::make_unique<LaunchKernel>(state))));
-    lib->impl(name.c_str(), torch::dispatch(c10::DispatchKey::Autograd,
-                                            torch::autograd::autogradNotImplementedFallback()));
+void copy_message(const std::string& text, char* out, uint64_t bytes) {
+    if (!out || bytes == 0) return;
+    size_t n = std::min<size_t>(text.size(), bytes - 1);
+    std::memcpy(out, text.data(), n);
+    out[n] = '\0';
 }
 
 }  // namespace
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
-    m.doc() = "kforge's compiled PyTorch op for exported programs (python/kforge_py/export)";
-    m.attr("INTERFACE") = kInterface;
-    m.attr("RUNTIME_ABI") = kRuntimeAbi;
-    m.attr("TORCH_VERSION") = TORCH_VERSION;  // the torch headers it was compiled against
-    m.def("register_op", &register_op, py::arg("name"), py::arg("inputs"), py::arg("outputs"),
-          py::arg("native_entry"));
+extern "C" {
+
+__attribute__((visibility("default"))) int32_t kforge_torch_interface() { return kInterface; }
+
+// The torch headers it was compiled against ("2.15.0").
+__attribute__((visibility("default"))) const char* kforge_torch_version() { return TORCH_VERSION; }
+
+// Registers kforge::<name>'s kernels (its schema must be defined): the inputs and outputs in call
+// order as names, torch dtype names ("float32") and shapes (ranks, then every dim in a row).
+// 0, or 1 and the reason in `message`.
+__attribute__((visibility("default"))) int32_t kforge_torch_register(
+    const char* name, int32_t num_inputs, const char* const* input_names,
+    const char* const* input_dtypes, const int32_t* input_ranks, const int64_t* input_dims,
+    int32_t num_outputs, const char* const* output_names, const char* const* output_dtypes,
+    const int32_t* output_ranks, const int64_t* output_dims, EntryCallback native_entry,
+    char* message, uint64_t message_bytes) {
+    try {
+        const std::string op = name;
+        auto schema = c10::Dispatcher::singleton().findSchema({"kforge::" + op, ""});
+        if (!schema)
+            throw std::invalid_argument("kforge::" + op + " is not defined (define its schema first)");
+        auto state = std::make_shared<OpState>();
+        state->where = "kforge::" + op;
+        state->inputs = decls(num_inputs, input_names, input_dtypes, input_ranks, input_dims);
+        state->outputs = decls(num_outputs, output_names, output_dtypes, output_ranks, output_dims);
+        if (schema->schema().arguments().size() != state->inputs.size() ||
+            schema->schema().returns().size() != state->outputs.size())
+            throw std::invalid_argument("kforge::" + op + "'s schema does not take the export's tensors");
+        if (!native_entry) throw std::invalid_argument("no native_entry callback");
+        state->native_entry = native_entry;
+        // Kept for the process: a Library's destructor would deregister the kernels.
+        auto* lib = new torch::Library(torch::Library::IMPL, "kforge", std::nullopt, __FILE__,
+                                       __LINE__);
+        for (c10::DispatchKey key : {c10::DispatchKey::CUDA, c10::DispatchKey::CPU})
+            lib->impl(op.c_str(), torch::dispatch(key, torch::CppFunction::makeFromBoxedFunctor(
+                                                           std::make_unique<LaunchKernel>(state))));
+        lib->impl(op.c_str(), torch::dispatch(c10::DispatchKey::Autograd,
+                                              torch::autograd::autogradNotImplementedFallback()));
+        return 0;
+    } catch (const std::exception& e) {
+        copy_message(std::string("kforge_torch_register: ") + e.what(), message, message_bytes);
+        return 1;
+    }
 }
+
+}  // extern "C"
