@@ -14,11 +14,14 @@
 #include "search/knob_space.h"
 #include "planner/plan.h"
 #include "sol/device.h"
+#include "tests/planner/seed_checks.h"
 
 namespace kforge {
 namespace {
 
-dsl::DeviceLimits h200() { return dsl::device_limits(find_device("h200").value()); }
+using seedtest::h200;
+using seedtest::problem_of;
+using seedtest::seed_checked;
 
 // x [16,3,32,32] * w [128,3,3,3], padding 1 -> [16,128,32,32] (P, Q): the implicit GEMM is
 // 16384 x 128 x 27, 256 CTAs of 128x64. `ops` follow the conv2d, whose output is h.
@@ -34,35 +37,11 @@ std::string conv_spec(const std::string& policy, const std::string& dtype, const
         "outputs": [")" + output + R"("], "precision": {"policy": ")" + policy + R"("}})";
 }
 
-Problem problem_of(const std::string& json) {
-    auto p = parse_problem(json, "conv.json");
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
-    return p.ok() ? *p : Problem{};
-}
-
-// The seed's canonical text; it parses back to the same program, checks with zero errors and
-// lowers (one launch per kernel at least).
-std::string seed_text(const Problem& problem) {
-    auto prog = planner::seed_program(problem, h200());
-    EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
-    if (!prog.ok()) return "";
-    const std::string text = dsl::print_canonical(*prog);
-    auto parsed = dsl::parse_program(text, "seed.kf");
-    EXPECT_TRUE(parsed.ok()) << (parsed.ok() ? "" : parsed.error().to_string()) << text;
-    if (!parsed.ok()) return text;
-    EXPECT_EQ(dsl::strip_locations(*parsed), *prog);
-    auto res = dsl::check_program(*parsed, problem, h200(), {"seed.kf", text});
-    EXPECT_TRUE(res.ok()) << (res.ok() ? "" : res.errors.front().to_string()) << text;
-    auto low = codegen::lower_program(*parsed, problem, {});
-    EXPECT_TRUE(low.ok()) << (low.ok() ? "" : low.error().to_string()) << text;
-    return text;
-}
-
 constexpr const char* kRelu = R"(, {"op": "relu", "inputs": ["h"], "output": "y"})";
 
 TEST(Conv2dSeed, BiasAndReluInOneKernelFp32Strict) {
     const Problem p = problem_of(conv_spec("fp32_strict", "f32", kRelu));
-    EXPECT_EQ(seed_text(p),
+    EXPECT_EQ(seed_checked(p),
               "program seed_conv_seed for \"conv_seed\"\n"
               "kernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S]) tile 128x64x32 stages 3 schedule "
               "multistage math tf32x3 acc f32 swizzle 1\n"
@@ -70,18 +49,18 @@ TEST(Conv2dSeed, BiasAndReluInOneKernelFp32Strict) {
 }
 
 TEST(Conv2dSeed, MathAndTileByPrecision) {
-    std::string text = seed_text(problem_of(conv_spec("tf32", "f32", kRelu)));
+    std::string text = seed_checked(problem_of(conv_spec("tf32", "f32", kRelu)));
     EXPECT_NE(text.find("tile 128x64x32 stages 3 schedule multistage math tf32 "), std::string::npos)
         << text;
     // f16 with K = 256: 256 CTAs of 128x128
     std::string spec = conv_spec("fp16", "f16", kRelu);
     spec.replace(spec.find("\"K\": 128"), 8, "\"K\": 256");
-    text = seed_text(problem_of(spec));
+    text = seed_checked(problem_of(spec));
     EXPECT_NE(text.find("tile 128x128x32 stages 3 schedule multistage math f16 "), std::string::npos)
         << text;
     EXPECT_NE(text.find("{ add b[K]; relu; cast f16; store y[N,K,P,Q] }"), std::string::npos) << text;
     // with K = 128, 128x128 tiles are 128 CTAs on 132 SMs: 128x64 (256 CTAs) first
-    text = seed_text(problem_of(conv_spec("fp16", "f16", kRelu)));
+    text = seed_checked(problem_of(conv_spec("fp16", "f16", kRelu)));
     EXPECT_NE(text.find("tile 128x64x32 stages 3 schedule multistage math f16 "), std::string::npos)
         << text;
 }
@@ -95,7 +74,7 @@ TEST(Conv2dSeed, EpilogueOperandsFusedOthersAfter) {
                   {"op": "gelu", "inputs": ["h1"], "output": "h2"},
                   {"op": "add", "inputs": ["h2", "t"], "output": "h3"},
                   {"op": "mean", "inputs": ["h3"], "output": "y", "axis": -1})";
-    const std::string text = seed_text(problem_of(conv_spec("tf32", "f32", ops, "y", extra)));
+    const std::string text = seed_checked(problem_of(conv_spec("tf32", "f32", ops, "y", extra)));
     EXPECT_NE(text.find("kernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S])"), std::string::npos) << text;
     EXPECT_NE(text.find("{ add b[K]; mul s[K,1,1]; gelu erf; store h2[N,K,P,Q] }"), std::string::npos)
         << text;
@@ -109,7 +88,7 @@ TEST(Conv2dSeed, EpilogueOperandsFusedOthersAfter) {
 
 TEST(Conv2dSeed, WrongProgramRejected) {
     const Problem p = problem_of(conv_spec("fp32_strict", "f32", kRelu));
-    std::string text = seed_text(p);
+    std::string text = seed_checked(p);
     // the seed's program with sigmoid for relu, and without the bias
     for (auto [from, to] : {std::pair<std::string, std::string>{"relu", "sigmoid"},
                             std::pair<std::string, std::string>{"add b[K]; ", ""}}) {

@@ -15,17 +15,14 @@
 #include "problem/spec.h"
 #include "search/knob_space.h"
 #include "sol/device.h"
+#include "tests/planner/seed_checks.h"
 
 namespace kforge {
 namespace {
 
-dsl::DeviceLimits h200() { return dsl::device_limits(find_device("h200").value()); }
-
-Problem problem_of(const std::string& json) {
-    auto p = parse_problem(json, "pool.json");
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
-    return p.ok() ? *p : Problem{};
-}
+using seedtest::h200;
+using seedtest::problem_of;
+using seedtest::seed_checked;
 
 // x [N, C, *spatial] -> pool `op` with `attrs` -> h, then `ops` (writing y).
 std::string pool_spec(const std::string& op, const std::string& x_shape, const std::string& attrs,
@@ -39,25 +36,9 @@ std::string pool_spec(const std::string& op, const std::string& x_shape, const s
         "outputs": ["y"], "precision": {"policy": ")" + policy + R"("}})";
 }
 
-std::string seed_text(const Problem& problem) {
-    auto prog = planner::seed_program(problem, h200());
-    EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
-    if (!prog.ok()) return "";
-    const std::string text = dsl::print_canonical(*prog);
-    auto parsed = dsl::parse_program(text, "seed.kf");
-    EXPECT_TRUE(parsed.ok()) << (parsed.ok() ? "" : parsed.error().to_string()) << text;
-    if (!parsed.ok()) return text;
-    EXPECT_EQ(dsl::strip_locations(*parsed), *prog);
-    auto res = dsl::check_program(*parsed, problem, h200(), {"seed.kf", text});
-    EXPECT_TRUE(res.ok()) << (res.ok() ? "" : res.errors.front().to_string()) << text;
-    auto low = codegen::lower_program(*parsed, problem, {});
-    EXPECT_TRUE(low.ok()) << (low.ok() ? "" : low.error().to_string()) << text;
-    return text;
-}
-
 TEST(PoolSeed, OneKernelPerPoolWithItsConsumersInTheChain) {
     const std::string x4 = R"(["N", "C", "H", "W"])";
-    std::string t = seed_text(problem_of(pool_spec(
+    std::string t = seed_checked(problem_of(pool_spec(
         "max_pool", x4, R"("kernel_size": 3, "stride": 2, "padding": 1)",
         R"(, {"op": "relu", "inputs": ["h"], "output": "r"},
            {"op": "add", "inputs": ["r", "b"], "output": "y"})")));
@@ -65,13 +46,13 @@ TEST(PoolSeed, OneKernelPerPoolWithItsConsumersInTheChain) {
     EXPECT_NE(t.find("{ relu; add b[C,1,1]; store y[N,C,Ho,Wo] }"), std::string::npos) << t;
     EXPECT_EQ(t.find("kernel k1"), std::string::npos) << t;
     // 1-d, 3-d, adaptive, bf16
-    t = seed_text(problem_of(pool_spec("avg_pool", R"(["N", "C", "W"])",
+    t = seed_checked(problem_of(pool_spec("avg_pool", R"(["N", "C", "W"])",
                                        R"("kernel_size": 4, "padding": 2, "ceil_mode": true, "count_include_pad": false)")));
     EXPECT_NE(t.find("pool avg(x[N,C,W])"), std::string::npos) << t;
-    t = seed_text(problem_of(pool_spec("max_pool", R"(["N", "C", "D", "H", "W"])",
+    t = seed_checked(problem_of(pool_spec("max_pool", R"(["N", "C", "D", "H", "W"])",
                                        R"("kernel_size": [2, 3, 3], "dilation": 2)")));
     EXPECT_NE(t.find("pool max(x[N,C,D,H,W])"), std::string::npos) << t;
-    t = seed_text(problem_of(pool_spec("adaptive_avg_pool", x4, R"("output_size": 1)", "", "bf16")));
+    t = seed_checked(problem_of(pool_spec("adaptive_avg_pool", x4, R"("output_size": 1)", "", "bf16")));
     // global pooling, 56 x 48 taps an output: a warp splits each window
     EXPECT_NE(t.find("pool adaptive_avg(x[N,C,H,W]) threads 256 items 1 lanes 32"), std::string::npos) << t;
     EXPECT_NE(t.find("store y[N,C,1,1]"), std::string::npos) << t;
@@ -86,7 +67,7 @@ TEST(PoolSeed, ConvThenPoolPlansAsConvKernelThenPoolKernel) {
                   {"op": "avg_pool", "inputs": ["c"], "output": "p", "kernel_size": 2},
                   {"op": "tanh", "inputs": ["p"], "output": "y"}],
         "outputs": ["y"], "precision": {"policy": "tf32"}})";
-    const std::string t = seed_text(problem_of(spec));
+    const std::string t = seed_checked(problem_of(spec));
     const size_t conv = t.find("kernel k0 = conv2d(x[N,C,H,W], w[K,C,3,3])");
     const size_t pool = t.find("kernel k1 = pool avg(c[N,K,Ho,Wo])");
     ASSERT_NE(conv, std::string::npos) << t;

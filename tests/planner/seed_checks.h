@@ -19,16 +19,24 @@ namespace kforge::seedtest {
 
 inline dsl::DeviceLimits h200() { return dsl::device_limits(find_device("h200").value()); }
 
-// The seeded program's canonical text, after it re-parses, checks and lowers (each failure is a
-// test failure with the text).
+// The problem of a spec's JSON text; a parse error is a test failure (and an empty problem).
+inline Problem problem_of(const std::string& json, const std::string& file = "spec.json") {
+    auto p = parse_problem(json, file);
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
+    return p.ok() ? *p : Problem{};
+}
+
+// The seeded program's canonical text, after it re-parses to the same program, checks and
+// lowers (each failure is a test failure with the text).
 inline std::string seed_checked(const Problem& problem, const planner::SeedOptions& options = {}) {
     auto prog = planner::seed_program(problem, h200(), options);
     EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
     if (!prog.ok()) return "";
     const std::string text = dsl::print_canonical(*prog);
     auto parsed = dsl::parse_program(text, "seed.kf");
-    EXPECT_TRUE(parsed.ok()) << text;
+    EXPECT_TRUE(parsed.ok()) << (parsed.ok() ? "" : parsed.error().to_string()) << text;
     if (!parsed.ok()) return text;
+    EXPECT_EQ(dsl::strip_locations(*parsed), *prog) << text;
     auto res = dsl::check_program(*parsed, problem, h200(), {"seed.kf", text});
     EXPECT_TRUE(res.ok()) << (res.ok() ? "" : res.errors.front().to_string()) << "\n" << text;
     auto low = codegen::lower_program(*parsed, problem, codegen::LowerOptions{});
