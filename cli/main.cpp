@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "common/install_paths.h"
+#include "codegen/launch_knobs.h"
 #include "compile/compile.h"
 
 namespace kforge::cli {
@@ -54,6 +55,14 @@ std::string apply_compile_cache_limit() {
     return "";
 }
 
+// $KFORGE_BAKE_LAUNCH_KNOBS=1: every launch knob baked into the generated source, one compile
+// per value (codegen/launch_knobs.h; the behaviour before launch knobs, for measuring them).
+// Every command reads it, so the worker processes a search starts agree with it.
+void apply_launch_knobs_switch() {
+    const char* e = std::getenv("KFORGE_BAKE_LAUNCH_KNOBS");
+    kforge::codegen::set_launch_knobs_baked(e && *e && std::string(e) != "0");
+}
+
 // The run-time paths (common/install_paths.h) with $KFORGE_HOME and $KFORGE_CUTLASS_DIR; ""
 // or the error to print.
 std::string apply_install_paths() {
@@ -95,6 +104,7 @@ int main(int argc, char** argv) {
         eprintf("kforge: %s\n", bad.c_str());
         return finish_command(app, kExitUserError);
     }
+    apply_launch_knobs_switch();
     if (std::string bad = apply_install_paths(); !bad.empty()) {
         eprintf("kforge: %s\n", bad.c_str());
         return finish_command(app, kExitEnvironment);

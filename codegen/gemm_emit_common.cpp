@@ -27,7 +27,7 @@ std::string cutlass_prelude(bool sm90, bool sm80) {
 )";
     s += R"(
 
-static_assert(KFORGE_HOST_ABI_VERSION == 1, "kforge host ABI version mismatch");
+static_assert(KFORGE_HOST_ABI_VERSION == 2, "kforge host ABI version mismatch");
 
 namespace kforge_cutlass {
 // Applies a scalar float functor element-wise (epilogue visitors call functors on Arrays).

@@ -9,14 +9,21 @@
  *      filled) or KFORGE_BUILD_NEED_WORKSPACE (only workspace_bytes filled);
  *   2. on NEED_WORKSPACE: allocate workspace_bytes of device memory, zero it before every launch
  *      sequence (stream-K/split-K barriers expect zeros), and call again with it.
- * Bump KFORGE_HOST_ABI_VERSION on any change; generated sources static_assert on it, so the
- * compile cache (keyed by source text) never serves a library built against another ABI. */
+ * The tile scheduler's run-time arguments of a CUTLASS 3.x kernel (raster order, swizzle, split-K
+ * factor and decomposition, persistent CTAs) are launch knobs: the plan carries them
+ * (KernelLaunch::knobs) and the caller passes them in KforgeBuildArgs, so kernels that differ
+ * only in them share one compiled source. The workspace asked in step 1 follows them (split-K
+ * partials): ask again whenever they change.
+ * Bump KFORGE_HOST_ABI_VERSION on any change, appending fields only: a library built against an
+ * older version (an older export) is called with that version (LaunchPlan::host_abi_version) and
+ * reads the prefix it knows. Generated sources static_assert on it, so the compile cache (keyed
+ * by source text) never serves a library built against another ABI. */
 #ifndef KFORGE_CODEGEN_HOST_ABI_H
 #define KFORGE_CODEGEN_HOST_ABI_H
 
 #include <stdint.h>
 
-#define KFORGE_HOST_ABI_VERSION 1
+#define KFORGE_HOST_ABI_VERSION 2
 
 #define KFORGE_BUILD_OK 0
 #define KFORGE_BUILD_NEED_WORKSPACE 1
@@ -38,7 +45,23 @@ typedef struct KforgeBuildArgs {
     void* workspace;            /* device memory of workspace_bytes, or NULL (query) */
     int32_t sm_count;           /* SMs of the device the kernel will run on */
     int32_t device_id;
+    /* Since version 2 (a version-1 builder reads only the fields above): the launch knobs. A
+     * builder compiled with them baked in (KFORGE_BAKE_LAUNCH_KNOBS) ignores them. */
+    int32_t raster;             /* KFORGE_RASTER_*: the tile scheduler's raster order */
+    int32_t swizzle;            /* max swizzle size: 1, 2, 4 or 8 (0: 1) */
+    int32_t splits;             /* split-K factor (stream-K scheduler only; 0: 1) */
+    int32_t decomposition;      /* KFORGE_DECOMPOSITION_* (stream-K scheduler only) */
+    int32_t max_ctas;           /* persistent CTAs at most (0: one per SM, CUTLASS's grid) */
 } KforgeBuildArgs;
+
+#define KFORGE_RASTER_HEURISTIC 0
+#define KFORGE_RASTER_ALONG_M 1
+#define KFORGE_RASTER_ALONG_N 2
+
+#define KFORGE_DECOMPOSITION_HEURISTIC 0
+#define KFORGE_DECOMPOSITION_DATA_PARALLEL 1
+#define KFORGE_DECOMPOSITION_SPLIT_K 2
+#define KFORGE_DECOMPOSITION_STREAM_K 3
 
 typedef struct KforgeBuiltLaunch {
     void* params;               /* caller-owned, 64-byte aligned */

@@ -106,6 +106,32 @@ Expected<KernelParam> param_from_json(const Json& j, const std::string& where) {
     return p;
 }
 
+// "launch_knobs": {"raster", "swizzle", "splits", "decomposition", "max_ctas"}, each optional.
+Expected<LaunchKnobs> knobs_from_json(const Json& j, const std::string& where) {
+    LaunchKnobs k;
+    auto m = member(j, "launch_knobs", where, false);
+    if (!m) return m.error();
+    if (!*m) return k;
+    const std::string w = where + ".launch_knobs";
+    struct Field {
+        const char* key;
+        int* value;
+        int64_t lo, hi;
+    };
+    for (const Field& f : {Field{"raster", &k.raster, 0, 2}, Field{"swizzle", &k.swizzle, 1, 8},
+                           Field{"splits", &k.splits, 1, 1024},
+                           Field{"decomposition", &k.decomposition, 0, 3},
+                           Field{"max_ctas", &k.max_ctas, 0, 1 << 20}}) {
+        auto v = get_int(**m, f.key, w, false, *f.value);
+        if (!v) return v.error();
+        if (*v < f.lo || *v > f.hi)
+            return bad(w + "." + f.key, "out of range " + std::to_string(f.lo) + ".." +
+                                            std::to_string(f.hi));
+        *f.value = static_cast<int>(*v);
+    }
+    return k;
+}
+
 Expected<KernelLaunch> launch_from_json(const Json& j, const std::string& where) {
     KernelLaunch k;
     auto name = get_string(j, "name", where);
@@ -140,6 +166,9 @@ Expected<KernelLaunch> launch_from_json(const Json& j, const std::string& where)
             k.builder_tensors.push_back(t.get<std::string>());
         }
     }
+    auto knobs = knobs_from_json(j, where);
+    if (!knobs) return knobs.error();
+    k.knobs = *knobs;
     auto params = member(j, "params", where, true);
     if (!params) return params.error();
     if (!(*params)->is_array()) return bad(where + ".params", "expected an array");
@@ -203,6 +232,7 @@ nlohmann::ordered_json to_json(const LaunchPlan& plan) {
     j["program_hash"] = plan.program_hash;
     j["source_file"] = plan.source_file;
     j["host_library"] = plan.host_library;
+    if (!plan.host_library.empty()) j["host_abi_version"] = plan.host_abi_version;
     j["buffers"] = nlohmann::ordered_json::array();
     for (const auto& b : plan.buffers) {
         nlohmann::ordered_json jb;
@@ -235,6 +265,11 @@ nlohmann::ordered_json to_json(const LaunchPlan& plan) {
         if (!k.param_builder.empty()) {
             jk["param_builder"] = k.param_builder;
             jk["builder_tensors"] = k.builder_tensors;
+            jk["launch_knobs"] = {{"raster", k.knobs.raster},
+                                  {"swizzle", k.knobs.swizzle},
+                                  {"splits", k.knobs.splits},
+                                  {"decomposition", k.knobs.decomposition},
+                                  {"max_ctas", k.knobs.max_ctas}};
         }
         j["kernels"].push_back(jk);
     }
@@ -258,6 +293,13 @@ Expected<LaunchPlan> launch_plan_from_json(const nlohmann::json& j) {
     plan.program_hash = *hash;
     plan.source_file = *src;
     plan.host_library = *lib;
+    auto abi = get_int(j, "host_abi_version", "", false, 1);
+    if (!abi) return abi.error();
+    if (*abi < 1 || *abi > KFORGE_HOST_ABI_VERSION)
+        return bad(".host_abi_version", "host ABI version " + std::to_string(*abi) +
+                                            " (this kforge calls versions 1.." +
+                                            std::to_string(KFORGE_HOST_ABI_VERSION) + ")");
+    plan.host_abi_version = static_cast<int>(*abi);
     auto buffers = member(j, "buffers", "", false);
     if (!buffers) return buffers.error();
     if (*buffers) {

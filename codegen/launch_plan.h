@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/host_abi.h"
 #include "common/expected.h"
 #include "problem/problem.h"
 
@@ -31,6 +32,19 @@ struct KernelParam {
     double float_value = 0.0;
 };
 
+// The run-time arguments of a CUTLASS 3.x kernel's tile scheduler, passed to its param builder
+// at every launch (codegen/host_abi.h KforgeBuildArgs): not part of the compiled source, so
+// kernels that differ only in them share one compile. Values as KforgeBuildArgs takes them.
+struct LaunchKnobs {
+    int raster = 0;         // KFORGE_RASTER_*: 0 heuristic, 1 along M, 2 along N
+    int swizzle = 1;        // max swizzle size
+    int splits = 1;         // split-K factor (stream-K scheduler)
+    int decomposition = 0;  // KFORGE_DECOMPOSITION_*: 0 heuristic, 1 data-parallel, 2 split-K,
+                            // 3 stream-K (stream-K scheduler)
+    int max_ctas = 0;       // persistent CTAs at most; 0: CUTLASS's grid (one per SM)
+    bool operator==(const LaunchKnobs&) const = default;
+};
+
 struct KernelLaunch {
     std::string name;    // the program's kernel name (k0)
     std::string symbol;  // extern "C" __global__ entry point in the cubin
@@ -47,6 +61,8 @@ struct KernelLaunch {
     // With a param builder: the tensors whose device pointers the builder takes, in order
     // (codegen/host_abi.h, KforgeBuildArgs::tensors).
     std::vector<std::string> builder_tensors;
+    // With a param builder: its launch knobs (plan.json "launch_knobs"; absent: the defaults).
+    LaunchKnobs knobs;
 };
 
 // A device buffer the harness allocates besides the problem's inputs and outputs: program
@@ -64,6 +80,9 @@ struct LaunchPlan {
     std::string program_hash;          // content hash of the canonical program
     std::string source_file = "kernels.cu";
     std::string host_library;          // non-empty when any kernel has a param builder
+    // The host ABI (codegen/host_abi.h) the host library was built against: the version the
+    // param builders are called with. plan.json without it (older exports): 1.
+    int host_abi_version = KFORGE_HOST_ABI_VERSION;
     std::vector<BufferDecl> buffers;
     std::vector<KernelLaunch> kernels;  // in launch order, one stream, nothing in between
 };

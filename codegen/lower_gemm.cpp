@@ -11,6 +11,7 @@
 #include "codegen/gemm_spec.h"
 #include "codegen/gemm_stage.h"
 #include "codegen/kernel_lowering.h"
+#include "codegen/launch_knobs.h"
 #include "codegen/lower_gemm_sm80.h"
 
 namespace kforge::codegen {
@@ -48,9 +49,8 @@ Expected<Sm90Schedule> sm90_schedule(const GemmSpec& g, const dsl::Kernel& k) {
                                       "schedule (needs a multiple of 128; use pingpong)");
             return Sm90Schedule{"cutlass::gemm::KernelTmaWarpSpecializedCooperative",
                                 "cutlass::epilogue::TmaWarpSpecializedCooperative",
-                                c.schedule == dsl::Schedule::kStreamK || split
-                                    ? "cutlass::gemm::StreamKScheduler"
-                                    : "cutlass::gemm::PersistentScheduler"};
+                                uses_stream_k_scheduler(c) ? "cutlass::gemm::StreamKScheduler"
+                                                           : "cutlass::gemm::PersistentScheduler"};
         case dsl::Schedule::kMultistage: break;
     }
     return unsupported(k, "internal: multistage reached the sm90 emitter");
@@ -150,8 +150,66 @@ std::string types_of(const GemmSpec& g, const Sm90Schedule& sch, const EvtCode& 
     return s;
 }
 
-std::string builder_of(const GemmSpec& g, const LowerContext& ctx, const EvtCode& evt) {
+// The tile scheduler's arguments with every launch knob written in (launch_knobs_baked(): each
+// value is its own source, as before launch knobs).
+std::string baked_scheduler_arguments(const GemmSpec& g) {
     const auto& c = g.config;
+    std::string s = "    using Raster = decltype(args.scheduler.raster_order);\n";
+    const char* raster = c.raster == dsl::Raster::kAlongM   ? "AlongM"
+                         : c.raster == dsl::Raster::kAlongN ? "AlongN"
+                                                            : "Heuristic";
+    s += std::string("    args.scheduler.raster_order = Raster::") + raster + ";\n";
+    if (promotes_accumulator(g))
+        s += "    args.mainloop.mma_promotion_interval = MmaPromotionInterval;\n";
+    s += "    args.scheduler.max_swizzle_size = " + std::to_string(c.swizzle) + ";\n";
+    if (uses_stream_k_scheduler(c)) {
+        s += "    using Decomposition = decltype(args.scheduler.decomposition_mode);\n";
+        if (c.split_k > 1)
+            s += "    args.scheduler.splits = " + std::to_string(c.split_k) +
+                 ";\n    args.scheduler.decomposition_mode = Decomposition::SplitK;\n";
+        else
+            s += "    args.scheduler.decomposition_mode = Decomposition::StreamK;\n";
+    }
+    return s;
+}
+
+// The tile scheduler's arguments from the launch knobs of KforgeBuildArgs (codegen/host_abi.h,
+// launch_knobs.h): the source holds no raster, swizzle, split or decomposition value, so every
+// setting of them runs on one compile. The persistent grid is sized by the SM count CUTLASS is
+// given: max_ctas below the device's SMs launches fewer persistent CTAs (each loops over more
+// tiles). A split-K or stream-K request of a kernel compiled without the stream-K scheduler is
+// refused (KFORGE_BUILD_BAD_ARGS): its plan never asks for one.
+std::string scheduler_arguments(const GemmSpec& g) {
+    std::string s =
+        "    if (in->max_ctas > 0 && in->max_ctas < in->sm_count)\n"
+        "        args.hw_info.sm_count = in->max_ctas;  // persistent CTAs (launch knob)\n"
+        "    using Raster = decltype(args.scheduler.raster_order);\n"
+        "    args.scheduler.raster_order = in->raster == KFORGE_RASTER_ALONG_M ? Raster::AlongM\n"
+        "                                : in->raster == KFORGE_RASTER_ALONG_N ? Raster::AlongN\n"
+        "                                                                      : Raster::Heuristic;\n";
+    if (promotes_accumulator(g))
+        s += "    args.mainloop.mma_promotion_interval = MmaPromotionInterval;\n";
+    s += "    args.scheduler.max_swizzle_size = in->swizzle > 0 ? in->swizzle : 1;\n";
+    if (uses_stream_k_scheduler(g.config)) {
+        s += "    using Decomposition = decltype(args.scheduler.decomposition_mode);\n"
+             "    args.scheduler.splits = in->splits > 0 ? in->splits : 1;\n"
+             "    switch (in->decomposition) {\n"
+             "        case KFORGE_DECOMPOSITION_DATA_PARALLEL:\n"
+             "            args.scheduler.decomposition_mode = Decomposition::DataParallel; break;\n"
+             "        case KFORGE_DECOMPOSITION_SPLIT_K:\n"
+             "            args.scheduler.decomposition_mode = Decomposition::SplitK; break;\n"
+             "        case KFORGE_DECOMPOSITION_STREAM_K:\n"
+             "            args.scheduler.decomposition_mode = Decomposition::StreamK; break;\n"
+             "        default: args.scheduler.decomposition_mode = Decomposition::Heuristic;\n"
+             "    }\n";
+    } else {
+        s += "    if (in->splits > 1 || in->decomposition != KFORGE_DECOMPOSITION_HEURISTIC)\n"
+             "        return KFORGE_BUILD_BAD_ARGS;  // no stream-K scheduler compiled in\n";
+    }
+    return s;
+}
+
+std::string builder_of(const GemmSpec& g, const LowerContext& ctx, const EvtCode& evt) {
     std::string ns = "kforge_gemm_" + g.kernel;
     std::string s = builder_head(g, ctx, builder_symbol_of(g.kernel));
     if (g.k_parts > 1)
@@ -188,22 +246,10 @@ std::string builder_of(const GemmSpec& g, const LowerContext& ctx, const EvtCode
     s += "    args.epilogue.thread = typename Evt::Arguments" + evt.arguments + ";\n";
     s += "    args.hw_info.device_id = in->device_id;\n"
          "    args.hw_info.sm_count = in->sm_count;\n";
-    s += "    using Raster = decltype(args.scheduler.raster_order);\n";
-    const char* raster = c.raster == dsl::Raster::kAlongM   ? "AlongM"
-                         : c.raster == dsl::Raster::kAlongN ? "AlongN"
-                                                            : "Heuristic";
-    s += std::string("    args.scheduler.raster_order = Raster::") + raster + ";\n";
-    if (promotes_accumulator(g))
-        s += "    args.mainloop.mma_promotion_interval = MmaPromotionInterval;\n";
-    s += "    args.scheduler.max_swizzle_size = " + std::to_string(c.swizzle) + ";\n";
-    if (c.schedule == dsl::Schedule::kStreamK || c.split_k > 1) {
-        s += "    using Decomposition = decltype(args.scheduler.decomposition_mode);\n";
-        if (c.split_k > 1)
-            s += "    args.scheduler.splits = " + std::to_string(c.split_k) +
-                 ";\n    args.scheduler.decomposition_mode = Decomposition::SplitK;\n";
-        else
-            s += "    args.scheduler.decomposition_mode = Decomposition::StreamK;\n";
-    }
+    if (launch_knobs_baked())
+        s += baked_scheduler_arguments(g);
+    else
+        s += scheduler_arguments(g);
     s += builder_tail(g, true);
     return s;
 }
@@ -268,6 +314,7 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
     launch.params = {KernelParam{ParamKind::kParamBlob, "", 0, 0.0}};
     launch.param_builder = builder_symbol_of(g.kernel);
     launch.builder_tensors = g.tensor_order;
+    launch.knobs = launch_knobs_of(g.config);
     code.launches = std::move(staged->launches);  // the pre-kernels first
     code.launches.push_back(launch);
     code.buffers = std::move(staged->buffers);

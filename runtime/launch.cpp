@@ -37,6 +37,28 @@ Status load_host_library(const codegen::LaunchPlan& plan, const std::string& pat
     return Ok{};
 }
 
+// A builder's arguments: the plan's host ABI version (an older export's library is called with
+// the version it was built against and reads only that prefix) and the kernel's launch knobs.
+KforgeBuildArgs build_args(const codegen::LaunchPlan& plan, const codegen::KernelLaunch& k,
+                           const std::vector<void*>& tensors, const std::vector<int64_t>& dims,
+                           int sm_count, int device_id) {
+    KforgeBuildArgs a{};
+    a.abi_version = plan.host_abi_version;
+    a.num_tensors = static_cast<int32_t>(tensors.size());
+    a.tensors = tensors.data();
+    a.num_dims = static_cast<int32_t>(dims.size());
+    a.dims = dims.data();
+    a.workspace = nullptr;
+    a.sm_count = sm_count;
+    a.device_id = device_id;
+    a.raster = k.knobs.raster;
+    a.swizzle = k.knobs.swizzle;
+    a.splits = k.knobs.splits;
+    a.decomposition = k.knobs.decomposition;
+    a.max_ctas = k.knobs.max_ctas;
+    return a;
+}
+
 std::string builder_status(const codegen::KernelLaunch& k, int rc) {
     return k.param_builder + " returned " + std::to_string(rc) + " (codegen/host_abi.h KFORGE_BUILD_*)";
 }
@@ -93,9 +115,7 @@ Expected<uint64_t> builder_workspace_bytes(const Module& module, const codegen::
     for (size_t i = 0; i < k.builder_tensors.size(); ++i)
         tensors.push_back(reinterpret_cast<void*>(uintptr_t{(i + 1)} << 20));
     std::vector<uint64_t> storage(kParamsCapacity / 8, 0);
-    KforgeBuildArgs args{KFORGE_HOST_ABI_VERSION, static_cast<int32_t>(tensors.size()),
-                         tensors.data(), static_cast<int32_t>(dims.size()), dims.data(),
-                         nullptr, sm_count, device_id};
+    KforgeBuildArgs args = build_args(plan, k, tensors, dims, sm_count, device_id);
     KforgeBuiltLaunch out{};
     out.params = storage.data();
     out.params_capacity = kParamsCapacity;
@@ -133,9 +153,7 @@ Expected<PreparedLaunch> prepare_launch(const DriverApi& api, const Module& modu
             tensors.push_back(reinterpret_cast<void*>(*p));
         }
         l.storage.assign(kParamsCapacity / 8, 0);
-        KforgeBuildArgs args{KFORGE_HOST_ABI_VERSION, static_cast<int32_t>(tensors.size()),
-                             tensors.data(), static_cast<int32_t>(b.dims.size()), b.dims.data(),
-                             nullptr, b.sm_count, b.device_id};
+        KforgeBuildArgs args = build_args(plan, k, tensors, b.dims, b.sm_count, b.device_id);
         KforgeBuiltLaunch out{};
         out.params = l.storage.data();
         out.params_capacity = kParamsCapacity;

@@ -6,7 +6,8 @@
 //   load_module     cubin into the current context, every kernel's function resolved, the host
 //                   library dlopen()ed and each kernel's param builder (codegen/host_abi.h) found
 //   prepare_launch  one kernel's arguments: plain params packed from the plan, or the params
-//                   blob a builder encodes from device pointers and dims (workspace on request);
+//                   blob a builder encodes from device pointers, dims and the plan's launch
+//                   knobs (codegen/launch_knobs.h; workspace on request, sized by them);
 //                   the cluster and dynamic shared memory attributes set on the function
 //   enqueue_launches  the prepared kernels in plan order on one stream, nothing in between
 // Driver calls go through runtime/cuda_driver.h's table; nothing here allocates device memory.

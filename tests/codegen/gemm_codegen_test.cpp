@@ -153,8 +153,9 @@ TEST(GemmLower, PlanNamesWrapperBuilderAndTensors) {
     EXPECT_NE(out.cuda_source.find("extern \"C\" __global__"), std::string::npos);
     EXPECT_NE(out.cuda_source.find("cutlass::epilogue::fusion::Sm90RowBroadcast"),
               std::string::npos);
-    EXPECT_NE(out.cuda_source.find("Raster::AlongN"), std::string::npos);
-    EXPECT_NE(out.cuda_source.find("max_swizzle_size = 8"), std::string::npos);
+    // raster and swizzle are launch knobs (codegen/launch_knobs.h): in the plan, not the source
+    EXPECT_EQ(k.knobs.raster, KFORGE_RASTER_ALONG_N);
+    EXPECT_EQ(k.knobs.swizzle, 8);
 }
 
 TEST(GemmLower, DumpHookSeesEveryPassInOrder) {

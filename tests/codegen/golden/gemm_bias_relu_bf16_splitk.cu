@@ -17,7 +17,7 @@
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 
 
-static_assert(KFORGE_HOST_ABI_VERSION == 1, "kforge host ABI version mismatch");
+static_assert(KFORGE_HOST_ABI_VERSION == 2, "kforge host ABI version mismatch");
 
 namespace kforge_cutlass {
 // Applies a scalar float functor element-wise (epilogue visitors call functors on Arrays).
@@ -128,12 +128,24 @@ extern "C" int kforge_build_k0(const KforgeBuildArgs* in, KforgeBuiltLaunch* out
     args.epilogue.thread = typename Evt::Arguments{{{{}, {static_cast<const cutlass::bfloat16_t*>(tensors[3]), cutlass::bfloat16_t(0), {_0{}, _1{}, int64_t(0)}}, {}}, {}}, {}};
     args.hw_info.device_id = in->device_id;
     args.hw_info.sm_count = in->sm_count;
+    if (in->max_ctas > 0 && in->max_ctas < in->sm_count)
+        args.hw_info.sm_count = in->max_ctas;  // persistent CTAs (launch knob)
     using Raster = decltype(args.scheduler.raster_order);
-    args.scheduler.raster_order = Raster::AlongN;
-    args.scheduler.max_swizzle_size = 8;
+    args.scheduler.raster_order = in->raster == KFORGE_RASTER_ALONG_M ? Raster::AlongM
+                                : in->raster == KFORGE_RASTER_ALONG_N ? Raster::AlongN
+                                                                      : Raster::Heuristic;
+    args.scheduler.max_swizzle_size = in->swizzle > 0 ? in->swizzle : 1;
     using Decomposition = decltype(args.scheduler.decomposition_mode);
-    args.scheduler.splits = 4;
-    args.scheduler.decomposition_mode = Decomposition::SplitK;
+    args.scheduler.splits = in->splits > 0 ? in->splits : 1;
+    switch (in->decomposition) {
+        case KFORGE_DECOMPOSITION_DATA_PARALLEL:
+            args.scheduler.decomposition_mode = Decomposition::DataParallel; break;
+        case KFORGE_DECOMPOSITION_SPLIT_K:
+            args.scheduler.decomposition_mode = Decomposition::SplitK; break;
+        case KFORGE_DECOMPOSITION_STREAM_K:
+            args.scheduler.decomposition_mode = Decomposition::StreamK; break;
+        default: args.scheduler.decomposition_mode = Decomposition::Heuristic;
+    }
     if (!Gemm::can_implement(args))
         return KFORGE_BUILD_CANNOT_IMPLEMENT;
     size_t workspace_bytes = Gemm::get_workspace_size(args);

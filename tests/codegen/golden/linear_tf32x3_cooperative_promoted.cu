@@ -17,7 +17,7 @@
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 
 
-static_assert(KFORGE_HOST_ABI_VERSION == 1, "kforge host ABI version mismatch");
+static_assert(KFORGE_HOST_ABI_VERSION == 2, "kforge host ABI version mismatch");
 
 namespace kforge_cutlass {
 // Applies a scalar float functor element-wise (epilogue visitors call functors on Arrays).
@@ -151,10 +151,16 @@ extern "C" int kforge_build_k0(const KforgeBuildArgs* in, KforgeBuiltLaunch* out
     args.epilogue.thread = typename Evt::Arguments{{{}, {static_cast<const float*>(tensors[3]), float(0), {_0{}, _1{}, int64_t(0)}}, {}}, {static_cast<const float*>(tensors[4]), float(0), {_1{}, _0{}, int64_t(0)}}, {}};
     args.hw_info.device_id = in->device_id;
     args.hw_info.sm_count = in->sm_count;
+    if (in->max_ctas > 0 && in->max_ctas < in->sm_count)
+        args.hw_info.sm_count = in->max_ctas;  // persistent CTAs (launch knob)
     using Raster = decltype(args.scheduler.raster_order);
-    args.scheduler.raster_order = Raster::Heuristic;
+    args.scheduler.raster_order = in->raster == KFORGE_RASTER_ALONG_M ? Raster::AlongM
+                                : in->raster == KFORGE_RASTER_ALONG_N ? Raster::AlongN
+                                                                      : Raster::Heuristic;
     args.mainloop.mma_promotion_interval = MmaPromotionInterval;
-    args.scheduler.max_swizzle_size = 1;
+    args.scheduler.max_swizzle_size = in->swizzle > 0 ? in->swizzle : 1;
+    if (in->splits > 1 || in->decomposition != KFORGE_DECOMPOSITION_HEURISTIC)
+        return KFORGE_BUILD_BAD_ARGS;  // no stream-K scheduler compiled in
     if (!Gemm::can_implement(args))
         return KFORGE_BUILD_CANNOT_IMPLEMENT;
     size_t workspace_bytes = Gemm::get_workspace_size(args);
