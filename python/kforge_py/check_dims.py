@@ -120,12 +120,15 @@ def dim_renaming(spec, sspec):
     return {d: fwd.get(d, d) for d in spec["dims"]}
 
 
-def try_plans(spec, conv, loaded, name):
-    """(reduced spec, its Converter, the written spec's dims at the plan) for the first plan
-    whose re-traced spec is the written one up to dim names, or a reason string."""
+def try_plans(spec, conv, loaded, name, start=0):
+    """(reduced spec, its Converter, the written spec's dims at the plan, the plan's index) for
+    the first plan from `start` on whose re-traced spec is the written one up to dim names, or a
+    reason string."""
     from kforge_py import spec_build
     reasons = []
-    for plan in plans(spec, conv):
+    for index, plan in enumerate(plans(spec, conv)):
+        if index < start:
+            continue
         dims = dict(spec["dims"], **plan)
         where = ",".join(f"{k}={v}" for k, v in plan.items())
         inputs = inputs_at(spec, conv, loaded, dims, meta=loaded.on_meta)
@@ -149,5 +152,5 @@ def try_plans(spec, conv, loaded, name):
         if n > WEIGHTS_MAX_ELEMENTS:
             return (f"at {where} its weights and inputs still hold {n:,} elements (the "
                     f"check's limit with full-size weights is {WEIGHTS_MAX_ELEMENTS:,})")
-        return sspec, sconv, dims
+        return sspec, sconv, dims, index
     return "; ".join(reasons) or "no dim that only the inputs carry"

@@ -227,25 +227,34 @@ def _check_at_input_dims(kforge, spec, spec_path, loaded, path, work, conv):
     (flag, line), or a string saying why not."""
     import dataclasses
     from kforge_py import check_dims, kernelbench
-    got = check_dims.try_plans(spec, conv or _conv_of(spec, loaded), loaded, spec["name"])
-    if isinstance(got, str):
-        return got
-    sspec, sconv, dims = got
-    try:
-        target = kernelbench.load(path) if loaded.on_meta else loaded
-    except kernelbench.KernelBenchError as e:
-        return f"at the file's own weights: {e}"
+    conv = conv or _conv_of(spec, loaded)
+    start, flagged, target = 0, None, None
+    while True:
+        got = check_dims.try_plans(spec, conv, loaded, spec["name"], start)
+        if isinstance(got, str):
+            return flagged or got
+        sspec, sconv, dims, start = got
+        start += 1
+        if target is None:  # the model with real weights, once a plan holds
+            try:
+                target = kernelbench.load(path) if loaded.on_meta else loaded
+            except kernelbench.KernelBenchError as e:
+                return f"at the file's own weights: {e}"
 
-    def at(seed):
-        return check_dims.inputs_at(spec, sconv, target, dims, meta=False, seed=seed)
+        def at(seed, sconv=sconv, dims=dims):
+            return check_dims.inputs_at(spec, sconv, target, dims, meta=False, seed=seed)
 
-    target = dataclasses.replace(target, inputs=at(0))
-    r = _check(kforge, spec, spec_path, dims, target, sconv, work, draw=at)
-    if isinstance(r, str):
-        return f"at {dims_text(dims)}: {r}"
-    return r[0], (f"interpreter = PyTorch (fp64) at {dims_text(dims)}, the inputs' "
-                  f"batch/spatial dims reduced and the weights at the file's sizes, max |diff| "
-                  f"{r[1]:.2g}")
+        r = _check(kforge, spec, spec_path, dims, dataclasses.replace(target, inputs=at(0)),
+                   sconv, work, draw=at)
+        if isinstance(r, str):
+            return flagged or f"at {dims_text(dims)}: {r}"
+        line = (f"interpreter = PyTorch (fp64) at {dims_text(dims)}, the inputs' batch/spatial "
+                f"dims reduced and the weights at the file's sizes, max |diff| {r[1]:.2g}")
+        if r[0] is None:
+            return None, line
+        # degenerate at these sizes (tiny feature maps can leave a network's output constant):
+        # larger reduced sizes are tried before the problem is flagged
+        flagged = flagged or (f"{r[0]} at the reduced sizes {dims_text(dims)}", line)
 
 
 def _conv_of(spec, loaded):
