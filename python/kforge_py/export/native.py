@@ -17,6 +17,7 @@ KFORGE_TORCH_EXT picks: "auto" (default, 1 then 2), "prebuilt" (1 only), "build"
 import ctypes
 import hashlib
 import os
+import re
 import shutil
 import sys
 import types
@@ -37,8 +38,10 @@ def _state():
     return s
 
 
-def _torch_base_version():
-    return torch.__version__.split("+")[0]
+def _release(version):
+    """"2.11.0" of "2.11.0+cu130" or "2.12.0.dev20260101" (torch/version.h's TORCH_VERSION form)."""
+    m = re.match(r"\d+\.\d+\.\d+", version)
+    return m.group(0) if m else version
 
 
 class Entry(ctypes.Structure):  # kforge_torch.cpp's kforge_torch_entry
@@ -111,7 +114,7 @@ def _load(path):
         return None, f"{path} does not load here ({e})"
     if ext.interface != INTERFACE:
         return None, f"{path} has interface {ext.interface}, this package needs {INTERFACE}"
-    if ext.torch_version != _torch_base_version():
+    if _release(ext.torch_version) != _release(torch.__version__):
         return None, (f"{path} was built against torch {ext.torch_version}, this process runs "
                       f"torch {torch.__version__}")
     return ext, None
