@@ -27,7 +27,8 @@ def main(path, work):
     rows.sort(key=lambda r: (r.get("kind", ""), r["problem"]))
     gpu = next((r.get("gpu") for r in rows if r.get("gpu")), "?")
     print(f"GPU: {gpu}. Medians of 100 trials in us (CUDA events, L2 flushed, synchronized per "
-          "trial); 'exported' = ModelNew eager (the op through its Python package), 'graph' = "
+          "trial); 'exported' = ModelNew eager (the op's CUDA kernel: the compiled kforge_torch, "
+          "or the ctypes path where marked), 'graph' = "
           "ModelNew replayed from a CUDA graph (kernels only), 'kforge' = kforge eval --tier "
           "full; speedups are eager/exported and compile/exported.\n")
     print("| problem | correct (5 trials) | in CUDA graph | compile fullgraph | kforge | exported "
@@ -54,13 +55,16 @@ def main(path, work):
             correct += (f"; vs fp64: Model {f64['model']:.3g}, ModelNew "
                         f"{f64['model_new']:.3g}")
         kf = us(k_us) if k_us else f"- ({k_status})"
-        print(f"| {r['problem']} | {correct} | {'same' if r['cuda_graph_same'] else 'DIFF'}"
+        op_path = r.get("op_path", "ctypes")  # rows from before the compiled op: ctypes
+        path = "" if op_path == "compiled" else f" ({op_path})"
+        print(f"| {r['problem']}{path} | {correct} | {'same' if r['cuda_graph_same'] else 'DIFF'}"
               f" | {'same' if r['compile_fullgraph_same'] else 'DIFF'} | {kf} | {us(e)}"
               f" | {us(r['exported_graph']['median_us'])} | {us(r['overhead_us'])}"
               f" | {'-' if ratio is None else '%.3f' % ratio}"
               f" | {us(r['eager']['median_us'])} | {us(r['compile']['median_us'])}"
               f" | {r['speedup_vs_eager']:.2f} | {r['speedup_vs_compile']:.2f} |")
-    print(f"\n{ok} of {len(rows)} exported models correct, the same in a CUDA graph and under "
+    paths = sorted({r.get("op_path", "ctypes") for r in rows if "error" not in r})
+    print(f"\nop path: {', '.join(paths)}. {ok} of {len(rows)} exported models correct, the same in a CUDA graph and under "
           f"torch.compile(fullgraph=True); {within} of {big} kernels over 50 us within 3% of "
           "kforge's evaluator median"
           + (f"; per-call overhead of the small ones {min(overheads):.1f}-{max(overheads):.1f} us"
