@@ -36,6 +36,29 @@ std::string time_and_sol(double median_ns, double time_sol_s) {
            (share.under_bound ? " (flagged: under the SOL bound)" : "");
 }
 
+// The start of `st` evaluated at `tier` (quick or full) and timed: its wall seconds, also a
+// sample of the state's cost of that tier unless the evaluation cache served it.
+Expected<double> evaluate_start(SearchState& st, eval::Evaluator& evaluator, Store& store,
+                                EvalTier tier, const SearchOptions& options, Spent& spent) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = detail::evaluate_at(st, evaluator, store, st.start_hash, tier, options, spent);
+    if (!r) return r.error();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ScreenCosts& c = st.screen_costs;
+    if (!r->cached && tier == EvalTier::kFull) detail::add_sample(c.full_s, c.full_samples, secs);
+    if (!r->cached && tier != EvalTier::kFull) detail::add_sample(c.quick_s, c.quick_samples, secs);
+    return secs;
+}
+
+// What a tier of the start gave: its time and SOL share, else its status and message.
+std::string start_result(const SearchState& st, const std::optional<eval::TimingStats>& timing) {
+    if (timing && timing->median_ns > 0)
+        return time_and_sol(timing->median_ns, st.bounds.time_fused_s);
+    const CandidateState& c = st.candidates.at(st.start_hash);
+    return std::string(to_string(c.status)) + ": " + first_line(c.message);
+}
+
 // The default compiler: the start program precompiled into the compile cache (what its
 // evaluation then finds there), one job; nothing without a cache or on the simulated device.
 StartCompiler default_compiler(eval::Evaluator& evaluator, const SearchOptions& options) {
@@ -237,18 +260,12 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
             }
             SearchState& st = states[plan.items[item].state];
             event("time " + st.problem.name);
-            auto t0 = std::chrono::steady_clock::now();
-            auto r = detail::evaluate_at(st, evaluator, store, st.start_hash, EvalTier::kQuick,
-                                         options, spent);
-            if (!r) {
-                status = r.error();
+            auto secs = evaluate_start(st, evaluator, store, EvalTier::kQuick, options, spent);
+            if (!secs) {
+                status = secs.error();
                 break;
             }
-            const double secs =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (!r->cached)
-                detail::add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples, secs);
-            timing_sum_s += secs;
+            timing_sum_s += *secs;
             time_est_s = timing_sum_s / ++timings;
             event("timed " + st.problem.name);
             result.timed.push_back(plan.items[item].state);
@@ -258,12 +275,9 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
             line += it.needs_nvcc ? "compiled in " + fmt(compiled_s[item]) + " s (est " +
                                         fmt(it.compile_est_s) + " s)"
                                   : it.estimate_basis;
-            const CandidateState& c = st.candidates.at(st.start_hash);
-            if (c.quick && c.quick->median_ns > 0)
-                line += ", " + time_and_sol(c.quick->median_ns, st.bounds.time_fused_s);
-            else
-                line += ", quick tier " + std::string(to_string(c.status)) + ": " +
-                        first_line(c.message);
+            const auto& quick = st.candidates.at(st.start_hash).quick;
+            line += (quick && quick->median_ns > 0 ? ", " : ", quick tier ") +
+                    start_result(st, quick);
             print(line + (st.simulated ? " (simulated)\n" : "\n"));
             continue;
         }
@@ -279,25 +293,16 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
                                                : std::max(4 * time_est_s, st.simulated ? 2.0 : 30.0);
             if (full_est > left_s()) continue;
             event("full " + st.problem.name);
-            auto t0 = std::chrono::steady_clock::now();
-            auto r = detail::evaluate_at(st, evaluator, store, st.start_hash, EvalTier::kFull,
-                                         options, spent);
-            if (!r) {
-                status = r.error();
+            auto secs = evaluate_start(st, evaluator, store, EvalTier::kFull, options, spent);
+            if (!secs) {
+                status = secs.error();
                 break;
             }
-            const double secs =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            full_sum_s += secs;
+            full_sum_s += *secs;
             ++full_n;
-            if (!r->cached)
-                detail::add_sample(st.screen_costs.full_s, st.screen_costs.full_samples, secs);
-            const CandidateState& c = st.candidates.at(st.start_hash);
             print("start " + st.problem.name + ": full tier while compiles run, " +
-                  (c.full && c.full->median_ns > 0
-                       ? time_and_sol(c.full->median_ns, st.bounds.time_fused_s)
-                       : std::string(to_string(c.status)) + ": " + first_line(c.message)) +
-                  " (" + fmt(secs) + " s)" + (st.simulated ? " (simulated)\n" : "\n"));
+                  start_result(st, st.candidates.at(st.start_hash).full) + " (" + fmt(*secs) +
+                  " s)" + (st.simulated ? " (simulated)\n" : "\n"));
             continue;
         }
         event("wait");  // nothing compiled to time: the GPU waits for the next compile
