@@ -289,7 +289,13 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         EntryParams params;
         params.add_tensor(src.name, *cuda_float_type(src.dtype, ""), false);
         params.add_workspace(buffer, staged_ctype);
-        params.add_int64("channels", channels);
+        const bool block_diagonal = g.w_group_filters > 0 && std::string(role) == "w";
+        if (block_diagonal) {  // source channels per image: the image's group's filters
+            params.add_int64("group_filters", g.w_group_filters);
+            params.add_int64("group_channels", g.w_group_channels);
+        } else {
+            params.add_int64("channels", channels);
+        }
         const bool upsampled = zeros && std::string(role) == "x";
         if (upsampled) {  // zero insertion: the source's sizes and the strides
             for (const auto& [name, v] : {std::pair<const char*, int64_t>{"in_d", g.d},
@@ -307,7 +313,11 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
             << (upsampled ? "; stride - 1 zeros between neighbours" : "") << ")\n"
             << "extern \"C\" __global__ void __launch_bounds__(" << kTile * kTileRows << ") "
             << symbol << "(" << params.signature() << ") {\n"
-            << (upsampled
+            << (block_diagonal
+                    ? "    kforge::conv_channels_last_block_diagonal(t_" + src.name + ", w_" +
+                          buffer + ", group_filters,\n        group_channels, positions, "
+                          "padded_channels, images_valid);\n}\n"
+                : upsampled
                     ? "    kforge::conv_channels_last_upsampled(t_" + src.name + ", w_" + buffer +
                           ", channels,\n        kforge::ConvUpsample{in_d, in_h, in_w, up_d, "
                           "up_h, up_w}, padded_channels, images_valid);\n}\n"
@@ -481,7 +491,11 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
       << ", C = " << dim_expr(pr, x.dim_names[1], g.c)
       << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[x.dim_names.size() - 2], g.h))
       << ", W = " << dim_expr(pr, x.dim_names.back(), g.w) << ";\n"
-      << "    const int64_t K = " << dim_expr(pr, w.dim_names[k_dim], g.k)
+      << "    const int64_t K = "
+      << (g.w_group_filters > 0  // w [C, K/groups, ..]
+              ? dim_expr(pr, w.dim_names[k_dim], g.w_group_filters) + " * " +
+                    std::to_string(g.groups)
+              : dim_expr(pr, w.dim_names[k_dim], g.k))
       << ", R = " << (g.one_d ? "1" : dim_expr(pr, w.dim_names[w.dim_names.size() - 2], g.r))
       << ", S = " << dim_expr(pr, w.dim_names.back(), g.s) << ";\n";
     if (!fprop) {

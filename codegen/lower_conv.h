@@ -15,7 +15,7 @@
 //    (DefaultDepthwiseDirect2dConvFprop, SIMT): x staged unpadded, w staged [R*S, K] (the
 //    kernel's "reordered" filter, which the lowering's staging writes directly), the output tile
 //    of P x Q positions and channels per CTA from the knobs tile M and tile N.
-//  - transposed (conv_transpose1d/2d/3d, groups 1): the data gradient (dgrad) of the
+//  - transposed (conv_transpose1d/2d/3d): the data gradient (dgrad) of the
 //    convolution whose output is the transposed conv's input: x [N,C,H,W] is that conv's output
 //    gradient (staged [N,H,W,Cp]), w [C,K,R,S] its KRSC filter (staged [Cp,R,S,Kp]: images C,
 //    channels K), y [N,K,P,Q] its input gradient; CUTLASS's DefaultConv2dDgrad (strided or
@@ -23,6 +23,8 @@
 //    gradient's H (= P) larger, and dgrad writes every one of its positions. Stride with
 //    dilation (which CUTLASS's strided dgrad refuses) runs as the unit-stride dgrad of x with
 //    stride - 1 zeros inserted between neighbours by its staging (stride^dims times the work).
+//    groups > 1 (CUTLASS's dgrad has no group mode): the weight staged as one dense filter, block
+//    diagonal (zero between groups), and the dense dgrad run on it (groups times the MMAs).
 // Cp is C rounded up to 16 bytes of the staged operand dtype (4 f32, 8 f16/bf16), so every C
 // (3 for images) is legal for CUTLASS's 16-byte cp.async; Kp is K rounded up to 4 (the f32
 // accumulators' 16-byte stores). stride, padding and dilation are the problem op's and are
@@ -68,6 +70,9 @@ struct ConvGeometry {
     // The staged weight [w_images, R, S, w_padded] from w [w_images_valid, w_channels, R, S]:
     // fprop [Kp, R, S, Cp] of [K, C]; grouped [K, R, S, C/groups]; dgrad [Cp, R, S, Kp] of [C, K].
     int64_t w_images = 0, w_images_valid = 0, w_channels = 0, w_padded = 0;
+    // A grouped transposed conv's weight [C, K/groups, ...] staged as one dense block-diagonal
+    // KRSC filter (zero across groups): the filters and channels per group; 0 otherwise.
+    int64_t w_group_filters = 0, w_group_channels = 0;
     // kDgrad with stride and dilation > 1 (CUTLASS's strided dgrad takes dilation 1): x staged
     // with stride - 1 zeros between neighbours ([N, (D-1)sd+1, (H-1)sh+1, (W-1)sw+1, Cp]) and the
     // unit-stride dgrad run on it (stride above then 1); 1, 1, 1 otherwise.

@@ -102,11 +102,6 @@ Status conv_form_geometry(const dsl::Kernel& kernel, const Op& op, ConvGeometry&
     const int multiple = conv_channel_multiple(g.staged);
     const bool simt = g.math == dsl::MathMode::kF32Simt;
     if (g.form == ConvForm::kDgrad) {
-        // CUTLASS's dgrad has no group mode (GroupMode is an fprop iterator parameter).
-        if (g.groups != 1)
-            return unsupported(kernel, kind + " with groups " + std::to_string(g.groups) +
-                                           " (a transposed convolution runs as CUTLASS's dgrad, "
-                                           "which has no group mode)");
         // ImplicitGemmConvolution::can_implement: a strided dgrad takes dilation 1 (the strided
         // kernel's per-phase filter walk assumes unit dilation); unit stride takes any dilation.
         // So stride with dilation runs as the unit-stride dgrad of x with stride - 1 zeros
@@ -120,6 +115,9 @@ Status conv_form_geometry(const dsl::Kernel& kernel, const Op& op, ConvGeometry&
         // to 16 bytes of the staged dtype (which 4 f32 accumulators divide too).
         g.kp = round_up(g.k, multiple);
         g.w_images = g.cp, g.w_images_valid = g.c, g.w_channels = g.k, g.w_padded = g.kp;
+        // CUTLASS's dgrad has no group mode (GroupMode is an fprop iterator parameter): groups
+        // run as one dense dgrad whose filter is zero between groups (staged block diagonal).
+        if (g.groups != 1) g.w_group_filters = g.k / g.groups, g.w_group_channels = g.c / g.groups;
         g.alignment_a = g.alignment_b = simt ? 1 : multiple;
         g.alignment_d = simt ? 1 : kConvFilterMultiple;
         return Ok{};
@@ -194,7 +192,10 @@ std::string conv_form_title(const ConvGeometry& g) {
     if (g.form == ConvForm::kGroupFprop)
         return "conv2d group fprop (groups " + std::to_string(g.groups) + ")";
     const bool zeros = g.upsample[0] * g.upsample[1] * g.upsample[2] > 1;
-    return std::string(g.three_d ? "conv3d" : "conv2d") + " dgrad (a transposed convolution, " +
+    return std::string(g.three_d ? "conv3d" : "conv2d") + " dgrad (a transposed convolution" +
+           (g.groups > 1 ? " of " + std::to_string(g.groups) + " groups on a block-diagonal filter"
+                         : std::string()) +
+           ", " +
            (zeros ? "unit stride over x with zeros inserted for stride " +
                         std::to_string(g.upsample[0]) + "x" + std::to_string(g.upsample[1]) +
                         "x" + std::to_string(g.upsample[2])

@@ -399,10 +399,11 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
     // The chain's operands, against the output's dims [N,K,P,Q]: what the epilogue broadcasts.
     const std::vector<std::string>& out = facts.value_dims;
     if (out.size() < 2) return;
-    // K: the weight's first dim (transposed, groups 1: its second)
-    const std::string k = out.size() == 4 ? out[1]
-                          : is_conv_transpose(op.kind) ? kn.args[1].dims.at(1)
-                                                       : kn.args[1].dims.at(0);
+    // K: the output's second dim where none is dropped, else the weight's first (transposed:
+    // its second, K/groups)
+    const std::string k = out.size() == kn.args[0].dims.size() ? out[1]
+                          : is_conv_transpose(op.kind)         ? kn.args[1].dims.at(1)
+                                                               : kn.args[1].dims.at(0);
     for (const ChainOp& s : kn.chain) {
         if (!s.tensor || s.kind == ChainOpKind::kStore || s.kind == ChainOpKind::kReduce) continue;
         const std::vector<std::string> d = named_dims(s.tensor->dims);

@@ -93,6 +93,24 @@ KFORGE_CONV_HD void channels_last_gather_upsampled(Load load, float (*tile)[kCon
     }
 }
 
+// Phase 1 of channels-last for a grouped transposed convolution's weight as one dense,
+// block-diagonal KRSC filter: source [images_valid = C, Kg, HW] (w [C, K/groups, R, S]), image
+// (input channel) bz of group bz / Cg holds source channel c - group * Kg at destination channel
+// c for c in its group's Kg filters, zero elsewhere (the other groups' filters never see it).
+template <class Load>
+KFORGE_CONV_HD void channels_last_gather_block_diagonal(Load load, float (*tile)[kConvTile + 1],
+                                                        int64_t Kg, int64_t Cg, int64_t HW,
+                                                        int64_t images_valid, ConvBlock b,
+                                                        int tx, int ty) {
+    const int64_t hw = b.bx * kConvTile + tx;
+    const int64_t first = b.bz / Cg * Kg;  // the image's group's first filter
+    for (int j = 0; j < kConvTile; j += kConvTileRows) {
+        const int64_t local = b.by * kConvTile + ty + j - first;
+        const bool inside = b.bz < images_valid && local >= 0 && local < Kg && hw < HW;
+        tile[ty + j][tx] = inside ? load((b.bz * Kg + local) * HW + hw) : 0.0f;
+    }
+}
+
 // Phase 2 of channels-last: the block writes its tile to dst [images, HW, Cp]: the tile's
 // cw = min(32, Cp - 32 by) channels of each of its hn = min(32, HW - 32 bx) positions, thread
 // `tid` (0..255) taking elements tid, tid + 256, ... of that cw-fastest order, so consecutive
@@ -174,6 +192,22 @@ __device__ __forceinline__ void conv_channels_last_upsampled(
     __syncthreads();
     const int64_t HW = ((u.d - 1) * u.sd + 1) * ((u.h - 1) * u.sh + 1) * ((u.w - 1) * u.sw + 1);
     channels_last_scatter([&](int64_t o, float v) { dst[o] = from_f32<TOut>(v); }, tile, HW, Cp,
+                          b, threadIdx.y * kConvTile + threadIdx.x);
+}
+
+// Step 2 of a grouped transposed convolution: w [images_valid, Kg, HW] -> the block-diagonal
+// dst [gridDim.z, HW, Kp] (channels_last_gather_block_diagonal). Launch: grid (ceil(HW / 32),
+// ceil(Kp / 32), images).
+template <class TIn, class TOut>
+__device__ __forceinline__ void conv_channels_last_block_diagonal(
+    const TIn* __restrict__ src, TOut* __restrict__ dst, int64_t Kg, int64_t Cg, int64_t HW,
+    int64_t Kp, int64_t images_valid) {
+    __shared__ float tile[kConvTile][kConvTile + 1];
+    const ConvBlock b{int64_t(blockIdx.x), int64_t(blockIdx.y), int64_t(blockIdx.z)};
+    channels_last_gather_block_diagonal([&](int64_t o) { return to_f32(src[o]); }, tile, Kg, Cg,
+                                        HW, images_valid, b, threadIdx.x, threadIdx.y);
+    __syncthreads();
+    channels_last_scatter([&](int64_t o, float v) { dst[o] = from_f32<TOut>(v); }, tile, HW, Kp,
                           b, threadIdx.y * kConvTile + threadIdx.x);
 }
 

@@ -236,12 +236,13 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     // dgrad reads every input position once per tap, N*H*W*C*K*R*S in all.
     const int64_t groups = conv->attrs.groups;
     double gemm_k = cp * rs;
-    if (groups > 1) {
+    const bool transpose = is_conv_transpose(conv->kind);  // groups: a block-diagonal filter
+    if (groups > 1 && !transpose) {
         cp = static_cast<double>(x->shape[1]), kp = static_cast<double>(y->shape[1]);
         const double kg = kp / groups;
         gemm_k = cp / groups * rs * (k.gemm.math == dsl::MathMode::kF32Simt
                                          ? 1.0 : std::max(1.0, k.gemm.tile_n / kg));
-    } else if (is_conv_transpose(conv->kind)) {
+    } else if (transpose) {
         gemm_k = cp * rs * static_cast<double>(spatial(x)) / static_cast<double>(spatial(y));
         bool dilated = false;  // stride with dilation: zeros inserted, stride^dims the taps
         double strides = 1;
@@ -250,7 +251,7 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
         if (dilated) gemm_k *= strides;
     }
     const double xs_bytes = n * static_cast<double>(spatial(x)) * cp * elem,
-                 ws_bytes = kp * rs * cp / static_cast<double>(groups) * elem;
+                 ws_bytes = kp * rs * cp / static_cast<double>(transpose ? 1 : groups) * elem;
     const double ys_bytes = m * kp * 4.0;
 
     const dsl::GemmConfig& g = k.gemm;

@@ -24,12 +24,7 @@ Status Planner::add_conv2d(const Op& op) {
     if (spatial == 0) return not_expressible(op, "not a convolution");
     const int64_t groups = op.attrs.groups;
     const std::string name(to_string(op.kind));
-    if (transpose && groups != 1) {
-        return not_expressible(op, "not supported: grouped " + name + " (groups " +
-                                       std::to_string(groups) + "): kforge runs a transposed "
-                                       "convolution as CUTLASS's dgrad, which has no group mode");
-    }
-    if (groups != 1 && three_d) {
+    if (groups != 1 && three_d && !transpose) {
         return not_expressible(op, "not supported: grouped conv3d (groups " +
                                        std::to_string(groups) + "): CUTLASS has no 3-D group "
                                        "fprop");
@@ -65,7 +60,7 @@ Status Planner::add_conv2d(const Op& op) {
         taps *= w.shape[i];
     }
     const int64_t c = x.shape[1], k = y.shape[1];
-    if (groups != 1 && dt != DType::kF32 && (c / groups) % 2 != 0) {
+    if (groups != 1 && !transpose && dt != DType::kF32 && (c / groups) % 2 != 0) {
         return not_expressible(op, "not supported: a grouped " + name + " of " +
                                        std::string(to_string(dt)) + " operands with " +
                                        std::to_string(c / groups) + " channel(s) per group "
@@ -74,9 +69,9 @@ Status Planner::add_conv2d(const Op& op) {
                                        "depthwise convolution is run here on f32 only)");
     }
     const std::vector<dsl::GemmConfig> candidates =
-        groups == 1 ? conv2d_candidates(s, p.policy, limits)
+        groups == 1 || transpose ? conv2d_candidates(s, p.policy, limits)  // dgrad: dense
                     : grouped_conv_candidates(s, groups, c, k, taps, p.policy, limits);
-    if (groups != 1 && candidates.empty()) {
+    if (groups != 1 && !transpose && candidates.empty()) {
         return not_expressible(op, "not supported: " + name + " with " +
                                        std::to_string(k / groups) + " filters per group "
                                        "(kforge runs CUTLASS's group fprop on tile N 64, which "

@@ -15,6 +15,7 @@ struct FormCase {
     std::vector<int64_t> taps;      // the filter's spatial sizes
     std::string attrs;              // ", \"stride\": 2, ..." (JSON members of the op)
     int64_t groups = 1;
+    bool bias = true;               // y = relu(conv(x, w) + b), else relu(conv(x, w))
 };
 
 inline std::string list(const std::vector<std::string>& v) {
@@ -42,9 +43,11 @@ inline std::string form_json(const FormCase& f, int64_t n = 2, int64_t scale = 1
     return R"({"name": ")" + f.name + R"(", "dims": {"N": )" + std::to_string(n) +
            R"(, "C": )" + std::to_string(f.c) + R"(, "K": )" + std::to_string(f.k) + R"(},
       "inputs": {"x": {"shape": )" + list(x) + R"(, "dtype": ")" + dtype + R"("},
-                 "w": {"shape": )" + list(w) + R"(, "dtype": ")" + dtype + R"(", "param": true},
-                 "b": {"shape": ["K"], "dtype": ")" + dtype + R"(", "param": true}},
-      "graph": [{"op": ")" + f.op + R"(", "inputs": ["x", "w", "b"], "output": "h", "groups": )" +
+                 "w": {"shape": )" + list(w) + R"(, "dtype": ")" + dtype + R"(", "param": true})" +
+           (f.bias ? R"(,
+                 "b": {"shape": ["K"], "dtype": ")" + dtype + R"(", "param": true})" : "") + R"(},
+      "graph": [{"op": ")" + f.op + R"(", "inputs": )" +
+           (f.bias ? R"(["x", "w", "b"])" : R"(["x", "w"])") + R"(, "output": "h", "groups": )" +
            std::to_string(f.groups) + f.attrs + R"(, "out_dims": )" + list(out) + R"(},
                 {"op": "relu", "inputs": ["h"], "output": "y"}],
       "outputs": ["y"], "precision": {"policy": ")" + policy + R"("}})";
@@ -71,6 +74,12 @@ inline std::vector<FormCase> cases() {
          R"(, "stride": [2, 3], "padding": 1, "dilation": 2, "output_padding": 1)"},
         {"transpose1d_strided_dilated", "conv_transpose1d", 8, 4, {50}, {3},
          R"(, "stride": 2, "padding": 1, "dilation": 2)"},
+        // groups: one dense dgrad on a block-diagonal filter (KernelBench's grouped transposed
+        // convolutions have no bias)
+        {"transpose2d_grouped", "conv_transpose2d", 8, 12, {6, 7}, {3, 3},
+         R"(, "stride": 2, "padding": 1, "output_padding": 1)", 4, false},
+        {"transpose3d_grouped", "conv_transpose3d", 8, 8, {3, 4, 5}, {3, 3, 3},
+         R"(, "stride": 2, "padding": 1, "output_padding": [1, 0, 1])", 4, false},
         {"transpose3d_strided", "conv_transpose3d", 4, 6, {5, 6, 7}, {3, 3, 3},
          R"(, "stride": 2, "padding": 1, "output_padding": [1, 0, 1])"},
         {"transpose3d_dilated", "conv_transpose3d", 4, 6, {4, 5, 6}, {3, 2, 3},

@@ -134,6 +134,16 @@ std::vector<Expect> expectations() {
          {"constexpr int kUpStrideD = 1, kUpStrideH = 1, kUpStrideW = 2;",
           "ConvUpsample{in_d, in_h, in_w, up_d, up_h, up_w}"},
          {2, 1, 99, 8}, {8, 1, 3, 4}, {2, 1, 101, 4}},
+        // the weight [8, 3, 3, 3] staged as the dense [Cp 8, 3, 3, Kp 12] filter, zero between
+        // groups; y: (6 - 1) * 2 - 2 + 2 + 1 + 1 = 12 rows, (7 - 1) * 2 - 2 + 2 + 1 + 1 = 14
+        {"transpose2d_grouped",
+         {"DefaultConv2dDgrad<", "StridedDgradIdentityThreadblockSwizzle<1>",
+          "kforge::conv_channels_last_block_diagonal(t_w, w_k0_conv_w, group_filters,",
+          "const int64_t K = 3 * 4,", "/*groups=*/1);"},
+         {2, 6, 7, 8}, {8, 3, 3, 12}, {2, 12, 14, 12}},
+        {"transpose3d_grouped",
+         {"DefaultConv3dDgrad<", "kforge::conv_channels_last_block_diagonal("},
+         {2, 3, 4, 5, 8}, {8, 3, 3, 3, 8}, {2, 6, 7, 10, 8}},
         {"transpose3d_strided",
          {"DefaultConv3dDgrad<", "IteratorAlgorithm::kAnalytic",
           "cutlass::conv::StrideSupport::kStrided>::Kernel;",
@@ -211,8 +221,6 @@ TEST(ConvForms, PlannerRefusesWhatCutlassCannotRunByName) {
         std::string dtype, words;
     };
     const Refused refused[] = {
-        {{"t_grouped", "conv_transpose2d", 8, 8, {6, 6}, {3, 3}, R"(, "stride": 2)", 2}, "f32",
-         "dgrad, which has no group mode"},
         {{"g3d", "conv3d", 4, 4, {4, 4, 4}, {3, 3, 3}, "", 2}, "f32", "no 3-D group fprop"},
         {{"dw_f16", "conv2d", 16, 16, {8, 8}, {3, 3}, "", 16}, "f16",
          "1 channel(s) per group"},

@@ -122,6 +122,7 @@ INSTANTIATE_TEST_SUITE_P(
                     GpuForm{"transpose2d_dilated"}, GpuForm{"transpose1d"},
                     GpuForm{"transpose2d_strided_dilated"},
                     GpuForm{"transpose1d_strided_dilated"},
+                    GpuForm{"transpose2d_grouped"}, GpuForm{"transpose3d_grouped"},
                     GpuForm{"transpose3d_strided"}, GpuForm{"transpose3d_dilated"},
                     // knob variants: run-time stride/dilation on the direct convolution, the
                     // depthwise problem on the tensor-op group fprop, f16 grouped and transposed

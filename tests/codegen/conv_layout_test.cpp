@@ -230,5 +230,51 @@ TEST(ConvLayout, ChannelsLastWithZerosInsertedEqualsDirectLoops) {
     }
 }
 
+// A grouped transposed convolution's weight w [C, Kg, R*S] staged as the dense block-diagonal
+// KRSC filter [Cp, R*S, Kp]: image ci holds w[ci, co - g*Kg] at filters co of its group g =
+// ci / Cg, zero at every other filter, in the padded images and filters; each element once.
+TEST(ConvLayout, BlockDiagonalWeightEqualsDirectLoops) {
+    struct Case {
+        int64_t c, cp, groups, kg, kp, rs;
+    };
+    for (const Case& k : {Case{8, 8, 4, 3, 12, 9}, Case{6, 8, 3, 5, 16, 2},
+                          Case{64, 64, 2, 40, 80, 27}}) {
+        SCOPED_TRACE(testing::Message() << "C " << k.c << " groups " << k.groups << " Kg " << k.kg);
+        const int64_t cg = k.c / k.groups;
+        const std::vector<float> src = random_values(k.c * k.kg * k.rs, 11);
+        std::vector<float> dst(static_cast<size_t>(k.cp * k.rs * k.kp), -99.0f);
+        std::vector<int> writes(dst.size(), 0);
+        float tile[kConvTile][kConvTile + 1];
+        for (int64_t bz = 0; bz < k.cp; ++bz)
+            for (int64_t by = 0; by < ceil_div(k.kp, kConvTile); ++by)
+                for (int64_t bx = 0; bx < ceil_div(k.rs, kConvTile); ++bx) {
+                    const ConvBlock b{bx, by, bz};
+                    for (int y = 0; y < kConvTileRows; ++y)
+                        for (int x = 0; x < kConvTile; ++x)
+                            channels_last_gather_block_diagonal(
+                                [&](int64_t o) { return src.at(static_cast<size_t>(o)); }, tile,
+                                k.kg, cg, k.rs, k.c, b, x, y);
+                    for (int tid = 0; tid < kConvThreads; ++tid)
+                        channels_last_scatter(
+                            [&](int64_t o, float v) {
+                                dst.at(static_cast<size_t>(o)) = v;
+                                ++writes.at(static_cast<size_t>(o));
+                            },
+                            tile, k.rs, k.kp, b, tid);
+                }
+        for (int64_t ci = 0; ci < k.cp; ++ci)
+            for (int64_t t = 0; t < k.rs; ++t)
+                for (int64_t co = 0; co < k.kp; ++co) {
+                    const int64_t local = co - ci / cg * k.kg;
+                    const float want = ci < k.c && local >= 0 && local < k.kg
+                                           ? src[static_cast<size_t>((ci * k.kg + local) * k.rs + t)]
+                                           : 0.0f;
+                    const size_t i = static_cast<size_t>((ci * k.rs + t) * k.kp + co);
+                    ASSERT_EQ(dst[i], want) << ci << " " << t << " " << co;
+                    ASSERT_EQ(writes[i], 1);
+                }
+    }
+}
+
 }  // namespace
 }  // namespace kforge
