@@ -29,6 +29,25 @@ std::optional<double> first_round_share_s(const Budget& budget, const Spent& spe
     return std::max(0.0, *budget.wall_s - spent.wall_s) / static_cast<double>(waiting_first);
 }
 
+double full_tier_estimate_s(const SearchState& st, const std::vector<SearchState>& states,
+                            double fallback) {
+    if (st.screen_costs.full_samples > 0) return st.screen_costs.full_s;
+    std::vector<double> per_byte;
+    double mean = 0;
+    for (const SearchState& s : states) {
+        if (s.screen_costs.full_samples == 0) continue;
+        mean += s.screen_costs.full_s;
+        if (s.bounds.work.bytes_fused > 0) per_byte.push_back(s.screen_costs.full_s / s.bounds.work.bytes_fused);
+    }
+    if (per_byte.empty() && mean == 0) return fallback;
+    const size_t n = static_cast<size_t>(std::count_if(
+        states.begin(), states.end(), [](const SearchState& s) { return s.screen_costs.full_samples > 0; }));
+    mean /= static_cast<double>(std::max<size_t>(1, n));
+    if (per_byte.empty() || st.bounds.work.bytes_fused <= 0) return mean;
+    std::nth_element(per_byte.begin(), per_byte.begin() + per_byte.size() / 2, per_byte.end());
+    return std::max(mean, per_byte[per_byte.size() / 2] * st.bounds.work.bytes_fused);
+}
+
 RoundPrefetcher::RoundPrefetcher(std::vector<SearchState>& states, eval::Evaluator& evaluator,
                                  Store& store, const std::vector<Proposer*>& proposers,
                                  Spent& spent, std::function<void(SearchState&)> before_round,

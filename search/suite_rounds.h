@@ -25,6 +25,14 @@ namespace kforge::search {
 std::optional<double> first_round_share_s(const Budget& budget, const Spent& spent,
                                           size_t waiting_first);
 
+// What the next full-tier evaluation of `state` will cost: its own measured mean when it has
+// one; else the suite's measured seconds per byte (the median over problems with a full tier
+// measured, times the problem's compulsory bytes: the full tier's correctness rounds generate,
+// copy and compare every tensor at the real shape), at least the suite's mean; `fallback`
+// when nothing was measured. Full tiers on the H100 ranged 0.1-40 s across one suite.
+double full_tier_estimate_s(const SearchState& state, const std::vector<SearchState>& states,
+                            double fallback);
+
 // The compile waves of problems' first rounds, made ahead: the problem's next round is proposed
 // (its proposals wait in `pending`, as search_round's own prefetch leaves them), screened as
 // its round would screen them, and compiled on a thread with `jobs` workers, at most

@@ -246,6 +246,26 @@ TEST(Allocator, FirstRoundShareSplitsTheWallLeft) {
     EXPECT_DOUBLE_EQ(*first_round_share_s(b, s, 3), 0.0);  // past the budget: nothing
 }
 
+// The next full tier of a problem: its own mean once measured, else the suite's median seconds
+// per compulsory byte times its bytes (at least the suite's mean), else the fallback.
+TEST(Allocator, FullTierEstimateScalesWithTheProblemsBytes) {
+    auto state = [](double bytes, double full_s, int samples) {
+        SearchState s;
+        s.bounds.work.bytes_fused = bytes;
+        s.screen_costs.full_s = full_s;
+        s.screen_costs.full_samples = samples;
+        return s;
+    };
+    std::vector<SearchState> suite = {state(1e6, 0.5, 1), state(1e8, 4.0, 2), state(1e7, 0.3, 1)};
+    EXPECT_DOUBLE_EQ(full_tier_estimate_s(suite[1], suite, 30), 4.0);  // its own
+    // per byte: 5e-7, 4e-8, 3e-8 -> median 4e-8; a 1 GB problem: 40 s, not the mean 1.6 s
+    EXPECT_NEAR(full_tier_estimate_s(state(1e9, 0, 0), suite, 30), 40.0, 1e-9);
+    // a small one: the suite's mean
+    EXPECT_NEAR(full_tier_estimate_s(state(1e3, 0, 0), suite, 30), 1.6, 1e-9);
+    // nothing measured: the fallback
+    EXPECT_DOUBLE_EQ(full_tier_estimate_s(state(1e9, 0, 0), {state(1e6, 0, 0)}, 30), 30.0);
+}
+
 TEST(CostModel, FitIsGeometricMeanRatioPerKind) {
     std::vector<CostObservation> obs = {{dsl::KernelKind::kMap, 100, 200},
                                         {dsl::KernelKind::kMap, 100, 800},
