@@ -29,9 +29,10 @@ Status append_compile_history(const std::string& cache_dir, const CompileTimeSam
     std::error_code ec;
     std::filesystem::create_directories(cache_dir, ec);
     const std::string path = compile_history_path(cache_dir);
-    const std::string line =
-        nlohmann::json{{"kind", s.kind}, {"config", s.config}, {"seconds", s.seconds}}.dump() +
-        "\n";
+    nlohmann::json j{{"kind", s.kind}, {"config", s.config}, {"seconds", s.seconds}};
+    if (!s.charged_to.empty()) j["charged_to"] = s.charged_to;
+    if (s.shared_by > 0) j["shared_by"] = s.shared_by;
+    const std::string line = j.dump() + "\n";
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) return make_error(path, std::string("cannot open: ") + std::strerror(errno));
     const ssize_t n = ::write(fd, line.data(), line.size());
@@ -55,6 +56,10 @@ std::vector<CompileTimeSample> load_compile_history(const std::string& cache_dir
         s.config = j.value("config", "");
         if (!j["config"].is_string()) s.config.clear();
         s.seconds = j["seconds"].get<double>();
+        if (j.contains("charged_to") && j["charged_to"].is_string())
+            s.charged_to = j["charged_to"].get<std::string>();
+        if (j.contains("shared_by") && j["shared_by"].is_number_integer())
+            s.shared_by = j["shared_by"].get<int>();
         if (!(s.seconds >= 0) || s.seconds > 1e5) continue;  // NaN, negative, absurd
         out.push_back(std::move(s));
         if (out.size() > max_samples) out.pop_front();

@@ -16,6 +16,11 @@ struct CompileTimeSample {
     std::string kind;    // "gemm_sm90", "gemm_multistage", "conv2d", "rowwise", "map"
     std::string config;  // the knobs that change the compile ("128x128x64 cooperative")
     double seconds = 0;  // wall time of the compile of one program (its compile units)
+    // The candidate the compile is charged to (its program hash; "" when not a search's), and
+    // how many other programs of its batch shared it (launch-knob variants of one compile
+    // configuration, codegen/launch_knobs.h: they compiled nothing).
+    std::string charged_to;
+    int shared_by = 0;
 };
 
 // The history file of a cache folder.

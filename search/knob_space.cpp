@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "codegen/launch_knobs.h"
 #include "dsl/knobs.h"
+#include "dsl/printer.h"
 
 namespace kforge::search {
 
@@ -63,6 +65,7 @@ std::optional<KnobMove> make_move(const dsl::Program& p, size_t ki, const KnobSp
                    describe(s, value),
                k.name + " " + std::string(s.name)};
     m.program.kernels[ki] = std::move(*nk);
+    m.free = is_free_move(p, m.program);
     return m;
 }
 
@@ -176,6 +179,41 @@ KnobValue random_value(const KnobSpec& s, Rng& rng, bool& flag_on) {
 
 }  // namespace
 
+std::string compile_configuration_key(const dsl::Program& p) {
+    return dsl::print_canonical(codegen::compile_configuration(p));
+}
+
+bool is_free_move(const dsl::Program& from, const dsl::Program& to) {
+    return compile_configuration_key(from) == compile_configuration_key(to);
+}
+
+std::vector<std::string> free_knobs(const dsl::Program& p, size_t kernel) {
+    std::vector<std::string> out;
+    if (kernel >= p.kernels.size()) return out;
+    for (const KnobSpec& s : dsl::knob_table(p.kernels[kernel].kind)) {
+        if (!is_tuning_knob(p.kernels[kernel].kind, s.name)) continue;
+        std::vector<KnobMove> moves = knob_moves(p, kernel, s, 0);
+        if (std::any_of(moves.begin(), moves.end(), [](const KnobMove& m) { return m.free; }))
+            out.emplace_back(s.name);
+    }
+    return out;
+}
+
+std::vector<KnobMove> free_neighbours(const dsl::Program& p) {
+    std::vector<KnobMove> out, pairs;
+    for (KnobMove& first : knob_neighbours(p)) {
+        if (!first.free) continue;
+        for (KnobMove& second : knob_neighbours(first.program)) {
+            if (second.knob == first.knob || !second.free) continue;
+            pairs.push_back(KnobMove{std::move(second.program), first.move + ", " + second.move, "",
+                                     true});
+        }
+        out.push_back(std::move(first));
+    }
+    for (KnobMove& m : pairs) out.push_back(std::move(m));
+    return out;
+}
+
 bool is_tuning_knob(dsl::KernelKind, std::string_view knob) {
     // semantics, fixed by the problem: the dim, the norms' eps and groups, the scan's direction
     return knob != "over" && knob != "eps" && knob != "groups" && knob != "reverse" &&
@@ -197,7 +235,9 @@ std::vector<KnobMove> knob_pair_neighbours(const dsl::Program& p) {
     for (const KnobMove& first : knob_neighbours(p))
         for (KnobMove& second : knob_neighbours(first.program)) {
             if (second.knob == first.knob) continue;
-            out.push_back(KnobMove{std::move(second.program), first.move + ", " + second.move, ""});
+            const bool free = first.free && second.free;
+            out.push_back(KnobMove{std::move(second.program), first.move + ", " + second.move, "",
+                                   free});
         }
     return out;
 }

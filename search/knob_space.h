@@ -20,7 +20,25 @@ struct KnobMove {
     dsl::Program program;
     std::string move;
     std::string knob;  // "k0 threads": the kernel and knob a single-knob move changed ("" else)
+    // The move changes launch knobs only (codegen/launch_knobs.h): the program shares its
+    // parent's compile, so it costs an evaluation and no compile.
+    bool free = false;
 };
+
+// What a program's compile depends on among its knobs, as text: programs with equal keys lower
+// to one source and share one compile (codegen::compile_configuration, canonically printed).
+std::string compile_configuration_key(const dsl::Program& p);
+
+// Whether `to` shares `from`'s compile (it differs from it in launch knobs only).
+bool is_free_move(const dsl::Program& from, const dsl::Program& to);
+
+// The knobs of kernel `kernel` of `p` with a free single move (a sm90 GEMM: raster, swizzle;
+// splitk where the stream-K scheduler is compiled in: from splitk 2 to 3, not to 1).
+std::vector<std::string> free_knobs(const dsl::Program& p, size_t kernel);
+
+// Every free neighbour of `p` (single-knob and two-knob moves that keep its compile),
+// single moves first.
+std::vector<KnobMove> free_neighbours(const dsl::Program& p);
 
 // Deterministic generator (SplitMix64) so proposals depend only on the seed.
 struct Rng {

@@ -178,6 +178,8 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     if (!wait_for_start && !st.proposals_prefetched)
         if (auto s = propose(st, store, proposers, options, spent, wanted, fresh); !s) return s;
     st.proposals_prefetched = false;
+    // launch-knob variants of compiled configurations cost a quick timing only
+    detail::mark_free_candidates(st, fresh, options);
     // 2. cost-model screen (the start program always goes through)
     const size_t cut_size = promote_count(fresh.size(), options.promote_ratio);
     std::vector<std::string> screened = screen(st, fresh, options, round_s);

@@ -3,10 +3,14 @@
 // and what fits the wall budget left.
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "compile/compile_history.h"
 #include "dsl/parser.h"
+#include "dsl/printer.h"
+#include "search/knob_space.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
 #include "search/suite_start.h"
@@ -43,14 +47,55 @@ void mark_precompiled(SearchState& st, const std::vector<std::string>& hashes,
         if (report->programs[i].ok()) st.precompiled.insert(hashes[i]);
 }
 
-// The programs of `screened` a precompile may build, within the compile budget.
+// The compile configurations (search/knob_space.h compile_configuration_key) the run has
+// compiled: of candidates a precompile built and of candidates timed (their compile passed).
+std::set<std::string> compiled_configurations(const SearchState& st) {
+    std::set<std::string> out;
+    for (const auto& [h, c] : st.candidates)
+        if (c.program && (st.precompiled.count(h) || c.quick || c.full))
+            out.insert(compile_configuration_key(*c.program));
+    return out;
+}
+
+// Whether candidate `h` needs no compile of its own: precompiled, or a launch-knob variant of a
+// configuration in `compiled`.
+bool compiled_already(const SearchState& st, const std::set<std::string>& compiled,
+                      const std::string& h) {
+    if (st.precompiled.count(h)) return true;
+    const CandidateState& c = st.candidates.at(h);
+    return c.program && compiled.count(compile_configuration_key(*c.program));
+}
+
+// The programs of `screened` a precompile may build, within the compile budget: a prefix of
+// `screened` (callers map the report back by position), in which programs that need no compile
+// of their own (compiled_already: their units are cache hits) take no room.
 void fill_precompile(eval::PrecompileRequest& pre, const SearchState& st,
                      const std::vector<std::string>& screened, const SearchOptions& options,
                      const Spent& spent) {
     int64_t room = options.budget.compiles ? *options.budget.compiles - spent.compiles
                                            : static_cast<int64_t>(screened.size());
-    for (size_t i = 0; i < screened.size() && static_cast<int64_t>(i) < room; ++i)
-        pre.program_texts.push_back(st.candidates.at(screened[i]).text);
+    const std::set<std::string> compiled =
+        options.compile_cache_dir.empty() ? std::set<std::string>{} : compiled_configurations(st);
+    for (const std::string& h : screened) {
+        const bool free = compiled_already(st, compiled, h);
+        if (!free && room <= 0) break;
+        pre.program_texts.push_back(st.candidates.at(h).text);
+        if (!free) --room;
+    }
+}
+
+int mark_free_candidates(SearchState& st, const std::vector<std::string>& hashes,
+                         const SearchOptions& options) {
+    if (options.compile_cache_dir.empty() || st.simulated) return 0;
+    const std::set<std::string> compiled = compiled_configurations(st);
+    int marked = 0;
+    for (const std::string& h : hashes) {
+        if (!st.candidates.count(h) || st.precompiled.count(h)) continue;
+        if (!compiled_already(st, compiled, h)) continue;
+        st.precompiled.insert(h);
+        ++marked;
+    }
+    return marked;
 }
 
 // The compile-wave cost sample of one precompile that took `secs`.
@@ -72,17 +117,37 @@ void record_compile_cost(SearchState& st, const eval::PrecompileRequest& pre,
         }
         add_sample(sc.compile_wave_s, sc.compile_samples, secs / ((compiled + jobs - 1) / jobs));
     }
-    // each program's compile time into the cache's history, by kernel kind and configuration
-    // (what the next suite's start phase plans its waves by)
+    // each compile's time into the cache's history, by kernel kind and configuration (what the
+    // next suite's start phase plans its waves by), charged to the first program of the batch
+    // that needed it: the precompile compiles a source once and reports its time for every
+    // program that shares it (launch-knob variants of one configuration), which compiled nothing
     if (!report || pre.compile_cache_dir.empty()) return;
+    struct Charge {
+        size_t program;
+        int shared_by = 0;
+    };
+    std::map<std::string, Charge> charges;  // by compile configuration, in batch order
+    std::vector<std::string> order;
+    std::vector<std::optional<dsl::Program>> programs(pre.program_texts.size());
     for (size_t i = 0; i < report->programs.size() && i < pre.program_texts.size(); ++i) {
         const eval::PrecompiledProgram& p = report->programs[i];
         if (!p.ok() || p.sources <= p.cache_hits || p.time_compile_ns <= 0) continue;
         auto program = dsl::parse_program(pre.program_texts[i], "<compile history>");
         if (!program) continue;
-        const CompileClass c = compile_class(*program);
-        (void)compile::append_compile_history(pre.compile_cache_dir,
-                                              {c.kind, c.config, p.time_compile_ns / 1e9});
+        const std::string key = compile_configuration_key(*program);
+        programs[i] = std::move(*program);
+        auto [it, fresh] = charges.emplace(key, Charge{i});
+        if (fresh) order.push_back(key);
+        else ++it->second.shared_by;
+    }
+    for (const std::string& key : order) {
+        const Charge& ch = charges.at(key);
+        const CompileClass c = compile_class(*programs[ch.program]);
+        compile::CompileTimeSample sample{c.kind, c.config,
+                                          report->programs[ch.program].time_compile_ns / 1e9};
+        sample.charged_to = dsl::program_hash(*programs[ch.program]);
+        sample.shared_by = ch.shared_by;
+        (void)compile::append_compile_history(pre.compile_cache_dir, sample);
     }
 }
 

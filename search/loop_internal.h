@@ -89,6 +89,13 @@ void fill_precompile(eval::PrecompileRequest& pre, const SearchState& state,
                      const std::vector<std::string>& screened, const SearchOptions& options,
                      const Spent& spent);
 
+// Marks the candidates of `hashes` that share the compile configuration of a candidate the run
+// compiled (search/knob_space.h: launch-knob variants) as precompiled: their compile is a cache
+// hit, so the round screens them whatever the cut and they cost a quick timing only. Nothing
+// without a compile cache or on the simulated device. Returns how many it marked.
+int mark_free_candidates(SearchState& state, const std::vector<std::string>& hashes,
+                         const SearchOptions& options);
+
 // The compile-wave cost sample of one precompile that took `secs`.
 void record_compile_cost(SearchState& state, const eval::PrecompileRequest& pre,
                          const Expected<eval::PrecompileReport>& report, double secs);

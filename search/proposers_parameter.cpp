@@ -1,6 +1,7 @@
 // The parameter proposer and the random proposer (search/proposers.h).
 #include <algorithm>
 
+#include "codegen/launch_knobs.h"
 #include "search/proposers.h"
 #include "search/proposers_common.h"
 
@@ -78,6 +79,27 @@ void two_knob_moves(const std::vector<detail::Parent>& parents, Rng& rng,
     offer(pairs, share, {best.hash}, "");
 }
 
+// Free moves first (search/knob_space.h free_neighbours: launch knobs only, so each shares its
+// parent's compile and costs a quick timing, not a ~50 s CUTLASS compile): the free neighbours
+// of the best few parents - each timed, so compiled - up to `limit` new ones, most from the
+// best. A GEMM's raster x swizzle x split space of one compiled configuration is 12-100 points:
+// on the H200 a compile wave of ~50 s bought one round of 12 GEMM proposals (2026-12-01).
+int free_moves(const std::vector<detail::Parent>& parents, Rng& rng, detail::ProposalSink& sink,
+               int limit) {
+    int added = 0;
+    for (size_t i = 0; i < parents.size() && i < 4 && added < limit && !sink.full(); ++i) {
+        std::vector<KnobMove> moves = free_neighbours(parents[i].program);
+        shuffle(moves, rng);
+        const int share = i == 0 ? limit : std::max(1, limit / 4);  // most from the best
+        int taken = 0;
+        for (size_t m = 0; m < moves.size() && taken < share && added < limit && !sink.full(); ++m)
+            if (sink.add(moves[m].program, {parents[i].hash}, "free: " + moves[m].move) ==
+                detail::Admit::kAdded)
+                ++taken, ++added;
+    }
+    return added;
+}
+
 class ParameterProposer : public Proposer {
 public:
     std::string name() const override { return "search:parameter"; }
@@ -87,6 +109,10 @@ public:
         auto parents = detail::parse_parents(context);
         if (parents.empty()) return {};
         Rng rng{context.seed * 0x51ed27ULL + 7};
+        // Launch-knob moves of compiled parents first, most of the request: they cost an
+        // evaluation each; what they leave goes to moves that need a compile.
+        if (!codegen::launch_knobs_baked())
+            free_moves(parents, rng, sink, std::max(1, context.count * 3 / 4));
         // Stalled: the best is the one of the last call. Then moves along two knobs go first;
         // otherwise they fill what the single moves leave of the request.
         const bool stalled = parents[0].hash == last_best_;

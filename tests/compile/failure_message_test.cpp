@@ -99,5 +99,21 @@ TEST(CompileHistory, EstimatesFromSameConfigThenKindThenDefault) {
     std::filesystem::remove_all(dir);
 }
 
+TEST(CompileHistory, KeepsWhoACompileIsChargedTo) {
+    auto dir = testing::fresh_dir("history", "charged");
+    CompileTimeSample s{"gemm_sm90", "128x128x64 stream_k", 48};
+    s.charged_to = "a1b2c3";
+    s.shared_by = 3;
+    ASSERT_TRUE(append_compile_history(dir.string(), s));
+    ASSERT_TRUE(append_compile_history(dir.string(), {"map", "", 1.5}));
+    auto h = load_compile_history(dir.string());
+    ASSERT_EQ(h.size(), 2u);
+    EXPECT_EQ(h[0].charged_to, "a1b2c3");
+    EXPECT_EQ(h[0].shared_by, 3);
+    EXPECT_EQ(h[1].charged_to, "");
+    EXPECT_EQ(h[1].shared_by, 0);
+    std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace kforge::compile
