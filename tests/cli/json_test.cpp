@@ -7,10 +7,6 @@
 // internal worker command hidden, and the problem given positionally everywhere.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -27,24 +23,9 @@ namespace kforge {
 namespace {
 
 namespace fs = std::filesystem;
+using kforge::test::CliRun;
 using kforge::test::run_cli;
-
-struct Out {
-    int rc = -1;
-    std::string out;  // stdout only
-};
-
-Out run_stdout(const std::string& args) {
-    Out r;
-    const std::string cmd = std::string(KFORGE_CLI_PATH) + " " + args + " 2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    std::array<char, 4096> buf{};
-    while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-    const int status = pclose(p);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+using kforge::test::run_cli_stdout;
 
 class CliJson : public ::testing::Test {
 protected:
@@ -133,7 +114,7 @@ TEST_F(CliJson, EveryCommandPrintsJsonOnSuccessAndOnError) {
     for (const Case& c : cases) {
         covered.insert(c.command);
         if (!c.ok.empty()) {
-            const Out r = run_stdout(c.ok + " --json");
+            const CliRun r = run_cli_stdout(c.ok + " --json");
             auto j = nlohmann::json::parse(r.out, nullptr, false);
             EXPECT_EQ(r.rc, 0) << c.ok << "\n" << r.out;
             EXPECT_FALSE(j.is_discarded()) << c.ok << ": stdout is not one JSON document:\n" << r.out;
@@ -148,7 +129,7 @@ TEST_F(CliJson, EveryCommandPrintsJsonOnSuccessAndOnError) {
                 EXPECT_EQ(j["runs"].size(), 1u) << r.out;
             }
         }
-        const Out r = run_stdout(c.error + " --json");
+        const CliRun r = run_cli_stdout(c.error + " --json");
         auto j = nlohmann::json::parse(r.out, nullptr, false);
         EXPECT_NE(r.rc, 0) << c.error << "\n" << r.out;
         ASSERT_FALSE(j.is_discarded()) << c.error << ": stdout is not one JSON document:\n" << r.out;
@@ -161,7 +142,7 @@ TEST_F(CliJson, EveryCommandPrintsJsonOnSuccessAndOnError) {
 }
 
 TEST_F(CliJson, CheckJsonCarriesTheError) {
-    const Out r = run_stdout("check " + spec() + " " + p("bad.json") + " --json");
+    const CliRun r = run_cli_stdout("check " + spec() + " " + p("bad.json") + " --json");
     EXPECT_EQ(r.rc, 2);
     auto j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j["specs"].size(), 1u);
