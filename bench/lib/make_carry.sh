@@ -17,7 +17,8 @@ GPU_TESTS=(tests/reference/test_reference_gpu tests/codegen/test_codegen_conv_gp
     tests/device/test_device_cuda_gpu tests/eval/test_eval_fault_suite_gpu
     tests/eval/test_eval_gpu_reference_pipeline
     tests/codegen/test_codegen_gemm_compile tests/codegen/test_codegen_gemm_stage_compile
-    tests/codegen/test_codegen_let_value_compile tests/eval/test_eval_precompile)
+    tests/codegen/test_codegen_let_value_compile tests/eval/test_eval_precompile
+    tests/search/test_search_free_knobs_gpu)
 cmake --build "$B" --target kforge_cli "${GPU_TESTS[@]##*/}"
 C=$R/.carry
 rm -rf "$C" && mkdir -p "$C/bin" "$C/lib"
