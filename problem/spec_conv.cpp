@@ -211,7 +211,12 @@ Expected<Tensor> infer_conv(Op& op, const std::vector<const Tensor*>& in,
     if (auto s = name_conv_dims(op, rank, x, w, size, dims, derived); !s) return s.error();
     Tensor out;
     out.shape = {x.shape[0], k};
-    const std::string k_name = !transpose ? w.dim_names[0] : groups == 1 ? w.dim_names[1] : "";
+    // y's K: the weight's (transposed: its dim 1 is K/groups, so the bias's [K] name if any, for
+    // a chain to broadcast the bias by name)
+    const std::string k_name = !transpose   ? w.dim_names[0]
+                               : groups == 1 ? w.dim_names[1]
+                               : in.size() == 3 && !in[2]->dim_names.empty() ? in[2]->dim_names[0]
+                                                                               : "";
     out.dim_names = {x.dim_names[0], k_name};
     for (int i = 0; i < rank; ++i) {
         out.shape.push_back(size[i]);
