@@ -6,6 +6,7 @@ edge; the graph must be acyclic, and the converter modules (fx_*) import only at
 Dynamic: each module imports on its own, first among kforge_py modules (torch loaded once), so
 no module relies on another having been imported before it."""
 import ast
+import importlib.util
 import os
 import subprocess
 import sys
@@ -43,28 +44,18 @@ def imports_of(name, known):
     return out
 
 
-def find_cycle(graph):
-    """One cycle of `graph` (name -> set of names) as a list of names, or None."""
-    state = {}
+def _check_layering():
+    """scripts/check_layering.py as a module: its find_cycle is the one cycle search (the stage
+    edges' and this graph's)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                        "check_layering.py")
+    spec = importlib.util.spec_from_file_location("check_layering", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    def visit(v, path):
-        state[v] = "open"
-        for w in sorted(graph.get(v, ())):
-            if state.get(w) == "open":
-                return path[path.index(w):] + [w]
-            if w not in state:
-                cycle = visit(w, path + [w])
-                if cycle:
-                    return cycle
-        state[v] = "done"
-        return None
 
-    for v in sorted(graph):
-        if v not in state:
-            cycle = visit(v, [v])
-            if cycle:
-                return cycle
-    return None
+find_cycle = _check_layering().find_cycle
 
 
 class ImportGraph(unittest.TestCase):
