@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -28,6 +29,20 @@
 namespace kforge::compile {
 namespace fs = std::filesystem;
 namespace {
+
+// The per-key lock of compile_cuda (a key's lock lives while any request for it does).
+std::shared_ptr<std::mutex> key_lock(const std::string& key) {
+    static std::mutex mu;
+    static std::map<std::string, std::weak_ptr<std::mutex>> locks;
+    std::lock_guard<std::mutex> g(mu);
+    if (locks.size() > 4096)
+        for (auto it = locks.begin(); it != locks.end();)
+            it = it->second.expired() ? locks.erase(it) : std::next(it);
+    std::weak_ptr<std::mutex>& w = locks[key];
+    std::shared_ptr<std::mutex> l = w.lock();
+    if (!l) w = l = std::make_shared<std::mutex>();
+    return l;
+}
 
 constexpr const char* kCubin = "kernels.cubin";
 constexpr const char* kHostLib = "kernels_host.so";
@@ -345,6 +360,12 @@ Expected<CompileResult> compile_cuda(std::string_view source, const CompileOptio
     }
     const fs::path root = o.cache_dir;
     const fs::path final_dir = root / key.substr(0, 2) / key;
+    // One compile of a key at a time in this process: a request for a source that is being
+    // compiled (a launch-knob variant precompiled beside its configuration's first compile, one
+    // source under two programs) waits for it and takes the entry, rather than run nvcc on the
+    // same source again.
+    auto inflight = key_lock(key);
+    std::lock_guard<std::mutex> one_compile(*inflight);
     auto pin = pin_entry(key);  // before the lookup: a trim must not take it from under us
     if (auto hit = load_cached(final_dir)) {
         touch_entry(final_dir);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -133,6 +134,29 @@ std::string read(const fs::path& p) {
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
+}
+
+// Two requests for one source at once (a launch-knob variant precompiled beside its
+// configuration's first compile): one nvcc run, the other request waits and takes the entry.
+TEST(CompileCache, ConcurrentRequestsForOneSourceCompileOnce) {
+    fs::path cache = fresh_dir("inflight");
+    fs::path bin = fresh_dir("inflight_bin");
+    const fs::path count = bin / "count";
+    CompileOptions o = options_in(cache);
+    o.nvcc = fake_nvcc(bin, "echo x >> \"" + count.string() + "\"\nexec \"" + KFORGE_NVCC +
+                                "\" \"$@\"");
+    Expected<CompileResult> a = make_error("", ""), b = make_error("", "");
+    std::thread ta([&] { a = compile_cuda(kKernel, o); });
+    std::thread tb([&] { b = compile_cuda(kKernel, o); });
+    ta.join();
+    tb.join();
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->status, CompileStatus::kOk) << a->log;
+    EXPECT_EQ(b->status, CompileStatus::kOk) << b->log;
+    EXPECT_NE(a->cache_hit, b->cache_hit);  // one compiled, the other was served
+    EXPECT_EQ(read(count).size(), 2u) << "nvcc ran " << read(count).size() / 2 << " times";
+    fs::remove_all(cache);
+    fs::remove_all(bin);
 }
 
 // Damages the cached entry of `o` with `damage`, then compiles again: the damage is detected,
