@@ -15,13 +15,15 @@
 #
 # usage (repository root on the GPU machine, the carried binary as bench/suite_cold/run.sh uses):
 #   PACK=1 bash bench/lib/make_carry.sh build/release       (here, once; carry .carry.tar.xz)
-#   bash bench/search/free_knobs.sh [PROBLEM...]            (default: gemm_bf16_4096 gemm_large_k_bf16)
+#   bash bench/search/free_knobs.sh [PROBLEM...]            (default: gemm_large_k_bf16)
 #   python3 bench/search/free_knobs_table.py DIR...         (merges the runs.jsonl of several calls)
 # environment: KFORGE (.carry/bin/kforge), BUDGET_S (120: --budget-wall of each run), DEVICE
 #   (cuda; sim is a dry run: the simulated device compiles nothing, so both modes are alike),
 #   START (hand: the problem's problems/NAME.kf; seed: the planner's start), OUT (/tmp/kforge-out),
-#   TAG (UTC time). A device call runs 10 minutes at most: two problems at BUDGET_S=120 take
-#   ~8 minutes (4 runs of the budget plus ~20 s each); call again with the next problems.
+#   TAG (UTC time), GPU_TEST (1: run the carried test_search_free_knobs_gpu first, ~2 min).
+#   A device call runs 10 minutes at most and a run takes its budget plus the start's compile and
+#   correctness cases (~60-90 s on a CUTLASS GEMM): one problem per call at BUDGET_S=120 (two runs,
+#   ~6 min; ~8 with GPU_TEST=1), or two at BUDGET_S=60; call again with the next problems.
 set -uo pipefail
 R0=$PWD
 O=${OUT:-/tmp/kforge-out}
@@ -38,7 +40,7 @@ DEVICE=${DEVICE:-cuda}
 BUDGET_S=${BUDGET_S:-120}
 START=${START:-hand}
 problems=("$@")
-[ ${#problems[@]} -gt 0 ] || problems=(gemm_bf16_4096 gemm_large_k_bf16)
+[ ${#problems[@]} -gt 0 ] || problems=(gemm_large_k_bf16)
 "$K" --version > "$D/kforge-version.txt" 2>&1
 [ "$DEVICE" = cuda ] && nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$D/gpu.txt" 2>&1
 echo "free_knobs $TAG: device $DEVICE, budget ${BUDGET_S}s, start $START, problems ${problems[*]}" | tee "$D/log.txt"
@@ -100,6 +102,14 @@ PY
     tail -1 "$D/runs.jsonl" | tee -a "$D/log.txt"
     rm -rf "$cache"
 }
+
+# GPU_TEST=1: first the carried gpu test (launch-knob variants on one compile, ~2 min)
+if [ "${GPU_TEST:-0}" = 1 ] && [ -x "$R0/.carry/bin/test_search_free_knobs_gpu" ]; then
+    LD_LIBRARY_PATH="$R0/.carry/lib" timeout 400 "$R0/.carry/bin/test_search_free_knobs_gpu" \
+        > "$D/gpu_test.txt" 2>&1
+    echo "test_search_free_knobs_gpu rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$D/gpu_test.txt" | tr '\n' ' ')" |
+        tee -a "$D/log.txt"
+fi
 
 for p in "${problems[@]}"; do
     [ -f "problems/$p.json" ] || { echo "SKIP $p: no problems/$p.json" | tee -a "$D/log.txt"; continue; }
