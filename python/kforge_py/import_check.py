@@ -74,14 +74,27 @@ def write_feed(feed, path):
 
 
 def torch_outputs(loaded, feed_inputs):
-    """The module's outputs in fp64 (a copy of the model; float inputs cast to fp64)."""
-    import copy
+    """The module's outputs in fp64 (float inputs cast to fp64). The model itself runs in fp64
+    and gets its dtypes back afterwards: a copy would miss a submodule that forward() reaches
+    through a closure (MinGPT's `self.mlpf = lambda x: m.c_proj(...)` keeps the original's)."""
     import torch
-    model = copy.deepcopy(loaded.model).double()
+    model = loaded.model
+    params = {n: p.dtype for n, p in model.named_parameters()}
+    buffers = {n: b.dtype for n, b in model.named_buffers()}
     args = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
             for x in feed_inputs]
-    with torch.no_grad():
-        out = model(*args)
+    model.double()
+    try:
+        with torch.no_grad():
+            out = model(*args)
+    finally:
+        for n, dtype in params.items():
+            p = model.get_parameter(n)
+            p.data = p.data.to(dtype)
+        for n, dtype in buffers.items():
+            owner, _, leaf = n.rpartition(".")
+            mod = model.get_submodule(owner) if owner else model
+            mod._buffers[leaf] = mod._buffers[leaf].to(dtype)
     return list(out) if isinstance(out, (list, tuple)) else [out]
 
 
