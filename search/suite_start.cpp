@@ -224,6 +224,21 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
             if (t.joinable()) t.join();
     };
 
+    // while the GPU waits for compiles, a heartbeat event every kHeartbeatS (a CUTLASS compile
+    // is silent for ~50 s), as a search round's compile wave has
+    constexpr int kHeartbeatS = 5;
+    const auto phase_t0 = std::chrono::steady_clock::now();
+    auto last_beat = phase_t0;
+    auto heartbeat = [&] {
+        const auto now = std::chrono::steady_clock::now();
+        if (!options.on_event || now - last_beat < std::chrono::seconds(kHeartbeatS)) return;
+        last_beat = now;
+        ProgressEvent e;
+        e.kind = ProgressEvent::Kind::kHeartbeat;
+        e.text = "compiling " + std::to_string(in_flight) + " start program(s)";
+        e.elapsed_s = std::chrono::duration<double>(now - phase_t0).count();
+        options.on_event(e);
+    };
     int timings = 0;
     double timing_sum_s = 0;
     std::vector<size_t> full_queue;  // timed starts (states), best first, for the full tier
@@ -306,6 +321,7 @@ Expected<StartPhaseResult> run_start_phase(std::vector<SearchState>& states,
             continue;
         }
         event("wait");  // nothing compiled to time: the GPU waits for the next compile
+        heartbeat();
         std::unique_lock<std::mutex> lock(mu);
         cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return !finished.empty(); });
     }

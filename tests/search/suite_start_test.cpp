@@ -181,6 +181,36 @@ TEST_F(SuiteStart, ObeysAWallBudgetSmallerThanItsCompileEstimate) {
     fs::remove_all(cache);
 }
 
+// While the GPU waits for the start compiles, the phase sends heartbeat events (what a status
+// line shows instead of silence), every 5 s.
+TEST_F(SuiteStart, HeartbeatWhileTheGpuWaitsForCompiles) {
+    SearchOptions o;
+    o.proposals_per_round = 2;
+    o.stop.max_rounds = 1;
+    o.suite = "heartbeat";
+    auto states = start(*evaluator_, o, {kGemms[0]});
+    ASSERT_EQ(states.size(), 1u);
+    std::mutex mu;
+    std::vector<ProgressEvent> beats;
+    o.on_event = [&](const ProgressEvent& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        // the start phase's (a round's compile wave says "compiling N program(s)")
+        if (e.kind == ProgressEvent::Kind::kHeartbeat && e.text.find(" start ") != std::string::npos)
+            beats.push_back(e);
+    };
+    SuiteHooks hooks;
+    hooks.start.compile = sleeping_compiler(6.0);
+    hooks.start.jobs = 1;
+    auto param = make_parameter_proposer();
+    Spent spent;
+    ASSERT_TRUE(run_suite(states, *evaluator_, *store_, {param.get()}, o, spent, hooks));
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(beats.size(), 1u);
+    EXPECT_EQ(beats[0].text, "compiling 1 start program(s)");
+    EXPECT_GE(beats[0].elapsed_s, 5.0);
+    EXPECT_LT(beats[0].elapsed_s, 6.0);
+}
+
 // A stop asked for in the middle of the start phase (SIGTERM) ends it after what is in flight:
 // nothing left is called not reached or failed (the problems stay unfinished, to resume), and
 // the suite marks them interrupted.
