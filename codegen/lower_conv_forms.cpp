@@ -34,7 +34,7 @@ bool dilated(const ConvGeometry& g) {
 // positions spans all tile N channels (CUTLASS static-asserts WarpShape N = ThreadblockShape N,
 // K = R*S, ThreadblockShape M a multiple of WarpShape M). The knobs: tile M = the P x Q
 // positions (64: 8x8, 128: 8x16, 256: 16x16; conv1d 1 x tile M), tile N = the channels per CTA
-// (dividing C: a CTA's channels are one aligned run), tile K 16 (the taps are the filter's),
+// (C is padded to a multiple), tile K 16 (the taps are the filter's),
 // stages, iterator (auto: kFixedStrideDilation, the op's stride and dilation compiled in;
 // optimized: kOptimized, run-time stride and dilation, fewer registers for large filters).
 Expected<std::string> depthwise_tile(const dsl::Kernel& kernel, const ConvGeometry& g) {
@@ -43,10 +43,6 @@ Expected<std::string> depthwise_tile(const dsl::Kernel& kernel, const ConvGeomet
         return unsupported(kernel, "tile K " + std::to_string(c.tile_k) + " for the depthwise "
                                    "direct convolution (its K is the filter's R*S taps: write "
                                    "tile K 16)");
-    if (g.c % c.tile_n != 0)
-        return unsupported(kernel, "tile N " + std::to_string(c.tile_n) + " for a depthwise "
-                                   "convolution of " + std::to_string(g.c) + " channels (the "
-                                   "direct convolution's channels per CTA divide C)");
     int tile_p = 0, tile_q = 0;
     if (g.one_d) {
         tile_p = 1, tile_q = c.tile_m;
@@ -142,14 +138,16 @@ Status conv_form_geometry(const dsl::Kernel& kernel, const Op& op, ConvGeometry&
                                            "tensor-op kernel: tf32, tf32x3, f16 or bf16; its SIMT "
                                            "direct convolution is depthwise only, groups = C = K)");
         g.form = ConvForm::kDepthwise;
-        g.cp = g.c;
-        g.kp = g.k;
-        // The filter staged as the kernel's reordered filter [R*S, K]: one image of K channels
+        // Channels (= filters = groups) padded with zeros to whole CTAs of tile N channels (a
+        // CTA's channels are one run): a zero channel with a zero filter adds zero outputs that
+        // the output launch never reads (it reads K of Kp).
+        g.cp = g.kp = round_up(g.c, kernel.gemm.tile_n);
+        // The filter staged as the kernel's reordered filter [R*S, Kp]: one image of K channels
         // at R*S positions (w [K,1,R,S] is [1, K, R*S] in memory).
-        g.w_images = 1, g.w_images_valid = 1, g.w_channels = g.k, g.w_padded = g.k;
-        // x [N,H,W,C] and the filter rows [R*S, K] read alignment elements along C (= K);
-        // the epilogue stores as many along K.
-        g.alignment_a = g.alignment_b = g.alignment_d = access_width(g.c, kConvFilterMultiple);
+        g.w_images = 1, g.w_images_valid = 1, g.w_channels = g.k, g.w_padded = g.kp;
+        // x [N,H,W,Cp] and the filter rows [R*S, Kp] read alignment elements along Cp (= Kp);
+        // the epilogue stores as many along Kp.
+        g.alignment_a = g.alignment_b = g.alignment_d = access_width(g.cp, kConvFilterMultiple);
         return Ok{};
     }
     // Each group's channel run starts at g * C/groups in x [N,H,W,C] and the filter rows are
@@ -290,17 +288,22 @@ std::string conv_form_host_problem(const ConvGeometry& g) {
     h << "    if (N < 1 || C < 1 || H < 1 || W < 1 || K < 1 || R < 1 || S < 1 || D < 1 || T < 1)\n"
       << "        return KFORGE_BUILD_BAD_ARGS;\n";
     if (g.form == ConvForm::kDepthwise)  // the filter size is compiled in (FilterShape)
-        h << "    if (C != kGroups || K != kGroups || R != kFilterR || S != kFilterS)\n"
-          << "        return KFORGE_BUILD_BAD_ARGS;\n";
+        h << "    if (C != K || R != kFilterR || S != kFilterS) return KFORGE_BUILD_BAD_ARGS;\n"
+          << "    // channels (= filters = groups) padded with zeros to whole CTAs of OutputTile::kC:\n"
+          << "    // a zero channel's zero filter gives a zero output that nothing reads\n"
+          << "    const int64_t Cx = (C + OutputTile::kC - 1) / OutputTile::kC * OutputTile::kC,\n"
+          << "        Kx = Cx, Gx = Cx;\n";
+    else if (g.form == ConvForm::kGroupFprop)
+        h << "    const int64_t Cx = C, Kx = K, Gx = kGroups;\n";
     if (g.form == ConvForm::kGroupFprop || g.form == ConvForm::kDepthwise) {
-        h << "    if (C % kGroups != 0 || K % kGroups != 0) return KFORGE_BUILD_BAD_ARGS;\n"
+        h << "    if (Cx % Gx != 0 || Kx % Gx != 0) return KFORGE_BUILD_BAD_ARGS;\n"
           << "    if (H + 2 * kPadH < kDilationH * (R - 1) + 1 || W + 2 * kPadW < kDilationW * (S - 1) + 1)\n"
           << "        return KFORGE_BUILD_BAD_ARGS;\n"
           << "    const int64_t P = (H + 2 * kPadH - kDilationH * (R - 1) - 1) / kStrideH + 1;\n"
           << "    const int64_t Q = (W + 2 * kPadW - kDilationW * (S - 1) - 1) / kStrideW + 1;\n"
-          << "    // unpadded: each group's channels and filters in place\n"
-          << "    if (N * H * W * C >= (int64_t(1) << 31) || K * R * S * (C / kGroups) >= (int64_t(1) << 31) ||\n"
-          << "        N * P * Q * K >= (int64_t(1) << 31))\n"
+          << "    // each group's channels and filters in place\n"
+          << "    if (N * H * W * Cx >= (int64_t(1) << 31) || Kx * R * S * (Cx / Gx) >= (int64_t(1) << 31) ||\n"
+          << "        N * P * Q * Kx >= (int64_t(1) << 31))\n"
           << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
           << (g.form == ConvForm::kDepthwise
                   // The direct convolution's grid is (1, channel groups, splits): CTA z walks
@@ -309,21 +312,21 @@ std::string conv_form_host_problem(const ConvGeometry& g) {
                   // CTAs per SM, at most one per tile.
                   ? "    const int64_t tiles = N * ((P + OutputTile::kH - 1) / OutputTile::kH) *\n"
                     "        ((Q + OutputTile::kW - 1) / OutputTile::kW);\n"
-                    "    const int64_t channel_ctas = (K + OutputTile::kC - 1) / OutputTile::kC;\n"
+                    "    const int64_t channel_ctas = Kx / OutputTile::kC;\n"
                     "    int64_t splits = int64_t(in->sm_count > 0 ? in->sm_count : 1) * 4 / channel_ctas;\n"
                     "    splits = splits < 1 ? 1 : splits > tiles ? tiles : splits;\n"
                     "    splits = splits > 65535 ? 65535 : splits;\n"
                   : "    const int64_t splits = 1;\n")
-          << "    cutlass::conv::Conv2dProblemSize problem(int(N), int(H), int(W), int(C), int(K),\n"
+          << "    cutlass::conv::Conv2dProblemSize problem(int(N), int(H), int(W), int(Cx), int(Kx),\n"
           << "        int(R), int(S), int(P), int(Q), kPadH, kPadW, kStrideH, kStrideW, kDilationH,\n"
-          << "        kDilationW, cutlass::conv::Mode::kCrossCorrelation, int(splits), kGroups);\n"
+          << "        kDilationW, cutlass::conv::Mode::kCrossCorrelation, int(splits), int(Gx));\n"
           << "    void* const* tensors = in->tensors;\n"
           << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
-          << "        Layout::packed({int(N), int(H), int(W), int(C)}));\n"
+          << "        Layout::packed({int(N), int(H), int(W), int(Cx)}));\n"
           << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"
-          << "        Layout::packed({int(K), int(R), int(S), int(C / kGroups)}));\n"
+          << "        Layout::packed({int(Kx), int(R), int(S), int(Cx / Gx)}));\n"
           << "    cutlass::TensorRef<float, Layout> ref_y(static_cast<float*>(tensors[2]),\n"
-          << "        Layout::packed({int(N), int(P), int(Q), int(K)}));\n";
+          << "        Layout::packed({int(N), int(P), int(Q), int(Kx)}));\n";
         return h.str();
     }
     // x as staged (zeros inserted: (in - 1) * stride + 1 per axis), then the transposed

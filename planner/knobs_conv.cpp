@@ -44,7 +44,8 @@ std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPoli
 // Rules (groups > 1; the constraints are CUTLASS's, codegen/lower_conv_forms.cpp):
 //  - depthwise (groups = C = K) of f32 operands: the direct convolution under math f32_simt
 //    first (exact f32 FMA, every policy): tile M 64 (an 8x8 output tile; 1x64 for conv1d),
-//    tile N the most channels per CTA of 64, 32, 16 that divide C, tile K 16, stages 3; the
+//    tile N the most channels per CTA of 64, 32, 16 that divide C (else 16, C padded with zero
+//    channels: 83's 8 channels), tile K 16, stages 3; the
 //    iterator auto (stride and dilation compiled in) and, for filters over 5x5 (which spill with
 //    compiled-in taps, CUTLASS's example 46 says), iterator optimized first;
 //  - then the tensor-op group fprop at the policy's math, tile N 64 (tile M 128, then 64; the
@@ -61,7 +62,7 @@ std::vector<dsl::GemmConfig> grouped_conv_candidates(const GemmShape& s, int64_t
     std::vector<dsl::GemmConfig> out;
     if (groups == c && k == c && s.dtype == DType::kF32) {
         for (int tn : {64, 32, 16}) {
-            if (c % tn != 0) continue;
+            if (c % tn != 0 && tn != 16) continue;  // else C padded with zero channels to 16
             dsl::GemmConfig d = dsl::conv2d_default_config();
             d.tile_m = 64, d.tile_n = tn, d.tile_k = 16, d.stages = 3;
             d.math = dsl::MathMode::kF32Simt;

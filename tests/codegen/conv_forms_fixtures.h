@@ -60,6 +60,7 @@ inline std::vector<FormCase> cases() {
         {"depthwise2d", "conv2d", 32, 32, {20, 18}, {3, 3}, R"(, "padding": 1)", 32},
         {"depthwise2d_strided", "conv2d", 16, 16, {21, 19}, {5, 3},
          R"(, "stride": 2, "padding": [2, 1], "dilation": [1, 2])", 16},
+        {"depthwise2d_padded", "conv2d", 8, 8, {24, 20}, {3, 1}, "", 8},
         {"depthwise1d", "conv1d", 16, 16, {45}, {5}, R"(, "stride": 2, "padding": 2)", 16},
         {"grouped2d_multiple", "conv2d", 8, 16, {13, 11}, {3, 3}, R"(, "padding": 1)", 4},
         {"grouped2d_single", "conv2d", 64, 128, {9, 10}, {3, 3}, R"(, "stride": 2)", 2},

@@ -75,7 +75,7 @@ std::vector<Expect> expectations() {
          {"DefaultDepthwiseDirect2dConvFprop<", "IteratorAlgorithm::kFixedStrideDilation",
           "using OutputTile = cutlass::conv::TensorNHWCShape<1, 8, 8, 32>;",
           "using DirectThreadblockShape = cutlass::gemm::GemmShape<64, 32, 9>;",
-          "constexpr int kGroups = 32;", "if (C != kGroups || K != kGroups || R != kFilterR",
+          "constexpr int kGroups = 32;", "if (C != K || R != kFilterR || S != kFilterS)",
           "/*ref_reordered_B=*/ref_w);", "DirectConvolution<ConvKernel>::can_implement(args)",
           "out->smem_bytes = unsigned(params.get_smem_size());"},
          {2, 20, 18, 32}, {1, 3, 3, 32}, {2, 20, 18, 32}},
@@ -90,12 +90,17 @@ std::vector<Expect> expectations() {
          {"using OutputTile = cutlass::conv::TensorNHWCShape<1, 1, 64, 16>;",
           "constexpr int kStrideH = 1, kStrideW = 2;", ", H = 1, W = 45;"},
          {2, 1, 45, 16}, {1, 1, 5, 16}, {2, 1, 23, 16}},
+        // 8 channels padded with zeros to a CTA's 16
+        {"depthwise2d_padded",
+         {"DefaultDepthwiseDirect2dConvFprop<", "OutputTile::kC - 1) / OutputTile::kC * OutputTile::kC"},
+         {2, 24, 20, 16}, {1, 3, 1, 16}, {2, 22, 20, 16}},
         {"grouped2d_multiple",
          {"DefaultConv2dGroupFprop<",
           "GroupMode::kMultipleGroup, cutlass::conv::IteratorAlgorithm::kAnalytic",
           "constexpr int kGroups = 4;", "constexpr int kAlignment = 2;",
           "constexpr int kAlignmentB = 2;", "int(P), int(Q), kPadH, kPadW",
-          "Layout::packed({int(K), int(R), int(S), int(C / kGroups)})"},
+          "const int64_t Cx = C, Kx = K, Gx = kGroups;",
+          "Layout::packed({int(Kx), int(R), int(S), int(Cx / Gx)})"},
          {2, 13, 11, 8}, {16, 3, 3, 2}, {2, 13, 11, 16}},
         {"grouped2d_single",
          {"GroupMode::kSingleGroup, cutlass::conv::IteratorAlgorithm::kOptimized",
@@ -243,7 +248,7 @@ TEST(ConvForms, LoweringRefusesKnobsTheFormCannotTake) {
         std::string form, from, to, words;
     };
     const Edit edits[] = {
-        {"depthwise2d", "tile 64x32x16", "tile 64x48x16", "channels per CTA divide C"},
+        {"depthwise2d", "tile 64x32x16", "tile 64x48x16", ""},  // 32 channels padded to 48
         {"depthwise2d", "tile 64x32x16", "tile 64x32x128", "write tile K 16"},
         {"grouped2d_single", "math tf32x3", "math f32_simt", "depthwise only"},
         {"grouped2d_single", "swizzle 1", "swizzle 1 iterator optimized", ""},
@@ -267,7 +272,7 @@ TEST(ConvForms, LoweringRefusesKnobsTheFormCannotTake) {
         auto program = dsl::parse_program(text, "edit.kf");
         ASSERT_TRUE(program.ok()) << program.error().to_string();
         auto out = lower_program(*program, p, LowerOptions{});
-        if (e.words.empty()) {  // a legal edit (one group per CTA: the optimized iterator)
+        if (e.words.empty()) {  // a legal edit
             EXPECT_TRUE(out.ok()) << out.error().to_string();
             continue;
         }

@@ -117,7 +117,8 @@ TEST_P(ConvFormsGpu, SeedPassesEveryGate) {
 INSTANTIATE_TEST_SUITE_P(
     Forms, ConvFormsGpu,
     testing::Values(GpuForm{"depthwise2d"}, GpuForm{"depthwise2d_strided"},
-                    GpuForm{"depthwise1d"}, GpuForm{"grouped2d_multiple"},
+                    GpuForm{"depthwise2d_padded"}, GpuForm{"depthwise1d"},
+                    GpuForm{"grouped2d_multiple"},
                     GpuForm{"grouped2d_single"}, GpuForm{"transpose2d_strided"},
                     GpuForm{"transpose2d_dilated"}, GpuForm{"transpose1d"},
                     GpuForm{"transpose2d_strided_dilated"},
