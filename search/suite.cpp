@@ -5,8 +5,11 @@
 #include <csignal>
 #include <cstdio>
 
+#include <thread>
+
 #include "common/stop_request.h"
 #include "search/loop_internal.h"
+#include "search/suite_rounds.h"
 
 namespace kforge::search {
 namespace {
@@ -22,14 +25,15 @@ int64_t work_done(const SearchState& s) {
 // yet also waits for one compile wave, at the problem's measured wave time: without it, a
 // cold 120 s suite on an H100 started a CUTLASS round with 39 s left and ended at 140 s.
 double round_floor_s(const SearchState& st, const std::vector<SearchState>& states) {
-    double quick = 0, full = 0;
-    int nq = 0, nf = 0;
-    for (const SearchState& s : states) {
+    double quick = 0;
+    int nq = 0;
+    for (const SearchState& s : states)
         if (s.screen_costs.quick_samples > 0) quick += s.screen_costs.quick_s, ++nq;
-        if (s.screen_costs.full_samples > 0) full += s.screen_costs.full_s, ++nf;
-    }
     quick = nq > 0 ? quick / nq : 0;
-    full = nf > 0 ? full / nf : std::max(4 * quick, st.simulated ? 2.0 : 30.0);
+    // the problem's own full tier, by its size (search/suite_rounds.h): a large reduction's took
+    // 40 s where the suite's mean was a few, and its round ran 16 s past a 600 s budget
+    const double full =
+        full_tier_estimate_s(st, states, std::max(4 * quick, st.simulated ? 2.0 : 30.0));
     auto it = st.candidates.find(st.start_hash);
     const bool start_full = it != st.candidates.end() && it->second.full.has_value();
     const bool compiles = st.precompiled.empty() && st.screen_costs.compile_samples > 0;
@@ -54,6 +58,11 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
     std::vector<bool> done(states.size(), false);
     for (const auto* list : {&started->not_reached, &started->failed})
         for (size_t i : *list) done[i] = true;
+    // the next problems' compile waves run while the GPU times this one's round: two waves of
+    // half the cores each (search/suite_rounds.h)
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    RoundPrefetcher prefetcher(states, evaluator, store, proposers, spent, hooks.before_round, 2,
+                               std::max(1, cores / 2));
     while (!stop_requested()) {
         tick(spent);
         if (auto spent_all = budget_exhausted(options.budget, spent)) {
@@ -67,10 +76,18 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
                     done[i] = true;
                     states[i].stop_reason = *why;
                 }
+        // while problems wait for their first round, a round plans for its fair share
+        size_t first_waiting = 0;
+        for (size_t i = 0; i < states.size(); ++i)
+            if (!done[i] && states[i].progress.best_ns_by_round.size() < 2) ++first_waiting;
+        round_options.round_share_s = first_round_share_s(round_options.budget, spent, first_waiting);
+        if (auto s = prefetcher.pump(done, round_options); !s) return s;
         std::vector<Progress> progress;
         for (const SearchState& s : states) progress.push_back(s.progress);
-        SuiteChoice choice = choose_next_problem(progress, done, names);
+        SuiteChoice choice =
+            choose_next_problem(progress, done, names, 0.9, prefetcher.waiting(done));
         if (!choice.next) break;
+        prefetcher.join(*choice.next);  // its wave, if one runs ahead
         if (hooks.passed_over)
             for (const std::string& r : choice.reasons) hooks.passed_over(r);
         SearchState& st = states[*choice.next];
