@@ -3,8 +3,11 @@
 // round goes to the problem with the largest expected gain (SOL headroom x recent improvement),
 // problems near SOL are deprioritized with the reason printed (driver/suite.h). --llm adds the
 // LLM proposer, one for the whole suite (its run budget is the suite's). --json: one object with
-// each problem's run (id, status, best full-tier time) read back from the store. Exit 0 when
-// every problem has a passing candidate, 1 otherwise, 128 + signal when stopped.
+// each problem's run (id, status, best full-tier time) read back from the store. --progress as
+// optimize's (cli/progress.h): on a terminal the suite's status line (the problem in progress,
+// problems done, the best speedup so far, the suite's budget used and left) under the lines of
+// the start phase and the rounds; piped, whole lines; json, one object per event and a "result".
+// Exit 0 when every problem has a passing candidate, 1 otherwise, 128 + signal when stopped.
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -12,6 +15,7 @@
 #include "cli/cmd_optimize.h"
 #include "cli/commands.h"
 #include "cli/console.h"
+#include "cli/progress.h"
 #include "common/stop_request.h"
 #include "driver/suite.h"
 #include "store/store.h"
@@ -61,34 +65,71 @@ nlohmann::ordered_json suite_json(const OptimizeArgs& a, int64_t before, int rc)
 int run_suite(const OptimizeArgs& a) {
     const char* cmd = "suite";
     install_stop_handlers();  // Ctrl-C: stop after the evaluation in flight (a second: now)
+    std::FILE* progress_out = a.json ? stderr : stdout;
+    auto mode = progress_mode_from_string(a.progress, progress_out);
+    if (!mode) {
+        eprintf("kforge suite: --progress must be auto, tty, plain, json or none, not '%s'\n",
+                a.progress.c_str());
+        return kExitUserError;
+    }
     auto session = session_options(a);
     if (!session) return exit_code_of(driver::fail(driver::Exit::kUserError,
                                                    session.error().to_string()), cmd);
+    auto printer = std::make_shared<ProgressPrinter>(*mode, progress_out);
     driver::SuiteRequest r;
     r.dir = a.spec;
     r.out = a.out;
     r.session = std::move(*session);
     r.search = search_options(a);
+    auto limits = std::make_shared<search::SearchOptions>(r.search);  // what the display reads
+    r.search.log = [printer](const std::string& line) { printer->line(line); };
+    r.search.on_event = [printer, limits](const search::ProgressEvent& e) {
+        printer->event(e, *limits);
+    };
+    r.on_progress = [printer, limits](const search::SuiteProgress& p) {
+        printer->suite(p, *limits);
+    };
     r.profile = profile_settings(a);
     r.export_to = export_request(a);
-    // each line as it comes (the start phase's, each round's), also into a pipe or a log file
+    // each line as it comes (the start phase's, each round's): above the status line on a
+    // terminal, else as is, also into a pipe or a log file (stderr under --json / json progress)
     driver::Console console = console_for(cmd);
-    console.print = [print = console.print](const std::string& text) {
-        print(text);
-        std::fflush(stdout);
+    std::FILE* text_out = !a.json && *mode != ProgressMode::kJson ? stdout : stderr;
+    console.print = [printer, text_out](const std::string& text) {
+        if (text.empty()) return;
+        if (printer->mode() == ProgressMode::kTty) {
+            printer->line(text.back() == '\n' ? text.substr(0, text.size() - 1) : text);
+            return;
+        }
+        std::fputs(text.c_str(), text_out);
+        std::fflush(text_out);
     };
-    const int64_t before = a.json ? newest_run(a.db) : 0;
+    console.note = [printer](const std::string& line) {
+        printer->line("kforge suite: " + line, stderr);
+    };
+    const bool json_result = a.json || *mode == ProgressMode::kJson;
+    const int64_t before = json_result ? newest_run(a.db) : 0;
     const driver::Outcome outcome = driver::run_suite(std::move(r), console);
+    printer->finish();
     int rc = exit_code_of(outcome, cmd);
     // a stop request (Ctrl-C, SIGTERM) ended it early: 128 + the signal, as a shell expects
     if (stop_requested()) rc = interrupted_exit_code();
-    if (a.json && (outcome.exit == driver::Exit::kOk || outcome.exit == driver::Exit::kFailure)) {
+    if (json_result &&
+        (outcome.exit == driver::Exit::kOk || outcome.exit == driver::Exit::kFailure)) {
         nlohmann::ordered_json j = suite_json(a, before, rc);
         if (stop_requested())
             j["error"] = "interrupted: the same command resumes the suite's unfinished runs";
         else if (rc != kExitOk && !outcome.message.empty()) j["error"] = outcome.message;
         else if (rc != kExitOk) j["error"] = "not every problem has a passing candidate";
-        print_json(j);
+        if (a.json) {
+            print_json(j);
+        } else {
+            nlohmann::ordered_json e{{"event", "result"}};
+            e.update(j);
+            printer->json(e);
+        }
+    } else if (*mode == ProgressMode::kJson && !a.json) {
+        printer->json({{"event", "error"}, {"error", outcome.message}, {"exit", rc}});
     }
     return rc;
 }
@@ -101,6 +142,9 @@ void register_suite(CLI::App& app) {
     cmd->add_option("dir", args->spec, "folder of problem specs (start programs beside them "
                                        "optional)")->required();
     add_optimize_options(cmd, *args);
+    cmd->add_option("--progress", args->progress,
+                    "auto (the suite's status line on a terminal, plain lines otherwise), tty, "
+                    "plain, json (one JSON object per event) or none");
     cmd->callback([args] { exit_code() = run_suite(*args); });
 }
 

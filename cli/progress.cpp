@@ -39,34 +39,92 @@ int64_t evaluations(const search::SearchState& st) {
     return st.counts.quick + st.counts.full + st.counts.invalid;
 }
 
-// Seconds left before some limit ends the run (nullopt: none known).
-std::optional<double> eta_s(const search::SearchState& st, const search::SearchOptions& o,
-                            const search::Spent& sp) {
-    std::optional<double> eta;
-    auto take = [&](double v) { eta = std::max(0.0, std::min(eta.value_or(v), v)); };
+// Seconds left of the budget's wall, GPU and compile limits (nullopt: none of them set).
+std::optional<double> budget_left_s(const search::SearchOptions& o, const search::Spent& sp) {
+    std::optional<double> left;
+    auto take = [&](double v) { left = std::max(0.0, std::min(left.value_or(v), v)); };
     if (o.budget.wall_s) take(*o.budget.wall_s - sp.wall_s);
     if (o.budget.gpu_s && sp.gpu_s > 0 && sp.wall_s > 0)
         take((*o.budget.gpu_s - sp.gpu_s) * sp.wall_s / sp.gpu_s);
-    if (o.stop.max_rounds && st.progress.rounds > 0 && sp.wall_s > 0)
-        take((*o.stop.max_rounds - st.progress.rounds) * sp.wall_s / st.progress.rounds);
     if (o.budget.compiles && sp.compiles > 0 && sp.wall_s > 0)
         take(static_cast<double>(*o.budget.compiles - sp.compiles) * sp.wall_s /
              static_cast<double>(sp.compiles));
+    return left;
+}
+
+// Seconds left before some limit ends the run (nullopt: none known).
+std::optional<double> eta_s(const search::SearchState& st, const search::SearchOptions& o,
+                            const search::Spent& sp) {
+    std::optional<double> eta = budget_left_s(o, sp);
+    if (o.stop.max_rounds && st.progress.rounds > 0 && sp.wall_s > 0) {
+        const double v = (*o.stop.max_rounds - st.progress.rounds) * sp.wall_s / st.progress.rounds;
+        eta = std::max(0.0, std::min(eta.value_or(v), v));
+    }
     return eta;
 }
 
-// "wall 12/600s" and the like: the budget used of each limit, short.
-std::string used_text(const search::SearchState& st, const search::SearchOptions& o,
-                      const search::Spent& sp) {
+// "wall 12/600s gpu 3/60s" and the like: the budget used of each of its limits, short ("": none).
+std::string budget_used_text(const search::SearchOptions& o, const search::Spent& sp) {
     std::string t;
     auto add = [&](const std::string& part) { t += (t.empty() ? "" : " ") + part; };
     if (o.budget.wall_s) add("wall " + fmt("%.0f", sp.wall_s) + "/" + fmt("%.0f", *o.budget.wall_s) + "s");
     if (o.budget.gpu_s) add("gpu " + fmt("%.0f", sp.gpu_s) + "/" + fmt("%.0f", *o.budget.gpu_s) + "s");
     if (o.budget.compiles)
         add("compiles " + std::to_string(sp.compiles) + "/" + std::to_string(*o.budget.compiles));
+    return t;
+}
+
+// The budget used, and the round of a round limit.
+std::string used_text(const search::SearchState& st, const search::SearchOptions& o,
+                      const search::Spent& sp) {
+    std::string t = budget_used_text(o, sp);
     if (o.stop.max_rounds)
-        add("round " + std::to_string(st.progress.rounds) + "/" + std::to_string(*o.stop.max_rounds));
+        t += (t.empty() ? "" : " ") + std::string("round ") + std::to_string(st.progress.rounds) +
+             "/" + std::to_string(*o.stop.max_rounds);
     return t.empty() ? "no limit" : t;
+}
+
+// `name`, then each of `fields` (most important first) that still fits in `width` columns less
+// the last: the name may shrink to 12 characters (ending in ~) before any field is dropped; then
+// each of `extras` that fits (dropped before the name shrinks).
+std::string fit_status(std::string name, const std::vector<std::string>& fields, int width,
+                       const std::vector<std::string>& extras = {}) {
+    const std::string sep = " | ";
+    size_t need = name.size();
+    for (const auto& f : fields) need += sep.size() + f.size();
+    const size_t w = static_cast<size_t>(std::max(width, 20)) - 1;  // the last column stays free
+    if (need > w && name.size() > 12) {
+        const long keep = static_cast<long>(name.size()) - static_cast<long>(need - w) - 1;
+        name = name.substr(0, static_cast<size_t>(std::max(11L, keep))) + "~";
+    }
+    std::string out = name.substr(0, w);
+    for (const auto* list : {&fields, &extras}) {
+        for (const auto& f : *list) {
+            if (out.size() + sep.size() + f.size() > w) continue;  // a shorter later one may fit
+            out += sep + f;
+        }
+    }
+    return out;
+}
+
+// The suite's figures: evaluations of every problem, the best speedup of any, simulated.
+struct SuiteFigures {
+    int64_t evaluations = 0;
+    std::optional<double> best_speedup;
+    bool simulated = false;
+};
+
+SuiteFigures suite_figures(const search::SuiteProgress& p) {
+    SuiteFigures f;
+    if (!p.states) return f;
+    for (const search::SearchState& st : *p.states) {
+        f.evaluations += evaluations(st);
+        f.simulated = f.simulated || st.simulated;
+        auto best = search::best_time_ns(st);
+        auto start = search::start_time_ns(st);
+        if (best && start) f.best_speedup = std::max(f.best_speedup.value_or(0.0), *start / *best);
+    }
+    return f;
 }
 
 }  // namespace
@@ -114,24 +172,41 @@ std::string status_line(const search::SearchState& st, const search::SearchOptio
         fields.push_back("ETA " + duration(*eta));
     }
     if (st.simulated) fields.push_back("(sim)");
-    const std::string sep = " | ";
     // the round, unless the round limit's field says it
-    std::string name = st.problem.name +
-                       (o.stop.max_rounds ? "" : " [" + std::to_string(st.progress.rounds) + "]");
-    // the name may shrink to 12 characters (ending in ~) before any field is dropped
-    size_t need = name.size();
-    for (const auto& f : fields) need += sep.size() + f.size();
-    const size_t w = static_cast<size_t>(std::max(width, 20)) - 1;  // the last column stays free
-    if (need > w && name.size() > 12) {
-        const long keep = static_cast<long>(name.size()) - static_cast<long>(need - w) - 1;
-        name = name.substr(0, static_cast<size_t>(std::max(11L, keep))) + "~";
+    return fit_status(st.problem.name + (o.stop.max_rounds
+                                             ? ""
+                                             : " [" + std::to_string(st.progress.rounds) + "]"),
+                      fields, width);
+}
+
+std::string suite_status_line(const search::SuiteProgress& p, const search::SearchOptions& o,
+                              int width, const std::string& heartbeat) {
+    search::Spent sp = p.spent ? *p.spent : search::Spent{};
+    search::tick(sp);
+    const SuiteFigures f = suite_figures(p);
+    const size_t problems = p.states ? p.states->size() : 0;
+    // the fields kept while the problem's name shrinks, then those that go before it does
+    std::vector<std::string> fields, extras;
+    fields.push_back(std::to_string(p.done) + "/" + std::to_string(problems) + " done");
+    if (f.best_speedup) fields.push_back("best " + fmt("%.2fx", *f.best_speedup));
+    const std::string used = budget_used_text(o, sp);
+    fields.push_back(used.empty() ? "no limit" : used);
+    if (!heartbeat.empty()) {
+        fields.push_back(heartbeat);
+    } else if (auto left = budget_left_s(o, sp)) {
+        fields.push_back(duration(*left) + " left");
     }
-    std::string out = name.substr(0, w);
-    for (const auto& f : fields) {
-        if (out.size() + sep.size() + f.size() > w) continue;  // a shorter later field may fit
-        out += sep + f;
+    extras.push_back(std::to_string(f.evaluations) + " evals");
+    if (f.simulated) extras.push_back("(sim)");
+    // the problem a round is given to, with its rounds so far (as optimize's); else the phase
+    std::string name = "suite";
+    if (p.current && p.states && *p.current < problems) {
+        const search::SearchState& st = (*p.states)[*p.current];
+        name = st.problem.name + " [" + std::to_string(st.progress.rounds) + "]";
+    } else if (!p.finished && f.evaluations == 0) {
+        name = "suite: starts";
     }
-    return out;
+    return fit_status(name, fields, width, extras);
 }
 
 void ProgressPrinter::line(const std::string& text, std::FILE* err) {
@@ -171,8 +246,12 @@ int ProgressPrinter::width() const {
 }
 
 void ProgressPrinter::draw_locked() {
-    if (!state_) return;
-    status_ = status_line(*state_, *options_, *spent_, width(), heartbeat_);
+    if (suite_) {
+        status_ = suite_status_line(*suite_, *options_, width(), heartbeat_);
+    } else {
+        if (!state_) return;
+        status_ = status_line(*state_, *options_, *spent_, width(), heartbeat_);
+    }
     std::fprintf(out_, "\r\033[K%s", status_.c_str());
     std::fflush(out_);
 }
@@ -250,6 +329,52 @@ void ProgressPrinter::event(const search::ProgressEvent& e, const search::Search
     }
 }
 
+void ProgressPrinter::suite(const search::SuiteProgress& p, const search::SearchOptions& o) {
+    std::unique_lock lock(mu_);
+    if (mode_ == ProgressMode::kNone) return;
+    suite_ = p;
+    options_ = &o;
+    if (mode_ == ProgressMode::kJson) {
+        search::Spent sp = p.spent ? *p.spent : search::Spent{};
+        search::tick(sp);
+        const SuiteFigures f = suite_figures(p);
+        const auto left = budget_left_s(o, sp);
+        nlohmann::ordered_json j{
+            {"event", "suite"},
+            {"problem", p.current && p.states ? nlohmann::ordered_json(
+                                                    (*p.states)[*p.current].problem.name)
+                                              : nullptr},
+            {"done", p.done},
+            {"problems", p.states ? p.states->size() : 0},
+            {"best_speedup", f.best_speedup ? nlohmann::ordered_json(*f.best_speedup) : nullptr},
+            {"evaluations", f.evaluations},
+            {"wall_s", sp.wall_s},
+            {"budget_used", budget_used_text(o, sp)},
+            {"left_s", left ? nlohmann::ordered_json(*left) : nullptr},
+            {"finished", p.finished}};
+        std::fprintf(out_, "%s\n",
+                     j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::fflush(out_);
+        if (p.finished) suite_.reset();
+        return;
+    }
+    if (mode_ == ProgressMode::kPlain) {
+        // whole lines: before and after the starts, after each round, and the last
+        if (!p.current) {
+            std::fprintf(out_, "%s\n", suite_status_line(p, o, 1000).c_str());
+            std::fflush(out_);
+        }
+        if (p.finished) suite_.reset();
+        return;
+    }
+    heartbeat_.clear();
+    draw_locked();
+    if (p.finished) {
+        lock.unlock();
+        finish();
+    }
+}
+
 void ProgressPrinter::finish() {
     std::lock_guard lock(mu_);
     if (mode_ == ProgressMode::kTty && !status_.empty()) {
@@ -258,6 +383,7 @@ void ProgressPrinter::finish() {
     }
     status_.clear();
     state_ = nullptr;
+    suite_.reset();
 }
 
 }  // namespace kforge::cli

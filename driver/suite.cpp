@@ -146,6 +146,7 @@ Outcome run_suite(SuiteRequest r, const Console& console) {
         watch.check();
     };
     hooks.start.print = print;
+    hooks.progress = r.on_progress;
     search::tick(spent);  // run_suite's clock goes on from here
     auto ran = search::run_suite(states, backend->evaluator(), *store, ps, options, spent, hooks);
     std::filesystem::remove_all(work_dir, ec);

@@ -3,12 +3,14 @@
 // the problem with the largest expected gain (search/suite.h); then each problem's outputs.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "driver/export.h"
 #include "driver/outcome.h"
 #include "driver/search_session.h"
 #include "search/loop.h"
+#include "search/suite.h"
 
 namespace kforge::driver {
 
@@ -20,6 +22,8 @@ struct SuiteRequest {
     SearchSessionOptions session;
     search::SearchOptions search;  // as OptimizeRequest::search; `suite` is set to dir's name
     ProfileSettings profile;
+    // The suite as it goes (search/suite.h SuiteProgress), for a display; unset: none.
+    std::function<void(const search::SuiteProgress& progress)> on_progress;
 };
 
 // Runs it. A problem of the folder whose run of this suite (same folder name, same store) a stop

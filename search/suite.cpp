@@ -47,7 +47,15 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
                  Spent& spent, const SuiteHooks& hooks) {
     std::vector<std::string> names;
     for (const SearchState& s : states) names.push_back(s.problem.name);
+    std::vector<bool> done(states.size(), false);
+    auto report = [&](std::optional<size_t> current, bool finished = false) {
+        if (!hooks.progress) return;
+        SuiteProgress p{&states, &spent, current,
+                        static_cast<size_t>(std::count(done.begin(), done.end(), true)), finished};
+        hooks.progress(p);
+    };
     start_wall_clock(spent);  // the starts' compiles and timings count against the budget
+    report(std::nullopt);
     auto started = run_start_phase(states, evaluator, store, options, spent, hooks.start);
     if (!started) return started.error();
     // A round times programs compiled for it up to kCompiledTimingGraceS past its wall budget:
@@ -55,9 +63,9 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
     SearchOptions round_options = options;
     if (options.budget.wall_s && *options.budget.wall_s > 4 * detail::kCompiledTimingGraceS)
         round_options.budget.wall_s = *options.budget.wall_s - detail::kCompiledTimingGraceS;
-    std::vector<bool> done(states.size(), false);
     for (const auto* list : {&started->not_reached, &started->failed})
         for (size_t i : *list) done[i] = true;
+    report(std::nullopt);
     // the next problems' compile waves run while the GPU times this one's round: two waves of
     // half the cores each (search/suite_rounds.h)
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -109,6 +117,7 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
         }
         const int64_t before = work_done(st);
         if (hooks.before_round) hooks.before_round(st);
+        report(choice.next);
         if (auto s = search_round(st, evaluator, store, proposers, round_options, spent); !s)
             return s;
         tick(spent);
@@ -120,6 +129,7 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
             done[*choice.next] = true;
             st.stop_reason = "the proposers have nothing new to propose";
         }
+        report(std::nullopt);
     }
     if (stop_requested()) {
         const int sig = stop_signal();
@@ -127,6 +137,8 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
         for (size_t i = 0; i < states.size(); ++i)
             if (!done[i]) states[i].stop_reason = "interrupted by " + by;
     }
+    tick(spent);
+    report(std::nullopt, true);
     return Ok{};
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,17 @@
 #include "search/suite_start.h"
 
 namespace kforge::search {
+
+// The suite as it goes, for a display (SuiteHooks::progress); the pointers live as long as the
+// call to run_suite.
+struct SuiteProgress {
+    const std::vector<SearchState>* states = nullptr;  // every problem of the suite
+    const Spent* spent = nullptr;                      // the suite's spending
+    std::optional<size_t> current;  // the problem this round is given to (none: the start phase,
+                                    // or between rounds)
+    size_t done = 0;                // problems done (a stop condition, the budget, not reached)
+    bool finished = false;          // the loop has ended: the last call
+};
 
 // What the caller sees of the loop, each optional.
 struct SuiteHooks {
@@ -20,6 +32,8 @@ struct SuiteHooks {
     std::function<void(SearchState& state)> before_round;
     // After a round of `state`, with the suite's spending so far.
     std::function<void(const SearchState& state, const Spent& spent)> after_round;
+    // Before the start phase, after it, before and after each round, and once at the end.
+    std::function<void(const SuiteProgress& progress)> progress;
     // The start phase: its compiler (a test's), jobs, plan and per-start lines.
     StartPhaseOptions start;
 };

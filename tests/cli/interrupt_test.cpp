@@ -5,7 +5,8 @@
 // --out written, every status line within 80 columns, and the printed --resume command finishing
 // the run. A second ^C exits at once (130) and leaves a store that opens and resumes. Plain
 // output (stdout a pipe) has no \r; --progress json is one JSON object per line. Where tmux is
-// installed, the same Ctrl-C is also sent with tmux send-keys C-c.
+// installed, the same Ctrl-C is also sent with tmux send-keys C-c. `kforge suite` on the same
+// terminals draws its own status line within the width.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -78,7 +80,19 @@ protected:
     // `kforge optimize` on an 80-column pty; `interrupts` ^C typed once the first evaluation is
     // stored (0: none).
     PtyRun optimize_on_pty(int interrupts, unsigned short columns = 80) {
+        return kforge_on_pty({"optimize", spec(), "--device", "sim", "--rounds", "3",
+                              "--per-round", "2", "--db", db(), "--out", out(), "--profile-top",
+                              "0"},
+                             interrupts, columns);
+    }
+
+    // `kforge ARGS` on a pty of `columns`, as optimize_on_pty.
+    PtyRun kforge_on_pty(const std::vector<std::string>& args, int interrupts,
+                         unsigned short columns) {
         PtyRun r;
+        std::vector<char*> argv{const_cast<char*>(KFORGE_CLI_PATH)};
+        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
         struct winsize ws {};
         ws.ws_row = 24;
         ws.ws_col = columns;
@@ -87,11 +101,7 @@ protected:
         if (pid < 0) return r;
         if (pid == 0) {
             ::unsetenv("COLUMNS");
-            const std::string d = db(), o = out(), s = spec();
-            execl(KFORGE_CLI_PATH, KFORGE_CLI_PATH, "optimize", s.c_str(), "--device", "sim",
-                  "--rounds", "3", "--per-round", "2", "--db", d.c_str(), "--out", o.c_str(),
-                  "--profile-top", "0",
-                  static_cast<char*>(nullptr));
+            execv(KFORGE_CLI_PATH, argv.data());
             _exit(127);
         }
         const auto t0 = std::chrono::steady_clock::now();
@@ -122,7 +132,7 @@ protected:
         if (!exited) {
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
-            ADD_FAILURE() << "kforge optimize did not end within 120 s:\n" << r.out;
+            ADD_FAILURE() << "kforge " << args[0] << " did not end within 120 s:\n" << r.out;
         }
         close(master);
         r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -141,14 +151,18 @@ protected:
     fs::path dir_;
 };
 
-// Every status line (what follows "\r\033[K" up to the next \r or \n) fits 80 columns.
-void expect_status_lines_fit(const std::string& out, size_t columns) {
+// Every status line (what follows "\r\033[K" up to the next \r or \n) fits `columns`. With
+// `marker`, only the lines holding it are status lines: the others are event lines printed above
+// it (a suite's start phase and rounds), which the terminal may wrap.
+void expect_status_lines_fit(const std::string& out, size_t columns,
+                             const std::string& marker = "") {
     size_t seen = 0;
     for (size_t at = out.find("\r\033[K"); at != std::string::npos;
          at = out.find("\r\033[K", at + 1)) {
         const size_t from = at + 4;
         const size_t end = out.find_first_of("\r\n", from);
         const std::string line = out.substr(from, end == std::string::npos ? end : end - from);
+        if (!marker.empty() && line.find(marker) == std::string::npos) continue;
         if (line.empty()) continue;
         ++seen;
         EXPECT_LT(line.size(), columns) << "status line wider than the terminal: " << line;
@@ -231,6 +245,76 @@ TEST_F(Interrupt, StatusLineFitsANarrowTerminal) {
     EXPECT_NE(r.out.find("% SOL"), std::string::npos) << r.out;
 }
 
+// `kforge suite` draws its own status line the same way (the problem in progress, problems done
+// of all, the best speedup so far, the suite's budget used and left) under the start phase's and
+// the rounds' lines; within 80 columns, and within 40 (the name shrinks); piped, whole lines.
+TEST_F(Interrupt, SuiteStatusLineFitsTheTerminal) {
+    const fs::path suite = dir_ / "suite";
+    fs::create_directories(suite);
+    for (const std::string name : {"softmax_long_rows_f32", "row_sum_f32"})
+        for (const std::string ext : {".json", ".kf"})
+            fs::copy_file(fs::path(KFORGE_SOURCE_DIR) / "problems" / (name + ext),
+                          suite / (name + ext));
+    auto args = [&](const std::string& db) {
+        return std::vector<std::string>{"suite", suite.string(), "--device", "sim", "--rounds",
+                                        "1", "--per-round", "2", "--profile-top", "0",
+                                        "--budget-wall", "600", "--db", db};
+    };
+    const PtyRun r = kforge_on_pty(args(db()), 0, 80);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    expect_status_lines_fit(r.out, 80, "/2 done");
+    // while a round runs: the problem and its rounds; the end: every problem done
+    const std::string at = R"(\r\x1b\[K)";  // where a status line is drawn
+    EXPECT_TRUE(std::regex_search(
+        r.out, std::regex(at + R"((softmax_long_rows_f32|row_sum_f32) \[0\] \| [01]/2 done \| )")))
+        << r.out;
+    std::smatch last;
+    EXPECT_TRUE(std::regex_search(
+        r.out, last, std::regex(at + R"((suite \| 2/2 done \| best [0-9.]+x \| wall [0-9]+/600s \| )"
+                                     R"([0-9ms]+ left \| [0-9]+ evals \| \(sim\))\r?\n)")))
+        << r.out;
+    EXPECT_LT(last.str(1).size(), 80u) << last.str(1);
+    // the rounds' and the start phase's lines stay whole above it
+    EXPECT_TRUE(std::regex_search(
+        r.out, std::regex(at + R"(row_sum_f32 round 1: best [^\r\n]+\r?\n)")))
+        << r.out;
+    EXPECT_NE(r.out.find("start row_sum_f32: "), std::string::npos) << r.out;
+
+    const PtyRun narrow = kforge_on_pty(args((dir_ / "narrow.db").string()), 0, 40);
+    EXPECT_EQ(narrow.rc, 0) << narrow.out;
+    expect_status_lines_fit(narrow.out, 40, "/2 done");
+    EXPECT_NE(narrow.out.find("softmax_lon~ | "), std::string::npos) << narrow.out;
+
+    std::string cmd;
+    for (const std::string& a : args((dir_ / "piped.db").string())) cmd += " " + a;
+    const auto piped = run_cli(cmd);
+    EXPECT_EQ(piped.rc, 0) << piped.out;
+    EXPECT_EQ(piped.out.find('\r'), std::string::npos) << "plain output has no \\r";
+    EXPECT_NE(piped.out.find("suite | 2/2 done | best "), std::string::npos) << piped.out;
+
+    // --progress json: one object per line, "suite" events as it goes, the result last
+    const auto json = kforge::test::run_cli_stdout(cmd.substr(0, cmd.rfind(" --db ")) +
+                                                   " --progress json --db " +
+                                                   (dir_ / "json.db").string());
+    EXPECT_EQ(json.rc, 0) << json.out;
+    std::istringstream lines(json.out);
+    std::string line;
+    nlohmann::json final;
+    int suite_events = 0;
+    while (std::getline(lines, line)) {
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        ASSERT_FALSE(j.is_discarded()) << "not a JSON line: " << line;
+        if (j.value("event", "") == "suite") {
+            ++suite_events;
+            EXPECT_EQ(j["problems"], 2) << line;
+        }
+        final = j;
+    }
+    EXPECT_GT(suite_events, 2);
+    EXPECT_EQ(final.value("event", ""), "result") << json.out;
+    EXPECT_EQ(final["runs"].size(), 2u) << json.out;
+}
+
 TEST_F(Interrupt, SecondCtrlCExitsAtOnceAndTheStoreStillResumes) {
     const PtyRun r = optimize_on_pty(2);
     EXPECT_EQ(r.rc, 130) << r.out;
@@ -246,17 +330,9 @@ TEST_F(Interrupt, SecondCtrlCExitsAtOnceAndTheStoreStillResumes) {
 
 TEST_F(Interrupt, ProgressAsJsonLines) {
     // stdout alone (run_cli would add stderr)
-    const std::string cmd = std::string(KFORGE_CLI_PATH) + " optimize " + spec() +
-                            " --device sim --rounds 2 --per-round 2 --profile-top 0 "
-                            "--progress json --db " +
-                            db() + " 2>/dev/null";
-    kforge::test::CliRun r;
-    FILE* p = popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
-    const int status = pclose(p);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    const auto r = kforge::test::run_cli_stdout(
+        "optimize " + spec() + " --device sim --rounds 2 --per-round 2 --profile-top 0 "
+        "--progress json --db " + db());
     EXPECT_EQ(r.rc, 0) << r.out;
     std::istringstream lines(r.out);
     std::string line, last;
