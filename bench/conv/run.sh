@@ -12,7 +12,8 @@
 #   suite's --budget-wall), MODES (eager,compile_default), KFORGE_PYTHON (python with torch),
 #   FORMS (all; "new": instead of GLOB, level 1's depthwise, grouped and transposed files alone -
 #   the forms on CUTLASS's group fprop, direct depthwise convolution and dgrad), LEVEL2 (0; 1
-#   adds level 2's ConvTranspose problems: a transposed convolution and its epilogue chain),
+#   adds level 2's ConvTranspose problems: a transposed convolution and its epilogue chain; L2GLOB
+#   narrows them, e.g. '[1-4]*ConvTranspose*', for batches that fit a device call),
 #   EXAMPLES (1: the repository's own conv examples 40-46 join), GATES (0; 1: each start program
 #   through every gate, `kforge eval --tier full`, on DEVICE, one after another - a minute of
 #   nvcc each, so for a few files; the suite evaluates every start program anyway, compiling on
@@ -35,7 +36,7 @@ if [ "${FORMS:-all}" = new ]; then  # depthwise, and transposed (grouped ones am
 else
     files=("$KB"/level1/$GLOB.py)
 fi
-[ "${LEVEL2:-0}" = 1 ] && kb_add_files level2 "*ConvTranspose*"
+[ "${LEVEL2:-0}" = 1 ] && kb_add_files level2 "${L2GLOB:-*ConvTranspose*}"
 [ "${EXAMPLES:-1}" = 1 ] && files+=("$R"/examples/kernelbench/4[0-6]_*.py)
 [ ${#files[@]} -gt 0 ] || { echo "no files match under $KB (GLOB $GLOB, FORMS ${FORMS:-all})" >&2; exit 2; }
 GATES_ARG=$([ "${GATES:-0}" = 1 ] && echo gates)
