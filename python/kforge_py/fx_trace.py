@@ -23,6 +23,7 @@ import torch.fx
 import torch.fx._symbolic_trace as _st
 import torch.nn as nn
 from torch.fx.proxy import Proxy, TraceError
+from torch.overrides import TorchFunctionMode
 
 from kforge_py.fx_types import Unsupported
 
@@ -217,6 +218,19 @@ def _restore(saved):
         m._modules.update(mods)
 
 
+class _LiteralsOnCpu(TorchFunctionMode):
+    """torch.tensor(c, device=x.device) in forward: x.device is a plain value here, meta for a
+    model loaded on the meta device, where the tensor would lose the number it holds (the
+    importer reads it as a constant). Tensors made from Python data stay on the CPU instead."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if func in (torch.tensor, torch.as_tensor, torch.scalar_tensor) and \
+                str(kwargs.get("device")) == "meta":
+            kwargs["device"] = "cpu"
+        return func(*args, **kwargs)
+
+
 def _einops_takes_proxies():
     """einops (KernelBench's Mamba2 files) picks its backend by the tensor's type: a ValueProxy
     gets the torch backend, so rearrange / repeat record the reshapes and permutes they do."""
@@ -239,7 +253,8 @@ def trace(model, example_inputs, scalar_args=None):
     _einops_takes_proxies()
     saved = _snapshot(model)
     try:
-        graph = tracer.trace(model, concrete_args=scalar_args or None)
+        with _LiteralsOnCpu():
+            graph = tracer.trace(model, concrete_args=scalar_args or None)
         made = {k: v for k, v in model.__dict__.items() if k.startswith("_tensor_constant")}
     finally:
         _restore(saved)
