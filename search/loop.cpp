@@ -265,11 +265,23 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         return budget_exhausted(options.budget, spent, kCompiledTimingGraceS).has_value();
     };
     std::vector<TimedEntry> timed;
-    for (const std::string& h : screened) {
+    for (size_t k = 0; k < screened.size(); ++k) {
+        const std::string& h = screened[k];
         // the start program is timed even past the budget: a suite's starts compile in one
         // parallel wave first, which can outlast a short budget, and a run without its start
         // timed has no result at all (every import on the H200 ended so, 2026-12-01)
         if (stop_requested() || (h != st.start_hash && over_budget_compiled())) break;
+        // past its share, a round leaves the rest of its batch to a later round: the screen
+        // sized it by quick timings measured earlier, which a loaded machine or a costlier
+        // program outlasts (a 15 s suite on the simulated device: one round of 46 quick timings
+        // took 11 s while three problems waited for their first)
+        tick(spent);
+        if (!timed.empty() && h != st.start_hash && options.round_share_s &&
+            spent.wall_s - round_start_s > *options.round_share_s) {
+            st.pending.insert(st.pending.end(), screened.begin() + static_cast<std::ptrdiff_t>(k),
+                              screened.end());
+            break;
+        }
         auto r = detail::evaluate_at(st, evaluator, store, h, EvalTier::kQuick, options, spent);
         if (!r) return r.error();
         if (!r->cached) add_sample(st.screen_costs.quick_s, st.screen_costs.quick_samples, r->wall_ms / 1e3);
@@ -334,14 +346,18 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         }
     // a store failure returns with a prefetch in flight: its future's destructor waits for it
     // a round past its share (a suite's, while problems wait for their first round) promotes
-    // one program only: a full tier at a large shape costs 20-40 s (kb_21 on the H100: five
-    // full-shape correctness rounds of 67M elements, 14 s), and three of them took a 17 s share
-    // to 95 s
+    // one program at most, and only one whose quick time beats the start's by 2%: a full tier
+    // at a large shape costs 20-40 s (kb_21 on the H100: five full-shape correctness rounds of
+    // 67M elements, 14 s), and three of them took a 17 s share to 95 s
+    std::optional<double> start_quick_ns;
+    if (auto sit = st.candidates.find(st.start_hash); sit != st.candidates.end() && sit->second.quick)
+        start_quick_ns = sit->second.quick->median_ns;
     size_t promoted = 0;
     for (size_t i : cut.promote) {
         tick(spent);
-        if (over_budget() || (promoted > 0 && options.round_share_s &&
-                              spent.wall_s - round_start_s > *options.round_share_s))
+        if (over_budget()) break;
+        if (options.round_share_s && spent.wall_s - round_start_s > *options.round_share_s &&
+            (promoted > 0 || (start_quick_ns && timed[i].median_ns > 0.98 * *start_quick_ns)))
             break;
         if (auto s = full_at(timed[i].id); !s) return s;
         ++promoted;

@@ -43,7 +43,9 @@ double full_tier_estimate_s(const SearchState& st, const std::vector<SearchState
     const size_t n = static_cast<size_t>(std::count_if(
         states.begin(), states.end(), [](const SearchState& s) { return s.screen_costs.full_samples > 0; }));
     mean /= static_cast<double>(std::max<size_t>(1, n));
-    if (per_byte.empty() || st.bounds.work.bytes_fused <= 0) return mean;
+    // by bytes on a GPU only: there the full tier checks at the real shape; the simulated
+    // device checks at a CPU-feasible shape whatever the problem's size
+    if (per_byte.empty() || st.bounds.work.bytes_fused <= 0 || st.simulated) return mean;
     std::nth_element(per_byte.begin(), per_byte.begin() + per_byte.size() / 2, per_byte.end());
     return std::max(mean, per_byte[per_byte.size() / 2] * st.bounds.work.bytes_fused);
 }

@@ -26,10 +26,11 @@ std::optional<double> first_round_share_s(const Budget& budget, const Spent& spe
                                           size_t waiting_first);
 
 // What the next full-tier evaluation of `state` will cost: its own measured mean when it has
-// one; else the suite's measured seconds per byte (the median over problems with a full tier
-// measured, times the problem's compulsory bytes: the full tier's correctness rounds generate,
-// copy and compare every tensor at the real shape), at least the suite's mean; `fallback`
-// when nothing was measured. Full tiers on the H100 ranged 0.1-40 s across one suite.
+// one; else, on a GPU, the suite's measured seconds per byte (the median over problems with a
+// full tier measured, times the problem's compulsory bytes: the full tier's correctness rounds
+// generate, copy and compare every tensor at the real shape), at least the suite's mean (the
+// mean only on the simulated device, which checks at a CPU-feasible shape); `fallback` when
+// nothing was measured. Full tiers on the H100 ranged 0.1-40 s across one suite.
 double full_tier_estimate_s(const SearchState& state, const std::vector<SearchState>& states,
                             double fallback);
 

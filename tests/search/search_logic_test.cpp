@@ -264,6 +264,10 @@ TEST(Allocator, FullTierEstimateScalesWithTheProblemsBytes) {
     EXPECT_NEAR(full_tier_estimate_s(state(1e3, 0, 0), suite, 30), 1.6, 1e-9);
     // nothing measured: the fallback
     EXPECT_DOUBLE_EQ(full_tier_estimate_s(state(1e9, 0, 0), {state(1e6, 0, 0)}, 30), 30.0);
+    // the simulated device checks at a CPU-feasible shape: the mean, whatever the bytes
+    SearchState sim = state(1e9, 0, 0);
+    sim.simulated = true;
+    EXPECT_NEAR(full_tier_estimate_s(sim, suite, 30), 1.6, 1e-9);
 }
 
 TEST(CostModel, FitIsGeometricMeanRatioPerKind) {
