@@ -10,7 +10,9 @@ The shared values (Tensor, the views, Unsupported) live in fx_types; the convert
 of node in fx_ops (call_function / call_method), fx_conv, fx_decomp, fx_forms, fx_losses and
 fx_chains, none of which imports this module. Unsupported and the value types are re-exported
 here for callers that import them from fx_import."""
+import contextlib
 import copy
+import io
 import re
 
 import torch
@@ -32,7 +34,8 @@ def propagate_shapes(gm, example_inputs):
     try:
         meta_gm = copy.deepcopy(gm).to("meta")
         args = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in example_inputs]
-        ShapeProp(meta_gm).propagate(*args)
+        with contextlib.redirect_stderr(io.StringIO()):  # (ShapeProp prints what it raises)
+            ShapeProp(meta_gm).propagate(*args)
         for mine, theirs in zip(gm.graph.nodes, meta_gm.graph.nodes):
             if "tensor_meta" in theirs.meta:
                 mine.meta["tensor_meta"] = theirs.meta["tensor_meta"]
