@@ -49,6 +49,8 @@ def plans(spec, conv):
     add({d: BATCH for d in free if d in batch})
     for cap in CAPS:
         add({d: min(dims[d], cap) for d in free if d not in batch})
+    for kept in free:  # all but one (a dim a constant follows: attention's 1/sqrt(E))
+        add({d: BATCH if d in batch else min(dims[d], CAPS[0]) for d in free if d != kept})
     return out
 
 
@@ -150,7 +152,10 @@ def try_plans(spec, conv, loaded, name, start=0):
             continue
         n = element_count(sconv, loaded, inputs)
         if n > WEIGHTS_MAX_ELEMENTS:
-            return (f"at {where} its weights and inputs still hold {n:,} elements (the "
-                    f"check's limit with full-size weights is {WEIGHTS_MAX_ELEMENTS:,})")
+            reasons.append(f"at {where} its weights and inputs still hold {n:,} elements (the "
+                           f"check's limit with full-size weights is {WEIGHTS_MAX_ELEMENTS:,})")
+            if element_count(sconv, loaded, []) > WEIGHTS_MAX_ELEMENTS:
+                break  # the weights alone: no smaller input helps
+            continue
         return sspec, sconv, dims, index
     return "; ".join(reasons) or "no dim that only the inputs carry"

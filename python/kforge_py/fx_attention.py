@@ -103,3 +103,28 @@ def multi_head_attention(conv, node, mod):
     assert isinstance(out, Tensor)
     return (out, NotConverted(f"the attention weights of {p} (not supported: only the "
                               "output, [0], is)"))
+
+
+def scaled_dot_product_attention(conv, node, args, kw):
+    """F.scaled_dot_product_attention(q, k, v) without a mask, causality or dropout: softmax(q @
+    k^T * scale) @ v, scale 1/sqrt(q's last dim) unless given (PyTorch's definition)."""
+    def get(i, key, default=None):
+        return args[i] if len(args) > i else kw.get(key, default)
+
+    q, k, v = (conv.tensor(get(i, key), f"the attention {key}")
+               for i, key in enumerate(("query", "key", "value")))
+    if get(3, "attn_mask") is not None or get(5, "is_causal", False):
+        raise Unsupported("scaled_dot_product_attention with attn_mask or is_causal is not "
+                          "supported")
+    if get(4, "dropout_p", 0.0):
+        raise Unsupported("scaled_dot_product_attention with dropout_p > 0 is not supported")
+    if kw.get("enable_gqa"):
+        raise Unsupported("scaled_dot_product_attention with enable_gqa is not supported")
+    scale = kw.get("scale")
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    shape, dtype = conv.meta(node)
+    scores_shape = tuple(shape[:-1]) + (k.shape[-2],)
+    s = conv.emit("matmul", [q, k], node, scores_shape, dtype, final=False, transpose_b=True)
+    s = conv.emit("scale", [s], node, scores_shape, dtype, final=False, value=scale)
+    p = conv.emit("softmax", [s], node, scores_shape, dtype, final=False, axis=-1)
+    return conv.emit("matmul", [p, v], node, tuple(shape), dtype)

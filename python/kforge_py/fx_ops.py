@@ -6,7 +6,7 @@ import operator
 
 import torch
 
-from kforge_py import fx_conv, fx_shape
+from kforge_py import fx_attention, fx_conv, fx_shape
 from kforge_py import fx_pool
 from kforge_py import fx_index
 from kforge_py.fx_chains import elu, hardsigmoid, reduce_chain
@@ -86,6 +86,8 @@ def convert(conv, node):
     def get(i, key, default=None):
         return args[i] if len(args) > i else kw.get(key, default)
 
+    if name == "scaled_dot_product_attention":
+        return fx_attention.scaled_dot_product_attention(conv, node, args, kw)
     if name in fx_conv.FUNCTIONS:
         return fx_conv.conv_function(conv, node, name, args, kw, shape, dtype)
     if name in fx_index.FUNCTIONS:

@@ -250,7 +250,8 @@ def _check_at_input_dims(kforge, spec, spec_path, loaded, path, work, conv):
         start += 1
         if target is None:  # the model with real weights, once a plan holds
             try:
-                target = kernelbench.load(path) if loaded.on_meta else loaded
+                target = kernelbench.load(path, meta_inputs=True) if loaded.on_meta \
+                    else loaded
             except kernelbench.KernelBenchError as e:
                 return f"at the file's own weights: {e}"
 

@@ -118,7 +118,7 @@ def _size_tuple_ints(ns, literals):
     return out
 
 
-def load(path, overrides=None, seed=0, input_seed=None, meta=False):
+def load(path, overrides=None, seed=0, input_seed=None, meta=False, meta_inputs=False):
     """Runs the file (with `overrides` applied to its literal int globals), builds Model from
     get_init_inputs() under torch.manual_seed(seed), puts it in eval mode (dropout is the
     identity) except its batch / instance norms, and draws inputs with get_inputs() under
@@ -126,7 +126,8 @@ def load(path, overrides=None, seed=0, input_seed=None, meta=False):
     runs a fresh Model: batch norm then normalizes with the batch's statistics, which eval mode
     would replace by the fresh running statistics (0 and 1, a near-identity). With `meta`, the
     file, Model() and get_inputs() run under _OnMeta: every tensor they make has no storage
-    (tracing needs only shapes; Model.forward is not run)."""
+    (tracing needs only shapes; Model.forward is not run). With `meta_inputs`, only
+    get_inputs() runs there: the real model without the file's full-size inputs."""
     try:
         with open(path, encoding="utf-8") as f:
             source = f.read()
@@ -141,14 +142,14 @@ def load(path, overrides=None, seed=0, input_seed=None, meta=False):
         tree = _override(tree, overrides)
     ns = {"__name__": "kernelbench_module", "__file__": path}
     with _OnMeta() if meta else contextlib.nullcontext():
-        model, inputs = _run(tree, path, ns, seed, input_seed)
+        model, inputs = _run(tree, path, ns, seed, input_seed, meta_inputs and not meta)
     ints = {k: v for k, v in ns.items()
             if type(v) is int and not k.startswith("_")}
     ints.update(_size_tuple_ints(ns, literals))
     return Loaded(model, inputs, ints, literals, ns, meta)
 
 
-def _run(tree, path, ns, seed, input_seed):
+def _run(tree, path, ns, seed, input_seed, meta_inputs=False):
     """Runs the module body into `ns`, then Model(*get_init_inputs()) and get_inputs()."""
     try:
         exec(compile(tree, path, "exec"), ns)
@@ -170,7 +171,8 @@ def _run(tree, path, ns, seed, input_seed):
             if isinstance(m, torch.nn.modules.batchnorm._NormBase):
                 m.train()
         torch.manual_seed(seed + 1 if input_seed is None else input_seed)
-        inputs = list(ns["get_inputs"]())
+        with _OnMeta() if meta_inputs else contextlib.nullcontext():
+            inputs = list(ns["get_inputs"]())
     except Exception as e:
         raise KernelBenchError(
             f"building Model or its inputs raised {type(e).__name__}: {e}") from e

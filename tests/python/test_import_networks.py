@@ -90,6 +90,34 @@ class Networks(unittest.TestCase):
         self.assertIn("synthesized one from the problem", r.stdout + r.stderr)
 
 
+class Functional(unittest.TestCase):
+    def test_scaled_dot_product_attention_is_checked_with_its_scale_dim_kept(self):
+        body = """
+            import torch
+            import torch.nn.functional as F
+            class Model(torch.nn.Module):
+                def forward(self, q, k, v):
+                    return F.scaled_dot_product_attention(q, k, v)
+            def get_inputs():
+                return [torch.rand(4, 2, 256, 64), torch.rand(4, 2, 256, 64),
+                        torch.rand(4, 2, 256, 48)]
+            def get_init_inputs():
+                return []
+            """
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "sdpa.py")
+            with open(path, "w") as f:
+                f.write(textwrap.dedent(body))
+            r = util.kforge("import", "kernelbench", path, "-o", d)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            spec = util.load_json(os.path.join(d, "sdpa.json"))
+        self.assertEqual([op["op"] for op in spec["graph"]],
+                         ["matmul", "scale", "softmax", "matmul"])
+        self.assertAlmostEqual(spec["graph"][1]["value"], 0.125)
+        # 1/sqrt(64) follows q's last dim: the check reduces the others and keeps that one
+        self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
+
+
 class Refusals(unittest.TestCase):
     def run_body(self, body, name):
         with tempfile.TemporaryDirectory() as d:
