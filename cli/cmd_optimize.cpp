@@ -223,12 +223,8 @@ int run_optimize(OptimizeArgs a) {
         return kExitUserError;
     }
     std::FILE* progress_out = a.json ? stderr : stdout;
-    auto mode = progress_mode_from_string(a.progress, progress_out);
-    if (!mode) {
-        eprintf("kforge optimize: --progress must be auto, tty, plain, json or none, not '%s'\n",
-                a.progress.c_str());
-        return kExitUserError;
-    }
+    auto mode = progress_mode_flag("optimize", a.progress, progress_out);
+    if (!mode) return kExitUserError;
     auto session = session_options(a);
     if (!session) return exit_code_of(driver::fail(driver::Exit::kUserError,
                                                    session.error().to_string()), cmd);

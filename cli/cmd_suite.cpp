@@ -66,12 +66,8 @@ int run_suite(const OptimizeArgs& a) {
     const char* cmd = "suite";
     install_stop_handlers();  // Ctrl-C: stop after the evaluation in flight (a second: now)
     std::FILE* progress_out = a.json ? stderr : stdout;
-    auto mode = progress_mode_from_string(a.progress, progress_out);
-    if (!mode) {
-        eprintf("kforge suite: --progress must be auto, tty, plain, json or none, not '%s'\n",
-                a.progress.c_str());
-        return kExitUserError;
-    }
+    auto mode = progress_mode_flag("suite", a.progress, progress_out);
+    if (!mode) return kExitUserError;
     auto session = session_options(a);
     if (!session) return exit_code_of(driver::fail(driver::Exit::kUserError,
                                                    session.error().to_string()), cmd);

@@ -138,6 +138,15 @@ std::optional<ProgressMode> progress_mode_from_string(const std::string& s, std:
     return std::nullopt;
 }
 
+std::optional<ProgressMode> progress_mode_flag(const char* cmd, const std::string& s,
+                                               std::FILE* out) {
+    auto mode = progress_mode_from_string(s, out);
+    if (!mode)
+        std::fprintf(stderr, "kforge %s: --progress must be auto, tty, plain, json or none, not '%s'\n",
+                     cmd, s.c_str());
+    return mode;
+}
+
 std::string budget_text(const search::SearchOptions& o) {
     std::string t;
     auto add = [&](const std::string& part) { t += (t.empty() ? "" : ", ") + part; };

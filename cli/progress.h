@@ -28,6 +28,9 @@ enum class ProgressMode { kTty, kPlain, kJson, kNone };
 
 // "auto" (tty when `out` is a terminal, else plain), "tty", "plain", "json" or "none".
 std::optional<ProgressMode> progress_mode_from_string(const std::string& s, std::FILE* out);
+// progress_mode_from_string, or nullopt after "kforge CMD: --progress must be ..." on stderr.
+std::optional<ProgressMode> progress_mode_flag(const char* cmd, const std::string& s,
+                                               std::FILE* out);
 
 // The status line of a search, at most `width` columns: the less important fields go first
 // when the terminal is narrow. `heartbeat` ("compiling 12 program(s), 15 s") replaces the ETA.
