@@ -145,11 +145,15 @@ double detail::round_plan_s(const SearchOptions& options, const Spent& spent) {
     return options.round_share_s ? std::min(quarter, *options.round_share_s) : quarter;
 }
 
-std::vector<std::string> detail::screen_round(const SearchState& st,
-                                              const std::vector<std::string>& fresh,
-                                              const SearchOptions& options, const Spent& spent) {
-    return fitting_share(st, screen(st, fresh, options, round_plan_s(options, spent)), options,
-                         spent);
+std::future<PrefetchResult> detail::compile_ahead(const SearchState& st, eval::PrecompileRequest pre,
+                                                  const std::vector<std::string>& next,
+                                                  const SearchOptions& options, const Spent& spent,
+                                                  double round_s) {
+    std::vector<std::string> first = fitting_share(st, screen(st, next, options, round_s), options, spent);
+    fill_precompile(pre, st, first, options, spent);
+    first.resize(pre.program_texts.size());
+    if (pre.program_texts.empty()) return {};
+    return compile_async(std::move(pre), std::move(first));
 }
 
 Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
@@ -337,11 +341,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
                 auto next = propose_ahead(st, store, proposers, options, spent, round_s);
                 if (!next) return next.error();
                 st.proposals_prefetched = true;
-                std::vector<std::string> first = fitting(st, screen(st, *next, options, round_s),
-                                                         options, spent);
-                fill_precompile(*pre, st, first, options, spent);
-                first.resize(pre->program_texts.size());
-                if (!pre->program_texts.empty()) prefetch = compile_async(std::move(*pre), std::move(first));
+                prefetch = detail::compile_ahead(st, std::move(*pre), *next, options, spent, round_s);
             }
         }
     // a store failure returns with a prefetch in flight: its future's destructor waits for it
@@ -368,12 +368,8 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     // only the wait beyond the start's tiers counts as GPU-seconds: the rest ran beside them
     for (std::future<PrefetchResult>* f : {&early, &prefetch}) {
         if (!f->valid()) continue;
-        auto t0 = std::chrono::steady_clock::now();
         Heartbeat beat(options, "compiling the next round's programs");
-        PrefetchResult r = f->get();
-        spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        record_compile_cost(st, r.request, r.report, r.secs);
-        mark_precompiled(st, r.hashes, r.report);
+        detail::join_prefetch(st, *f, spent);
     }
     ++st.progress.rounds;
     auto best = best_time_ns(st);

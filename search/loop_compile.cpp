@@ -186,6 +186,14 @@ std::future<PrefetchResult> compile_async(eval::PrecompileRequest req, std::vect
     });
 }
 
+void join_prefetch(SearchState& st, std::future<PrefetchResult>& prefetch, Spent& spent) {
+    const auto t0 = std::chrono::steady_clock::now();
+    PrefetchResult r = prefetch.get();
+    spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    record_compile_cost(st, r.request, r.report, r.secs);
+    mark_precompiled(st, r.hashes, r.report);
+}
+
 // The programs of `screened` that fit their compile waves and quick timings in the wall budget
 // left at the measured costs, in their order: all of them without a wall budget or before a
 // compile wave was measured. A compile wave that cannot finish in the budget is not started:

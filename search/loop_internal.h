@@ -62,10 +62,6 @@ Expected<std::vector<std::string>> propose_ahead(SearchState& state, Store& stor
 // The seconds a round plans for: a quarter of the budget left, at most options.round_share_s.
 double round_plan_s(const SearchOptions& options, const Spent& spent);
 
-// What a round made now would screen of `fresh` (the cost-model screen) and fit in its share of
-// the wall budget (search_round's steps 2), in order.
-std::vector<std::string> screen_round(const SearchState& state, const std::vector<std::string>& fresh,
-                                      const SearchOptions& options, const Spent& spent);
 
 // --- loop_compile.cpp
 
@@ -116,6 +112,18 @@ struct PrefetchResult {
 // `req` (programs `hashes`) compiling on its own thread, timed.
 std::future<PrefetchResult> compile_async(eval::PrecompileRequest req,
                                           std::vector<std::string> hashes);
+
+// The next round's proposals `next` compiling ahead: what a round planned for `round_s` would
+// screen of them and fit in the wall budget (its share), built by `pre` (its jobs as the caller
+// set them) on its own thread; an invalid future when nothing is to compile. Defined in loop.cpp.
+std::future<PrefetchResult> compile_ahead(const SearchState& state, eval::PrecompileRequest pre,
+                                          const std::vector<std::string>& next,
+                                          const SearchOptions& options, const Spent& spent,
+                                          double round_s);
+
+// Waits for a compile made ahead (`prefetch` valid): the wait counts as GPU-seconds (the GPU
+// idles), the compile's cost is recorded and its programs marked precompiled.
+void join_prefetch(SearchState& state, std::future<PrefetchResult>& prefetch, Spent& spent);
 
 // The programs of `screened` that fit their compile waves and quick timings in the wall budget
 // left at the measured costs, in their order.

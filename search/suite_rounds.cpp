@@ -102,12 +102,10 @@ Status RoundPrefetcher::pump(const std::vector<bool>& done, const SearchOptions&
                                           detail::round_plan_s(options, spent_));
         if (!next) return next.error();
         st.proposals_prefetched = !next->empty();
-        std::vector<std::string> first = detail::screen_round(st, *next, options, spent_);
-        detail::fill_precompile(*pre, st, first, options, spent_);
-        first.resize(pre->program_texts.size());
         pre->jobs = jobs_;
-        if (!pre->program_texts.empty())
-            in_flight_[i] = detail::compile_async(std::move(*pre), std::move(first));
+        auto wave = detail::compile_ahead(st, std::move(*pre), *next, options, spent_,
+                                          detail::round_plan_s(options, spent_));
+        if (wave.valid()) in_flight_[i] = std::move(wave);
     }
     return Ok{};
 }
@@ -115,12 +113,8 @@ Status RoundPrefetcher::pump(const std::vector<bool>& done, const SearchOptions&
 void RoundPrefetcher::join(size_t i) {
     auto it = in_flight_.find(i);
     if (it == in_flight_.end()) return;
-    const auto t0 = std::chrono::steady_clock::now();
-    detail::PrefetchResult r = it->second.get();
+    detail::join_prefetch(states_[i], it->second, spent_);
     in_flight_.erase(it);
-    spent_.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    detail::record_compile_cost(states_[i], r.request, r.report, r.secs);
-    detail::mark_precompiled(states_[i], r.hashes, r.report);
 }
 
 std::vector<bool> RoundPrefetcher::waiting(const std::vector<bool>& done) const {
