@@ -1,8 +1,9 @@
-// Test helpers for running generated chain functors on the host (the let-value and row
-// prologue host-run tests): kernels/common.cuh's helpers that a chain functor calls, as scalar
-// host code (f32 tensors), and a file reader.
+// Test helpers for running generated chain functors on the host (the let-value, row prologue
+// and pool host-run tests): kernels/common.cuh's helpers that a chain functor calls, as scalar
+// host code (f32 tensors), a file reader, and the build of a test's run.cpp.
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,23 @@ inline std::string read_text(const std::filesystem::path& p) {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+// Compiles DIR/run.cpp to DIR/run with the host C++ compiler (KFORGE_HOST_CXX, defined by each
+// host-run test target): the compiler's exit status (-1 when it could not start) and output.
+struct HostBuild {
+    int status = -1;
+    std::string log;
+};
+inline HostBuild build_host_run(const std::filesystem::path& dir) {
+    const std::string cc = std::string(KFORGE_HOST_CXX) + " -std=c++17 -O1 -o " +
+                           (dir / "run").string() + " " + (dir / "run.cpp").string() + " 2>&1";
+    HostBuild b;
+    FILE* p = popen(cc.c_str(), "r");
+    char buf[512];
+    while (p && fgets(buf, sizeof buf, p)) b.log += buf;
+    b.status = p ? pclose(p) : -1;
+    return b;
 }
 
 // kernels/common.cuh's helpers that a chain functor calls, as scalar host code (f32 tensors).

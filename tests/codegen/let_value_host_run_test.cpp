@@ -85,13 +85,8 @@ std::vector<float> run_seeded_map(const Problem& problem, const std::vector<floa
         std::ofstream xin(dir / "x.bin", std::ios::binary);
         xin.write(reinterpret_cast<const char*>(x.data()), std::streamsize(x.size() * sizeof(float)));
     }
-    const std::string cc = std::string(KFORGE_HOST_CXX) + " -std=c++17 -O1 -o " +
-                           (dir / "run").string() + " " + (dir / "run.cpp").string() + " 2>&1";
-    FILE* p = popen(cc.c_str(), "r");
-    std::string log;
-    char buf[512];
-    while (p && fgets(buf, sizeof buf, p)) log += buf;
-    EXPECT_EQ(p ? pclose(p) : -1, 0) << log << "\n" << read_text(dir / "run.cpp");
+    const hostrun::HostBuild build = hostrun::build_host_run(dir);
+    EXPECT_EQ(build.status, 0) << build.log << "\n" << read_text(dir / "run.cpp");
     const std::string run = (dir / "run").string() + " " + (dir / "x.bin").string() + " " +
                             (dir / "y.bin").string();
     EXPECT_EQ(std::system(run.c_str()), 0);

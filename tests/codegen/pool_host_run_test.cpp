@@ -89,13 +89,8 @@ void expect_matches_interpreter(const std::string& op, const std::string& shape,
         << shim << strip_includes(hostrun::read_text(kernels / "chain_ops.cuh"))
         << strip_includes(hostrun::read_text(kernels / "pool.cuh"))
         << strip_includes(low->cuda_source) << main_src;
-    const std::string cc = std::string(KFORGE_HOST_CXX) + " -std=c++17 -O1 -o " +
-                           (dir / "run").string() + " " + (dir / "run.cpp").string() + " 2>&1";
-    FILE* p = popen(cc.c_str(), "r");
-    std::string log;
-    char buf[512];
-    while (p && fgets(buf, sizeof buf, p)) log += buf;
-    ASSERT_EQ(p ? pclose(p) : -1, 0) << log << "\n" << hostrun::read_text(dir / "run.cpp");
+    const hostrun::HostBuild build = hostrun::build_host_run(dir);
+    ASSERT_EQ(build.status, 0) << build.log << "\n" << hostrun::read_text(dir / "run.cpp");
     const std::string run = (dir / "run").string() + " " + (dir / "x.bin").string() + " " +
                             (dir / "y.bin").string();
     ASSERT_EQ(std::system(run.c_str()), 0) << hostrun::read_text(dir / "run.cpp");

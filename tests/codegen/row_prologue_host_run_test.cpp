@@ -117,13 +117,8 @@ void expect_seed_matches_interpreter(const Problem& problem, const std::string& 
         "    return o && std::fwrite(y.data(), 4, y.size(), o) == y.size() && !std::fclose(o) ? 0 : 3;\n"
         "}\n";
     std::ofstream(dir / "run.cpp") << kHostShim << ops << pre->definition << main_src;
-    const std::string cc = std::string(KFORGE_HOST_CXX) + " -std=c++17 -O1 -o " +
-                           (dir / "run").string() + " " + (dir / "run.cpp").string() + " 2>&1";
-    FILE* p = popen(cc.c_str(), "r");
-    std::string log;
-    char buf[512];
-    while (p && fgets(buf, sizeof buf, p)) log += buf;
-    ASSERT_EQ(p ? pclose(p) : -1, 0) << log << "\n" << read_text(dir / "run.cpp");
+    const hostrun::HostBuild build = hostrun::build_host_run(dir);
+    ASSERT_EQ(build.status, 0) << build.log << "\n" << read_text(dir / "run.cpp");
     std::string run = (dir / "run").string();
     for (const auto& [name, values] : host) run += " " + (dir / (name + ".bin")).string();
     run += " " + (dir / "y.bin").string();
