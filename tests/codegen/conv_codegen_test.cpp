@@ -26,10 +26,6 @@ std::string lower_error(const dsl::Program& program, const Problem& problem) {
     return out.ok() ? "" : out.error().to_string();
 }
 
-void expect_has(const std::string& source, const std::string& text) {
-    EXPECT_NE(source.find(text), std::string::npos) << "missing: " << text;
-}
-
 const BufferDecl* buffer(const LaunchPlan& plan, const std::string& name) {
     for (const BufferDecl& b : plan.buffers)
         if (b.name == name) return &b;

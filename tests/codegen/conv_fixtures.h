@@ -1,4 +1,5 @@
-// Shared problems and programs of the conv2d lowering tests (codegen/lower_conv.cpp).
+// Shared problems, programs and helpers of the convolution lowering tests (codegen/lower_conv.cpp,
+// lower_conv_forms.cpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -6,10 +7,25 @@
 #include <string>
 
 #include "codegen/lower.h"
+#include "dsl/check.h"
 #include "dsl/parser.h"
 #include "problem/spec.h"
+#include "sol/device.h"
 
 namespace kforge::codegen::conv_testing {
+
+inline dsl::DeviceLimits h200() { return dsl::device_limits(find_device("h200").value()); }
+
+// The problem of a JSON spec (a failed test and an empty problem when it does not parse).
+inline Problem parsed(const std::string& json) {
+    auto p = parse_problem(json, "<test>");
+    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
+    return p.ok() ? *p : Problem{};
+}
+
+inline void expect_has(const std::string& source, const std::string& text) {
+    EXPECT_NE(source.find(text), std::string::npos) << "missing: " << text;
+}
 
 // y = relu(conv2d(x, w, b)): x [N,C,H,W] = [2,3,17,19], w [K,C,R,S] = [10,3,3,3], stride 2,
 // padding 1, dilation 1 -> y [2,10,9,10] (P = (17 + 2 - 2 - 1) / 2 + 1 = 9, Q = 10).

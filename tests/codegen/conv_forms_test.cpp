@@ -15,25 +15,18 @@
 #include "problem/spec.h"
 #include "search/knob_space.h"
 #include "sol/device.h"
+#include "tests/codegen/conv_fixtures.h"
 #include "tests/codegen/conv_forms_fixtures.h"
 
 namespace kforge::codegen {
 namespace {
 
+using conv_testing::expect_has;
+using conv_testing::h200;
+using conv_testing::parsed;
+
 using conv_forms::form_json;
 using conv_forms::FormCase;
-
-dsl::DeviceLimits h200() { return dsl::device_limits(find_device("h200").value()); }
-
-Problem parsed(const std::string& json) {
-    auto p = parse_problem(json, "<test>");
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
-    return p.ok() ? *p : Problem{};
-}
-
-void expect_has(const std::string& source, const std::string& text) {
-    EXPECT_NE(source.find(text), std::string::npos) << "missing: " << text;
-}
 
 const BufferDecl* buffer(const Lowered& out, const std::string& name) {
     for (const BufferDecl& b : out.plan.buffers)

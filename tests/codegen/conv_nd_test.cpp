@@ -15,11 +15,14 @@
 #include "problem/spec.h"
 #include "search/knob_space.h"
 #include "sol/device.h"
+#include "tests/codegen/conv_fixtures.h"
 
 namespace kforge::codegen {
 namespace {
 
-dsl::DeviceLimits h200() { return dsl::device_limits(find_device("h200").value()); }
+using conv_testing::expect_has;
+using conv_testing::h200;
+using conv_testing::parsed;
 
 // y = relu(conv1d(x, w, b)): x [N,C,L] = [2,3,40], w [K,C,5] = [6,3,5], stride 2, padding 3,
 // dilation 2 -> y [2,6,Lo] with Lo = (40 + 6 - 8 - 1) / 2 + 1 = 19.
@@ -41,16 +44,6 @@ const char* kConv1dProgram =
     "program c1 for \"conv1d_relu\"\n"
     "kernel k0 = conv2d(x[N,C,L], w[K,C,5]) tile 128x64x32 stages 3 math tf32x3\n"
     "    { add b[K]; relu; store y[N,K,Lo] }\n";
-
-Problem parsed(const std::string& json) {
-    auto p = parse_problem(json, "<test>");
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
-    return p.ok() ? *p : Problem{};
-}
-
-void expect_has(const std::string& source, const std::string& text) {
-    EXPECT_NE(source.find(text), std::string::npos) << "missing: " << text;
-}
 
 TEST(ConvNdLowering, Conv1dIsAConv2dWithUnitHeight) {
     Problem problem = parsed(conv1d_json());
