@@ -30,14 +30,7 @@ extra=()
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=("$R"/examples/kernelbench/*.py)
 : > "$O/steps.txt"
-step() {  # step NAME TIMEOUT_S CMD...: runs CMD under a timeout, logs rc and wall
-    local name=$1 limit=$2; shift 2
-    local s=$SECONDS
-    timeout --kill-after=10 "$limit" "$@"
-    local rc=$?
-    echo "$name rc=$rc wall_s=$((SECONDS - s))" | tee -a "$O/steps.txt"
-    return $rc
-}
+. "$R/bench/lib/step.sh"  # step NAME TIMEOUT_S CMD...
 
 # 1. Import, all files in one Python process (a torch start costs seconds); a file that fails
 #    (unsupported op, degenerate problem) keeps no spec: a degenerate one's spec is written for

@@ -9,7 +9,7 @@
 #       K (KFORGE, default .carry/bin/kforge), DEVICE (cuda; sim for a dry run), SUITE_S,
 #       MODES (eager,compile_default), KFORGE_PYTHON (python3 unless .venv has one), the results
 #       folder O=$OUT/NAME with specs/, DB=$O/kforge.db, an empty $O/steps.txt; nullglob on.
-#   step NAME TIMEOUT_S CMD...
+#   step NAME TIMEOUT_S CMD...  (bench/lib/step.sh)
 #       runs CMD under a timeout, appends "NAME rc=.. wall_s=.." to $O/steps.txt.
 #   kb_add_files LEVEL PATTERNS
 #       appends to files[] the $KB/LEVEL/PATTERN.py that exist, for each word of PATTERNS (the
@@ -28,6 +28,8 @@
 #   kb_summary [gates]
 #       the closing count line (also appended to steps.txt).
 
+. "$R/bench/lib/step.sh"
+
 kb_bench_init() {
     K=${KFORGE:-$R/.carry/bin/kforge}
     DEVICE=${DEVICE:-cuda}
@@ -40,15 +42,6 @@ kb_bench_init() {
     : > "$O/steps.txt"
     shopt -s nullglob
     files=()
-}
-
-step() {  # step NAME TIMEOUT_S CMD...: runs CMD under a timeout, logs rc and wall
-    local name=$1 limit=$2; shift 2
-    local s=$SECONDS
-    timeout --kill-after=10 "$limit" "$@"
-    local rc=$?
-    echo "$name rc=$rc wall_s=$((SECONDS - s))" | tee -a "$O/steps.txt"
-    return $rc
 }
 
 kb_add_files() {
