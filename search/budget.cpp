@@ -124,7 +124,7 @@ SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
             if (!best_near || expected_gain(p) > expected_gain(progress[*best_near])) best_near = i;
             continue;
         }
-        if (p.best_ns_by_round.size() < 2) {  // never searched: explored before any repeat
+        if (never_searched(p)) {  // explored before any repeat
             // fewest rounds first: every start gets its first round (its full-tier result)
             // before any problem a second one (KernelBench imports on the H200, 2026-12-01: one
             // problem's start with no full-tier result took round 2 while five starts waited,

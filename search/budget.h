@@ -68,6 +68,10 @@ std::optional<std::string> stop_max_rounds(const StopConditions& c, const Progre
 std::optional<std::string> should_stop(const StopConditions& c, const Progress& p,
                                        const Budget& budget, const Spent& spent);
 
+// Whether a problem has had no search round yet: at most its start timed (the round that timed
+// it). Such problems get their first round before any problem a second (choose_next_problem).
+inline bool never_searched(const Progress& p) { return p.best_ns_by_round.size() < 2; }
+
 // Relative improvement of the best time over the last `window` rounds (0 without history of a
 // passed time; a problem with no search round yet - no rounds, or only the round that timed its
 // start - gets `prior`, so a suite tries every problem before it keeps feeding one).

@@ -87,7 +87,7 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
         // while problems wait for their first round, a round plans for its fair share
         size_t first_waiting = 0;
         for (size_t i = 0; i < states.size(); ++i)
-            if (!done[i] && states[i].progress.best_ns_by_round.size() < 2) ++first_waiting;
+            if (!done[i] && never_searched(states[i].progress)) ++first_waiting;
         round_options.round_share_s = first_round_share_s(round_options.budget, spent, first_waiting);
         if (auto s = prefetcher.pump(done, round_options); !s) return s;
         std::vector<Progress> progress;

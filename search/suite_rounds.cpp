@@ -19,8 +19,6 @@ double wave_estimate_s(const std::vector<SearchState>& states) {
     return most > 0 ? most : kDefaultWaveS;
 }
 
-bool never_searched(const SearchState& s) { return s.progress.best_ns_by_round.size() < 2; }
-
 }  // namespace
 
 std::optional<double> first_round_share_s(const Budget& budget, const Spent& spent,
@@ -70,7 +68,7 @@ RoundPrefetcher::~RoundPrefetcher() {
 }
 
 bool RoundPrefetcher::eligible(size_t i, const std::vector<bool>& done) const {
-    return needs_nvcc_[i] && !(i < done.size() && done[i]) && never_searched(states_[i]) &&
+    return needs_nvcc_[i] && !(i < done.size() && done[i]) && never_searched(states_[i].progress) &&
            !states_[i].proposals_prefetched && states_[i].precompiled.empty();
 }
 
