@@ -32,15 +32,15 @@ double full_tier_estimate_s(const SearchState& st, const std::vector<SearchState
     if (st.screen_costs.full_samples > 0) return st.screen_costs.full_s;
     std::vector<double> per_byte;
     double mean = 0;
+    int measured = 0;
     for (const SearchState& s : states) {
         if (s.screen_costs.full_samples == 0) continue;
         mean += s.screen_costs.full_s;
+        ++measured;
         if (s.bounds.work.bytes_fused > 0) per_byte.push_back(s.screen_costs.full_s / s.bounds.work.bytes_fused);
     }
     if (per_byte.empty() && mean == 0) return fallback;
-    const size_t n = static_cast<size_t>(std::count_if(
-        states.begin(), states.end(), [](const SearchState& s) { return s.screen_costs.full_samples > 0; }));
-    mean /= static_cast<double>(std::max<size_t>(1, n));
+    mean /= std::max(1, measured);
     // by bytes on a GPU only: there the full tier checks at the real shape; the simulated
     // device checks at a CPU-feasible shape whatever the problem's size
     if (per_byte.empty() || st.bounds.work.bytes_fused <= 0 || st.simulated) return mean;
