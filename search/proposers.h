@@ -13,7 +13,12 @@
 //               roofline moves: memory-bound far from SOL -> wider vectors, more rows/items per
 //               block, one pass, a row split over more CTAs; compute-bound -> bigger tiles, more
 //               stages, clusters); a refused move is replaced by the same move with one other
-//               knob moved too, when that is legal, else dropped
+//               knob moved too, when that is legal, else dropped. Moves that change launch
+//               knobs only (a sm90 GEMM's raster, swizzle, split-K, stream-K) come first, each
+//               marked "free: ... launch knobs only: no compile" (they share the parent's
+//               compile), then the rest; a GEMM whose shape leaves SMs idle (search/
+//               launch_moves.h: few output tiles with a long K, a short last wave) gets split-K
+//               and stream-K moves also without a profile
 #pragma once
 
 #include <memory>

@@ -4,8 +4,10 @@
 #include "diagnosis/diagnosis.h"
 #include "dsl/ast.h"
 #include "dsl/printer.h"
+#include "search/launch_moves.h"
 #include "search/proposers.h"
 #include "search/proposers_common.h"
+#include "sol/device.h"
 
 namespace kforge::search {
 namespace {
@@ -35,9 +37,24 @@ void append_knob_moves(std::vector<DirectedMove>& out, const std::vector<Directe
 // nearest legal program that makes the same move: `m` moved again along one other knob (e.g.
 // passes 2 -> 1 on a row too long to cache, with split 8 -> 16 so that each CTA's part fits);
 // when none is legal the move is dropped. Refused programs stay in the memo, so they are never
-// checked or proposed again in the run.
+// checked or proposed again in the run. With `free_only`, only a program that shares the
+// parent's compile (launch knobs only, search/knob_space.h) is offered, and its move says so.
 void offer(const KnobMove& m, const DirectedMove& d, const detail::Parent& parent,
-           detail::ProposalSink& sink) {
+           detail::ProposalSink& sink, bool free_only) {
+    if (free_only) {
+        if (!m.free) return;
+        const std::string why = " (" + d.reason + "; launch knobs only: no compile)";
+        if (sink.add(m.program, {parent.hash}, "free: " + m.move + why) != detail::Admit::kIllegal)
+            return;
+        for (KnobMove& r : knob_neighbours(m.program)) {
+            if (r.knob == m.knob || !is_free_move(parent.program, r.program)) continue;
+            detail::Admit a = sink.add(r.program, {parent.hash},
+                                       "free: " + m.move + ", " + r.move + why + "; " + r.knob +
+                                           " moved too: " + m.move + " alone fails the checker");
+            if (a == detail::Admit::kAdded || a == detail::Admit::kFull) return;
+        }
+        return;
+    }
     const std::string why = " (" + d.reason + ")";
     if (sink.add(m.program, {parent.hash}, m.move + why) != detail::Admit::kIllegal) return;
     for (KnobMove& r : knob_neighbours(m.program)) {
@@ -59,9 +76,24 @@ std::vector<KnobMove> moves_of(const DirectedMove& d, const dsl::Program& p, siz
     return out;
 }
 
-void apply(const DirectedMove& d, const detail::Parent& parent, detail::ProposalSink& sink) {
+void apply(const DirectedMove& d, const detail::Parent& parent, detail::ProposalSink& sink,
+           bool free_only) {
     for (size_t ki = 0; ki < parent.program.kernels.size() && !sink.full(); ++ki)
-        for (KnobMove& m : moves_of(d, parent.program, ki)) offer(m, d, parent, sink);
+        for (KnobMove& m : moves_of(d, parent.program, ki)) offer(m, d, parent, sink, free_only);
+}
+
+// The moves for one parent: its diagnosis's (diagnosis_moves), then, short of SOL, what the
+// shape of its GEMMs asks of the launch knobs (search/launch_moves.h: too few output tiles for
+// the SMs with a long K, a short last wave) - the profiler's tail rule read from the dims, so
+// it holds where no profile was taken.
+std::vector<DirectedMove> parent_moves(const detail::Parent& parent, const ProposalContext& context) {
+    std::vector<DirectedMove> moves = diagnosis_moves(*parent.view, context.bounds);
+    const bool near_sol = parent.view->fraction_of_sol.value_or(0.0) >= kNearSolFraction;
+    auto device = find_device(context.device_key);
+    if (context.problem && device && !near_sol)
+        for (DirectedMove& d : gemm_shape_moves(parent.program, *context.problem, device->sm_count))
+            moves.push_back(std::move(d));
+    return moves;
 }
 
 // The moves that answer one bottleneck usually add up (a compute-bound element-wise kernel pays
@@ -101,13 +133,21 @@ class DiagnosisProposer : public Proposer {
 public:
     std::string name() const override { return "search:diagnosis"; }
 
+    // Launch-knob variants first: a move the diagnosis asks for that changes launch knobs only
+    // (a sm90 GEMM's raster, swizzle, split-K, stream-K: codegen/launch_knobs.h) shares its
+    // parent's compile and costs a quick timing, where any other move costs a compile wave
+    // (~50 s for CUTLASS on the H200). Then each parent's moves together and one at a time.
     std::vector<Proposal> propose(const ProposalContext& context) override {
         detail::ProposalSink sink(context, &memo_);
         auto parents = detail::parse_parents(context);
-        for (size_t i = 0; i < parents.size() && i < 3 && !sink.full(); ++i) {
-            std::vector<DirectedMove> moves = diagnosis_moves(*parents[i].view, context.bounds);
-            apply_together(moves, parents[i], context, memo_, sink);
-            for (const DirectedMove& d : moves) apply(d, parents[i], sink);
+        if (parents.size() > 3) parents.resize(3);
+        std::vector<std::vector<DirectedMove>> moves;
+        for (const detail::Parent& p : parents) moves.push_back(parent_moves(p, context));
+        for (size_t i = 0; i < parents.size() && !sink.full(); ++i)
+            for (const DirectedMove& d : moves[i]) apply(d, parents[i], sink, true);
+        for (size_t i = 0; i < parents.size() && !sink.full(); ++i) {
+            apply_together(moves[i], parents[i], context, memo_, sink);
+            for (const DirectedMove& d : moves[i]) apply(d, parents[i], sink, false);
         }
         return sink.take();
     }
