@@ -57,8 +57,11 @@ std::vector<unsigned char> to_device_bytes(const std::vector<double>& v, DType d
 }
 
 std::vector<double> from_device_bytes(const std::vector<unsigned char>& bytes, DType dtype) {
-    std::vector<double> v(bytes.size() / dtype_bytes(dtype));
-    const unsigned char* p = bytes.data();
+    return from_device_bytes(bytes.data(), bytes.size(), dtype);
+}
+
+std::vector<double> from_device_bytes(const unsigned char* p, size_t size, DType dtype) {
+    std::vector<double> v(size / dtype_bytes(dtype));
     switch (dtype) {
         case DType::kF64: decode_as<double>(p, v, [](double x) { return x; }); break;
         case DType::kF32: decode_as<float>(p, v, [](float x) { return double{x}; }); break;
@@ -139,6 +142,7 @@ CudaDevice::~CudaDevice() {
     unload();
     unload_reference_modules();
     if (flush_) api_->cuMemFree(flush_);
+    if (staging_) api_->cuMemFreeHost(staging_);
     if (stream_) api_->cuStreamDestroy(stream_);
     api_->cuDevicePrimaryCtxRelease(dev_);
 }

@@ -29,6 +29,7 @@ namespace kforge::eval {
 // integers truncate), and back. Device-free, unit tested.
 std::vector<unsigned char> to_device_bytes(const std::vector<double>& v, DType dtype);
 std::vector<double> from_device_bytes(const std::vector<unsigned char>& bytes, DType dtype);
+std::vector<double> from_device_bytes(const unsigned char* bytes, size_t size, DType dtype);
 
 class CudaDevice final : public Device {
 public:
@@ -83,6 +84,12 @@ private:
     CUstream stream_ = nullptr;
     CUdeviceptr flush_ = 0;
     int64_t flush_bytes_ = 0;
+    // Page-locked host memory that outputs are copied into (grown to the largest output, kept):
+    // a pageable copy of a full-shape output ran at a fraction of the bus rate and first
+    // zero-filled a buffer of its size on one core, every correctness round (2026-12-06).
+    void* staging_ = nullptr;
+    size_t staging_bytes_ = 0;
+    const unsigned char* stage(CUdeviceptr src, size_t bytes, CUresult& r);
 
     bool loaded_ = false;
     const Problem* problem_ = nullptr;

@@ -74,11 +74,36 @@ CudaDevice::Failure CudaDevice::wait(double timeout_s) {
     }
 }
 
+// The page-locked staging buffer holding `bytes` copied from `src`; nullptr with r set when the
+// copy failed, or with r == CUDA_SUCCESS when no page-locked memory could be had (the caller
+// copies through pageable memory then).
+const unsigned char* CudaDevice::stage(CUdeviceptr src, size_t bytes, CUresult& r) {
+    r = CUDA_SUCCESS;
+    if (bytes > staging_bytes_) {
+        if (staging_) api_->cuMemFreeHost(staging_);
+        staging_ = nullptr;
+        staging_bytes_ = 0;
+        if (api_->cuMemAllocHost(&staging_, bytes) != CUDA_SUCCESS) {
+            staging_ = nullptr;
+            return nullptr;
+        }
+        staging_bytes_ = bytes;
+    }
+    r = api_->cuMemcpyDtoH(staging_, src, bytes);
+    return r == CUDA_SUCCESS ? static_cast<const unsigned char*>(staging_) : nullptr;
+}
+
 CudaDevice::Failure CudaDevice::copy_outputs(TensorData& out) {
     for (const std::string& name : problem_->outputs) {
         const Buffer& b = buffers_.at(name);
+        CUresult r = CUDA_SUCCESS;
+        if (const unsigned char* staged = stage(b.ptr, b.bytes(), r)) {
+            out[name] = from_device_bytes(staged, b.bytes(), b.dtype);
+            continue;
+        }
+        if (r != CUDA_SUCCESS) return fail(r, "copy of output " + name);
         std::vector<unsigned char> bytes(b.bytes());
-        CUresult r = api_->cuMemcpyDtoH(bytes.data(), b.ptr, bytes.size());
+        r = api_->cuMemcpyDtoH(bytes.data(), b.ptr, bytes.size());
         if (r != CUDA_SUCCESS) return fail(r, "copy of output " + name);
         out[name] = from_device_bytes(bytes, b.dtype);
     }

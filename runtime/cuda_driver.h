@@ -32,7 +32,8 @@ namespace kforge::runtime {
     X(cuEventDestroy, 4000) X(cuGetErrorName, 6000) X(cuGetErrorString, 6000)               \
     X(cuStreamBeginCapture, 10010) X(cuStreamEndCapture, 10000)                             \
     X(cuGraphInstantiateWithFlags, 11040) X(cuGraphLaunch, 10000)                           \
-    X(cuGraphExecDestroy, 10000) X(cuGraphDestroy, 10000)
+    X(cuGraphExecDestroy, 10000) X(cuGraphDestroy, 10000) X(cuMemAllocHost, 3020)           \
+    X(cuMemFreeHost, 2000)
 
 struct DriverApi {
 #define KFORGE_DRIVER_MEMBER(name, version) decltype(&::name) name = nullptr;

@@ -1,6 +1,8 @@
 // Unit tests of the timing statistics (device/timing.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "device/timing.h"
 
 namespace kforge::eval {
@@ -11,6 +13,28 @@ TEST(Timing, QuantilesInterpolateLinearly) {
     EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4, 5}, 0.25), 2.0);
     EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4, 5}, 1.0), 5.0);
     EXPECT_DOUBLE_EQ(quantile({}, 0.5), 0.0);
+}
+
+// quantile() selects instead of sorting: over shuffled data with ties, at every q, it must
+// equal the interpolation between the sorted neighbours.
+TEST(Timing, QuantileBySelectionMatchesTheSortedDefinition) {
+    std::vector<double> v;
+    uint64_t x = 12345;
+    for (int i = 0; i < 1001; ++i) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        v.push_back(static_cast<double>((x >> 33) % 97));  // many ties
+    }
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (double q : {0.0, 0.013, 0.25, 0.5, 0.5003, 0.75, 0.999, 1.0}) {
+        double pos = q * static_cast<double>(sorted.size() - 1);
+        size_t lo = static_cast<size_t>(pos);
+        size_t hi = std::min(lo + 1, sorted.size() - 1);
+        double want = sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+        EXPECT_DOUBLE_EQ(quantile(v, q), want) << "q=" << q;
+    }
+    EXPECT_DOUBLE_EQ(quantile({7}, 0.5), 7.0);
+    EXPECT_DOUBLE_EQ(quantile({2, 1}, 0.5), 1.5);
 }
 
 TEST(Timing, MedianIqrAndOutliers) {
