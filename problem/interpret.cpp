@@ -98,6 +98,7 @@ Expected<TensorValues> interpret(const Problem& problem, const TensorValues& inp
             case OpClass::kConv: values[op.output] = interp::eval_conv(args); break;
             case OpClass::kShape: values[op.output] = interp::eval_shape(args); break;
             case OpClass::kPool: values[op.output] = interp::eval_pool(args); break;
+            case OpClass::kRecurrent: values[op.output] = interp::eval_rnn(args); break;
         }
     }
     TensorValues outputs;

@@ -38,6 +38,7 @@ std::vector<double> eval_scan(const OpArgs& a);         // cumsum, cumprod
 std::vector<double> eval_conv(const OpArgs& a);         // conv1d/2d/3d, conv_transpose1d/2d/3d
 std::vector<double> eval_shape(const OpArgs& a);        // reshape, expand, permute, slice, cat, pad
 std::vector<double> eval_pool(const OpArgs& a);         // max_pool, avg_pool, adaptive pools
+std::vector<double> eval_rnn(const OpArgs& a);          // lstm, gru (interpret_rnn.cpp)
 // argmax, argmin, masked_fill, where, tril, triu, cross_entropy (interpret_index.cpp); an
 // out-of-range cross_entropy target is an Error
 bool is_index_op(OpKind k);

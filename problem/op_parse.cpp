@@ -62,6 +62,9 @@ OpSignature signature(OpKind k) {
             ShapeSignature g = shape_signature(k);
             return {g.min_inputs, g.max_inputs, g.operands, g.attributes};
         }
+        case OpKind::kLstm: case OpKind::kGru:  // the exact count: check_rnn_op
+            return {4, 4096, "x, h0, [c0], then per layer and direction w_ih, w_hh, [b_ih, b_hh]",
+                    rnn_attribute_names()};
         default: return {1, 1, "X", {}};
     }
 }
@@ -115,6 +118,7 @@ Status read_attr(const Json& v, const std::string& key, const std::string& path,
                  const std::map<std::string, int64_t>& dims) {
     if (op_class(op.kind) == OpClass::kPool) return read_pool_attr(v, key, path, op.attrs);
     if (op_class(op.kind) == OpClass::kShape) return read_shape_attr(v, key, path, op);
+    if (op_class(op.kind) == OpClass::kRecurrent) return read_rnn_attr(v, key, path, op.attrs);
     OpAttrs& a = op.attrs;
     auto number = [&](double& field) -> Status {
         auto x = read_number(v, path);
@@ -344,6 +348,9 @@ Expected<Op> parse_op(const Json& v, const std::string& path,
     }
     if (op_class(op.kind) == OpClass::kPool) {
         if (auto s = check_pool_op(v, path, op); !s) return s.error();
+    }
+    if (op_class(op.kind) == OpClass::kRecurrent) {
+        if (auto s = check_rnn_op(path, op); !s) return s.error();
     }
     if (op.kind == OpKind::kGroupNorm && !v.contains("num_groups")) {
         return make_error(path, "missing key \"num_groups\" (op \"group_norm\")");

@@ -17,7 +17,7 @@ constexpr std::array<std::pair<PrecisionPolicy, std::string_view>, 4> kPolicyNam
     {PrecisionPolicy::kBf16, "bf16"}, {PrecisionPolicy::kFp16, "fp16"},
 }};
 
-constexpr std::array<std::pair<OpKind, std::string_view>, 75> kOpNames{{
+constexpr std::array<std::pair<OpKind, std::string_view>, 77> kOpNames{{
     {OpKind::kMatmul, "matmul"}, {OpKind::kLinear, "linear"},
     {OpKind::kAdd, "add"}, {OpKind::kSub, "sub"}, {OpKind::kMul, "mul"}, {OpKind::kDiv, "div"},
     {OpKind::kMaximum, "maximum"}, {OpKind::kMinimum, "minimum"},
@@ -50,6 +50,7 @@ constexpr std::array<std::pair<OpKind, std::string_view>, 75> kOpNames{{
     {OpKind::kConv1d, "conv1d"}, {OpKind::kConv3d, "conv3d"},
     {OpKind::kConvTranspose1d, "conv_transpose1d"}, {OpKind::kConvTranspose2d, "conv_transpose2d"},
     {OpKind::kConvTranspose3d, "conv_transpose3d"},
+    {OpKind::kLstm, "lstm"}, {OpKind::kGru, "gru"},
 }};
 
 template <typename Table, typename Enum>
@@ -120,6 +121,8 @@ OpClass op_class(OpKind k) {
         case OpKind::kReshape: case OpKind::kExpand: case OpKind::kPermute: case OpKind::kSlice:
         case OpKind::kCat: case OpKind::kPad:
             return OpClass::kShape;
+        case OpKind::kLstm: case OpKind::kGru:
+            return OpClass::kRecurrent;
         default:
             return OpClass::kElementwise;
     }
@@ -158,6 +161,7 @@ std::string_view to_string(OpClass c) {
         case OpClass::kConv: return "conv";
         case OpClass::kShape: return "shape";
         case OpClass::kPool: return "pool";
+        case OpClass::kRecurrent: return "recurrent";
     }
     return "?";
 }

@@ -54,12 +54,15 @@ enum class OpKind {
     // convolution over 1 or 3 spatial axes, and transposed convolution (PyTorch F.conv1d/3d,
     // F.conv_transpose1d/2d/3d: X [N, C, *], W [K, C/g, *] resp. [C, K/g, *], b [K])
     kConv1d, kConv3d, kConvTranspose1d, kConvTranspose2d, kConvTranspose3d,
+    // recurrent layers, PyTorch's nn.LSTM / nn.GRU (problem/rnn.h): x, h0, [c0], then per layer
+    // and direction w_ih, w_hh, [b_ih, b_hh]; the result is output, h_n or c_n (attrs.rnn_result)
+    kLstm, kGru,
 };
 std::string_view to_string(OpKind k);
 std::optional<OpKind> op_from_string(std::string_view s);
 std::vector<std::string_view> all_op_names();  // every op's spec name, in OpKind order
 
-enum class OpClass { kMatrix, kElementwise, kReduction, kRowwise, kConv, kPool, kShape };
+enum class OpClass { kMatrix, kElementwise, kReduction, kRowwise, kConv, kPool, kShape, kRecurrent };
 OpClass op_class(OpKind k);
 // The number of spatial axes an op's stride / padding / dilation have (conv2d: 2); 0 for ops
 // without spatial axes.
@@ -68,6 +71,12 @@ bool is_conv_transpose(OpKind k);  // conv_transpose1d/2d/3d
 std::string_view to_string(OpClass c);
 
 enum class GeluApprox { kErf, kTanh };
+
+// What an lstm / gru op gives: the last layer's output at every step, or the final hidden (cell)
+// state of every layer and direction (PyTorch's `output, (h_n, c_n) = lstm(x, (h0, c0))`).
+enum class RnnResult { kOutput, kHn, kCn };
+std::string_view to_string(RnnResult r);
+std::optional<RnnResult> rnn_result_from_string(std::string_view s);
 
 // Attributes; each op reads only the ones it documents (docs/problem-spec.md).
 struct OpAttrs {
@@ -121,6 +130,12 @@ struct OpAttrs {
     bool ceil_mode = false;            // max_pool, avg_pool
     bool count_include_pad = true;     // avg_pool
     int64_t divisor_override = 0;      // avg_pool: 0 = none
+    // lstm, gru (problem/rnn.h)
+    int64_t num_layers = 1;
+    bool bidirectional = false;
+    bool batch_first = false;          // x and output [B, T, *] instead of [T, B, *]
+    bool rnn_bias = true;              // b_ih and b_hh per layer and direction
+    RnnResult rnn_result = RnnResult::kOutput;
 };
 
 struct Op {

@@ -267,6 +267,9 @@ Expected<Tensor> infer_op(Op& op, const std::vector<const Tensor*>& in,
         case OpClass::kPool:
             out = infer_pool(op, in, dims, derived);
             break;
+        case OpClass::kRecurrent:  // spec_rnn.cpp
+            out = infer_rnn(op, in);
+            break;
     }
     if (!out) return out;
     out->name = op.output;

@@ -67,6 +67,14 @@ Expected<Tensor> infer_pool(Op& op, const std::vector<const Tensor*>& inputs,
                             std::map<std::string, int64_t>& dims, std::set<std::string>& derived);
 void write_pool_attrs(const Op& op, Json& j);
 
+// The recurrent ops lstm / gru (spec_rnn.cpp, problem/rnn.h): attribute names and reads, the
+// operand count the attributes imply, shape inference and the attributes written back.
+std::vector<std::string> rnn_attribute_names();
+Status read_rnn_attr(const Json& v, const std::string& key, const std::string& path, OpAttrs& a);
+Status check_rnn_op(const std::string& path, const Op& op);
+Expected<Tensor> infer_rnn(Op& op, const std::vector<const Tensor*>& inputs);
+void write_rnn_attrs(const Op& op, Json& j);
+
 // The convolutions (spec_conv.cpp): x [N, C, *], w, [b] -> y [N, K, *], checking ranks and
 // groups; y's spatial dims named (op.attrs.out_dims) and the new ones entered into `dims` and
 // `derived`.

@@ -105,6 +105,9 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
         case OpKind::kAdaptiveMaxPool:
             spec::write_pool_attrs(op, j);
             break;
+        case OpKind::kLstm: case OpKind::kGru:
+            spec::write_rnn_attrs(op, j);
+            break;
         default: break;
     }
 }

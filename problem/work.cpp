@@ -3,6 +3,7 @@
 #include "problem/conv_geometry.h"
 
 #include "problem/pool.h"
+#include "problem/rnn.h"
 
 #include <set>
 
@@ -162,6 +163,18 @@ Expected<WorkCount> count_work(const Problem& problem) {
                 const double taps = static_cast<double>(
                     pool_window_size(op.kind, pool_axes(op, ins[0]->shape, out->shape)));
                 ow.flops_other = (taps + (is_max_pool(op.kind) ? 0.0 : 1.0)) * out_elems;
+                break;
+            }
+            case OpClass::kRecurrent: {
+                // per layer and direction, T*B rows of the gates: G*H outputs over I_l + H inputs
+                // (matrix FLOPs), plus the bias adds and the cell's ~8 operations per unit
+                const RnnGeometry g = rnn_geometry(op, ins[0]->shape, ins[1]->shape);
+                const double rows = double(g.seq) * double(g.batch) * double(g.dirs);
+                for (int64_t l = 0; l < g.layers; ++l)
+                    ow.flops_matrix += 2.0 * rows * double(g.gates * g.hidden) *
+                                       double(g.layer_input(l) + g.hidden);
+                ow.flops_other = rows * double(g.layers) * double(g.hidden) *
+                                 (8.0 + (g.bias ? 2.0 * double(g.gates) : 0.0));
                 break;
             }
         }

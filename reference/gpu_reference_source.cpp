@@ -12,6 +12,7 @@
 #include "reference/gpu_reference.h"
 #include "reference/gpu_reference_index.h"
 #include "reference/gpu_reference_pool.h"
+#include "reference/gpu_reference_rnn.h"
 #include "reference/gpu_reference_shape.h"
 
 namespace kforge::eval {
@@ -428,6 +429,9 @@ Expected<ReferenceProgram> generate_reference_program(const Problem& problem) {
             case OpClass::kConv: code = conv(v, launch); break;
             case OpClass::kPool:  // gpu_reference_pool.cpp
                 code = pool_reference_kernel(op, v.in, *out, v.name, launch);
+                break;
+            case OpClass::kRecurrent:  // gpu_reference_rnn.cpp
+                code = rnn_reference_kernel(op, v.in, *out, v.name, launch);
                 break;
         }
         if (!code) return code.error();

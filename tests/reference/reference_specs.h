@@ -15,6 +15,7 @@
 #include "problem/interpret.h"
 #include "problem/spec.h"
 #include "problem/work.h"
+#include "rnn_specs.h"
 
 namespace kforge::eval::testing {
 
@@ -248,6 +249,12 @@ inline std::vector<NamedSpec> every_op_specs() {
                         R"("output_size": 1)"),
          })
         s.push_back(spec);
+    // Recurrent layers (problem/rnn.h, rnn_specs.h): layers, both directions, batch_first, no
+    // bias, each result.
+    s.push_back({"lstm_2layer_output", rnn_spec_json("lstm_2layer_output", "lstm", 2, false, false, true, "output")});
+    s.push_back({"lstm_bidir_cn_nobias", rnn_spec_json("lstm_bidir_cn_nobias", "lstm", 2, true, true, false, "c_n")});
+    s.push_back({"gru_bidir_batch_first_hn", rnn_spec_json("gru_bidir_batch_first_hn", "gru", 2, true, true, true, "h_n")});
+    s.push_back({"gru_bidir_output", rnn_spec_json("gru_bidir_output", "gru", 1, true, false, true, "output")});
     // A chain through intermediates (each tensor its own fp64 buffer).
     s.push_back({"chain", op_spec("chain", mnk,
                                   R"({"X": {"shape": ["M", "K"]}, "W": {"shape": ["N", "K"]},
