@@ -1,0 +1,54 @@
+// What an attention kernel (`attention(Q[..,S,E], K[..,L,E], V[..,L,F] [, M[..,S,L]])`) means
+// against its problem, stated once for the checker, the planner, the lowering and the time
+// model (inline: codegen and perfmodel read the AST without linking the dsl stage).
+//
+// The kernel computes O = softmax(mask(Q K^T * scale)) V over the last dim of the scores, where
+// mask is masked_fill(M, fill) for a bool M (fill: the problem's masked_fill op reading M, else
+// -inf) and + M for a float M. Shared memory per CTA (kernels/attention.cuh): the Q tile, one K
+// and one V tile in the operand type, the scores (f32) and probabilities (operand type) of the
+// tile, the output accumulator (f32) and the running max and sum per row; head dims are padded
+// to 16 for the tensor cores.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "dsl/ast.h"
+#include "problem/problem.h"
+
+namespace kforge::dsl {
+
+// The value a bool mask M writes into the scores: the fill of the problem's masked_fill op that
+// reads M (its first), else -inf.
+inline double attention_mask_fill(const Problem& problem, const std::string& mask) {
+    for (const Op& op : problem.ops)
+        if (op.kind == OpKind::kMaskedFill && op.inputs.size() == 2 && op.inputs[1] == mask)
+            return op.attrs.scalar;
+    return -std::numeric_limits<double>::infinity();
+}
+
+inline int64_t attention_round16(int64_t v) { return (v + 15) / 16 * 16; }
+
+// Dynamic shared memory of one CTA for head dims E (Q, K) and F (V), tile_m x tile_n, operands of
+// `operand_bytes` each (2: bf16/f16 tensor cores; 4: f32 CUDA cores). Regions 128-byte aligned.
+inline int64_t attention_smem_bytes(int64_t e, int64_t f, int tile_m, int tile_n,
+                                    int operand_bytes) {
+    auto up = [](int64_t b) { return (b + 127) / 128 * 128; };
+    const int64_t ep = attention_round16(e) + 8, fp = attention_round16(f) + 8;
+    const int64_t sp = tile_n + 4;  // f32 scores row
+    const int64_t pp = tile_n + 8;  // probabilities row
+    return up(tile_m * ep * operand_bytes) + up(tile_n * ep * operand_bytes) +
+           up(tile_n * fp * operand_bytes) + up(tile_m * sp * 4) + up(tile_m * pp * operand_bytes) +
+           up(tile_m * fp * 4) + up(tile_m * 4) * 2;
+}
+
+// The operand type of the products: the inputs' own 16-bit type; f32 inputs under the bf16 /
+// fp16 policies are rounded to it (as the policy allows); otherwise f32 on the CUDA cores.
+inline DType attention_operand_dtype(DType input, PrecisionPolicy policy) {
+    if (input == DType::kBF16 || input == DType::kF16) return input;
+    if (policy == PrecisionPolicy::kBf16) return DType::kBF16;
+    if (policy == PrecisionPolicy::kFp16) return DType::kF16;
+    return DType::kF32;
+}
+
+}  // namespace kforge::dsl

@@ -1,0 +1,94 @@
+// The checker's side of attention kernels: the expression an `attention(Q, K, V [, M])` kernel
+// computes (the same nodes the problem's matmul, scale, masked_fill / add, softmax, matmul
+// build: contract over E, mul scale, mask, softmax over L, contract over L), and the legality of
+// its tile on the device (shared memory, warps).
+#include <limits>
+
+#include "dsl/check_attention.h"
+
+#include "dsl/attention.h"
+
+namespace kforge::dsl {
+
+std::optional<int> attention_expr(Sem& sem, const Kernel& kn, int k) {
+    Reporter& rep = sem.reporter;
+    ExprGraph& g = sem.graph;
+    const TensorRef &q = kn.args.at(0), &kt = kn.args.at(1), &v = kn.args.at(2);
+    const std::string head = "attention(" + ref_text(q) + ", " + ref_text(kt) + ", " +
+                             ref_text(v) + ")";
+    const std::string e = q.dims.back(), l = kt.dims[kt.dims.size() - 2];
+    bool ok = true;
+    if (kt.dims.back() != e) {
+        rep.error(kt.loc, head + ": K's last dim " + kt.dims.back() + " must be Q's head dim " +
+                              e + " (the scores contract Q[..,S,E] with K[..,L,E])");
+        ok = false;
+    }
+    if (v.dims[v.dims.size() - 2] != l) {
+        rep.error(v.loc, head + ": V's rows " + v.dims[v.dims.size() - 2] + " must be K's rows " +
+                             l + " (V[..,L,F])");
+        ok = false;
+    }
+    const std::vector<std::string> qb(q.dims.begin(), q.dims.end() - 2),
+        kb(kt.dims.begin(), kt.dims.end() - 2), vb(v.dims.begin(), v.dims.end() - 2);
+    if (qb != kb || qb != vb) {
+        rep.error(kn.loc, head + ": Q, K and V must share their batch dims (all dims before the "
+                                 "last two)");
+        ok = false;
+    }
+    auto qn = sem.read(q, k);
+    auto kn_ = sem.read(kt, k);
+    auto vn = sem.read(v, k);
+    std::optional<int> mn;
+    if (kn.args.size() > 3) mn = sem.read(kn.args[3], k);
+    if (!ok || !qn || !kn_ || !vn || (kn.args.size() > 3 && !mn)) return std::nullopt;
+    Origin o{Reporter::loc_text(kn.loc), q.name, "attention"};
+    int s = g.contract(*qn, *kn_, e, o);
+    if (kn.attention.scale) s = g.mul(s, g.constant(*kn.attention.scale, o), o);
+    if (mn) {
+        const Tensor* mt = sem.problem.find_tensor(kn.args[3].name);
+        DType md = mt ? mt->dtype : DType::kF32;
+        if (auto b = sem.bound.find(kn.args[3].name); b != sem.bound.end()) md = b->second.dtype;
+        if (md == DType::kBool) {
+            s = g.apply("masked_fill", {s, *mn},
+                        {attention_mask_fill(sem.problem, kn.args[3].name)}, {}, false, o);
+        } else {
+            s = g.add(s, *mn, o);
+        }
+    }
+    s = g.apply("softmax", {s}, {}, {l}, false, o);
+    const int out = g.contract(s, *vn, l, o);
+    // O [batch.., S, F]: where S and L share a name the contractions drop both (as the
+    // problem's matmuls do: same keys); the kernel's output keeps its rows
+    std::vector<std::string> dims(q.dims.begin(), q.dims.end() - 1);
+    dims.push_back(v.dims.back());
+    dims = named_dims(dims);
+    return g.at(out).dims == dims ? out : g.relabel(out, dims);
+}
+
+void check_legality_attention(const Kernel& kn, const Problem& problem,
+                              const DeviceLimits& limits, Reporter& rep) {
+    const AttentionConfig& c = kn.attention;
+    const SourceLoc at = knob_loc(kn, "tile");
+    if (c.tile_m % 16 != 0 || c.tile_m < 16 || c.tile_m > 128 || c.tile_n % 16 != 0 ||
+        c.tile_n < 16 || c.tile_n > 128) {
+        rep.error(at, "tile " + std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) +
+                          ": both must be 16, 32, 64 or 128");
+        return;
+    }
+    if (kn.args.size() < 3) return;
+    const Tensor* q = problem.find_tensor(kn.args[0].name);
+    const Tensor* v = problem.find_tensor(kn.args[2].name);
+    if (!q || !v || q->shape.empty() || v->shape.empty()) return;  // intermediates: lowering checks
+    const int64_t e = q->shape.back(), f = v->shape.back();
+    const int bytes = dtype_bytes(attention_operand_dtype(q->dtype, problem.policy)) >= 4 ? 4 : 2;
+    const int64_t smem = attention_smem_bytes(e, f, c.tile_m, c.tile_n, bytes);
+    if (smem > limits.smem_per_block_optin_bytes) {
+        rep.error(at, "tile " + std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) +
+                          " with head dims E=" + std::to_string(e) + ", F=" + std::to_string(f) +
+                          " needs " + std::to_string(smem) + " bytes of shared memory (the device "
+                          "allows " + std::to_string(limits.smem_per_block_optin_bytes) +
+                          "): a smaller tile, or the unfused kernels (gemm, softmax, gemm)");
+    }
+}
+
+}  // namespace kforge::dsl

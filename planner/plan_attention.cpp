@@ -1,0 +1,146 @@
+// Attention in the fusion planner (planner/partition.h): the pattern matmul(Q, K^T) -> [scale]
+// -> [masked_fill by a bool M | add a float M] -> softmax over the keys -> matmul(., V), each
+// intermediate read once and by nothing else, becomes one attention kernel (dsl/attention.h,
+// kernels/attention.cuh) whose chain absorbs the element-wise consumers of the output. With
+// SeedOptions::fuse off (the planner's unfused variant) or where the pattern does not match, the
+// ops go to the gemm, rowwise and map families as before - the unfused path the search may also
+// choose. Where the head dims leave no tile within shared memory the unfused path is planned,
+// and where that is refused too the error names both reasons.
+#include "dsl/attention.h"
+#include "planner/partition.h"
+
+namespace kforge::planner::detail {
+namespace {
+
+struct Pattern {
+    size_t scores = 0, scale = 0, mask = 0, softmax = 0, out = 0;  // op indices (0: absent)
+    bool has_scale = false, has_mask = false;
+    std::string q, k, v, m;
+    double scale_value = 1.0;
+};
+
+// The single op reading `name` when nothing else (no other op, no output) reads it.
+std::optional<size_t> sole_reader(const Planner& pl, const std::string& name) {
+    if (pl.is_output(name)) return std::nullopt;
+    auto it = pl.readers.find(name);
+    if (it == pl.readers.end() || it->second.size() != 1) return std::nullopt;
+    return it->second.front();
+}
+
+bool plain_input(const Planner& pl, const std::string& name) {
+    return pl.available.count(name) && !pl.views.count(name) && pl.p.find_tensor(name) != nullptr;
+}
+
+std::optional<Pattern> match(const Planner& pl, size_t i) {
+    const Problem& p = pl.p;
+    const Op& mm = p.ops[i];
+    if (mm.kind != OpKind::kMatmul || mm.inputs.size() != 2 || !mm.attrs.transpose_b ||
+        mm.attrs.transpose_a)
+        return std::nullopt;
+    Pattern pt;
+    pt.scores = i;
+    pt.q = mm.inputs[0], pt.k = mm.inputs[1];
+    const Tensor& q = pl.tensor(pt.q);
+    const Tensor& k = pl.tensor(pt.k);
+    if (q.shape.size() < 2 || k.shape.size() != q.shape.size()) return std::nullopt;
+    std::string cur = mm.output;
+    auto next = sole_reader(pl, cur);
+    if (!next) return std::nullopt;
+    if (p.ops[*next].kind == OpKind::kScale) {
+        pt.has_scale = true, pt.scale = *next, pt.scale_value = p.ops[*next].attrs.scalar;
+        cur = p.ops[*next].output;
+        if (!(next = sole_reader(pl, cur))) return std::nullopt;
+    }
+    const Op& mop = p.ops[*next];
+    if (mop.kind == OpKind::kMaskedFill && mop.inputs[0] == cur) {
+        pt.has_mask = true, pt.mask = *next, pt.m = mop.inputs[1];
+    } else if (mop.kind == OpKind::kAdd && mop.inputs.size() == 2 &&
+               (mop.inputs[0] == cur) != (mop.inputs[1] == cur)) {
+        pt.has_mask = true, pt.mask = *next;
+        pt.m = mop.inputs[0] == cur ? mop.inputs[1] : mop.inputs[0];
+        if (!is_float_storage(pl.tensor(pt.m).dtype)) return std::nullopt;
+    }
+    if (pt.has_mask) {
+        if (!plain_input(pl, pt.m) || pl.tensor(pt.m).shape.size() > q.shape.size())
+            return std::nullopt;
+        cur = p.ops[*next].output;
+        if (!(next = sole_reader(pl, cur))) return std::nullopt;
+    }
+    const Op& sm = p.ops[*next];
+    const int64_t rank = static_cast<int64_t>(q.shape.size());
+    if (sm.kind != OpKind::kSoftmax || (sm.attrs.axis != -1 && sm.attrs.axis != rank - 1))
+        return std::nullopt;
+    pt.softmax = *next;
+    cur = sm.output;
+    if (!(next = sole_reader(pl, cur))) return std::nullopt;
+    const Op& pv = p.ops[*next];
+    if (pv.kind != OpKind::kMatmul || pv.inputs.size() != 2 || pv.inputs[0] != cur ||
+        pv.attrs.transpose_a || pv.attrs.transpose_b)
+        return std::nullopt;
+    pt.out = *next, pt.v = pv.inputs[1];
+    if (pl.tensor(pt.v).shape.size() != q.shape.size()) return std::nullopt;
+    for (const std::string& t : {pt.q, pt.k, pt.v})
+        if (!plain_input(pl, t) || !is_float_storage(pl.tensor(t).dtype)) return std::nullopt;
+    if (pl.tensor(pt.q).dtype != pl.tensor(pt.k).dtype ||
+        pl.tensor(pt.q).dtype != pl.tensor(pt.v).dtype)
+        return std::nullopt;
+    return pt;
+}
+
+}  // namespace
+
+Expected<bool> add_attention(Planner& pl, size_t i) {
+    if (!pl.opt.fuse) return false;
+    const std::optional<Pattern> pt = match(pl, i);
+    if (!pt) return false;
+    const Problem& p = pl.p;
+    const Tensor& q = pl.tensor(pt->q);
+    const Tensor& v = pl.tensor(pt->v);
+    const int bytes =
+        dtype_bytes(dsl::attention_operand_dtype(q.dtype, p.policy)) >= 4 ? 4 : 2;
+    static constexpr int kTiles[][2] = {{64, 64}, {128, 64}, {64, 32}, {32, 64}, {32, 32},
+                                        {16, 32}, {16, 16}};
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kAttention;
+    kn.args = {pl.ref(pt->q), pl.ref(pt->k), pl.ref(pt->v)};
+    if (pt->has_mask) kn.args.push_back(pl.ref(pt->m));
+    if (pt->has_scale) kn.attention.scale = pt->scale_value;
+    std::vector<dsl::Kernel> candidates;
+    const int64_t rows = q.shape[q.shape.size() - 2];
+    for (const auto& t : kTiles) {
+        if (dsl::attention_smem_bytes(q.shape.back(), v.shape.back(), t[0], t[1], bytes) >
+            pl.limits.smem_per_block_optin_bytes)
+            continue;
+        if (t[0] > 16 && t[0] / 2 >= rows) continue;  // a tile of mostly padding rows
+        kn.attention.tile_m = t[0], kn.attention.tile_n = t[1];
+        candidates.push_back(kn);
+    }
+    const Op& mm = p.ops[i];
+    if (candidates.empty()) {
+        // head dims too large for one CTA's shared memory: the unfused path, else both reasons
+        Status st = pl.add_gemm(mm);
+        if (st) return true;
+        return not_expressible(
+            mm, "attention with head dims E=" + std::to_string(q.shape.back()) + ", F=" +
+                    std::to_string(v.shape.back()) + ": the fused kernel needs " +
+                    std::to_string(dsl::attention_smem_bytes(q.shape.back(), v.shape.back(), 16,
+                                                             16, bytes)) +
+                    " bytes of shared memory at its smallest tile (16x16; the device allows " +
+                    std::to_string(pl.limits.smem_per_block_optin_bytes) +
+                    "), and the unfused path is refused: " + st.error().message);
+    }
+    for (size_t j : {pt->scale, pt->mask, pt->softmax, pt->out})
+        if (j) pl.done[j] = true;
+    DType value = DType::kF32;
+    const Op& out = p.ops[pt->out];
+    if (auto st = pl.absorb(kn, out.output, value, out); !st) return st.error();
+    PlannedKernel pk{{}, mm.json_path + " attention"};
+    for (dsl::Kernel& c : candidates) {
+        c.chain = kn.chain;
+        pk.candidates.push_back(std::move(c));
+    }
+    pl.kernels.push_back(std::move(pk));
+    return true;
+}
+
+}  // namespace kforge::planner::detail
