@@ -20,10 +20,11 @@ code{font-size:0.85em;word-break:break-all}
 .warn{color:#b00020;font-weight:bold}
 svg.chart{border:1px solid #ddd;margin:0.5em 0;background:#fff}
 svg .axis{stroke:#444;stroke-width:1}
-svg .ref{stroke:#b00020;stroke-dasharray:4 3}
+svg .ref{stroke:#777;stroke-dasharray:4 3}
 svg .progress{fill:none;stroke:#1f6feb;stroke-width:2}
 svg .pt{fill:#1f6feb}
 svg .bar{fill:#2da44e}
+svg .curve{fill:none}
 svg text{font-size:11px;fill:#333}
 )";
 
@@ -138,9 +139,6 @@ void problem_html(std::ostringstream& o, const ProblemReport& p) {
 
 std::string render_html(const Report& r) {
     std::ostringstream o;
-    o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>kforge report"
-      << (r.simulated ? " (simulated)" : "") << "</title><style>" << kCss
-      << "</style></head><body>";
     o << "<h1>kforge report" << sim_tag(r.simulated) << "</h1>";
     if (r.simulated)
         o << "<p class=\"sim\">simulated: times come from kforge's analytic model, not from a "
@@ -156,8 +154,14 @@ std::string render_html(const Report& r) {
     charts_html(o, r);
     o << "<h2>Problems</h2>";
     for (const ProblemReport& p : r.problems) problem_html(o, p);
-    o << "</body></html>\n";
-    return o.str();
+    return html_document(std::string("kforge report") + (r.simulated ? " (simulated)" : ""),
+                         o.str());
+}
+
+std::string html_document(const std::string& title, const std::string& body) {
+    return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
+           html_escape(title) + "</title><style>" + kCss + "</style></head><body>" + body +
+           "</body></html>\n";
 }
 
 }  // namespace kforge::report

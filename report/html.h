@@ -11,4 +11,7 @@ namespace kforge::report {
 
 std::string render_html(const Report& report);
 
+// A self-contained page: `title` (escaped) and `body` (HTML) with the reports' style sheet.
+std::string html_document(const std::string& title, const std::string& body);
+
 }  // namespace kforge::report

@@ -10,15 +10,6 @@
 #include "store/store.h"
 
 namespace kforge::report {
-namespace {
-
-using json = nlohmann::ordered_json;
-
-struct Eval {
-    EvaluationRecord rec;
-    const CandidateRecord* cand = nullptr;
-    json evidence;
-};
 
 int tier_rank(EvalTier t) {
     return t == EvalTier::kFull || t == EvalTier::kProfile ? 2 : t == EvalTier::kQuick ? 1 : 0;
@@ -33,16 +24,26 @@ std::vector<double> times_of(const EvaluationRecord& e, std::string_view label) 
 
 bool is_simulated(const DeviceRecord& d) { return d.uuid.starts_with("simulated"); }
 
-double compile_ns(const json& evidence) {
+double compile_ns(const nlohmann::ordered_json& evidence) {
     if (!evidence.is_object() || !evidence.contains("gates")) return 0;
     for (const auto& g : evidence["gates"]) {
         if (g.value("gate", "") != "compile" || !g.contains("evidence")) continue;
-        const json& ev = g["evidence"];
+        const auto& ev = g["evidence"];
         if (ev.is_object() && ev.contains("time_compile_ns") && ev["time_compile_ns"].is_number())
             return ev["time_compile_ns"].get<double>();
     }
     return 0;
 }
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct Eval {
+    EvaluationRecord rec;
+    const CandidateRecord* cand = nullptr;
+    json evidence;
+};
 
 void fill_best_details(Store& store, BestCandidate& b, const Eval& e) {
     if (e.evidence.is_object() && e.evidence.contains("gates")) {

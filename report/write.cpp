@@ -42,24 +42,32 @@ Expected<std::vector<ReportFormat>> parse_report_formats(std::string_view list) 
     return out;
 }
 
-Expected<std::vector<std::string>> write_report(const Report& report, const std::string& out_dir,
-                                                const std::vector<ReportFormat>& formats) {
+Expected<std::vector<std::string>> write_report_files(
+    const std::string& out_dir, const std::vector<std::pair<std::string, std::string>>& files) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::create_directories(out_dir, ec);
     if (ec) return make_error(out_dir, "cannot create the report folder: " + ec.message());
     std::vector<std::string> written;
-    for (ReportFormat f : formats) {
-        std::string text = f == ReportFormat::kMarkdown ? render_markdown(report)
-                           : f == ReportFormat::kHtml   ? render_html(report)
-                                                        : report_to_json(report).dump(2) + "\n";
-        std::string path = (fs::path(out_dir) / ("report." + std::string(to_string(f)))).string();
+    for (const auto& [name, text] : files) {
+        std::string path = (fs::path(out_dir) / name).string();
         // atomically, replacing a symlink planted at the name rather than writing through it
         if (auto st = write_file_atomic(path, text); !st)
             return make_error(path, "cannot write the report: " + st.error().message);
         written.push_back(path);
     }
     return written;
+}
+
+Expected<std::vector<std::string>> write_report(const Report& report, const std::string& out_dir,
+                                                const std::vector<ReportFormat>& formats) {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (ReportFormat f : formats)
+        files.emplace_back("report." + std::string(to_string(f)),
+                           f == ReportFormat::kMarkdown ? render_markdown(report)
+                           : f == ReportFormat::kHtml   ? render_html(report)
+                                                        : report_to_json(report).dump(2) + "\n");
+    return write_report_files(out_dir, files);
 }
 
 }  // namespace kforge::report

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/expected.h"
@@ -24,5 +25,10 @@ Expected<std::vector<ReportFormat>> parse_report_formats(std::string_view list);
 // replaced itself, never written through.
 Expected<std::vector<std::string>> write_report(const Report& report, const std::string& out_dir,
                                                 const std::vector<ReportFormat>& formats);
+
+// Writes each (file name, text) into `out_dir` (created if absent), each atomically as above;
+// returns the paths written. write_report and the comparison's writer (compare_render.h) use it.
+Expected<std::vector<std::string>> write_report_files(
+    const std::string& out_dir, const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace kforge::report
