@@ -38,7 +38,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q "nvidia-cutlass==${KFORGE_CUTLASS_VERSION}" numpy "matplotlib==3.11.2"  # matplotlib: bench/search/plots.py
+.venv/bin/python -m pip install -q "nvidia-cutlass==${KFORGE_CUTLASS_VERSION}" numpy
 # The official MCP Python SDK: the real client of `kforge mcp` in tests/mcp and bench/mcp.
 .venv/bin/python -m pip install -q "mcp==2.3.0"
 if [ "${KFORGE_WITH_TORCH:-1}" != 0 ]; then  # python/ (import, baselines); ~3 min, +5.3 GB

@@ -44,9 +44,10 @@ def input_copies_timed(name, modes):
 
 def load_store(path, tmp):
     """Optimize runs and baseline samples of one store. It is read from a private copy (with its
-    -wal), so a store in a read-only folder or still open elsewhere reads the same."""
+    -wal), so a store in a read-only folder or still open elsewhere reads the same; `kforge report
+    --compare` reads the copy too (run["copy"]), so it never migrates a result store in place."""
     d = tempfile.mkdtemp(dir=tmp)
-    copy = os.path.join(d, "store.db")
+    copy = os.path.join(d, os.path.basename(path))  # its name: kforge report's legend shows it
     for suffix in ("", "-wal"):
         if os.path.exists(path + suffix):
             shutil.copyfile(path + suffix, copy + suffix)
@@ -69,7 +70,7 @@ def load_store(path, tmp):
                 "ON e.id = m.evaluation_id JOIN candidates c ON c.id = e.candidate_id "
                 "WHERE c.run_id = ?", (r["id"],)):
             samples.setdefault(m["evaluation_id"], []).append((m["label"], m["time_ns"]))
-        common = dict(db=path, run_id=r["id"], problem=r["problem"], spec_json=r["spec_json"],
+        common = dict(db=path, copy=copy, run_id=r["id"], problem=r["problem"], spec_json=r["spec_json"],
                       device=dev["name"], datasheet_key=dev["datasheet_key"],
                       simulated=dev["uuid"].startswith("simulated"), status=r["status"],
                       started_at=r["started_at"])

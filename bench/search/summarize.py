@@ -9,8 +9,8 @@ PyTorch baselines (`kforge baseline` runs, labels of report/baseline.h) in any o
 prints a Markdown report: per problem the start and best time, % of fused SOL (`kforge sol
 --json --calibration`), speedups, time to 95% of the final best, which proposer made the best
 and its lineage, progress curves of every mode (built-in, random, parameter-only), geomeans and
-the issue's targets as met/missed. With --out-dir, also curves.csv, one SVG per problem and
-summary.md there.
+the issue's targets as met/missed. With --out-dir, also curves.csv, summary.md and, per problem,
+a folder of `kforge report --compare` (the curves as SVG, compare.json, compare.html) there.
 
 Definitions (the same as `kforge report`, report/model.h, where they overlap):
   ranked evaluation  `passed`, holds "candidate" samples, at the highest timed tier the run has
@@ -45,7 +45,7 @@ import tarfile
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plots import MODE_TEXT, ascii_plot, svg_plot  # noqa: E402
+from plots import MODE_TEXT, compare_curves, points_table  # noqa: E402
 from search_data import (label, load_store, analyse, same_device, start_kind, stop_text, t95,  # noqa: E402
                          time_to_reach)
 
@@ -149,7 +149,8 @@ def main():
     ap.add_argument("--calibration",
                     default=os.path.join(here, "..", "calibration", "h200.json"))
     ap.add_argument("--kforge", default=os.environ.get("KFORGE") or shutil.which("kforge"))
-    ap.add_argument("--out-dir", help="also write summary.md, curves.csv and SVGs here")
+    ap.add_argument("--out-dir",
+                    help="also write summary.md, curves.csv and the curves (SVG) here")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="kforge-summarize-")
     try:
@@ -334,37 +335,38 @@ def build(a, dbs, tmp):
     csv = ["problem,mode,simulated,db,run,evaluation,wall_s,search_s,gpu_s,best_ns,"
            "speedup_vs_start"]
     md += ["## Progress curves", "",
-           "Best speedup over the start program vs search wall seconds (from the start "
-           "program's first timing; x in units of the budget); the second plot of each problem "
-           "is the same against cumulative GPU-seconds (timed samples and compiler time); "
-           "curves.csv holds both and the wall since the run started.", ""]
+           "Best speedup over the start program vs search wall seconds (from the run's first "
+           "timing) and vs cumulative GPU-seconds (timed samples and compiler time), one curve "
+           "per mode, drawn by `kforge report --compare` (its compare-wall.svg and "
+           "compare-gpu.svg per problem with --out-dir). Each table row is a point of a step "
+           "curve: an improvement of the best, then the run's last evaluation; the best holds "
+           "from a row to the next. curves.csv holds every evaluation.", ""]
     for p in problems:
-        series, by_gpu, sim, budget = {}, {}, False, None
+        runs, modes, sim, budget = [], [], False, None
         for m in MODES:
             r = res.get((p, m))
             if not r or not r["start_ns"]:
                 continue
             sim, budget = sim or r["simulated"], budget or r["budget"]
-            series[m] = [(c["search_s"], r["start_ns"] / c["best_ns"]) for c in r["curve"]]
-            by_gpu[m] = [(c["gpu_s"], r["start_ns"] / c["best_ns"]) for c in r["curve"]]
+            runs.append((r["copy"], r["run_id"]))
+            modes.append(m)
             for c in r["curve"]:
                 csv.append(f"{p},{m},{int(r['simulated'])},{label(r['db'])},"
                            f"{r['run_id']},{c['eval_id']},{c['wall_s']:.3f},{c['search_s']:.3f},{c['gpu_s']:.6f},"
                            f"{c['best_ns']:.1f},{r['start_ns'] / c['best_ns']:.4f}")
-        if not series:
+        if not runs:
             continue
-        md += [f"### {p}{' (SIMULATED)' if sim else ''}", "", "```",
-               ascii_plot(series, budget), "```", ""]
-        if a.out_dir:
-            os.makedirs(a.out_dir, exist_ok=True)
-            svg = svg_plot(p, series, budget, sim)
-            if svg:
-                open(os.path.join(a.out_dir, f"{p}.svg"), "w").write(svg)
-                md += [f"![{p}]({p}.svg)", ""]
-            svg = svg_plot(p, by_gpu, None, sim, "GPU-seconds (samples and compiles)")
-            if svg:
-                open(os.path.join(a.out_dir, f"{p}-gpu.svg"), "w").write(svg)
-                md += [f"![{p} against GPU-seconds]({p}-gpu.svg)", ""]
+        md += [f"### {p}{' (SIMULATED)' if sim else ''}", ""]
+        out = os.path.join(a.out_dir, p) if a.out_dir else None
+        compare, why = compare_curves(a.kforge, runs, out)
+        if compare is None:
+            md += [f"No curves: {why}", ""]
+            print(f"summarize.py: {p}: {why}", file=sys.stderr)
+            continue
+        md += [points_table(compare, modes, budget), ""]
+        if out:
+            md += [f"![{p} against search wall seconds]({p}/compare-wall.svg)", "",
+                   f"![{p} against GPU-seconds]({p}/compare-gpu.svg)", ""]
     skipped = []
     for d in sorted({os.path.dirname(db) for db in dbs}):
         path = os.path.join(d, "manifest.jsonl")
