@@ -1,0 +1,159 @@
+// lower_copy: a checked `copy` kernel to an extern "C" entry point that runs kforge's copy
+// template (kernels/copy.cuh): the problem's shape op (reshape, expand, permute, slice, cat, pad)
+// that the kernel computes, as problem/copy_op.h's gather with every extent, stride and bound
+// baked in as literals, and the chain (codegen/chain.h) that casts and stores each value.
+//
+// The op is find_copy_op's (its kind, its inputs in order, the one the chain stores). The index
+// space is the op's output; the vector width is the largest of 8, 4, 2, 1 not above `vec` that
+// divides the output's last extent (so a vector never crosses an output row). Stores are
+// vectorized and coalesced on the output; a source contiguous along the output's last axis is
+// read with vector loads where aligned, any other source element by element (a permute that
+// moves the last axis reads strided). The grid covers the outputs in vectors, capped at 16
+// blocks per SM (the grid-stride loop covers the rest).
+#include <algorithm>
+#include <sstream>
+
+#include "codegen/chain.h"
+#include "codegen/kernel_entry.h"
+#include "codegen/kernel_lowering.h"
+#include "dsl/check.h"
+#include "problem/copy_op.h"
+
+namespace kforge::codegen {
+namespace {
+
+std::string lit(int64_t v) { return std::to_string(v) + "LL"; }
+
+// The gather struct's body: the output index decomposed, then each source in turn.
+std::string gather_source(const CopyGeometry& g, const std::vector<std::string>& ctypes,
+                          const std::string& type) {
+    const size_t r = g.out_shape.size();
+    std::ostringstream s;
+    s << "struct " << type << " {\n";
+    for (size_t k = 0; k < g.sources.size(); ++k) {
+        bool dup = false;  // cat(x, x): one pointer
+        for (size_t j = 0; j < k; ++j) dup = dup || g.sources[j].tensor == g.sources[k].tensor;
+        if (!dup)
+            s << "    const " << ctypes[k] << "* __restrict__ t_" << g.sources[k].tensor << ";\n";
+    }
+    s << "    template <int V> __device__ __forceinline__ void gather(float (&v)[V], int64_t i) const {\n"
+      << "#pragma unroll\n"
+      << "        for (int j = 0; j < V; ++j) v[j] = " << cuda_float_literal(g.pad_value) << ";\n";
+    if (r == 0) {
+        s << "        v[0] = kforge::to_f32(t_" << g.sources[0].tensor << "[" << g.sources[0].base
+          << "]);\n    }\n};\n";
+        return s.str();
+    }
+    s << "        int64_t r = i;\n";
+    for (size_t a = r; a-- > 1;)
+        s << "        const int64_t o" << a << " = r % " << lit(g.out_shape[a]) << "; r /= "
+          << lit(g.out_shape[a]) << ";\n";
+    s << "        const int64_t o0 = r;\n";
+    const size_t last = r - 1;
+    for (const CopySource& src : g.sources) {
+        std::string cond;
+        std::string off = lit(src.base);
+        for (size_t a = 0; a < last; ++a) {
+            if (src.lo[a] != 0) cond += (cond.empty() ? "" : " && ") + ("o" + std::to_string(a) + " >= " + lit(src.lo[a]));
+            if (src.hi[a] != g.out_shape[a])
+                cond += (cond.empty() ? "" : " && ") + ("o" + std::to_string(a) + " < " + lit(src.hi[a]));
+            if (src.stride[a] != 0) off += " + o" + std::to_string(a) + " * " + lit(src.stride[a]);
+        }
+        s << "        if (" << (cond.empty() ? "true" : cond) << ") kforge::gather_row<V, "
+          << lit(src.stride[last]) << ">(v, t_" << src.tensor << ", " << off << ", o" << last
+          << ", " << lit(src.lo[last]) << ", " << lit(src.hi[last]) << ");\n";
+    }
+    s << "    }\n};\n";
+    return s.str();
+}
+
+}  // namespace
+
+Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    const std::string where = "kernel " + kernel.name;
+    const dsl::CopyConfig& cfg = kernel.copy;
+    if (kernel.args.empty()) return make_error(where, "copy takes at least one input tensor");
+    if (cfg.threads < 32 || cfg.threads > 1024 || cfg.threads % 32 != 0)
+        return make_error(where, "threads must be a multiple of 32 in 32..1024");
+    std::vector<std::string> inputs;
+    for (const dsl::TensorRef& a : kernel.args) inputs.push_back(a.name);
+    const dsl::ChainOp* store = first_store(kernel.chain);
+    const Op* op = find_copy_op(*ctx.problem, kernel.copy_op, inputs,
+                                store ? store->tensor->name : std::string());
+    if (op == nullptr)
+        return make_error(where, "no " + std::string(to_string(kernel.copy_op)) +
+                                     " op of the problem reads " + inputs.front());
+    CopyGeometry g = copy_geometry(*ctx.problem, *op);
+    // an input read through reshapes (a split or merge view) is the same row-major buffer: the
+    // geometry indexes it by the view's shape, the kernel reads the tensor the program names
+    for (size_t k = 0; k < g.sources.size() && k < inputs.size(); ++k) g.sources[k].tensor = inputs[k];
+    std::vector<std::string> ctypes;
+    for (const CopySource& src : g.sources) {
+        auto it = ctx.tensors.find(src.tensor);
+        if (it == ctx.tensors.end()) return make_error(where, "unknown tensor " + src.tensor);
+        auto t = cuda_float_type(it->second.dtype, where);
+        if (!t) return t.error();
+        ctypes.push_back(*t);
+    }
+    const Tensor* y = ctx.problem->find_tensor(op->output);
+    ChainSpace space;
+    space.shape = y->shape;
+    for (size_t i = 0; i < y->shape.size(); ++i)
+        space.dims.push_back(y->dim_names[i].empty() ? std::to_string(y->shape[i]) : y->dim_names[i]);
+    auto chain = emit_chain("kforge_" + kernel.name + "_chain", kernel.chain, space, std::nullopt,
+                            ctx);
+    if (!chain) return chain.error();
+
+    const int64_t numel = y->numel();
+    const int vec = dsl::widest_vec(cfg.vec, y->shape.empty() ? 1 : y->shape.back());
+    const int64_t per_block = int64_t(cfg.threads) * vec;
+    const int64_t blocks =
+        std::clamp<int64_t>((numel + per_block - 1) / per_block, 1, int64_t(16) * ctx.sm_count);
+
+    EntryParams params;
+    for (size_t k = 0; k < g.sources.size(); ++k)
+        params.add_tensor(g.sources[k].tensor, ctypes[k], false);
+    params.add_chain(*chain);
+    params.add_int64("numel", numel);
+    const std::string symbol = "kforge_" + kernel.name;
+    const std::string gtype = symbol + "_gather";
+    std::string ginit = gtype + " g{";
+    for (size_t k = 0; k < g.sources.size(); ++k) {
+        bool dup = false;
+        for (size_t j = 0; j < k; ++j) dup = dup || g.sources[j].tensor == g.sources[k].tensor;
+        if (!dup) ginit += (ginit.back() == '{' ? "t_" : ", t_") + g.sources[k].tensor;
+    }
+    ginit += "};\n";
+    const auto call = [&](int v) {
+        return "kforge::copy_elements<" + std::to_string(cfg.threads) + ", " + std::to_string(v) +
+               ">(g, numel, chain);\n";
+    };
+    std::ostringstream s;
+    s << "// kernel " << kernel.name << ": " << to_string(op->kind) << " " << op->json_path
+      << ", " << numel << " elements\n"
+      << chain->definition << gather_source(g, ctypes, gtype)
+      << "extern \"C\" __global__ void __launch_bounds__(" << cfg.threads << ") " << symbol
+      << "(" << params.signature() << ") {\n"
+      << chain_init(*chain) << "    " << ginit;
+    if (vec == 1) {
+        s << "    " << call(1);
+    } else {
+        s << "    if (chain.aligned<" << vec << ">()) {\n        " << call(vec)
+          << "    } else {\n        " << call(1) << "    }\n";
+    }
+    s << "}\n";
+
+    KernelCode code;
+    code.device_source = "#include \"kernels/copy.cuh\"\n#include \"kernels/chain_ops.cuh\"\n" +
+                         s.str();
+    KernelLaunch launch;
+    launch.name = kernel.name;
+    launch.symbol = symbol;
+    launch.grid = {unsigned(blocks), 1, 1};
+    launch.block = {unsigned(cfg.threads), 1, 1};
+    launch.params = params.plan_params();
+    code.launches.push_back(launch);
+    return code;
+}
+
+}  // namespace kforge::codegen

@@ -1,0 +1,179 @@
+// The gather of a shape op (problem/copy_op.h).
+#include "problem/copy_op.h"
+
+#include <limits>
+
+#include "problem/shape_ops.h"
+
+namespace kforge {
+namespace {
+
+std::vector<int64_t> row_major(const std::vector<int64_t>& shape) {
+    std::vector<int64_t> s(shape.size(), 1);
+    for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+    return s;
+}
+
+// A source valid everywhere on `rank` output axes of `out`.
+CopySource whole(const std::string& name, const std::vector<int64_t>& out) {
+    CopySource s;
+    s.tensor = name;
+    s.stride.assign(out.size(), 0);
+    s.lo.assign(out.size(), 0);
+    s.hi = out;
+    return s;
+}
+
+}  // namespace
+
+bool CopyGeometry::unbounded() const {
+    for (const CopySource& s : sources)
+        for (size_t a = 0; a < out_shape.size(); ++a)
+            if (s.lo[a] != 0 || s.hi[a] != out_shape[a]) return false;
+    return true;
+}
+
+bool is_copy_op(OpKind k) {
+    return k == OpKind::kReshape || k == OpKind::kExpand || k == OpKind::kPermute ||
+           k == OpKind::kSlice || k == OpKind::kCat || k == OpKind::kPad;
+}
+
+CopyGeometry copy_geometry(const Problem& problem, const Op& op) {
+    CopyGeometry g;
+    const Tensor& y = *problem.find_tensor(op.output);
+    const Tensor& x = *problem.find_tensor(op.inputs.at(0));
+    g.out_shape = y.shape;
+    const size_t r = y.shape.size();
+    const std::vector<int64_t> xs = row_major(x.shape);
+    CopySource s = whole(x.name, y.shape);
+    switch (op.kind) {
+        case OpKind::kReshape: s.stride = row_major(y.shape); break;
+        case OpKind::kExpand: {  // X's axes align with the trailing output axes
+            const size_t lead = r - x.shape.size();
+            for (size_t a = lead; a < r; ++a)
+                s.stride[a] = x.shape[a - lead] == 1 && y.shape[a] != 1 ? 0 : xs[a - lead];
+            break;
+        }
+        case OpKind::kPermute:
+            for (size_t a = 0; a < r; ++a) s.stride[a] = xs[static_cast<size_t>(op.attrs.perm[a])];
+            break;
+        case OpKind::kSlice: {
+            const size_t ax = static_cast<size_t>(op.attrs.axis);
+            const SliceRange sr = slice_range(op.attrs, x.shape[ax]);
+            s.stride = xs;
+            s.stride[ax] = xs[ax] * sr.step;
+            s.base = sr.start * xs[ax];
+            break;
+        }
+        case OpKind::kPad:
+            s.stride = xs;
+            for (size_t a = 0; a < r; ++a) {
+                s.lo[a] = op.attrs.pads[a][0];
+                s.hi[a] = op.attrs.pads[a][0] + x.shape[a];
+                s.base -= op.attrs.pads[a][0] * xs[a];
+            }
+            g.pad_value = op.attrs.scalar;
+            break;
+        case OpKind::kCat: {
+            const size_t ax = static_cast<size_t>(op.attrs.axis);
+            int64_t at = 0;
+            for (const std::string& in : op.inputs) {
+                const Tensor& t = *problem.find_tensor(in);
+                CopySource c = whole(in, y.shape);
+                c.stride = row_major(t.shape);
+                c.lo[ax] = at;
+                c.hi[ax] = at + t.shape[ax];
+                c.base = -at * c.stride[ax];
+                at += t.shape[ax];
+                g.sources.push_back(std::move(c));
+            }
+            return g;
+        }
+        default: break;
+    }
+    g.sources.push_back(std::move(s));
+    return g;
+}
+
+std::vector<const Op*> reshapes_between(const Problem& problem, const std::string& root,
+                                        const std::string& name) {
+    std::vector<const Op*> path;
+    std::string at = name;
+    while (at != root) {
+        const Op* by = nullptr;
+        for (const Op& op : problem.ops)
+            if (op.output == at) by = &op;
+        if (by == nullptr || by->kind != OpKind::kReshape || path.size() > problem.ops.size())
+            return {};
+        path.insert(path.begin(), by);
+        at = by->inputs.at(0);
+    }
+    return path;
+}
+
+bool is_reshape_of(const Problem& problem, const std::string& name, const std::string& root) {
+    return name == root || !reshapes_between(problem, root, name).empty();
+}
+
+const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<std::string>& inputs,
+                       const std::string& stored) {
+    std::vector<const Op*> cands;
+    for (const Op& op : problem.ops)
+        if (op.kind == kind && op.inputs.size() == inputs.size()) {
+            bool reads = true;
+            for (size_t i = 0; i < inputs.size() && reads; ++i)
+                reads = is_reshape_of(problem, op.inputs[i], inputs[i]);
+            if (reads) cands.push_back(&op);
+        }
+    if (cands.empty()) return nullptr;
+    for (const Op* op : cands)
+        if (op->output == stored) return op;
+    // the stored tensor reached from a candidate's output through element-wise ops
+    for (const Op* c : cands) {
+        std::vector<std::string> frontier{c->output};
+        for (size_t steps = 0; !frontier.empty() && steps < problem.ops.size(); ++steps) {
+            std::vector<std::string> next;
+            for (const Op& op : problem.ops) {
+                if (op_class(op.kind) != OpClass::kElementwise) continue;
+                for (const std::string& f : frontier) {
+                    bool reads = false;
+                    for (const std::string& in : op.inputs) reads = reads || in == f;
+                    if (!reads) continue;
+                    if (op.output == stored) return c;
+                    next.push_back(op.output);
+                }
+            }
+            frontier = std::move(next);
+        }
+    }
+    return cands.front();
+}
+
+std::vector<double> run_copy(const CopyGeometry& g,
+                             const std::vector<const std::vector<double>*>& sources) {
+    int64_t n = 1;
+    for (int64_t e : g.out_shape) n *= e;
+    std::vector<double> out(static_cast<size_t>(n), g.pad_value);
+    std::vector<int64_t> idx(g.out_shape.size(), 0);
+    for (int64_t e = 0; e < n; ++e) {
+        for (size_t k = 0; k < g.sources.size(); ++k) {
+            const CopySource& s = g.sources[k];
+            bool valid = true;
+            int64_t off = s.base;
+            for (size_t a = 0; a < idx.size(); ++a) {
+                valid = valid && idx[a] >= s.lo[a] && idx[a] < s.hi[a];
+                off += idx[a] * s.stride[a];
+            }
+            if (!valid) continue;
+            out[static_cast<size_t>(e)] = sources.at(k)->at(static_cast<size_t>(off));
+            break;
+        }
+        for (size_t i = idx.size(); i-- > 0;) {
+            if (++idx[i] < g.out_shape[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return out;
+}
+
+}  // namespace kforge

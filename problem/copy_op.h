@@ -1,0 +1,65 @@
+// A shape op's data movement as one gather (the copy kernel kind: dsl/check_copy.cpp,
+// codegen/lower_copy.cpp, kernels/copy.cuh): every output element reads one element of one
+// input, or the pad value. Stated once here, so the checker, the lowering, the time model and
+// the tests agree on which problem op a copy kernel computes and how it indexes.
+//
+// For output multi-index o (row-major over the op's output shape), source s is valid where
+// lo[a] <= o[a] < hi[a] for every axis a, and then reads element base + sum_a o[a] * stride[a]
+// of its tensor (row-major). The first valid source wins; where none is valid the element is
+// `pad_value`. permute: strides are the input's, permuted; slice: base start, stride step;
+// cat: one source per input, valid on its range of the cat axis; pad: valid inside the input,
+// base shifted back by the leading pads; expand: stride 0 on broadcast axes; reshape: the
+// row-major strides of the output (the flat index is the input's).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "problem/problem.h"
+
+namespace kforge {
+
+struct CopySource {
+    std::string tensor;
+    int64_t base = 0;
+    std::vector<int64_t> stride;   // per output axis, in elements of `tensor`
+    std::vector<int64_t> lo, hi;   // per output axis: the valid range of the output index
+};
+
+struct CopyGeometry {
+    std::vector<int64_t> out_shape;
+    std::vector<CopySource> sources;
+    double pad_value = 0.0;
+    // Whether every source is valid on every output element (no bounds to test).
+    bool unbounded() const;
+};
+
+// Whether `k` is a shape op that a copy kernel computes (reshape, expand, permute, slice, cat,
+// pad).
+bool is_copy_op(OpKind k);
+
+// The gather of shape op `op` (is_copy_op) of `problem`, at the problem's shapes.
+CopyGeometry copy_geometry(const Problem& problem, const Op& op);
+
+// Whether `name` is `root` or a reshape of it, through any chain of reshapes (pure views of
+// the same row-major buffer: a copy kernel reading `root` reads `name` as its own shape).
+bool is_reshape_of(const Problem& problem, const std::string& name, const std::string& root);
+// The reshape ops from `root` to `name` (is_reshape_of), in graph order.
+std::vector<const Op*> reshapes_between(const Problem& problem, const std::string& root,
+                                        const std::string& name);
+
+// The op of `problem` of kind `kind` reading `inputs` (in order; an input may be a reshape of
+// the tensor named: is_reshape_of) that a copy kernel
+// storing `stored` computes: the one whose output is `stored`, else one whose output reaches
+// `stored` through element-wise ops (the kernel's chain absorbed them), else the first; null
+// where none reads `inputs`.
+const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<std::string>& inputs,
+                       const std::string& stored);
+
+// The gather run on fp64 data (tensor name -> row-major values): the copy kernel's meaning, as
+// the tests compare it with the interpreter's shape ops.
+std::vector<double> run_copy(const CopyGeometry& g,
+                             const std::vector<const std::vector<double>*>& sources);
+
+}  // namespace kforge
