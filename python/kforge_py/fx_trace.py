@@ -163,7 +163,7 @@ class ConcreteTracer(torch.fx.Tracer):
                                         proxy_factory_fn)
         if kind == "call_module":
             mod = self.root_module.get_submodule(target)
-            if isinstance(mod, nn.RNNBase):
+            if isinstance(mod, nn.RNNBase) and type(mod) not in (nn.LSTM, nn.GRU):  # fx_rnn
                 raise recurrent_refusal(mod, target, self._value(args[0]) if args else None)
         try:
             with torch.no_grad(), _unpatched():
@@ -185,8 +185,9 @@ _CELL_OPS = {"RNN": 4, "LSTM": 14, "GRU": 16}
 
 
 def recurrent_refusal(mod, qualname, x):
-    """Unsupported for an nn.RNN / LSTM / GRU layer: kforge has no recurrent-cell op, and the
-    layer unrolled over its sequence is far past the spec's op limit."""
+    """Unsupported for an nn.RNN layer (nn.LSTM and nn.GRU are the spec's lstm / gru ops,
+    fx_rnn): kforge has no plain-RNN cell op, and unrolled the layer would be far past the
+    spec's op limit."""
     kind = type(mod).__name__
     steps = x.shape[1 if mod.batch_first else 0] if isinstance(x, torch.Tensor) and \
         x.dim() == 3 else 1
@@ -196,7 +197,7 @@ def recurrent_refusal(mod, qualname, x):
     return Unsupported(
         f"nn.{kind} (module {qualname}: {mod.num_layers} layer(s)"
         f"{', bidirectional' if dirs == 2 else ''} over {steps} time steps) is not supported: "
-        f"kforge has no recurrent-cell op, and unrolled the layer would be about {ops:,} ops "
+        f"kforge has no plain-RNN cell op (only lstm and gru), and unrolled the layer would be about {ops:,} ops "
         f"(the spec's limit is 4,096)")
 
 

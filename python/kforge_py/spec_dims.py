@@ -149,6 +149,9 @@ def _apply(classes, op):
         classes.positional(x, out)
         for p in ins[1:]:
             classes.union((p, 0), (x, 1))
+    elif kind in ("lstm", "gru"):
+        from kforge_py.fx_rnn import dim_rules
+        dim_rules(classes, op)
     elif kind in SHAPE_OPS:
         union_axes(classes, op)
     elif kind in ("add", "sub", "mul", "div"):  # broadcast from the right

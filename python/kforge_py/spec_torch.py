@@ -35,6 +35,19 @@ def pool(op, x):
                                        divisor_override=op.get("divisor_override"), **common)
 
 
+def rnn(op, a):
+    """The spec's lstm / gru as PyTorch's torch.lstm / torch.gru (what nn.LSTM / nn.GRU call):
+    operands x, h0, [c0], then the weights in the module's flat order."""
+    lstm = op["op"] == "lstm"
+    states = a[1:3] if lstm else a[1]
+    weights = a[3:] if lstm else a[2:]
+    flags = (op.get("bias", True), op["num_layers"], 0.0, False, op.get("bidirectional", False),
+             op.get("batch_first", False))
+    res = torch.lstm(a[0], states, weights, *flags) if lstm else \
+        torch.gru(a[0], states, weights, *flags)
+    return res[("output", "h_n", "c_n").index(op.get("result", "output"))]
+
+
 def run_op(op, a):
     k = op["op"]
     ax = op.get("axis", -1)
@@ -56,6 +69,8 @@ def run_op(op, a):
                              op.get("groups", 1), op.get("dilation", 1))
     if k in ("max_pool", "avg_pool", "adaptive_avg_pool", "adaptive_max_pool"):
         return pool(op, a[0])
+    if k in ("lstm", "gru"):
+        return rnn(op, a)
     if k in ("add", "sub", "mul", "div", "maximum", "minimum"):
         return getattr(torch, k)(a[0], a[1])
     if k in UNARY:

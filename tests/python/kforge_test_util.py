@@ -37,7 +37,8 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "91_cumsum_exclusive_cat", "92_flatten_linear", "93_permute_transpose",
              "94_slice_index", "95_cat_stack_split", "96_constant_pad", "97_expand_broadcast",
              "80_resnet_basic_blocks", "81_causal_attention", "82_shape_branch_shuffle",
-             "83_multihead_attention_encoder"]
+             "83_multihead_attention_encoder", "84_lstm_two_layer",
+             "85_gru_bidirectional_batch_first"]
 
 
 def example(stem):

@@ -128,23 +128,23 @@ class Refusals(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         return r.stdout
 
-    def test_recurrent_layers_are_refused_by_name(self):
+    def test_plain_rnn_layers_are_refused_by_name(self):
         out = self.run_body("""
             import torch
             import torch.nn as nn
             class Model(nn.Module):
                 def __init__(self):
                     super().__init__()
-                    self.lstm = nn.LSTM(16, 32, num_layers=2, batch_first=True)
+                    self.rnn = nn.RNN(16, 32, num_layers=2, batch_first=True)
                 def forward(self, x):
-                    return self.lstm(x)[0]
+                    return self.rnn(x)[0]
             def get_inputs():
                 return [torch.randn(4, 10, 16)]
             def get_init_inputs():
                 return []
-            """, "lstm")
-        self.assertIn("nn.LSTM (module lstm: 2 layer(s) over 10 time steps) is not supported: "
-                      "kforge has no recurrent-cell op", out)
+            """, "rnn")
+        self.assertIn("nn.RNN (module rnn: 2 layer(s) over 10 time steps) is not supported: "
+                      "kforge has no plain-RNN cell op (only lstm and gru)", out)
 
     def test_control_flow_on_values_is_refused_by_name(self):
         out = self.run_body("""
