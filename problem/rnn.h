@@ -44,4 +44,13 @@ std::string rnn_weight_name(int64_t l, int64_t d, int which);
 RnnGeometry rnn_geometry(const Op& op, const std::vector<int64_t>& x_shape,
                          const std::vector<int64_t>& h0_shape);
 
+// The shared memory of one CTA of the persistent recurrent kernel that keeps `units` hidden units
+// of every gate (kernels/rnn.cuh RnnCell: W_hh rows padded to H + 1, the staged h [B, H], the
+// gate sums [2, B, G*units], the cell state [B, units]), in bytes: the checker's limit, the
+// planner's choice and the launch's dynamic shared memory read it here.
+inline int64_t rnn_recurrent_smem_bytes(bool lstm, int64_t batch, int64_t hidden, int64_t units) {
+    const int64_t g = lstm ? 4 : 3;
+    return 4 * (g * units * (hidden + 1) + batch * hidden + 2 * batch * g * units + batch * units);
+}
+
 }  // namespace kforge
