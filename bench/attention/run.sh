@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Issue 25's attention on the GPU: kforge's fused attention kernel (kernels/attention.cuh) against
+# PyTorch's SDPA backends (flash, efficient, cudnn, math) on the same card.
+#   1. make_specs.py: the cases as specs (bf16 / fp16 at head dims 64 and 128, a bool causal-style
+#      mask, a float additive mask, f32 fp32_strict, KernelBench level 1 97's f32 head dim 1024)
+#   2. per case: the planner's start program (`kforge optimize --rounds 0` on the simulator:
+#      fused or refused, with its reason), then `kforge eval --tier full --device cuda --json`
+#      (every gate: correctness against the CPU fp64 interpreter at small dims and the GPU fp64
+#      reference at the real shape, then the full-tier timing)
+#   3. torch_sdpa.py: each backend's median on the same GPU (or PyTorch's reason it refuses)
+#   4. summarize.py: summary.md, kforge / the fastest backend that supports the case
+# One device call, from the repo root, with the carried binary; about 4-6 minutes on an H100.
+#
+# usage: OUT=DIR bash bench/attention/run.sh
+# environment: KFORGE (.carry/bin/kforge), DEVICE (cuda; sim for a dry run of steps 1, 2, 4),
+#   KFORGE_PYTHON (python with torch; .venv's, else python3).
+# Results under $OUT/attention: specs/, programs/ (start programs, plan logs), eval/<case>.json,
+#   torch.json, torch.log, summary.md, steps.txt.
+set -uo pipefail
+R=$PWD
+K=${KFORGE:-$R/.carry/bin/kforge}
+DEVICE=${DEVICE:-cuda}
+PY=${KFORGE_PYTHON:-}
+[ -n "$PY" ] || { [ -x "$R/.venv/bin/python" ] && PY=$R/.venv/bin/python; } || PY=python3
+O=${OUT:-/tmp/kforge-out}/attention
+mkdir -p "$O/specs" "$O/programs" "$O/eval"
+: > "$O/steps.txt"
+. "$R/bench/lib/step.sh"
+
+step specs 60 python3 "$R/bench/attention/make_specs.py" "$O/specs"
+for spec in "$O"/specs/attn_*.json; do
+    n=$(basename "$spec" .json)
+    # (the command's output into files; step's own line to the terminal and steps.txt)
+    step "plan_$n" 120 sh -c 'exec "$@" > "$0" 2>&1' "$O/programs/$n.plan.log" \
+        "$K" optimize "$spec" --device sim --rounds 0 --db "$O/plan.db"
+    python3 - "$O/plan.db" "$n" > "$O/programs/$n.kf" 2>/dev/null <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+row = db.execute("select c.program_text from candidates c join problems p on p.id = c.problem_id "
+                 "where p.name = ? order by c.id desc limit 1", (sys.argv[2],)).fetchone()
+print(row[0] if row else "", end="")
+PY
+    if [ -s "$O/programs/$n.kf" ]; then
+        step "eval_$n" 240 sh -c 'exec "$@" > "$0.json" 2> "$0.log"' "$O/eval/$n" \
+            "$K" eval "$spec" --program "$O/programs/$n.kf" --tier full --device "$DEVICE" --json
+        python3 "$R/bench/lib/eval_line.py" "$O/eval/$n.json" "$O/eval/$n.log" 160
+    else
+        echo "$n: no start program: $(grep -o 'not expressible.*' "$O/programs/$n.plan.log" | cut -c1-240)"
+    fi
+done
+if [ "$DEVICE" = cuda ]; then
+    step torch 300 sh -c 'exec "$@" > "$0.json" 2> "$0.log"' "$O/torch" \
+        "$PY" "$R/bench/attention/torch_sdpa.py" "$O/specs/cases.json"
+fi
+python3 "$R/bench/attention/summarize.py" "$O" > "$O/summary.md"
+cat "$O/summary.md"
