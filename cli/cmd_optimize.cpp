@@ -37,7 +37,9 @@ void add_optimize_options(CLI::App* cmd, OptimizeArgs& a) {
                     "wall-clock budget, seconds (optimize: 600 when no budget, --rounds or "
                     "--budget-* is given)");
     cmd->add_option("--budget-gpu", a.budget_gpu_s, "evaluation-time budget, seconds");
-    cmd->add_option("--budget-compiles", a.budget_compiles, "compilation budget");
+    cmd->add_option("--budget-compiles", a.budget_compiles,
+                    "compiles (one per compile configuration; launch-knob variants of a compiled "
+                    "program are free and still timed once it is spent)");
     cmd->add_option("--rounds", a.max_rounds, "round limit");
     cmd->add_option("--patience", a.patience, "stop after N rounds without improvement");
     cmd->add_option("--within-sol", a.within_sol_percent, "stop within PCT % of SOL");
@@ -209,7 +211,8 @@ nlohmann::ordered_json result_json(const search::SearchState& st, const Optimize
     }
     const search::TierCounts& n = st.counts;
     j["counts"] = {{"proposed", n.proposed}, {"quick", n.quick},   {"full", n.full},
-                   {"invalid", n.invalid},   {"cached", n.cached}, {"profiled", n.profiled}};
+                   {"invalid", n.invalid},   {"cached", n.cached}, {"profiled", n.profiled},
+                   {"compiles", n.compiles}, {"free", n.free}};
     j["out"] = a.out.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(a.out);
     j["resume"] = st.interrupted ? nlohmann::ordered_json(resume_command(a, st.run_id)) : nullptr;
     return j;

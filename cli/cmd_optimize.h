@@ -40,6 +40,7 @@ struct OptimizeArgs {
     bool json = false;                    // one JSON object with the result on stdout
     std::string export_dir;               // --export DIR: the best program(s) exported there
     std::string export_kernelbench;       // --export-kernelbench FILE|DIR: model_new.py too
+    std::string allocation = "sol";       // suite --allocation: sol or uniform (search/budget.h)
 };
 
 // The wall-clock budget of `optimize` when no budget or round limit is given (seconds).

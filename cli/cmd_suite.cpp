@@ -77,6 +77,8 @@ int run_suite(const OptimizeArgs& a) {
     r.out = a.out;
     r.session = std::move(*session);
     r.search = search_options(a);
+    r.search.allocation =
+        search::suite_allocation_from_string(a.allocation).value_or(search::SuiteAllocation::kSolHeadroom);
     auto limits = std::make_shared<search::SearchOptions>(r.search);  // what the display reads
     r.search.log = [printer](const std::string& line) { printer->line(line); };
     r.search.on_event = [printer, limits](const search::ProgressEvent& e) {
@@ -138,6 +140,10 @@ void register_suite(CLI::App& app) {
     cmd->add_option("dir", args->spec, "folder of problem specs (start programs beside them "
                                        "optional)")->required();
     add_optimize_options(cmd, *args);
+    cmd->add_option("--allocation", args->allocation,
+                    "how rounds are given: sol (SOL headroom x recent gain, the default) or "
+                    "uniform (fewest rounds first: the benchmark's baseline)")
+        ->check(CLI::IsMember({"sol", "uniform"}));
     cmd->add_option("--progress", args->progress,
                     "auto (the suite's status line on a terminal, plain lines otherwise), tty, "
                     "plain, json (one JSON object per event) or none");

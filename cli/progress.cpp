@@ -39,16 +39,14 @@ int64_t evaluations(const search::SearchState& st) {
     return st.counts.quick + st.counts.full + st.counts.invalid;
 }
 
-// Seconds left of the budget's wall, GPU and compile limits (nullopt: none of them set).
+// Seconds left of the budget's wall and GPU limits (nullopt: neither set). Not the compile
+// limit: free evaluations go on after it (search/budget.h compile_budget_spent).
 std::optional<double> budget_left_s(const search::SearchOptions& o, const search::Spent& sp) {
     std::optional<double> left;
     auto take = [&](double v) { left = std::max(0.0, std::min(left.value_or(v), v)); };
     if (o.budget.wall_s) take(*o.budget.wall_s - sp.wall_s);
     if (o.budget.gpu_s && sp.gpu_s > 0 && sp.wall_s > 0)
         take((*o.budget.gpu_s - sp.gpu_s) * sp.wall_s / sp.gpu_s);
-    if (o.budget.compiles && sp.compiles > 0 && sp.wall_s > 0)
-        take(static_cast<double>(*o.budget.compiles - sp.compiles) * sp.wall_s /
-             static_cast<double>(sp.compiles));
     return left;
 }
 
@@ -174,6 +172,9 @@ std::string status_line(const search::SearchState& st, const search::SearchOptio
     }
     if (best && start) fields.push_back(fmt("%.2fx", *start / *best));
     fields.push_back(std::to_string(evaluations(st)) + " evals");
+    // compiles apart from evaluations (a launch-knob variant is one without a compile); with a
+    // compile budget the budget's field says them
+    if (!o.budget.compiles) fields.push_back(std::to_string(st.counts.compiles) + " compiles");
     fields.push_back(used_text(st, o, sp));
     if (!heartbeat.empty()) {
         fields.push_back(heartbeat);

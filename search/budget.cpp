@@ -33,15 +33,19 @@ std::optional<std::string> budget_exhausted(const Budget& b, const Spent& s, dou
         return "wall-clock budget spent (" + fmt(s.wall_s) + " of " + fmt(*b.wall_s) + " s)";
     if (b.gpu_s && s.gpu_s >= *b.gpu_s)
         return "GPU-time budget spent (" + fmt(s.gpu_s) + " of " + fmt(*b.gpu_s) + " s)";
-    if (b.compiles && s.compiles >= *b.compiles)
-        return "compile budget spent (" + std::to_string(s.compiles) + " of " +
-               std::to_string(*b.compiles) + ")";
     if (b.llm_tokens && s.llm_tokens >= *b.llm_tokens)
         return "LLM token budget spent (" + std::to_string(s.llm_tokens) + " of " +
                std::to_string(*b.llm_tokens) + ")";
     if (b.llm_cost_usd && s.llm_cost_usd >= *b.llm_cost_usd)
         return "LLM cost budget spent ($" + fmt(s.llm_cost_usd) + " of $" + fmt(*b.llm_cost_usd) +
                ")";
+    return std::nullopt;
+}
+
+std::optional<std::string> compile_budget_spent(const Budget& b, const Spent& s) {
+    if (b.compiles && s.compiles >= *b.compiles)
+        return "compile budget spent (" + std::to_string(s.compiles) + " of " +
+               std::to_string(*b.compiles) + ")";
     return std::nullopt;
 }
 
@@ -141,6 +145,37 @@ SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
         if (!best || expected_gain(p) > expected_gain(progress[*best])) best = i;
     }
     choice.next = untried ? untried : best ? best : best_near;
+    return choice;
+}
+
+}  // namespace kforge::search
+
+namespace kforge::search {
+
+std::string_view to_string(SuiteAllocation a) {
+    return a == SuiteAllocation::kUniform ? "uniform" : "sol";
+}
+
+std::optional<SuiteAllocation> suite_allocation_from_string(std::string_view s) {
+    if (s == "sol") return SuiteAllocation::kSolHeadroom;
+    if (s == "uniform") return SuiteAllocation::kUniform;
+    return std::nullopt;
+}
+
+SuiteChoice choose_uniform(const std::vector<Progress>& progress, const std::vector<bool>& done,
+                           const std::vector<bool>& waiting) {
+    auto waits = [&](size_t i) { return i < waiting.size() && waiting[i]; };
+    SuiteChoice choice;
+    for (size_t i = 0; i < progress.size(); ++i) {
+        if (i < done.size() && done[i]) continue;
+        if (!choice.next) {
+            choice.next = i;
+            continue;
+        }
+        const size_t j = *choice.next;
+        const int r = progress[i].rounds, rj = progress[j].rounds;
+        if (r < rj || (r == rj && !waits(i) && waits(j))) choice.next = i;
+    }
     return choice;
 }
 

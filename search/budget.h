@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kforge::search {
@@ -38,11 +39,18 @@ void start_wall_clock(Spent& spent);
 // Brings wall_s up to date with the clock (nothing before start_wall_clock).
 void tick(Spent& spent);
 
-// The first limit reached, in words ("compile budget spent (40 of 40)"); nullopt when none.
-// `wall_grace_s` lets the wall clock run that far past its limit (work already paid for, such as
-// quick timings of programs compiled for the round).
+// The first limit reached that ends the run, in words ("wall-clock budget spent (60.0 of 60
+// s)"); nullopt when none. `wall_grace_s` lets the wall clock run that far past its limit (work
+// already paid for, such as quick timings of programs compiled for the round). The compile
+// limit is not among them: it stops compiles, not evaluations (compile_budget_spent).
 std::optional<std::string> budget_exhausted(const Budget& budget, const Spent& spent,
                                             double wall_grace_s = 0.0);
+
+// "compile budget spent (2 of 2)" once Spent::compiles reached the compile limit; nullopt
+// before (or without one). After it the run evaluates only programs that need no compile of
+// their own (launch-knob variants of compiled ones: search/knob_space.h), and stops when none
+// is left (search/loop_propose.cpp).
+std::optional<std::string> compile_budget_spent(const Budget& budget, const Spent& spent);
 
 // "wall 12.0 of 60 s, compiles 10 of 40" (the limited ones only; "unlimited" when none).
 std::string budget_left_text(const Budget& budget, const Spent& spent);
@@ -93,6 +101,18 @@ struct SuiteChoice {
 // else is left) with a printed reason. Among those never searched, one whose round would wait
 // for a compile wave (`waiting`, by index; empty: none waits) goes after those ready to time, so
 // that the GPU times ready rounds while the waves compile (search/suite_rounds.h).
+// How a suite gives its rounds: by SOL headroom (choose_next_problem, the default) or uniformly
+// (choose_uniform: the baseline issue 27's allocation benchmark compares it with).
+enum class SuiteAllocation { kSolHeadroom, kUniform };
+std::string_view to_string(SuiteAllocation a);  // "sol", "uniform"
+std::optional<SuiteAllocation> suite_allocation_from_string(std::string_view s);
+
+// Uniform allocation: the problem not `done` with the fewest rounds (the lowest index among
+// equals), one whose round would wait for a compile wave (`waiting`) after those ready; no
+// headroom, no near-SOL deprioritizing, so every problem gets the same number of rounds.
+SuiteChoice choose_uniform(const std::vector<Progress>& progress, const std::vector<bool>& done,
+                           const std::vector<bool>& waiting = {});
+
 SuiteChoice choose_next_problem(const std::vector<Progress>& progress,
                                 const std::vector<bool>& done,
                                 const std::vector<std::string>& names,

@@ -69,6 +69,8 @@ struct SearchOptions {
     // Unset: a quarter of the budget left.
     std::optional<double> round_share_s;
     uint64_t seed = 1;
+    // How a suite gives its rounds (search/budget.h): by SOL headroom, or uniformly (a baseline).
+    SuiteAllocation allocation = SuiteAllocation::kSolHeadroom;
     std::vector<std::string> proposers = {"diagnosis", "parameter"};
     std::string compile_cache_dir;
     std::string suite;                 // label of the run when part of a suite
@@ -104,6 +106,10 @@ struct CandidateState {
 struct TierCounts {
     int64_t proposed = 0, static_ok = 0, screened = 0, compiled = 0, quick = 0, full = 0,
             profiled = 0, invalid = 0, cached = 0;
+    // Candidates evaluated that paid a compile (the first of their compile configuration in the
+    // run: Spent::compiles, what --budget-compiles limits) and those that paid none (a
+    // launch-knob variant of a configuration compiled before: search/knob_space.h).
+    int64_t compiles = 0, free = 0;
 };
 
 struct SearchState {
@@ -120,6 +126,9 @@ struct SearchState {
     // Programs whose compile a prefetch already put in the cache (hashes): a round times them
     // without waiting for a compile wave (not stored: a resumed run compiles them again).
     std::set<std::string> precompiled;
+    // The compile configurations (search/knob_space.h compile_configuration_key) the run has
+    // paid a compile for: an evaluation of one of them charges no compile (loop_evaluate.cpp).
+    std::set<std::string> charged_configurations;
     std::optional<CostModel> cost;
     ScreenCosts screen_costs;  // measured per-candidate costs, for round sizing (not stored)
     Progress progress;

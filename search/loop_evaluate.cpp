@@ -1,9 +1,20 @@
 // Evaluating one candidate of the run and recording what it measured (search/loop_internal.h).
+#include <algorithm>
 #include <chrono>
 
+#include "search/knob_space.h"
 #include "search/loop_internal.h"
 
 namespace kforge::search::detail {
+
+std::string configuration_of(const CandidateState& c) {
+    return c.program ? compile_configuration_key(*c.program) : c.text;
+}
+
+bool needs_compile(const SearchState& st, const std::string& hash) {
+    const CandidateState& c = st.candidates.at(hash);
+    return !st.charged_configurations.count(configuration_of(c)) && !st.precompiled.count(hash);
+}
 
 eval::TimingStats stats_of(const EvaluationRecord& record) {
     std::vector<double> t;
@@ -16,6 +27,19 @@ Expected<eval::EvalReport> evaluate_at(SearchState& st, eval::Evaluator& evaluat
                              const std::string& hash, EvalTier tier, const SearchOptions& options,
                              Spent& spent) {
     CandidateState& c = st.candidates.at(hash);
+    // Past the compile budget only what needs no compile of its own is evaluated (the start
+    // program always: a run without it timed has no result). The report says why; nothing ran,
+    // so it carries no cost sample (`cached`), and the candidate stays unevaluated in the store.
+    if (hash != st.start_hash && needs_compile(st, hash))
+        if (auto why = compile_budget_spent(options.budget, spent)) {
+            eval::EvalReport skipped;
+            skipped.status = EvalStatus::kNotSupported;
+            skipped.tier = tier;
+            skipped.cached = true;
+            skipped.message = "not evaluated: " + *why + " and the program needs a compile";
+            return skipped;
+        }
+    const bool first = !c.evaluated;
     eval::EvalRequest req;
     req.problem = st.problem;
     req.program_text = c.text;
@@ -41,7 +65,18 @@ Expected<eval::EvalReport> evaluate_at(SearchState& st, eval::Evaluator& evaluat
         ++st.counts.cached;
     } else {
         spent.gpu_s += secs;
-        ++spent.compiles;
+        // A compile is charged once per compile configuration, to the first evaluation that
+        // reached the compile gate with it (passed or failed); its launch-knob variants and its
+        // later tiers are free. A program the precompile built is charged here too (its compile
+        // ran), unless its configuration was charged already.
+        const bool compiled = std::any_of(r.gates.begin(), r.gates.end(),
+                                          [](const eval::GateOutcome& g) { return g.gate == "compile"; });
+        if (compiled && st.charged_configurations.insert(configuration_of(c)).second) {
+            ++spent.compiles;
+            ++st.counts.compiles;
+        } else if (compiled && first) {
+            ++st.counts.free;
+        }
     }
     for (const eval::GateOutcome& g : r.gates)
         if (g.gate == "compile" && g.passed) ++st.counts.compiled;

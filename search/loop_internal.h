@@ -19,13 +19,23 @@ namespace kforge::search::detail {
 // --- loop_evaluate.cpp
 
 // Evaluates `hash` at `tier` through evaluate() with the store (cache and recording), updates
-// the candidate, the counters, the cost model and `spent`. An Error when the store could not
+// the candidate, the counters, the cost model and `spent` (a compile charged once per compile
+// configuration). Past the compile budget a program that needs a compile is not evaluated: the
+// report says so (kNotSupported, `cached`: no cost) and the candidate stays unevaluated. An Error when the store could not
 // record the evaluation (a failed write, a full disk, a damaged database): the run must stop
 // there, as a result the store lacks is lost to resume, reports and the cache; what was
 // committed before stays.
 Expected<eval::EvalReport> evaluate_at(SearchState& state, eval::Evaluator& evaluator, Store& store,
                              const std::string& hash, EvalTier tier, const SearchOptions& options,
                              Spent& spent);
+
+// The compile configuration of a candidate (search/knob_space.h compile_configuration_key; its
+// text when it does not parse).
+std::string configuration_of(const CandidateState& candidate);
+
+// Whether evaluating `hash` would charge a compile: its configuration was not charged in the
+// run and no precompile built it.
+bool needs_compile(const SearchState& state, const std::string& hash);
 
 // Records a candidate that failed parsing or the checker as invalid_program (never compiled).
 Status record_invalid(SearchState& state, Store& store, const std::string& hash,
@@ -45,7 +55,8 @@ int proposals_wanted(const SearchState& state, const SearchOptions& options, siz
                      double round_s);
 
 // Asks every proposer (not exhausted) for `wanted` programs and admits them; the hashes that
-// passed the checker are appended to `fresh`.
+// passed the checker are appended to `fresh`. Past the compile budget `fresh` keeps only
+// programs that need no compile; when none is left, state.budget_stop says so (the run stops).
 Status propose(SearchState& state, Store& store, const std::vector<Proposer*>& proposers,
                const SearchOptions& options, Spent& spent, int wanted,
                std::vector<std::string>& fresh);

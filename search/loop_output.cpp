@@ -71,6 +71,17 @@ Expected<std::string> write_outputs(const SearchState& st, Store& store, const s
     std::string text = "problem " + st.problem.name + ", run " + std::to_string(st.run_id) +
                        ", device " + st.device_name + sim + "\n";
     text += "stopped: " + st.stop_reason + "\n";
+    // compiles and evaluations apart: a launch-knob variant of a compiled program is an
+    // evaluation without a compile
+    const TierCounts& n = st.counts;
+    text += "evaluations: " + std::to_string(n.quick + n.full) + " timed (" +
+            std::to_string(n.quick) + " quick, " + std::to_string(n.full) + " full) of " +
+            std::to_string(n.compiles + n.free) + " programs: " + std::to_string(n.compiles) +
+            " compiled, " + std::to_string(n.free) + " free (no compile of their own)" +
+            (n.cached ? ", " + std::to_string(n.cached) + " from the store's cache" : "") + "\n";
+    ev["counts"] = {{"proposed", n.proposed}, {"quick", n.quick},     {"full", n.full},
+                    {"invalid", n.invalid},   {"cached", n.cached},   {"compiles", n.compiles},
+                    {"free", n.free},         {"profiled", n.profiled}};
     if (!hash) {
         auto start = st.candidates.find(st.start_hash);
         if (start != st.candidates.end() && start->second.quick) {

@@ -2,6 +2,7 @@
 // (search/loop_internal.h): the context they propose from, the static check, the store rows.
 #include <algorithm>
 
+#include "codegen/launch_knobs.h"
 #include "problem/spec.h"
 #include "search/candidate.h"
 #include "search/ladder.h"
@@ -110,12 +111,44 @@ int proposals_wanted(const SearchState& st, const SearchOptions& options, size_t
     return static_cast<int>(std::clamp<size_t>(each, base, 4 * static_cast<size_t>(base)));
 }
 
+namespace {
+
+// A round of launch-knob variants only needs at least this many of them.
+constexpr size_t kFreeRoundMin = 4;
+
+// Free rounds first (issue 27): while the search's last round improved its best (or it had no
+// search round yet), a round that holds at least kFreeRoundMin programs needing no compile of
+// their own (launch-knob variants of compiled programs: search/knob_space.h) times only those,
+// and the programs that need a compile wait in `pending` for a later round. The round then
+// waits for no compile wave: its evaluations are quick timings (~30 ms a GEMM variant on the
+// H200, 2026-12-02) where a CUTLASS wave takes ~50 s before anything of its round is timed. A
+// round that did not improve the best ends the free rounds: the next one pays its wave, the
+// waiting programs with it.
+void defer_costly(SearchState& st, std::vector<std::string>& fresh) {
+    if (codegen::launch_knobs_baked()) return;
+    const std::vector<double>& h = st.progress.best_ns_by_round;
+    const bool paying = h.size() < 2 || (h.back() > 0 && h.back() < h[h.size() - 2]);
+    if (!paying) return;
+    auto costly = [&](const std::string& hash) {
+        return hash != st.start_hash && needs_compile(st, hash);
+    };
+    const size_t n_free = static_cast<size_t>(
+        std::count_if(fresh.begin(), fresh.end(), [&](const std::string& x) { return !costly(x); }));
+    if (n_free < kFreeRoundMin) return;
+    for (const std::string& x : fresh)
+        if (costly(x)) st.pending.push_back(x);
+    std::erase_if(fresh, costly);
+}
+
 // Asks every proposer (not exhausted) for `wanted` programs (an LLM proposer for
 // options.proposals_per_round: its proposals cost tokens) and admits them; the hashes that
-// passed the checker are appended to `fresh`.
-Status propose(SearchState& st, Store& store, const std::vector<Proposer*>& proposers,
-               const SearchOptions& options, Spent& spent, int wanted,
-               std::vector<std::string>& fresh) {
+// passed the checker are appended to `fresh`. Past the compile budget, `fresh` keeps only
+// programs that need no compile (launch-knob variants of compiled ones, precompiled ones); the
+// others stay in the store unevaluated (a resume with more budget takes them). When that leaves
+// this round (`this_round`) nothing, the run stops, saying why.
+Status propose_into(SearchState& st, Store& store, const std::vector<Proposer*>& proposers,
+                    const SearchOptions& options, Spent& spent, int wanted,
+                    std::vector<std::string>& fresh, bool this_round) {
     ProposalContext ctx = context_for(st, options, wanted);
     for (Proposer* proposer : proposers) {
         if (proposer->exhausted()) continue;
@@ -131,7 +164,24 @@ Status propose(SearchState& st, Store& store, const std::vector<Proposer*>& prop
             if (!hash->empty()) fresh.push_back(*hash);
         }
     }
+    if (this_round) defer_costly(st, fresh);
+    if (auto why = compile_budget_spent(options.budget, spent)) {
+        std::erase_if(fresh, [&](const std::string& h) {
+            return h != st.start_hash && needs_compile(st, h);
+        });
+        if (this_round && fresh.empty())
+            st.budget_stop = *why + "; no program left that needs no compile (the proposed "
+                                    "launch-knob variants of the compiled programs are timed)";
+    }
     return Ok{};
+}
+
+}  // namespace
+
+Status propose(SearchState& st, Store& store, const std::vector<Proposer*>& proposers,
+               const SearchOptions& options, Spent& spent, int wanted,
+               std::vector<std::string>& fresh) {
+    return propose_into(st, store, proposers, options, spent, wanted, fresh, true);
 }
 
 // The next round's proposals, made now (to compile them ahead of their round): they join the
@@ -141,8 +191,9 @@ Expected<std::vector<std::string>> propose_ahead(SearchState& st, Store& store,
                                                  const SearchOptions& options, Spent& spent,
                                                  double round_s) {
     std::vector<std::string> next;
-    if (auto s = propose(st, store, proposers, options, spent,
-                         proposals_wanted(st, options, proposers.size(), round_s), next);
+    if (auto s = propose_into(st, store, proposers, options, spent,
+                              proposals_wanted(st, options, proposers.size(), round_s), next,
+                              false);
         !s)
         return s.error();
     st.pending.insert(st.pending.end(), next.begin(), next.end());

@@ -142,6 +142,9 @@ Expected<SearchState> resume_search(eval::Evaluator& evaluator, Store& store, in
             if (e.tier == EvalTier::kFull) cs.full = detail::stats_of(e);
         }
         if (!cs.evaluated) st.pending.push_back(c.content_hash);
+        // compiled before the resume (the compile cache has it): its variants cost no compile
+        else if (cs.status != EvalStatus::kInvalidProgram)
+            st.charged_configurations.insert(detail::configuration_of(cs));
         if (cs.quick && cs.program) (void)st.cost->observe(*cs.program, cs.quick->median_ns);
         ++st.counts.proposed;
         st.candidates[c.content_hash] = std::move(cs);

@@ -93,7 +93,9 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
         std::vector<Progress> progress;
         for (const SearchState& s : states) progress.push_back(s.progress);
         SuiteChoice choice =
-            choose_next_problem(progress, done, names, 0.9, prefetcher.waiting(done));
+            options.allocation == SuiteAllocation::kUniform
+                ? choose_uniform(progress, done, prefetcher.waiting(done))
+                : choose_next_problem(progress, done, names, 0.9, prefetcher.waiting(done));
         if (!choice.next) break;
         prefetcher.join(*choice.next);  // its wave, if one runs ahead
         if (hooks.passed_over)

@@ -131,7 +131,10 @@ TEST(Budget, EachLimitFires) {
     EXPECT_FALSE(budget_exhausted(b, s));
     EXPECT_NE(budget_exhausted(Budget{50.0, {}, {}, {}, {}}, s)->find("wall"), std::string::npos);
     EXPECT_NE(budget_exhausted(Budget{{}, 50.0, {}, {}, {}}, s)->find("GPU"), std::string::npos);
-    EXPECT_NE(budget_exhausted(Budget{{}, {}, 100, {}, {}}, s)->find("compile"), std::string::npos);
+    // the compile limit stops compiles, not the run (free evaluations go on): its own check
+    EXPECT_FALSE(budget_exhausted(Budget{{}, {}, 100, {}, {}}, s));
+    EXPECT_NE(compile_budget_spent(Budget{{}, {}, 100, {}, {}}, s)->find("compile"), std::string::npos);
+    EXPECT_FALSE(compile_budget_spent(Budget{{}, {}, 101, {}, {}}, s));
     EXPECT_NE(budget_exhausted(Budget{{}, {}, {}, 99, {}}, s)->find("token"), std::string::npos);
     EXPECT_NE(budget_exhausted(Budget{{}, {}, {}, {}, 1.0}, s)->find("cost"), std::string::npos);
     EXPECT_FALSE(budget_exhausted(Budget{1000.0, 1000.0, 1000, 1000, 1000.0}, s));
@@ -173,7 +176,7 @@ TEST(Stop, MaxRoundsAndComposition) {
     p.rounds = 3;
     EXPECT_NE(should_stop(c, p, {}, {})->find("round"), std::string::npos);
     // budget first
-    EXPECT_NE(should_stop(c, p, Budget{{}, {}, 1, {}, {}}, Spent{0, 0, 1, 0, 0})->find("compile"),
+    EXPECT_NE(should_stop(c, p, Budget{1.0, {}, {}, {}, {}}, Spent{1, 0, 0, 0, 0})->find("wall"),
               std::string::npos);
 }
 
@@ -231,6 +234,32 @@ TEST(Allocator, NeverSearchedReadyBeforeWaitingForAWave) {
     // every untried one waiting: gain decides again
     EXPECT_EQ(choose_next_problem({gemm, rowwise, searched}, none, names, 0.9,
                                   {true, true, false}).next, 0u);
+}
+
+// The uniform baseline of issue 27's allocation benchmark: fewest rounds first, whatever the
+// SOL headroom or the gain (a problem near SOL is not passed over), a waiting one after a ready
+// one of as many rounds; and the compile limit ends no run (it stops compiles only).
+TEST(Allocator, UniformGivesTheFewestRoundsFirst) {
+    Progress far, near, ahead;
+    far.fraction_of_sol = 0.1, far.rounds = 2, far.best_ns_by_round = {100, 50, 40};
+    near.fraction_of_sol = 0.97, near.rounds = 1, near.best_ns_by_round = {100, 100};
+    ahead.fraction_of_sol = 0.5, ahead.rounds = 1, ahead.best_ns_by_round = {100, 90};
+    const std::vector<bool> none = {false, false, false};
+    EXPECT_EQ(choose_uniform({far, near, ahead}, none).next, 1u);  // near SOL: not passed over
+    EXPECT_EQ(choose_uniform({far, near, ahead}, none, {false, true, false}).next, 2u);
+    EXPECT_EQ(choose_uniform({far, near, ahead}, {false, true, true}).next, 0u);
+    EXPECT_FALSE(choose_uniform({far}, {true}).next);
+    EXPECT_EQ(choose_next_problem({far, near, ahead}, none, {"far", "near", "ahead"}).next, 0u);
+    EXPECT_EQ(suite_allocation_from_string("uniform"), SuiteAllocation::kUniform);
+    EXPECT_EQ(to_string(SuiteAllocation::kSolHeadroom), "sol");
+    EXPECT_FALSE(suite_allocation_from_string("fair"));
+    Budget b;
+    b.compiles = 2;
+    Spent s;
+    s.compiles = 2;
+    EXPECT_FALSE(budget_exhausted(b, s));
+    ASSERT_TRUE(compile_budget_spent(b, s));
+    EXPECT_EQ(*compile_budget_spent(b, s), "compile budget spent (2 of 2)");
 }
 
 TEST(Allocator, FirstRoundShareSplitsTheWallLeft) {
