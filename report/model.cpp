@@ -183,7 +183,7 @@ Expected<ProblemReport> build_problem(Context& ctx, const RunRecord& run, int64_
             for (const auto& m : e.rec.measurements) gpu_ns += m.time_ns;
             gpu_ns += compile_ns(e.evidence);
         }
-        if (ranked(e)) {
+        if (ranked(e) && tier_rank(e.rec.tier) == top) {  // the best's tier only
             double m = sample_stats(times_of(e.rec, "candidate")).median_ns;
             if (!best_so_far || m < *best_so_far) best_so_far = m;
         }

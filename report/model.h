@@ -24,8 +24,9 @@
 //                        x = cumulative GPU-seconds = sum over evaluations so far of every
 //                        measured sample time (all labels) plus the compile gate's
 //                        time_compile_ns when recorded; evaluations copied from the cache cost 0.
-//                        y = best median so far (passed evaluations) and, when the problem has a
-//                        reference baseline (the first of eager, compile_default,
+//                        y = best median so far (passed evaluations at the best's tier, the
+//                        highest timed tier present: the curve ends at the best) and, when the
+//                        problem has a reference baseline (the first of eager, compile_default,
 //                        compile_max_autotune, others), the speedup of it over that baseline.
 // Suite (over every problem of every run given):
 //   geomean speedup per baseline over problems with a best and that baseline measured;
