@@ -74,11 +74,11 @@ Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerConte
         return make_error(where, "Q, K and V must have one dtype");
     auto in_type = cuda_float_type(q.dtype, where);
     if (!in_type) return in_type.error();
-    const DType op_dtype = dsl::attention_operand_dtype(q.dtype, ctx.problem->policy);
-    auto op_type = cuda_float_type(op_dtype, where);
+    const dsl::AttentionMath math = dsl::attention_math(q.dtype, ctx.problem->policy, cfg.f32_cores);
+    auto op_type = cuda_float_type(math.operand, where);
     if (!op_type) return op_type.error();
     const int64_t smem = dsl::attention_smem_bytes(e, f, cfg.tile_m, cfg.tile_n,
-                                                   dtype_bytes(op_dtype) >= 4 ? 4 : 2);
+                                                   math.operand_bytes());
     if (smem > 227 * 1024)
         return make_error(where, "attention tile needs " + std::to_string(smem) +
                                      " bytes of shared memory (at most 232448)");
@@ -128,7 +128,9 @@ Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerConte
     const double scale = cfg.scale.value_or(1.0);
     std::ostringstream src;
     src << "// kernel " << kernel.name << ": attention over " << batch << " x " << s << " x " << l
-        << " (E " << e << ", F " << f << "), " << *op_type << " operands\n"
+        << " (E " << e << ", F " << f << "), " << *op_type << " operands"
+        << (math.math == 3 ? " (3xTF32)" : math.math == 1 ? " (TF32)" : math.math == 0 ? " (f32 FMA)" : "")
+        << "\n"
         << chain->definition << "struct " << geom << " {\n"
         << "    static constexpr int64_t kS = " << s << "LL, kL = " << l << "LL;\n"
         << "    static constexpr int kE = " << e << ", kF = " << f << ";\n"
@@ -145,7 +147,7 @@ Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerConte
         << "(" << params.signature() << ") {\n"
         << chain_init(*chain) << "    kforge::attention_forward<" << geom << ", " << cfg.tile_m
         << ", " << cfg.tile_n << ", " << *in_type << ", " << *op_type << ", " << mask_type
-        << ">(t_" << kernel.args[0].name << ", t_" << kernel.args[1].name << ", t_"
+        << ", " << (math.math == 16 ? 0 : math.math) << ">(t_" << kernel.args[0].name << ", t_" << kernel.args[1].name << ", t_"
         << kernel.args[2].name << ", "
         << (t.size() == 4 ? "t_" + kernel.args[3].name
                           : std::string("static_cast<const float*>(nullptr)"))

@@ -42,13 +42,22 @@ inline int64_t attention_smem_bytes(int64_t e, int64_t f, int tile_m, int tile_n
            up(tile_m * fp * 4) + up(tile_m * 4) * 2;
 }
 
-// The operand type of the products: the inputs' own 16-bit type; f32 inputs under the bf16 /
-// fp16 policies are rounded to it (as the policy allows); otherwise f32 on the CUDA cores.
-inline DType attention_operand_dtype(DType input, PrecisionPolicy policy) {
-    if (input == DType::kBF16 || input == DType::kF16) return input;
-    if (policy == PrecisionPolicy::kBf16) return DType::kBF16;
-    if (policy == PrecisionPolicy::kFp16) return DType::kF16;
-    return DType::kF32;
+// How the products run: the operand type in shared memory and `math` (kernels/attention.cuh's
+// MATH): 16-bit inputs on the tensor cores in their own type (math 16); f32 inputs rounded to
+// bf16 / f16 under those policies (as the policy allows), as 3xTF32 under fp32_strict (about
+// f32 accuracy), as TF32 under tf32; `math f32` (AttentionConfig::f32_cores): f32 FMA on the
+// CUDA cores (math 0) whatever the inputs.
+struct AttentionMath {
+    DType operand = DType::kF32;
+    int math = 0;  // 0 f32 FMA, 1 TF32, 3 3xTF32, 16 bf16/f16 tensor cores
+    int operand_bytes() const { return operand == DType::kF32 ? 4 : 2; }
+};
+inline AttentionMath attention_math(DType input, PrecisionPolicy policy, bool f32_cores) {
+    if (f32_cores) return {DType::kF32, 0};
+    if (input == DType::kBF16 || input == DType::kF16) return {input, 16};
+    if (policy == PrecisionPolicy::kBf16) return {DType::kBF16, 16};
+    if (policy == PrecisionPolicy::kFp16) return {DType::kF16, 16};
+    return {DType::kF32, policy == PrecisionPolicy::kTf32 ? 1 : 3};
 }
 
 }  // namespace kforge::dsl

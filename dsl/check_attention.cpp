@@ -80,7 +80,7 @@ void check_legality_attention(const Kernel& kn, const Problem& problem,
     const Tensor* v = problem.find_tensor(kn.args[2].name);
     if (!q || !v || q->shape.empty() || v->shape.empty()) return;  // intermediates: lowering checks
     const int64_t e = q->shape.back(), f = v->shape.back();
-    const int bytes = dtype_bytes(attention_operand_dtype(q->dtype, problem.policy)) >= 4 ? 4 : 2;
+    const int bytes = attention_math(q->dtype, problem.policy, c.f32_cores).operand_bytes();
     const int64_t smem = attention_smem_bytes(e, f, c.tile_m, c.tile_n, bytes);
     if (smem > limits.smem_per_block_optin_bytes) {
         rep.error(at, "tile " + std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) +

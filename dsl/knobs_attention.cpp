@@ -20,6 +20,17 @@ std::vector<KnobSpec> attention_knobs() {
          [](const Kernel& k) -> std::optional<KnobValue> {
              return KnobValue{{k.attention.tile_m, k.attention.tile_n}, {}, 0.0};
          }},
+        {"math", KnobValueKind::kWord, {}, {}, {"auto", "f32"}, "auto",
+         "auto: tensor cores at the policy's precision (bf16/f16, 3xTF32 for fp32_strict, TF32); "
+         "f32: FMA on the CUDA cores",
+         [](Kernel& k, const KnobValue& v) {
+             k.attention.f32_cores = v.word == "f32";
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (!k.attention.f32_cores) return std::nullopt;
+             return KnobValue{{}, "f32", 0.0};
+         }},
         {"scale", KnobValueKind::kNumber, {}, {}, {}, "the problem's",
          "the scores' factor (the problem's scale op; not a search move)",
          [](Kernel& k, const KnobValue& v) {

@@ -3,7 +3,8 @@
 // streams the keys and values through shared memory BN rows at a time; the running row max and
 // sum (online softmax, f32) rescale the f32 output accumulator as each tile arrives. The two
 // products run on the tensor cores (WMMA 16x16x16, bf16 or f16 operands, f32 accumulation) or,
-// for f32 operands, on the CUDA cores in f32. A bool mask fills the scores where it is true; a
+// for f32 operands, as TF32 / 3xTF32 on the tensor cores (WMMA 16x16x8) or on the CUDA cores
+// in f32 (MATH 1 / 3 / 0). A bool mask fills the scores where it is true; a
 // key tile whose mask is true for every row of the CTA contributes nothing when the fill is
 // -inf and is skipped (causal masks skip about half of the work); a float mask is added.
 //
@@ -20,6 +21,36 @@
 #include "kernels/common.cuh"
 
 namespace kforge {
+
+template <typename A, typename B> struct AttentionSame { static constexpr bool value = false; };
+template <typename A> struct AttentionSame<A, A> { static constexpr bool value = true; };
+
+// MATH of f32 operands: 0 = f32 FMA on the CUDA cores, 1 = TF32 tensor cores, 3 = 3xTF32 (a big
+// and a small TF32 part of each operand, three products: about f32 accuracy). Element-wise on
+// the fragments, so independent of their layout.
+template <int MATH, typename Frag>
+__device__ __forceinline__ void attention_tf32_split(Frag& big, Frag& small) {
+    for (int i = 0; i < big.num_elements; ++i) {
+        const float x = big.x[i];
+        const float b = nvcuda::wmma::__float_to_tf32(x);
+        big.x[i] = b;
+        if constexpr (MATH == 3) small.x[i] = nvcuda::wmma::__float_to_tf32(x - b);
+    }
+}
+
+// acc += a b (TF32) or a_big b_small + a_small b_big + a_big b_big (3xTF32) over k = 8.
+template <int MATH, typename FragA, typename FragB, typename Acc>
+__device__ __forceinline__ void attention_tf32_mma(Acc& acc, FragA& a, FragB& b) {
+    FragA as;
+    FragB bs;
+    attention_tf32_split<MATH>(a, as);
+    attention_tf32_split<MATH>(b, bs);
+    if constexpr (MATH == 3) {
+        nvcuda::wmma::mma_sync(acc, as, b, acc);
+        nvcuda::wmma::mma_sync(acc, a, bs, acc);
+    }
+    nvcuda::wmma::mma_sync(acc, a, b, acc);
+}
 
 template <int BM, int BN, int E, int F, typename TOp>
 struct AttentionSmem {
@@ -43,6 +74,21 @@ template <typename TOp, typename TIn>
 __device__ __forceinline__ void attention_stage(TOp* dst, int ld_dst, const TIn* src,
                                                 int64_t ld_src, int rows, int cols,
                                                 int valid_rows, int valid_cols) {
+    constexpr int kVec = 16 / int(sizeof(TIn));
+    if constexpr (AttentionSame<TIn, TOp>::value) {
+        // 16-byte copies where the rows are whole vectors and 16-byte aligned
+        if (valid_cols == cols && cols % kVec == 0 && ld_src % kVec == 0 && ld_dst % kVec == 0 &&
+            (reinterpret_cast<uintptr_t>(src) & 15) == 0) {
+            const int vrow = cols / kVec;
+            for (int i = threadIdx.x; i < rows * vrow; i += blockDim.x) {
+                const int r = i / vrow, c = (i % vrow) * kVec;
+                uint4 x = make_uint4(0u, 0u, 0u, 0u);
+                if (r < valid_rows) x = *reinterpret_cast<const uint4*>(src + int64_t(r) * ld_src + c);
+                *reinterpret_cast<uint4*>(dst + r * ld_dst + c) = x;
+            }
+            return;
+        }
+    }
     for (int i = threadIdx.x; i < rows * cols; i += blockDim.x) {
         const int r = i / cols, c = i % cols;
         const float x = r < valid_rows && c < valid_cols ? to_f32(src[int64_t(r) * ld_src + c])
@@ -55,21 +101,45 @@ __device__ __forceinline__ float attention_exp(float x, float) { return expf(x);
 template <typename T>
 __device__ __forceinline__ float attention_exp(float x, T) { return __expf(x); }
 
-// S (16 x BN, f32) = Q rows [r0, r0+16) x K tile^T.
-template <int BN, int E, int F, typename TOp, int BM>
+// S (16 x BN, f32) = Q rows [r0, r0+16) x K tile^T. 16-bit operands: the warp's Q fragments
+// stay in registers across the key blocks where the head dim is at most 128.
+template <int BN, int E, int F, typename TOp, int BM, int MATH>
 __device__ __forceinline__ void attention_scores(const TOp* qs, const TOp* ks, float* ss, int r0) {
     using Sm = AttentionSmem<BM, BN, E, F, TOp>;
+    namespace w = nvcuda::wmma;
     if constexpr (sizeof(TOp) == 2) {
-        namespace w = nvcuda::wmma;
+        constexpr int kSteps = Sm::kEp / 16;
+        constexpr bool kHeld = kSteps <= 8;
+        w::fragment<w::matrix_a, 16, 16, 16, TOp, w::row_major> held[kHeld ? kSteps : 1];
+        if constexpr (kHeld)
+            for (int kb = 0; kb < kSteps; ++kb)
+                w::load_matrix_sync(held[kb], qs + r0 * Sm::kLdE + kb * 16, Sm::kLdE);
         for (int nb = 0; nb < BN / 16; ++nb) {
             w::fragment<w::accumulator, 16, 16, 16, float> acc;
             w::fill_fragment(acc, 0.f);
-            for (int kb = 0; kb < Sm::kEp / 16; ++kb) {
-                w::fragment<w::matrix_a, 16, 16, 16, TOp, w::row_major> a;
+            for (int kb = 0; kb < kSteps; ++kb) {
                 w::fragment<w::matrix_b, 16, 16, 16, TOp, w::col_major> b;
-                w::load_matrix_sync(a, qs + r0 * Sm::kLdE + kb * 16, Sm::kLdE);
                 w::load_matrix_sync(b, ks + nb * 16 * Sm::kLdE + kb * 16, Sm::kLdE);
-                w::mma_sync(acc, a, b, acc);
+                if constexpr (kHeld) {
+                    w::mma_sync(acc, held[kb], b, acc);
+                } else {
+                    w::fragment<w::matrix_a, 16, 16, 16, TOp, w::row_major> a;
+                    w::load_matrix_sync(a, qs + r0 * Sm::kLdE + kb * 16, Sm::kLdE);
+                    w::mma_sync(acc, a, b, acc);
+                }
+            }
+            w::store_matrix_sync(ss + r0 * Sm::kLdS + nb * 16, acc, Sm::kLdS, w::mem_row_major);
+        }
+    } else if constexpr (MATH > 0) {
+        for (int nb = 0; nb < BN / 16; ++nb) {
+            w::fragment<w::accumulator, 16, 16, 8, float> acc;
+            w::fill_fragment(acc, 0.f);
+            for (int kb = 0; kb < Sm::kEp / 8; ++kb) {
+                w::fragment<w::matrix_a, 16, 16, 8, w::precision::tf32, w::row_major> a;
+                w::fragment<w::matrix_b, 16, 16, 8, w::precision::tf32, w::col_major> b;
+                w::load_matrix_sync(a, qs + r0 * Sm::kLdE + kb * 8, Sm::kLdE);
+                w::load_matrix_sync(b, ks + nb * 16 * Sm::kLdE + kb * 8, Sm::kLdE);
+                attention_tf32_mma<MATH>(acc, a, b);
             }
             w::store_matrix_sync(ss + r0 * Sm::kLdS + nb * 16, acc, Sm::kLdS, w::mem_row_major);
         }
@@ -85,12 +155,12 @@ __device__ __forceinline__ void attention_scores(const TOp* qs, const TOp* ks, f
 }
 
 // O rows [r0, r0+16) (f32 in shared memory) += P rows x V tile.
-template <int BN, int E, int F, typename TOp, int BM>
+template <int BN, int E, int F, typename TOp, int BM, int MATH>
 __device__ __forceinline__ void attention_accumulate(const TOp* ps, const TOp* vs, float* os,
                                                      int r0) {
     using Sm = AttentionSmem<BM, BN, E, F, TOp>;
+    namespace w = nvcuda::wmma;
     if constexpr (sizeof(TOp) == 2) {
-        namespace w = nvcuda::wmma;
         for (int fb = 0; fb < Sm::kFp / 16; ++fb) {
             w::fragment<w::accumulator, 16, 16, 16, float> acc;
             w::load_matrix_sync(acc, os + r0 * Sm::kLdF + fb * 16, Sm::kLdF, w::mem_row_major);
@@ -100,6 +170,19 @@ __device__ __forceinline__ void attention_accumulate(const TOp* ps, const TOp* v
                 w::load_matrix_sync(a, ps + r0 * Sm::kLdP + kb * 16, Sm::kLdP);
                 w::load_matrix_sync(b, vs + kb * 16 * Sm::kLdF + fb * 16, Sm::kLdF);
                 w::mma_sync(acc, a, b, acc);
+            }
+            w::store_matrix_sync(os + r0 * Sm::kLdF + fb * 16, acc, Sm::kLdF, w::mem_row_major);
+        }
+    } else if constexpr (MATH > 0) {
+        for (int fb = 0; fb < Sm::kFp / 16; ++fb) {
+            w::fragment<w::accumulator, 16, 16, 8, float> acc;
+            w::load_matrix_sync(acc, os + r0 * Sm::kLdF + fb * 16, Sm::kLdF, w::mem_row_major);
+            for (int kb = 0; kb < BN / 8; ++kb) {
+                w::fragment<w::matrix_a, 16, 16, 8, w::precision::tf32, w::row_major> a;
+                w::fragment<w::matrix_b, 16, 16, 8, w::precision::tf32, w::row_major> b;
+                w::load_matrix_sync(a, ps + r0 * Sm::kLdP + kb * 8, Sm::kLdP);
+                w::load_matrix_sync(b, vs + kb * 8 * Sm::kLdF + fb * 16, Sm::kLdF);
+                attention_tf32_mma<MATH>(acc, a, b);
             }
             w::store_matrix_sync(os + r0 * Sm::kLdF + fb * 16, acc, Sm::kLdF, w::mem_row_major);
         }
@@ -124,7 +207,8 @@ __device__ __forceinline__ float attention_warp_sum(float v) {
 }
 
 // The CTA's query rows (blockIdx.x) of batch entry blockIdx.y, BM / 16 warps.
-template <typename G, int BM, int BN, typename TIn, typename TOp, typename TMask, typename Chain>
+template <typename G, int BM, int BN, typename TIn, typename TOp, typename TMask, int MATH,
+          typename Chain>
 __device__ void attention_forward(const TIn* __restrict__ q, const TIn* __restrict__ k,
                                   const TIn* __restrict__ v, const TMask* __restrict__ m,
                                   Chain& chain) {
@@ -162,7 +246,7 @@ __device__ void attention_forward(const TIn* __restrict__ q, const TIn* __restri
         attention_stage(vs, Sm::kLdF, v + (b * G::kL + j0) * G::kF, G::kF, BN, Sm::kFp, valid_k,
                         int(G::kF));
         __syncthreads();
-        attention_scores<BN, G::kE, G::kF, TOp, BM>(qs, ks, ss, r0);
+        attention_scores<BN, G::kE, G::kF, TOp, BM, MATH>(qs, ks, ss, r0);
         __syncwarp();
         for (int r = r0; r < r0 + 16; ++r) {  // online softmax of the warp's rows
             const int s_row = q0 + r;
@@ -203,7 +287,7 @@ __device__ void attention_forward(const TIn* __restrict__ q, const TIn* __restri
             if (lane == 0) row_max[r] = m_new, row_sum[r] = row_sum[r] * alpha + sum;
         }
         __syncwarp();
-        attention_accumulate<BN, G::kE, G::kF, TOp, BM>(ps, vs, os, r0);
+        attention_accumulate<BN, G::kE, G::kF, TOp, BM, MATH>(ps, vs, os, r0);
         __syncwarp();
     }
     __syncwarp();

@@ -20,7 +20,8 @@ Expected<SimKernelTime> attention_time(const dsl::Kernel& k, const Problem& prob
     const double batch = static_cast<double>(q->numel() / (q->shape[r - 2] * q->shape[r - 1]));
     const double s = static_cast<double>(q->shape[r - 2]), e = static_cast<double>(q->shape[r - 1]);
     const double l = static_cast<double>(kt->shape[r - 2]), f = static_cast<double>(v->shape[r - 1]);
-    const DType op = dsl::attention_operand_dtype(q->dtype, problem.policy);
+    const dsl::AttentionMath math = dsl::attention_math(q->dtype, problem.policy, k.attention.f32_cores);
+    const DType op = math.operand;
     t.flops = 2.0 * batch * s * l * (e + f);
     const double elem = dtype_bytes(q->dtype);
     const double tiles_m = std::ceil(s / k.attention.tile_m);
@@ -31,7 +32,10 @@ Expected<SimKernelTime> attention_time(const dsl::Kernel& k, const Problem& prob
     const double ctas = tiles_m * batch;
     const double waves = std::ceil(ctas / std::max(1, sm_count));
     const double fill = ctas / (waves * std::max(1, sm_count));  // the last wave's idle SMs
-    const double peak = op == DType::kF32 ? ceil.peak(ComputeUnit::kFp32Simt) * 0.25
+    // a third of the TF32 rate for 3xTF32's three products
+    const double peak = math.math == 0   ? ceil.peak(ComputeUnit::kFp32Simt) * 0.25
+                        : math.math == 1 ? ceil.peak(ComputeUnit::kTf32Tensor) * 0.3
+                        : math.math == 3 ? ceil.peak(ComputeUnit::kTf32Tensor) * 0.1
                         : op == DType::kF16 ? ceil.peak(ComputeUnit::kFp16Tensor) * 0.3
                                             : ceil.peak(ComputeUnit::kBf16Tensor) * 0.3;
     if (peak <= 0) return make_error(k.name, "no peak for the attention operands on this device");

@@ -96,8 +96,7 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
     const Problem& p = pl.p;
     const Tensor& q = pl.tensor(pt->q);
     const Tensor& v = pl.tensor(pt->v);
-    const int bytes =
-        dtype_bytes(dsl::attention_operand_dtype(q.dtype, p.policy)) >= 4 ? 4 : 2;
+    const int bytes = dsl::attention_math(q.dtype, p.policy, false).operand_bytes();
     static constexpr int kTiles[][2] = {{64, 64}, {128, 64}, {64, 32}, {32, 64}, {32, 32},
                                         {16, 32}, {16, 16}};
     dsl::Kernel kn;

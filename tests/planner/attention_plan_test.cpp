@@ -82,7 +82,7 @@ TEST(AttentionPlan, SdpaIsOneAttentionKernel) {
     EXPECT_TRUE(has(t, "{ cast bf16; store o[B,H,S,F] }")) << t;
     const std::string src = lowered_source(p, t);
     EXPECT_TRUE(has(src, "kforge::attention_forward<kforge_k0_attention, 64, 64, __nv_bfloat16, "
-                         "__nv_bfloat16, float>")) << src;
+                         "__nv_bfloat16, float, 0>")) << src;
     EXPECT_TRUE(has(src, "kMask = 0")) << src;
 }
 
@@ -102,7 +102,7 @@ TEST(AttentionPlan, MasksAndTheChainAfterTheOutput) {
     EXPECT_TRUE(has(t, "{ relu; store o[B,H,S,F] }")) << t;
     src = lowered_source(p, t);
     EXPECT_TRUE(has(src, "kMask = 2")) << src;
-    EXPECT_TRUE(has(src, ", float, float, float>")) << src;  // f32 on the CUDA cores
+    EXPECT_TRUE(has(src, ", float, float, float, 3>")) << src;  // 3xTF32 under fp32_strict
 }
 
 TEST(AttentionPlan, UnfusedVariantKeepsTheOpsApart) {
@@ -125,12 +125,20 @@ TEST(AttentionPlan, UnfusedVariantKeepsTheOpsApart) {
 }
 
 TEST(AttentionPlan, NvrtcCompilesEachOperandPath) {
+    // bf16 and f16 tensor cores, 3xTF32 (fp32_strict), TF32, f32 rounded to bf16 (bf16 policy)
     for (const Problem& p : {attention("bf16", "bf16"), attention("f16", "fp16", "masked_fill"),
                              attention("f32", "fp32_strict", "add", 40),
-                             attention("f32", "bf16", "", 96)}) {
-        SCOPED_TRACE(p.tensors.front().name + " " + std::string(to_string(p.tensors.front().dtype)));
+                             attention("f32", "tf32", "", 32), attention("f32", "bf16", "", 96)}) {
+        SCOPED_TRACE(p.tensors.front().name + " " + std::string(to_string(p.policy)));
         expect_nvrtc_compiles(p, seed_checked(p));
     }
+    // `math f32`: FMA on the CUDA cores
+    const Problem p = attention("f32", "fp32_strict");
+    std::string t = seed_checked(p);
+    t.replace(t.find("tile 64x64"), 10, "tile 64x64 math f32");
+    const std::string src = lowered_source(p, t);
+    EXPECT_TRUE(has(src, ", float, float, float, 0>")) << t << src;
+    expect_nvrtc_compiles(p, t);
 }
 
 TEST(AttentionPlan, WrongProgramsAreRefused) {
