@@ -69,6 +69,11 @@ void write_pool_attrs(const Op& op, Json& j);
 
 // The recurrent ops lstm / gru (spec_rnn.cpp, problem/rnn.h): attribute names and reads, the
 // operand count the attributes imply, shape inference and the attributes written back.
+// An input shape entry written as a product of dim names and integers ("4*H"): enters it into
+// `dims` (its value) and `derived` under that text, so read_dim_entry resolves it and a re-bind
+// recomputes it (spec_rnn.cpp). Any other entry is left alone.
+Status enter_product_dim(const Json& v, const std::string& path, std::map<std::string, int64_t>& dims,
+                         std::set<std::string>& derived);
 std::vector<std::string> rnn_attribute_names();
 Status read_rnn_attr(const Json& v, const std::string& key, const std::string& path, OpAttrs& a);
 Status check_rnn_op(const std::string& path, const Op& op);

@@ -134,6 +134,11 @@ Status parse_inputs(const Json& j, Problem& p) {
             return make_error(path + ".shape", "expected an array, got " + spec::type_name(shape));
         }
         for (size_t i = 0; i < shape.size(); ++i) {
+            // a product of dims and integers ("4*H": an lstm's gate rows) is a derived dim of
+            // that name, recomputed whenever the dims are re-bound
+            if (auto s = spec::enter_product_dim(shape[i], path + ".shape[" + std::to_string(i) + "]",
+                                                 p.dims, p.derived_dims); !s)
+                return s.error();
             auto d = spec::read_dim_entry(shape[i], path + ".shape[" + std::to_string(i) + "]",
                                           p.dims);
             if (!d) return d.error();

@@ -55,9 +55,12 @@ TEST(Rnn, WrongOperandsAreClearErrors) {
     e = error_of(replaced(good, R"(, "bias_hh_l1"])", "]"));
     EXPECT_NE(e.find("takes 11 inputs (x, h0, c0, then per layer and direction w_ih, w_hh, b_ih, "
                      "b_hh); got 10"), std::string::npos) << e;
-    e = error_of(replaced(good, R"("weight_hh_l1": {"shape": [24, "H"])",
-                          R"("weight_hh_l1": {"shape": [24, 5])"));
-    EXPECT_NE(e.find("weight_hh_l1 \"weight_hh_l1\" [24, 5] must be [24, 6]"), std::string::npos) << e;
+    e = error_of(replaced(good, R"("weight_hh_l1": {"shape": ["4*H", "H"])",
+                          R"("weight_hh_l1": {"shape": ["4*H", 5])"));
+    EXPECT_NE(e.find("weight_hh_l1 \"weight_hh_l1\" [4*H=24, 5] must be [24, 6]"), std::string::npos) << e;
+    e = error_of(replaced(good, R"("weight_hh_l1": {"shape": ["4*H", "H"])",
+                          R"("weight_hh_l1": {"shape": ["4*K", "H"])"));
+    EXPECT_NE(e.find("a product entry \"4*K\" multiplies dim names"), std::string::npos) << e;
     e = error_of(rnn_spec_json("g", "gru", 1, false, false, true, "c_n"));
     EXPECT_NE(e.find("graph[0].result: result \"c_n\" is lstm's cell state"), std::string::npos) << e;
     e = error_of(replaced(good, "\"num_layers\": 2", "\"num_layers\": 0"));
@@ -65,6 +68,20 @@ TEST(Rnn, WrongOperandsAreClearErrors) {
     e = error_of(replaced(good, R"("x": {"shape": ["T", "B", "I"], "dtype": "f32"})",
                           R"("x": {"shape": ["T", "B", "I"], "dtype": "f16"})"));
     EXPECT_NE(e.find("bad dtype"), std::string::npos) << e;
+}
+
+TEST(Rnn, GateRowsFollowTheHiddenSizeWhenItIsRebound) {
+    Problem p = parsed(rnn_spec_json("r", "lstm", 2, true, false, true, "h_n"));
+    EXPECT_EQ(p.find_tensor("weight_ih_l1")->shape, (std::vector<int64_t>{24, 12}));
+    EXPECT_TRUE(p.derived_dims.count("4*H"));
+    const auto json = problem_to_json(p);
+    EXPECT_FALSE(json["dims"].contains("4*H"));
+    EXPECT_EQ(json["inputs"]["weight_ih_l1"]["shape"][0], "4*H");
+    auto small = rebind_dims(p, {{"H", 2}, {"T", 3}});
+    ASSERT_TRUE(small.ok()) << small.error().to_string();
+    EXPECT_EQ(small->find_tensor("weight_ih_l1")->shape, (std::vector<int64_t>{8, 4}));
+    EXPECT_EQ(small->find_tensor("Y")->shape, (std::vector<int64_t>{4, 3, 2}));
+    EXPECT_FALSE(rebind_dims(p, {{"4*H", 8}}).ok());  // derived: re-bind H instead
 }
 
 TEST(Rnn, SpecRoundTripsAndCountsWork) {

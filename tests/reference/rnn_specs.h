@@ -1,5 +1,6 @@
 // Small lstm / gru specs (problem/rnn.h) for the reference and interpreter tests: every operand
-// named as PyTorch's state_dict names it, the output Y.
+// named as PyTorch's state_dict names it (the gate rows as the product dim "4*H" / "3*H"), the
+// output Y.
 #pragma once
 
 #include <string>
@@ -29,10 +30,12 @@ inline std::string rnn_spec_json(const std::string& name, const std::string& kin
         for (int d = 0; d < D; ++d) {
             for (int w = 0; w < (bias ? 4 : 2); ++w) {
                 const std::string n = rnn_weight_name(l, d, w);
-                const std::string in_dim = l == 0 ? "\"I\"" : std::to_string(D * H);
-                const std::string shape = w == 0   ? "[" + std::to_string(G * H) + ", " + in_dim + "]"
-                                          : w == 1 ? "[" + std::to_string(G * H) + ", \"H\"]"
-                                                   : "[" + std::to_string(G * H) + "]";
+                // the gate rows as the product "4*H" (a derived dim: re-binding H resizes them)
+                const std::string gates = "\"" + std::to_string(G) + "*H\"";
+                const std::string in_dim = l == 0 ? "\"I\"" : D == 1 ? "\"H\"" : "\"2*H\"";
+                const std::string shape = w == 0   ? "[" + gates + ", " + in_dim + "]"
+                                          : w == 1 ? "[" + gates + ", \"H\"]"
+                                                   : "[" + gates + "]";
                 inputs += ", \"" + n + "\": {\"shape\": " + shape + ", \"dtype\": \"f32\", \"param\": true}";
                 operands += ", \"" + n + "\"";
             }
