@@ -21,8 +21,17 @@ std::string axis_title(CompareAxis axis) {
 
 std::string sim_text(bool simulated) { return simulated ? " (simulated)" : ""; }
 
+// The run's device, said to be simulated unless its name says so.
+std::string device_text(const CompareRun& r) {
+    bool said = r.device_name.find("simulated") != std::string::npos;
+    return r.device_name + sim_text(r.simulated && !said);
+}
+
+// Speedups with three digits: a search's gains over its start can be under 1%.
+std::string speedup_text(double x) { return format_fixed(x, 3) + "x"; }
+
 std::string speedup_of(const CompareRun& r) {
-    return r.best_ns && r.start_ns ? format_speedup(*r.start_ns / *r.best_ns) : "-";
+    return r.best_ns && r.start_ns ? speedup_text(*r.start_ns / *r.best_ns) : "-";
 }
 
 template <typename T>
@@ -63,11 +72,10 @@ std::string render_comparison_markdown(const Comparison& c) {
          "speedup over the start |\n|---|---|---|---|---|---|---|---|---|---|\n";
     for (const CompareRun& r : c.runs)
         o << "| " << markdown_cell(r.label) << " | " << markdown_cell(r.store) << " | "
-          << markdown_cell(r.mode) << " | " << markdown_cell(r.device_name)
-          << sim_text(r.simulated) << " | " << r.status << " | " << r.tier << " | "
-          << r.evaluations << " | " << format_time_ns(r.start_ns) << " ("
-          << r.start_source << ") | " << format_time_ns(r.best_ns) << " | " << speedup_of(r)
-          << " |\n";
+          << markdown_cell(r.mode) << " | " << markdown_cell(device_text(r)) << " | "
+          << r.status << " | " << r.tier << " | " << r.evaluations << " | "
+          << format_time_ns(r.start_ns) << " (" << r.start_source << ") | "
+          << format_time_ns(r.best_ns) << " | " << speedup_of(r) << " |\n";
     o << "\n";
     for (CompareAxis axis : kAxes)
         o << "![best speedup over the start against " << axis_title(axis) << "](compare-"
@@ -81,7 +89,7 @@ std::string render_comparison_markdown(const Comparison& c) {
             o << "| " << markdown_cell(r.label) << " | " << p.evaluation_id << " | "
               << format_fixed(p.search_s, 1) << " | " << format_fixed(p.wall_s, 1) << " | "
               << format_fixed(p.gpu_s, 4) << " | " << format_time_ns(p.best_ns) << " | "
-              << format_speedup(p.speedup) << " |\n";
+              << speedup_text(p.speedup) << " |\n";
     if (!c.notes.empty()) {
         o << "\n## Notes\n\n";
         for (const std::string& n : c.notes) o << "- " << markdown_cell(n) << "\n";
@@ -99,12 +107,13 @@ std::string render_comparison_html(const Comparison& c) {
          "<th>evaluations</th><th>start</th><th>best</th><th>speedup over the start</th></tr>";
     for (const CompareRun& r : c.runs)
         o << "<tr><td>" << html_escape(r.label) << "</td><td>" << html_escape(r.store)
-          << "</td><td>" << html_escape(r.device_name) << sim_text(r.simulated) << "</td><td>"
+          << "</td><td>" << html_escape(device_text(r)) << "</td><td>"
           << r.status << "</td><td>" << r.tier << "</td><td>" << r.evaluations << "</td><td>"
           << format_time_ns(r.start_ns) << " (" << r.start_source << ")</td><td>"
           << format_time_ns(r.best_ns) << "</td><td>" << speedup_of(r) << "</td></tr>";
     o << "</table>";
-    for (CompareAxis axis : kAxes) o << "<p>" << svg_step_chart(comparison_chart(c, axis)) << "</p>";
+    for (CompareAxis axis : kAxes)
+        o << "<p>" << svg_step_chart(comparison_chart(c, axis)) << "</p>";
     if (!c.notes.empty()) {
         o << "<ul>";
         for (const std::string& n : c.notes) o << "<li>" << html_escape(n) << "</li>";

@@ -22,7 +22,6 @@ svg.chart{border:1px solid #ddd;margin:0.5em 0;background:#fff}
 svg .axis{stroke:#444;stroke-width:1}
 svg .ref{stroke:#777;stroke-dasharray:4 3}
 svg .progress{fill:none;stroke:#1f6feb;stroke-width:2}
-svg .pt{fill:#1f6feb}
 svg .bar{fill:#2da44e}
 svg .curve{fill:none}
 svg text{font-size:11px;fill:#333}

@@ -119,7 +119,7 @@ TEST_F(ReportCompare, WritesChartsAndTablesOfThePoints) {
     std::string md = report::render_comparison_markdown(*c);
     EXPECT_NE(md.find("](compare-gpu.svg)"), std::string::npos);
     EXPECT_NE(md.find("| #1 diagnosis,parameter | 4 | 90.0 | 150.0 |"), std::string::npos) << md;
-    EXPECT_NE(md.find("| 2.00x |"), std::string::npos);
+    EXPECT_NE(md.find("| 2.000x |"), std::string::npos);
     std::string html = report::render_comparison_html(*c);
     EXPECT_EQ(test::count_of(html, "<polyline class=\"curve\""), 4u);  // two runs, two charts
     EXPECT_EQ(html.find("http"), std::string::npos);          // inline: no namespace URL
