@@ -98,35 +98,24 @@ Expected<CompareRun> compare_run(Store& store, const RunRecord& run,
     std::sort(w.evals.begin(), w.evals.end(),
               [](const EvaluationRecord& a, const EvaluationRecord& b) { return a.id < b.id; });
     r.evaluations = static_cast<int>(w.evals.size());
-    auto ranked = [](const EvaluationRecord& e) {
-        return e.status == EvalStatus::kPassed && !times_of(e, "candidate").empty();
-    };
-    int top = 0;
-    for (const EvaluationRecord& e : w.evals)
-        if (ranked(e)) top = std::max(top, tier_rank(e.tier));
-    r.tier = top == 2 ? "full" : top == 1 ? "quick" : "";
-    double t0 = epoch_s(run.started_at).value_or(0), gpu_ns = 0;
+    std::vector<const EvaluationRecord*> order;
+    for (const EvaluationRecord& e : w.evals) order.push_back(&e);
+    std::vector<CurveSample> curve = best_so_far_curve(order);
+    double t0 = epoch_s(run.started_at).value_or(0);
     std::optional<double> origin;
-    for (const EvaluationRecord& e : w.evals) {
-        if (!e.cached_from_id) {
-            for (const auto& m : e.measurements) gpu_ns += m.time_ns;
-            gpu_ns += compile_ns(json::parse(e.evidence_json, nullptr, false));
-        }
+    for (size_t i = 0; i < curve.size(); ++i) {
+        const EvaluationRecord& e = w.evals[i];
+        const CurveSample& at = curve[i];
+        if (at.median_ns && r.tier.empty())  // the tier of the curve's timings
+            r.tier = tier_rank(e.tier) == 2 ? "full" : "quick";
+        if (at.median_ns && !r.start_ns && w.start_candidates.count(e.candidate_id))
+            r.start_ns = at.median_ns, r.start_source = "start program";
         double wall = epoch_s(e.created_at).value_or(t0) - t0;
-        ComparePoint pt{e.id, wall, 0, gpu_ns * 1e-9, r.best_ns.value_or(0), 0};
-        if (ranked(e) && tier_rank(e.tier) == top) {
-            double m = sample_stats(times_of(e, "candidate")).median_ns;
-            if (!r.start_ns && w.start_candidates.count(e.candidate_id))
-                r.start_ns = m, r.start_source = "start program";
-            if (!r.best_ns || m < *r.best_ns) {
-                r.best_ns = m;
-                pt.best_ns = m;
-                if (!origin) origin = wall;
-                r.steps.push_back(pt);
-                continue;
-            }
-        }
-        if (&e == &w.evals.back() && r.best_ns) r.steps.push_back(pt);  // the curve's end
+        bool last = i + 1 == curve.size();
+        if (!at.best_ns || !(at.improved || last)) continue;  // a step, or the curve's end
+        if (!origin) origin = wall;
+        r.best_ns = at.best_ns;
+        r.steps.push_back(ComparePoint{e.id, wall, 0, at.gpu_ns * 1e-9, *at.best_ns, 0});
     }
     if (!r.start_ns && !r.steps.empty())
         r.start_ns = r.steps.front().best_ns, r.start_source = "first timing";

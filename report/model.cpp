@@ -35,6 +35,33 @@ double compile_ns(const nlohmann::ordered_json& evidence) {
     return 0;
 }
 
+std::vector<CurveSample> best_so_far_curve(const std::vector<const EvaluationRecord*>& evals) {
+    auto timed = [](const EvaluationRecord& e) {
+        return e.status == EvalStatus::kPassed && !times_of(e, "candidate").empty();
+    };
+    int top = 0;
+    for (const EvaluationRecord* e : evals)
+        if (timed(*e)) top = std::max(top, tier_rank(e->tier));
+    std::vector<CurveSample> curve;
+    CurveSample at;
+    for (const EvaluationRecord* e : evals) {
+        if (!e->cached_from_id) {
+            for (const auto& m : e->measurements) at.gpu_ns += m.time_ns;
+            auto evidence = nlohmann::ordered_json::parse(e->evidence_json, nullptr, false);
+            at.gpu_ns += compile_ns(evidence);
+        }
+        at.improved = false;
+        at.median_ns.reset();
+        if (timed(*e) && tier_rank(e->tier) == top) {  // the best's tier only
+            at.median_ns = sample_stats(times_of(*e, "candidate")).median_ns;
+            at.improved = !at.best_ns || *at.median_ns < *at.best_ns;
+            if (at.improved) at.best_ns = at.median_ns;
+        }
+        curve.push_back(at);
+    }
+    return curve;
+}
+
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -175,21 +202,15 @@ Expected<ProblemReport> build_problem(Context& ctx, const RunRecord& run, int64_
     }
     if (!names.empty()) p.reference_baseline = names.front();
     // Progress curve.
-    double gpu_ns = 0;
-    std::optional<double> best_so_far;
-    for (const Eval& e : evals) {
-        if (is_baseline_carrier(e.cand->proposer) || disqualified.count(e.cand->id)) continue;
-        if (!e.rec.cached_from_id) {
-            for (const auto& m : e.rec.measurements) gpu_ns += m.time_ns;
-            gpu_ns += compile_ns(e.evidence);
-        }
-        if (ranked(e) && tier_rank(e.rec.tier) == top) {  // the best's tier only
-            double m = sample_stats(times_of(e.rec, "candidate")).median_ns;
-            if (!best_so_far || m < *best_so_far) best_so_far = m;
-        }
-        ProgressPoint pt{e.rec.id, gpu_ns * 1e-9, best_so_far, std::nullopt};
-        if (best_so_far && !p.baselines.empty() && *best_so_far > 0)
-            pt.best_speedup = p.baselines.front().stats.median_ns / *best_so_far;
+    std::vector<const EvaluationRecord*> qualified;
+    for (const Eval& e : evals)
+        if (!is_baseline_carrier(e.cand->proposer) && !disqualified.count(e.cand->id))
+            qualified.push_back(&e.rec);
+    std::vector<CurveSample> curve = best_so_far_curve(qualified);
+    for (size_t i = 0; i < curve.size(); ++i) {
+        ProgressPoint pt{qualified[i]->id, curve[i].gpu_ns * 1e-9, curve[i].best_ns, std::nullopt};
+        if (pt.best_time_ns && !p.baselines.empty() && *pt.best_time_ns > 0)
+            pt.best_speedup = p.baselines.front().stats.median_ns / *pt.best_time_ns;
         p.progress.push_back(pt);
     }
     // SOL.
