@@ -78,10 +78,11 @@ Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerConte
     auto op_type = cuda_float_type(math.operand, where);
     if (!op_type) return op_type.error();
     const int64_t smem = dsl::attention_smem_bytes(e, f, cfg.tile_m, cfg.tile_n,
-                                                   math.operand_bytes());
-    if (smem > 227 * 1024)
-        return make_error(where, "attention tile needs " + std::to_string(smem) +
-                                     " bytes of shared memory (at most 232448)");
+                                                   math.operand_bytes(), math.math == 0);
+    if (const std::string misfit = dsl::attention_misfit(e, f, cfg.tile_m, cfg.tile_n, math,
+                                                         227 * 1024);
+        !misfit.empty())
+        return make_error(where, misfit);
 
     int mask_kind = 0;
     double fill = 0.0;

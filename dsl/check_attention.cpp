@@ -80,15 +80,12 @@ void check_legality_attention(const Kernel& kn, const Problem& problem,
     const Tensor* v = problem.find_tensor(kn.args[2].name);
     if (!q || !v || q->shape.empty() || v->shape.empty()) return;  // intermediates: lowering checks
     const int64_t e = q->shape.back(), f = v->shape.back();
-    const int bytes = attention_math(q->dtype, problem.policy, c.f32_cores).operand_bytes();
-    const int64_t smem = attention_smem_bytes(e, f, c.tile_m, c.tile_n, bytes);
-    if (smem > limits.smem_per_block_optin_bytes) {
-        rep.error(at, "tile " + std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) +
-                          " with head dims E=" + std::to_string(e) + ", F=" + std::to_string(f) +
-                          " needs " + std::to_string(smem) + " bytes of shared memory (the device "
-                          "allows " + std::to_string(limits.smem_per_block_optin_bytes) +
-                          "): a smaller tile, or the unfused kernels (gemm, softmax, gemm)");
-    }
+    const AttentionMath math = attention_math(q->dtype, problem.policy, c.f32_cores);
+    const std::string misfit = attention_misfit(e, f, c.tile_m, c.tile_n, math,
+                                                limits.smem_per_block_optin_bytes);
+    if (!misfit.empty())
+        rep.error(at, misfit + ": a smaller tile, `math f32`, or the unfused kernels (gemm, "
+                               "softmax, gemm)");
 }
 
 }  // namespace kforge::dsl

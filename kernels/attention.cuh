@@ -22,6 +22,8 @@
 
 namespace kforge {
 
+template <bool C, typename T, typename F> struct AttentionIf { using type = T; };
+template <typename T, typename F> struct AttentionIf<false, T, F> { using type = F; };
 template <typename A, typename B> struct AttentionSame { static constexpr bool value = false; };
 template <typename A> struct AttentionSame<A, A> { static constexpr bool value = true; };
 
@@ -52,7 +54,8 @@ __device__ __forceinline__ void attention_tf32_mma(Acc& acc, FragA& a, FragB& b)
     nvcuda::wmma::mma_sync(acc, a, b, acc);
 }
 
-template <int BM, int BN, int E, int F, typename TOp>
+// OSMEM: the output accumulator lives in shared memory (f32 FMA path); else in registers.
+template <int BM, int BN, int E, int F, typename TOp, bool OSMEM = true>
 struct AttentionSmem {
     static constexpr int kEp = (E + 15) / 16 * 16, kFp = (F + 15) / 16 * 16;
     static constexpr int kLdE = kEp + 8, kLdF = kFp + 8, kLdS = BN + 4, kLdP = BN + 8;
@@ -63,9 +66,10 @@ struct AttentionSmem {
     static constexpr int kSc = kV + up(BN * kLdF * int(sizeof(TOp)));
     static constexpr int kP = kSc + up(BM * kLdS * 4);
     static constexpr int kO = kP + up(BM * kLdP * int(sizeof(TOp)));
-    static constexpr int kM = kO + up(BM * kLdF * 4);
+    static constexpr int kM = kO + (OSMEM ? up(BM * kLdF * 4) : 0);
     static constexpr int kL = kM + up(BM * 4);
-    static constexpr int kBytes = kL + up(BM * 4);
+    static constexpr int kA = kL + up(BM * 4);
+    static constexpr int kBytes = kA + up(BM * 4);
 };
 
 // rows x cols of `src` (row stride `ld_src`, `valid_rows` real rows, `valid_cols` real columns)
@@ -197,6 +201,40 @@ __device__ __forceinline__ void attention_accumulate(const TOp* ps, const TOp* v
     }
 }
 
+// The output accumulator in registers: Fp / 16 fragments of the warp's 16 rows. Their element
+// -> row map is read once from a fragment loaded from a matrix holding its row indices
+// (row_of), so rescaling and normalizing rows never assume WMMA's register layout.
+template <typename TOp, int MATH>
+using AttentionAcc = typename AttentionIf<
+    sizeof(TOp) == 2, nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float>,
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 8, float>>::type;
+
+template <int BN, int E, int F, typename TOp, int BM, int MATH, typename Acc>
+__device__ __forceinline__ void attention_accumulate_regs(const TOp* ps, const TOp* vs, Acc* o,
+                                                          int r0) {
+    using Sm = AttentionSmem<BM, BN, E, F, TOp>;
+    namespace w = nvcuda::wmma;
+    for (int fb = 0; fb < Sm::kFp / 16; ++fb) {
+        if constexpr (sizeof(TOp) == 2) {
+            for (int kb = 0; kb < BN / 16; ++kb) {
+                w::fragment<w::matrix_a, 16, 16, 16, TOp, w::row_major> a;
+                w::fragment<w::matrix_b, 16, 16, 16, TOp, w::row_major> b;
+                w::load_matrix_sync(a, ps + r0 * Sm::kLdP + kb * 16, Sm::kLdP);
+                w::load_matrix_sync(b, vs + kb * 16 * Sm::kLdF + fb * 16, Sm::kLdF);
+                w::mma_sync(o[fb], a, b, o[fb]);
+            }
+        } else {
+            for (int kb = 0; kb < BN / 8; ++kb) {
+                w::fragment<w::matrix_a, 16, 16, 8, w::precision::tf32, w::row_major> a;
+                w::fragment<w::matrix_b, 16, 16, 8, w::precision::tf32, w::row_major> b;
+                w::load_matrix_sync(a, ps + r0 * Sm::kLdP + kb * 8, Sm::kLdP);
+                w::load_matrix_sync(b, vs + kb * 8 * Sm::kLdF + fb * 16, Sm::kLdF);
+                attention_tf32_mma<MATH>(o[fb], a, b);
+            }
+        }
+    }
+}
+
 __device__ __forceinline__ float attention_warp_max(float v) {
     for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
@@ -212,7 +250,9 @@ template <typename G, int BM, int BN, typename TIn, typename TOp, typename TMask
 __device__ void attention_forward(const TIn* __restrict__ q, const TIn* __restrict__ k,
                                   const TIn* __restrict__ v, const TMask* __restrict__ m,
                                   Chain& chain) {
-    using Sm = AttentionSmem<BM, BN, G::kE, G::kF, TOp>;
+    constexpr bool kRegO = sizeof(TOp) == 2 || MATH > 0;  // tensor cores: O in registers
+    using Sm = AttentionSmem<BM, BN, G::kE, G::kF, TOp, !kRegO>;
+    using Acc = AttentionAcc<TOp, MATH>;
     extern __shared__ __align__(128) unsigned char attention_smem[];
     TOp* qs = reinterpret_cast<TOp*>(attention_smem + Sm::kQ);
     TOp* ks = reinterpret_cast<TOp*>(attention_smem + Sm::kK);
@@ -222,6 +262,7 @@ __device__ void attention_forward(const TIn* __restrict__ q, const TIn* __restri
     float* os = reinterpret_cast<float*>(attention_smem + Sm::kO);
     float* row_max = reinterpret_cast<float*>(attention_smem + Sm::kM);
     float* row_sum = reinterpret_cast<float*>(attention_smem + Sm::kL);
+    float* row_alpha = reinterpret_cast<float*>(attention_smem + Sm::kA);
 
     const int64_t b = blockIdx.y;
     const int q0 = blockIdx.x * BM;
@@ -229,8 +270,20 @@ __device__ void attention_forward(const TIn* __restrict__ q, const TIn* __restri
     const int lane = threadIdx.x % 32, r0 = (threadIdx.x / 32) * 16;
     attention_stage(qs, Sm::kLdE, q + (b * G::kS + q0) * G::kE, G::kE, BM, Sm::kEp, valid_q,
                     int(G::kE));
-    for (int i = threadIdx.x; i < BM * Sm::kLdF; i += blockDim.x) os[i] = 0.f;
+    if constexpr (!kRegO)
+        for (int i = threadIdx.x; i < BM * Sm::kLdF; i += blockDim.x) os[i] = 0.f;
     for (int i = threadIdx.x; i < BM; i += blockDim.x) row_max[i] = -INFINITY, row_sum[i] = 0.f;
+    Acc o[kRegO ? Sm::kFp / 16 : 1];
+    int row_of[Acc::num_elements];
+    if constexpr (kRegO) {  // the warp's scores area holds its row indices for a moment
+        for (int i = lane; i < 256; i += 32) ss[(r0 + i / 16) * Sm::kLdS + i % 16] = float(i / 16);
+        __syncwarp();
+        Acc rows;
+        nvcuda::wmma::load_matrix_sync(rows, ss + r0 * Sm::kLdS, Sm::kLdS, nvcuda::wmma::mem_row_major);
+        for (int i = 0; i < Acc::num_elements; ++i) row_of[i] = r0 + int(rows.x[i]);
+        for (int fb = 0; fb < (kRegO ? Sm::kFp / 16 : 1); ++fb) nvcuda::wmma::fill_fragment(o[fb], 0.f);
+        __syncwarp();
+    }
 
     for (int j0 = 0; j0 < int(G::kL); j0 += BN) {
         const int valid_k = min(BN, int(G::kL - j0));
@@ -282,15 +335,38 @@ __device__ void attention_forward(const TIn* __restrict__ q, const TIn* __restri
                 sum += to_f32(p);
             }
             sum = attention_warp_sum(sum);
-            for (int f = lane; f < Sm::kFp; f += 32) os[r * Sm::kLdF + f] *= alpha;
+            if constexpr (!kRegO)
+                for (int f = lane; f < Sm::kFp; f += 32) os[r * Sm::kLdF + f] *= alpha;
             __syncwarp();
-            if (lane == 0) row_max[r] = m_new, row_sum[r] = row_sum[r] * alpha + sum;
+            if (lane == 0) row_max[r] = m_new, row_sum[r] = row_sum[r] * alpha + sum, row_alpha[r] = alpha;
         }
         __syncwarp();
-        attention_accumulate<BN, G::kE, G::kF, TOp, BM, MATH>(ps, vs, os, r0);
+        if constexpr (kRegO) {
+            for (int fb = 0; fb < Sm::kFp / 16; ++fb)
+                for (int i = 0; i < Acc::num_elements; ++i) o[fb].x[i] *= row_alpha[row_of[i]];
+            attention_accumulate_regs<BN, G::kE, G::kF, TOp, BM, MATH>(ps, vs, o, r0);
+        } else {
+            attention_accumulate<BN, G::kE, G::kF, TOp, BM, MATH>(ps, vs, os, r0);
+        }
         __syncwarp();
     }
     __syncwarp();
+    if constexpr (kRegO) {  // each 16x16 block normalized, staged in the scores area, stored
+        for (int fb = 0; fb < Sm::kFp / 16; ++fb) {
+            for (int i = 0; i < Acc::num_elements; ++i) o[fb].x[i] = o[fb].x[i] / row_sum[row_of[i]];
+            nvcuda::wmma::store_matrix_sync(ss + r0 * Sm::kLdS, o[fb], Sm::kLdS,
+                                            nvcuda::wmma::mem_row_major);
+            __syncwarp();
+            for (int i = lane; i < 256; i += 32) {
+                const int r = r0 + i / 16, f = fb * 16 + i % 16;
+                if (r >= valid_q || f >= int(G::kF)) continue;
+                float val[1] = {ss[r * Sm::kLdS + i % 16]};
+                chain.template run<1>(val, (b * G::kS + q0 + r) * G::kF + f);
+            }
+            __syncwarp();
+        }
+        return;
+    }
     for (int i = lane; i < 16 * int(G::kF); i += 32) {
         const int r = r0 + i / int(G::kF), f = i % int(G::kF);
         if (r >= valid_q) continue;

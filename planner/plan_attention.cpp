@@ -96,7 +96,11 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
     const Problem& p = pl.p;
     const Tensor& q = pl.tensor(pt->q);
     const Tensor& v = pl.tensor(pt->v);
-    const int bytes = dsl::attention_math(q.dtype, p.policy, false).operand_bytes();
+    const dsl::AttentionMath math = dsl::attention_math(q.dtype, p.policy, false);
+    auto misfit = [&](int tm, int tn) {
+        return dsl::attention_misfit(q.shape.back(), v.shape.back(), tm, tn, math,
+                                     pl.limits.smem_per_block_optin_bytes);
+    };
     static constexpr int kTiles[][2] = {{64, 64}, {128, 64}, {64, 32}, {32, 64}, {32, 32},
                                         {16, 32}, {16, 16}};
     dsl::Kernel kn;
@@ -107,8 +111,7 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
     std::vector<dsl::Kernel> candidates;
     const int64_t rows = q.shape[q.shape.size() - 2];
     for (const auto& t : kTiles) {
-        if (dsl::attention_smem_bytes(q.shape.back(), v.shape.back(), t[0], t[1], bytes) >
-            pl.limits.smem_per_block_optin_bytes)
+        if (!misfit(t[0], t[1]).empty())
             continue;
         if (t[0] > 16 && t[0] / 2 >= rows) continue;  // a tile of mostly padding rows
         kn.attention.tile_m = t[0], kn.attention.tile_n = t[1];
@@ -121,12 +124,8 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
         if (st) return true;
         return not_expressible(
             mm, "attention with head dims E=" + std::to_string(q.shape.back()) + ", F=" +
-                    std::to_string(v.shape.back()) + ": the fused kernel needs " +
-                    std::to_string(dsl::attention_smem_bytes(q.shape.back(), v.shape.back(), 16,
-                                                             16, bytes)) +
-                    " bytes of shared memory at its smallest tile (16x16; the device allows " +
-                    std::to_string(pl.limits.smem_per_block_optin_bytes) +
-                    "), and the unfused path is refused: " + st.error().message);
+                    std::to_string(v.shape.back()) + ": the fused kernel does not fit (" +
+                    misfit(16, 16) + "), and the unfused path is refused: " + st.error().message);
     }
     for (size_t j : {pt->scale, pt->mask, pt->softmax, pt->out})
         if (j) pl.done[j] = true;
