@@ -180,6 +180,11 @@ class ConcreteTracer(torch.fx.Tracer):
         return ValueProxy(node, self, value)
 
 
+# tensors drawn at random in forward (KernelBench 35_LSTM's h0 = torch.randn(...) when none is
+# given): such a model's output differs on every call
+_RANDOM = {torch.randn, torch.rand, torch.randint, torch.randn_like, torch.rand_like,
+           torch.randint_like, torch.normal, torch.bernoulli, torch.multinomial, torch.randperm}
+
 # ops per time step and layer of an unrolled cell (projections, gates, state update)
 _CELL_OPS = {"RNN": 4, "LSTM": 14, "GRU": 16}
 
@@ -222,9 +227,13 @@ def _restore(saved):
 class _LiteralsOnCpu(TorchFunctionMode):
     """torch.tensor(c, device=x.device) in forward: x.device is a plain value here, meta for a
     model loaded on the meta device, where the tensor would lose the number it holds (the
-    importer reads it as a constant). Tensors made from Python data stay on the CPU instead."""
+    importer reads it as a constant). Tensors made from Python data stay on the CPU instead.
+    A random draw in forward (torch.randn, ...) is refused: the model is not reproducible."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func in _RANDOM:  # a draw in forward, e.g. torch.randn(...) for a missing h0
+            raise Unsupported(f"torch.{func.__name__} in forward: the model's output is random "
+                              "in its own run (a fresh draw each call), not reproducible")
         kwargs = dict(kwargs or {})
         if func in (torch.tensor, torch.as_tensor, torch.scalar_tensor) and \
                 str(kwargs.get("device")) == "meta":
