@@ -77,8 +77,8 @@ int run_suite(const OptimizeArgs& a) {
     r.out = a.out;
     r.session = std::move(*session);
     r.search = search_options(a);
-    r.search.allocation =
-        search::suite_allocation_from_string(a.allocation).value_or(search::SuiteAllocation::kSolHeadroom);
+    r.search.allocation = search::suite_allocation_from_string(a.allocation)
+                              .value_or(search::SuiteAllocation::kSolHeadroom);
     auto limits = std::make_shared<search::SearchOptions>(r.search);  // what the display reads
     r.search.log = [printer](const std::string& line) { printer->line(line); };
     r.search.on_event = [printer, limits](const search::ProgressEvent& e) {
