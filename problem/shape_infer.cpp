@@ -268,7 +268,7 @@ Expected<Tensor> infer_op(Op& op, const std::vector<const Tensor*>& in,
             out = infer_pool(op, in, dims, derived);
             break;
         case OpClass::kRecurrent:  // spec_rnn.cpp
-            out = infer_rnn(op, in);
+            out = infer_rnn(op, in, dims, derived);
             break;
     }
     if (!out) return out;

@@ -77,7 +77,8 @@ Status enter_product_dim(const Json& v, const std::string& path, std::map<std::s
 std::vector<std::string> rnn_attribute_names();
 Status read_rnn_attr(const Json& v, const std::string& key, const std::string& path, OpAttrs& a);
 Status check_rnn_op(const std::string& path, const Op& op);
-Expected<Tensor> infer_rnn(Op& op, const std::vector<const Tensor*>& inputs);
+Expected<Tensor> infer_rnn(Op& op, const std::vector<const Tensor*>& inputs,
+                           std::map<std::string, int64_t>& dims, std::set<std::string>& derived);
 void write_rnn_attrs(const Op& op, Json& j);
 
 // The convolutions (spec_conv.cpp): x [N, C, *], w, [b] -> y [N, K, *], checking ranks and

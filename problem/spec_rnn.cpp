@@ -101,7 +101,8 @@ Status check_rnn_op(const std::string& path, const Op& op) {
     return Ok{};
 }
 
-Expected<Tensor> infer_rnn(Op& op, const std::vector<const Tensor*>& in) {
+Expected<Tensor> infer_rnn(Op& op, const std::vector<const Tensor*>& in,
+                           std::map<std::string, int64_t>& dims, std::set<std::string>& derived) {
     const std::string name(to_string(op.kind));
     const Tensor& x = *in[0];
     for (size_t i = 1; i < in.size(); ++i) {
@@ -159,9 +160,23 @@ Expected<Tensor> infer_rnn(Op& op, const std::vector<const Tensor*>& in) {
         out.dim_names = h0.dim_names;
         return out;
     }
-    // output [T, B, D*H] ([B, T, D*H]): x's first two axes, then h0's H (D = 1) or a literal
+    // output [T, B, D*H] ([B, T, D*H]): x's first two axes, then h0's H (D = 1) or, both
+    // directions, the derived dim <H>x2 (recomputed on a re-bind; a literal where H is one)
     out.shape = {x.shape[0], x.shape[1], g.dirs * g.hidden};
-    out.dim_names = {x.dim_names[0], x.dim_names[1], g.dirs == 1 ? h0.dim_names[2] : ""};
+    std::string last = h0.dim_names[2];
+    if (g.dirs == 2 && !last.empty()) {
+        last += "x2";
+        auto it = dims.find(last);
+        if (it != dims.end() && (derived.count(last) == 0 || it->second != 2 * g.hidden)) {
+            last = "";  // the name means something else here
+        } else {
+            dims[last] = 2 * g.hidden;
+            derived.insert(last);
+        }
+    } else if (g.dirs == 2) {
+        last = "";
+    }
+    out.dim_names = {x.dim_names[0], x.dim_names[1], last};
     return out;
 }
 

@@ -41,6 +41,11 @@ TEST(Rnn, ShapesFollowPyTorch) {
     EXPECT_EQ(y->dim_names, (std::vector<std::string>{"T", "B", "H"}));
     Problem bf = parsed(rnn_spec_json("b", "gru", 2, true, true, true, "output"));
     EXPECT_EQ(bf.find_tensor("Y")->shape, (std::vector<int64_t>{3, 5, 12}));
+    // both directions: the derived dim Hx2, which a re-bind of H recomputes
+    EXPECT_EQ(bf.find_tensor("Y")->dim_names, (std::vector<std::string>{"B", "T", "Hx2"}));
+    auto small = rebind_dims(bf, {{"H", 2}});
+    ASSERT_TRUE(small.ok()) << small.error().to_string();
+    EXPECT_EQ(small->find_tensor("Y")->shape, (std::vector<int64_t>{3, 5, 4}));
     Problem hn = parsed(rnn_spec_json("c", "gru", 3, true, true, true, "h_n"));
     EXPECT_EQ(hn.find_tensor("Y")->shape, (std::vector<int64_t>{6, 3, 6}));
     EXPECT_EQ(hn.find_tensor("weight_ih_l1_reverse")->shape, (std::vector<int64_t>{18, 12}));
