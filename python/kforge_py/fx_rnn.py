@@ -136,3 +136,34 @@ def dim_rules(classes, op):
         for i in range(3):
             classes.union((out, i), (h0, i))
     del shapes
+
+
+def name_rnn_weights(inputs, dims, ops):
+    """spec_build: an lstm / gru op's gate rows written as the product "4*H" ("3*H") of the
+    hidden size's dim, and a bidirectional layer's input features as "2*H", so that they follow
+    H when the dims are re-bound (the import check and the correctness shapes shrink H with the
+    weights); the dims that only those axes used leave `dims`. Where H is a literal, nothing."""
+    replaced = set()
+    for op in ops:
+        if op["op"] not in ("lstm", "gru"):
+            continue
+        ins = op["inputs"]
+        hidden = inputs[ins[1]]["shape"][2] if ins[1] in inputs else None
+        if not isinstance(hidden, str):
+            continue
+        first = 3 if op["op"] == "lstm" else 2
+        per = 4 if op.get("bias", True) else 2
+        dirs = 2 if op.get("bidirectional") else 1
+        gates = f"{4 if op['op'] == 'lstm' else 3}*{hidden}"
+        for i, w in enumerate(ins[first:]):
+            shape = inputs[w]["shape"]
+            replaced.add(shape[0])
+            shape[0] = gates
+            layer = i // (per * dirs)
+            if i % per == 0 and layer > 0:  # w_ih above the first layer: D*H features
+                replaced.add(shape[1])
+                shape[1] = hidden if dirs == 1 else f"2*{hidden}"
+    used = {e for t in inputs.values() for e in t["shape"] if isinstance(e, str)}
+    for d in replaced:
+        if isinstance(d, str) and d not in used and d in dims:
+            del dims[d]

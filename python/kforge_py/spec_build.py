@@ -18,6 +18,7 @@ import torch.fx
 from kforge_py import fx_fold, fx_trace
 from kforge_py.fx_conv import CONV_OPS
 from kforge_py.fx_pool import pool_out_dims
+from kforge_py.fx_rnn import name_rnn_weights
 from kforge_py.fx_import import Converter, Unsupported, fold_normalize, fold_rms_norm, fold_swish
 from kforge_py.fx_shape import SHAPE_OPS, drop_dead, name_shape_attrs
 from kforge_py.spec_dims import (classify, conv2d_keeps_size, conv_kernel_axes, conv_roles,
@@ -111,6 +112,7 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
         if n in conv.params:
             entry["param"] = True
         inputs[n] = entry
+    name_rnn_weights(inputs, dims, conv.ops)  # the gate rows as "4*H" (fx_rnn)
     graph = []
     for op in conv.ops:
         op = dict(op)

@@ -71,6 +71,8 @@ class RnnSpecs(unittest.TestCase):
                                              "rnn_bias_ih_l0", "rnn_bias_hh_l0"])
         self.assertEqual(s["inputs"]["rnn_weight_ih_l1"]["shape"][1],
                          s["inputs"]["h0"]["shape"][2])  # layer 1 reads H features
+        # the gate rows follow the hidden size's dim (a product: re-binding H resizes them)
+        self.assertEqual(s["inputs"]["rnn_weight_hh_l0"]["shape"], ["4*hidden", "hidden"])
 
     def test_gru_example_is_gru_then_linear(self):
         s, _ = util.build_file(copied(GRU), "kb_gru")
@@ -79,6 +81,7 @@ class RnnSpecs(unittest.TestCase):
         self.assertEqual((op["result"], op["bidirectional"], op["batch_first"]),
                          ("h_n", True, True))
         self.assertIn("encoder_weight_hh_l1_reverse", op["inputs"])
+        self.assertEqual(s["inputs"]["encoder_weight_ih_l1"]["shape"], ["3*hidden", "2*hidden"])
 
     def test_examples_match_pytorch_in_fp64(self):
         for stem in (LSTM, GRU):
