@@ -207,6 +207,7 @@ std::string suite_status_line(const search::SuiteProgress& p, const search::Sear
         fields.push_back(duration(*left) + " left");
     }
     extras.push_back(std::to_string(f.evaluations) + " evals");
+    if (!o.budget.compiles) extras.push_back(std::to_string(sp.compiles) + " compiles");
     if (f.simulated) extras.push_back("(sim)");
     // the problem a round is given to, with its rounds so far (as optimize's); else the phase
     std::string name = "suite";
