@@ -67,6 +67,34 @@ std::string gather_source(const CopyGeometry& g, const std::vector<std::string>&
     return s.str();
 }
 
+// The gather of a permute that is no problem op: input `x` stored row-major under its dims,
+// output under the store's dims, each output axis reading the input axis of its name.
+Expected<CopyGeometry> free_permute(const dsl::TensorRef& x, const dsl::TensorRef& y,
+                                    const LowerContext& ctx) {
+    auto xi = ctx.tensors.find(x.name);
+    auto yi = ctx.tensors.find(y.name);
+    if (xi == ctx.tensors.end() || yi == ctx.tensors.end() || x.dims.size() != xi->second.shape.size() ||
+        y.dims.size() != yi->second.shape.size())
+        return make_error("", "unknown permute tensors " + x.name + ", " + y.name);
+    const std::vector<int64_t>& xs = xi->second.shape;
+    std::vector<int64_t> stride(xs.size(), 1);
+    for (size_t i = xs.size(); i-- > 1;) stride[i - 1] = stride[i] * xs[i];
+    CopyGeometry g;
+    g.out_shape = yi->second.shape;
+    CopySource src;
+    src.tensor = x.name;
+    for (size_t a = 0; a < y.dims.size(); ++a) {
+        src.lo.push_back(0);
+        src.hi.push_back(g.out_shape[a]);
+        int64_t st = 0;  // a size-1 axis of the output reads nothing of its own
+        for (size_t i = 0; i < x.dims.size(); ++i)
+            if (x.dims[i] == y.dims[a] && x.dims[i] != "1") st = stride[i];
+        src.stride.push_back(st);
+    }
+    g.sources.push_back(std::move(src));
+    return g;
+}
+
 }  // namespace
 
 Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& ctx) {
@@ -78,12 +106,36 @@ Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& c
     std::vector<std::string> inputs;
     for (const dsl::TensorRef& a : kernel.args) inputs.push_back(a.name);
     const dsl::ChainOp* store = first_store(kernel.chain);
-    const Op* op = find_copy_op(*ctx.problem, kernel.copy_op, inputs,
-                                store ? store->tensor->name : std::string());
-    if (op == nullptr)
-        return make_error(where, "no " + std::string(to_string(kernel.copy_op)) +
-                                     " op of the problem reads " + inputs.front());
-    CopyGeometry g = copy_geometry(*ctx.problem, *op);
+    // a permute storing a tensor the problem lacks is a free permute (dsl/check_copy.cpp)
+    const bool free = kernel.copy_op == OpKind::kPermute && store &&
+                      ctx.problem->find_tensor(store->tensor->name) == nullptr;
+    const Op* op = free ? nullptr
+                        : find_copy_op(*ctx.problem, kernel.copy_op, inputs,
+                                       store ? store->tensor->name : std::string());
+    CopyGeometry g;
+    std::vector<int64_t> out_shape;
+    std::vector<std::string> out_dims;
+    if (op == nullptr) {  // a permute of the program's own: by the dim names of input and store
+        if (kernel.copy_op != OpKind::kPermute || !store)
+            return make_error(where, "no " + std::string(to_string(kernel.copy_op)) +
+                                         " op of the problem reads " + inputs.front());
+        auto free = free_permute(kernel.args[0], *store->tensor, ctx);
+        if (!free) return make_error(where, free.error().message);
+        g = *free;
+        out_shape = g.out_shape;
+        out_dims = store->tensor->dims;
+    } else {
+        std::vector<std::vector<int64_t>> strides;  // inputs read through views
+        for (size_t k = 0; k < inputs.size() && k < op->inputs.size(); ++k)
+            strides.push_back(op->inputs[k] == inputs[k]
+                                  ? std::vector<int64_t>{}
+                                  : view_strides(*ctx.problem, inputs[k], op->inputs[k]));
+        g = copy_geometry(*ctx.problem, *op, strides);
+        const Tensor* y = ctx.problem->find_tensor(op->output);
+        out_shape = y->shape;
+        for (size_t i = 0; i < y->shape.size(); ++i)
+            out_dims.push_back(y->dim_names[i].empty() ? std::to_string(y->shape[i]) : y->dim_names[i]);
+    }
     // an input read through reshapes (a split or merge view) is the same row-major buffer: the
     // geometry indexes it by the view's shape, the kernel reads the tensor the program names
     for (size_t k = 0; k < g.sources.size() && k < inputs.size(); ++k) g.sources[k].tensor = inputs[k];
@@ -95,17 +147,15 @@ Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& c
         if (!t) return t.error();
         ctypes.push_back(*t);
     }
-    const Tensor* y = ctx.problem->find_tensor(op->output);
     ChainSpace space;
-    space.shape = y->shape;
-    for (size_t i = 0; i < y->shape.size(); ++i)
-        space.dims.push_back(y->dim_names[i].empty() ? std::to_string(y->shape[i]) : y->dim_names[i]);
+    space.shape = out_shape;
+    space.dims = out_dims;
     auto chain = emit_chain("kforge_" + kernel.name + "_chain", kernel.chain, space, std::nullopt,
                             ctx);
     if (!chain) return chain.error();
 
-    const int64_t numel = y->numel();
-    const int vec = dsl::widest_vec(cfg.vec, y->shape.empty() ? 1 : y->shape.back());
+    const int64_t numel = space.numel();
+    const int vec = dsl::widest_vec(cfg.vec, out_shape.empty() ? 1 : out_shape.back());
     const int64_t per_block = int64_t(cfg.threads) * vec;
     const int64_t blocks =
         std::clamp<int64_t>((numel + per_block - 1) / per_block, 1, int64_t(16) * ctx.sm_count);
@@ -129,8 +179,8 @@ Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& c
                ">(g, numel, chain);\n";
     };
     std::ostringstream s;
-    s << "// kernel " << kernel.name << ": " << to_string(op->kind) << " " << op->json_path
-      << ", " << numel << " elements\n"
+    s << "// kernel " << kernel.name << ": " << to_string(kernel.copy_op) << " "
+      << (op ? op->json_path : std::string("by dim names")) << ", " << numel << " elements\n"
       << chain->definition << gather_source(g, ctypes, gtype)
       << "extern \"C\" __global__ void __launch_bounds__(" << cfg.threads << ") " << symbol
       << "(" << params.signature() << ") {\n"

@@ -7,7 +7,37 @@
 #include "problem/copy_op.h"
 #include "problem/shape_ops.h"
 
+#include <algorithm>
+
 namespace kforge::dsl {
+
+bool distinct_names(const std::vector<std::string>& dims) {
+    for (size_t i = 0; i < dims.size(); ++i)
+        for (size_t j = i + 1; j < dims.size(); ++j)
+            if (dims[i] == dims[j]) return false;
+    return true;
+}
+
+int free_permute_node(ExprGraph& g, int x, const Kernel& kn, Reporter& rep) {
+    const std::vector<std::string> in = named_dims(kn.args.at(0).dims);
+    std::vector<std::string> out;
+    for (const ChainOp& c : kn.chain)
+        if (c.kind == ChainOpKind::kStore && c.tensor) {
+            out = named_dims(c.tensor->dims);
+            break;
+        }
+    std::vector<std::string> a = in, b = out;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (!distinct_names(in) || a != b) {
+        rep.error(kn.loc, "copy permute(" + ref_text(kn.args.at(0)) +
+                              "): no permute op of the problem reads " + kn.args.at(0).name +
+                              ", and a permute of the program's own must read distinct dim names "
+                              "and store a reordering of them (stores " + join_dims(out) + ")");
+        return -1;
+    }
+    return g.relabel(x, out);
+}
 
 int copy_node(ExprGraph& g, std::vector<int> in, const Op& op, const Problem& problem,
               const Origin& origin) {
@@ -37,6 +67,10 @@ int copy_node(ExprGraph& g, std::vector<int> in, const Op& op, const Problem& pr
     }
     std::vector<std::string> dims;
     for (size_t i = 0; y && i < y->shape.size(); ++i) dims.push_back(dim_text(*y, i));
+    if (op.kind == OpKind::kReshape && is_rank_view(problem, op))  // the problem's value too
+        return g.relabel(in.at(0), named_dims(dims));
+    if (op.kind == OpKind::kPermute && distinct_names(named_dims(dims)))
+        return g.relabel(in.at(0), named_dims(dims));  // kernels index by names: the same value
     return g.gather(std::move(in), std::string(to_string(op.kind)), std::move(params),
                     named_dims(dims), origin);
 }
@@ -45,7 +79,8 @@ std::vector<int> copy_inputs(ExprGraph& g, std::vector<int> args, const Op& op, 
                              const Problem& problem, const Origin& origin) {
     for (size_t i = 0; i < args.size() && i < op.inputs.size() && i < kn.args.size(); ++i)
         for (const Op* r : reshapes_between(problem, kn.args[i].name, op.inputs[i]))
-            if (!is_rank_view(problem, *r)) args[i] = copy_node(g, {args[i]}, *r, problem, origin);
+            if (!is_rank_view(problem, *r))  // a rank view (expand too) is its input's value
+                args[i] = copy_node(g, {args[i]}, *r, problem, origin);
     return args;
 }
 
@@ -60,7 +95,12 @@ const Op* copy_kernel_op(const Problem& problem, const Kernel& kn, Reporter& rep
     std::string stored;
     for (const ChainOp& c : kn.chain)
         if (c.kind == ChainOpKind::kStore && c.tensor && stored.empty()) stored = c.tensor->name;
+    // a permute storing a tensor the problem lacks computes no problem op: a free permute
+    const bool free = kn.copy_op == OpKind::kPermute && kn.args.size() == 1 &&
+                      problem.find_tensor(stored) == nullptr;
+    if (free) return nullptr;
     if (const Op* op = find_copy_op(problem, kn.copy_op, inputs, stored)) return op;
+    if (kn.copy_op == OpKind::kPermute && kn.args.size() == 1) return nullptr;  // a free permute
     std::string list;
     for (const Op& op : problem.ops) {
         if (op.kind != kn.copy_op) continue;

@@ -38,16 +38,20 @@ bool is_copy_op(OpKind k) {
            k == OpKind::kSlice || k == OpKind::kCat || k == OpKind::kPad;
 }
 
-CopyGeometry copy_geometry(const Problem& problem, const Op& op) {
+CopyGeometry copy_geometry(const Problem& problem, const Op& op,
+                           const std::vector<std::vector<int64_t>>& in_strides) {
     CopyGeometry g;
     const Tensor& y = *problem.find_tensor(op.output);
     const Tensor& x = *problem.find_tensor(op.inputs.at(0));
     g.out_shape = y.shape;
     const size_t r = y.shape.size();
-    const std::vector<int64_t> xs = row_major(x.shape);
+    const auto strides_of = [&](size_t k, const Tensor& t) {
+        return k < in_strides.size() && !in_strides[k].empty() ? in_strides[k] : row_major(t.shape);
+    };
+    const std::vector<int64_t> xs = strides_of(0, x);
     CopySource s = whole(x.name, y.shape);
     switch (op.kind) {
-        case OpKind::kReshape: s.stride = row_major(y.shape); break;
+        case OpKind::kReshape: s.stride = row_major(y.shape); break;  // of a stored buffer
         case OpKind::kExpand: {  // X's axes align with the trailing output axes
             const size_t lead = r - x.shape.size();
             for (size_t a = lead; a < r; ++a)
@@ -77,10 +81,11 @@ CopyGeometry copy_geometry(const Problem& problem, const Op& op) {
         case OpKind::kCat: {
             const size_t ax = static_cast<size_t>(op.attrs.axis);
             int64_t at = 0;
-            for (const std::string& in : op.inputs) {
+            for (size_t k = 0; k < op.inputs.size(); ++k) {
+                const std::string& in = op.inputs[k];
                 const Tensor& t = *problem.find_tensor(in);
                 CopySource c = whole(in, y.shape);
-                c.stride = row_major(t.shape);
+                c.stride = strides_of(k, t);
                 c.lo[ax] = at;
                 c.hi[ax] = at + t.shape[ax];
                 c.base = -at * c.stride[ax];
@@ -103,8 +108,9 @@ std::vector<const Op*> reshapes_between(const Problem& problem, const std::strin
         const Op* by = nullptr;
         for (const Op& op : problem.ops)
             if (op.output == at) by = &op;
-        if (by == nullptr || by->kind != OpKind::kReshape || path.size() > problem.ops.size())
-            return {};
+        const bool view = by != nullptr && (by->kind == OpKind::kReshape ||
+                                             (by->kind == OpKind::kExpand && is_rank_view(problem, *by)));
+        if (!view || path.size() > problem.ops.size()) return {};
         path.insert(path.begin(), by);
         at = by->inputs.at(0);
     }
@@ -112,7 +118,34 @@ std::vector<const Op*> reshapes_between(const Problem& problem, const std::strin
 }
 
 bool is_reshape_of(const Problem& problem, const std::string& name, const std::string& root) {
-    return name == root || !reshapes_between(problem, root, name).empty();
+    return name == root || !view_strides(problem, root, name).empty();
+}
+
+std::vector<int64_t> view_strides(const Problem& problem, const std::string& root,
+                                  const std::string& name) {
+    const Tensor* t = problem.find_tensor(root);
+    if (t == nullptr) return {};
+    std::vector<int64_t> st = row_major(t->shape);
+    if (name == root) return st;
+    const std::vector<const Op*> path = reshapes_between(problem, root, name);
+    if (path.empty()) return {};
+    bool contiguous = true;
+    for (const Op* v : path) {
+        const Tensor& in = *problem.find_tensor(v->inputs[0]);
+        const Tensor& out = *problem.find_tensor(v->output);
+        if (v->kind == OpKind::kReshape) {
+            if (!contiguous) return {};
+            st = row_major(out.shape);
+            continue;
+        }
+        std::vector<int64_t> next(out.shape.size(), 0);  // expand: broadcast axes read stride 0
+        const size_t lead = out.shape.size() - in.shape.size();
+        for (size_t a = lead; a < out.shape.size(); ++a)
+            next[a] = in.shape[a - lead] == 1 && out.shape[a] != 1 ? 0 : st[a - lead];
+        contiguous = contiguous && next == row_major(out.shape);
+        st = std::move(next);
+    }
+    return st;
 }
 
 const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<std::string>& inputs,

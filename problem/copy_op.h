@@ -39,15 +39,23 @@ struct CopyGeometry {
 // pad).
 bool is_copy_op(OpKind k);
 
-// The gather of shape op `op` (is_copy_op) of `problem`, at the problem's shapes.
-CopyGeometry copy_geometry(const Problem& problem, const Op& op);
+// The gather of shape op `op` (is_copy_op) of `problem`, at the problem's shapes. `in_strides`:
+// per input, the strides of its buffer (empty: row-major, as stored; view_strides for an input
+// read through views).
+CopyGeometry copy_geometry(const Problem& problem, const Op& op,
+                           const std::vector<std::vector<int64_t>>& in_strides = {});
 
-// Whether `name` is `root` or a reshape of it, through any chain of reshapes (pure views of
-// the same row-major buffer: a copy kernel reading `root` reads `name` as its own shape).
+// Whether `name` is `root` or a view of it through reshapes and broadcasting expands (a copy
+// kernel reading `root`'s buffer reads `name` with view_strides).
 bool is_reshape_of(const Problem& problem, const std::string& name, const std::string& root);
-// The reshape ops from `root` to `name` (is_reshape_of), in graph order.
+// The view ops (reshape, expand) from `root` to `name`, in graph order; empty where `name` is no
+// such view of `root` (or is `root`).
 std::vector<const Op*> reshapes_between(const Problem& problem, const std::string& root,
                                         const std::string& name);
+// The strides (per axis of `name`, in elements of `root`'s row-major buffer) of view `name` of
+// `root`; empty where a reshape follows a broadcast (no strides express it).
+std::vector<int64_t> view_strides(const Problem& problem, const std::string& root,
+                                  const std::string& name);
 
 // The op of `problem` of kind `kind` reading `inputs` (in order; an input may be a reshape of
 // the tensor named: is_reshape_of) that a copy kernel
