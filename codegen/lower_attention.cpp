@@ -5,7 +5,7 @@
 //
 // Operands: bf16 / f16 inputs run the products on the tensor cores in their own type; f32
 // inputs do so in bf16 / f16 under those policies and on the CUDA cores in f32 otherwise
-// (dsl/attention.h). Grid: query tiles x batch entries; BM / 16 warps; dynamic shared memory
+// (dsl/attention.h). Grid: query tiles x batch entries in x; BM / 16 warps; dynamic shared memory
 // as dsl/attention.h counts it.
 #include <cmath>
 #include <sstream>
@@ -160,7 +160,9 @@ Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerConte
     KernelLaunch launch;
     launch.name = kernel.name;
     launch.symbol = symbol;
-    launch.grid = {unsigned((s + cfg.tile_m - 1) / cfg.tile_m), unsigned(batch), 1};
+    const int64_t ctas = (s + cfg.tile_m - 1) / cfg.tile_m * batch;
+    if (ctas > 0x7fffffff) return make_error(where, "attention grid past 2^31 - 1 CTAs");
+    launch.grid = {unsigned(ctas), 1, 1};
     launch.block = {unsigned(cfg.tile_m * 2), 1, 1};
     launch.smem_bytes = unsigned(smem);
     launch.params = params.plan_params();
