@@ -77,8 +77,15 @@ double time_of(const CandidateState& c) {
     return 0;
 }
 
-// The profiling tier: the `top` fastest timed candidates without a diagnosis.
-void profile_best(SearchState& st, const SearchOptions& options, int top) {
+// What one profile (an ncu run of a program) is taken to cost before this problem measured one:
+// on the H100 machine two ncu runs took ~31 s (b600, 2026-12-06).
+constexpr double kProfileEstimateS = 15.0;
+
+// The profiling tier: the `top` fastest timed candidates without a diagnosis, each only while
+// the wall budget left holds what a profile costs (measured per problem, else
+// kProfileEstimateS): a suite's last round that profiled with 24 s left ended 7 s past its
+// budget (b600 on the H100, 2026-12-06). Without a diagnosis the proposers still propose.
+void profile_best(SearchState& st, const SearchOptions& options, Spent& spent, int top) {
     if (!options.profile_hook) return;
     std::vector<std::pair<double, std::string>> ranked;
     for (const auto& [h, c] : st.candidates)
@@ -87,7 +94,14 @@ void profile_best(SearchState& st, const SearchOptions& options, int top) {
     for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < top; ++i) {
         CandidateState& c = st.candidates.at(ranked[i].second);
         if (!c.diagnosis.empty()) continue;
+        tick(spent);
+        const double estimate_s =
+            st.profiles > 0 ? st.profile_s / static_cast<double>(st.profiles) : kProfileEstimateS;
+        if (options.budget.wall_s && *options.budget.wall_s - spent.wall_s < estimate_s) return;
+        const auto t0 = std::chrono::steady_clock::now();
         c.diagnosis = options.profile_hook(c.text);
+        st.profile_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        ++st.profiles;
         if (!c.diagnosis.empty()) ++st.counts.profiled;
     }
 }
@@ -170,7 +184,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     // 0. profile the best few not yet diagnosed, right before the proposers read the diagnoses
     //    (lazily: a problem whose next round never comes, in a suite or at the end of the
     //    budget, spends no profiler time on it)
-    profile_best(st, options, options.profile_top);
+    profile_best(st, options, spent, options.profile_top);
     // 1. propose + static check (pending candidates from a killed run go first, unchecked again)
     std::vector<std::string> fresh = std::move(st.pending);
     st.pending.clear();
@@ -483,7 +497,7 @@ Status run_search(SearchState& st, eval::Evaluator& evaluator, Store& store,
     if (!st.budget_stop.empty() || budget_exhausted(options.budget, spent))
         if (auto s = finish_within_grace(st, evaluator, store, options, spent); !s) return s;
     // The result's evidence: the best's diagnosis, when no round profiled it (profiling is lazy).
-    profile_best(st, options, std::min(options.profile_top, 1));
+    profile_best(st, options, spent, std::min(options.profile_top, 1));
     return Ok{};
 }
 

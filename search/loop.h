@@ -131,6 +131,8 @@ struct SearchState {
     std::set<std::string> charged_configurations;
     std::optional<CostModel> cost;
     ScreenCosts screen_costs;  // measured per-candidate costs, for round sizing (not stored)
+    double profile_s = 0;      // seconds the profiling hook took, over `profiles` calls
+    int profiles = 0;
     Progress progress;
     TierCounts counts;
     std::string stop_reason;

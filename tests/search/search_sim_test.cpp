@@ -218,6 +218,31 @@ TEST(SearchSim, TheStartIsTimedEvenWhenItsCompileSpentTheBudget) {
     EXPECT_EQ(r.st->counts.quick, 1);  // nothing else past the budget
 }
 
+// The profiling tier costs wall time (an ncu run per program: two took ~31 s on the H100): a
+// round profiles only while the wall budget left holds what a profile costs, so a suite's last
+// round with 24 s left does not end 7 s past the budget (b600, 2026-12-06). Measured profiles
+// set the estimate: cheap ones go on.
+TEST(SearchSim, ARoundProfilesOnlyWhatTheWallBudgetLeftHolds) {
+    Started r(100);
+    ASSERT_TRUE(r.st);
+    int calls = 0;
+    r.options.profile_hook = [&](const std::string&) {
+        ++calls;
+        return Diagnosis{};
+    };
+    ASSERT_TRUE(r.round());  // the start, timed
+    r.spent.wall_s = 90;     // 10 s left: less than a profile is taken to cost (15 s)
+    start_wall_clock(r.spent);
+    ASSERT_TRUE(r.round());
+    EXPECT_EQ(calls, 0);
+    EXPECT_EQ(r.st->profiles, 0);
+    r.spent.wall_s = 20;  // 80 s left: the best few are profiled
+    start_wall_clock(r.spent);
+    ASSERT_TRUE(r.round());
+    EXPECT_GE(calls, 1);
+    EXPECT_EQ(r.st->profiles, calls);
+}
+
 // Programs a prefetch compiled during the start's full tier are timed even when no compile
 // wave fits in the budget left: they need none (a GEMM run otherwise ends with a compiled wave
 // of proposals never timed).
