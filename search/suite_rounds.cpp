@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "search/suite_start.h"
 
 namespace kforge::search {
 namespace {
@@ -57,8 +56,9 @@ RoundPrefetcher::RoundPrefetcher(std::vector<SearchState>& states, eval::Evaluat
       jobs_(std::max(1, jobs)) {
     for (const SearchState& s : states_) {
         auto it = s.candidates.find(s.start_hash);
-        needs_nvcc_.push_back(!s.simulated && it != s.candidates.end() && it->second.program &&
-                              compile_class(*it->second.program).needs_nvcc);
+        // every program a real device runs is compiled (nvcc for CUTLASS, NVRTC for the
+        // row-wise and map kernels, both through the compile cache a precompile fills)
+        needs_compile_.push_back(!s.simulated && it != s.candidates.end() && it->second.program);
     }
 }
 
@@ -68,7 +68,7 @@ RoundPrefetcher::~RoundPrefetcher() {
 }
 
 bool RoundPrefetcher::eligible(size_t i, const std::vector<bool>& done) const {
-    return needs_nvcc_[i] && !(i < done.size() && done[i]) && never_searched(states_[i].progress) &&
+    return needs_compile_[i] && !(i < done.size() && done[i]) && never_searched(states_[i].progress) &&
            !states_[i].proposals_prefetched && states_[i].precompiled.empty();
 }
 

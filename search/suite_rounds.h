@@ -37,10 +37,11 @@ double full_tier_estimate_s(const SearchState& state, const std::vector<SearchSt
 // The compile waves of problems' first rounds, made ahead: the problem's next round is proposed
 // (its proposals wait in `pending`, as search_round's own prefetch leaves them), screened as
 // its round would screen them, and compiled on a thread with `jobs` workers, at most
-// `max_in_flight` waves at once. Only problems whose programs need nvcc (CUTLASS; NVRTC
-// kernels compile inside their evaluation) and only where a compile cache exists (not the
-// simulated device); a wave is started only while the wall budget left holds twice its
-// estimate, so that none runs past the budget.
+// `max_in_flight` waves at once. Every problem's, NVRTC ones too: on the H100 (b600,
+// 2026-12-06) the NVRTC problems' rounds compiled their waves in the foreground, 5-20 s each
+// with the GPU idle, 19 problems of 31; only where a compile cache exists (not the simulated
+// device). A wave is started only while the wall budget left holds twice its estimate, so
+// that none runs past the budget.
 class RoundPrefetcher {
 public:
     RoundPrefetcher(std::vector<SearchState>& states, eval::Evaluator& evaluator, Store& store,
@@ -70,7 +71,7 @@ private:
     Spent& spent_;
     std::function<void(SearchState&)> before_round_;
     int max_in_flight_, jobs_;
-    std::vector<bool> needs_nvcc_;
+    std::vector<bool> needs_compile_;
     std::set<size_t> started_;
     std::map<size_t, std::future<detail::PrefetchResult>> in_flight_;
 };
