@@ -14,6 +14,7 @@
 #include "cli/cmd_optimize.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <sstream>
 
@@ -38,8 +39,17 @@ void add_optimize_options(CLI::App* cmd, OptimizeArgs& a) {
                     "--budget-* is given)");
     cmd->add_option("--budget-gpu", a.budget_gpu_s, "evaluation-time budget, seconds");
     cmd->add_option("--budget-compiles", a.budget_compiles,
-                    "compiles (one per compile configuration; launch-knob variants of a compiled "
-                    "program are free and still timed once it is spent)");
+                    "compiles, at least 1 (one per compile configuration; launch-knob variants of "
+                    "a compiled program are free and still timed once it is spent)")
+        ->check(CLI::Validator(
+            [](const std::string& v) {
+                char* end = nullptr;
+                const long long n = std::strtoll(v.c_str(), &end, 10);
+                return end && *end == '\0' && n >= 1
+                           ? std::string()
+                           : "must be at least 1, not " + v + " (the start program is a compile)";
+            },
+            "N >= 1"));
     cmd->add_option("--rounds", a.max_rounds, "round limit");
     cmd->add_option("--patience", a.patience, "stop after N rounds without improvement");
     cmd->add_option("--within-sol", a.within_sol_percent, "stop within PCT % of SOL");

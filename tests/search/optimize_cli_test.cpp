@@ -240,5 +240,20 @@ TEST_F(OptimizeCli, AFolderThatIsNotKforgesOutputIsRefused) {
     EXPECT_FALSE(fs::exists(out / "evidence.json"));
 }
 
+// --budget-compiles counts compile configurations and the start program is one: 0 (or not a
+// number) is a user error naming the flag, and a suite's --allocation takes sol or uniform only.
+TEST_F(OptimizeCli, ACompileBudgetBelowOneAndAnUnknownAllocationAreUserErrors) {
+    const std::string spec = copy_spec("softmax_short_rows_f32", true);
+    const CliRun zero = optimize(spec, "zero", "--budget-compiles 0");
+    EXPECT_EQ(zero.rc, 2) << zero.out;
+    EXPECT_NE(zero.out.find("--budget-compiles: must be at least 1, not 0"), std::string::npos)
+        << zero.out;
+    const CliRun alloc = run_cli("suite " + (dir_ / "specs").string() +
+                                 " --device sim --rounds 1 --allocation fair --db " +
+                                 (dir_ / "alloc.db").string());
+    EXPECT_EQ(alloc.rc, 2) << alloc.out;
+    EXPECT_NE(alloc.out.find("--allocation"), std::string::npos) << alloc.out;
+}
+
 }  // namespace
 }  // namespace kforge
