@@ -124,6 +124,13 @@ class NativeOpTest(unittest.TestCase):
         res, err = self.child(env)
         self.assertNotIn("building the compiled op", err)
         self.assertTrue(res["results"][0]["native"].startswith(cache))
+        # a process killed inside cpp_extension.load leaves its build lock behind, and a later
+        # load would wait on it for ever: the cached library is loaded without it
+        (tag,) = os.listdir(cache)
+        open(os.path.join(cache, tag, "lock"), "w").close()
+        res, err = self.child(env)
+        self.assertNotIn("building the compiled op", err)
+        self.assertTrue(res["results"][0]["native"].startswith(cache))
 
 
 if __name__ == "__main__":

@@ -168,9 +168,15 @@ def _build(package_dir):
     from torch.utils import cpp_extension
     build_dir = cache_dir(source)
     os.makedirs(build_dir, exist_ok=True)
-    if not os.path.exists(os.path.join(build_dir, "kforge_torch.so")):
-        print(f"kforge: building the compiled op kforge_torch for torch {torch.__version__} "
-              f"(once; cached in {build_dir})", file=sys.stderr, flush=True)
+    built = os.path.join(build_dir, "kforge_torch.so")
+    if os.path.exists(built):
+        # cached (the directory's name holds the source's digest and the torch version): loaded
+        # as it is, without cpp_extension.load, whose build lock a process killed mid-load
+        # leaves behind and every later load then waits on for ever (an import hung >100 s on
+        # the H100 after a harness process was killed at its deadline, 2026-12-06)
+        return _load(built)
+    print(f"kforge: building the compiled op kforge_torch for torch {torch.__version__} "
+          f"(once; cached in {build_dir})", file=sys.stderr, flush=True)
     try:  # a plain library (no Python module): loaded into the process, then by ctypes below
         cpp_extension.load(name="kforge_torch", sources=[source], build_directory=build_dir,
                            extra_cflags=["-O2"], with_cuda=False, is_python_module=False,
@@ -178,7 +184,7 @@ def _build(package_dir):
     except Exception as e:  # noqa: BLE001 - a failed build is a reason, said once
         lines = [ln for ln in str(e).splitlines() if ln.strip()]
         return None, "building it failed: " + " | ".join(lines[-6:])
-    return _load(os.path.join(build_dir, "kforge_torch.so"))
+    return _load(built)
 
 
 def extension(package_dir):
