@@ -49,5 +49,12 @@ Expected<KernelCode> lower_map(const dsl::Kernel& kernel, const LowerContext& ct
 Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext& ctx);
 // pool: one launch of kernels/pool.cuh (codegen/lower_pool.cpp).
 Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& ctx);
+// attention: one launch of kernels/attention.cuh (codegen/lower_attention.cpp).
+Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerContext& ctx);
+// copy: one launch of kernels/copy.cuh (codegen/lower_copy.cpp).
+Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& ctx);
+// rnn: a projection and a persistent recurrent launch per layer of kernels/rnn.cuh
+// (codegen/lower_rnn.cpp).
+Expected<KernelCode> lower_rnn(const dsl::Kernel& kernel, const LowerContext& ctx);
 
 }  // namespace kforge::codegen

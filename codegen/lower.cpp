@@ -137,6 +137,9 @@ Expected<Lowered> lower_program(const dsl::Program& program, const Problem& prob
             case dsl::KernelKind::kRowwise: code = lower_rowwise(k, ctx); break;
             case dsl::KernelKind::kMap: code = lower_map(k, ctx); break;
             case dsl::KernelKind::kPool: code = lower_pool(k, ctx); break;
+            case dsl::KernelKind::kAttention: code = lower_attention(k, ctx); break;
+            case dsl::KernelKind::kCopy: code = lower_copy(k, ctx); break;
+            case dsl::KernelKind::kRnn: code = lower_rnn(k, ctx); break;
             case dsl::KernelKind::kConv2d:
                 code = lower_conv2d(k, ctx);
                 conv = true;

@@ -24,9 +24,11 @@ std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& t
     return std::nullopt;
 }
 
-constexpr std::array<std::pair<KernelKind, std::string_view>, 5> kKernelKinds{{
+constexpr std::array<std::pair<KernelKind, std::string_view>, 8> kKernelKinds{{
     {KernelKind::kGemm, "gemm"}, {KernelKind::kRowwise, "rowwise"}, {KernelKind::kMap, "map"},
-    {KernelKind::kConv2d, "conv2d"}, {KernelKind::kPool, "pool"}}};
+    {KernelKind::kConv2d, "conv2d"}, {KernelKind::kPool, "pool"},
+    {KernelKind::kAttention, "attention"}, {KernelKind::kCopy, "copy"},
+    {KernelKind::kRnn, "rnn"}}};
 
 constexpr std::array<std::pair<ChainOpKind, std::string_view>, 36> kChainOps{{
     {ChainOpKind::kAdd, "add"},       {ChainOpKind::kSub, "sub"},

@@ -33,7 +33,16 @@ struct TensorRef {
 // kPool: a pooling op of the problem (max_pool, avg_pool, adaptive_avg_pool, adaptive_max_pool)
 // over X[N,C,*] (1-3 spatial axes), one thread per `items` consecutive outputs along the last
 // axis (kernels/pool.cuh); the chain runs on each pooled value.
-enum class KernelKind { kGemm, kRowwise, kMap, kConv2d, kPool };
+// kAttention: softmax(Q K^T * scale [masked] ) V over the problem's matmul, scale, optional
+// masked_fill / additive mask, softmax, matmul (dsl/check_attention.cpp, kernels/attention.cuh):
+// `attention(Q[..,S,E], K[..,L,E], V[..,L,F] [, M[..,S,L]])`, FlashAttention-2 style.
+// kCopy: a shape op of the problem (reshape, expand, permute, slice, cat, pad) as one gather
+// (problem/copy_op.h, kernels/copy.cuh): `copy cat(X0[..], X1[..])`; the chain runs on each
+// moved value over the op's output.
+// kRnn: a recurrent op of the problem (lstm, gru) as per-layer launches, a time-parallel input
+// projection then a persistent recurrent kernel (codegen/lower_rnn.cpp, dsl/check_rnn.cpp):
+// `rnn lstm(x[..], h0[..], c0[..])`; the chain is one store of the op's result.
+enum class KernelKind { kGemm, kRowwise, kMap, kConv2d, kPool, kAttention, kCopy, kRnn };
 std::string_view to_string(KernelKind k);
 std::optional<KernelKind> kernel_kind_from_string(std::string_view s);
 
@@ -191,6 +200,38 @@ struct PoolConfig {
     bool operator==(const PoolConfig&) const = default;
 };
 
+// An attention kernel's knobs (kernels/attention.cuh): tile = query rows x key rows per step
+// (a warp per 16 query rows); scale = the scores' factor (the problem's scale op).
+struct AttentionConfig {
+    int tile_m = 64;   // query rows per CTA (16 per warp)
+    int tile_n = 64;   // key / value rows per shared-memory tile
+    std::optional<double> scale;
+    bool f32_cores = false;  // `math f32`: f32 FMA on the CUDA cores (else the policy's, auto)
+    bool operator==(const AttentionConfig&) const = default;
+};
+
+// A copy kernel's op word (`copy permute(X[..])`): the shape op's own name.
+inline std::optional<OpKind> copy_op_from_word(std::string_view w) {
+    for (OpKind k : {OpKind::kReshape, OpKind::kExpand, OpKind::kPermute, OpKind::kSlice,
+                     OpKind::kCat, OpKind::kPad})
+        if (to_string(k) == w) return k;
+    return std::nullopt;
+}
+
+struct CopyConfig {
+    int threads = 256;  // threads per block
+    int vec = 4;        // consecutive outputs per thread (a vector store)
+    bool operator==(const CopyConfig&) const = default;
+};
+
+// An rnn kernel's knobs (codegen/lower_rnn.cpp): the recurrent kernel's CTAs each own `units`
+// hidden units of every gate (their W_hh rows in shared memory), `threads` per CTA.
+struct RnnConfig {
+    int units = 8;
+    int threads = 256;
+    bool operator==(const RnnConfig&) const = default;
+};
+
 struct Kernel {
     std::string name;
     KernelKind kind = KernelKind::kMap;
@@ -205,6 +246,11 @@ struct Kernel {
     MapConfig map;
     OpKind pool_op = OpKind::kMaxPool;  // pool: the problem op it computes (`pool max(X[..])`)
     PoolConfig pool;
+    AttentionConfig attention;        // attention
+    OpKind copy_op = OpKind::kReshape;  // copy: the shape op it computes (`copy cat(X0, X1)`)
+    CopyConfig copy;
+    OpKind rnn_op = OpKind::kLstm;      // rnn: lstm or gru (`rnn lstm(x, h0, c0)`)
+    RnnConfig rnn;
     // rowwise sum/mean/max/min: the element-wise prologue `pre { .. }` applied to every element
     // of the row input before it is reduced (operands indexed like the input or broadcast into
     // it; no stores). Empty: the row input is reduced as loaded.

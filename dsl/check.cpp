@@ -2,7 +2,9 @@
 // resolved; error rendering with carets.
 #include "dsl/check.h"
 
+#include "dsl/check_attention.h"
 #include "dsl/check_internal.h"
+#include "dsl/check_rnn.h"
 #include "dsl/diagnostic.h"
 #include "sol/device.h"
 
@@ -85,6 +87,11 @@ CheckResult check_program(const Program& program, const Problem& problem,
             check_legality_conv2d(kernel, facts[k], problem, result, limits, reporter);
             break;
         case KernelKind::kPool: check_legality_pool(kernel, limits, reporter); break;
+        case KernelKind::kAttention:  // check_attention.cpp
+            check_legality_attention(kernel, problem, limits, reporter);
+            break;
+        case KernelKind::kCopy: check_legality_copy(kernel, limits, reporter); break;
+        case KernelKind::kRnn: check_legality_rnn(kernel, problem, limits, reporter); break;
         }
         check_lowering(kernel, reporter);
     }

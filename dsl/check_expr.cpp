@@ -127,6 +127,13 @@ int ExprGraph::constant(double value, const Origin& origin) {
     return push(std::move(e));
 }
 
+int ExprGraph::relabel(int id, std::vector<std::string> dims) {
+    if (!stop_reason_.empty()) return id;
+    Expr e = at(id);
+    e.dims = std::move(dims);
+    return push(std::move(e));
+}
+
 int ExprGraph::contract(int a, int b, const std::string& k, const Origin& origin) {
     std::vector<std::string> dims;
     for (const auto& d : at(a).dims)
@@ -301,6 +308,16 @@ int ExprGraph::pool(int x, const std::string& op, std::vector<double> params,
     e.params = std::move(params);
     e.over = out_dims;  // in the key: the output's spatial dims are named by the op
     e.args = {x};
+    e.dims = std::move(out_dims);
+    return push(std::move(e));
+}
+
+int ExprGraph::gather(std::vector<int> xs, const std::string& op, std::vector<double> params,
+                      std::vector<std::string> out_dims, const Origin& origin) {
+    Expr e = node(op, origin);
+    e.params = std::move(params);
+    e.over = out_dims;  // in the key: a reshape or expand is told apart by its output's dims
+    e.args = std::move(xs);
     e.dims = std::move(out_dims);
     return push(std::move(e));
 }

@@ -132,6 +132,16 @@ public:
     int pool(int x, const std::string& op, std::vector<double> params,
              std::vector<std::string> out_dims, const Origin& origin);
 
+    // A shape op's data movement (`op`: reshape, expand, permute, slice, cat, pad) of `xs` (in
+    // order); `params` = its attributes (dsl/check_copy.cpp), `out_dims` = the output's dims.
+    int gather(std::vector<int> xs, const std::string& op, std::vector<double> params,
+               std::vector<std::string> out_dims, const Origin& origin);
+
+    // Node `id` under other dim names, with the same key (dims are not part of a key): the
+    // attention kernel's output where its query and key rows share one dim name, which the
+    // contractions' name-based dims cannot tell apart (dsl/check_attention.cpp).
+    int relabel(int id, std::vector<std::string> dims);
+
 private:
     int push(Expr e);
     int flat(const std::string& op, int a, int b, const Origin& origin);

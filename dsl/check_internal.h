@@ -99,6 +99,26 @@ std::vector<double> pool_params(const OpAttrs& attrs);
 const Op* pool_kernel_op(const Problem& problem, const Kernel& kernel, Reporter& reporter);
 void check_legality_pool(const Kernel& kernel, const DeviceLimits& limits, Reporter& reporter);
 
+// Copy kernels (check_copy.cpp): the node of shape op `op` (reshape, expand, permute, slice,
+// cat, pad) over the values `in` of its inputs, which the problem's op and a copy kernel build
+// alike; the problem's op that copy kernel `kernel` computes (problem/copy_op.h find_copy_op),
+// nullptr (and an error) where there is none; its knobs' legality.
+int copy_node(ExprGraph& g, std::vector<int> in, const Op& op, const Problem& problem,
+              const Origin& origin);
+const Op* copy_kernel_op(const Problem& problem, const Kernel& kernel, Reporter& reporter);
+// The values of `op`'s inputs from the values `args` of copy kernel `kernel`'s tensors: an
+// input that is a reshape of the tensor the kernel names gets the problem's nodes of those
+// reshapes (a view that adds or drops size-1 axes is its input's value).
+std::vector<int> copy_inputs(ExprGraph& g, std::vector<int> args, const Op& op, const Kernel& kernel,
+                             const Problem& problem, const Origin& origin);
+void check_legality_copy(const Kernel& kernel, const DeviceLimits& limits, Reporter& reporter);
+// A copy permute that computes no problem op (the planner's transposes around a row op over a
+// dim that is not the last): the value of its input `x` under the dims its first store writes,
+// a reordering of the input's distinct dim names (kernels index by names); -1 (and an error)
+// otherwise. distinct_names: no dim name twice.
+bool distinct_names(const std::vector<std::string>& dims);
+int free_permute_node(ExprGraph& g, int x, const Kernel& kernel, Reporter& reporter);
+
 // "[M,N]" and "X[M,K]" for messages.
 std::string join_dims(const std::vector<std::string>& dims);
 std::string ref_text(const TensorRef& ref);

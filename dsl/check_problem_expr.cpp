@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "dsl/check_internal.h"
+#include "dsl/check_rnn.h"
 #include "problem/shape_ops.h"
 
 namespace kforge::dsl {
@@ -251,11 +252,15 @@ ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget) {
                             false, o);
                 break;
             }
-            const Tensor* y = problem.find_tensor(op.output);
-            v = g.leaf("(" + op_display(op, problem) + " of " + op.inputs[0] + ")",
-                       y ? named_dims(dims_of(*y)) : std::vector<std::string>{}, o);
+            v = copy_node(g, in, op, problem, o);  // check_copy.cpp: what a copy kernel builds
             break;
         }
+        case OpKind::kLstm: case OpKind::kGru:  // check_rnn.cpp: the node an rnn kernel builds
+            v = rnn_node(g, in, op, problem, o);
+            break;
+        case OpKind::kMaskedFill:  // the node an attention kernel's bool mask builds too
+            v = g.apply("masked_fill", in, {a.scalar}, {}, false, o);
+            break;
         case OpKind::kGroupNorm: {
             const Tensor* x = problem.find_tensor(op.inputs[0]);
             std::string c = x->shape.size() > 1 ? dim_text(*x, 1) : "";

@@ -6,6 +6,8 @@
 #include <map>
 
 #include "dsl/check_sem_kernel.h"
+#include "dsl/check_attention.h"
+#include "dsl/check_rnn.h"
 
 namespace kforge::dsl {
 namespace {
@@ -266,6 +268,24 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
                                    {op.reduce_over}, true, o);
                 }
             }
+            if (!failed && node >= 0 && op.kind == ChainOpKind::kStore &&
+                (kn.kind == KernelKind::kRowwise || kn.kind == KernelKind::kPool ||
+                 kn.kind == KernelKind::kCopy) &&
+                named_dims(op.tensor->dims) != g.at(node).dims &&
+                sem.numel(op.tensor->dims) == sem.numel(g.at(node).dims)) {
+                // these kernels store at the value's row-major index: a store under other dims
+                // of as many elements is the value reshaped (a merging or splitting view), or
+                // the value itself where only dims of extent 1 differ (a rank view)
+                const auto unit_free = [&](const std::vector<std::string>& dims) {
+                    std::vector<std::string> out;
+                    for (const auto& d : dims)
+                        if (sem.extent(d) != 1) out.push_back(d);
+                    return out;
+                };
+                node = unit_free(named_dims(op.tensor->dims)) == unit_free(g.at(node).dims)
+                           ? g.relabel(node, named_dims(op.tensor->dims))
+                           : g.gather({node}, "reshape", {}, named_dims(op.tensor->dims), o);
+            }
             if (!failed) {
                 std::optional<Narrowed> n = st.narrowed;
                 if (n && op.kind == ChainOpKind::kReduce) n->pending = false;
@@ -466,6 +486,10 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         if (a && b && kdim) v = g.contract(*a, *b, *kdim, Origin{at, kn.args[0].name, "gemm"});
     } else if (kn.kind == KernelKind::kMap) {
         v = sem.read(kn.args[0], k);
+    } else if (kn.kind == KernelKind::kRnn) {  // check_rnn.cpp
+        v = rnn_kernel_expr(sem, kn, k);
+    } else if (kn.kind == KernelKind::kAttention) {  // check_attention.cpp
+        v = attention_expr(sem, kn, k);
     } else if (kn.kind == KernelKind::kPool) {  // check_pool.cpp
         auto x = sem.read(kn.args[0], k);
         const Op* op = pool_kernel_op(sem.problem, kn, rep);
@@ -473,6 +497,19 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
             v = g.pool(*x, std::string(to_string(op->kind)), pool_params(op->attrs),
                        conv2d_out_dims(*op, sem.problem),
                        Origin{at, kn.args[0].name, op_display(*op, sem.problem)});
+        }
+    } else if (kn.kind == KernelKind::kCopy) {  // check_copy.cpp
+        std::vector<int> in;
+        for (const TensorRef& a : kn.args)
+            if (auto x = sem.read(a, k)) in.push_back(*x);
+        const Op* op = copy_kernel_op(sem.problem, kn, rep);
+        if (!op && kn.copy_op == OpKind::kPermute && in.size() == 1) {
+            const int n = free_permute_node(g, in[0], kn, rep);
+            if (n >= 0) v = n;
+        } else if (op && in.size() == kn.args.size()) {
+            const Origin o{at, kn.args[0].name, op_display(*op, sem.problem)};
+            v = copy_node(g, copy_inputs(g, std::move(in), *op, kn, sem.problem, o), *op,
+                          sem.problem, o);
         }
     } else {
         const TensorRef& x = kn.args[0];

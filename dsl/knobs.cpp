@@ -301,17 +301,27 @@ std::vector<KnobSpec> pool_knobs() {
 
 }  // namespace
 
+std::vector<KnobSpec> attention_knobs();  // dsl/knobs_attention.cpp
+std::vector<KnobSpec> copy_knobs();       // dsl/knobs_copy.cpp
+std::vector<KnobSpec> rnn_knobs();        // dsl/check_rnn.cpp
+
 const std::vector<KnobSpec>& knob_table(KernelKind kind) {
     static const std::vector<KnobSpec> gemm = gemm_knobs();
     static const std::vector<KnobSpec> rowwise = rowwise_knobs();
     static const std::vector<KnobSpec> map = map_knobs();
     static const std::vector<KnobSpec> conv2d = conv2d_knobs();
     static const std::vector<KnobSpec> pool = pool_knobs();
+    static const std::vector<KnobSpec> attention = attention_knobs();
+    static const std::vector<KnobSpec> copy = copy_knobs();
+    static const std::vector<KnobSpec> rnn = rnn_knobs();
     switch (kind) {
         case KernelKind::kGemm: return gemm;
         case KernelKind::kRowwise: return rowwise;
         case KernelKind::kConv2d: return conv2d;
         case KernelKind::kPool: return pool;
+        case KernelKind::kAttention: return attention;
+        case KernelKind::kCopy: return copy;
+        case KernelKind::kRnn: return rnn;
         case KernelKind::kMap: break;
     }
     return map;

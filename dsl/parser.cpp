@@ -167,12 +167,13 @@ Status Parser::kernel(Program& p) {
 }
 
 Status Parser::head(Kernel& k) {
-    static const std::vector<std::string_view> kinds = {"gemm", "rowwise", "map", "conv2d", "pool"};
+    static const std::vector<std::string_view> kinds = {"gemm", "rowwise", "map", "conv2d", "pool",
+                                                        "attention", "copy", "rnn"};
     std::optional<KernelKind> kind;
     if (peek().kind == TokenKind::kIdent) kind = kernel_kind_from_string(peek().text);
     if (!kind) {
         std::string hint = peek().kind == TokenKind::kIdent ? did_you_mean(peek().text, kinds) : "";
-        return expected("a kernel kind (gemm, rowwise, map, conv2d, pool)", hint);
+        return expected("a kernel kind (gemm, rowwise, map, conv2d, pool, attention, copy, rnn)", hint);
     }
     take();
     k.kind = *kind;
@@ -205,10 +206,33 @@ Status Parser::head(Kernel& k) {
         take();
         k.pool_op = *op;
     }
+    if (k.kind == KernelKind::kCopy) {  // copy reshape|expand|permute|slice|cat|pad (X0[..], ..)
+        std::optional<OpKind> op;
+        if (peek().kind == TokenKind::kIdent) op = copy_op_from_word(peek().text);
+        if (!op) {
+            std::string hint = peek().kind == TokenKind::kIdent
+                                   ? did_you_mean(peek().text, {"reshape", "expand", "permute",
+                                                                "slice", "cat", "pad"})
+                                   : "";
+            return expected("a shape op (reshape, expand, permute, slice, cat, pad)", hint);
+        }
+        take();
+        k.copy_op = *op;
+    }
+    if (k.kind == KernelKind::kRnn) {  // rnn lstm|gru (x[..], h0[..] [, c0[..]])
+        std::optional<OpKind> op = op_from_string(peek().kind == TokenKind::kIdent ? peek().text : "");
+        if (!op || (*op != OpKind::kLstm && *op != OpKind::kGru)) {
+            std::string hint = peek().kind == TokenKind::kIdent
+                                   ? did_you_mean(peek().text, {"lstm", "gru"}) : "";
+            return expected("a recurrent op (lstm, gru)", hint);
+        }
+        take();
+        k.rnn_op = *op;
+    }
     std::string kind_name(to_string(k.kind));
     if (Expected<Token> t = expect_punct('(', "after '" + kind_name + "'"); !t) return t.error();
     const bool two = k.kind == KernelKind::kGemm || k.kind == KernelKind::kConv2d;
-    size_t want = two ? 2 : 1;
+    size_t want = two ? 2 : k.kind == KernelKind::kAttention ? 3 : 1;
     while (true) {
         Expected<TensorRef> t =
             k.kind == KernelKind::kConv2d
@@ -217,15 +241,23 @@ Status Parser::head(Kernel& k) {
         if (!t) return t.error();
         k.args.push_back(std::move(*t));
         if (at_punct(')')) break;
-        if (k.args.size() < want || (k.kind == KernelKind::kRowwise && k.args.size() < max_args)) {
+        if (k.args.size() < want || (k.kind == KernelKind::kRowwise && k.args.size() < max_args) ||
+            (k.kind == KernelKind::kCopy && k.copy_op == OpKind::kCat && k.args.size() < 64) ||
+            (k.kind == KernelKind::kAttention && k.args.size() < 4) ||
+            (k.kind == KernelKind::kRnn && k.args.size() < (k.rnn_op == OpKind::kLstm ? 3u : 2u))) {
             if (Expected<Token> c = expect_punct(',', "between tensors"); !c) return c.error();
             continue;
         }
         return expected("')': " + kind_name + " takes " +
                         (k.kind == KernelKind::kRowwise && max_args > 1
                              ? "at most " + std::to_string(max_args) + " tensors (input, weight, bias)"
+                             : k.kind == KernelKind::kAttention
+                             ? "Q, K, V and at most one mask (4 tensors)"
                              : std::to_string(want) + (want == 1 ? " tensor" : " tensors")));
     }
+    if (k.args.size() < want && k.kind == KernelKind::kAttention)
+        return expected("',' and a tensor: attention takes Q[..,S,E], K[..,L,E], V[..,L,F] and an "
+                        "optional mask M[..,S,L]");
     if (k.args.size() < want) {
         return expected(k.kind == KernelKind::kConv2d
                             ? "',' and the weight: conv2d takes 2 tensors (X[N,C,H,W], Wt[K,C,R,S])"
@@ -244,6 +276,14 @@ Status Parser::head(Kernel& k) {
                                     " dims; conv2d takes " +
                                     (i == 0 ? "X[N,C,H,W] (NCHW)" : "Wt[K,C,R,S] (KCRS)"));
         }
+    }
+    for (size_t i = 0; k.kind == KernelKind::kAttention && i < k.args.size(); ++i) {
+        const TensorRef& t = k.args[i];
+        if (t.dims.size() >= 2) continue;
+        return source_error(source_, file_, t.loc, static_cast<int>(t.name.size()),
+                            "attention operand '" + clip_text(t.name) + "' has " +
+                                std::to_string(t.dims.size()) +
+                                " dims; attention takes [..,rows,cols] tensors of rank >= 2");
     }
     if (k.kind == KernelKind::kPool && (k.args[0].dims.size() < 3 || k.args[0].dims.size() > 5)) {
         const TensorRef& t = k.args[0];

@@ -66,6 +66,8 @@ std::string header_text(const Kernel& k) {
     std::string s = "kernel " + k.name + " = " + std::string(to_string(k.kind));
     if (k.kind == KernelKind::kRowwise) s += " " + std::string(to_string(k.row_op));
     if (k.kind == KernelKind::kPool) s += " " + std::string(pool_word(k.pool_op));
+    if (k.kind == KernelKind::kCopy) s += " " + std::string(to_string(k.copy_op));
+    if (k.kind == KernelKind::kRnn) s += " " + std::string(to_string(k.rnn_op));
     s += "(";
     for (size_t i = 0; i < k.args.size(); ++i) s += (i ? ", " : "") + tensor_text(k.args[i]);
     s += ")";

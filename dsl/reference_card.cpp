@@ -10,7 +10,7 @@ constexpr std::string_view kGrammar = R"(## Grammar
 ```
 program := 'program' NAME 'for' "problem_name" kernel+
 kernel  := 'kernel' NAME '=' head knob* '{' stmt (';' stmt)* [';'] '}'
-head    := 'gemm' '(' A ',' B ')' | 'rowwise' ROWOP '(' X [',' weight [',' bias]] ')' ['pre' '{' stmt (';' stmt)* '}'] | 'map' '(' X ')' | 'conv2d' '(' X[N,C,H,W] ',' Wt[K,C,R,S] ')' | 'pool' POOLOP '(' X[N,C,..] ')'
+head    := 'gemm' '(' A ',' B ')' | 'rowwise' ROWOP '(' X [',' weight [',' bias]] ')' ['pre' '{' stmt (';' stmt)* '}'] | 'map' '(' X ')' | 'conv2d' '(' X[N,C,H,W] ',' Wt[K,C,R,S] ')' | 'pool' POOLOP '(' X[N,C,..] ')' | 'attention' '(' Q ',' K ',' V [',' M] ')' | 'copy' SHAPEOP '(' X [',' X]* ')' | 'rnn' ('lstm'|'gru') '(' x ',' h0 [',' c0] ')'
 tensor  := NAME '[' [dim (',' dim)*] ']'     dim := a problem dim name | integer;  scalar: alpha[]
 ```
 `#` starts a comment. Tensors carry the problem's dim names: a gemm contracts the dim its two
@@ -32,6 +32,12 @@ op's; groups 1 only) as a multistage implicit GEMM (M = N*P*Q, N = K, K = C*R*S)
 over the output [N,K,P,Q]: the op's bias is `add b[K]` (a [K] tensor broadcasts over N, P, Q).
 `pool max|avg|adaptive_avg|adaptive_max(X[N,C,..])` is the problem's pool op of that kind reading X
 (its attributes are the op's); the chain runs on each pooled value over the op's output [N,C,..].
+`attention(Q[..,S,E], K[..,L,E], V[..,L,F] [, M[..,S,L]])` is softmax(Q K^T * scale, masked) V in one
+kernel (a bool M fills -inf where true, a float M is added); the chain runs on O[..,S,F].
+`copy reshape|expand|permute|slice|cat|pad(X0[..] [, X1[..] ..])` is the problem's shape op of that
+kind reading exactly those tensors, in order (its attributes are the op's: `copy cat(A[N,C1,H,W],
+B[N,C2,H,W])` writes each input into its slice of the output); the chain runs on each moved value
+over the op's output (cast, element-wise statements, store).
 )";
 
 constexpr std::string_view kExamples = R"(## Examples
@@ -124,6 +130,9 @@ std::string reference_card() {
     out += knob_section(KernelKind::kMap);
     out += knob_section(KernelKind::kConv2d);
     out += knob_section(KernelKind::kPool);
+    out += knob_section(KernelKind::kAttention);
+    out += knob_section(KernelKind::kCopy);
+    out += knob_section(KernelKind::kRnn);
     out += "\n";
     out += kExamples;
     return out;

@@ -31,6 +31,10 @@ dsl::RowOp row_op_of(OpKind k) {
 
 }  // namespace
 
+// plan_view.cpp: softmax / log_softmax / logsumexp over a dim that is not the last, between
+// copy kernels that transpose it last and back.
+Status add_rowwise_transposed(Planner& pl, const Op& op, size_t axis);
+
 bool Planner::reduces_last_dim(const Op& next, const std::string& value) const {
     const auto dn = dims_of(tensor(value));
     const int64_t rank = static_cast<int64_t>(dn.size());
@@ -87,6 +91,7 @@ Status Planner::add_rowwise(const Op& op, const Prologue* pre) {
         }
         if (normalize && op.attrs.eps != 0) kn.eps = op.attrs.eps;  // 0: the knob's default
         if (axis != rank - 1) {
+            if (softmax && !pre) return add_rowwise_transposed(*this, op, axis);
             if (softmax || normalize || scan) {
                 return not_expressible(op, "over " + dx[axis] + ", not the last dim: softmax, "
                                                "log_softmax, logsumexp, l1_normalize, "

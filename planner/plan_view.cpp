@@ -5,10 +5,12 @@
 // scan written as slice, scan and pad (exclusive_scan_of) is one scan kernel over the slice's
 // input. A view that is a problem output, or that a reader with an axis or a layout reads (a
 // norm, a reduction, a GEMM, a pool), is written by a copy map kernel. Other data movement
-// (permute, cat, a slice or pad elsewhere, a reshape that merges or splits dims) has no kernel
-// the language can express yet: a not-expressible error naming it.
+// (permute, cat, a slice or pad elsewhere, an expand of a non-1 axis, a reshape that merges or
+// splits dims) is one copy kernel (`copy cat(A[..], B[..])`: problem/copy_op.h's gather, the
+// element-wise consumers absorbed into its chain as a map's are).
 #include "planner/knobs.h"
 #include "planner/partition.h"
+#include "problem/copy_op.h"
 #include "problem/shape_ops.h"
 
 namespace kforge::planner::detail {
@@ -20,7 +22,185 @@ std::string join_dims(const std::vector<std::string>& dims) {
     return s + "]";
 }
 
+// Rules: 256 threads, vectors of 4 outputs (the lowering narrows the vector to what divides the
+// last extent); the safe candidate: 128 threads, scalar.
+std::vector<dsl::CopyConfig> copy_candidates() {
+    dsl::CopyConfig c;
+    dsl::CopyConfig safe;
+    safe.threads = 128;
+    safe.vec = 1;
+    return {c, safe};
+}
+
+// One copy kernel computing shape op `op` from its stored inputs; its chain absorbs the
+// element-wise consumers and stores what the rest of the program reads.
+Status add_copy_kernel(Planner& pl, const Op& op) {
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kCopy;
+    kn.copy_op = op.kind;
+    for (const std::string& in : op.inputs) {
+        const dsl::TensorRef r = pl.ref(in);
+        if (r.name != in && !is_reshape_of(pl.p, in, r.name))
+            return not_expressible(op, "its input " + in + " is a folded view of " + r.name +
+                                           " that is not a reshape; a copy kernel reads stored "
+                                           "tensors or their reshapes");
+        if (!is_float_storage(pl.dtype_of(in)))
+            return not_expressible(op, "copy input " + in + " is " +
+                                           std::string(to_string(pl.dtype_of(in))) +
+                                           "; a copy kernel moves f32, f16 or bf16");
+        kn.args.push_back(r);
+    }
+    DType value = DType::kF32;
+    if (auto st = pl.absorb(kn, op.output, value, op); !st) return st;
+    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + " (copy kernel)"};
+    for (const auto& c : copy_candidates()) {
+        kn.copy = c;
+        pk.candidates.push_back(kn);
+    }
+    pl.kernels.push_back(std::move(pk));
+    return Ok{};
+}
+
+// Whether `op` is the slice of an exclusive scan written as slice, scan, pad (one scan kernel
+// reads the slice's input under its own dims: no view may stand between).
+bool heads_a_scan(const Problem& p, const Op& op) {
+    if (op.kind != OpKind::kSlice) return false;
+    for (const Op& s : p.ops)
+        if (!s.inputs.empty() && s.inputs[0] == op.output &&
+            (s.kind == OpKind::kCumsum || s.kind == OpKind::kCumprod))
+            return true;
+    return false;
+}
+
+// Whether every reader of `t` is a shape op that a copy kernel computes (not a view of its own,
+// not the slice of an exclusive scan): they can read `t` through its view (problem/copy_op.h
+// view_strides), so `t` needs no kernel.
+bool copies_read_all(const Planner& pl, const std::string& t, const std::string& root) {
+    if (pl.readers.at(t).empty()) return false;
+    for (size_t r : pl.readers.at(t)) {
+        const Op& o = pl.p.ops[r];
+        if (!is_copy_op(o.kind) || is_rank_view(pl.p, o) || o.kind == OpKind::kReshape ||
+            heads_a_scan(pl.p, o))
+            return false;
+    }
+    return !view_strides(pl.p, root, t).empty();
+}
+
+// A merging or splitting reshape of x folded into the kernel that stores x, where that kernel
+// stores at the value's row-major index (rowwise, pool, copy: dsl/check_sem_kernel.cpp reads a
+// store under other dims of as many elements as the value reshaped): it stores the reshape's
+// output instead. Only where the reshape is x's one reader, x is no problem output, and both
+// are stored in one dtype.
+bool store_reshaped(Planner& pl, const Op& op) {
+    const std::string& x = op.inputs[0];
+    if (pl.is_output(x) || pl.readers.at(x).size() != 1 || pl.views.count(x)) return false;
+    if (pl.store_dtype(x) != pl.store_dtype(op.output)) return false;
+    for (PlannedKernel& pk : pl.kernels) {
+        if (pk.candidates.empty()) continue;
+        const dsl::KernelKind kind = pk.candidates.front().kind;
+        bool stores_x = false;
+        for (const dsl::ChainOp& c : pk.candidates.front().chain)
+            stores_x = stores_x || (c.kind == dsl::ChainOpKind::kStore && c.tensor && c.tensor->name == x);
+        if (!stores_x) continue;
+        if (kind != dsl::KernelKind::kRowwise && kind != dsl::KernelKind::kPool &&
+            kind != dsl::KernelKind::kCopy)
+            return false;
+        for (dsl::Kernel& kn : pk.candidates)
+            for (dsl::ChainOp& c : kn.chain)
+                if (c.kind == dsl::ChainOpKind::kStore && c.tensor && c.tensor->name == x)
+                    c.tensor = pl.ref(op.output);
+        pk.origin += ", " + op.json_path + " reshape (its store)";
+        pl.available.insert(op.output);
+        pl.stored_dtype[op.output] = pl.dtype_of(x);
+        return true;
+    }
+    return false;
+}
+
 }  // namespace
+
+// softmax / log_softmax / logsumexp over `axis` of x that is not the last: x transposed (a copy
+// permute by dim names) so that the axis is last, the row op over it, and for softmax and
+// log_softmax the result transposed back, its chain absorbing the element-wise consumers
+// (logsumexp drops the axis: its rows come out in x's order). The transposes are intermediates
+// of the program (`<x>_t<k>`, f32) that compute no problem op.
+Status add_rowwise_transposed(Planner& pl, const Op& op, size_t axis) {
+    const Tensor& x = pl.tensor(op.inputs[0]);
+    const std::vector<std::string> dx = dims_of(x);
+    for (size_t i = 0; i < dx.size(); ++i)
+        for (size_t j = i + 1; j < dx.size(); ++j)
+            if (dx[i] == dx[j] && dx[i] != "1")  // extent-1 axes move by position
+                return not_expressible(op, "over " + dx[axis] + ", not the last dim, of " + x.name +
+                                               " whose dims repeat a name: the transpose to "
+                                               "the last dim goes by distinct dim names");
+    if (pl.ref(x.name).name != x.name || !is_float_storage(pl.dtype_of(x.name)))
+        return not_expressible(op, "over " + dx[axis] + ", not the last dim, of a view or a "
+                                   "non-float tensor");
+    std::vector<std::string> moved;
+    std::vector<int64_t> moved_shape;
+    for (size_t i = 0; i < dx.size(); ++i)
+        if (i != axis) moved.push_back(dx[i]), moved_shape.push_back(x.shape[i]);
+    moved.push_back(dx[axis]);
+    moved_shape.push_back(x.shape[axis]);
+    const std::string tag = "_t" + std::to_string(pl.kernels.size());
+    const dsl::TensorRef xt{x.name + tag, moved, {}};
+    const dsl::TensorRef yt{op.output + tag, moved, {}};
+    const auto permute = [&](const dsl::TensorRef& from) {
+        dsl::Kernel kn;
+        kn.kind = dsl::KernelKind::kCopy;
+        kn.copy_op = OpKind::kPermute;
+        kn.args = {from};
+        return kn;
+    };
+    const auto store = [](dsl::Kernel& kn, const dsl::TensorRef& t) {
+        dsl::ChainOp c = stmt(dsl::ChainOpKind::kStore);
+        c.tensor = t;
+        kn.chain.push_back(c);
+    };
+    const auto push = [&](dsl::Kernel kn, const std::string& origin) {
+        PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + " " + origin};
+        for (const auto& c : copy_candidates()) {
+            kn.copy = c;
+            pk.candidates.push_back(kn);
+        }
+        pl.kernels.push_back(std::move(pk));
+    };
+    dsl::Kernel in = permute(pl.ref(x.name));
+    store(in, xt);
+    push(in, "(transpose to the last dim)");
+
+    dsl::Kernel row;
+    row.kind = dsl::KernelKind::kRowwise;
+    row.row_op = op.kind == OpKind::kSoftmax      ? dsl::RowOp::kSoftmax
+                 : op.kind == OpKind::kLogSoftmax ? dsl::RowOp::kLogSoftmax
+                                                  : dsl::RowOp::kLogsumexp;
+    row.args = {xt};
+    RowShape s;
+    s.elem_bytes = 4;
+    s.softmax_family = true;
+    s.len = x.shape[axis];
+    s.rows = std::max<int64_t>(1, x.numel() / std::max<int64_t>(1, s.len));
+    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + " (over the transpose)"};
+    const bool keeps_axis = op.kind != OpKind::kLogsumexp;
+    if (keeps_axis) {
+        store(row, yt);
+    } else {
+        DType value = DType::kF32;
+        if (auto st = pl.absorb(row, op.output, value, op); !st) return st;
+    }
+    for (const auto& c : rowwise_candidates(s, pl.limits, pl.opt)) {
+        row.rowwise = c;
+        pk.candidates.push_back(row);
+    }
+    pl.kernels.push_back(std::move(pk));
+    if (!keeps_axis) return Ok{};
+
+    dsl::Kernel out = permute(yt);
+    DType value = DType::kF32;
+    if (auto st = pl.absorb(out, op.output, value, op); !st) return st;
+    push(out, "(transpose back)");
+    return Ok{};
+}
 
 Status Planner::add_shape(const Op& op) {
     if (op.kind == OpKind::kSlice) {  // the head of an exclusive scan: slice -> scan -> pad
@@ -45,6 +225,15 @@ Status Planner::add_shape(const Op& op) {
                                    is_rank_view(p, reader));  // a view of a view folds too
         }
         if (is_output(op.output) || !elementwise_readers) {  // a copy kernel writes it
+            if (!is_output(op.output) && copies_read_all(*this, op.output, src.name)) {
+                views[op.output] = src;  // the copies that read it index through the view
+                available.insert(op.output);
+                stored_dtype[op.output] = dtype_of(src.name);
+                return Ok{};
+            }
+            if (op.kind == OpKind::kReshape && store_reshaped(*this, op)) return Ok{};
+            if (op.kind == OpKind::kReshape && named(src.dims) != named(dims_of(tensor(op.output))))
+                return add_copy_kernel(*this, op);  // dims of extent 1 by name: a copy kernel
             if (op.kind == OpKind::kExpand && named(src.dims) != named(dims_of(tensor(op.output)))) {
                 return not_expressible(op, "an expand that is a problem output or read by other "
                                            "than an element-wise op (a broadcast copy); only "
@@ -70,6 +259,19 @@ Status Planner::add_shape(const Op& op) {
         stored_dtype[op.output] = dtype_of(src.name);
         return Ok{};
     }
+    if (op.kind == OpKind::kReshape && store_reshaped(*this, op)) return Ok{};
+    if (op.kind == OpKind::kReshape && !is_output(op.output)) {
+        // read through by the copy kernels of its readers (each indexes the buffer by the
+        // reshape's shape): no kernel of its own
+        if (copies_read_all(*this, op.output, ref(op.inputs[0]).name) &&
+            is_float_storage(dtype_of(ref(op.inputs[0]).name))) {
+            views[op.output] = ref(op.inputs[0]);
+            available.insert(op.output);
+            stored_dtype[op.output] = dtype_of(views[op.output].name);
+            return Ok{};
+        }
+    }
+    if (is_copy_op(op.kind)) return add_copy_kernel(*this, op);
     const Tensor& x = tensor(op.inputs[0]);
     const Tensor& y = tensor(op.output);
     std::string why;

@@ -33,6 +33,8 @@ CompileClass compile_class(const dsl::Program& p) {
             case dsl::KernelKind::kRowwise: c = {"rowwise", "", false, 1}; break;
             case dsl::KernelKind::kMap: c = {"map", "", false, 0}; break;
             case dsl::KernelKind::kPool: c = {"pool", "", false, 0}; break;
+            case dsl::KernelKind::kAttention: c = {"attention", "", false, 1}; break;
+            case dsl::KernelKind::kCopy: c = {"copy", "", false, 0}; break;
         }
         if (c.rank > best.rank) best = c;
     }

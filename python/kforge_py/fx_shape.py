@@ -478,7 +478,10 @@ def _out_names(op, shapes, axis_name, ops):
     names, any_named = [], False
     for i in range(rank):
         name = ""
-        if shapes[out][i] != shapes[op["inputs"][0]][i]:
+        own = axis_name(out, i) if shapes[out][i] != shapes[op["inputs"][0]][i] else None
+        if isinstance(own, str):  # the axis an input's dim names downstream (a norm's weight)
+            name = own
+        elif shapes[out][i] != shapes[op["inputs"][0]][i]:
             todo, seen = list(op["inputs"]), set()
             while todo and not name:
                 t = todo.pop()
@@ -527,7 +530,13 @@ def name_shape_attrs(op, shapes, axis_name, ops=()):
     for a, b in groups:
         if len(b) == 1:
             names = [axis_name(x, k) for k in a]
-            if len(names) == 1:
+            own = axis_name(out, b[0])
+            if len(names) > 1 and isinstance(own, str):
+                # a merged axis that an input's dim also names (flatten -> Linear: the weight's
+                # in-features): that name, so the consumer contracts one dim (kforge's kernels
+                # match dims by name)
+                entries[b[0]] = own
+            elif len(names) == 1:
                 entries[b[0]] = names[0]
             elif all(isinstance(n, int) for n in names):
                 entries[b[0]] = math.prod(names)

@@ -134,7 +134,7 @@ TEST(Conv2dParse, HeadErrors) {
     EXPECT_EQ(e.message, "conv2d weight 'Wt' has 2 dims; conv2d takes Wt[K,C,R,S] (KCRS)");
     EXPECT_EQ(e.detail.substr(e.detail.find('\n') + 1), std::string(4 + 30, ' ') + "^^");
     e = parse_fail("program p for \"x\"\nkernel k = conv(X[N,C,H,W], Wt[K,C,R,S]) { store Y[N,K,P,Q] }");
-    EXPECT_EQ(e.message, "expected a kernel kind (gemm, rowwise, map, conv2d, pool), got 'conv'; did you mean "
+    EXPECT_EQ(e.message, "expected a kernel kind (gemm, rowwise, map, conv2d, pool, attention, copy, rnn), got 'conv'; did you mean "
                          "'conv2d'?");
 }
 

@@ -156,7 +156,7 @@ TEST(ParseError, HeadArity) {
 
 TEST(ParseError, UnknownKernelKindAndRowOp) {
     Failure f = parse_fail(std::string(kHead) + "kernel k = gem(X[M,K], W[N,K]) { store Y[M,N] }");
-    EXPECT_EQ(f.message, "expected a kernel kind (gemm, rowwise, map, conv2d, pool), got 'gem'; did you mean 'gemm'?");
+    EXPECT_EQ(f.message, "expected a kernel kind (gemm, rowwise, map, conv2d, pool, attention, copy, rnn), got 'gem'; did you mean 'gemm'?");
     EXPECT_EQ(f.where, "t.kf:2:12");
     f = parse_fail(std::string(kHead) + "kernel k = rowwise sofmax(X[M,N]) { store Y[M,N] }");
     EXPECT_EQ(f.message.substr(0, 14), "expected a row");
