@@ -71,7 +71,7 @@ private:
     Spent& spent_;
     std::function<void(SearchState&)> before_round_;
     int max_in_flight_, jobs_;
-    std::vector<bool> needs_compile_;
+    std::vector<bool> needs_compile_, needs_nvcc_;
     std::set<size_t> started_;
     std::map<size_t, std::future<detail::PrefetchResult>> in_flight_;
 };
