@@ -6,7 +6,9 @@
 
 #include "codegen/gemm_stage.h"
 #include "dsl/math_policy.h"
+#include "perfmodel/attention_time.h"
 #include "perfmodel/chain_cost.h"
+#include "perfmodel/rnn_time.h"
 #include "problem/pool.h"
 #include "sol/bounds.h"
 #include "sol/device.h"
@@ -315,7 +317,9 @@ Expected<SimKernelTime> streaming_time(const dsl::Kernel& k, const Problem& prob
     auto cb = chain_bytes(k, problem);
     if (!cb) return cb.error();
     t.bytes = read + cb->first + cb->second;
-    int vec = k.kind == dsl::KernelKind::kMap ? k.map.vec : k.rowwise.vec;
+    int vec = k.kind == dsl::KernelKind::kMap    ? k.map.vec
+              : k.kind == dsl::KernelKind::kCopy ? k.copy.vec
+                                                 : k.rowwise.vec;
     t.flops = numel * (4.0 + static_cast<double>(k.chain.size() + k.pre.size()));
     double memory_s = t.bytes / (ceil.dram_bytes_per_s * vec_efficiency(vec));
     // the busier of the SIMT pipe (the nominal FLOPs or the statements' instructions from
@@ -379,6 +383,9 @@ Expected<SimEstimate> model_time(const Problem& problem, const dsl::Program& pro
                  : k.kind == dsl::KernelKind::kConv2d
                      ? conv2d_time(k, problem, ceilings, sm_count)
                  : k.kind == dsl::KernelKind::kPool ? pool_time(k, problem, ceilings)
+                 : k.kind == dsl::KernelKind::kAttention  // perfmodel/attention_time.cpp
+                     ? attention_time(k, problem, ceilings, sm_count)
+                 : k.kind == dsl::KernelKind::kRnn ? rnn_time(k, problem, ceilings)  // rnn_time.cpp
                                                     : streaming_time(k, problem, ceilings);
         if (!t) return t.error();
         t->kind = k.kind;

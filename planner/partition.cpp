@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "planner/partition.h"
+#include "planner/plan_rnn.h"
 
 namespace kforge::planner::detail {
 
@@ -94,6 +95,11 @@ Expected<std::vector<PlannedKernel>> plan_kernels(const Problem& problem,
                 return make_error(op.json_path, "internal: input " + in + " was never stored");
         }
         Status st = Ok{};
+        if (op.kind == OpKind::kMatmul) {  // plan_attention.cpp
+            auto attention = add_attention(pl, i);
+            if (!attention) return attention.error();
+            if (*attention) continue;
+        }
         if (is_index_kernel_op(op.kind)) {  // plan_index.cpp
             if (auto s = add_index_kernel(pl, op); !s) return s.error();
             continue;
@@ -105,6 +111,7 @@ Expected<std::vector<PlannedKernel>> plan_kernels(const Problem& problem,
         case OpClass::kElementwise: st = pl.add_map(op); break;
         case OpClass::kConv: st = pl.add_conv2d(op); break;
         case OpClass::kPool: st = pl.add_pool(op); break;
+        case OpClass::kRecurrent: st = add_rnn(pl, op); break;  // plan_rnn.cpp
         case OpClass::kShape: st = pl.add_shape(op); break;
         }
         if (!st) return st.error();

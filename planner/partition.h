@@ -51,6 +51,10 @@ bool is_float_storage(DType d);
 struct Planner;
 bool is_index_kernel_op(OpKind k);
 Status add_index_kernel(Planner& pl, const Op& op);
+// matmul(Q, K^T) [-> scale] [-> mask] -> softmax -> matmul(., V) as one attention kernel
+// (plan_attention.cpp) from the first matmul, op `i`: true when planned, false when the
+// pattern does not match (the ops are planned one by one).
+Expected<bool> add_attention(Planner& pl, size_t i);
 
 // --- element-wise ops as chain statements (plan_chain.cpp)
 
