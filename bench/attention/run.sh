@@ -13,7 +13,8 @@
 #
 # usage: OUT=DIR bash bench/attention/run.sh
 # environment: KFORGE (.carry/bin/kforge), DEVICE (cuda; sim for a dry run of steps 1, 2, 4),
-#   KFORGE_PYTHON (python with torch; .venv's, else python3).
+#   KFORGE_PYTHON (python with torch; .venv's, else python3), CASES (a grep -E pattern of case
+#   names for kforge's evaluations, default all; PyTorch times every case).
 # Results under $OUT/attention: specs/, programs/ (start programs, plan logs), eval/<case>.json,
 #   torch.json, torch.log, summary.md, steps.txt.
 set -uo pipefail
@@ -30,6 +31,7 @@ mkdir -p "$O/specs" "$O/programs" "$O/eval"
 step specs 60 python3 "$R/bench/attention/make_specs.py" "$O/specs"
 for spec in "$O"/specs/attn_*.json; do
     n=$(basename "$spec" .json)
+    echo "$n" | grep -qE "${CASES:-.}" || continue
     # (the command's output into files; step's own line to the terminal and steps.txt)
     step "plan_$n" 120 sh -c 'exec "$@" > "$0" 2>&1' "$O/programs/$n.plan.log" \
         "$K" optimize "$spec" --device sim --rounds 0 --db "$O/plan.db"

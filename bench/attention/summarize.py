@@ -8,12 +8,13 @@ import json
 import os
 import sys
 
-# Predicted ratio kforge / best PyTorch backend (time), written before the first GPU run: a WMMA
-# kernel that keeps its output accumulator in shared memory and loads tiles with plain loads
-# reaches about a third of FlashAttention-2's tensor-core rate; f32 on the CUDA cores about half
-# of the efficient backend's (3xTF32 tensor cores there).
-PREDICTED = {"bf16": "2.5-4x slower (25-40% of flash)", "f16": "2.5-4x slower (25-40% of flash)",
-             "f32": "1.5-3x slower (CUDA cores vs efficient's tensor cores)"}
+# Predicted time ratio kforge / the best PyTorch backend, written before the first GPU run: WMMA
+# products with the scores and probabilities through shared memory and a scalar per-row softmax
+# reach about a third of FlashAttention-2's rate (flash ~300 TFLOP/s at d64 on an H100, kforge
+# ~80-120); masked cases against efficient (explicit masks: no flash); f32 as 3xTF32 WMMA against
+# efficient's f32 and math's cuBLAS f32 (TF32 off), about even.
+PREDICTED = {"bf16": "2.5-4x (25-40% of the best)", "f16": "2.5-4x (25-40% of the best)",
+             "f32": "0.7-1.5x"}
 
 
 def load(path):
@@ -37,9 +38,12 @@ def main(argv):
     for c in cases:
         n = c["name"]
         plan_path = os.path.join(d, "programs", n + ".kf")
-        plan = "attention" if os.path.exists(plan_path) and "attention(" in open(plan_path).read() \
-            else ("refused" if not os.path.exists(plan_path) or not os.path.getsize(plan_path)
-                  else "unfused")
+        if not os.path.exists(os.path.join(d, "programs", n + ".plan.log")):
+            plan = "not run (CASES)"
+        elif not os.path.exists(plan_path) or not os.path.getsize(plan_path):
+            plan = "refused"
+        else:
+            plan = "attention" if "attention(" in open(plan_path).read() else "unfused"
         ev = load(os.path.join(d, "eval", n + ".json"))
         gates = ev.get("status", "?") + (" (SIMULATED)" if ev.get("simulated") else "") \
             if ev else "-"
