@@ -104,7 +104,7 @@ for m in $MODES; do
     echo "$name rc=$rc ${wall}s: $(grep -c ' round [0-9]*:' "$D/$name.log") round lines, $(tail -1 "$D/$name.log" | cut -c1-120)" |
         tee -a "$D/log.txt"
 done
-python3 "$R/bench/search/allocation_table.py" --plot "$D/curves.png" --csv "$D/curves.csv" "$D" \
+python3 "$R/bench/search/allocation_table.py" --csv "$D/curves.csv" "$D" \
     > "$D/table.md" 2> "$D/table.err"
 echo "allocation_table rc=$? ($D/table.md)" | tee -a "$D/log.txt"
 cat "$D/table.md"

@@ -16,8 +16,10 @@ Comparison 1 is sol vs uniform on these; comparison 2 compares the final speedup
 problem (uniform, i.e. the built-in proposers, vs random and vs param: "at least as good" within
 1%) and their geomeans.
 
-usage: python3 bench/search/allocation_table.py [--csv FILE] [--plot FILE.png] DIR...
+usage: python3 bench/search/allocation_table.py [--csv FILE] DIR...
   DIR: folders holding runs.jsonl and the stores it names (several calls, modes and seeds)
+--csv writes the geomean curves as points; no plot here: kforge's report is the project's one
+plotting code (issue 30), and per-problem curves come from `kforge report --compare`.
 """
 import argparse
 import json
@@ -118,7 +120,6 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("--csv")
-    ap.add_argument("--plot")
     a = ap.parse_args(argv)
     tmp = tempfile.mkdtemp()
     suites = {}  # (mode, seed) -> dict
@@ -216,28 +217,6 @@ def main(argv):
             f.write("mode,seed,clock,t_s,geomean\n")
             for r in rows_csv:
                 f.write(f"{r[0]},{r[1]},{r[2]},{r[3]:.3f},{r[4]:.5f}\n")
-    if a.plot:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("(no matplotlib: no plot)", file=sys.stderr)
-            return 0
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-        for ax, clock, label in ((axes[0], "gpu", "GPU-seconds"), (axes[1], "wall", "wall seconds")):
-            for (m, sd), s in sorted(suites.items()):
-                pts = s[clock]
-                if pts:
-                    ax.step([t for t, _ in pts], [g for _, g in pts], where="post", label=f"{m} s{sd}")
-            ax.set_xlabel(label)
-            ax.set_ylabel("geomean speedup over the start programs")
-            ax.grid(alpha=0.3)
-            ax.legend()
-        sim = " (SIMULATED)" if any(s["simulated"] for s in suites.values()) else ""
-        fig.suptitle("best so far, geomean over the suite" + sim)
-        fig.tight_layout()
-        fig.savefig(a.plot, dpi=110)
     return 0
 
 
