@@ -67,7 +67,8 @@ json optimize_result(const search::SearchState& st) {
     }
     const search::TierCounts& n = st.counts;
     j["counts"] = {{"proposed", n.proposed}, {"compiled", n.compiled}, {"quick", n.quick},
-                   {"full", n.full}, {"invalid", n.invalid}, {"profiled", n.profiled}};
+                   {"full", n.full}, {"invalid", n.invalid}, {"profiled", n.profiled},
+                   {"compiles", n.compiles}, {"free", n.free}};
     return j;
 }
 
@@ -174,7 +175,9 @@ ToolResult optimize(Services& s, const json& args, CallContext& ctx) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const bool simulated = result && (*result)["simulated"].get<bool>();
     s.ledger().charge(simulated ? 0 : elapsed,
-                      result ? (*result)["counts"]["compiled"].get<int64_t>() : 0);
+                      // compiles paid (one per compile configuration), as --budget-compiles
+                      // counts them: a launch-knob variant or a program's second tier is free
+                      result ? (*result)["counts"]["compiles"].get<int64_t>() : 0);
     if (!result) return tool_error("optimize", outcome.message.empty() ? "the search did not start"
                                                                        : outcome.message);
     ToolResult tr;
