@@ -36,28 +36,8 @@ PHASE=${PHASE:-b120}
 mkdir -p "$W"
 
 # The 31 specs, made once per machine (kept in $W between device calls).
-make_specs() {
-    [ -f "$W/specs.ok" ] && return 0
-    rm -rf "$W/imported" "$W/specs" && mkdir -p "$W/imported" "$W/specs"
-    local s=$SECONDS
-    "$K" import kernelbench "$R"/examples/kernelbench/*.py -o "$W/imported" > "$W/import.log" 2>&1
-    echo "import rc=$? wall_s=$((SECONDS - s)) specs=$(ls "$W/imported" | wc -l)" >> "$O/steps.txt"
-    # a failed import may leave its spec for inspection: not part of the suite
-    grep '^FAILED:' "$W/import.log" | sed -n 's/.*(spec written to \(.*\.json\)).*/\1/p' |
-        while read -r f; do rm -f "$f"; done
-    local n=0 f
-    for f in "$W"/imported/*.json "$R"/problems/*.json; do
-        [ -f "$f" ] || continue
-        [ $n -ge "$N" ] && break
-        local b
-        b=$(basename "$f")
-        [ -e "$W/specs/$b" ] && continue
-        cp "$f" "$W/specs/$b"   # the spec only: the start program is synthesized
-        n=$((n + 1))
-    done
-    ls "$W/specs" > "$W/specs.txt"
-    touch "$W/specs.ok"
-}
+. "$R/bench/lib/suite_specs.sh"
+make_specs() { suite_specs "$K" "$R" "$W" "$N" "$O/steps.txt"; }
 
 # check LOG BUDGET LIMIT_S WALL_S RC: the phase's PASS/FAIL lines
 check() {
