@@ -16,7 +16,9 @@ suite_specs() {
     grep '^FAILED:' "$W/import.log" | sed -n 's/.*(spec written to \(.*\.json\)).*/\1/p' |
         while read -r f; do rm -f "$f"; done
     local n=0 f b
-    for f in "$W"/imported/*.json "$R"/problems/*.json; do
+    # examples in their numeric order (01, 02, ... 31, then 32 and up: 100 is not between 10
+    # and 11), so that examples added later do not change which problems a suite of N holds
+    for f in $(ls "$W"/imported/*.json 2>/dev/null | sort -V) "$R"/problems/*.json; do
         [ -f "$f" ] || continue
         [ $n -ge "$N" ] && break
         b=$(basename "$f")
