@@ -60,6 +60,7 @@ BaselineResult run_baselines(const BaselineRequest& a) {
         runs = std::move(*listed);
     }
     for (size_t i = 0; i < problems.size() && i < doc["results"].size(); ++i) {
+        report::add_baseline_stats(doc["results"][i]);
         if (a.latest_run) run_id = latest_run_of(runs, problems[i].name);
         auto stored = report::store_baseline(*store, problems[i], eval::shapes_key(problems[i]),
                                              doc["device"], doc, doc["results"][i], run_id);

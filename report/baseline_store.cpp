@@ -1,6 +1,9 @@
 // Storing PyTorch baseline measurements (report/baseline_store.h).
 #include "report/baseline_store.h"
 
+#include <vector>
+
+#include "common/stats.h"
 #include "problem/spec.h"
 #include "problem/work.h"
 #include "report/baseline.h"
@@ -116,6 +119,26 @@ Expected<StoredBaseline> store_baseline(Store& store, const Problem& problem,
     if (!ev) return ev.error();
     out.evaluation_id = *ev;
     return out;
+}
+
+void add_baseline_stats(nlohmann::json& result) {
+    if (!result.contains("modes") || !result["modes"].is_object()) return;
+    for (auto& [mode, m] : result["modes"].items()) {
+        if (!m.is_object() || !m.contains("samples_ns") || !m["samples_ns"].is_array()) continue;
+        std::vector<double> samples;
+        for (const auto& v : m["samples_ns"])
+            if (v.is_number()) samples.push_back(v.get<double>());
+        if (samples.empty()) continue;
+        const TimingStats s = timing_stats(samples);
+        m["stats"] = {{"n", s.count},
+                      {"median_ns", s.median_ns},
+                      {"p25_ns", s.q1_ns},
+                      {"p75_ns", s.q3_ns},
+                      {"iqr_ns", s.iqr_ns},
+                      {"min_ns", s.min_ns},
+                      {"max_ns", s.max_ns},
+                      {"ci95_median_ns", {s.ci95_low_ns, s.ci95_high_ns}}};
+    }
 }
 
 }  // namespace kforge::report

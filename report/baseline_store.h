@@ -32,4 +32,9 @@ Expected<StoredBaseline> store_baseline(Store& store, const Problem& problem,
                                         const nlohmann::json& result,
                                         std::optional<int64_t> run_id);
 
+// Fills each mode of `result` that has "samples_ns" with "stats" (n, median, quartiles, IQR,
+// min, max, the bootstrap 95% CI of the median) from kforge's one statistics implementation
+// (common/stats.h), as the evaluator's own timings get them; the Python side sends samples only.
+void add_baseline_stats(nlohmann::json& result);
+
 }  // namespace kforge::report

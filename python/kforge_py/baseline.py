@@ -1,7 +1,8 @@
 """`kforge baseline`: PyTorch eager and torch.compile times of problem specs on the GPU, with
 the timing protocol of kforge's evaluator: warm-up apart; then per iteration an L2 flush (a
-buffer of 2x L2 written) and CUDA events around the call alone; median of >= 50 samples with
-IQR and a bootstrap 95% CI of the median; SM/memory clocks per sample where pynvml is present.
+buffer of 2x L2 written) and CUDA events around the call alone; >= 50 samples (their median,
+IQR and bootstrap 95% CI of the median are computed by `kforge baseline` with kforge's one
+statistics implementation, common/stats.h); SM/memory clocks per sample where pynvml is present.
 fp32_strict problems (or --fp32-strict) run with TF32 off and float32 matmul precision
 "highest", and the settings are recorded. Prints one JSON document on stdout; `kforge
 baseline` stores it (report/baseline.h labels) and prints the summary.
@@ -23,18 +24,6 @@ DEFAULT_TOL = {"fp32_strict": 1e-4, "tf32": 5e-3, "bf16": 2e-2, "fp16": 1e-2}
 
 def log(msg):
     print(f"kforge baseline: {msg}", file=sys.stderr, flush=True)
-
-
-def sample_stats(samples_ns, seed=0, resamples=2000):
-    import numpy as np
-    x = np.asarray(samples_ns, dtype=np.float64)
-    p25, med, p75 = np.percentile(x, [25, 50, 75])
-    rng = np.random.default_rng(seed)
-    boots = np.median(rng.choice(x, size=(resamples, x.size), replace=True), axis=1)
-    lo, hi = np.percentile(boots, [2.5, 97.5])
-    return {"n": int(x.size), "median_ns": float(med), "p25_ns": float(p25),
-            "p75_ns": float(p75), "iqr_ns": float(p75 - p25), "min_ns": float(x.min()),
-            "max_ns": float(x.max()), "ci95_median_ns": [float(lo), float(hi)]}
 
 
 class Clocks:
@@ -210,7 +199,6 @@ def run_problem(torch, path, args, flush, clocks, timer):
                 samples, clk = time_mode(timer, fn, inputs, flush, args.iters, args.warmup, clocks)
                 entry["samples_ns"] = samples
                 entry["clocks"] = clk
-                entry["stats"] = sample_stats(samples)
             except Exception as e:  # a failed compile is a result for that mode
                 static = {k: v for k, v in entry.items() if k == "static_input_addresses"}
                 entry = {"status": "failed", "message": f"{type(e).__name__}: {e}"[:2000], **static}
