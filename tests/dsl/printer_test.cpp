@@ -185,9 +185,9 @@ TEST(ReferenceCard, ListsEveryKnobChainOpAndRowOpInFewLines) {
                                "`tma_ws`, `cooperative`", "32..1024, a multiple of 32"}) {
         EXPECT_NE(card.find(s), std::string::npos) << s;
     }
-    // five kernel kinds (pool joined in session 15) and the index/mask row ops: still one screen
-    // pair for an LLM's context
-    EXPECT_LE(std::count(card.begin(), card.end(), '\n'), 160);
+    // eight kernel kinds (pool joined in session 15; attention, copy and rnn in session 17: 178
+    // lines) and the index/mask row ops: still about one screen pair for an LLM's context
+    EXPECT_LE(std::count(card.begin(), card.end(), '\n'), 185);
 }
 
 // The examples in the card are valid programs.
