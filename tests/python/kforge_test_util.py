@@ -38,7 +38,8 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "94_slice_index", "95_cat_stack_split", "96_constant_pad", "97_expand_broadcast",
              "80_resnet_basic_blocks", "81_causal_attention", "82_shape_branch_shuffle",
              "83_multihead_attention_encoder", "84_lstm_two_layer",
-             "85_gru_bidirectional_batch_first"]
+             "85_gru_bidirectional_batch_first", "100_dense_cat_channels", "101_channel_shuffle",
+             "102_permute_gemm", "103_flatten_slice_linear"]
 
 
 def example(stem):

@@ -83,6 +83,8 @@ static CUresult f_cuGraphInstantiateWithFlags(CUgraphExec* e, CUgraph, unsigned 
 static CUresult f_cuGraphLaunch(CUgraphExec, CUstream) { return CUDA_SUCCESS; }
 static CUresult f_cuGraphExecDestroy(CUgraphExec) { return CUDA_SUCCESS; }
 static CUresult f_cuGraphDestroy(CUgraph) { return CUDA_SUCCESS; }
+static CUresult f_cuMemAllocHost(void** p, size_t b) { *p = malloc(b ? b : 1); return CUDA_SUCCESS; }
+static CUresult f_cuMemFreeHost(void* p) { free(p); return CUDA_SUCCESS; }
 
 // For the tests: launches and memsets so far; make a context current as a framework (torch) would.
 EXP unsigned long fake_cuda_launch_count(void) { return g_launches; }
@@ -102,7 +104,8 @@ static const Entry kTable[] = {
     E(cuMemsetD8Async), E(cuMemGetInfo), E(cuStreamCreate), E(cuStreamDestroy), E(cuStreamQuery),
     E(cuEventCreate), E(cuEventRecord), E(cuEventQuery), E(cuEventElapsedTime), E(cuEventDestroy),
     E(cuGetErrorName), E(cuGetErrorString), E(cuStreamBeginCapture), E(cuStreamEndCapture),
-    E(cuGraphInstantiateWithFlags), E(cuGraphLaunch), E(cuGraphExecDestroy), E(cuGraphDestroy)};
+    E(cuGraphInstantiateWithFlags), E(cuGraphLaunch), E(cuGraphExecDestroy), E(cuGraphDestroy),
+    E(cuMemAllocHost), E(cuMemFreeHost)};
 
 EXP CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t,
                                  CUdriverProcAddressQueryResult* status) {
