@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codegen/chain.h"
+#include "codegen/kernel_lowering.h"
 #include "codegen/launch_plan.h"
 
 namespace kforge::codegen {
@@ -74,6 +75,33 @@ inline std::string chain_init(const ChainCode& chain, const std::vector<std::str
     }
     for (size_t i = 0; i < sizes.size(); ++i) s += (i || !chain.params.empty() ? ", " : "") + sizes[i];
     return s + "};\n";
+}
+
+// A kernel body that takes `vec`-wide accesses where the chain's pointers allow them:
+// call(vec) when chain.aligned<vec>(), call(1) otherwise (vec 1: call(1) alone).
+template <class Call>
+std::string vec_dispatch(int vec, const Call& call) {
+    if (vec == 1) return "    " + call(1);
+    return "    if (chain.aligned<" + std::to_string(vec) + ">()) {\n        " + call(vec) +
+           "    } else {\n        " + call(1) + "    }\n";
+}
+
+// What a one-launch NVRTC kernel contributes: `header` (its kernels/*.cuh) and chain_ops.cuh
+// included before `source`, a 1-D grid of `blocks` CTAs of `threads`, the entry's params.
+inline KernelCode one_launch(const std::string& header, const std::string& source,
+                             const std::string& name, const std::string& symbol, int64_t blocks,
+                             int threads, const EntryParams& params) {
+    KernelCode code;
+    code.device_source =
+        "#include \"" + header + "\"\n#include \"kernels/chain_ops.cuh\"\n" + source;
+    KernelLaunch launch;
+    launch.name = name;
+    launch.symbol = symbol;
+    launch.grid = {unsigned(blocks), 1, 1};
+    launch.block = {unsigned(threads), 1, 1};
+    launch.params = params.plan_params();
+    code.launches.push_back(launch);
+    return code;
 }
 
 }  // namespace kforge::codegen

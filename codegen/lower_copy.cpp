@@ -184,26 +184,9 @@ Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& c
       << chain->definition << gather_source(g, ctypes, gtype)
       << "extern \"C\" __global__ void __launch_bounds__(" << cfg.threads << ") " << symbol
       << "(" << params.signature() << ") {\n"
-      << chain_init(*chain) << "    " << ginit;
-    if (vec == 1) {
-        s << "    " << call(1);
-    } else {
-        s << "    if (chain.aligned<" << vec << ">()) {\n        " << call(vec)
-          << "    } else {\n        " << call(1) << "    }\n";
-    }
-    s << "}\n";
-
-    KernelCode code;
-    code.device_source = "#include \"kernels/copy.cuh\"\n#include \"kernels/chain_ops.cuh\"\n" +
-                         s.str();
-    KernelLaunch launch;
-    launch.name = kernel.name;
-    launch.symbol = symbol;
-    launch.grid = {unsigned(blocks), 1, 1};
-    launch.block = {unsigned(cfg.threads), 1, 1};
-    launch.params = params.plan_params();
-    code.launches.push_back(launch);
-    return code;
+      << chain_init(*chain) << "    " << ginit << vec_dispatch(vec, call) << "}\n";
+    return one_launch("kernels/copy.cuh", s.str(), kernel.name, symbol, blocks, cfg.threads,
+                      params);
 }
 
 }  // namespace kforge::codegen

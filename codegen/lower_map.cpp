@@ -75,26 +75,9 @@ Expected<KernelCode> lower_map(const dsl::Kernel& kernel, const LowerContext& ct
     s << chain->definition;
     s << "extern \"C\" __global__ void __launch_bounds__(" << cfg.block << ") " << symbol << "("
       << params.signature() << ") {\n"
-      << chain_init(*chain);
-    if (vec == 1) {
-        s << "    " << call(1);
-    } else {
-        s << "    if (chain.aligned<" << vec << ">()) {\n        " << call(vec)
-          << "    } else {\n        " << call(1) << "    }\n";
-    }
-    s << "}\n";
-
-    KernelCode code;
-    code.device_source = "#include \"kernels/map.cuh\"\n#include \"kernels/chain_ops.cuh\"\n" +
-                         s.str();
-    KernelLaunch launch;
-    launch.name = kernel.name;
-    launch.symbol = symbol;
-    launch.grid = {unsigned(std::max<int64_t>(blocks, 1)), 1, 1};
-    launch.block = {unsigned(cfg.block), 1, 1};
-    launch.params = params.plan_params();
-    code.launches.push_back(launch);
-    return code;
+      << chain_init(*chain) << vec_dispatch(vec, call) << "}\n";
+    return one_launch("kernels/map.cuh", s.str(), kernel.name, symbol,
+                      std::max<int64_t>(blocks, 1), cfg.block, params);
 }
 
 }  // namespace kforge::codegen

@@ -114,18 +114,8 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
       << "    kforge::pool_outputs<" << geom << ", " << cfg.threads << ", " << cfg.items << ", "
       << cfg.lanes << ">(t_" << kernel.args[0].name << ", planes, chain);\n"
       << "}\n";
-
-    KernelCode code;
-    code.device_source = "#include \"kernels/pool.cuh\"\n#include \"kernels/chain_ops.cuh\"\n" +
-                         s.str();
-    KernelLaunch launch;
-    launch.name = kernel.name;
-    launch.symbol = symbol;
-    launch.grid = {unsigned(blocks), 1, 1};
-    launch.block = {unsigned(cfg.threads), 1, 1};
-    launch.params = params.plan_params();
-    code.launches.push_back(launch);
-    return code;
+    return one_launch("kernels/pool.cuh", s.str(), kernel.name, symbol, blocks, cfg.threads,
+                      params);
 }
 
 }  // namespace kforge::codegen
