@@ -68,6 +68,14 @@ inline std::string all_errors(const CheckResult& r) {
     return s;
 }
 
+// `r` refused, and one of its errors (warnings not counted) contains `fragment`.
+inline void expect_error_containing(const CheckResult& r, const std::string& fragment) {
+    ASSERT_FALSE(r.ok()) << "accepted";
+    std::string errors;
+    for (const auto& e : r.errors) errors += e.to_string() + "\n";
+    EXPECT_NE(errors.find(fragment), std::string::npos) << errors;
+}
+
 // Exactly one error, at `where`, whose message contains each of `parts`.
 inline void expect_one_error(const CheckResult& r, const std::string& where,
                              std::initializer_list<std::string_view> parts) {

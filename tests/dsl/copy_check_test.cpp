@@ -14,11 +14,10 @@
 #include "dsl/reference_card.h"
 #include "problem/spec.h"
 #include "sol/device.h"
+#include "tests/dsl/check_test_util.h"
 
 namespace kforge::dsl {
 namespace {
-
-DeviceLimits h200() { return device_limits(find_device("h200").value()); }
 
 const char* kSpec = R"({"name": "c", "dims": {"N": 2, "C1": 3, "C2": 5, "H": 4, "W": 6, "G": 2},
     "inputs": {"a": {"shape": ["N", "C1", "H", "W"], "dtype": "f32"},
@@ -30,12 +29,6 @@ const char* kSpec = R"({"name": "c", "dims": {"N": 2, "C1": 3, "C2": 5, "H": 4, 
               {"op": "slice", "inputs": ["a"], "output": "s", "axis": 3, "start": 1, "step": 2}],
     "outputs": ["y", "p", "f", "s"], "precision": {"policy": "fp32_strict"}})";
 
-Problem problem() {
-    auto p = parse_problem(kSpec, "c.json");
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
-    return p.ok() ? *p : Problem{};
-}
-
 const char* kGood = R"(program c for "c"
 kernel k0 = copy cat(a[N,C1,H,W], b[N,C2,H,W]) threads 128 vec 2
     { relu; store y[N,8,H,W] }
@@ -45,19 +38,11 @@ kernel k2 = copy reshape(b[N,C2,H,W]) { store f[N,C2_H_W] }
 kernel k3 = copy slice(a[N,C1,H,W]) vec 1 { store s[N,C1,H,3] }
 )";
 
-CheckResult check_text(const std::string& text) {
-    auto prog = parse_program(text, "c.kf");
-    EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
-    if (!prog.ok()) return {};
-    return check_program(*prog, problem(), h200(), {"c.kf", text});
-}
+CheckResult check_text(const std::string& text) { return testing::check_text(kSpec, text); }
 
 void expect_check_error(const std::string& text, const std::string& fragment) {
-    CheckResult r = check_text(text);
-    ASSERT_FALSE(r.ok()) << "accepted:\n" << text;
-    std::string all;
-    for (const auto& e : r.errors) all += e.to_string() + "\n";
-    EXPECT_NE(all.find(fragment), std::string::npos) << all;
+    SCOPED_TRACE(text);
+    testing::expect_error_containing(check_text(text), fragment);
 }
 
 std::string replaced(std::string s, const std::string& from, const std::string& to) {

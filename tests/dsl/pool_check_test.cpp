@@ -12,11 +12,10 @@
 #include "dsl/printer.h"
 #include "problem/spec.h"
 #include "sol/device.h"
+#include "tests/dsl/check_test_util.h"
 
 namespace kforge::dsl {
 namespace {
-
-DeviceLimits h200() { return device_limits(find_device("h200").value()); }
 
 const char* kSpec = R"({"name": "p", "dims": {"N": 4, "C": 8, "H": 20, "W": 18},
     "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"}},
@@ -26,12 +25,6 @@ const char* kSpec = R"({"name": "p", "dims": {"N": 4, "C": 8, "H": 20, "W": 18},
               {"op": "avg_pool", "inputs": ["x"], "output": "a", "kernel_size": 2}],
     "outputs": ["y", "a"], "precision": {"policy": "fp32_strict"}})";
 
-Problem problem() {
-    auto p = parse_problem(kSpec, "p.json");
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
-    return p.ok() ? *p : Problem{};
-}
-
 const char* kGood = R"(program p for "p"
 kernel k0 = pool max(x[N,C,H,W]) threads 128 items 2
     { relu; store y[N,C,Ho,Wo] }
@@ -39,19 +32,11 @@ kernel k1 = pool avg(x[N,C,H,W])
     { store a[N,C,Ho2,Wo2] }
 )";
 
-CheckResult check_text(const std::string& text) {
-    auto prog = parse_program(text, "p.kf");
-    EXPECT_TRUE(prog.ok()) << (prog.ok() ? "" : prog.error().to_string());
-    if (!prog.ok()) return {};
-    return check_program(*prog, problem(), h200(), {"p.kf", text});
-}
+CheckResult check_text(const std::string& text) { return testing::check_text(kSpec, text); }
 
 void expect_check_error(const std::string& text, const std::string& fragment) {
-    CheckResult r = check_text(text);
-    ASSERT_FALSE(r.ok()) << "accepted:\n" << text;
-    std::string all;
-    for (const auto& e : r.errors) all += e.to_string() + "\n";
-    EXPECT_NE(all.find(fragment), std::string::npos) << all;
+    SCOPED_TRACE(text);
+    testing::expect_error_containing(check_text(text), fragment);
 }
 
 void expect_parse_error(const std::string& text, const std::string& fragment) {
