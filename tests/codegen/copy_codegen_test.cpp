@@ -19,6 +19,7 @@
 #include "planner/plan.h"
 #include "problem/spec.h"
 #include "sol/device.h"
+#include "tests/codegen/kernel_checks.h"
 
 namespace kforge::codegen {
 namespace {
@@ -125,10 +126,7 @@ TEST(CopyCodegen, NvrtcCompilesEveryForm) {
         });
         auto low = lower_program(copies, s.problem, {});
         ASSERT_TRUE(low.ok()) << low.error().to_string();
-        auto cubin = compile::nvrtc_compile_cubin(low->cuda_source,
-                                                  compile::default_compile_options("sm_90a"));
-        EXPECT_TRUE(cubin.ok()) << (cubin.ok() ? "" : cubin.error().to_string()) << "\n"
-                                << low->cuda_source;
+        testing::expect_nvrtc_compiles(low->cuda_source);
     }
 }
 
@@ -139,12 +137,7 @@ TEST(CopySim, SeedsPassEveryGateOnTheSimulatedDevice) {
         Seeded s = seed(json);
         SCOPED_TRACE(s.problem.name);
         ASSERT_FALSE(s.program.kernels.empty());
-        eval::EvalRequest r;
-        r.problem = s.problem;
-        r.program_text = dsl::print_canonical(s.program);
-        r.tier = EvalTier::kFull;
-        eval::EvalReport rep = eval::evaluate(**device, r);
-        EXPECT_EQ(rep.status, EvalStatus::kPassed) << eval::to_json(rep).dump(2);
+        eval::EvalReport rep = testing::expect_full_tier_passes(**device, s.problem, s.program);
         EXPECT_GT(rep.stats.median_ns, 0);
     }
 }

@@ -17,6 +17,7 @@
 #include "planner/plan.h"
 #include "problem/spec.h"
 #include "sol/device.h"
+#include "tests/codegen/kernel_checks.h"
 
 namespace kforge::codegen {
 namespace {
@@ -102,10 +103,7 @@ TEST(PoolCodegen, NvrtcCompilesEveryForm) {
         ASSERT_TRUE(low.ok()) << low.error().to_string();
         if (std::string(c.op) == "adaptive_avg_pool")  // 9*30*22 taps an output
             EXPECT_NE(low->cuda_source.find(", 32>(t_x"), std::string::npos) << low->cuda_source;
-        auto cubin = compile::nvrtc_compile_cubin(low->cuda_source,
-                                                  compile::default_compile_options("sm_90a"));
-        EXPECT_TRUE(cubin.ok()) << (cubin.ok() ? "" : cubin.error().to_string()) << "\n"
-                                << low->cuda_source;
+        testing::expect_nvrtc_compiles(low->cuda_source);
     }
 }
 
@@ -116,12 +114,7 @@ TEST(PoolSim, SeedsPassEveryGateOnTheSimulatedDevice) {
         SCOPED_TRACE(std::string(c.op) + " " + c.shape + " " + c.dtype);
         Seeded s = seed(c);
         ASSERT_FALSE(s.program.kernels.empty());
-        eval::EvalRequest r;
-        r.problem = s.problem;
-        r.program_text = dsl::print_canonical(s.program);
-        r.tier = EvalTier::kFull;
-        eval::EvalReport rep = eval::evaluate(**device, r);
-        EXPECT_EQ(rep.status, EvalStatus::kPassed) << eval::to_json(rep).dump(2);
+        eval::EvalReport rep = testing::expect_full_tier_passes(**device, s.problem, s.program);
         EXPECT_GT(rep.stats.median_ns, 0);
     }
 }

@@ -18,6 +18,7 @@
 #include "planner/plan.h"
 #include "problem/spec.h"
 #include "sol/device.h"
+#include "tests/codegen/kernel_checks.h"
 #include "tests/reference/rnn_specs.h"
 
 namespace kforge::codegen {
@@ -83,10 +84,7 @@ TEST(RnnCodegen, NvrtcCompilesLstmAndGru) {
         ASSERT_FALSE(s.program.kernels.empty());
         auto low = lower_program(s.program, s.problem, {});
         ASSERT_TRUE(low.ok()) << low.error().to_string();
-        auto cubin = compile::nvrtc_compile_cubin(low->cuda_source,
-                                                  compile::default_compile_options("sm_90a"));
-        EXPECT_TRUE(cubin.ok()) << (cubin.ok() ? "" : cubin.error().to_string()) << "\n"
-                                << low->cuda_source;
+        testing::expect_nvrtc_compiles(low->cuda_source);
     }
 }
 
@@ -96,12 +94,7 @@ TEST(RnnSim, SeedsPassEveryGateOnTheSimulatedDevice) {
     for (const std::string& json : {kLstm, kGru}) {
         Seeded s = seed(json);
         ASSERT_FALSE(s.program.kernels.empty());
-        eval::EvalRequest r;
-        r.problem = s.problem;
-        r.program_text = dsl::print_canonical(s.program);
-        r.tier = EvalTier::kFull;
-        eval::EvalReport rep = eval::evaluate(**device, r);
-        EXPECT_EQ(rep.status, EvalStatus::kPassed) << eval::to_json(rep).dump(2);
+        testing::expect_full_tier_passes(**device, s.problem, s.program);
     }
 }
 
