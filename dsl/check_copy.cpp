@@ -92,9 +92,7 @@ const Op* copy_kernel_op(const Problem& problem, const Kernel& kn, Reporter& rep
         inputs.push_back(a.name);
     }
     head += ")";
-    std::string stored;
-    for (const ChainOp& c : kn.chain)
-        if (c.kind == ChainOpKind::kStore && c.tensor && stored.empty()) stored = c.tensor->name;
+    const std::string stored = first_store(kn);
     // a permute storing a tensor the problem lacks computes no problem op: a free permute
     const bool free = kn.copy_op == OpKind::kPermute && kn.args.size() == 1 &&
                       problem.find_tensor(stored) == nullptr;

@@ -122,6 +122,9 @@ int free_permute_node(ExprGraph& g, int x, const Kernel& kernel, Reporter& repor
 // "[M,N]" and "X[M,K]" for messages.
 std::string join_dims(const std::vector<std::string>& dims);
 std::string ref_text(const TensorRef& ref);
+// The tensor the kernel's first store writes ("" without one): which of several like ops of the
+// problem (pool, copy, rnn) the kernel computes.
+std::string first_store(const Kernel& kernel);
 
 // Where a knob was written (knob_locs), else the kernel's location.
 SourceLoc knob_loc(const Kernel& kernel, std::string_view knob);

@@ -21,9 +21,7 @@ std::vector<double> pool_params(const OpAttrs& a) {
 const Op* pool_kernel_op(const Problem& problem, const Kernel& kn, Reporter& rep) {
     const TensorRef& x = kn.args.at(0);
     const std::string head = "pool " + std::string(pool_word(kn.pool_op)) + "(" + ref_text(x) + ")";
-    std::string stored;
-    for (const ChainOp& c : kn.chain)
-        if (c.kind == ChainOpKind::kStore && c.tensor && stored.empty()) stored = c.tensor->name;
+    const std::string stored = first_store(kn);
     const Op* first = nullptr;
     std::string list;
     for (const Op& op : problem.ops) {

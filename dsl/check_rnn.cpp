@@ -1,6 +1,7 @@
 // dsl/check_rnn.h, and the rnn kernel's knobs (units, threads).
 #include "dsl/check_rnn.h"
 
+#include "dsl/check_internal.h"
 #include "dsl/knobs.h"
 #include "problem/rnn.h"
 
@@ -52,9 +53,7 @@ int rnn_node(ExprGraph& g, const std::vector<int>& in, const Op& op, const Probl
 }
 
 const Op* rnn_kernel_op(const Problem& problem, const Kernel& kn, Reporter& rep) {
-    std::string stored;
-    for (const ChainOp& c : kn.chain)
-        if (c.kind == ChainOpKind::kStore && c.tensor && stored.empty()) stored = c.tensor->name;
+    const std::string stored = first_store(kn);
     const Op* first = nullptr;
     std::string list;
     for (const Op& op : problem.ops) {

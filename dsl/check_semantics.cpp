@@ -18,6 +18,12 @@ std::string join_dims(const std::vector<std::string>& dims) {
 
 std::string ref_text(const TensorRef& ref) { return ref.name + join_dims(ref.dims); }
 
+std::string first_store(const Kernel& kernel) {
+    for (const ChainOp& c : kernel.chain)
+        if (c.kind == ChainOpKind::kStore && c.tensor) return c.tensor->name;
+    return "";
+}
+
 int64_t Sem::extent(const std::string& dim) const {
     auto it = problem.dims.find(dim);
     if (it != problem.dims.end()) return it->second;
