@@ -3,6 +3,8 @@
 #include "codegen/launch_plan.h"
 
 #include <array>
+
+#include "codegen/memory_plan.h"
 #include <utility>
 
 namespace kforge::codegen {
@@ -208,10 +210,44 @@ Expected<BufferDecl> buffer_from_json(const Json& j, const std::string& where) {
     if (!ws) return ws.error();
     b.zero_init = *zi;
     b.workspace = *ws;
+    auto offset = get_int(j, "offset", where, false, -1);
+    if (!offset) return offset.error();
+    if (*offset < -1) return bad(where + ".offset", "expected a byte offset >= 0");
+    b.offset = *offset;
     return b;
 }
 
+// "memory": the memory plan's totals, each optional (absent in plans older than the plan).
+Expected<MemoryTotals> memory_from_json(const Json& j) {
+    MemoryTotals m;
+    auto mm = member(j, "memory", "", false);
+    if (!mm) return mm.error();
+    if (!*mm) return m;
+    for (auto [key, value] : {std::pair{"alignment", &m.alignment},
+                              {"arena_bytes", &m.arena_bytes},
+                              {"unshared_bytes", &m.unshared_bytes},
+                              {"io_bytes", &m.io_bytes},
+                              {"peak_bytes", &m.peak_bytes}}) {
+        auto v = get_int(**mm, key, ".memory", false, *value);
+        if (!v) return v.error();
+        if (*v < 0) return bad(std::string(".memory.") + key, "expected bytes >= 0");
+        *value = *v;
+    }
+    if (m.alignment != kArenaAlignment)
+        return bad(".memory.alignment", "this kforge places buffers at " +
+                                            std::to_string(kArenaAlignment) + " bytes");
+    return m;
+}
+
 }  // namespace
+
+std::string_view to_string(LaunchMode m) { return m == LaunchMode::kGraph ? "graph" : "stream"; }
+
+Expected<LaunchMode> launch_mode_from_string(std::string_view s) {
+    if (s == "stream") return LaunchMode::kStream;
+    if (s == "graph") return LaunchMode::kGraph;
+    return make_error("", "unknown launch mode \"" + std::string(s) + "\"; expected stream or graph");
+}
 
 std::string_view to_string(ParamKind k) {
     for (const auto& [kind, name] : kParamKindNames)
@@ -241,8 +277,15 @@ nlohmann::ordered_json to_json(const LaunchPlan& plan) {
         jb["shape"] = b.shape;
         jb["zero_init"] = b.zero_init;
         jb["workspace"] = b.workspace;
+        if (b.offset >= 0) jb["offset"] = b.offset;
         j["buffers"].push_back(jb);
     }
+    j["memory"] = {{"alignment", plan.memory.alignment},
+                   {"arena_bytes", plan.memory.arena_bytes},
+                   {"unshared_bytes", plan.memory.unshared_bytes},
+                   {"io_bytes", plan.memory.io_bytes},
+                   {"peak_bytes", plan.memory.peak_bytes}};
+    j["launch_mode"] = std::string(to_string(plan.launch_mode));
     j["kernels"] = nlohmann::ordered_json::array();
     for (const auto& k : plan.kernels) {
         nlohmann::ordered_json jk;
@@ -318,6 +361,24 @@ Expected<LaunchPlan> launch_plan_from_json(const nlohmann::json& j) {
         auto k = launch_from_json((**kernels)[i], ".kernels[" + std::to_string(i) + "]");
         if (!k) return k.error();
         plan.kernels.push_back(*k);
+    }
+    auto memory = memory_from_json(j);
+    if (!memory) return memory.error();
+    plan.memory = *memory;
+    auto mode = get_string(j, "launch_mode", "", false, "stream");
+    if (!mode) return mode.error();
+    auto m = launch_mode_from_string(*mode);
+    if (!m) return bad(".launch_mode", m.error().message);
+    plan.launch_mode = *m;
+    // offsets: all or none (a plan older than the memory plan: placed here), and never aliased
+    size_t placed = 0;
+    for (const BufferDecl& b : plan.buffers) placed += b.offset >= 0 ? 1 : 0;
+    if (placed == 0) {
+        assign_arena_offsets(plan);
+    } else if (placed != plan.buffers.size()) {
+        return bad(".buffers", "some buffers have an offset and some do not");
+    } else if (Status s = check_memory_plan(plan); !s) {
+        return s.error();
     }
     return plan;
 }

@@ -73,7 +73,26 @@ struct BufferDecl {
     std::vector<int64_t> shape;
     bool zero_init = false;  // memset to zero before every launch sequence
     bool workspace = false;  // not a program tensor
+    // Byte offset in the plan's arena (codegen/memory_plan.h); -1: not placed (a plan built by
+    // hand; the launch path places it with assign_arena_offsets).
+    int64_t offset = -1;
 };
+
+// The memory plan's totals (codegen/memory_plan.h), plan.json "memory". Builder workspaces
+// (sized at launch by the param builders) come on top of the arena.
+struct MemoryTotals {
+    int64_t alignment = 256;
+    int64_t arena_bytes = 0;      // the plan buffers, shared where lifetimes allow
+    int64_t unshared_bytes = 0;   // the same buffers, each in its own space
+    int64_t io_bytes = 0;         // the problem's inputs (parameters included) and outputs
+    int64_t peak_bytes = 0;       // io_bytes + arena_bytes
+};
+
+// How the launch path issues the kernels: one launch each on the stream, or one CUDA graph
+// replaying them (chosen by measurement at evaluation: eval/, recorded for the export).
+enum class LaunchMode { kStream, kGraph };
+std::string_view to_string(LaunchMode m);
+Expected<LaunchMode> launch_mode_from_string(std::string_view s);
 
 struct LaunchPlan {
     int version = kLaunchPlanVersion;
@@ -85,6 +104,8 @@ struct LaunchPlan {
     int host_abi_version = KFORGE_HOST_ABI_VERSION;
     std::vector<BufferDecl> buffers;
     std::vector<KernelLaunch> kernels;  // in launch order, one stream, nothing in between
+    MemoryTotals memory;
+    LaunchMode launch_mode = LaunchMode::kStream;
 };
 
 nlohmann::ordered_json to_json(const LaunchPlan& plan);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "codegen/gemm_emit_common.h"
+#include "codegen/memory_plan.h"
 
 namespace kforge::codegen {
 namespace {
@@ -175,6 +176,7 @@ Expected<Lowered> lower_program(const dsl::Program& program, const Problem& prob
     out.plan.program_hash = options.program_hash;
     out.plan.source_file = options.source_file;
     if (out.has_host_code) out.plan.host_library = options.host_library;
+    plan_memory(out.plan, problem);  // 5. the buffers' arena (codegen/memory_plan.h)
     dump("plan", to_json(out.plan).dump(2));
     return out;
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/launch_plan.h"
+#include "codegen/memory_plan.h"
 
 namespace kforge::codegen {
 namespace {
@@ -36,6 +37,7 @@ LaunchPlan sample_plan() {
 
 TEST(LaunchPlan, JsonRoundTripIsIdentity) {
     LaunchPlan p = sample_plan();
+    assign_arena_offsets(p);  // a plan without offsets is placed on reading (memory_plan_test)
     auto j = to_json(p);
     auto back = launch_plan_from_json(nlohmann::json::parse(j.dump()));
     ASSERT_TRUE(back.ok()) << back.error().to_string();
