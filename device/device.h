@@ -108,6 +108,12 @@ struct TimingResult {
     TensorData audit_outputs;    // outputs after options.audit_iteration (empty if none)
     bool context_lost = false;   // sticky CUDA error: restart the worker
     std::string clock_note;      // e.g. "NVML unavailable: clocks not recorded"
+    // Per kernel of the program (dsl kernels, in the program's order; a kernel of several
+    // launches, e.g. conv2d's four, counts once): its median time. The CUDA device measures it
+    // in a short pass of its own after the whole-program samples (an event pair around each
+    // kernel's launches), the simulated device takes perfmodel/sim_model.h's per-kernel times.
+    // Empty when unknown. The whole-program samples stay the timed figure.
+    std::vector<double> kernel_times_ns;
 };
 
 class Device {

@@ -83,6 +83,8 @@ Status SimDevice::load(const Candidate& candidate) {
     fault_ = candidate.sim_fault;
     run_timeout_s_ = candidate.run_timeout_s;
     model_ns_ = model->time_ns;
+    kernel_model_ns_.clear();
+    for (const perfmodel::SimKernelTime& k : model->kernels) kernel_model_ns_.push_back(k.time_ns);
     sol_ns_ = model->time_sol_ns;
     noise_key_ = candidate.plan.program_hash.empty() ? dsl::program_hash(program_)
                                                      : candidate.plan.program_hash;
@@ -167,7 +169,10 @@ TimingResult SimDevice::time(const TimingOptions& options) {
                     seconds(options.max_seconds);
         return t;
     }
-    double base = model_ns_ * (fault_ == SimFault::kSlow ? kSimSlowFactor : 1.0);
+    const double slow = fault_ == SimFault::kSlow ? kSimSlowFactor : 1.0;
+    double base = model_ns_ * slow;
+    // the model's per-kernel times, noiseless (not raised to the SOL floor of the whole program)
+    for (double k : kernel_model_ns_) t.kernel_times_ns.push_back(k * slow);
     samples_taken_ += options.warmup_iterations;
     double total_ns = 0;
     for (int i = 0; i < options.iterations; ++i) {

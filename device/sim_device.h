@@ -12,6 +12,8 @@
 //   kSlow          model time x kSimSlowFactor
 //   kProcessCrash  run(): abort() (a worker that dies)
 //   kProcessHang   run(): never returns (a worker that stalls past every deadline)
+// time() reports the model's per-kernel times (TimingResult::kernel_times_ns, noiseless, x50
+// under kSlow, never raised to the whole program's SOL floor).
 // DeviceInfo.simulated is true and the name starts with "simulated".
 #pragma once
 
@@ -49,6 +51,7 @@ private:
     SimFault fault_ = SimFault::kNone;
     double run_timeout_s_ = 10.0;
     double model_ns_ = 0;
+    std::vector<double> kernel_model_ns_;  // per program kernel, launch overhead included
     double sol_ns_ = 0;  // the problem's T_sol on the same ceilings: no sample falls under it
     std::string noise_key_;
     int64_t samples_taken_ = 0;

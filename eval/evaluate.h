@@ -142,6 +142,10 @@ struct EvalReport {
     TimingStats stats;
     std::vector<TimingSample> baseline_samples;
     TimingStats baseline_stats;
+    // Per kernel of the program, in its kernel order: the median time (device/device.h
+    // TimingResult::kernel_times_ns; a median over the timing gate's chunks when interleaved).
+    // Empty when unknown (no timing, a device that cannot tell, a cached evaluation from before).
+    std::vector<double> kernel_times_ns;
     double flops = 0;                // problem/work.h count_work at the full shape
     double bytes = 0;                // bytes_fused
     std::string cuda_source;         // artefacts of the full-shape lowering (empty if none)

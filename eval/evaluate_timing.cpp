@@ -21,6 +21,21 @@ std::string us(double ns) {
 
 nlohmann::ordered_json stats_json(const TimingStats& s) { return to_json(s); }
 
+// The element-wise median of per-kernel times over several time() calls; empty when a call
+// had none or the calls disagree on the kernel count.
+std::vector<double> median_per_kernel(const std::vector<std::vector<double>>& runs) {
+    if (runs.empty() || runs.front().empty()) return {};
+    for (const auto& r : runs)
+        if (r.size() != runs.front().size()) return {};
+    std::vector<double> out;
+    for (size_t k = 0; k < runs.front().size(); ++k) {
+        std::vector<double> values;
+        for (const auto& r : runs) values.push_back(r[k]);
+        out.push_back(kforge::median(values));
+    }
+    return out;
+}
+
 }  // namespace
 
 bool Pipeline::ready_for_timing(Prepared& p, const std::string& gate) {
@@ -103,6 +118,7 @@ bool Pipeline::gate_timing() {
         base = prepare(request_.problem, *baseline_, "timing");
         if (!base) return false;
     }
+    std::vector<std::vector<double>> kernel_runs;  // the candidate's, one per time() call
     auto take = [&](Prepared* p, int iterations, int warmup,
                     std::vector<TimingSample>& into) -> bool {
         if (p && !ready_for_timing(*p, "timing")) return false;
@@ -116,6 +132,7 @@ bool Pipeline::gate_timing() {
             return fail("timing", t.status, t.message, evidence);
         }
         into.insert(into.end(), t.samples.begin(), t.samples.end());
+        if (&into == &report_.samples) kernel_runs.push_back(std::move(t.kernel_times_ns));
         return true;
     };
     if (!base) {
@@ -131,6 +148,7 @@ bool Pipeline::gate_timing() {
             if (!take(base.get(), n, warm, report_.baseline_samples)) return false;
         }
     }
+    report_.kernel_times_ns = median_per_kernel(kernel_runs);
     std::vector<double> times;
     for (const TimingSample& s : report_.samples) times.push_back(s.time_ns);
     report_.stats = timing_stats(times, 1000, request_.seed);

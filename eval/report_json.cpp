@@ -127,6 +127,13 @@ Expected<EvalReport> read_report(const nlohmann::json& j) {
     auto base = samples_from(j, "baseline_samples");
     if (!base) return base.error();
     r.baseline_samples = std::move(*base);
+    if (auto k = j.find("kernel_times_ns"); k != j.end() && !k->is_null()) {
+        if (!k->is_array()) return make_error("report.kernel_times_ns", "not an array");
+        for (const auto& e : *k) {
+            if (!e.is_number()) return make_error("report.kernel_times_ns", "not a number");
+            r.kernel_times_ns.push_back(e.get<double>());
+        }
+    }
     if (auto t = j.find("timing"); t != j.end()) r.stats = stats_from(*t);
     if (auto t = j.find("baseline_timing"); t != j.end()) r.baseline_stats = stats_from(*t);
     r.cuda_source = text_field(j, "cuda_source");
@@ -184,6 +191,7 @@ nlohmann::ordered_json to_json(const EvalReport& r, bool with_artefacts) {
             j["baseline_samples"] = samples_json(r.baseline_samples);
         }
     }
+    if (!r.kernel_times_ns.empty()) j["kernel_times_ns"] = r.kernel_times_ns;
     if (with_artefacts) {
         j["cuda_source"] = r.cuda_source;
         j["plan_json"] = r.plan_json;

@@ -6,6 +6,8 @@
 #include "eval/evaluate.h"
 #include "eval/reference_cache.h"
 #include "eval_fixture.h"
+#include "perfmodel/sim_model.h"
+#include "sol/calibration.h"
 #include "sol/device.h"
 #include "store/store.h"
 
@@ -124,6 +126,37 @@ TEST(SimEval, ReportSurvivesItsJsonForm) {
     EXPECT_EQ(back->device.name, r.device.name);
     EXPECT_FALSE(report_from_json(nlohmann::json::array()).ok());
     EXPECT_FALSE(report_from_json({{"status", "bogus"}}).ok());
+}
+
+// The per-kernel times (EvalReport::kernel_times_ns): one per program kernel, in its order, the
+// time model's own per-kernel figures (launch overhead included), through the JSON form.
+TEST(SimEval, TwoKernelProgramReportsATimePerKernel) {
+    auto device = sim();
+    EvalRequest req;  // the suite's own two-kernel program (gemm + row-wise softmax)
+    req.problem = testing::suite_problem("linear_softmax_bf16");
+    req.program_file = std::string(KFORGE_SOURCE_DIR) + "/problems/linear_softmax_bf16.kf";
+    req.program_text = testing::read_text(req.program_file);
+    EvalReport r = evaluate(*device, req);
+    ASSERT_EQ(r.status, EvalStatus::kPassed) << r.message;
+    ASSERT_EQ(r.kernel_times_ns.size(), 2u);
+    auto program = dsl::parse_program(req.program_text, "<test>");
+    ASSERT_TRUE(program.ok());
+    auto model = perfmodel::model_time(req.problem, *program,
+                                       effective_ceilings(*find_device("h200"), std::nullopt),
+                                       find_device("h200")->sm_count);
+    ASSERT_TRUE(model.ok());
+    for (size_t k = 0; k < 2; ++k) {
+        EXPECT_DOUBLE_EQ(r.kernel_times_ns[k], model->kernels[k].time_ns) << k;
+        EXPECT_GT(r.kernel_times_ns[k], perfmodel::kSimLaunchOverheadNs) << k;
+    }
+    auto back = report_from_json(to_json(r));
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(back->kernel_times_ns, r.kernel_times_ns);
+    auto bad = to_json(r);
+    bad["kernel_times_ns"] = "12";
+    EXPECT_FALSE(report_from_json(bad).ok());
+    bad["kernel_times_ns"] = nlohmann::json::array({1.0, "x"});
+    EXPECT_FALSE(report_from_json(bad).ok());
 }
 
 TEST(SimEval, GemmBf16PassesFullTier) {
