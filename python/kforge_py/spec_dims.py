@@ -154,7 +154,8 @@ def _apply(classes, op):
         dim_rules(classes, op)
     elif kind in SHAPE_OPS:
         union_axes(classes, op)
-    elif kind in ("add", "sub", "mul", "div"):  # broadcast from the right
+    elif kind in ("add", "sub", "mul", "div", "maximum", "minimum", "masked_fill", "where"):
+        # broadcast from the right (by value, a mask [L, L] would join every axis of size L)
         for t in ins:
             classes.positional(t, out)
     elif len(ins) == 1 and len(shapes.get(ins[0], ())) == len(shapes.get(out, ())):
