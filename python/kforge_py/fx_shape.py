@@ -550,6 +550,12 @@ def name_shape_attrs(op, shapes, axis_name, ops=()):
             if ints and not minus:
                 entries[ints[-1]] = -1
                 minus = True
+    # an axis the reshape keeps as it is, but which no dim names (split off upstream: a chunk
+    # of a sequence), as -1: the entry follows the sizes as the upstream split's -1 does
+    kept = [b[0] for a, b in groups if len(a) == 1 and len(b) == 1
+            and isinstance(entries[b[0]], int) and entries[b[0]] != 1]
+    if kept and not minus:
+        entries[kept[-1]] = -1
     return dict(op, shape=entries)
 
 
