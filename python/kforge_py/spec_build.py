@@ -199,11 +199,37 @@ def feeds(loaded, conv, inputs=None):
         if path.startswith(fx_fold.FOLD_PREFIX):  # computed from the model's buffers
             out[n] = fx_fold.eval_folded(conv.folded[n], loaded.model).detach().reshape(shape)
             continue
+        if path.startswith("_tensor_constant"):
+            out[n] = _made_constant(loaded, conv, path, shape).detach().reshape(shape)
+            continue
         attr = loaded.model
         for part in path.split("."):
             attr = getattr(attr, part)
         out[n] = attr.detach().reshape(shape)
     return out
+
+
+def _made_constant(loaded, conv, path, shape):
+    """A tensor forward() made from literals (a causal mask), as tracing `loaded` gives it: the
+    traced graph's where it holds values of that shape, else `loaded`'s own trace (`conv` may
+    come from a trace on the meta device, or of another load at the same sizes; tracing keeps
+    the constants it made on the model)."""
+    n = 1
+    for s in shape:
+        n *= s
+
+    def real(v):
+        return isinstance(v, torch.Tensor) and not v.is_meta and v.numel() == n
+
+    for owner in (conv.gm, loaded.model):
+        if real(getattr(owner, path, None)):
+            return getattr(owner, path)
+    trace(loaded.model, loaded.inputs, scalar_arguments(loaded.model, loaded.inputs))
+    v = getattr(loaded.model, path, None)
+    if not real(v):
+        raise Unsupported(f"the constant {path} that forward() makes could not be rebuilt "
+                          f"at shape {list(shape)}")
+    return v
 
 
 def tolerance(spec):
