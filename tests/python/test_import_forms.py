@@ -1,6 +1,6 @@
 """torch.einsum and torch.diag(v) @ B imported as the spec ops they equal
-(python/kforge_py/fx_forms.py): each form matches its module through the fp64 interpreter, and
-an equation or a diag the spec cannot write is refused by name."""
+(python/kforge_py/fx_forms.py, fx_einsum.py): each form matches its module through the fp64
+interpreter, and an equation or a diag the spec cannot write is refused by name."""
 import os
 import re
 import tempfile
@@ -96,23 +96,63 @@ class Einsum(unittest.TestCase):
                             self.assertEqual(op.get(t, False), want.get(t, False), got)
                 self.assertLess(worst, 1e-9, body)
 
-    def test_what_is_no_matmul_is_refused_with_the_equation(self):
+    def test_equations_with_permutes_reshapes_and_several_operands_match_pytorch(self):
+        # (body, inputs) -> ops the lowering must (and must not) use
+        for (body, inputs), must, must_not in [
+                (ein("ij,jk,kl->il", (2, 3), (3, 4), (4, 5)), {"matmul"}, set()),
+                (ein("i,j->ij", (4,), (5,)), {"mul"}, {"matmul"}),
+                (ein("bij,bj->bij", (2, 4, 5), (2, 5)), {"mul"}, {"matmul"}),
+                (ein("ijk,jkl->il", (2, 3, 4), (3, 4, 5)), {"matmul", "reshape"}, set()),
+                (ein("ij,j->i", (4, 5), (5,)), {"matmul"}, set()),
+                (ein("bij,bjk->ibk", (2, 3, 4), (2, 4, 5)), {"matmul", "permute"}, set()),
+                (ein("bij,jbk->bik", (2, 3, 4), (4, 2, 5)), {"matmul", "permute"}, set()),
+                (ein("bij,cjk->bcik", (2, 3, 4), (3, 4, 5)), {"matmul"}, set()),
+                (ein("ijk->kji", (2, 3, 4)), {"permute"}, {"matmul"}),
+                # a chunked scan's contractions: four and three operands, every index permuted
+                (ein("bclhn,bcshn,bhcls,bcshp->bclhp", (2, 2, 3, 2, 4), (2, 2, 3, 2, 4),
+                     (2, 2, 2, 3, 3), (2, 2, 3, 2, 5)), {"matmul", "mul", "permute"}, set()),
+                (ein("bclhn,bhcl,bclhp->bchpn", (2, 2, 3, 2, 4), (2, 2, 2, 3), (2, 2, 3, 2, 5)),
+                 {"matmul", "mul"}, set()),
+                # p, a second free index of B: a broadcast batch dim of the matmul, no split
+                (ein("bhzc,bchpn->bzhpn", (2, 2, 3, 3), (2, 3, 2, 4, 5)),
+                 {"matmul", "permute"}, {"reshape"})]:
+            with self.subTest(body):
+                spec, worst = spec_and_check(body, inputs)
+                ops = {o["op"] for o in spec["graph"]}
+                self.assertLessEqual(must, ops, spec["graph"])
+                self.assertFalse(must_not & ops, spec["graph"])
+                self.assertLess(worst, 1e-9, body)
+
+    def test_what_the_spec_cannot_write_is_refused_with_the_equation(self):
         for (body, inputs), pattern in [
-                (ein("ij,jk,kl->il", (2, 3), (3, 4), (4, 5)), "'ij,jk,kl->il' of 3 operands"),
                 (ein("ii->i", (4, 4)), "'ii->i' repeats an index"),
                 (ein("ij,jj->ij", (4, 4), (4, 4)), "'ij,jj->ij' repeats an index"),
-                (ein("i,j->ij", (4,), (5,)), "'i,j->ij' .*outer product"),
-                (ein("bij,bj->bij", (2, 4, 5), (2, 5)), "'bij,bj->bij' .*outer product"),
-                (ein("ijk,jkl->il", (2, 3, 4), (3, 4, 5)), "'ijk,jkl->il' contracts 2 indices"),
-                (ein("ij,j->i", (4, 5), (5,)), "'ij,j->i' .*rank 1"),
-                (ein("bij,bjk->ibk", (2, 3, 4), (2, 4, 5)), "'bij,bjk->ibk' orders its result"),
-                (ein("bij,jbk->bik", (2, 3, 4), (4, 2, 5)), "'bij,jbk->bik' contracts index j"),
-                (ein("bij,cjk->bcik", (2, 3, 4), (3, 4, 5)), "'bij,cjk->bcik' .*broadcast"),
-                (ein("ijk->kji", (2, 3, 4)), "'ijk->kji' permutes"),
+                (ein("ij,kj->ik", (4, 1), (3, 5)), "'ij,kj->ik' broadcasts a size-1 axis"),
                 (("return torch.einsum(A, [0, 1], B, [1, 2])",
                   ["torch.randn(4, 5)", "torch.randn(5, 6)"]), "sublist format")]:
             with self.subTest(body):
                 util.assert_build_refused(self, module_file(body, inputs), "kb_forms", pattern)
+
+
+class ChunkedScan(unittest.TestCase):
+    def test_a_chunked_scan_imports_checked_at_reduced_sizes(self):
+        # fixtures/networks/chunked_scan_einsum.py: einsums of four and three operands, a
+        # causal mask made in forward() (fed from the trace at the reduced sizes), the sequence
+        # split into chunks (an unnamed chunk axis kept through a reshape as -1), and a mask
+        # [chunk, chunk] broadcast against an axis of the same size as another dim
+        path = os.path.join(os.path.dirname(__file__), "fixtures", "networks",
+                            "chunked_scan_einsum.py")
+        with tempfile.TemporaryDirectory() as d:
+            r = util.kforge("import", "kernelbench", path, "-o", d)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("reduced sizes", r.stdout)
+            spec = util.load_json(os.path.join(d, "chunked_scan_einsum.json"))
+        ops = [o["op"] for o in spec["graph"]]
+        self.assertNotIn("einsum", ops)
+        self.assertGreaterEqual(ops.count("matmul"), 4, ops)
+        views = [o["shape"] for o in spec["graph"] if o["op"] == "reshape"]
+        # the chunk count is no dim (by value it was n_heads: the mask joined the axes of 4)
+        self.assertEqual(views[0], ["batch_size", -1, "chunk", "n_heads"], views)
 
 
 class DiagMatmul(unittest.TestCase):
