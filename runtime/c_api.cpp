@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
 
+#include "codegen/memory_plan.h"
 #include "runtime/launch.h"
+#include "runtime/launch_graph.h"
 #include "runtime/package.h"
 
 using kforge::Error;
@@ -36,12 +39,21 @@ struct kforge_rt_program {
     // prepared (param builders run) only for pointers not seen lately. More than one, because
     // a caller that keeps the previous call's output alive while the next is allocated (as
     // KernelBench's timing loop does) alternates between two output buffers.
+    // In graph mode (plan.json "launch_mode", chosen by measurement at evaluation) each binding
+    // also keeps its sequence as an executable CUDA graph for the stream it was captured on; an
+    // evicted binding's graph is updated in place (cuGraphExecUpdate) for the new pointers.
     struct Binding {
         std::vector<CUdeviceptr> key;
         std::vector<rt::PreparedLaunch> launches;
+        CUgraphExec graph = nullptr;
+        CUstream graph_stream = nullptr;
+        bool graph_current = false;  // graph holds this binding's launches on graph_stream
     };
     static constexpr size_t kBindings = 4;
     std::vector<Binding> bindings;
+    kforge::codegen::LaunchMode mode = kforge::codegen::LaunchMode::kStream;
+    std::string mode_note;                // why graph mode fell back to the stream
+    std::vector<CUgraphExec> retired;     // replaced graphs, destroyed at close (never in flight then)
 };
 
 namespace {
@@ -114,17 +126,18 @@ kforge_rt_status load_on_current_context(kforge_rt_program& p) {
     return KFORGE_RT_OK;
 }
 
-// Plan buffers, then builder workspaces, each 256-byte aligned, in one caller workspace.
+// The plan's arena (its buffers at the memory plan's offsets, codegen/memory_plan.h), then
+// builder workspaces, each 256-byte aligned, in one caller workspace.
 kforge_rt_status lay_out_workspace(kforge_rt_program& p) {
     const kforge::codegen::LaunchPlan& plan = p.package.plan;
-    uint64_t at = 0;
-    for (const kforge::codegen::BufferDecl& b : plan.buffers) {
-        uint64_t bytes = kforge::dtype_bytes(b.dtype);
-        for (int64_t d : b.shape) bytes *= static_cast<uint64_t>(d);
-        p.buffer_offsets[b.name] = at;
-        if (b.zero_init) p.zeroed.emplace_back(at, bytes);
-        at = align_up(at + std::max<uint64_t>(bytes, 1));
-    }
+    auto placed = rt::arena_pointers(plan, 0);
+    if (!placed) return fail(KFORGE_RT_BAD_PACKAGE, placed.error().to_string());
+    for (const auto& [name, offset] : *placed) p.buffer_offsets[name] = offset;
+    for (const kforge::codegen::BufferDecl& b : plan.buffers)
+        if (b.zero_init)
+            p.zeroed.emplace_back(static_cast<uint64_t>(b.offset),
+                                  std::max<uint64_t>(kforge::codegen::buffer_bytes(b), 1));
+    uint64_t at = align_up(static_cast<uint64_t>(plan.memory.arena_bytes));
     p.builder_offsets.assign(plan.kernels.size(), 0);
     for (size_t i = 0; i < plan.kernels.size(); ++i) {
         auto bytes = rt::builder_workspace_bytes(p.module, plan, i, p.dims, p.sm_count,
@@ -187,9 +200,46 @@ kforge_rt_status bind(kforge_rt_program& p, std::vector<CUdeviceptr> key,
     if (kforge_rt_status s = prepare(p, tensors, workspace, b.launches); s != KFORGE_RT_OK)
         return s;
     b.key = std::move(key);
-    if (bs.size() == kforge_rt_program::kBindings) bs.pop_back();
+    if (bs.size() == kforge_rt_program::kBindings) {
+        b.graph = bs.back().graph;  // updated for the new pointers at the next graph launch
+        bs.pop_back();
+    }
     bs.insert(bs.begin(), std::move(b));
     launches = &bs.front().launches;
+    return KFORGE_RT_OK;
+}
+
+// Graph mode: the binding's graph for `stream` launched, captured (or updated in place) first
+// when its pointers or its stream are new. Where the stream cannot be captured (the legacy
+// stream, a capture of the caller's) `launched` stays false for this call; a capture or an
+// instantiation that fails gives graph mode up for the program (kforge_rt_launch_mode says
+// why). Either way the caller then launches on the stream.
+kforge_rt_status launch_graph(kforge_rt_program& p, kforge_rt_program::Binding& b, CUstream stream,
+                              const std::function<rt::LaunchFailure()>& sequence, bool& launched) {
+    launched = false;
+    const rt::DriverApi& api = *p.api;
+    std::string why;
+    if (!rt::stream_can_capture(api, stream, why)) {
+        p.mode_note = why;
+        return KFORGE_RT_OK;
+    }
+    if (!b.graph_current || b.graph_stream != stream) {
+        auto g = rt::capture_graph(api, stream, sequence, b.graph);
+        if (!g) {
+            p.mode = kforge::codegen::LaunchMode::kStream;
+            p.mode_note = g.error().to_string();
+            return KFORGE_RT_OK;
+        }
+        if (b.graph && !g->updated) p.retired.push_back(b.graph);
+        b.graph = g->exec;
+        b.graph_stream = stream;
+        b.graph_current = true;
+    }
+    CUresult r = api.cuGraphLaunch(b.graph, stream);
+    if (r != CUDA_SUCCESS)
+        return fail(KFORGE_RT_CUDA_ERROR, "graph launch: " + rt::driver_error_string(api, r));
+    launched = true;
+    p.mode_note.clear();
     return KFORGE_RT_OK;
 }
 
@@ -234,6 +284,7 @@ kforge_rt_status kforge_rt_open(const char* dir, kforge_rt_program** out) {
     p->package = std::move(*package);
     p->api = *api;
     for (const auto& [name, value] : p->package.manifest.dims) p->dims.push_back(value);
+    p->mode = p->package.plan.launch_mode;
     kforge_rt_status s = load_on_current_context(*p);
     if (s == KFORGE_RT_OK) s = lay_out_workspace(*p);
     if (s != KFORGE_RT_OK) {
@@ -248,6 +299,9 @@ kforge_rt_status kforge_rt_open(const char* dir, kforge_rt_program** out) {
 
 void kforge_rt_close(kforge_rt_program* p) {
     if (!p) return;
+    for (const auto& b : p->bindings)
+        if (b.graph) p->api->cuGraphExecDestroy(b.graph);
+    for (CUgraphExec g : p->retired) p->api->cuGraphExecDestroy(g);
     rt::unload_module(*p->api, p->module);
     if (p->retained_primary) p->api->cuDevicePrimaryCtxRelease(p->device);
     delete p;
@@ -302,13 +356,39 @@ kforge_rt_status kforge_rt_launch(kforge_rt_program* p, void* stream, void* cons
     std::vector<rt::PreparedLaunch>* launches = nullptr;
     if (kforge_rt_status s = bind(*p, std::move(key), launches); s != KFORGE_RT_OK) return s;
     auto cu_stream = static_cast<CUstream>(stream);
-    for (const auto& [offset, bytes] : p->zeroed) {
-        CUresult r = api.cuMemsetD8Async(ws + offset, 0, bytes, cu_stream);
-        if (r != CUDA_SUCCESS)
-            return fail(KFORGE_RT_CUDA_ERROR, "workspace zeroing: " + rt::driver_error_string(api, r));
+    auto sequence = [&]() -> rt::LaunchFailure {
+        for (const auto& [offset, bytes] : p->zeroed) {
+            CUresult r = api.cuMemsetD8Async(ws + offset, 0, bytes, cu_stream);
+            if (r != CUDA_SUCCESS) return {r, "workspace zeroing"};
+        }
+        return rt::enqueue_launches(api, *launches, cu_stream);
+    };
+    if (p->mode == kforge::codegen::LaunchMode::kGraph) {
+        bool launched = false;
+        kforge_rt_status s = launch_graph(*p, p->bindings.front(), cu_stream, sequence, launched);
+        if (s != KFORGE_RT_OK || launched) return s;
     }
-    rt::LaunchFailure f = rt::enqueue_launches(api, *launches, cu_stream);
+    rt::LaunchFailure f = sequence();
     if (!f.ok()) return fail(KFORGE_RT_CUDA_ERROR, f.what + ": " + rt::driver_error_string(api, f.result));
+    return KFORGE_RT_OK;
+}
+
+const char* kforge_rt_launch_mode(const kforge_rt_program* p) {
+    if (!p) return "";
+    return p->mode == kforge::codegen::LaunchMode::kGraph ? "graph" : "stream";
+}
+
+const char* kforge_rt_launch_mode_note(const kforge_rt_program* p) {
+    return p ? p->mode_note.c_str() : "";
+}
+
+kforge_rt_status kforge_rt_set_launch_mode(kforge_rt_program* p, const char* mode) {
+    if (!p || !mode) return fail(KFORGE_RT_INVALID_ARGUMENT, "kforge_rt_set_launch_mode: NULL");
+    auto m = kforge::codegen::launch_mode_from_string(mode);
+    if (!m) return fail(KFORGE_RT_INVALID_ARGUMENT, "kforge_rt_set_launch_mode: " + m.error().message);
+    std::lock_guard<std::mutex> lock(p->mutex);
+    p->mode = *m;
+    p->mode_note.clear();
     return KFORGE_RT_OK;
 }
 

@@ -33,7 +33,7 @@ namespace kforge::runtime {
     X(cuStreamBeginCapture, 10010) X(cuStreamEndCapture, 10000)                             \
     X(cuGraphInstantiateWithFlags, 11040) X(cuGraphLaunch, 10000)                           \
     X(cuGraphExecDestroy, 10000) X(cuGraphDestroy, 10000) X(cuMemAllocHost, 3020)           \
-    X(cuMemFreeHost, 2000)
+    X(cuMemFreeHost, 2000) X(cuGraphExecUpdate, 12000) X(cuStreamIsCapturing, 10000)
 
 struct DriverApi {
 #define KFORGE_DRIVER_MEMBER(name, version) decltype(&::name) name = nullptr;

@@ -68,6 +68,17 @@ KFORGE_RT_API kforge_rt_status kforge_rt_launch(kforge_rt_program* program, void
                                   void* const* tensors, int32_t num_tensors, void* workspace,
                                   uint64_t workspace_bytes);
 
+/* How launches are issued: "graph" (the kernels as one CUDA graph, captured per stream and
+ * pointers, updated in place when they change; chosen at export by measurement, plan.json
+ * "launch_mode") or "stream" (one launch per kernel). A call on the legacy stream or on a stream
+ * the caller is capturing launches on the stream (the kernels join the caller's capture);
+ * a capture that fails makes the program "stream". The note says why the last call did not
+ * launch a graph ("" when it did or when the mode is "stream" from the start). */
+KFORGE_RT_API const char* kforge_rt_launch_mode(const kforge_rt_program* program);
+KFORGE_RT_API const char* kforge_rt_launch_mode_note(const kforge_rt_program* program);
+/* Overrides the plan's launch mode ("graph" or "stream"), e.g. to time both ways. */
+KFORGE_RT_API kforge_rt_status kforge_rt_set_launch_mode(kforge_rt_program* program, const char* mode);
+
 #ifdef __cplusplus
 }
 #endif

@@ -225,9 +225,24 @@ Expected<PreparedLaunch> prepare_launch(const DriverApi& api, const Module& modu
     return l;
 }
 
+Expected<std::vector<std::pair<std::string, CUdeviceptr>>> arena_pointers(
+    const codegen::LaunchPlan& plan, CUdeviceptr arena) {
+    std::vector<std::pair<std::string, CUdeviceptr>> out;
+    for (const codegen::BufferDecl& b : plan.buffers) {
+        if (b.offset < 0) return make_error("plan.buffers", b.name + " has no arena offset");
+        out.emplace_back(b.name, arena + static_cast<CUdeviceptr>(b.offset));
+    }
+    return out;
+}
+
 LaunchFailure enqueue_launches(const DriverApi& api, std::vector<PreparedLaunch>& launches,
-                               CUstream stream) {
-    for (PreparedLaunch& l : launches) {
+                               CUstream stream, const std::function<LaunchFailure(size_t)>& before) {
+    for (size_t i = 0; i < launches.size(); ++i) {
+        if (before) {
+            LaunchFailure f = before(i);
+            if (!f.ok()) return f;
+        }
+        PreparedLaunch& l = launches[i];
         CUlaunchConfig cfg = launch_config(l.grid, l.block, l.smem_bytes, stream);
         CUlaunchAttribute attr{};
         if (l.cluster[0] * l.cluster[1] * l.cluster[2] != 1) {

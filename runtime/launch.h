@@ -85,7 +85,16 @@ struct LaunchFailure {
     std::string what;  // "launch of k0"
     bool ok() const { return result == CUDA_SUCCESS; }
 };
+// `before`, when set, runs ahead of launch i on the same stream (the correctness run's poisoning
+// of the arena buffers first written there); a failure it returns stops the sequence.
 LaunchFailure enqueue_launches(const DriverApi& api, std::vector<PreparedLaunch>& launches,
-                               CUstream stream);
+                               CUstream stream,
+                               const std::function<LaunchFailure(size_t)>& before = {});
+
+// The plan's buffers at their arena offsets (codegen/memory_plan.h; every buffer placed, as
+// codegen::launch_plan_from_json and lowering leave them; an unplaced one is an Error) from the
+// arena's base `arena`.
+Expected<std::vector<std::pair<std::string, CUdeviceptr>>> arena_pointers(
+    const codegen::LaunchPlan& plan, CUdeviceptr arena);
 
 }  // namespace kforge::runtime
