@@ -80,6 +80,9 @@ struct TimingOptions {
     bool use_graph = false;      // capture the launch sequence in a CUDA graph
     double max_seconds = 10.0;   // stop measuring early past this much GPU time
     int audit_iteration = -1;    // >= 0: copy the outputs back after this timed iteration
+    // Also time each program kernel (TimingResult::kernel_times_ns); on the CUDA device a short
+    // pass of its own after the samples (device/cuda_device_time.cpp).
+    bool per_kernel = false;
 };
 
 struct TimingSample {

@@ -172,7 +172,8 @@ TimingResult SimDevice::time(const TimingOptions& options) {
     const double slow = fault_ == SimFault::kSlow ? kSimSlowFactor : 1.0;
     double base = model_ns_ * slow;
     // the model's per-kernel times, noiseless (not raised to the SOL floor of the whole program)
-    for (double k : kernel_model_ns_) t.kernel_times_ns.push_back(k * slow);
+    if (options.per_kernel)
+        for (double k : kernel_model_ns_) t.kernel_times_ns.push_back(k * slow);
     samples_taken_ += options.warmup_iterations;
     double total_ns = 0;
     for (int i = 0; i < options.iterations; ++i) {

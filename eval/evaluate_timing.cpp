@@ -108,6 +108,8 @@ bool Pipeline::gate_timing() {
     if (request_.timing_runs > 0) {
         options.warmup_iterations = 1;
         options.iterations = request_.timing_runs;
+    } else {
+        options.per_kernel = true;  // not under the profiler, which replays every launch
     }
     nlohmann::ordered_json evidence{{"warmup", options.warmup_iterations},
                                     {"iterations", options.iterations},
