@@ -15,7 +15,9 @@
 namespace kforge::dsl::detail {
 
 inline constexpr int kMaxDims = 8;
-inline constexpr int kMaxKernels = 64;
+// A whole network's program (KernelBench Level 3: a DenseNet-201 is over a thousand kernels) fits;
+// the bound only stops a runaway program text.
+inline constexpr int kMaxKernels = 4096;
 inline constexpr int kMaxChainOps = 256;
 
 class Parser {
