@@ -178,6 +178,7 @@ ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget) {
             break;
         case OpKind::kSum: case OpKind::kMean: case OpKind::kMax: case OpKind::kMin:
         case OpKind::kProd: case OpKind::kArgmax: case OpKind::kArgmin:
+            if (is_unit_reduction(problem, op)) break;  // over extent 1: its input's value
             v = g.apply("reduce_" + std::string(to_string(op.kind)), {in[0]}, {},
                         {axis_dim(op, problem)}, true, o);
             break;

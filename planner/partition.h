@@ -164,6 +164,7 @@ struct Planner {
     Status add_pool(const Op& op);              // plan_pool.cpp
     Status add_map(const Op& op);               // plan_map.cpp
     Status add_shape(const Op& op);             // plan_view.cpp
+    Status add_rank_view(const Op& op);         // plan_view.cpp: a view of op's input
     int max_bytes(const dsl::Kernel& kn) const; // plan_map.cpp
 };
 

@@ -5,6 +5,7 @@
 
 #include "planner/knobs.h"
 #include "planner/partition.h"
+#include "problem/shape_ops.h"
 
 namespace kforge::planner::detail {
 namespace {
@@ -51,6 +52,7 @@ Status Planner::add_rowwise(const Op& op, const Prologue* pre) {
     if (rank == 0) return not_expressible(op, "a scalar input");
     const size_t axis = static_cast<size_t>(op.attrs.axis < 0 ? op.attrs.axis + int64_t(rank)
                                                               : op.attrs.axis);
+    if (!pre && is_unit_reduction(p, op)) return add_rank_view(op);  // the value itself
     const bool norm = op.kind == OpKind::kLayerNorm || op.kind == OpKind::kRmsNorm;
     const bool group = op.kind == OpKind::kGroupNorm;
     const bool softmax = op.kind == OpKind::kSoftmax || op.kind == OpKind::kLogSoftmax ||

@@ -202,6 +202,59 @@ Status add_rowwise_transposed(Planner& pl, const Op& op, size_t axis) {
     return Ok{};
 }
 
+// A view of its input (a rank view: problem/shape_ops.h is_rank_view, or a reduction over an
+// axis of extent 1): element-wise readers read the input under its own dims; a problem output,
+// or a view that a reader with an axis or a layout reads, is written by a copy (map) kernel.
+Status Planner::add_rank_view(const Op& op) {
+    const dsl::TensorRef src = ref(op.inputs[0]);  // itself folded where it is a view
+    // element-wise readers broadcast by dim names; a reader with an axis, a layout or a
+    // window (a norm, a reduction, a GEMM, a pool) counts the view's own axes: it reads a copy
+    bool elementwise_readers = true;
+    for (size_t r : readers.at(op.output)) {
+        const Op& reader = p.ops[r];
+        elementwise_readers = elementwise_readers &&
+                              (op_class(reader.kind) == OpClass::kElementwise ||
+                               is_rank_view(p, reader));  // a view of a view folds too
+    }
+    // under the output's own dims (a reduction over an axis of extent 1 keeping it) any reader
+    // reads the input in its place
+    const bool same_dims = src.dims == dims_of(tensor(op.output));
+    if (is_output(op.output) || !(elementwise_readers || same_dims)) {  // a copy kernel writes it
+        if (!is_output(op.output) && copies_read_all(*this, op.output, src.name)) {
+            views[op.output] = src;  // the copies that read it index through the view
+            available.insert(op.output);
+            stored_dtype[op.output] = dtype_of(src.name);
+            return Ok{};
+        }
+        if (op.kind == OpKind::kReshape && store_reshaped(*this, op)) return Ok{};
+        if (op.kind == OpKind::kReshape && named(src.dims) != named(dims_of(tensor(op.output))))
+            return add_copy_kernel(*this, op);  // dims of extent 1 by name: a copy kernel
+        if (op.kind == OpKind::kExpand && named(src.dims) != named(dims_of(tensor(op.output)))) {
+            return not_expressible(op, "an expand that is a problem output or read by other "
+                                       "than an element-wise op (a broadcast copy); only "
+                                       "element-wise readers can broadcast it");
+        }
+        dsl::Kernel kn;
+        kn.kind = dsl::KernelKind::kMap;
+        kn.args = {src};
+        DType value = DType::kF32;
+        if (auto st = emit_store(kn, value, op.output, op); !st) return st;
+        const Tensor& y = tensor(op.output);
+        PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + " (copy)"};
+        for (const auto& c : map_candidates(y.numel(), y.shape.empty() ? 1 : y.shape.back(),
+                                            max_bytes(kn), limits)) {
+            kn.map = c;
+            pk.candidates.push_back(kn);
+        }
+        kernels.push_back(std::move(pk));
+        return Ok{};
+    }
+    views[op.output] = src;
+    available.insert(op.output);
+    stored_dtype[op.output] = dtype_of(src.name);
+    return Ok{};
+}
+
 Status Planner::add_shape(const Op& op) {
     if (op.kind == OpKind::kSlice) {  // the head of an exclusive scan: slice -> scan -> pad
         for (size_t s : readers.at(op.output)) {
@@ -213,52 +266,7 @@ Status Planner::add_shape(const Op& op) {
             }
         }
     }
-    if (is_rank_view(p, op)) {
-        const dsl::TensorRef src = ref(op.inputs[0]);  // itself folded where it is a view
-        // element-wise readers broadcast by dim names; a reader with an axis, a layout or a
-        // window (a norm, a reduction, a GEMM, a pool) counts the view's own axes: it reads a copy
-        bool elementwise_readers = true;
-        for (size_t r : readers.at(op.output)) {
-            const Op& reader = p.ops[r];
-            elementwise_readers = elementwise_readers &&
-                                  (op_class(reader.kind) == OpClass::kElementwise ||
-                                   is_rank_view(p, reader));  // a view of a view folds too
-        }
-        if (is_output(op.output) || !elementwise_readers) {  // a copy kernel writes it
-            if (!is_output(op.output) && copies_read_all(*this, op.output, src.name)) {
-                views[op.output] = src;  // the copies that read it index through the view
-                available.insert(op.output);
-                stored_dtype[op.output] = dtype_of(src.name);
-                return Ok{};
-            }
-            if (op.kind == OpKind::kReshape && store_reshaped(*this, op)) return Ok{};
-            if (op.kind == OpKind::kReshape && named(src.dims) != named(dims_of(tensor(op.output))))
-                return add_copy_kernel(*this, op);  // dims of extent 1 by name: a copy kernel
-            if (op.kind == OpKind::kExpand && named(src.dims) != named(dims_of(tensor(op.output)))) {
-                return not_expressible(op, "an expand that is a problem output or read by other "
-                                           "than an element-wise op (a broadcast copy); only "
-                                           "element-wise readers can broadcast it");
-            }
-            dsl::Kernel kn;
-            kn.kind = dsl::KernelKind::kMap;
-            kn.args = {src};
-            DType value = DType::kF32;
-            if (auto st = emit_store(kn, value, op.output, op); !st) return st;
-            const Tensor& y = tensor(op.output);
-            PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + " (copy)"};
-            for (const auto& c : map_candidates(y.numel(), y.shape.empty() ? 1 : y.shape.back(),
-                                                max_bytes(kn), limits)) {
-                kn.map = c;
-                pk.candidates.push_back(kn);
-            }
-            kernels.push_back(std::move(pk));
-            return Ok{};
-        }
-        views[op.output] = src;
-        available.insert(op.output);
-        stored_dtype[op.output] = dtype_of(src.name);
-        return Ok{};
-    }
+    if (is_rank_view(p, op)) return add_rank_view(op);
     if (op.kind == OpKind::kReshape && store_reshaped(*this, op)) return Ok{};
     if (op.kind == OpKind::kReshape && !is_output(op.output)) {
         // read through by the copy kernels of its readers (each indexes the buffer by the

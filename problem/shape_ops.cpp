@@ -603,6 +603,19 @@ bool is_rank_view(const Problem& p, const Op& op) {
     return true;
 }
 
+bool is_unit_reduction(const Problem& p, const Op& op) {
+    if (op.kind != OpKind::kSum && op.kind != OpKind::kMean && op.kind != OpKind::kMax &&
+        op.kind != OpKind::kMin && op.kind != OpKind::kProd)
+        return false;
+    const Tensor* x = p.find_tensor(op.inputs[0]);
+    if (!x || x->shape.empty()) return false;
+    const int64_t rank = static_cast<int64_t>(x->shape.size());
+    const int64_t axis = op.attrs.axis < 0 ? op.attrs.axis + rank : op.attrs.axis;
+    if (axis < 0 || axis >= rank) return false;
+    const size_t a = static_cast<size_t>(axis);
+    return x->shape[a] == 1 && (a >= x->dim_names.size() || x->dim_names[a].empty());
+}
+
 std::optional<Op> exclusive_scan_of(const Problem& p, const Op& pad) {
     if (pad.kind != OpKind::kPad) return std::nullopt;
     const Op* scan = p.producer(pad.inputs[0]);

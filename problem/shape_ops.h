@@ -59,6 +59,10 @@ SliceRange slice_range(const OpAttrs& a, int64_t extent);
 // axes of size 1): the value is the input's, read through broadcasting by dim names.
 bool is_rank_view(const Problem& p, const Op& op);
 
+// Whether `op` is a sum / mean / max / min / prod over an axis of extent 1 that no dim name
+// re-binds: the value is its input's, one element per row (a view, as a rank view is).
+bool is_unit_reduction(const Problem& p, const Op& op);
+
 // An exclusive scan written with shape ops, as KernelBench writes it: pad(cumsum(slice(x, a, 0,
 // -1), a), one 0 before on a) (cumprod: a 1; reverse: the slice from 1, a reverse scan, the pad
 // after). Returns that scan of x with `exclusive` set (inputs {x}, output the pad's, the pad's

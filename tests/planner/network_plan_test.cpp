@@ -1,0 +1,86 @@
+// Constructs of whole networks (KernelBench Level 3, issue 26) through the planner, the checker
+// and the lowering: a reduction over an axis of extent 1 (a batch-statistics norm after a global
+// pool, whose [N, C, 1, 1] value repeats the dim 1) is its input's value, planned as a view.
+// Each plan passes the gated pipeline on the simulated device (a labelled test double: the fp64
+// interpreter plus the time model).
+#include <gtest/gtest.h>
+
+#include "dsl/check.h"
+#include "dsl/parser.h"
+#include "eval/evaluator.h"
+#include "planner/plan.h"
+#include "problem/spec.h"
+#include "tests/planner/seed_checks.h"
+
+namespace kforge {
+namespace {
+
+using seedtest::has;
+using seedtest::h200;
+using seedtest::kernels;
+using seedtest::problem_of;
+using seedtest::seed_checked;
+
+// The mean over H and W of x[B, C, 1, 1] (two reductions of one element each), then over the
+// batch; x minus it, a max over the last axis (dropped) and a sum over H (dropped) as outputs.
+Problem unit_reductions() {
+    return problem_of(R"({"name": "unitred", "dims": {"B": 4, "C": 24},
+        "inputs": {"x": {"shape": ["B", "C", 1, 1], "dtype": "f32"}},
+        "graph": [{"op": "mean", "inputs": ["x"], "output": "m3", "axis": 3, "keepdim": true},
+                  {"op": "mean", "inputs": ["m3"], "output": "m2", "axis": 2, "keepdim": true},
+                  {"op": "mean", "inputs": ["m2"], "output": "m0", "axis": 0, "keepdim": true},
+                  {"op": "sub", "inputs": ["x", "m0"], "output": "d"},
+                  {"op": "max", "inputs": ["d"], "output": "s", "axis": -1, "keepdim": false},
+                  {"op": "relu", "inputs": ["s"], "output": "y"},
+                  {"op": "sum", "inputs": ["d"], "output": "z", "axis": 2, "keepdim": false}],
+        "outputs": ["y", "z"], "precision": {"policy": "fp32_strict"}})");
+}
+
+TEST(NetworkPlan, AReductionOverAnAxisOfExtentOneIsAView) {
+    const Problem p = unit_reductions();
+    const std::string text = seed_checked(p);
+    // the batch mean reads x itself; the relu reads d through the dropped axis; the sum that is
+    // an output is a copy (map) kernel
+    EXPECT_EQ(kernels(text), 4u) << text;
+    EXPECT_TRUE(has(text, "rowwise mean(x[B,C,1,1]) over B")) << text;
+    EXPECT_FALSE(has(text, "m3[")) << text;
+    EXPECT_FALSE(has(text, "m2[")) << text;
+    EXPECT_FALSE(has(text, "store s[")) << text;
+}
+
+TEST(NetworkPlan, TheCheckerReadsAUnitReductionAsItsInput) {
+    const Problem p = unit_reductions();
+    // the max and the sum over one element read d itself: accepted; one more add: refused
+    const std::string right = R"(program ok for "unitred"
+kernel k0 = rowwise mean(x[B,C,1,1]) over B { store m0[1,C,1,1] }
+kernel k1 = map(x[B,C,1,1]) { sub m0[1,C,1,1]; store d[B,C,1,1] }
+kernel k2 = map(d[B,C,1,1]) { relu; store y[B,C,1] }
+kernel k3 = map(d[B,C,1,1]) { store z[B,C,1] }
+)";
+    auto ok = dsl::parse_program(right, "ok.kf");
+    ASSERT_TRUE(ok.ok()) << ok.error().to_string();
+    auto res = dsl::check_program(*ok, p, h200(), {"ok.kf", right});
+    EXPECT_TRUE(res.ok()) << (res.ok() ? "" : res.errors.front().to_string());
+    std::string wrong = right;
+    wrong.replace(wrong.find("relu;"), 5, "relu; add 1;");
+    auto parsed = dsl::parse_program(wrong, "bad.kf");
+    ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+    EXPECT_FALSE(dsl::check_program(*parsed, p, h200(), {"bad.kf", wrong}).ok());
+}
+
+TEST(NetworkPlan, PlansPassTheSimulatedPipeline) {
+    auto device = eval::make_sim_device("h200");
+    ASSERT_TRUE(device.ok()) << device.error().to_string();
+    eval::InProcessEvaluator evaluator(**device);
+    for (const Problem& p : {unit_reductions()}) {
+        eval::EvalRequest req;
+        req.problem = p;
+        req.program_text = seed_checked(p);
+        eval::EvalReport r = eval::evaluate(evaluator, req);
+        EXPECT_EQ(r.status, EvalStatus::kPassed) << p.name << ": " << r.message;
+        EXPECT_TRUE(r.simulated);
+    }
+}
+
+}  // namespace
+}  // namespace kforge
