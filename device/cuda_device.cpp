@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "codegen/memory_plan.h"
 #include "common/parallel.h"
 #include "sol/device.h"
 
@@ -160,6 +161,30 @@ Status CudaDevice::alloc(const std::string& name, DType dtype, int64_t numel, bo
     return Ok{};
 }
 
+// One allocation for the plan's buffers at the memory plan's offsets (a plan built without
+// them, by hand, is placed here), each buffer a view into it.
+Status CudaDevice::alloc_arena(const codegen::LaunchPlan& candidate_plan) {
+    codegen::LaunchPlan plan = candidate_plan;
+    bool placed = std::all_of(plan.buffers.begin(), plan.buffers.end(),
+                              [](const codegen::BufferDecl& b) { return b.offset >= 0; });
+    if (!placed) codegen::assign_arena_offsets(plan);
+    if (Status s = codegen::check_memory_plan(plan); !s) return s;
+    KFORGE_DRV(cuMemAlloc(&arena_, static_cast<size_t>(std::max<int64_t>(plan.memory.arena_bytes, 16))));
+    auto pointers = runtime::arena_pointers(plan, arena_);
+    if (!pointers) return pointers.error();
+    const std::vector<codegen::BufferLifetime> life = codegen::buffer_lifetimes(plan);
+    first_written_.assign(plan.kernels.size(), {});
+    for (size_t i = 0; i < plan.buffers.size(); ++i) {
+        const codegen::BufferDecl& b = plan.buffers[i];
+        int64_t n = 1;
+        for (int64_t d : b.shape) n *= d;
+        buffers_[b.name] = Buffer{(*pointers)[i].second, b.dtype, n, b.zero_init, !b.zero_init, true};
+        if (!b.zero_init && life[i].first_launch < first_written_.size())
+            first_written_[life[i].first_launch].push_back(b.name);
+    }
+    return Ok{};
+}
+
 Status CudaDevice::load(const Candidate& c) {
     unload();
     if (!c.problem) return make_error("cuda device", "the candidate has no problem");
@@ -180,16 +205,16 @@ Status CudaDevice::load(const Candidate& c) {
         Status s = alloc(t.name, t.dtype, t.numel(), false, t.role == TensorRole::kOutput);
         if (!s) return s;
     }
-    for (const codegen::BufferDecl& b : c.plan.buffers) {
-        int64_t n = 1;
-        for (int64_t d : b.shape) n *= d;
-        Status s = alloc(b.name, b.dtype, n, b.zero_init, !b.zero_init);
-        if (!s) return s;
-    }
+    if (Status s = alloc_arena(c.plan); !s) return s;
     auto module = runtime::load_module(*api_, c.plan, image, c.host_library_path);
     if (!module) return module.error();
     module_ = std::move(*module);
     if (Status s = prepare_launches(c.plan); !s) return s;
+    std::vector<std::string> launch_names, program_kernels;
+    for (const codegen::KernelLaunch& l : c.plan.kernels) launch_names.push_back(l.name);
+    if (c.program)
+        for (const dsl::Kernel& k : c.program->kernels) program_kernels.push_back(k.name);
+    kernel_groups_ = group_launches(launch_names, program_kernels);
     loaded_ = true;
     return Ok{};
 }

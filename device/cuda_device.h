@@ -1,10 +1,12 @@
 // The CUDA device (device/device.h) on one GPU, through the driver API only (device/cuda_driver.h):
-// load() allocates the problem's inputs, params and outputs plus the plan's buffers and loads
+// load() allocates the problem's inputs, params and outputs plus the plan's buffers (one arena at
+// the memory plan's offsets, codegen/memory_plan.h) and loads
 // and prepares the candidate through the runtime's launch path (runtime/launch.h, the one
 // exported programs use too: the cubin, each launch's function, the host library's param
 // builders with a workspace allocated here on request). run() copies inputs in (converted to the
 // device dtype, f32/f16/bf16 with round-to-nearest-even), poisons outputs and intermediates with
-// 0xFF bytes (NaN in every float format), zeroes zero_init buffers and builder workspaces, issues
+// 0xFF bytes (NaN in every float format; an arena buffer just before the launch that first
+// writes it), zeroes zero_init buffers and builder workspaces, issues
 // the launches with cuLaunchKernelEx (cluster attribute where cluster != 1), polls the stream
 // against Candidate::run_timeout_s (never blocks forever: kTimedOut) and copies outputs back.
 // time(): see device/cuda_device_time.cpp. Driver failures map through classify_driver_error().
@@ -20,6 +22,7 @@
 
 #include "device/cuda_driver.h"
 #include "device/device.h"
+#include "device/kernel_times.h"
 #include "device/nvml_sampler.h"
 #include "runtime/launch.h"
 
@@ -55,6 +58,7 @@ private:
         int64_t numel = 0;
         bool zero_init = false;
         bool poison = false;  // outputs and intermediates
+        bool in_arena = false;  // a plan buffer at its offset in arena_ (not freed alone)
         int64_t bytes() const { return numel * dtype_bytes(dtype); }
     };
     struct Failure {
@@ -67,12 +71,15 @@ private:
     CudaDevice(const DriverApi* api, CUdevice dev, CUcontext ctx, DeviceInfo info);
     Failure fail(CUresult r, const std::string& what);
     Status alloc(const std::string& name, DType dtype, int64_t numel, bool zero_init, bool poison);
+    Status alloc_arena(const codegen::LaunchPlan& plan);
     Status prepare_launches(const codegen::LaunchPlan& plan);
     Failure enqueue_resets(bool poison);
-    Failure enqueue_launches();
+    Failure enqueue_launches(bool poison = false);
     Failure wait(double timeout_s);
     Failure copy_outputs(TensorData& out);
     TimingResult time_with(const TimingOptions& options, TimingResult t);
+    // The per-kernel pass after the samples (TimingOptions::per_kernel).
+    Failure time_kernels(int iterations, bool flush_l2, std::vector<double>& kernel_times_ns);
     Expected<CUmodule> reference_module(const std::string& source, ReferenceResult& result);
     void unload_reference_modules();
 
@@ -96,9 +103,15 @@ private:
     double run_timeout_s_ = 10.0;
     runtime::Module module_;  // the cubin and param builders (runtime/launch.h)
     std::map<std::string, Buffer> buffers_;
+    // The plan's buffers share one allocation at the memory plan's offsets (codegen/memory_plan.h);
+    // a correctness run poisons each just before the launch that first writes it, since an
+    // earlier buffer may have used its bytes (first_written_: per launch, those buffers' names).
+    CUdeviceptr arena_ = 0;
+    std::vector<std::vector<std::string>> first_written_;
     std::vector<CUdeviceptr> workspaces_;  // builder workspaces, zeroed per sequence
     std::vector<int64_t> workspace_bytes_;
     std::vector<runtime::PreparedLaunch> launches_;
+    KernelGrouping kernel_groups_;  // launches_ by program kernel (device/kernel_times.h)
     bool have_inputs_ = false;
     // Device bytes of identified inputs (RunOptions::inputs_id -> tensor/dtype -> bytes), most
     // recently used first, at most kConvertedBytesMax in all: converting full-shape inputs costs

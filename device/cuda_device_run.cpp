@@ -37,7 +37,8 @@ Status CudaDevice::prepare_launches(const codegen::LaunchPlan& plan) {
 
 CudaDevice::Failure CudaDevice::enqueue_resets(bool poison) {
     for (const auto& [name, b] : buffers_) {
-        if (!b.zero_init && !(poison && b.poison)) continue;
+        // arena buffers are poisoned at their first launch (enqueue_launches(true))
+        if (!b.zero_init && !(poison && b.poison && !b.in_arena)) continue;
         CUresult r = api_->cuMemsetD8Async(b.ptr, b.zero_init ? 0 : 0xFF, b.bytes(), stream_);
         if (r != CUDA_SUCCESS) return fail(r, "memset of " + name);
     }
@@ -48,8 +49,18 @@ CudaDevice::Failure CudaDevice::enqueue_resets(bool poison) {
     return {};
 }
 
-CudaDevice::Failure CudaDevice::enqueue_launches() {
-    runtime::LaunchFailure f = runtime::enqueue_launches(*api_, launches_, stream_);
+CudaDevice::Failure CudaDevice::enqueue_launches(bool poison) {
+    auto poison_first_written = [&](size_t launch) -> runtime::LaunchFailure {
+        for (const std::string& name : first_written_.at(launch)) {
+            const Buffer& b = buffers_.at(name);
+            CUresult r = api_->cuMemsetD8Async(b.ptr, 0xFF, b.bytes(), stream_);
+            if (r != CUDA_SUCCESS) return {r, "memset of " + name};
+        }
+        return {};
+    };
+    runtime::LaunchFailure f =
+        poison ? runtime::enqueue_launches(*api_, launches_, stream_, poison_first_written)
+               : runtime::enqueue_launches(*api_, launches_, stream_);
     if (!f.ok()) return fail(f.result, f.what);
     return {};
 }
@@ -169,7 +180,7 @@ RunResult CudaDevice::run(const TensorData& inputs, const RunOptions& options) {
     }
     have_inputs_ = true;
     Failure f = enqueue_resets(true);
-    if (f.ok()) f = enqueue_launches();
+    if (f.ok()) f = enqueue_launches(true);
     Failure w = wait(run_timeout_s_);  // drain whatever was enqueued, even after a failure
     if (!f.ok()) return finish(f);
     if (!w.ok()) return finish(w);
@@ -180,13 +191,18 @@ RunResult CudaDevice::run(const TensorData& inputs, const RunOptions& options) {
 }
 
 void CudaDevice::unload() {
-    if (!loaded_ && buffers_.empty() && !module_.module && !module_.host_library) return;
-    for (auto& [name, b] : buffers_) api_->cuMemFree(b.ptr);
+    if (!loaded_ && buffers_.empty() && !arena_ && !module_.module && !module_.host_library) return;
+    for (auto& [name, b] : buffers_)
+        if (!b.in_arena) api_->cuMemFree(b.ptr);
     buffers_.clear();
+    if (arena_) api_->cuMemFree(arena_);
+    arena_ = 0;
+    first_written_.clear();
     for (CUdeviceptr w : workspaces_) api_->cuMemFree(w);
     workspaces_.clear();
     workspace_bytes_.clear();
     launches_.clear();
+    kernel_groups_ = {};
     runtime::unload_module(*api_, module_);
     loaded_ = false;
     have_inputs_ = false;
