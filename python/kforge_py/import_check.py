@@ -191,7 +191,7 @@ def _reduced(spec, path, plan):
     """The file at the sizes of `plan`, on the meta device: (sspec, conv, kind) with kind
     "written" (the written spec holds at these sizes) or "rebuilt" (only size-dependent
     constants differ: the list of their ops), or a string saying why it cannot be used."""
-    from kforge_py import kernelbench, spec_build
+    from kforge_py import check_dims, kernelbench, spec_build
     where = dims_text(plan)
     try:
         small = kernelbench.load(path, overrides=plan, meta=True)
@@ -204,6 +204,10 @@ def _reduced(spec, path, plan):
         return f"at {where} its tensors still hold {n:,} elements"
     if spec_build.same_structure(spec, sspec):
         return sspec, sconv, "written"
+    renamed = check_dims.dim_renaming(spec, sspec)
+    if renamed is not None:  # dims named by value (D1024 -> D256): the written spec, re-bound
+        return dict(sspec, dims={d: sspec["dims"][renamed[d]] for d in spec["dims"]}), sconv, \
+            "written"
     ops = constants_differ(spec, sspec)
     if ops is None:
         return f"at {where} the spec has another structure"
