@@ -137,19 +137,13 @@ Status name_conv_dims(Op& op, int rank, const Tensor& x, const Tensor& w,
             derived.insert(name);
             continue;
         }
-        const bool own = name == xname || std::find(names.begin(), names.begin() + i, name) !=
-                                              names.begin() + i;
+        // a dim another op derives, or a declared dim, with this value is that axis named twice
+        // (a strided conv and its strided 1x1 shortcut, added; a UNet's upsampling transposed
+        // conv back to the input's height, joined by a cat): a binding where they differ fails
         if (it->second != size[i]) {
             return make_error(where, "shape mismatch: out_dims names y's " + what + " " +
                                          quote(name) + ", but dim " + quote(name) + " = " +
                                          std::to_string(it->second));
-        }
-        // a dim another op derives with this value is that axis derived twice (a strided conv
-        // and its strided 1x1 shortcut, added): a binding where they differ fails above
-        if (!own && derived.count(name) == 0) {
-            return make_error(where, "out_dims " + quote(name) + " is already a dim; name y's " +
-                                         "spatial dims with new names (or x's own dim name " +
-                                         "where the output keeps x's size)");
         }
     }
     op.attrs.out_dims = names;

@@ -146,17 +146,16 @@ def conv2d_out_dims(ops, shapes, classes, names, dims):
     (CONV_OPS: 1-3 spatial axes, transposed too) whose output does not keep the input's spatial
     sizes (conv2d_keeps_size): an axis that
     keeps its size takes x's name, another x's name + "_out" (digits appended if taken), or the
-    name another conv or pool derived for that axis (the spec derives it twice, equal at every
-    binding or a shape mismatch). The spec derives those dims from x, w and the attributes; they
-    are entered in `names` (for the ops that read them) but not in `dims`. An input of a derived
-    size would need the dim before the op defines it: refused."""
+    name another conv or pool derived, or an input's dim, for that axis (one axis with two
+    sizes, equal at every binding or a shape mismatch). The spec derives those dims from x, w
+    and the attributes; they are entered in `names` (for the ops that read them) but not in
+    `dims`."""
     out, taken = {}, set(dims)
     for op in ops:
         if op["op"] not in CONV_OPS:
             continue
         x, w, y = op["inputs"][0], op["inputs"][1], op["output"]
         rank = CONV_OPS[op["op"]][0]
-        axis_names = {1: ("length",), 2: ("height", "width"), 3: ("depth", "height", "width")}
         letters = {1: ("L",), 2: ("H", "W"), 3: ("D", "H", "W")}
         keeps = [conv2d_keeps_size(op, shapes[w][2 + i], i) for i in range(rank)]
         if all(keeps):
@@ -167,15 +166,10 @@ def conv2d_out_dims(ops, shapes, classes, names, dims):
             if keeps[i] and xc in names:
                 pair.append(names[xc])
                 continue
-            if yc in names and names[yc] in dims:
-                raise Unsupported(f"{op['op']} output {y}'s {axis_names[rank][i]} "
-                                  f"({shapes[y][2 + i]}) is one axis with the dim "
-                                  f"{names[yc]} of an input or weight (joined by a cat or an "
-                                  "add): the spec derives a convolution's output size from its "
-                                  "own input and cannot equate it with a declared dim: not "
-                                  "supported")
             if yc in names:  # derived by another op too (a residual add of a strided conv
-                pair.append(names[yc])  # and a strided 1x1 shortcut): one dim, derived twice
+                # and a strided 1x1 shortcut), or a declared dim (a UNet's upsampling joined by
+                # a cat to the input's height): one dim, named twice (equal at every binding)
+                pair.append(names[yc])
                 continue
             base = (names[xc] if xc in names else letters[rank][i]) + "_out"
             name, k = base, 1

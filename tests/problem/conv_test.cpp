@@ -146,8 +146,10 @@ TEST(Conv2dSpec, OutDimsErrors) {
     expect_error(s.text(), "graph[0].out_dims[0]",
                  {"names y's P = 8 \"K\", but dim \"K\" = 6"});
     s.dims = R"({"N": 2, "C": 4, "H": 10, "W": 12, "K": 6, "M": 8})";
-    s.attrs = R"("out_dims": ["M", "Q"])";
-    expect_error(s.text(), "graph[0].out_dims[0]", {"\"M\" is already a dim"});
+    s.attrs = R"("out_dims": ["M", "Q"])";  // a declared dim of P's size: one axis, named M
+    EXPECT_EQ(y_of(parsed(s.text())).dim_names, (Names{"N", "K", "M", "Q"}));
+    s.dims = R"({"N": 2, "C": 4, "H": 10, "W": 12, "K": 6, "M": 9})";  // a binding that differs
+    expect_error(s.text(), "graph[0].out_dims[0]", {"names y's P = 8 \"M\", but dim \"M\" = 9"});
     s = ConvSpec{R"("out_dims": ["H", "W"])"};  // no padding: y is smaller than x
     expect_error(s.text(), "graph[0].out_dims[0]", {"P = 8", "dim \"H\" = 10"});
     s = ConvSpec{R"("out_dims": ["P", "P"])"};  // P = 8, Q = 10 cannot share a name

@@ -2,7 +2,8 @@
 stride, padding ('valid', symmetric 'same'), dilation, groups and bias; the weights as params
 with [K, C/groups, R, S] named dims; the output dims; what the spec cannot say refused by name
 (the 1-D, 3-D and transposed forms: test_import_conv_nd.py);
-the fp64 interpreter agrees with PyTorch (and a wrong attribute is caught)."""
+the fp64 interpreter agrees with PyTorch (and a wrong attribute is caught); a transposed conv
+whose output a cat joins to the input's height (a UNet level) names that dim."""
 import unittest
 
 import kforge_test_util as util
@@ -179,6 +180,27 @@ class ConvNumbers(unittest.TestCase):
             [({"padding": [2, 1], "dilation": [2, 2]}, "differ"),  # the same shape
              ({"stride": [1, 2]}, "PyTorch gives shape"), ({"dilation": [2, 1]}, "shape"),
              ({"padding": [1, 0]}, "shape")])
+
+
+class UpsampleJoinedByCat(unittest.TestCase):
+    def test_a_transposed_conv_back_to_the_input_height_imports_checked(self):
+        # fixtures/networks/unet_cat_upsample.py: the transposed conv's output is one axis with
+        # the input's height and width (a cat joins it to the encoder's map): out_dims names
+        # them (was refused: "cannot equate it with a declared dim"); the channel dims named by
+        # value (D96 = 2 * features) re-bind under the written names at reduced sizes
+        import json
+        import os
+        import tempfile
+        path = os.path.join(os.path.dirname(__file__), "fixtures", "networks",
+                            "unet_cat_upsample.py")
+        with tempfile.TemporaryDirectory() as d:
+            r = util.kforge("import", "kernelbench", path, "-o", d)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("reduced sizes", r.stdout)
+            with open(os.path.join(d, "unet_cat_upsample.json")) as f:
+                spec = json.load(f)
+        up = next(op for op in spec["graph"] if op["op"] == "conv_transpose2d")
+        self.assertEqual(up["out_dims"], ["height", "width"])
 
 
 if __name__ == "__main__":
