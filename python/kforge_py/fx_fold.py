@@ -60,6 +60,16 @@ def frontier(gm, folded):
     return {n for n in folded if n.op != "get_attr" and any(u not in folded for u in n.users)}
 
 
+class FoldedCall:
+    """A constant the importer derives from folded nodes (not in the traced graph: the one-hot
+    matrix of a constant index, fx_index.gather_rows): `target(*args)`, evaluated by eval_folded
+    as a call_function node is."""
+    op = "call_function"
+
+    def __init__(self, target, args, name):
+        self.target, self.args, self.kwargs, self.name = target, tuple(args), {}, name
+
+
 def eval_folded(node, model, memo=None):
     """The value of folded `node` for `model` (its buffers at the sizes it was loaded at)."""
     memo = {} if memo is None else memo

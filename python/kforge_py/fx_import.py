@@ -117,9 +117,11 @@ class Converter:
         self.inputs[name] = t
         return t
 
-    def folded_param(self, node):
-        """A param input holding what `node` computes from the model's buffers (fx_fold)."""
-        shape, dtype = self.meta(node)
+    def folded_param(self, node, shape=None, dtype=None):
+        """A param input holding what `node` computes from the model's buffers (fx_fold; a
+        FoldedCall gives its shape and dtype)."""
+        if shape is None:
+            shape, dtype = self.meta(node)
         name = self.fresh(node.name)
         self.params[name] = (fx_fold.FOLD_PREFIX + node.name, tuple(shape))
         self.folded[name] = node

@@ -7,16 +7,19 @@ expand_as `expand`, permute / transpose (other than a matmul operand) / movedim 
 narrow / select / indexing with slices and integers `slice` (+ a `reshape` that drops the indexed
 dims or adds the None ones), cat `cat` (constant pieces from zeros_like / ones_like / full_like at
 its ends become a `pad`), stack a reshape per piece and a `cat`, split / chunk a list of slices,
-F.pad `pad`. The ops carry concrete sizes here; spec_build names them (name_shape_attrs): an
-entry that is one axis of the input takes that axis's dim name, a merged group a product
-"C*H*W", so the spec follows the dims when they are re-bound. A shape the spec cannot express
-(advanced indexing with tensors, a non-constant pad mode) raises Unsupported naming it."""
+F.pad `pad`, torch.roll two slices and a `cat` per rolled dim, indexing by a constant integer
+index (a buffer) a one-hot `matmul` (fx_index.gather_rows). The ops carry concrete sizes here;
+spec_build names them (name_shape_attrs): an entry that is one axis of the input takes that
+axis's dim name, a merged group a product "C*H*W", so the spec follows the dims when they are
+re-bound. A shape the spec cannot express (advanced indexing with a tensor that depends on the
+inputs, a non-constant pad mode) raises Unsupported naming it."""
 import builtins
 import math
 import operator
 
 import torch
 
+from kforge_py import fx_index
 from kforge_py.fx_types import ConstantTensor, Tensor, Transposed, Unsupported
 
 SHAPE_OPS = ("reshape", "expand", "permute", "slice", "cat", "pad")
@@ -90,6 +93,8 @@ def convert(conv, node, name):
         return split(conv, node, name, args, kw)
     if name == "pad":
         return pad(conv, node, args, kw)
+    if name == "roll":
+        return roll(conv, node, args, kw)
     return NotImplemented
 
 
@@ -214,6 +219,32 @@ def slice_op(conv, node, x, dim, start, stop, step, final=True):
     return conv.emit("slice", [x], node, shape, x.dtype, final, **attrs)
 
 
+def roll(conv, node, args, kw):
+    """torch.roll(x, shifts, dims): per rolled dim, the last `shift` elements cat before the
+    others (two slices written from the end of the axis, so they follow a re-bound size)."""
+    x = conv.tensor(args[0] if args else kw.get("input"), "the rolled tensor")
+    shifts, dims = _arg(args, kw, 1, "shifts"), _arg(args, kw, 2, "dims")
+    if dims is None:
+        raise Unsupported("roll without dims (over the flattened tensor) is not supported")
+    shifts = list(shifts) if isinstance(shifts, (list, tuple)) else [shifts]
+    dims = list(dims) if isinstance(dims, (list, tuple)) else [dims]
+    rank = len(x.shape)
+    if len(shifts) != len(dims) or not all(_is_int(v) for v in shifts + dims) or \
+            not all(-rank <= d < rank for d in dims):
+        raise Unsupported(f"roll with shifts {shifts} and dims {dims} is not supported (one "
+                          "integer shift per dim of the tensor)")
+    todo = [(s % x.shape[d % rank], d % rank) for s, d in zip(shifts, dims)
+            if s % x.shape[d % rank]]
+    cur = x
+    for i, (k, d) in enumerate(todo):
+        n = cur.shape[d]
+        tail = slice_op(conv, node, cur, d, n - k, n, 1, final=False)
+        head = slice_op(conv, node, cur, d, 0, n - k, 1, final=False)
+        cur = conv.emit("cat", [tail, head], node, cur.shape, cur.dtype,
+                        final=i == len(todo) - 1, axis=d)
+    return cur
+
+
 def unfold(conv, node, x, dim, size, step):
     """x.unfold(dim, size, step) with step == size (non-overlapping patches, ViT's patching): a
     slice to whole patches, a reshape of the axis into (patches, size) and a permute of `size`
@@ -243,6 +274,10 @@ def index(conv, node):
     idx = node.args[1]
     idx = idx if isinstance(idx, tuple) else (idx,)
     idx = tuple(conv.value(i) if isinstance(i, torch.fx.Node) else i for i in idx)
+    if len(idx) == 1 and isinstance(idx[0], Tensor):  # a constant index: a one-hot matmul
+        rows = fx_index.gather_rows(conv, node, x, idx[0])
+        if rows is not None:
+            return rows
     for i in idx:
         if not (i is None or i is Ellipsis or _is_int(i) or isinstance(i, slice)):
             kind = ("list" if isinstance(i, (list, tuple))  # fx's immutable_list is a list

@@ -3,7 +3,8 @@ masked_fill and torch.where with bool masks from get_inputs(), a masked cumsum (
 tril / triu around a matmul, F.cross_entropy and nn.CrossEntropyLoss with int64 targets. Each
 example imports and matches PyTorch through the fp64 interpreter; what the spec cannot take is
 refused by name (a float mask, targets past the last class, an argmax without dim, label
-smoothing, class weights); spec -> torch (the baseline) runs the imported specs."""
+smoothing, class weights, an index that depends on the inputs); a row gather by a constant index
+(a buffer) is a one-hot matmul; spec -> torch (the baseline) runs the imported specs."""
 import os
 import tempfile
 import unittest
@@ -130,6 +131,32 @@ class IndexRefusals(unittest.TestCase):
         util.assert_tampering_caught(self, "return torch.argmax(x, dim=1)", [("axis", 2)],
                                      "kb_index_tamper", globals_text="dim = 64",
                                      inputs="torch.rand(batch_size, dim, dim)")
+
+
+class ConstantIndexGather(unittest.TestCase):
+    def test_a_bias_table_gathered_by_a_buffer_index_in_shifted_windows(self):
+        # fixtures/networks/shifted_window_bias.py: table[rel_index.view(-1)] with rel_index a
+        # buffer becomes a one-hot matmul whose one-hot is folded from the buffer (the index
+        # itself is no longer an input); torch.roll two slices and a cat per dim. Was refused:
+        # "indexing with Tensor (advanced indexing)" (KernelBench L3 30_SwinTransformerV2)
+        path = os.path.join(os.path.dirname(__file__), "fixtures", "networks",
+                            "shifted_window_bias.py")
+        with tempfile.TemporaryDirectory() as d:
+            r = util.kforge("import", "kernelbench", path, "-o", d)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
+            spec = util.load_json(os.path.join(d, "shifted_window_bias.json"))
+        hot = [n for n in spec["inputs"] if n.endswith("_one_hot")]
+        self.assertEqual(len(hot), 1, spec["inputs"])
+        self.assertEqual(spec["inputs"][hot[0]]["dtype"], "f32")
+        self.assertFalse([n for n, t in spec["inputs"].items() if t["dtype"] == "i64"])
+        gather = next(op for op in spec["graph"] if op["op"] == "matmul" and hot[0] in op["inputs"])
+        self.assertEqual(gather["inputs"][1], "table")
+        self.assertEqual([op["op"] for op in spec["graph"]].count("cat"), 4)  # two rolls of two
+
+    def test_an_index_that_depends_on_the_input_is_still_refused(self):
+        util.assert_build_refused(self, module_file("return x[x.argmax(1)]"), "kb_index",
+                                  "indexing with Tensor")
 
 
 if __name__ == "__main__":
