@@ -34,6 +34,12 @@ std::optional<double> first_round_share_s(const Budget& budget, const Spent& spe
 double full_tier_estimate_s(const SearchState& state, const std::vector<SearchState>& states,
                             double fallback);
 
+// What problem i's next compile wave is taken to cost before the prefetcher starts it: its
+// own measured wave, else the longest measured wave of a problem of its kind (nvcc or NVRTC:
+// `needs_nvcc` by problem), else a default for its kind (nvcc 60 s, NVRTC 10 s).
+double prefetch_wave_estimate_s(size_t i, const std::vector<SearchState>& states,
+                                const std::vector<bool>& needs_nvcc);
+
 // The compile waves of problems' first rounds, made ahead: the problem's next round is proposed
 // (its proposals wait in `pending`, as search_round's own prefetch leaves them), screened as
 // its round would screen them, and compiled on a thread with `jobs` workers, at most

@@ -275,6 +275,22 @@ TEST(Allocator, FirstRoundShareSplitsTheWallLeft) {
     EXPECT_DOUBLE_EQ(*first_round_share_s(b, s, 3), 0.0);  // past the budget: nothing
 }
 
+// A prefetched wave's estimate is the problem's own kind's: an NVRTC problem is not held to a
+// CUTLASS wave's minute (b600 on the H100, session 18: seven NVRTC waves compiled in the
+// foreground because the suite-wide estimate said 60 s).
+TEST(Allocator, PrefetchWaveEstimateIsByTheProblemsKind) {
+    std::vector<SearchState> states(4);
+    const std::vector<bool> nvcc = {true, true, false, false};
+    EXPECT_DOUBLE_EQ(prefetch_wave_estimate_s(0, states, nvcc), 60.0);  // nothing measured
+    EXPECT_DOUBLE_EQ(prefetch_wave_estimate_s(2, states, nvcc), 10.0);
+    states[1].screen_costs.compile_wave_s = 45, states[1].screen_costs.compile_samples = 1;
+    states[3].screen_costs.compile_wave_s = 4, states[3].screen_costs.compile_samples = 2;
+    EXPECT_DOUBLE_EQ(prefetch_wave_estimate_s(0, states, nvcc), 45.0);  // its kind's measured
+    EXPECT_DOUBLE_EQ(prefetch_wave_estimate_s(2, states, nvcc), 4.0);   // not the nvcc one
+    states[2].screen_costs.compile_wave_s = 7, states[2].screen_costs.compile_samples = 1;
+    EXPECT_DOUBLE_EQ(prefetch_wave_estimate_s(2, states, nvcc), 7.0);   // its own
+}
+
 // The next full tier of a problem: its own mean once measured, else the suite's median seconds
 // per compulsory byte times its bytes (at least the suite's mean), else the fallback.
 TEST(Allocator, FullTierEstimateScalesWithTheProblemsBytes) {
