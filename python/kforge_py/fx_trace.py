@@ -185,6 +185,50 @@ class ConcreteTracer(torch.fx.Tracer):
 _RANDOM = {torch.randn, torch.rand, torch.randint, torch.randn_like, torch.rand_like,
            torch.randint_like, torch.normal, torch.bernoulli, torch.multinomial, torch.randperm}
 
+def drawn_arguments(model, inputs):
+    """forward()'s optional tensor arguments that it draws at random when they are not given
+    (KernelBench 35_LSTM: `h0 = torch.randn(...)` where h0 is None): the tensors one call
+    draws, in order, bound to the optional parameters (default None) after `inputs`, in
+    order. They become inputs of the spec - the model computes the same function of them - and
+    a caller that passes none (KernelBench's harness) draws them as Model does (the same calls,
+    in the same order: the RNG is consumed alike). On real tensors, the binding is verified:
+    Model given the draws must return what it returned drawing them itself; [] where there are
+    no such arguments or the binding does not hold (the trace then refuses the draw)."""
+    import inspect
+    rest = list(inspect.signature(model.forward).parameters.values())[len(inputs):]
+    if not rest or any(p.default is not None or p.kind is not p.POSITIONAL_OR_KEYWORD
+                       for p in rest):
+        return []
+    draws = []
+
+    class _Record(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            if func in _RANDOM:
+                draws.append(out)
+            return out
+
+    try:
+        with torch.no_grad():
+            with _Record():
+                drawn = model(*inputs)
+            if not draws or len(draws) > len(rest) or \
+                    not all(isinstance(d, torch.Tensor) for d in draws):
+                return []
+            if any(d.is_meta for d in draws):
+                return draws
+            given = model(*inputs, *draws)
+    except Exception:  # noqa: BLE001 - the trace reports what the model does wrong
+        return []
+    outs = [o for o in (drawn if isinstance(drawn, (tuple, list)) else [drawn])]
+    again = [o for o in (given if isinstance(given, (tuple, list)) else [given])]
+    if len(outs) != len(again) or not all(
+            isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and torch.equal(a, b)
+            for a, b in zip(outs, again)):
+        return []
+    return draws
+
+
 # ops per time step and layer of an unrolled cell (projections, gates, state update)
 _CELL_OPS = {"RNN": 4, "LSTM": 14, "GRU": 16}
 
@@ -228,12 +272,15 @@ class _LiteralsOnCpu(TorchFunctionMode):
     """torch.tensor(c, device=x.device) in forward: x.device is a plain value here, meta for a
     model loaded on the meta device, where the tensor would lose the number it holds (the
     importer reads it as a constant). Tensors made from Python data stay on the CPU instead.
-    A random draw in forward (torch.randn, ...) is refused: the model is not reproducible."""
+    A random draw in forward (torch.randn, ...) is refused: the model is not reproducible
+    (an optional argument drawn when not given is an input instead: drawn_arguments)."""
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if func in _RANDOM:  # a draw in forward, e.g. torch.randn(...) for a missing h0
             raise Unsupported(f"torch.{func.__name__} in forward: the model's output is random "
-                              "in its own run (a fresh draw each call), not reproducible")
+                              "in its own run (a fresh draw each call), not reproducible (only a "
+                              "draw for an optional forward() argument left None imports: "
+                              "as that argument)")
         kwargs = dict(kwargs or {})
         if func in (torch.tensor, torch.as_tensor, torch.scalar_tensor) and \
                 str(kwargs.get("device")) == "meta":

@@ -12,6 +12,8 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._device import _device_constructors
 
+from kforge_py import fx_trace
+
 
 class KernelBenchError(Exception):
     """A problem with the file itself (not KernelBench format, raises while loading...)."""
@@ -173,6 +175,8 @@ def _run(tree, path, ns, seed, input_seed, meta_inputs=False):
         torch.manual_seed(seed + 1 if input_seed is None else input_seed)
         with _OnMeta() if meta_inputs else contextlib.nullcontext():
             inputs = list(ns["get_inputs"]())
+            # forward()'s optional arguments it would draw itself (h0 = torch.randn(...))
+            inputs += fx_trace.drawn_arguments(model, inputs)
     except Exception as e:
         raise KernelBenchError(
             f"building Model or its inputs raised {type(e).__name__}: {e}") from e
@@ -188,6 +192,9 @@ def element_count(loaded):
 
 
 def draw_inputs(loaded, seed):
-    """Fresh inputs from the file's own get_inputs() (so their distribution is the file's)."""
+    """Fresh inputs from the file's own get_inputs() (so their distribution is the file's),
+    and the optional forward() arguments the model would draw itself (fx_trace.drawn_arguments:
+    run in fp64, the model would otherwise draw fp32 ones)."""
     torch.manual_seed(seed)
-    return list(loaded.namespace["get_inputs"]())
+    inputs = list(loaded.namespace["get_inputs"]())
+    return inputs + fx_trace.drawn_arguments(loaded.model, inputs)

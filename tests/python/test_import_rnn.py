@@ -133,5 +133,32 @@ class RnnEndToEnd(unittest.TestCase):
             util.import_example_and_optimize(self, GRU, d)
 
 
+class DrawnState(unittest.TestCase):
+    def test_a_state_drawn_when_not_given_is_an_input(self):
+        # fixtures/networks/gru_drawn_state.py: forward(x, h0=None) draws h0 with torch.randn
+        # when it is None (KernelBench 35_LSTM's h0/c0): h0 becomes the spec's second input,
+        # and the check feeds the same tensor to PyTorch and the interpreter. Was refused:
+        # "torch.randn in forward: ... not reproducible"
+        path = os.path.join(os.path.dirname(__file__), "fixtures", "networks",
+                            "gru_drawn_state.py")
+        d = tempfile.mkdtemp(prefix="kforge_drawn_")
+        try:
+            r = util.kforge("import", "kernelbench", path, "-o", d)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
+            spec = util.load_json(os.path.join(d, "gru_drawn_state.json"))
+        finally:
+            shutil.rmtree(d)
+        drawn = {n: t["shape"] for n, t in spec["inputs"].items() if not t.get("param")}
+        self.assertEqual(drawn, {"x": ["batch_size", "seq_len", "input_size"],
+                                 "h0": ["num_layers", "batch_size", "hidden_size"]})
+
+    def test_a_draw_that_no_argument_takes_is_still_refused(self):
+        path = rnn_file("self.rnn = nn.GRU(features, hidden, layers)",
+                        "return self.rnn(x, h0)[0] + torch.randn(1)",
+                        "torch.randn(steps, batch, features), torch.randn(layers, batch, hidden)")
+        util.assert_build_refused(self, path, "kb_noise", "torch.randn in forward")
+
+
 if __name__ == "__main__":
     unittest.main()
