@@ -66,11 +66,14 @@ Status run_suite(std::vector<SearchState>& states, eval::Evaluator& evaluator, S
     for (const auto* list : {&started->not_reached, &started->failed})
         for (size_t i : *list) done[i] = true;
     report(std::nullopt);
-    // the next problems' compile waves run while the GPU times this one's round: two waves of
-    // half the cores each (search/suite_rounds.h)
+    // the next problems' compile waves run while the GPU times this one's round: waves of four
+    // workers, as many at once as the cores hold (at least two), each holding one row of
+    // programs while problems wait for their first round (search/suite_rounds.h): a CUTLASS
+    // compile is ~45 s on one core, so a first round's wait is about one compile
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    RoundPrefetcher prefetcher(states, evaluator, store, proposers, spent, hooks.before_round, 2,
-                               std::max(1, cores / 2));
+    const int waves = std::max(2, cores / 4);
+    RoundPrefetcher prefetcher(states, evaluator, store, proposers, spent, hooks.before_round,
+                               waves, std::max(1, cores / waves));
     while (!stop_requested()) {
         tick(spent);
         if (auto spent_all = budget_exhausted(options.budget, spent)) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "search/suite_start.h"
 
@@ -15,6 +16,23 @@ constexpr double kDefaultNvccWaveS = 60.0;
 constexpr double kDefaultNvrtcWaveS = 10.0;
 
 }  // namespace
+
+std::vector<std::string> first_round_pick(const SearchState& st, const std::vector<std::string>& next,
+                                          size_t k) {
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const std::string& h : next) {
+        double e = std::numeric_limits<double>::infinity();  // no estimate: after those with one
+        if (h == st.start_hash) e = -1;
+        else if (auto it = st.candidates.find(h); it != st.candidates.end() && it->second.program && st.cost)
+            if (auto t = st.cost->estimate_ns(*it->second.program)) e = *t;
+        ranked.push_back({e, h});
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> picked;
+    for (size_t i = 0; i < ranked.size() && i < k; ++i) picked.push_back(ranked[i].second);
+    return picked;
+}
 
 double prefetch_wave_estimate_s(size_t i, const std::vector<SearchState>& states,
                                 const std::vector<bool>& needs_nvcc) {
@@ -118,6 +136,13 @@ Status RoundPrefetcher::pump(const std::vector<bool>& done, const SearchOptions&
                                           detail::round_plan_s(options, spent_));
         if (!next) return next.error();
         st.proposals_prefetched = !next->empty();
+        // while problems wait for their first round, a wave made ahead holds one row of its
+        // workers, the best estimates first (the rest stay pending for later rounds): in the
+        // b600 suite on the H100 (session 18) each GEMM problem's first wave held 15-16 CUTLASS
+        // programs, two waves compiled at once on 8 cores each, and the rounds waited 30-50 s
+        // apiece for them: 4 of 31 problems got no round
+        if (options.round_share_s)
+            *next = first_round_pick(st, *next, std::max<size_t>(kFirstRoundPrograms, jobs_));
         pre->jobs = jobs_;
         auto wave = detail::compile_ahead(st, std::move(*pre), *next, options, spent_,
                                           detail::round_plan_s(options, spent_));

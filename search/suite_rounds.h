@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "search/loop.h"
@@ -33,6 +34,13 @@ std::optional<double> first_round_share_s(const Budget& budget, const Spent& spe
 // nothing was measured. Full tiers on the H100 ranged 0.1-40 s across one suite.
 double full_tier_estimate_s(const SearchState& state, const std::vector<SearchState>& states,
                             double fallback);
+
+// The programs a first round's wave made ahead holds at least (more when the prefetcher's
+// waves have more workers): its `k` best by the cost model's estimate, the start first, those
+// without an estimate last, in `next`'s order among equals.
+constexpr size_t kFirstRoundPrograms = 4;
+std::vector<std::string> first_round_pick(const SearchState& st, const std::vector<std::string>& next,
+                                          size_t k);
 
 // What problem i's next compile wave is taken to cost before the prefetcher starts it: its
 // own measured wave, else the longest measured wave of a problem of its kind (nvcc or NVRTC:

@@ -4,7 +4,11 @@
 
 #include <cmath>
 
+#include "dsl/parser.h"
+#include "problem/spec.h"
 #include "search/budget.h"
+#include "sol/calibration.h"
+#include "sol/device.h"
 #include "search/cost_model.h"
 #include "search/ladder.h"
 #include "search/suite_rounds.h"
@@ -289,6 +293,36 @@ TEST(Allocator, PrefetchWaveEstimateIsByTheProblemsKind) {
     EXPECT_DOUBLE_EQ(prefetch_wave_estimate_s(2, states, nvcc), 4.0);   // not the nvcc one
     states[2].screen_costs.compile_wave_s = 7, states[2].screen_costs.compile_samples = 1;
     EXPECT_DOUBLE_EQ(prefetch_wave_estimate_s(2, states, nvcc), 7.0);   // its own
+}
+
+// A first round's wave made ahead holds the k best by the cost model, the start first.
+TEST(Allocator, FirstRoundPickKeepsTheBestEstimates) {
+    auto problem = parse_problem(R"({"name": "g", "dims": {"M": 4096, "N": 4096, "K": 4096},
+        "inputs": {"A": {"shape": ["M", "K"], "dtype": "f16"}, "B": {"shape": ["K", "N"], "dtype": "f16"}},
+        "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "C"}], "outputs": ["C"],
+        "precision": {"policy": "fp16"}})", "g.json");
+    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
+    auto spec = find_device("h100-sxm");
+    ASSERT_TRUE(spec.ok());
+    SearchState st;
+    st.problem = *problem;
+    st.cost.emplace(*problem, effective_ceilings(*spec, std::nullopt), spec->sm_count);
+    auto add = [&](const std::string& h, const std::string& tile) {
+        auto prog = dsl::parse_program("program p for \"g\"\nkernel k0 = gemm(A[M,K], B[K,N]) tile " + tile +
+                                       " stages auto schedule cooperative math f16 acc f32\n    { cast f16; store C[M,N] }\n", "p.kf");
+        ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+        st.candidates[h].program = std::make_shared<const dsl::Program>(*prog);
+    };
+    add("start", "64x64x64");
+    add("small", "64x64x64");
+    add("big", "128x256x64");
+    st.candidates["unparsed"];  // no program: no estimate, last
+    st.start_hash = "start";
+    const std::vector<std::string> next = {"unparsed", "small", "big", "start"};
+    EXPECT_EQ(first_round_pick(st, next, 2), (std::vector<std::string>{"start", "big"}));
+    EXPECT_EQ(first_round_pick(st, next, 9), (std::vector<std::string>{"start", "big", "small", "unparsed"}));
+    st.cost.reset();  // without a model: the start, then next's order
+    EXPECT_EQ(first_round_pick(st, next, 3), (std::vector<std::string>{"start", "unparsed", "small"}));
 }
 
 // The next full tier of a problem: its own mean once measured, else the suite's median seconds
