@@ -68,6 +68,8 @@ private:
     bool gate_audit(Prepared& prepared, const TensorData& reference);
     bool gate_full_shape();
     bool gate_timing();
+    bool choose_launch_mode(const TimingOptions& options, nlohmann::ordered_json& evidence,
+                            bool interleaved);  // eval/launch_mode.h
     bool gate_sol_gaming();
     // Loads `p` and (where the device can) runs it on the timing inputs so time() has inputs.
     bool ready_for_timing(Prepared& p, const std::string& gate);
