@@ -487,6 +487,10 @@ def union_axes(classes, op):
         for a, b in groups:
             if len(a) == 1 and len(b) == 1:
                 classes.union((ins[0], a[0]), (out, b[0]))
+            elif len(b) == 1:  # a merge: undone by a later split into the same sizes
+                classes.composed((out, b[0]), [(ins[0], i) for i in a], split=False)
+            elif len(a) == 1:  # a split
+                classes.composed((ins[0], a[0]), [(out, j) for j in b], split=True)
     elif kind == "expand":
         classes.positional(ins[0], out)
     elif kind == "permute":

@@ -19,6 +19,7 @@ class AxisClasses:
         self.shapes = shapes  # tensor name -> shape tuple
         self.parent = {}
         self.ones = []        # size-1 axes that must be dims (a matmul's M, N or K)
+        self.compositions = []  # (whole axis, [part axes]): a reshape merged or split them
 
     def find(self, key):
         self.parent.setdefault(key, key)
@@ -45,6 +46,39 @@ class AxisClasses:
         ra, rb = self.find((ta, ia)), self.find((tb, ib))
         if ra != rb:
             self.parent[ra] = rb
+
+    def composed(self, whole, parts, split):
+        """Records that axis `whole` is axes `parts` merged in row-major order (a reshape that
+        merges them, or with `split` one that splits `whole`). A split of an axis of the class
+        that a merge made, into parts of the same sizes, gives back the merged classes
+        (x.view(B*N, D) ... .view(B, N, D): B is the batch again); a merge of the parts of a
+        split gives back the split axis's class. (Two merges of one group are not joined: each
+        keeps the name its reader gives it, a Linear's in-features or the product.)"""
+        self.compositions.append((whole, parts, split))
+        self._match(len(self.compositions) - 1)
+
+    def _match(self, k):
+        whole, parts, split = self.compositions[k]
+        sizes = [self.shapes[t][i] for t, i in parts]
+        joined = False
+        for j, (w, ps, other) in enumerate(self.compositions):
+            if j == k or other == split or [self.shapes[t][i] for t, i in ps] != sizes:
+                continue
+            if self.find(w) == self.find(whole):
+                for p, q in zip(ps, parts):
+                    joined |= self.find(p) != self.find(q)
+                    self.union(p, q)
+            elif all(self.find(p) == self.find(q) for p, q in zip(ps, parts)):
+                joined |= self.find(w) != self.find(whole)
+                self.union(w, whole)
+        return joined
+
+    def settle(self):
+        """The records matched again once every op's rule has joined its axes (a reshape read
+        before the op that joins its axis to another record's)."""
+        for _ in range(len(self.compositions) + 1):
+            if not any([self._match(k) for k in range(len(self.compositions))]):
+                return
 
     def is_dim(self, key):
         """Whether axis `key` is a dim: of a size other than 1, or a matmul's axis."""
@@ -185,6 +219,7 @@ def classify(shapes, ops):
             _apply(classes, op)
         else:
             classes.by_value([t for t in op["inputs"] + [op["output"]] if t in shapes])
+    classes.settle()
     return classes
 
 

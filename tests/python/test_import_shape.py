@@ -47,6 +47,21 @@ class ShapeSpecs(unittest.TestCase):
         weight = s["inputs"]["fc_weight"]["shape"][1]
         self.assertEqual(shapes, [["batch_size", weight], ["batch_size", "channels*height*width"]])
 
+    def test_a_split_that_undoes_a_merge_names_the_merged_dims(self):
+        # rows flattened for a Linear, then both the Linear's output and the rows split back
+        # (NetVLAD): the splits' leading axis is the batch again, a dim that re-binds, not 64
+        path = util.kernelbench_file(
+            "self.fc = nn.Linear(features, clusters)",
+            "f = x.view(-1, x.size(2))\n"
+            "a = self.fc(f).softmax(-1).view(-1, x.size(1), 8)\n"
+            "return torch.matmul(a.transpose(1, 2), f.view(-1, x.size(1), x.size(2)))",
+            "torch.rand(batch_size, n, features)",
+            "batch_size = 64\nn = 40\nfeatures = 24\nclusters = 8")
+        spec, _ = util.build_file(path, "kb_split_merge")
+        shapes = [op["shape"] for op in spec["graph"] if op["op"] == "reshape"]
+        self.assertIn(["batch_size", "n", "clusters"], shapes)
+        self.assertIn(["batch_size", "n", "features"], shapes)
+
     def test_expand_keeps_axes_as_minus_one(self):
         s, _, _ = build("97_expand_broadcast")
         ex = [op["shape"] for op in s["graph"] if op["op"] == "expand"]
