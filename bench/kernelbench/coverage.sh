@@ -34,7 +34,7 @@ for L in $LEVELS; do
     grep '^ok: ' "$O/level$L/import.log" | sed -n 's/^ok: .* -> \(.*\.json\) (.*/\1/p' |
         while read -r spec; do
             stem=$(basename "$spec" .json)
-            timeout 300 "$K" optimize "$spec" --device sim --rounds 0 \
+            timeout -k 10 300 "$K" optimize "$spec" --device sim --rounds 0 \
                 --db "$O/level$L/plan.db" > "$O/level$L/plan/$stem.log" 2>&1
             echo "rc=$?" >> "$O/level$L/plan/$stem.log"
         done
