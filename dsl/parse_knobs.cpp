@@ -91,7 +91,15 @@ Expected<KnobValue> Parser::knob_value(const KnobSpec& spec, const Token& name) 
                                    did_you_mean(w.text, spec.words));
         }
         case KnobValueKind::kDim:
-            if (peek().kind != TokenKind::kIdent) return expected(knob + ": a dim name (e.g. N)");
+            if (peek().kind == TokenKind::kInt) {  // a dim written as its extent, as in X[B,100]
+                Expected<int64_t> n = integer(peek());
+                if (!n) return n.error();
+                take();
+                v.word = std::to_string(*n);
+                return v;
+            }
+            if (peek().kind != TokenKind::kIdent)
+                return expected(knob + ": a dim (a name such as N, or an integer as the tensor writes it)");
             v.word = std::string(take().text);
             return v;
         case KnobValueKind::kNumber: {

@@ -123,6 +123,8 @@ TEST(Parser, EveryRowwiseKnob) {
     EXPECT_EQ(k.rowwise.passes, 2);
     EXPECT_TRUE(k.rowwise.online);
     EXPECT_EQ(k.rowwise.split, 4);
+    // a dim the tensor writes as its extent is named by it (an imported view's X[B,100,K])
+    EXPECT_EQ(rowwise_with("sum(X[B,100,K])", "over 100").over, "100");
     Kernel d = rowwise_with("softmax(X[M,N])", "");
     EXPECT_EQ(d.rowwise, RowwiseConfig{});
     EXPECT_TRUE(d.over.empty());
