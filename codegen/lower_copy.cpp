@@ -67,8 +67,9 @@ std::string gather_source(const CopyGeometry& g, const std::vector<std::string>&
     return s.str();
 }
 
-// The gather of a permute that is no problem op: input `x` stored row-major under its dims,
-// output under the store's dims, each output axis reading the input axis of its name.
+// The gather of a permute or expand that is no problem op: input `x` stored row-major under its
+// dims, output under the store's dims, each output axis reading the input axis of its name (an
+// axis the input lacks, or of extent 1, broadcasts: stride 0).
 Expected<CopyGeometry> free_permute(const dsl::TensorRef& x, const dsl::TensorRef& y,
                                     const LowerContext& ctx) {
     auto xi = ctx.tensors.find(x.name);
@@ -106,17 +107,18 @@ Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& c
     std::vector<std::string> inputs;
     for (const dsl::TensorRef& a : kernel.args) inputs.push_back(a.name);
     const dsl::ChainOp* store = first_store(kernel.chain);
-    // a permute storing a tensor the problem lacks is a free permute (dsl/check_copy.cpp)
-    const bool free = kernel.copy_op == OpKind::kPermute && store &&
-                      ctx.problem->find_tensor(store->tensor->name) == nullptr;
+    // a permute or expand storing a tensor the problem lacks is a free one (dsl/check_copy.cpp)
+    const bool own = kernel.copy_op == OpKind::kPermute || kernel.copy_op == OpKind::kExpand;
+    const bool free = own && store && ctx.problem->find_tensor(store->tensor->name) == nullptr;
     const Op* op = free ? nullptr
                         : find_copy_op(*ctx.problem, kernel.copy_op, inputs,
                                        store ? store->tensor->name : std::string());
     CopyGeometry g;
     std::vector<int64_t> out_shape;
     std::vector<std::string> out_dims;
-    if (op == nullptr) {  // a permute of the program's own: by the dim names of input and store
-        if (kernel.copy_op != OpKind::kPermute || !store)
+    if (op == nullptr) {  // a permute or expand of the program's own: by the dim names of input
+                          // and store (an output dim the input lacks reads stride 0)
+        if (!own || !store)
             return make_error(where, "no " + std::string(to_string(kernel.copy_op)) +
                                          " op of the problem reads " + inputs.front());
         auto free = free_permute(kernel.args[0], *store->tensor, ctx);

@@ -26,6 +26,19 @@ int free_permute_node(ExprGraph& g, int x, const Kernel& kn, Reporter& rep) {
             out = named_dims(c.tensor->dims);
             break;
         }
+    if (kn.copy_op == OpKind::kExpand) {  // every input dim kept, the others broadcast
+        bool within = distinct_names(out);
+        for (const std::string& d : in)
+            within = within && std::find(out.begin(), out.end(), d) != out.end();
+        if (!within) {
+            rep.error(kn.loc, "copy expand(" + ref_text(kn.args.at(0)) + "): no expand op of the "
+                                  "problem reads " + kn.args.at(0).name + ", and an expand of "
+                                  "the program's own must store distinct dim names that include "
+                                  "its input's (stores " + join_dims(out) + ")");
+            return -1;
+        }
+        return g.relabel(x, out);
+    }
     std::vector<std::string> a = in, b = out;
     std::sort(a.begin(), a.end());
     std::sort(b.begin(), b.end());
@@ -93,12 +106,12 @@ const Op* copy_kernel_op(const Problem& problem, const Kernel& kn, Reporter& rep
     }
     head += ")";
     const std::string stored = first_store(kn);
-    // a permute storing a tensor the problem lacks computes no problem op: a free permute
-    const bool free = kn.copy_op == OpKind::kPermute && kn.args.size() == 1 &&
-                      problem.find_tensor(stored) == nullptr;
-    if (free) return nullptr;
+    // a permute or expand storing a tensor the problem lacks computes no problem op: a free one
+    const bool own = (kn.copy_op == OpKind::kPermute || kn.copy_op == OpKind::kExpand) &&
+                     kn.args.size() == 1;
+    if (own && problem.find_tensor(stored) == nullptr) return nullptr;
     if (const Op* op = find_copy_op(problem, kn.copy_op, inputs, stored)) return op;
-    if (kn.copy_op == OpKind::kPermute && kn.args.size() == 1) return nullptr;  // a free permute
+    if (own) return nullptr;  // a free permute or expand
     std::string list;
     for (const Op& op : problem.ops) {
         if (op.kind != kn.copy_op) continue;

@@ -114,8 +114,10 @@ std::vector<int> copy_inputs(ExprGraph& g, std::vector<int> args, const Op& op, 
 void check_legality_copy(const Kernel& kernel, const DeviceLimits& limits, Reporter& reporter);
 // A copy permute that computes no problem op (the planner's transposes around a row op over a
 // dim that is not the last): the value of its input `x` under the dims its first store writes,
-// a reordering of the input's distinct dim names (kernels index by names); -1 (and an error)
-// otherwise. distinct_names: no dim name twice.
+// a reordering of the input's distinct dim names (kernels index by names); a copy expand of the
+// program's own (the planner's broadcast of an operand to the dims of a binary op that neither
+// operand spans): the same value under the store's distinct dims, which include the input's;
+// -1 (and an error) otherwise. distinct_names: no dim name twice.
 bool distinct_names(const std::vector<std::string>& dims);
 int free_permute_node(ExprGraph& g, int x, const Kernel& kernel, Reporter& reporter);
 

@@ -503,7 +503,8 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         for (const TensorRef& a : kn.args)
             if (auto x = sem.read(a, k)) in.push_back(*x);
         const Op* op = copy_kernel_op(sem.problem, kn, rep);
-        if (!op && kn.copy_op == OpKind::kPermute && in.size() == 1) {
+        if (!op && (kn.copy_op == OpKind::kPermute || kn.copy_op == OpKind::kExpand) &&
+            in.size() == 1) {
             const int n = free_permute_node(g, in[0], kn, rep);
             if (n >= 0) v = n;
         } else if (op && in.size() == kn.args.size()) {

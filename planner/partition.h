@@ -55,6 +55,9 @@ Status add_index_kernel(Planner& pl, const Op& op);
 // (plan_attention.cpp) from the first matmul, op `i`: true when planned, false when the
 // pattern does not match (the ops are planned one by one).
 Expected<bool> add_attention(Planner& pl, size_t i);
+// Binary element-wise `op` whose output spans dims neither input has: a copy kernel expanding
+// input `pos` to them, its chain `stmts` (the op) and what follows (plan_view.cpp).
+Status add_broadcast_copy(Planner& pl, const Op& op, size_t pos, std::vector<dsl::ChainOp> stmts);
 
 // --- element-wise ops as chain statements (plan_chain.cpp)
 

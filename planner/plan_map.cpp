@@ -39,6 +39,10 @@ Status Planner::add_map(const Op& op) {
     }
     auto stmts = translate(op, pos, Operand{other, ""});
     if (!stmts) return not_expressible(op, "no chain statement computes it");
+    // neither operand spans the output's dims: a copy kernel broadcasts one (plan_view.cpp)
+    if (other && named(dims_of(tensor(op.inputs[0]))) != out &&
+        named(dims_of(tensor(op.inputs[1]))) != out)
+        return add_broadcast_copy(*this, op, pos, std::move(*stmts));
     dsl::Kernel kn;
     kn.kind = dsl::KernelKind::kMap;
     kn.args = {ref(op.inputs[pos])};

@@ -119,6 +119,31 @@ bool store_reshaped(Planner& pl, const Op& op) {
 
 }  // namespace
 
+// Binary element-wise `op` whose output spans dims that neither input has (a [B,1,K] times a
+// [1,F,K]): one copy kernel expands input `pos` to the output's dims (an expand of the
+// program's own, by dim names) and its chain applies the op with the other input broadcast,
+// then absorbs what follows.
+Status add_broadcast_copy(Planner& pl, const Op& op, size_t pos, std::vector<dsl::ChainOp> stmts) {
+    const dsl::TensorRef x = pl.ref(op.inputs[pos]);
+    if (!is_float_storage(pl.dtype_of(op.inputs[pos])))
+        return not_expressible(op, "an operand to broadcast that is not f32, f16 or bf16");
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kCopy;
+    kn.copy_op = OpKind::kExpand;
+    kn.args = {x};
+    kn.chain = std::move(stmts);
+    DType value = DType::kF32;
+    if (auto st = pl.absorb(kn, op.output, value, op); !st) return st;
+    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) +
+                             " (a copy broadcasting " + op.inputs[pos] + ")"};
+    for (const auto& c : copy_candidates()) {
+        kn.copy = c;
+        pk.candidates.push_back(kn);
+    }
+    pl.kernels.push_back(std::move(pk));
+    return Ok{};
+}
+
 // softmax / log_softmax / logsumexp over `axis` of x that is not the last: x transposed (a copy
 // permute by dim names) so that the axis is last, the row op over it, and for softmax and
 // log_softmax the result transposed back, its chain absorbing the element-wise consumers

@@ -205,5 +205,16 @@ kernel k1 = copy permute(xt[N,L,D,C]) vec 2 { relu; store y[N,C,D,L] }
 )");
 }
 
+TEST(CopyHostRun, AnExpandOfTheProgramsOwnBroadcastsByDimNames) {
+    // a binary op whose output spans dims neither operand has: the planner's copy expand of one
+    // operand (stride 0 over F), the op and what follows in its chain
+    expect_program_matches(R"({"name": "mutual", "dims": {"B": 3, "F": 5, "K": 8},
+      "inputs": {"s": {"shape": ["B", 1, "K"], "dtype": "f32"}, "c": {"shape": [1, "F", "K"], "dtype": "f32"},
+                 "t": {"shape": ["B", "F", "K"], "dtype": "f32"}},
+      "graph": [{"op": "mul", "inputs": ["s", "c"], "output": "m"},
+                {"op": "sub", "inputs": ["t", "m"], "output": "y"}],
+      "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
 }  // namespace
 }  // namespace kforge::codegen

@@ -2,7 +2,10 @@
 // and the lowering: a reduction over an axis of extent 1 (a batch-statistics norm after a global
 // pool, whose [N, C, 1, 1] value repeats the dim 1) is its input's value, planned as a view.
 // Each plan passes the gated pipeline on the simulated device (a labelled test double: the fp64
-// interpreter plus the time model).
+// interpreter plus the time model). A binary op whose output spans dims neither operand has
+// (NetVLAD's [B,1,K] cluster mass times [1,F,K] centroids) is one copy kernel that expands one
+// operand by dim names, the op in its chain; a reduction over a dim written as its extent
+// (`over 30`) parses, checks and lowers.
 #include <gtest/gtest.h>
 
 #include "dsl/check.h"
@@ -68,11 +71,49 @@ kernel k3 = map(d[B,C,1,1]) { store z[B,C,1] }
     EXPECT_FALSE(dsl::check_program(*parsed, p, h200(), {"bad.kf", wrong}).ok());
 }
 
+// s = sum over an axis written as its extent 30 (kept), m = s[B,1,K] * c[1,F,K], y = t - m.
+Problem mutual_broadcast() {
+    return problem_of(R"({"name": "bcast", "dims": {"B": 6, "F": 40, "K": 16},
+        "inputs": {"x": {"shape": ["B", 30, "K"], "dtype": "f32"},
+                   "c": {"shape": [1, "F", "K"], "dtype": "f32", "param": true},
+                   "t": {"shape": ["B", "F", "K"], "dtype": "f32"}},
+        "graph": [{"op": "sum", "inputs": ["x"], "output": "s", "axis": 1, "keepdim": true},
+                  {"op": "mul", "inputs": ["s", "c"], "output": "m"},
+                  {"op": "sub", "inputs": ["t", "m"], "output": "y"}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
+TEST(NetworkPlan, AMutualBroadcastIsACopyKernelExpandingOneOperand) {
+    const Problem p = mutual_broadcast();
+    const std::string text = seed_checked(p);
+    EXPECT_EQ(kernels(text), 2u) << text;
+    EXPECT_TRUE(has(text, "rowwise sum(x[B,30,K]) over 30")) << text;
+    EXPECT_TRUE(has(text, "copy expand(s[B,1,K])")) << text;
+    EXPECT_TRUE(has(text, "{ mul c[1,F,K]; neg; add t[B,F,K]; store y[B,F,K] }")) << text;
+    EXPECT_TRUE(has(text, "store y[B,F,K]")) << text;
+    EXPECT_FALSE(has(text, "store m[")) << text;  // m is never stored
+}
+
+TEST(NetworkPlan, AnExpandOfTheProgramsOwnMustKeepItsInputsDims) {
+    const Problem p = mutual_broadcast();
+    const auto check = [&](const std::string& expand) {
+        const std::string text = "program e for \"bcast\"\n"
+                                 "kernel k0 = rowwise sum(x[B,30,K]) over 30 vec 2 { store s[B,1,K] }\n"
+                                 "kernel k1 = copy expand(s[B,1,K]) { " + expand + " }\n";
+        auto parsed = dsl::parse_program(text, "e.kf");
+        EXPECT_TRUE(parsed.ok()) << parsed.error().to_string();
+        return parsed.ok() && dsl::check_program(*parsed, p, h200(), {"e.kf", text}).ok();
+    };
+    EXPECT_TRUE(check("mul c[1,F,K]; neg; add t[B,F,K]; store y[B,F,K]"));
+    EXPECT_FALSE(check("mul c[1,F,K]; add t[B,F,K]; store y[B,F,K]"));   // t + m, not t - m
+    EXPECT_FALSE(check("mul c[1,F,K]; neg; add t[B,F,K]; store y[F,K]"));  // drops B
+}
+
 TEST(NetworkPlan, PlansPassTheSimulatedPipeline) {
     auto device = eval::make_sim_device("h200");
     ASSERT_TRUE(device.ok()) << device.error().to_string();
     eval::InProcessEvaluator evaluator(**device);
-    for (const Problem& p : {unit_reductions()}) {
+    for (const Problem& p : {unit_reductions(), mutual_broadcast()}) {
         eval::EvalRequest req;
         req.problem = p;
         req.program_text = seed_checked(p);
