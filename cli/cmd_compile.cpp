@@ -14,6 +14,7 @@
 
 #include "builder/build.h"
 #include "cli/commands.h"
+#include "codegen/memory_plan.h"
 #include "common/atomic_file.h"
 #include "problem/spec.h"
 #include "sol/target.h"
@@ -93,6 +94,7 @@ int run(CompileArgs a) {
         if (auto st = write_file_atomic(out / name, text); !st) return user_error(st.error().to_string());
     std::printf("wrote %s and %s\n", (out / lowered.plan.source_file).c_str(),
                 (out / "plan.json").c_str());
+    std::printf("memory: %s\n", codegen::describe_memory_plan(lowered.plan).c_str());
     if (a.no_build) return kExitOk;
 
     builder::compile_lowered(built);

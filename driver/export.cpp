@@ -34,6 +34,14 @@ struct Item {
 
 ExportResult failed(Exit exit, const std::string& message) { return {fail(exit, message), {}}; }
 
+// The launch mode the evaluation chose: the timing gate's evidence "launch_mode" (graph only
+// where the full tier measured it faster, eval/launch_mode.h); "stream" when it has none.
+std::string launch_mode_of_timing(const Json& timing_evidence) {
+    if (!timing_evidence.is_object()) return "stream";
+    auto it = timing_evidence.find("launch_mode");
+    return it != timing_evidence.end() && it->is_string() && *it == "graph" ? "graph" : "stream";
+}
+
 Expected<std::string> read_text(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     if (!in) return make_error(p.string(), "cannot read the file");
@@ -84,8 +92,12 @@ Expected<std::vector<Item>> items_of_run(const ExportRequest& r) {
         it.program_name = "candidate " + std::to_string(cand->id);
         it.device_key = run.datasheet_key;
         Json gates = Json::array();
-        for (const report::GateRow& g : p.best->gates)
+        std::string launch_mode = "stream";
+        for (const report::GateRow& g : p.best->gates) {
             gates.push_back({{"gate", g.gate}, {"result", g.result}});
+            if (g.gate == "timing")
+                launch_mode = launch_mode_of_timing(Json::parse(g.evidence_json, nullptr, false));
+        }
         it.evidence = {{"source", "run " + r.source + " in " + r.db},
                        {"problem", p.name},
                        {"device", run.device_name},
@@ -99,7 +111,8 @@ Expected<std::vector<Item>> items_of_run(const ExportRequest& r) {
                        {"samples", p.best->stats.count},
                        {"sol_time_ns", p.sol.available ? Json(p.sol.time_sol_s * 1e9) : Json()},
                        {"percent_sol", p.sol.percent_sol ? Json(*p.sol.percent_sol) : Json()},
-                       {"gates", gates}};
+                       {"gates", gates},
+                       {"launch_mode", launch_mode}};
         for (const report::BaselineTime& b : p.baselines)
             it.evidence["baselines"][b.name] = b.stats.median_ns;
         items.push_back(std::move(it));
@@ -128,6 +141,14 @@ Expected<Item> item_of_folder(const ExportRequest& r) {
     it.evidence = ev ? Json::parse(*ev, nullptr, false) : Json::object();
     if (!it.evidence.is_object()) it.evidence = Json::object();
     it.evidence["source"] = "optimize --out folder " + r.source;
+    if (!it.evidence.contains("launch_mode")) {
+        std::string mode = "stream";
+        if (auto g = it.evidence.find("gates"); g != it.evidence.end() && g->is_array())
+            for (const Json& gate : *g)
+                if (gate.is_object() && gate.value("gate", "") == "timing" && gate.contains("evidence"))
+                    mode = launch_mode_of_timing(gate["evidence"]);
+        it.evidence["launch_mode"] = mode;
+    }
     return it;
 }
 
@@ -252,7 +273,10 @@ ExportResult run_export(const ExportRequest& r, const Console& console) {
                                                     ec.message());
         runtime::PackageManifest manifest = runtime::manifest_of(*problem, target->arch);
         manifest.built = !r.no_build;
-        const codegen::LaunchPlan& plan = built.lowered.plan;
+        codegen::LaunchPlan plan = built.lowered.plan;  // launched as the evaluation chose
+        plan.launch_mode = it.evidence.value("launch_mode", "stream") == "graph"
+                               ? codegen::LaunchMode::kGraph
+                               : codegen::LaunchMode::kStream;
         if (!r.no_build) {
             manifest.cubin_file = "kernels.cubin";
             fs::copy_file(built.compiled->cubin_path, program_dir / manifest.cubin_file,

@@ -189,6 +189,28 @@ class ExportTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(out, "program.kf")) as f, open(os.path.join(opt, "best.kf")) as g:
             self.assertEqual(f.read().strip(), g.read().strip())
+        # the launch mode the evaluation chose reaches the package's plan.json (the runtime
+        # launches by it): stream on the simulated device; a timing gate that chose the graph
+        # (eval/launch_mode.h) exports "graph"
+        self.assertEqual(ev["launch_mode"], "stream")
+        plans = glob.glob(os.path.join(self.tmp.name, "from_run", "*", "program", "plan.json"))
+        self.assertEqual(len(plans), 1)
+        with open(plans[0]) as f:
+            plan = json.load(f)
+        self.assertEqual(plan["launch_mode"], "stream")
+        self.assertGreaterEqual(plan["memory"]["peak_bytes"], plan["memory"]["io_bytes"])
+        with open(os.path.join(opt, "evidence.json")) as f:
+            folder_ev = json.load(f)
+        for g in folder_ev["gates"]:
+            if g["gate"] == "timing":
+                g["evidence"]["launch_mode"] = "graph"
+        with open(os.path.join(opt, "evidence.json"), "w") as f:
+            json.dump(folder_ev, f)
+        out = os.path.join(self.tmp.name, "from_folder_graph")
+        r = kforge("export", opt, "-o", out, "--no-build", "--spec", spec)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(glob.glob(os.path.join(out, "*", "program", "plan.json"))[0]) as f:
+            self.assertEqual(json.load(f)["launch_mode"], "graph")
         r = kforge("export", "99", "-o", os.path.join(self.tmp.name, "z"), env=env)
         self.assertEqual(r.returncode, 2, r.stderr)
 
