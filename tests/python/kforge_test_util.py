@@ -42,6 +42,18 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "102_permute_gemm", "103_flatten_slice_linear"]
 
 
+def import_fixture(test, stem):
+    """`kforge import kernelbench` of our own network fixture fixtures/networks/STEM.py:
+    (its stdout, the spec it wrote); `test` fails where the import does."""
+    import tempfile
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "networks",
+                        stem + ".py")
+    with tempfile.TemporaryDirectory() as d:
+        r = kforge("import", "kernelbench", path, "-o", d)
+        test.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return r.stdout, load_json(os.path.join(d, stem + ".json"))
+
+
 def example(stem):
     return os.path.join(EXAMPLES, stem + ".py")
 

@@ -188,17 +188,8 @@ class UpsampleJoinedByCat(unittest.TestCase):
         # the input's height and width (a cat joins it to the encoder's map): out_dims names
         # them (was refused: "cannot equate it with a declared dim"); the channel dims named by
         # value (D96 = 2 * features) re-bind under the written names at reduced sizes
-        import json
-        import os
-        import tempfile
-        path = os.path.join(os.path.dirname(__file__), "fixtures", "networks",
-                            "unet_cat_upsample.py")
-        with tempfile.TemporaryDirectory() as d:
-            r = util.kforge("import", "kernelbench", path, "-o", d)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            self.assertIn("reduced sizes", r.stdout)
-            with open(os.path.join(d, "unet_cat_upsample.json")) as f:
-                spec = json.load(f)
+        out, spec = util.import_fixture(self, "unet_cat_upsample")
+        self.assertIn("reduced sizes", out)
         up = next(op for op in spec["graph"] if op["op"] == "conv_transpose2d")
         self.assertEqual(up["out_dims"], ["height", "width"])
 

@@ -140,13 +140,8 @@ class ChunkedScan(unittest.TestCase):
         # causal mask made in forward() (fed from the trace at the reduced sizes), the sequence
         # split into chunks (an unnamed chunk axis kept through a reshape as -1), and a mask
         # [chunk, chunk] broadcast against an axis of the same size as another dim
-        path = os.path.join(os.path.dirname(__file__), "fixtures", "networks",
-                            "chunked_scan_einsum.py")
-        with tempfile.TemporaryDirectory() as d:
-            r = util.kforge("import", "kernelbench", path, "-o", d)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            self.assertIn("reduced sizes", r.stdout)
-            spec = util.load_json(os.path.join(d, "chunked_scan_einsum.json"))
+        out, spec = util.import_fixture(self, "chunked_scan_einsum")
+        self.assertIn("reduced sizes", out)
         ops = [o["op"] for o in spec["graph"]]
         self.assertNotIn("einsum", ops)
         self.assertGreaterEqual(ops.count("matmul"), 4, ops)

@@ -139,13 +139,8 @@ class ConstantIndexGather(unittest.TestCase):
         # buffer becomes a one-hot matmul whose one-hot is folded from the buffer (the index
         # itself is no longer an input); torch.roll two slices and a cat per dim. Was refused:
         # "indexing with Tensor (advanced indexing)" (KernelBench L3 30_SwinTransformerV2)
-        path = os.path.join(os.path.dirname(__file__), "fixtures", "networks",
-                            "shifted_window_bias.py")
-        with tempfile.TemporaryDirectory() as d:
-            r = util.kforge("import", "kernelbench", path, "-o", d)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
-            spec = util.load_json(os.path.join(d, "shifted_window_bias.json"))
+        out, spec = util.import_fixture(self, "shifted_window_bias")
+        self.assertIn("interpreter = PyTorch (fp64) at", out)
         hot = [n for n in spec["inputs"] if n.endswith("_one_hot")]
         self.assertEqual(len(hot), 1, spec["inputs"])
         self.assertEqual(spec["inputs"][hot[0]]["dtype"], "f32")

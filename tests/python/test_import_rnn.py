@@ -139,16 +139,8 @@ class DrawnState(unittest.TestCase):
         # when it is None (KernelBench 35_LSTM's h0/c0): h0 becomes the spec's second input,
         # and the check feeds the same tensor to PyTorch and the interpreter. Was refused:
         # "torch.randn in forward: ... not reproducible"
-        path = os.path.join(os.path.dirname(__file__), "fixtures", "networks",
-                            "gru_drawn_state.py")
-        d = tempfile.mkdtemp(prefix="kforge_drawn_")
-        try:
-            r = util.kforge("import", "kernelbench", path, "-o", d)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            self.assertIn("interpreter = PyTorch (fp64) at", r.stdout)
-            spec = util.load_json(os.path.join(d, "gru_drawn_state.json"))
-        finally:
-            shutil.rmtree(d)
+        out, spec = util.import_fixture(self, "gru_drawn_state")
+        self.assertIn("interpreter = PyTorch (fp64) at", out)
         drawn = {n: t["shape"] for n, t in spec["inputs"].items() if not t.get("param")}
         self.assertEqual(drawn, {"x": ["batch_size", "seq_len", "input_size"],
                                  "h0": ["num_layers", "batch_size", "hidden_size"]})
