@@ -127,6 +127,15 @@ struct EvalRequest {
     int timing_runs = 0;
 };
 
+// One kernel of the evaluated program: what it computes of the problem's graph
+// (dsl/kernel_ops.h), for per-kernel SOL bounds (sol/kernel_bounds.h) and reports.
+struct KernelSummary {
+    std::string name;                 // the program's kernel name
+    std::string kind;                 // dsl to_string(KernelKind): "gemm", "rowwise", ...
+    std::vector<size_t> ops;          // indices into the problem's ops
+    std::vector<std::string> stores;  // the problem tensors it stores
+};
+
 struct EvalReport {
     EvalStatus status = EvalStatus::kPassed;
     std::string message;
@@ -146,6 +155,7 @@ struct EvalReport {
     // TimingResult::kernel_times_ns; a median over the timing gate's chunks when interleaved).
     // Empty when unknown (no timing, a device that cannot tell, a cached evaluation from before).
     std::vector<double> kernel_times_ns;
+    std::vector<KernelSummary> kernels;  // the program's kernels in its order (set with timing)
     double flops = 0;                // problem/work.h count_work at the full shape
     double bytes = 0;                // bytes_fused
     std::string cuda_source;         // artefacts of the full-shape lowering (empty if none)

@@ -98,6 +98,9 @@ void from_cache(EvalReport& r, const EvaluationRecord& rec) {
         times.push_back(m.time_ns);
     }
     r.stats = timing_stats(times);
+    r.kernel_times_ns = rec.kernel_times_ns;
+    auto stored = report_from_json(nlohmann::json::parse(rec.evidence_json, nullptr, false));
+    if (stored) r.kernels = std::move(stored->kernels);
 }
 
 // The passed gates of a quick-tier evaluation that a full-tier one may reuse.
@@ -175,6 +178,7 @@ EvalReport evaluate_with_store(Evaluator& evaluator, const EvalRequest& request)
     e.flops = static_cast<int64_t>(r.flops);
     e.bytes = static_cast<int64_t>(r.bytes);
     e.measurements = measurements_of(r);
+    e.kernel_times_ns = r.kernel_times_ns;
     e.cached_from_id = cached_from;
     auto id = store.add_evaluation(e);
     if (id) r.evaluation_id = *id;

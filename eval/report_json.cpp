@@ -88,6 +88,30 @@ Expected<std::vector<GateOutcome>> gates_from(const Json& gates) {
     return out;
 }
 
+nlohmann::ordered_json kernels_json(const std::vector<KernelSummary>& kernels) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const KernelSummary& k : kernels)
+        a.push_back({{"name", k.name}, {"kind", k.kind}, {"ops", k.ops}, {"stores", k.stores}});
+    return a;
+}
+
+// The "kernels" array (a field of the wrong type throws json::type_error: report_from_json).
+Expected<std::vector<KernelSummary>> kernels_from(const nlohmann::json& j) {
+    if (!j.is_array()) return make_error("report.kernels", "not an array");
+    std::vector<KernelSummary> out;
+    for (const auto& e : j) {
+        if (!e.is_object() || !e.contains("name"))
+            return make_error("report.kernels", "a kernel without a name");
+        KernelSummary k;
+        k.name = e["name"].get<std::string>();
+        k.kind = text_field(e, "kind");
+        k.ops = field(e, "ops", std::vector<size_t>{});
+        k.stores = field(e, "stores", std::vector<std::string>{});
+        out.push_back(std::move(k));
+    }
+    return out;
+}
+
 Expected<EvalReport> read_report(const nlohmann::json& j) {
     if (!j.is_object()) return make_error("report", "not an object");
     EvalReport r;
@@ -133,6 +157,11 @@ Expected<EvalReport> read_report(const nlohmann::json& j) {
             if (!e.is_number()) return make_error("report.kernel_times_ns", "not a number");
             r.kernel_times_ns.push_back(e.get<double>());
         }
+    }
+    if (auto k = j.find("kernels"); k != j.end() && !k->is_null()) {
+        auto kernels = kernels_from(*k);
+        if (!kernels) return kernels.error();
+        r.kernels = std::move(*kernels);
     }
     if (auto t = j.find("timing"); t != j.end()) r.stats = stats_from(*t);
     if (auto t = j.find("baseline_timing"); t != j.end()) r.baseline_stats = stats_from(*t);
@@ -192,6 +221,7 @@ nlohmann::ordered_json to_json(const EvalReport& r, bool with_artefacts) {
         }
     }
     if (!r.kernel_times_ns.empty()) j["kernel_times_ns"] = r.kernel_times_ns;
+    if (!r.kernels.empty()) j["kernels"] = kernels_json(r.kernels);
     if (with_artefacts) {
         j["cuda_source"] = r.cuda_source;
         j["plan_json"] = r.plan_json;

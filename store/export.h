@@ -23,7 +23,8 @@ inline constexpr int kRunExportVersion = 1;
 //                   program, artefacts: [{kind, hash, content}],
 //                   evaluations: [{id, device_id, toolchain, shapes_key, tier, status,
 //                                  error, evidence, flops, bytes, created_at, cached_from_id,
-//                                  median_time_ns, measurements: [{label, sample_index, time_ns,
+//                                  median_time_ns, kernel_times_ns,
+//                                  measurements: [{label, sample_index, time_ns,
 //                                  sm_clock_mhz, mem_clock_mhz, temperature_c,
 //                                  throttle_reasons}]}]}]
 // }

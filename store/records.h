@@ -119,6 +119,8 @@ struct NewEvaluation {
     int64_t bytes = 0;
     std::vector<MeasurementRecord> measurements;
     std::optional<int64_t> cached_from_id;  // set when this result was copied from the cache
+    // Per program kernel, in the program's order: its median time (empty when unknown).
+    std::vector<double> kernel_times_ns;
 };
 
 struct EvaluationRecord {
@@ -136,6 +138,7 @@ struct EvaluationRecord {
     std::string created_at;
     std::optional<int64_t> cached_from_id;
     std::vector<MeasurementRecord> measurements;  // ordered by label, sample index
+    std::vector<double> kernel_times_ns;  // per program kernel, its median (empty: unknown)
 };
 
 struct NewLlmRequest {

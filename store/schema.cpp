@@ -145,10 +145,17 @@ ALTER TABLE runs ADD COLUMN git_commit TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN toolchain TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 4: per-kernel times of an evaluation (a JSON array of nanoseconds, one per program
+// kernel in the program's order: the median of each kernel), for the reports' per-kernel
+// breakdown; '[]' where unknown and in evaluations made before.
+constexpr const char* kMigration4 = R"sql(
+ALTER TABLE evaluations ADD COLUMN kernel_times_json TEXT NOT NULL DEFAULT '[]';
+)sql";
+
 #undef KFORGE_NOW
 
 constexpr std::array<const char*, kSchemaVersion> kMigrations{kMigration1, kMigration2,
-                                                              kMigration3};
+                                                              kMigration3, kMigration4};
 
 }  // namespace
 

@@ -9,7 +9,7 @@
 namespace kforge {
 
 // The schema version this build of kforge writes and reads.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // The version stored in the database (0 for a new, empty file).
 Expected<int> schema_version(Database& db);

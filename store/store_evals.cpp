@@ -1,4 +1,8 @@
-// Evaluations with their measurements, and the evaluation cache.
+// Evaluations with their measurements and per-kernel times, and the evaluation cache.
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
 #include "store/store.h"
 #include "store/store_internal.h"
 
@@ -11,8 +15,25 @@ namespace {
 
 constexpr const char* kEvaluationColumns =
     "SELECT e.id, e.candidate_id, e.device_id, e.toolchain, e.shapes_key, e.tier, e.status, "
-    "e.error_text, e.evidence_json, e.flops, e.bytes, e.created_at, e.cached_from_id "
-    "FROM evaluations e ";
+    "e.error_text, e.evidence_json, e.flops, e.bytes, e.created_at, e.cached_from_id, "
+    "e.kernel_times_json FROM evaluations e ";
+
+// The kernel_times_json column: a JSON array of non-negative numbers.
+std::string kernel_times_json(const std::vector<double>& times) {
+    return nlohmann::json(times).dump();
+}
+
+Expected<std::vector<double>> kernel_times_from(const std::string& text,
+                                                const std::string& where) {
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_array()) return make_error(where, "kernel_times_json is not a JSON array");
+    std::vector<double> out;
+    for (const auto& v : j) {
+        if (!v.is_number()) return make_error(where, "kernel_times_json holds a non-number");
+        out.push_back(v.get<double>());
+    }
+    return out;
+}
 
 Expected<EvaluationRecord> read_evaluation(const Statement& s, const std::string& where) {
     auto tier = eval_tier_from_string(s.column_text(5));
@@ -35,6 +56,10 @@ Expected<EvaluationRecord> read_evaluation(const Statement& s, const std::string
     e.bytes = s.column_int(10);
     e.created_at = s.column_text(11);
     e.cached_from_id = s.column_opt_int(12);
+    auto kernels = kernel_times_from(s.column_text(13),
+                                     where + ": evaluation " + std::to_string(e.id));
+    if (!kernels) return kernels.error();
+    e.kernel_times_ns = std::move(*kernels);
     return e;
 }
 
@@ -95,6 +120,9 @@ Expected<int64_t> Store::add_evaluation(const NewEvaluation& ev) {
         if (m.label.empty()) return make_error(where, "a measurement has an empty label");
         if (!(m.time_ns >= 0.0)) return make_error(where, "a measurement has a negative time");
     }
+    for (double k : ev.kernel_times_ns)
+        if (!(k >= 0.0) || !std::isfinite(k))
+            return make_error(where, "a kernel time is negative or not finite");
     auto txn = Transaction::begin(db_);
     if (!txn) return txn.error();
     if (auto c = get_candidate(ev.candidate_id); !c) return c.error();
@@ -104,13 +132,13 @@ Expected<int64_t> Store::add_evaluation(const NewEvaluation& ev) {
     }
     auto ins = db_.prepare(
         "INSERT INTO evaluations (candidate_id, device_id, toolchain, shapes_key, tier, status, "
-        "error_text, evidence_json, flops, bytes, cached_from_id) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+        "error_text, evidence_json, flops, bytes, cached_from_id, kernel_times_json) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     if (!ins) return ins.error();
     ins->bind(1, ev.candidate_id).bind(2, ev.device_id).bind(3, ev.toolchain);
     ins->bind(4, ev.shapes_key).bind(5, to_string(ev.tier)).bind(6, to_string(ev.status));
     ins->bind(7, ev.error_text).bind(8, ev.evidence_json).bind(9, ev.flops).bind(10, ev.bytes);
-    ins->bind(11, ev.cached_from_id);
+    ins->bind(11, ev.cached_from_id).bind(12, kernel_times_json(ev.kernel_times_ns));
     if (auto st = ins->run(); !st) return st.error();
     int64_t id = db_.last_insert_rowid();
 

@@ -50,6 +50,7 @@ Expected<ojson> evaluation_json(const EvaluationRecord& e) {
                  {"created_at", e.created_at},
                  {"cached_from_id", opt(e.cached_from_id)},
                  {"median_time_ns", opt(median_time_ns(e.measurements))},
+                 {"kernel_times_ns", e.kernel_times_ns},
                  {"measurements", std::move(samples)}};
 }
 

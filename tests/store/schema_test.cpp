@@ -91,6 +91,8 @@ TEST_F(SchemaTest, MigratesVersion1ToCurrentKeepingData) {
     EXPECT_EQ(run->kforge_version, "0.9.0");
     EXPECT_EQ(run->git_commit, "abc1234");
     EXPECT_EQ(run->toolchain, "nvcc 13.0");
+    // Version 4: the v1 evaluation has no per-kernel times.
+    EXPECT_TRUE(e->kernel_times_ns.empty());
 }
 
 // An interrupted run taken up again is running until it finishes; `db runs`' best is the

@@ -1,7 +1,12 @@
 // Each call of the typed store API on a real database file.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "store/export.h"
 
 #include "store_fixture.h"
 
@@ -228,6 +233,37 @@ TEST_F(StoreTest, AddEvaluationIsAllOrNothing) {
     EXPECT_FALSE(store_->add_evaluation(negative).ok());
     EXPECT_FALSE(store_->add_evaluation(test::test_evaluation(999, device_, 1)).ok());
     EXPECT_FALSE(store_->get_evaluation(999).ok());
+}
+
+// Per-kernel times (schema version 4's kernel_times_json): kept in order, empty by default,
+// exported; a negative or non-finite time is refused, a corrupt column is an error on read.
+TEST_F(StoreTest, KernelTimesRoundTripInTheProgramsOrder) {
+    auto c = store_->add_candidate(test::test_candidate(run_, problem_, "program a"));
+    ASSERT_TRUE(c.ok());
+    auto e = test::test_evaluation(c->id, device_, 2);
+    e.kernel_times_ns = {1250.5, 40.25, 9000.0};
+    auto id = store_->add_evaluation(e);
+    ASSERT_TRUE(id.ok()) << id.error().to_string();
+    auto back = store_->get_evaluation(*id);
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(back->kernel_times_ns, (std::vector<double>{1250.5, 40.25, 9000.0}));
+    auto plain = store_->add_evaluation(test::test_evaluation(c->id, device_, 1));
+    ASSERT_TRUE(plain.ok());
+    EXPECT_TRUE(store_->get_evaluation(*plain)->kernel_times_ns.empty());
+    auto exported = export_run_json(*store_, run_);
+    ASSERT_TRUE(exported.ok()) << exported.error().to_string();
+    EXPECT_EQ((*exported)["candidates"][0]["evaluations"][0]["kernel_times_ns"],
+              nlohmann::ordered_json({1250.5, 40.25, 9000.0}));
+    for (double bad : {-1.0, std::nan("")}) {
+        auto neg = test::test_evaluation(c->id, device_, 1);
+        neg.kernel_times_ns = {5.0, bad};
+        EXPECT_FALSE(store_->add_evaluation(neg).ok());
+    }
+    ASSERT_TRUE(store_->db().exec("UPDATE evaluations SET kernel_times_json = '[1, \"x\"]' "
+                                  "WHERE id = " + std::to_string(*id)).ok());
+    auto corrupt = store_->get_evaluation(*id);
+    ASSERT_FALSE(corrupt.ok());
+    EXPECT_NE(corrupt.error().message.find("kernel_times_json"), std::string::npos);
 }
 
 // "Best" is the fastest full-tier median that passed, as optimize and report say it (a quick-tier
