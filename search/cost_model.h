@@ -33,6 +33,16 @@ public:
     // Adds a measurement of `program` and refits.
     Status observe(const dsl::Program& program, double measured_ns);
     double scale(dsl::KernelKind kind) const;
+    // Per kernel of `program`, in its order: the refitted estimate (the kernel's launch overhead
+    // and its share of the program's floor included), and the kernel's own roofline bound - its
+    // modelled FLOPs at the peak of the unit its kind runs on (a gemm, conv2d or attention: the
+    // policy's matrix unit for its operands; else fp32 SIMT), its bytes at DRAM bandwidth, plus
+    // one launch overhead (perfmodel/sim_model.h): the floor its knobs can reach.
+    struct KernelEstimate {
+        double time_ns = 0;
+        double sol_ns = 0;
+    };
+    Expected<std::vector<KernelEstimate>> kernel_estimates(const dsl::Program& program) const;
     const std::vector<CostObservation>& observations() const { return observations_; }
 
 private:

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/stop_request.h"
+#include "search/group_budget.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
 #include "sol/sol_share.h"
@@ -176,6 +177,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
     tick(spent);
     const double round_s = detail::round_plan_s(options, spent);
     const double round_start_s = spent.wall_s;
+    const std::optional<std::string> best_before = best_hash(st);
     // a stop asked for (Ctrl-C) ends the round after the evaluation in flight, like a budget
     auto over_budget = [&] {
         tick(spent);
@@ -273,6 +275,11 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         spent.gpu_s += secs;
         record_compile_cost(st, *pre_request, report, secs);
+        // fill_precompile took a prefix of `screened`
+        charge_wave(st, std::vector<std::string>(screened.begin(),
+                                                 screened.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                     screened.size(), pre_request->program_texts.size()))),
+                    secs);
     }
     // A program compiled for this round costs a quick timing only (0.1-1 s): a wave that
     // ended past the wall budget is still timed, up to kCompiledTimingGraceS past it (mish on
@@ -386,6 +393,7 @@ Status search_round(SearchState& st, eval::Evaluator& evaluator, Store& store,
         detail::join_prefetch(st, *f, spent);
     }
     ++st.progress.rounds;
+    end_group_round(st, best_before);
     auto best = best_time_ns(st);
     st.progress.best_ns_by_round.push_back(best.value_or(0.0));
     if (best) st.progress.fraction_of_sol = st.bounds.time_fused_s * 1e9 / *best;
@@ -543,7 +551,8 @@ std::string progress_line(const SearchState& st, const SearchOptions& options, c
                   best && start ? *start / *best : 1.0, budget.c_str(), (long long)n.proposed,
                   (long long)n.quick, (long long)n.full, (long long)n.invalid, (long long)n.cached,
                   st.simulated ? " (simulated)" : "");
-    return b;
+    const std::string groups = groups_line(st);
+    return groups.empty() ? std::string(b) : std::string(b) + " | " + groups;
 }
 
 }  // namespace kforge::search

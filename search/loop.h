@@ -101,6 +101,31 @@ struct CandidateState {
     // `text` parsed once (search/candidate.h: at admission, start or resume); null when the
     // text does not parse (a proposal the parser refused, recorded as invalid)
     std::shared_ptr<const dsl::Program> program;
+    // The kernel groups (search/kernel_groups.h keys) whose knobs its move changed from its
+    // first parent; empty: the whole program (the start, another structure, no parent).
+    std::vector<std::string> group_keys;
+    // Per kernel of its program, its time in its last timing (search/group_budget.h); empty
+    // until timed.
+    std::vector<double> kernel_ns;
+};
+
+// One kernel group of the run (search/group_budget.h): where its proposals and GPU-seconds
+// went and what it gained. Kept by key for the whole run; `kernels` is its place in the best
+// program (empty while the best has another structure without it).
+struct GroupState {
+    std::string key;
+    std::string label;
+    std::vector<size_t> kernels;
+    double time_ns = 0;    // its members' time in the best program
+    double start_ns = 0;   // ... in the start program (0: not one of the start's groups)
+    double sol_ns = 0;     // its members' roofline bound (CostModel::kernel_estimates)
+    double weight = 0;     // its share of this round's proposals
+    int64_t proposals = 0;    // admitted proposals that moved it
+    int64_t round_proposals = 0;
+    int64_t evaluations = 0;  // evaluations of those proposals (every tier)
+    double gpu_s = 0;         // GPU-seconds of those evaluations and their compile waves
+    int improvements = 0;     // times one of its moves made a new best
+    int stale_rounds = 0;     // rounds with proposals of its own since its last improvement
 };
 
 struct TierCounts {
@@ -135,6 +160,11 @@ struct SearchState {
     int profiles = 0;
     Progress progress;
     TierCounts counts;
+    // Kernel groups (search/group_budget.h): every group seen, by first appearance; `whole`
+    // holds what no group caused (the start program, other structures, profiling).
+    std::vector<GroupState> groups;
+    GroupState whole;
+    std::vector<std::string> op_sigs;  // search/kernel_groups.h op_signatures of the problem
     std::string stop_reason;
     // Set by a round that found no compile wave fitting the wall budget left: the run stops.
     std::string budget_stop;

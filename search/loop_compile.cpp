@@ -10,6 +10,7 @@
 #include "compile/compile_history.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
+#include "search/group_budget.h"
 #include "search/knob_space.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
@@ -189,7 +190,9 @@ std::future<PrefetchResult> compile_async(eval::PrecompileRequest req, std::vect
 void join_prefetch(SearchState& st, std::future<PrefetchResult>& prefetch, Spent& spent) {
     const auto t0 = std::chrono::steady_clock::now();
     PrefetchResult r = prefetch.get();
-    spent.gpu_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    spent.gpu_s += wait_s;
+    charge_wave(st, r.hashes, wait_s);
     record_compile_cost(st, r.request, r.report, r.secs);
     mark_precompiled(st, r.hashes, r.report);
 }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "search/group_budget.h"
 #include "search/knob_space.h"
 #include "search/loop_internal.h"
 
@@ -65,6 +66,7 @@ Expected<eval::EvalReport> evaluate_at(SearchState& st, eval::Evaluator& evaluat
         ++st.counts.cached;
     } else {
         spent.gpu_s += secs;
+        charge_group_time(st, c, secs, true);
         // A compile is charged once per compile configuration, to the first evaluation that
         // reached the compile gate with it (passed or failed); its launch-knob variants and its
         // later tiers are free. A program the precompile built is charged here too (its compile
@@ -89,6 +91,9 @@ Expected<eval::EvalReport> evaluate_at(SearchState& st, eval::Evaluator& evaluat
             c.full = r.stats;
             ++st.counts.full;
         }
+        // per-kernel times, the device's where it measured them: the kernel groups' shares
+        // (search/group_budget.h)
+        if (c.program) c.kernel_ns = kernel_times(st, *c.program, r.stats.median_ns, r.kernel_times_ns);
     }
     if (options.on_event) {
         ProgressEvent e;

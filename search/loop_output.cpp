@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
+#include "search/group_budget.h"
 #include "search/loop_internal.h"
 #include "sol/sol_share.h"
 
@@ -82,6 +83,8 @@ Expected<std::string> write_outputs(const SearchState& st, Store& store, const s
     ev["counts"] = {{"proposed", n.proposed}, {"quick", n.quick},     {"full", n.full},
                     {"invalid", n.invalid},   {"cached", n.cached},   {"compiles", n.compiles},
                     {"free", n.free},         {"profiled", n.profiled}};
+    // where the run's proposals and GPU-seconds went per kernel group, against each group's gain
+    ev["kernel_groups"] = groups_json(st);
     if (!hash) {
         auto start = st.candidates.find(st.start_hash);
         if (start != st.candidates.end() && start->second.quick) {

@@ -5,6 +5,7 @@
 #include "codegen/launch_knobs.h"
 #include "problem/spec.h"
 #include "search/candidate.h"
+#include "search/group_budget.h"
 #include "search/ladder.h"
 #include "search/loop_internal.h"
 #include "search/proposers_common.h"
@@ -46,6 +47,12 @@ ProposalContext context_for(const SearchState& st, const SearchOptions& options,
         v.program = c.program;
         ctx.best.push_back(v);
     }
+    // the kernel groups' weights (refresh_groups), by kernel name of the best program
+    if (active_groups(st) >= 2 && !ctx.best.empty() && ctx.best[0].program)
+        for (const GroupState& g : st.groups)
+            for (size_t k : g.kernels)
+                if (k < ctx.best[0].program->kernels.size())
+                    ctx.kernel_focus[ctx.best[0].program->kernels[k].name] = g.weight;
     // Nothing timed yet (the start program's own compile wave): the start is the parent, with
     // no time - the proposers that need none (neighbours, seed variants) propose from it.
     if (auto it = st.candidates.find(st.start_hash);
@@ -59,7 +66,7 @@ ProposalContext context_for(const SearchState& st, const SearchOptions& options,
 
 // Adds a proposal to the run; returns its hash when it passed the checker (else "").
 Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
-                            const std::string& proposer) {
+                            const std::string& proposer, std::vector<std::string> group_keys) {
     ++st.counts.proposed;
     // parsed, printed and hashed once: the round reads the candidate's program from here on
     auto candidate = make_candidate(p.program_text, "<" + proposer + ">");
@@ -76,6 +83,7 @@ Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
     auto ins = store.add_candidate(nc);
     if (!ins) return ins.error();
     CandidateState& c = st.candidates[hash] = CandidateState{ins->id, text, proposer, p.move};
+    c.group_keys = std::move(group_keys);
     std::string message;
     if (!candidate) {
         message = candidate.error().to_string();
@@ -88,6 +96,7 @@ Expected<std::string> admit(SearchState& st, Store& store, const Proposal& p,
         return std::string();
     }
     ++st.counts.static_ok;
+    note_proposal(st, c);
     return hash;
 }
 
@@ -156,17 +165,27 @@ void defer_costly(SearchState& st, std::vector<std::string>& fresh) {
 Status propose_into(SearchState& st, Store& store, const std::vector<Proposer*>& proposers,
                     const SearchOptions& options, Spent& spent, int wanted,
                     std::vector<std::string>& fresh, bool this_round) {
+    // the kernel groups of the best program and this round's weights (search/group_budget.h)
+    refresh_groups(st);
     ProposalContext ctx = context_for(st, options, wanted);
     for (Proposer* proposer : proposers) {
         if (proposer->exhausted()) continue;
         ProposerUsage before = proposer->usage();
-        ctx.count = proposer->name().rfind("search:", 0) == 0 ? wanted : options.proposals_per_round;
-        std::vector<Proposal> props = proposer->propose(ctx);
+        // a built-in proposer is asked for more than the round admits where the program has
+        // several kernel groups: the round chooses among them by the groups' weights (an LLM
+        // proposer's programs cost tokens: all of them are admitted)
+        const bool builtin = proposer->name().rfind("search:", 0) == 0;
+        ctx.count = builtin ? wanted * proposal_factor(st) : options.proposals_per_round;
+        std::vector<Proposal> raw = proposer->propose(ctx);
         ProposerUsage after = proposer->usage();
         spent.llm_tokens += (after.tokens_in + after.tokens_out) - (before.tokens_in + before.tokens_out);
         spent.llm_cost_usd += after.cost_usd - before.cost_usd;
-        for (const Proposal& p : props) {
-            auto hash = admit(st, store, p, proposer->name());
+        const size_t raw_count = raw.size();
+        std::vector<GroupedProposal> props =
+            allocate_proposals(st, std::move(raw), builtin ? static_cast<size_t>(wanted) : raw_count,
+                               builtin);
+        for (GroupedProposal& p : props) {
+            auto hash = admit(st, store, p.proposal, proposer->name(), std::move(p.group_keys));
             if (!hash) return hash.error();
             if (!hash->empty()) fresh.push_back(*hash);
         }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,10 @@ struct ProposalContext {
     std::vector<std::string> helpful_moves;  // moves that helped on similar problems (store)
     std::vector<std::string> seen_hashes;    // programs already in the run (proposing them again
                                              // is wasted: the loop drops them)
+    // Per kernel of the best program (by name), its kernel group's weight this round
+    // (search/group_budget.h: share of time x SOL headroom); a proposer puts moves of the
+    // heavier kernels first. Empty: no preference (one group).
+    std::map<std::string, double> kernel_focus;
     int count = 4;                           // how many programs to propose
     uint64_t seed = 1;
 };

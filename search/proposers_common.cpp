@@ -1,5 +1,7 @@
 #include "search/proposers_common.h"
 
+#include <algorithm>
+
 #include "dsl/check.h"
 #include "dsl/parser.h"
 #include "dsl/printer.h"
@@ -62,6 +64,16 @@ std::vector<Parent> parse_parents(const ProposalContext& context) {
         out.push_back(Parent{*p, dsl::program_hash(*p), &v});
     }
     return out;
+}
+
+void focus_order(std::vector<KnobMove>& moves, const ProposalContext& context) {
+    if (context.kernel_focus.empty()) return;
+    auto focus = [&](const KnobMove& m) {
+        auto it = context.kernel_focus.find(m.move.substr(0, m.move.find(' ')));
+        return it == context.kernel_focus.end() ? 0.0 : it->second;
+    };
+    std::stable_sort(moves.begin(), moves.end(),
+                     [&](const KnobMove& a, const KnobMove& b) { return focus(a) > focus(b); });
 }
 
 }  // namespace kforge::search::detail

@@ -67,4 +67,8 @@ struct Parent {
 };
 std::vector<Parent> parse_parents(const ProposalContext& context);
 
+// `moves` stably ordered by the context's kernel_focus of the kernel each move starts with
+// ("k2 vec 1 -> 2"), heaviest first; unchanged without a focus.
+void focus_order(std::vector<KnobMove>& moves, const ProposalContext& context);
+
 }  // namespace kforge::search::detail

@@ -1,5 +1,7 @@
 // The parameter proposer and the random proposer (search/proposers.h).
 #include <algorithm>
+#include <map>
+#include <optional>
 
 #include "codegen/launch_knobs.h"
 #include "search/proposers.h"
@@ -24,13 +26,28 @@ constexpr int kRestartTries = 1000;
 // static tier (the others as drawn so far): a draw of every kernel at once passes with the
 // product of their chances, and for a GEMM with a row-wise kernel (linear_logsumexp on the H200)
 // 1000 such draws found none, so the random proposer stopped after 3 programs.
+// With a kernel focus (ProposalContext::kernel_focus: several kernel groups), one group is
+// restarted, drawn by weight (its kernels: those of the drawn kernel's weight), the others kept:
+// a restart of every group at once is no move of any one group (issue 26).
 bool random_restart(const detail::Parent& parent, Rng& rng, detail::ProposalSink& sink,
-                    const std::string& move) {
+                    const std::string& move, const std::map<std::string, double>* focus = nullptr) {
     const size_t kernels = parent.program.kernels.size();
+    auto weight = [&](size_t i) {
+        auto it = focus->find(parent.program.kernels[i].name);
+        return it == focus->end() ? 0.0 : it->second;
+    };
     for (int attempt = 0; attempt < 4 && !sink.full(); ++attempt) {
         dsl::Program p = parent.program;
+        std::optional<double> group;  // the drawn group's weight
+        if (focus && !focus->empty()) {
+            double sum = 0;
+            for (size_t i = 0; i < kernels; ++i) sum += weight(i);
+            double r = rng.unit() * sum;
+            for (size_t i = 0; i < kernels && !group; ++i)
+                if ((r -= weight(i)) <= 0 || i + 1 == kernels) group = weight(i);
+        }
         for (size_t i = 0; i < kernels; ++i)
-            for (int t = 0; t < kRestartTries; ++t) {
+            for (int t = 0; t < kRestartTries && (!group || weight(i) == *group); ++t) {
                 KnobMove m = random_kernel_knobs(p, i, rng);
                 if (!sink.legal(m.program)) continue;
                 p = std::move(m.program);
@@ -60,7 +77,7 @@ void offer_mixes(const std::vector<detail::Parent>& parents, detail::ProposalSin
 // of one and a move of another, made together), trades (one integer knob doubled, another
 // halved), then other two-knob neighbours at random; each kind up to a share of `count`.
 void two_knob_moves(const std::vector<detail::Parent>& parents, Rng& rng,
-                    detail::ProposalSink& sink, int count) {
+                    detail::ProposalSink& sink, int count, const ProposalContext& context) {
     const detail::Parent& best = parents[0];
     // Adds moves of `ms` until `left` of them were new and legal; returns what is left.
     auto offer = [&](const std::vector<KnobMove>& ms, int left,
@@ -73,9 +90,11 @@ void two_knob_moves(const std::vector<detail::Parent>& parents, Rng& rng,
     offer_mixes(parents, sink, share);
     std::vector<KnobMove> trades = knob_trades(best.program);
     shuffle(trades, rng);
+    detail::focus_order(trades, context);
     offer(trades, share, {best.hash}, "");
     std::vector<KnobMove> pairs = knob_pair_neighbours(best.program);
     shuffle(pairs, rng);
+    detail::focus_order(pairs, context);
     offer(pairs, share, {best.hash}, "");
 }
 
@@ -85,11 +104,12 @@ void two_knob_moves(const std::vector<detail::Parent>& parents, Rng& rng,
 // best. A GEMM's raster x swizzle x split space of one compiled configuration is 12-100 points:
 // on the H200 a compile wave of ~50 s bought one round of 12 GEMM proposals (2026-12-01).
 int free_moves(const std::vector<detail::Parent>& parents, Rng& rng, detail::ProposalSink& sink,
-               int limit) {
+               int limit, const ProposalContext& context) {
     int added = 0;
     for (size_t i = 0; i < parents.size() && i < 4 && added < limit && !sink.full(); ++i) {
         std::vector<KnobMove> moves = free_neighbours(parents[i].program);
         shuffle(moves, rng);
+        detail::focus_order(moves, context);
         const int share = i == 0 ? limit : std::max(1, limit / 4);  // most from the best
         int taken = 0;
         for (size_t m = 0; m < moves.size() && taken < share && added < limit && !sink.full(); ++m)
@@ -112,12 +132,12 @@ public:
         // Launch-knob moves of compiled parents first, most of the request: they cost an
         // evaluation each; what they leave goes to moves that need a compile.
         if (!codegen::launch_knobs_baked())
-            free_moves(parents, rng, sink, std::max(1, context.count * 3 / 4));
+            free_moves(parents, rng, sink, std::max(1, context.count * 3 / 4), context);
         // Stalled: the best is the one of the last call. Then moves along two knobs go first;
         // otherwise they fill what the single moves leave of the request.
         const bool stalled = parents[0].hash == last_best_;
         last_best_ = parents[0].hash;
-        if (stalled) two_knob_moves(parents, rng, sink, context.count);
+        if (stalled) two_knob_moves(parents, rng, sink, context.count, context);
         // Improvements made together: the best mixed with each of the next few (two single moves
         // of one parent, each faster, meet as the parent moved along both). On the H200, mish's
         // items 2 -> 4 and block 256 -> 512 each gained; the round that would have joined them
@@ -141,12 +161,13 @@ public:
                                                    : (rng.unit() < 0.15 ? 1 : 0);
         ++calls_;
         for (int n = 0; n < explore; ++n)
-            if (!random_restart(parents[0], rng, sink, "random restart")) break;
+            if (!random_restart(parents[0], rng, sink, "random restart", &context.kernel_focus)) break;
         // neighbours: half the proposals from the best parent, then the others, then the rest
         std::vector<std::vector<KnobMove>> moves;
         for (size_t i = 0; i < parents.size() && i < 4; ++i) {
             moves.push_back(knob_neighbours(parents[i].program));
             shuffle(moves.back(), rng);
+            detail::focus_order(moves.back(), context);  // the hot kernel groups' moves first
         }
         std::vector<size_t> next(moves.size(), 0);
         auto take = [&](size_t i, int limit) {
@@ -158,12 +179,13 @@ public:
         take(0, std::max(1, context.count / 2));
         for (size_t i = 1; i < moves.size(); ++i) take(i, std::max(1, context.count / 6));
         take(0, context.count);  // the best's single moves, all of them, before two-knob ones
-        if (!stalled && !sink.full()) two_knob_moves(parents, rng, sink, context.count);
+        if (!stalled && !sink.full()) two_knob_moves(parents, rng, sink, context.count, context);
         for (size_t i = 1; i < moves.size(); ++i) take(i, context.count);
         // everything within two knobs of the best was tried: restart elsewhere rather than stop
         if (sink.size() == 0)
             for (int n = 0; n < std::max(1, context.count / 4); ++n)
-                if (!random_restart(parents[0], rng, sink, "random restart (neighbourhood used up)"))
+                if (!random_restart(parents[0], rng, sink, "random restart (neighbourhood used up)",
+                                    &context.kernel_focus))
                     break;
         return sink.take();
     }
