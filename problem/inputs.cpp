@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/parallel.h"
+#include "problem/rnn.h"
 
 namespace kforge {
 namespace {
@@ -130,8 +131,24 @@ std::optional<int64_t> index_bound(const Problem& problem, const std::string& na
     return std::nullopt;
 }
 
+std::optional<double> rnn_weight_scale(const Problem& problem, const std::string& name) {
+    for (const Op& op : problem.ops) {
+        if (!is_rnn(op.kind) || op.inputs.size() < 2) continue;
+        const Tensor* h0 = problem.find_tensor(op.inputs[1]);
+        if (h0 == nullptr || h0->shape.empty() || h0->shape.back() < 1) continue;
+        for (size_t i = rnn_state_count(op.kind); i < op.inputs.size(); ++i)
+            if (op.inputs[i] == name) return 1.0 / std::sqrt(static_cast<double>(h0->shape.back()));
+    }
+    return std::nullopt;
+}
+
 std::vector<double> generate_input(const Problem& problem, const Tensor& tensor,
                                    Distribution distribution, uint64_t seed) {
+    if (const std::optional<double> scale = rnn_weight_scale(problem, tensor.name)) {
+        std::vector<double> v = generate(tensor, distribution, seed);
+        for (double& x : v) x = round_to_dtype(x * *scale, tensor.dtype);
+        return v;
+    }
     const std::optional<int64_t> bound = index_bound(problem, tensor.name);
     if (!bound) return generate(tensor, distribution, seed);
     Tensor unit = tensor;  // the same stream, as uniforms in [0, 1)

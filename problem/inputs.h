@@ -31,9 +31,18 @@ std::vector<double> generate(const Tensor& tensor, Distribution distribution, ui
 // The values of graph input `tensor` of `problem` where an op restricts them: as generate(),
 // except that a tensor read as cross_entropy's targets holds class indices uniform in [0, C) (C:
 // the logits' last dim), drawn from the same seeded stream. Bool tensors (generate()) are masks
-// with about half the elements true. Evaluation draws every input through this.
+// with about half the elements true. An lstm / gru op's weights and biases (its operands after
+// x, h0 and c0) are drawn as generate() and scaled by 1 / sqrt(H), PyTorch's init bound: with
+// N(0, 1) weights the recurrence is chaotic (the recurrent matrix's gain ~ sqrt(H)), so any
+// fp32 implementation (cuDNN's too) drifts from the fp64 reference far past fp32 tolerances
+// within tens of steps; layer 0, driven by its input, stays close, the layers above do not.
+// Evaluation draws every input through this.
 std::vector<double> generate_input(const Problem& problem, const Tensor& tensor,
                                    Distribution distribution, uint64_t seed);
+
+// 1 / sqrt(H) when `name` is a weight or bias operand of an lstm / gru op of `problem`, else
+// nullopt: the scale generate_input() draws it at.
+std::optional<double> rnn_weight_scale(const Problem& problem, const std::string& name);
 
 // The exclusive upper bound of the class indices `name` holds where an op reads it as such
 // (cross_entropy's targets: C), or nullopt.

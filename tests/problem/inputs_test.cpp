@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "problem/inputs.h"
+#include "problem/spec.h"
+#include "tests/reference/rnn_specs.h"
 
 namespace kforge {
 namespace {
@@ -135,6 +137,27 @@ TEST(Inputs, ParallelChunksEqualOneSequentialStream) {
             if (got[i] != round_to_dtype(v, DType::kF32)) ++mismatches;
         }
         EXPECT_EQ(mismatches, 0u) << to_string(d);
+    }
+}
+
+TEST(Inputs, RnnWeightsAreDrawnAtOneOverSqrtHidden) {
+    // N(0, 1) weights make an lstm / gru chaotic: no fp32 kernel could match the fp64 reference
+    auto p = parse_problem(eval::testing::rnn_spec_json("g", "gru", 2, false, false, true, "h_n", 5, 3, 4, 16),
+                           "rnn.json");
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    for (const char* name : {"weight_ih_l0", "weight_hh_l1", "bias_hh_l1"}) {
+        const Tensor& t = *p->find_tensor(name);
+        ASSERT_EQ(rnn_weight_scale(*p, name), 0.25) << name;
+        std::vector<double> raw = generate(t, Distribution::kNormal, 7);
+        std::vector<double> drawn = generate_input(*p, t, Distribution::kNormal, 7);
+        ASSERT_EQ(raw.size(), drawn.size());
+        for (size_t i = 0; i < raw.size(); ++i)
+            ASSERT_EQ(drawn[i], round_to_dtype(raw[i] * 0.25, t.dtype)) << name << "[" << i << "]";
+    }
+    for (const char* name : {"x", "h0"}) {  // the states and the input as drawn
+        EXPECT_FALSE(rnn_weight_scale(*p, name).has_value()) << name;
+        const Tensor& t = *p->find_tensor(name);
+        EXPECT_EQ(generate_input(*p, t, Distribution::kNormal, 7), generate(t, Distribution::kNormal, 7));
     }
 }
 
