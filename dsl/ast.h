@@ -202,11 +202,18 @@ struct PoolConfig {
 
 // An attention kernel's knobs (kernels/attention.cuh): tile = query rows x key rows per step
 // (a warp per 16 query rows); scale = the scores' factor (the problem's scale op).
+// `impl`: kforge's WMMA template, or CUTLASS's Hopper FMHA (dsl/attention_fmha.h) with its
+// tile (query rows x key rows x head dim) and kernel schedule.
+enum class AttentionImpl { kWmma, kCutlassFmha };
+enum class FmhaSchedule { kCooperative, kPingpong, kTma };
 struct AttentionConfig {
     int tile_m = 64;   // query rows per CTA (16 per warp)
     int tile_n = 64;   // key / value rows per shared-memory tile
     std::optional<double> scale;
     bool f32_cores = false;  // `math f32`: f32 FMA on the CUDA cores (else the policy's, auto)
+    AttentionImpl impl = AttentionImpl::kWmma;
+    int fmha_m = 128, fmha_n = 64, fmha_d = 64;  // `fmha_tile`: CUTLASS's TileShape
+    FmhaSchedule fmha_schedule = FmhaSchedule::kCooperative;
     bool operator==(const AttentionConfig&) const = default;
 };
 

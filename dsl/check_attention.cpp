@@ -7,6 +7,7 @@
 #include "dsl/check_attention.h"
 
 #include "dsl/attention.h"
+#include "dsl/attention_fmha.h"
 
 namespace kforge::dsl {
 
@@ -65,9 +66,64 @@ std::optional<int> attention_expr(Sem& sem, const Kernel& kn, int k) {
     return g.at(out).dims == dims ? out : g.relabel(out, dims);
 }
 
+namespace {
+
+// `impl cutlass_fmha` (dsl/attention_fmha.h): the rule on what the checker knows (the dtypes of
+// problem tensors; a program buffer's the lowering checks), and a chain that only stores O
+// [batch.., S, F] in place (an optional cast to the inputs' type first): the kernel writes O
+// itself, with no epilogue of kforge's.
+void check_fmha(const Kernel& kn, const Problem& problem, const DeviceLimits& limits,
+                Reporter& rep) {
+    const SourceLoc at = knob_loc(kn, "impl");
+    if (kn.args.size() < 3) return;
+    auto extent = [&](const TensorRef& r, size_t from_end) -> int64_t {
+        if (r.dims.size() < from_end) return 0;
+        const std::string& d = r.dims[r.dims.size() - from_end];
+        if (auto it = problem.dims.find(d); it != problem.dims.end()) return it->second;
+        return d.find_first_not_of("0123456789") == std::string::npos && !d.empty()
+                   ? std::stoll(d) : int64_t{0};
+    };
+    auto dtype = [&](const std::string& name, DType fallback) {
+        const Tensor* t = problem.find_tensor(name);
+        return t ? t->dtype : fallback;
+    };
+    FmhaFacts f;
+    const Tensor* q = problem.find_tensor(kn.args[0].name);
+    f.q = q ? q->dtype : (problem.policy == PrecisionPolicy::kFp16 ? DType::kF16 : DType::kBF16);
+    f.k = dtype(kn.args[1].name, f.q);
+    f.v = dtype(kn.args[2].name, f.q);
+    f.policy = problem.policy;
+    f.s = extent(kn.args[0], 2), f.e = extent(kn.args[0], 1), f.f = extent(kn.args[2], 1);
+    f.mask = kn.args.size() > 3;
+    f.scale = kn.attention.scale.value_or(1.0);
+    f.sm90a = limits.cc_major == 9;
+    const TensorRef* store = nullptr;
+    bool extra = false;
+    for (const ChainOp& op : kn.chain) {
+        if (op.kind == ChainOpKind::kStore && op.tensor && !store) store = &*op.tensor;
+        else if (!(op.kind == ChainOpKind::kCast && op.cast_to == f.q && !store)) extra = true;
+    }
+    if (store) f.out = dtype(store->name, f.q);
+    std::string why = fmha_misfit(kn.attention, f);
+    if (why.empty() && (extra || !store))
+        why = "CUTLASS's FMHA writes O itself: the chain may only cast to the inputs' type and "
+              "store O once";
+    if (why.empty()) {
+        std::vector<std::string> want(kn.args[0].dims.begin(), kn.args[0].dims.end() - 1);
+        want.push_back(kn.args[2].dims.back());
+        if (store->dims != want)
+            why = "CUTLASS's FMHA stores O packed as [batch.., S, F]; the chain stores " +
+                  ref_text(*store);
+    }
+    if (!why.empty()) rep.error(at, "impl cutlass_fmha: " + why + "; use impl wmma");
+}
+
+}  // namespace
+
 void check_legality_attention(const Kernel& kn, const Problem& problem,
                               const DeviceLimits& limits, Reporter& rep) {
     const AttentionConfig& c = kn.attention;
+    if (c.impl == AttentionImpl::kCutlassFmha) return check_fmha(kn, problem, limits, rep);
     const SourceLoc at = knob_loc(kn, "tile");
     if (c.tile_m % 16 != 0 || c.tile_m < 16 || c.tile_m > 128 || c.tile_n % 16 != 0 ||
         c.tile_n < 16 || c.tile_n > 128) {

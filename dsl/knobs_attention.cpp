@@ -1,8 +1,11 @@
-// The attention kernel kind's knob table (dsl/knobs.h): the query x key tile and the scale.
+// The attention kernel kind's knob table (dsl/knobs.h): the query x key tile, the math and the
+// scale of kforge's WMMA kernel; `impl` and CUTLASS's FMHA tile and schedule (dsl/attention_fmha.h),
+// written only for `impl cutlass_fmha` (whose program omits the WMMA tile).
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "dsl/attention_fmha.h"
 #include "dsl/knobs.h"
 
 namespace kforge::dsl {
@@ -18,6 +21,7 @@ std::vector<KnobSpec> attention_knobs() {
              return std::string();
          },
          [](const Kernel& k) -> std::optional<KnobValue> {
+             if (k.attention.impl == AttentionImpl::kCutlassFmha) return std::nullopt;
              return KnobValue{{k.attention.tile_m, k.attention.tile_n}, {}, 0.0};
          }},
         {"math", KnobValueKind::kWord, {}, {}, {"auto", "f32"}, "auto",
@@ -40,6 +44,40 @@ std::vector<KnobSpec> attention_knobs() {
          [](const Kernel& k) -> std::optional<KnobValue> {
              if (!k.attention.scale) return std::nullopt;
              return KnobValue{{}, {}, *k.attention.scale};
+         }},
+        {"impl", KnobValueKind::kWord, {}, {}, {"wmma", "cutlass_fmha"}, "wmma",
+         "wmma: kforge's kernel (any head dim, masks); cutlass_fmha: CUTLASS's Hopper FMHA "
+         "(sm_90a, bf16/f16, no mask)",
+         [](Kernel& k, const KnobValue& v) {
+             k.attention.impl = *attention_impl_from_string(v.word);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (k.attention.impl == AttentionImpl::kWmma) return std::nullopt;
+             return KnobValue{{}, std::string(to_string(k.attention.impl)), 0.0};
+         }},
+        {"fmha_tile", KnobValueKind::kInts, {"M", "N", "D"},
+         {IntDomain{{64, 128}}, IntDomain{{64, 128}}, IntDomain{{32, 64, 128, 256}}}, {},
+         "128x64x64", "cutlass_fmha: query rows x key rows x head dim of a CTA (88_hopper_fmha's)",
+         [](Kernel& k, const KnobValue& v) {
+             k.attention.fmha_m = static_cast<int>(v.ints.at(0));
+             k.attention.fmha_n = static_cast<int>(v.ints.at(1));
+             k.attention.fmha_d = static_cast<int>(v.ints.at(2));
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (k.attention.impl != AttentionImpl::kCutlassFmha) return std::nullopt;
+             return KnobValue{{k.attention.fmha_m, k.attention.fmha_n, k.attention.fmha_d}, {}, 0.0};
+         }},
+        {"fmha_schedule", KnobValueKind::kWord, {}, {}, {"cooperative", "pingpong", "tma"},
+         "cooperative", "cutlass_fmha: warp-specialized cooperative / ping-pong, or plain TMA",
+         [](Kernel& k, const KnobValue& v) {
+             k.attention.fmha_schedule = *fmha_schedule_from_string(v.word);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (k.attention.impl != AttentionImpl::kCutlassFmha) return std::nullopt;
+             return KnobValue{{}, std::string(to_string(k.attention.fmha_schedule)), 0.0};
          }},
     };
 }
