@@ -51,6 +51,8 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
 Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& ctx);
 // attention: one launch of kernels/attention.cuh (codegen/lower_attention.cpp).
 Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerContext& ctx);
+// attention with `impl cutlass_fmha`: CUTLASS's Hopper FMHA (codegen/lower_attention_fmha.cpp).
+Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const LowerContext& ctx);
 // copy: one launch of kernels/copy.cuh (codegen/lower_copy.cpp).
 Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& ctx);
 // rnn: a projection and a persistent recurrent launch per layer of kernels/rnn.cuh

@@ -45,6 +45,7 @@ std::string mask_offset_body(const std::vector<int64_t>& mask, const std::vector
 Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerContext& ctx) {
     const std::string where = "kernel " + kernel.name;
     const dsl::AttentionConfig& cfg = kernel.attention;
+    if (cfg.impl == dsl::AttentionImpl::kCutlassFmha) return lower_attention_fmha(kernel, ctx);
     if (kernel.args.size() != 3 && kernel.args.size() != 4)
         return make_error(where, "attention takes Q, K, V and an optional mask");
     if (cfg.tile_m % 16 || cfg.tile_n % 16 || cfg.tile_m < 16 || cfg.tile_m > 128 ||
