@@ -4,11 +4,24 @@ evaluator medians (WORK/<problem>/kforge_eval.json, `kforge eval --tier full --j
     table.py RESULTS.jsonl WORK_DIR"""
 import json
 import os
+import re
+import statistics
 import sys
 
 
 def us(x):
     return "-" if x is None else f"{x:.1f}"
+
+
+def kforge_clock(work, problem):
+    """The median SM clock (MHz) of kforge's timing samples, None where not recorded."""
+    try:
+        with open(os.path.join(work, problem, "kforge_eval.json")) as f:
+            text = f.read()
+    except OSError:
+        return None
+    clocks = [int(c) for c in re.findall(r'"sm_clock_mhz":\s*(\d+)', text) if int(c) > 0]
+    return statistics.median(clocks) if clocks else None
 
 
 def kforge_eval(work, problem):
@@ -32,21 +45,27 @@ def main(path, work):
           "ModelNew replayed from a CUDA graph (kernels only), 'kforge' = kforge eval --tier "
           "full; speedups are eager/exported and compile/exported.\n")
     print("| problem | correct (5 trials) | in CUDA graph | compile fullgraph | kforge | exported "
-          "| graph | overhead | exported/kforge | eager | compile | x eager | x compile |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    ok = within = big = 0
+          "| graph | overhead | exported/kforge | MHz exported/kforge | eager | compile | x eager "
+          "| x compile |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    ok = within = within_clock = clocked = big = 0
     overheads = []
     for r in rows:
         k_us, k_status = kforge_eval(work, r["problem"])
         if "error" in r:
-            print(f"| {r['problem']} | ERROR: {r['error'][:100]} |" + " |" * 11)
+            print(f"| {r['problem']} | ERROR: {r['error'][:100]} |" + " |" * 12)
             continue
         ok += bool(r["correct"] and r["cuda_graph_same"] and r["compile_fullgraph_same"])
         e = r["exported"]["median_us"]
         ratio = e / k_us if k_us else None
+        k_mhz, e_mhz = kforge_clock(work, r["problem"]), r["exported"].get("sm_clock_mhz")
+        mhz = f"{e_mhz:.0f}/{k_mhz:.0f}" if k_mhz and e_mhz else "-"
         if k_us and k_us > 50:
             big += 1
             within += abs(ratio - 1) <= 0.03
+            if k_mhz and e_mhz:  # at kforge's clock, had the time followed it (compute-bound)
+                clocked += 1
+                within_clock += abs(ratio * e_mhz / k_mhz - 1) <= 0.03
         elif k_us:
             overheads.append(r["overhead_us"])
         correct = "yes" if r["correct"] else "NO: " + r.get("correct_message", "")
@@ -60,13 +79,15 @@ def main(path, work):
         print(f"| {r['problem']}{path} | {correct} | {'same' if r['cuda_graph_same'] else 'DIFF'}"
               f" | {'same' if r['compile_fullgraph_same'] else 'DIFF'} | {kf} | {us(e)}"
               f" | {us(r['exported_graph']['median_us'])} | {us(r['overhead_us'])}"
-              f" | {'-' if ratio is None else '%.3f' % ratio}"
+              f" | {'-' if ratio is None else '%.3f' % ratio} | {mhz}"
               f" | {us(r['eager']['median_us'])} | {us(r['compile']['median_us'])}"
               f" | {r['speedup_vs_eager']:.2f} | {r['speedup_vs_compile']:.2f} |")
     paths = sorted({r.get("op_path", "ctypes") for r in rows if "error" not in r})
     print(f"\nop path: {', '.join(paths)}. {ok} of {len(rows)} exported models correct, the same in a CUDA graph and under "
           f"torch.compile(fullgraph=True); {within} of {big} kernels over 50 us within 3% of "
           "kforge's evaluator median"
+          + (f" ({within_clock} of {clocked} with the exported time scaled to the evaluator's "
+             "SM clock, which holds for compute-bound kernels only)" if clocked else "")
           + (f"; per-call overhead of the small ones {min(overheads):.1f}-{max(overheads):.1f} us"
              if overheads else ""))
 
