@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -57,6 +58,29 @@ template <int V, typename T> inline void store_vec(T* p, const float (&v)[V]) {
 inline float max_nan(float a, float b) { return (a > b || a != a) ? a : b; }
 inline float min_nan(float a, float b) { return (a < b || a != a) ? a : b; }
 }  // namespace kforge
+)";
+
+// A header or generated source without its #include lines and #pragma once (the host-run
+// translation unit pastes them in order).
+inline std::string strip_includes(const std::string& s) {
+    return std::regex_replace(s, std::regex(R"(#include "[^"]*"\n|#pragma once\n)"), "");
+}
+
+// kernels/common.cuh's load_vec and the CUDA built-ins a one-launch kernel (map, copy) uses,
+// for a host loop over every block and thread.
+inline constexpr const char* kGridShim = R"(#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+namespace kforge {
+template <int V, typename T> inline void load_vec(float (&o)[V], const T* p) {
+    for (int j = 0; j < V; ++j) o[j] = p[j];
+}
+}  // namespace kforge
+struct KfDim3 { unsigned x = 0, y = 0, z = 0; };
+static KfDim3 blockIdx, threadIdx, gridDim;
+#define __global__
+#define __launch_bounds__(n)
 )";
 
 }  // namespace kforge::codegen::hostrun

@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <regex>
 
 #include "codegen/lower.h"
 #include "codegen/memory_plan.h"
@@ -30,25 +29,6 @@ namespace kforge::codegen {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string strip_includes(std::string s) {
-    return std::regex_replace(s, std::regex(R"(#include "[^"]*"\n|#pragma once\n)"), "");
-}
-
-constexpr const char* kGridShim = R"(#include <algorithm>
-#include <cstring>
-#include <map>
-#include <string>
-namespace kforge {
-template <int V, typename T> inline void load_vec(float (&o)[V], const T* p) {
-    for (int j = 0; j < V; ++j) o[j] = p[j];
-}
-}  // namespace kforge
-struct KfDim3 { unsigned x = 0, y = 0, z = 0; };
-static KfDim3 blockIdx, threadIdx, gridDim;
-#define __global__
-#define __launch_bounds__(n)
-)";
 
 struct ArenaRun {
     Problem problem;
@@ -126,11 +106,11 @@ void run_on_arena(const std::string& json, const std::string& text, ArenaRun& r,
     main_src += "    return 0;\n}\n";
     const fs::path kernels = fs::path(KFORGE_SOURCE_DIR) / "kernels";
     std::ofstream(dir / "run.cpp")
-        << hostrun::kHostShim << kGridShim
-        << strip_includes(hostrun::read_text(kernels / "chain_ops.cuh"))
-        << strip_includes(hostrun::read_text(kernels / "map.cuh"))
-        << strip_includes(hostrun::read_text(kernels / "copy.cuh"))
-        << strip_includes(low->cuda_source) << main_src;
+        << hostrun::kHostShim << hostrun::kGridShim
+        << hostrun::strip_includes(hostrun::read_text(kernels / "chain_ops.cuh"))
+        << hostrun::strip_includes(hostrun::read_text(kernels / "map.cuh"))
+        << hostrun::strip_includes(hostrun::read_text(kernels / "copy.cuh"))
+        << hostrun::strip_includes(low->cuda_source) << main_src;
     const hostrun::HostBuild build = hostrun::build_host_run(dir);
     ASSERT_EQ(build.status, 0) << build.log;
     const std::string run = (dir / "run").string() + " " + dir.string();
