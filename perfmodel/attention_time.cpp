@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dsl/attention.h"
+#include "dsl/attention_fmha.h"
 
 namespace kforge::perfmodel {
 
@@ -24,20 +25,32 @@ Expected<SimKernelTime> attention_time(const dsl::Kernel& k, const Problem& prob
     const DType op = math.operand;
     t.flops = 2.0 * batch * s * l * (e + f);
     const double elem = dtype_bytes(q->dtype);
-    const double tiles_m = std::ceil(s / k.attention.tile_m);
+    const bool fmha = k.attention.impl == dsl::AttentionImpl::kCutlassFmha;
+    const double tiles_m = std::ceil(s / (fmha ? k.attention.fmha_m : k.attention.tile_m));
     const double kv = batch * l * (e + f) * elem;
     t.bytes = batch * s * (e + f) * elem + kv;
     if (k.args.size() > 3)
         if (const Tensor* m = problem.find_tensor(k.args[3].name)) t.bytes += m->bytes();
+    if (fmha) t.bytes += batch * s * 4.0;  // the rows' log-sum-exp CUTLASS's kernel writes
     const double ctas = tiles_m * batch;
     const double waves = std::ceil(ctas / std::max(1, sm_count));
-    const double fill = ctas / (waves * std::max(1, sm_count));  // the last wave's idle SMs
-    // a third of the TF32 rate for 3xTF32's three products
+    // the last wave's idle SMs; the ping-pong FMHA is persistent (one CTA per SM takes tiles)
+    const double fill = fmha && k.attention.fmha_schedule == dsl::FmhaSchedule::kPingpong
+                            ? std::min(1.0, ctas / std::max(1, sm_count))
+                            : ctas / (waves * std::max(1, sm_count));
+    // a third of the TF32 rate for 3xTF32's three products. 16-bit: the WMMA kernel measured
+    // 4-5% of the H100's bf16 peak (bench/attention/results/2026-12-06-h100.md: 1410 us for
+    // 68.7 GFLOP at d64, 3433 us for 137 GFLOP at d128); CUTLASS's warp-specialized FMHA is
+    // priced at 40% (FlashAttention-3-like kernels reach 40-60% at d64-d128; not yet measured
+    // here), its plain TMA schedule at 25%, and a 32-wide head at 60% of that (short k-loops)
+    const double tensor16 = fmha ? (k.attention.fmha_schedule == dsl::FmhaSchedule::kTma ? 0.25 : 0.4) *
+                                       (k.attention.fmha_d == 32 ? 0.6 : 1.0)
+                                 : 0.05;
     const double peak = math.math == 0   ? ceil.peak(ComputeUnit::kFp32Simt) * 0.25
                         : math.math == 1 ? ceil.peak(ComputeUnit::kTf32Tensor) * 0.3
                         : math.math == 3 ? ceil.peak(ComputeUnit::kTf32Tensor) * 0.1
-                        : op == DType::kF16 ? ceil.peak(ComputeUnit::kFp16Tensor) * 0.3
-                                            : ceil.peak(ComputeUnit::kBf16Tensor) * 0.3;
+                        : op == DType::kF16 ? ceil.peak(ComputeUnit::kFp16Tensor) * tensor16
+                                            : ceil.peak(ComputeUnit::kBf16Tensor) * tensor16;
     if (peak <= 0) return make_error(k.name, "no peak for the attention operands on this device");
     const double compute_s = t.flops / (peak * fill);
     const double memory_s = t.bytes / ceil.dram_bytes_per_s +

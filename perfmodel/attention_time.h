@@ -2,7 +2,8 @@
 // perfmodel/sim_model.cpp: both products' FLOPs on the tensor cores (16-bit operands) or the
 // CUDA cores (f32) at the efficiency of a WMMA kernel that stages its accumulator in shared
 // memory, against Q and O once plus K and V once per query tile (L2 holds them after the first
-// tile: DRAM once, the rest at L2 rate).
+// tile: DRAM once, the rest at L2 rate). `impl cutlass_fmha` (CUTLASS's Hopper FMHA) at its own
+// tensor-core efficiency and query tile, the ping-pong schedule persistent (no last-wave loss).
 #pragma once
 
 #include "common/expected.h"

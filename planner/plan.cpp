@@ -140,13 +140,14 @@ Expected<dsl::Program> seed_program(const Problem& problem, const dsl::DeviceLim
 }
 
 std::vector<dsl::Program> seed_variants(const Problem& problem, const dsl::DeviceLimits& limits) {
-    std::vector<SeedOptions> plans(7);
+    std::vector<SeedOptions> plans(8);
     plans[1].gemm_tiles = SeedGemmTiles::kSquare;
     plans[2].gemm_tiles = SeedGemmTiles::kWide;
     plans[3].fuse = false;
     plans[4].intermediates_f32 = true;
     plans[5].rowwise_threads_scale = 2.0;
     plans[6].rowwise_one_read = true;
+    plans[7].attention_wmma = true;
     std::vector<dsl::Program> out;
     std::set<std::string> seen;
     for (size_t i = 0; i < plans.size(); ++i) {

@@ -44,6 +44,8 @@ struct SeedOptions {
     double rowwise_threads_scale = 1.0;  // multiply the rowwise thread rule (0.5, 2: variants)
     bool rowwise_one_read = false;    // rows too long to cache: held in registers + shared memory
                                       // (passes 1) first, instead of split parts read twice
+    bool attention_wmma = false;      // attention on kforge's WMMA kernel even where CUTLASS's
+                                      // FMHA applies (the seed's choice: plan_attention.cpp)
 };
 
 // One program for `problem` that checks with zero errors and lowers on a device with `limits`;

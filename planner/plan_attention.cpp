@@ -6,7 +6,13 @@
 // ops go to the gemm, rowwise and map families as before - the unfused path the search may also
 // choose. Where the head dims leave no tile within shared memory the unfused path is planned,
 // and where that is refused too the error names both reasons.
+//
+// Where CUTLASS's Hopper FMHA applies (dsl/attention_fmha.h: sm_90a, bf16/f16 under their
+// policy, one head dim of at most 256, no mask, a chain that only stores O) its configurations
+// come first, so the seed is `impl cutlass_fmha`; the WMMA tiles follow as the fallback, and
+// SeedOptions::attention_wmma (a seed variant) plans WMMA only.
 #include "dsl/attention.h"
+#include "dsl/attention_fmha.h"
 #include "planner/partition.h"
 
 namespace kforge::planner::detail {
@@ -110,6 +116,17 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
     if (pt->has_scale) kn.attention.scale = pt->scale_value;
     std::vector<dsl::Kernel> candidates;
     const int64_t rows = q.shape[q.shape.size() - 2];
+    if (!pl.opt.attention_wmma && !pt->has_mask) {
+        // the checker decides the rest (dtypes, policy, the chain, the arch)
+        for (const dsl::FmhaInstance& f : dsl::fmha_instances_for(q.shape.back())) {
+            dsl::Kernel c = kn;
+            c.attention.impl = dsl::AttentionImpl::kCutlassFmha;
+            c.attention.fmha_m = f.m, c.attention.fmha_n = f.n, c.attention.fmha_d = f.d;
+            c.attention.fmha_schedule = f.schedule;
+            candidates.push_back(std::move(c));
+        }
+    }
+    const size_t fmha_candidates = candidates.size();
     for (const auto& t : kTiles) {
         if (!misfit(t[0], t[1]).empty())
             continue;
@@ -118,7 +135,7 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
         candidates.push_back(kn);
     }
     const Op& mm = p.ops[i];
-    if (candidates.empty()) {
+    if (candidates.size() == fmha_candidates) {
         // head dims too large for one CTA's shared memory: the unfused path, else both reasons
         Status st = pl.add_gemm(mm);
         if (st) return true;
