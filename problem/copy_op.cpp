@@ -161,13 +161,14 @@ const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<st
     if (cands.empty()) return nullptr;
     for (const Op* op : cands)
         if (op->output == stored) return op;
-    // the stored tensor reached from a candidate's output through element-wise ops
+    // the stored tensor reached from a candidate's output through element-wise ops and
+    // reshapes (the planner folds a reshape into the store of the kernel that makes its input)
     for (const Op* c : cands) {
         std::vector<std::string> frontier{c->output};
         for (size_t steps = 0; !frontier.empty() && steps < problem.ops.size(); ++steps) {
             std::vector<std::string> next;
             for (const Op& op : problem.ops) {
-                if (op_class(op.kind) != OpClass::kElementwise) continue;
+                if (op_class(op.kind) != OpClass::kElementwise && op.kind != OpKind::kReshape) continue;
                 for (const std::string& f : frontier) {
                     bool reads = false;
                     for (const std::string& in : op.inputs) reads = reads || in == f;

@@ -60,7 +60,8 @@ std::vector<int64_t> view_strides(const Problem& problem, const std::string& roo
 // The op of `problem` of kind `kind` reading `inputs` (in order; an input may be a reshape of
 // the tensor named: is_reshape_of) that a copy kernel
 // storing `stored` computes: the one whose output is `stored`, else one whose output reaches
-// `stored` through element-wise ops (the kernel's chain absorbed them), else the first; null
+// `stored` through element-wise ops (the kernel's chain absorbed them) and reshapes (folded
+// into its store), else the first; null
 // where none reads `inputs`.
 const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<std::string>& inputs,
                        const std::string& stored);

@@ -216,5 +216,19 @@ TEST(CopyHostRun, AnExpandOfTheProgramsOwnBroadcastsByDimNames) {
       "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
 }
 
+TEST(CopyHostRun, SlicesOfOneTensorStoredReshapedKeepTheirOwnRanges) {
+    // a fused projection split three ways, each part reshaped into heads: the planner folds each
+    // reshape into its slice's store, and each copy kernel must still gather its own range
+    expect_program_matches(R"({"name": "qkv", "dims": {"B": 2, "L": 3, "D": 8, "T": 24},
+      "inputs": {"x": {"shape": ["B", "L", "T"], "dtype": "f32"}},
+      "graph": [{"op": "slice", "inputs": ["x"], "output": "q", "axis": 2, "start": 0, "end": 8, "out_names": ["", "", "D"]},
+                {"op": "slice", "inputs": ["x"], "output": "k", "axis": 2, "start": 8, "end": 16, "out_names": ["", "", "D"]},
+                {"op": "slice", "inputs": ["x"], "output": "v", "axis": 2, "start": 16, "end": 24, "out_names": ["", "", "D"]},
+                {"op": "reshape", "inputs": ["q"], "output": "qh", "shape": ["B", "L", 2, 4]},
+                {"op": "reshape", "inputs": ["k"], "output": "kh", "shape": ["B", "L", 2, 4]},
+                {"op": "reshape", "inputs": ["v"], "output": "vh", "shape": ["B", "L", 2, 4]}],
+      "outputs": ["qh", "kh", "vh"], "precision": {"policy": "fp32_strict"}})");
+}
+
 }  // namespace
 }  // namespace kforge::codegen
