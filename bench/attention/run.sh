@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# Issue 25's attention on the GPU: kforge's fused attention kernel (kernels/attention.cuh) against
-# PyTorch's SDPA backends (flash, efficient, cudnn, math) on the same card.
+# Issue 25's attention on the GPU: kforge's fused attention kernel against PyTorch's SDPA
+# backends (flash, efficient, cudnn, math) on the same card. Where CUTLASS's Hopper FMHA applies
+# (bf16 / f16, one head dim, no mask) the planner's seed is `impl cutlass_fmha`
+# (codegen/lower_attention_fmha.cpp) and the same kernel on kforge's WMMA template
+# (kernels/attention.cuh, `tile 64x64`) is timed beside it; elsewhere the seed is the WMMA kernel.
 #   1. make_specs.py: the cases as specs (bf16 / fp16 at head dims 64 and 128, a bool causal-style
 #      mask, a float additive mask, f32 fp32_strict, KernelBench level 1 97's f32 head dim 1024)
 #   2. per case: the planner's start program (`kforge optimize --rounds 0` on the simulator:
-#      fused or refused, with its reason), then `kforge eval --tier full --device cuda --json`
-#      (every gate: correctness against the CPU fp64 interpreter at small dims and the GPU fp64
-#      reference at the real shape, then the full-tier timing)
-#   3. torch_sdpa.py: each backend's median on the same GPU (or PyTorch's reason it refuses)
-#   4. summarize.py: summary.md, kforge / the fastest backend that supports the case
-# One device call, from the repo root, with the carried binary; about 4-6 minutes on an H100.
+#      fused or refused, with its reason), and its WMMA twin where the seed is cutlass_fmha
+#   3. the cutlass_fmha programs compiled at once into the default compile cache (`kforge
+#      compile`, nvcc, ~80 s each on one core; the source holds no shape, so the evaluations of
+#      every gate's shape hit the cache)
+#   4. per program: `kforge eval --tier full --device cuda --json` (every gate: correctness
+#      against the CPU fp64 interpreter at small dims and the GPU fp64 reference at the real
+#      shape, then the full-tier timing)
+#   5. torch_sdpa.py: each backend's median on the same GPU (or PyTorch's reason it refuses)
+#   6. summarize.py: summary.md, kforge (FMHA and WMMA) / the fastest backend that supports the
+#      case, and the FMHA as a share of flash
+# One device call, from the repo root, with the carried binary (bench/lib/make_carry.sh; its
+# CUTLASS headers include examples/88_hopper_fmha); about 6-9 minutes on an H100.
 #
 # usage: OUT=DIR bash bench/attention/run.sh
 # environment: KFORGE (.carry/bin/kforge), DEVICE (cuda; sim for a dry run of steps 1, 2, 4),
 #   KFORGE_PYTHON (python with torch; .venv's, else python3), CASES (a grep -E pattern of case
 #   names for kforge's evaluations, default all; PyTorch times every case).
-# Results under $OUT/attention: specs/, programs/ (start programs, plan logs), eval/<case>.json,
-#   torch.json, torch.log, summary.md, steps.txt.
+# Results under $OUT/attention: specs/, programs/ (start programs <case>.kf, WMMA twins
+#   <case>.wmma.kf, plan logs), precompile/, eval/<case>[.wmma].json, torch.json, torch.log,
+#   summary.md, steps.txt.
 set -uo pipefail
 R=$PWD
 K=${KFORGE:-$R/.carry/bin/kforge}
@@ -24,7 +34,7 @@ DEVICE=${DEVICE:-cuda}
 PY=${KFORGE_PYTHON:-}
 [ -n "$PY" ] || { [ -x "$R/.venv/bin/python" ] && PY=$R/.venv/bin/python; } || PY=python3
 O=${OUT:-/tmp/kforge-out}/attention
-mkdir -p "$O/specs" "$O/programs" "$O/eval"
+mkdir -p "$O/specs" "$O/programs" "$O/eval" "$O/precompile"
 : > "$O/steps.txt"
 . "$R/bench/lib/step.sh"
 
@@ -43,12 +53,34 @@ row = db.execute("select c.program_text from candidates c join problems p on p.i
 print(row[0] if row else "", end="")
 PY
     if [ -s "$O/programs/$n.kf" ]; then
-        step "eval_$n" 240 sh -c 'exec "$@" > "$0.json" 2> "$0.log"' "$O/eval/$n" \
-            "$K" eval "$spec" --program "$O/programs/$n.kf" --tier full --device "$DEVICE" --json
-        python3 "$R/bench/lib/eval_line.py" "$O/eval/$n.json" "$O/eval/$n.log" 160
+        # the WMMA twin of a cutlass_fmha seed: the same kernel on kforge's own template
+        if grep -q 'impl cutlass_fmha' "$O/programs/$n.kf"; then
+            sed -E 's/impl cutlass_fmha fmha_tile [0-9x]+ fmha_schedule [a-z]+/tile 64x64/' \
+                "$O/programs/$n.kf" > "$O/programs/$n.wmma.kf"
+        fi
     else
         echo "$n: no start program: $(grep -o 'not expressible.*' "$O/programs/$n.plan.log" | cut -c1-240)"
     fi
+done
+# the CUTLASS FMHA compiles, all at once (one nvcc each) into the default compile cache
+pids=""
+for kf in "$O"/programs/attn_*.kf; do
+    grep -q 'impl cutlass_fmha' "$kf" 2>/dev/null || continue
+    n=$(basename "$kf" .kf)
+    ( t0=$SECONDS; "$K" compile "$O/specs/$n.json" "$kf" -o "$O/precompile/$n" \
+        > "$O/precompile/$n.log" 2>&1; rc=$?
+      echo "kforge compile: rc $rc, $((SECONDS - t0)) s" >> "$O/precompile/$n.log" ) &
+    pids="$pids $!"
+done
+[ -z "$pids" ] || { wait $pids; tail -n 3 "$O"/precompile/*.log; }
+for kf in "$O"/programs/attn_*.kf; do
+    [ -s "$kf" ] || continue
+    n=$(basename "$kf" .kf)
+    spec="$O/specs/${n%.wmma}.json"
+    step "eval_$n" 300 sh -c 'exec "$@" > "$0.json" 2> "$0.log"' "$O/eval/$n" \
+        "$K" eval "$spec" --program "$kf" --tier full --device "$DEVICE" --json
+    echo -n "$n: "
+    python3 "$R/bench/lib/eval_line.py" "$O/eval/$n.json" "$O/eval/$n.log" 160
 done
 if [ "$DEVICE" = cuda ]; then
     step torch 300 sh -c 'exec "$@" > "$0.json" 2> "$0.log"' "$O/torch" \

@@ -12,5 +12,6 @@ cp -L "$B/runtime/libkforge_runtime.so" "$R/.carry/lib/"
 # (kforge_torch) against the GPU machine's torch; run.sh uses it only where that has none
 command -v ninja > /dev/null && cp -L "$(command -v ninja)" "$R/.carry/bin/"
 V=.venv/lib/python3.11/site-packages/cutlass_library/source
-(cd "$R" && tar cJf .carry.tar.xz .carry "$V/include" "$V/tools/util/include")
+(cd "$R" && tar cJf .carry.tar.xz .carry "$V/include" "$V/tools/util/include" \
+        "$V/examples/88_hopper_fmha")
 echo "make_carry: packed $(du -sh "$R/.carry.tar.xz" | cut -f1) in $R/.carry.tar.xz"

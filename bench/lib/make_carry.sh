@@ -53,6 +53,7 @@ echo "make_carry: $(du -sh "$C" | cut -f1) in $C ($(ls "$C/lib" | wc -l) librari
 # (~10 MiB); carry [".carry.tar.xz"] and start the command with `tar xJf .carry.tar.xz`.
 if [ "${PACK:-0}" = 1 ]; then
     V=.venv/lib/python3.11/site-packages/cutlass_library/source
-    (cd "$R" && tar cJf .carry.tar.xz .carry "$V/include" "$V/tools/util/include")
+    (cd "$R" && tar cJf .carry.tar.xz .carry "$V/include" "$V/tools/util/include" \
+        "$V/examples/88_hopper_fmha")
     echo "make_carry: packed $(du -sh "$R/.carry.tar.xz" | cut -f1) in $R/.carry.tar.xz"
 fi
