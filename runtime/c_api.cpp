@@ -40,20 +40,21 @@ struct kforge_rt_program {
     // a caller that keeps the previous call's output alive while the next is allocated (as
     // KernelBench's timing loop does) alternates between two output buffers.
     // In graph mode (plan.json "launch_mode", chosen by measurement at evaluation) each binding
-    // also keeps its sequence as an executable CUDA graph for the stream it was captured on; an
-    // evicted binding's graph is updated in place (cuGraphExecUpdate) for the new pointers.
+    // also keeps its sequence as an executable CUDA graph, captured on the program's own
+    // capture stream (a graph runs on any stream, the legacy one included); an evicted
+    // binding's graph is updated in place (cuGraphExecUpdate) for the new pointers.
     struct Binding {
         std::vector<CUdeviceptr> key;
         std::vector<rt::PreparedLaunch> launches;
         CUgraphExec graph = nullptr;
-        CUstream graph_stream = nullptr;
-        bool graph_current = false;  // graph holds this binding's launches on graph_stream
+        bool graph_current = false;  // graph holds this binding's launches
     };
     static constexpr size_t kBindings = 4;
     std::vector<Binding> bindings;
     kforge::codegen::LaunchMode mode = kforge::codegen::LaunchMode::kStream;
     std::string mode_note;                // why graph mode fell back to the stream
     std::vector<CUgraphExec> retired;     // replaced graphs, destroyed at close (never in flight then)
+    CUstream capture_stream = nullptr;    // created at the first capture
 };
 
 namespace {
@@ -209,22 +210,31 @@ kforge_rt_status bind(kforge_rt_program& p, std::vector<CUdeviceptr> key,
     return KFORGE_RT_OK;
 }
 
-// Graph mode: the binding's graph for `stream` launched, captured (or updated in place) first
-// when its pointers or its stream are new. Where the stream cannot be captured (the legacy
-// stream, a capture of the caller's) `launched` stays false for this call; a capture or an
-// instantiation that fails gives graph mode up for the program (kforge_rt_launch_mode says
-// why). Either way the caller then launches on the stream.
+// Graph mode: the binding's graph launched on `stream`, captured (or updated in place) first
+// when its pointers are new - on the program's capture stream, so the caller's stream may be
+// any, the legacy one included. On a stream the caller is capturing `launched` stays false for
+// this call (the kernels join that capture one by one); a capture or an instantiation that
+// fails gives graph mode up for the program (kforge_rt_launch_mode_note says why). Either way
+// the caller then launches on the stream.
 kforge_rt_status launch_graph(kforge_rt_program& p, kforge_rt_program::Binding& b, CUstream stream,
-                              const std::function<rt::LaunchFailure()>& sequence, bool& launched) {
+                              const std::function<rt::LaunchFailure(CUstream)>& sequence,
+                              bool& launched) {
     launched = false;
     const rt::DriverApi& api = *p.api;
     std::string why;
-    if (!rt::stream_can_capture(api, stream, why)) {
+    if (!rt::stream_takes_graph(api, stream, why)) {
         p.mode_note = why;
         return KFORGE_RT_OK;
     }
-    if (!b.graph_current || b.graph_stream != stream) {
-        auto g = rt::capture_graph(api, stream, sequence, b.graph);
+    if (!b.graph_current) {
+        Expected<rt::CapturedGraph> g = kforge::make_error("graph capture", "no capture stream");
+        CUresult r = p.capture_stream ? CUDA_SUCCESS
+                                      : api.cuStreamCreate(&p.capture_stream, CU_STREAM_NON_BLOCKING);
+        if (r != CUDA_SUCCESS)
+            g = kforge::make_error("graph capture", "cuStreamCreate: " + rt::driver_error_string(api, r));
+        else
+            g = rt::capture_graph(api, p.capture_stream, [&] { return sequence(p.capture_stream); },
+                                  b.graph);
         if (!g) {
             p.mode = kforge::codegen::LaunchMode::kStream;
             p.mode_note = g.error().to_string();
@@ -232,7 +242,6 @@ kforge_rt_status launch_graph(kforge_rt_program& p, kforge_rt_program::Binding& 
         }
         if (b.graph && !g->updated) p.retired.push_back(b.graph);
         b.graph = g->exec;
-        b.graph_stream = stream;
         b.graph_current = true;
     }
     CUresult r = api.cuGraphLaunch(b.graph, stream);
@@ -302,6 +311,7 @@ void kforge_rt_close(kforge_rt_program* p) {
     for (const auto& b : p->bindings)
         if (b.graph) p->api->cuGraphExecDestroy(b.graph);
     for (CUgraphExec g : p->retired) p->api->cuGraphExecDestroy(g);
+    if (p->capture_stream) p->api->cuStreamDestroy(p->capture_stream);
     rt::unload_module(*p->api, p->module);
     if (p->retained_primary) p->api->cuDevicePrimaryCtxRelease(p->device);
     delete p;
@@ -356,19 +366,19 @@ kforge_rt_status kforge_rt_launch(kforge_rt_program* p, void* stream, void* cons
     std::vector<rt::PreparedLaunch>* launches = nullptr;
     if (kforge_rt_status s = bind(*p, std::move(key), launches); s != KFORGE_RT_OK) return s;
     auto cu_stream = static_cast<CUstream>(stream);
-    auto sequence = [&]() -> rt::LaunchFailure {
+    auto sequence = [&](CUstream on) -> rt::LaunchFailure {
         for (const auto& [offset, bytes] : p->zeroed) {
-            CUresult r = api.cuMemsetD8Async(ws + offset, 0, bytes, cu_stream);
+            CUresult r = api.cuMemsetD8Async(ws + offset, 0, bytes, on);
             if (r != CUDA_SUCCESS) return {r, "workspace zeroing"};
         }
-        return rt::enqueue_launches(api, *launches, cu_stream);
+        return rt::enqueue_launches(api, *launches, on);
     };
     if (p->mode == kforge::codegen::LaunchMode::kGraph) {
         bool launched = false;
         kforge_rt_status s = launch_graph(*p, p->bindings.front(), cu_stream, sequence, launched);
         if (s != KFORGE_RT_OK || launched) return s;
     }
-    rt::LaunchFailure f = sequence();
+    rt::LaunchFailure f = sequence(cu_stream);
     if (!f.ok()) return fail(KFORGE_RT_CUDA_ERROR, f.what + ": " + rt::driver_error_string(api, f.result));
     return KFORGE_RT_OK;
 }

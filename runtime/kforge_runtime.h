@@ -68,12 +68,14 @@ KFORGE_RT_API kforge_rt_status kforge_rt_launch(kforge_rt_program* program, void
                                   void* const* tensors, int32_t num_tensors, void* workspace,
                                   uint64_t workspace_bytes);
 
-/* How launches are issued: "graph" (the kernels as one CUDA graph, captured per stream and
- * pointers, updated in place when they change; chosen at export by measurement, plan.json
- * "launch_mode") or "stream" (one launch per kernel). A call on the legacy stream or on a stream
- * the caller is capturing launches on the stream (the kernels join the caller's capture);
- * a capture that fails makes the program "stream". The note says why the last call did not
- * launch a graph ("" when it did or when the mode is "stream" from the start). */
+/* How launches are issued: "graph" (the kernels as one CUDA graph, captured once per set of
+ * pointers on a stream of the program's own and launched on the caller's stream, the legacy one
+ * included; updated in place when the pointers change; chosen at export by measurement,
+ * plan.json "launch_mode") or "stream" (one launch per kernel). A call on a stream the caller is
+ * capturing launches kernel by kernel (they join the caller's capture); a capture that fails
+ * makes the program "stream". The note says why the last call did not launch a graph ("" when
+ * it did or when the mode is "stream" from the start). close destroys the graphs: finish the
+ * work launched before closing, as for the workspace. */
 KFORGE_RT_API const char* kforge_rt_launch_mode(const kforge_rt_program* program);
 KFORGE_RT_API const char* kforge_rt_launch_mode_note(const kforge_rt_program* program);
 /* Overrides the plan's launch mode ("graph" or "stream"), e.g. to time both ways. */

@@ -3,11 +3,7 @@
 
 namespace kforge::runtime {
 
-bool stream_can_capture(const DriverApi& api, CUstream stream, std::string& why) {
-    if (stream == nullptr || stream == CU_STREAM_LEGACY) {
-        why = "the legacy default stream cannot be captured";
-        return false;
-    }
+bool stream_takes_graph(const DriverApi& api, CUstream stream, std::string& why) {
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     CUresult r = api.cuStreamIsCapturing(stream, &status);
     if (r != CUDA_SUCCESS) {

@@ -5,9 +5,11 @@
 // pointers; launches of it already in flight are not affected). Nothing here synchronizes.
 //   capture_graph       the captured and instantiated (or updated) graph; a capture the stream
 //                       refuses (the legacy stream, a stream already capturing) is an Error that
-//                       names it, and leaves the stream out of capture mode
-//   stream_can_capture  false (with why) for the legacy stream and a stream being captured by
-//                       its caller (then kforge's kernels simply join the caller's capture)
+//                       names it, and leaves the stream out of capture mode. A caller launching
+//                       on a stream it cannot capture (the legacy stream, torch's default)
+//                       captures on a stream of its own: a graph is tied to no stream
+//   stream_takes_graph  false (with why) for a stream being captured by its caller (kforge's
+//                       kernels then simply join the caller's capture, launched one by one)
 #pragma once
 
 #include <cuda.h>
@@ -30,6 +32,6 @@ Expected<CapturedGraph> capture_graph(const DriverApi& api, CUstream stream,
                                       const std::function<LaunchFailure()>& enqueue,
                                       CUgraphExec reuse = nullptr);
 
-bool stream_can_capture(const DriverApi& api, CUstream stream, std::string& why);
+bool stream_takes_graph(const DriverApi& api, CUstream stream, std::string& why);
 
 }  // namespace kforge::runtime

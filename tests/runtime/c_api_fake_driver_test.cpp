@@ -210,27 +210,33 @@ TEST(RuntimeCApiFakeDriver, GraphModeRecapturesWhenPointersChange) {
     EXPECT_EQ(after.instantiations - before.instantiations, 4u);  // one per binding kept
     EXPECT_EQ(after.updates - mid.updates, 2u);                   // ys[4], ys[5] reuse graphs
     EXPECT_EQ(after.launches - before.launches, 24u);
-    // another stream re-captures the same pointers' graph
+    // a graph is tied to no stream: the same pointers on another stream, or on the legacy
+    // stream (torch's default), replay it without a capture
     void* tensors[] = {g.x.data(), ys[5].data()};
     void* other = reinterpret_cast<void*>(uintptr_t{0x6000});
     ASSERT_EQ(kforge_rt_launch(g.p, other, tensors, 2, g.w.data(), g.ws), KFORGE_RT_OK);
-    EXPECT_EQ(graph_counts().captures - after.captures, 1u);
+    ASSERT_EQ(kforge_rt_launch(g.p, nullptr, tensors, 2, g.w.data(), g.ws), KFORGE_RT_OK);
+    EXPECT_EQ(graph_counts().captures, after.captures);
+    EXPECT_EQ(graph_counts().graph_launches - after.graph_launches, 2u);
 }
 
-// Where no graph can be had the call launches on the stream: the legacy stream (this call
-// only), a stream the caller is capturing (the kernels join the caller's graph), a capture the
-// driver refuses (the program gives graph mode up, saying why).
+// The legacy stream (torch's default) gets the graph, captured on the program's own stream;
+// where no graph can be had the call launches kernel by kernel: a stream the caller is
+// capturing (the kernels join the caller's graph), a capture the driver refuses (the program
+// gives graph mode up, saying why).
 TEST(RuntimeCApiFakeDriver, GraphModeFallsBackToTheStreamWithAReason) {
     GraphProgram g;
     ASSERT_NO_FATAL_FAILURE(open_graph_program(g));
     std::vector<float> y(4096);
     void* tensors[] = {g.x.data(), y.data()};
     GraphCounts before = graph_counts();
-    ASSERT_EQ(kforge_rt_launch(g.p, nullptr, tensors, 2, g.w.data(), g.ws), KFORGE_RT_OK);
+    ASSERT_EQ(kforge_rt_launch(g.p, nullptr, tensors, 2, g.w.data(), g.ws), KFORGE_RT_OK)
+        << kforge_rt_last_error();
     GraphCounts after = graph_counts();
-    EXPECT_EQ(after.graph_launches, before.graph_launches);
+    EXPECT_EQ(after.captures - before.captures, 1u);
+    EXPECT_EQ(after.graph_launches - before.graph_launches, 1u);
     EXPECT_EQ(after.launches - before.launches, 2u);
-    EXPECT_NE(std::string(kforge_rt_launch_mode_note(g.p)).find("legacy"), std::string::npos);
+    EXPECT_STREQ(kforge_rt_launch_mode_note(g.p), "");
     EXPECT_STREQ(kforge_rt_launch_mode(g.p), "graph");
 
     // the caller's own capture on kStream: kforge must not begin one inside it
@@ -257,6 +263,8 @@ TEST(RuntimeCApiFakeDriver, GraphModeFallsBackToTheStreamWithAReason) {
     reinterpret_cast<CUresult (*)(CUgraph)>(graph_destroy)(caller_graph);
 
     fake<void (*)(int)>("fake_cuda_fail_capture")(1);
+    std::vector<float> y2(4096);  // new pointers: a capture is needed, and refused
+    tensors[1] = y2.data();
     before = graph_counts();
     EXPECT_EQ(kforge_rt_launch(g.p, kStream, tensors, 2, g.w.data(), g.ws), KFORGE_RT_OK);
     fake<void (*)(int)>("fake_cuda_fail_capture")(0);
