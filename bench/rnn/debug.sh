@@ -5,20 +5,25 @@
 # tier on a fresh store, one line each; then compute-sanitizer (memcheck, racecheck) over the
 # worker processes too (--target-processes all) for the 2-layer lstm.
 #   OUT=DIR bash bench/rnn/debug.sh        (the GPU machine, repo root, .carry extracted)
+# environment: DIMS (the specs' dims, JSON; default {"B": 3, "T": 5, "I": 8, "H": 16}), ONLY (spec
+# names, default all six), VARIANTS ("units U threads N" knob edits separated by ';', default
+# three; "" none), SANITIZE (0 skips compute-sanitizer).
 set -uo pipefail
 R=$PWD
 K=${KFORGE:-$R/.carry/bin/kforge}
 O=${OUT:-/tmp/kforge-out}/rnn_debug
 mkdir -p "$O/specs" "$O/programs"
-python3 - "$R/bench/rnn" "$O/specs" <<'PY'
+DIMS=${DIMS:-'{"B": 3, "T": 5, "I": 8, "H": 16}'} ONLY=${ONLY:-} python3 - "$R/bench/rnn" "$O/specs" <<'PY'
 import json, os, sys
 sys.path.insert(0, sys.argv[1])
 import make_specs as m
 for name, kind, layers, bf, result in [("l1_hn", "lstm", 1, True, "h_n"), ("l2_hn", "lstm", 2, True, "h_n"),
                                        ("l6_hn", "lstm", 6, True, "h_n"), ("l1_out_tb", "lstm", 1, False, "output"),
                                        ("g1_out", "gru", 1, False, "output"), ("g2_hn", "gru", 2, False, "h_n")]:
+    if os.environ["ONLY"] and name not in os.environ["ONLY"].split():
+        continue
     s = m.spec(name, kind, layers, False, bf, result)
-    s["dims"] = {"B": 3, "T": 5, "I": 8, "H": 16}
+    s["dims"] = json.loads(os.environ["DIMS"])
     json.dump(s, open(os.path.join(sys.argv[2], name + ".json"), "w"), indent=1)
 PY
 ev() {  # ev NAME SPEC PROGRAM
@@ -37,12 +42,13 @@ print(row[0] if row else "", end="")
 PY
     grep -m1 "units" "$O/programs/$b.kf"
     ev "$b" "$spec" "$O/programs/$b.kf"
-    for v in "units 1 threads 32" "units 4 threads 64" "units 16 threads 256"; do
+    IFS=';' read -ra vs <<< "${VARIANTS-units 1 threads 32;units 4 threads 64;units 16 threads 256}"
+    for v in "${vs[@]}"; do
         sed -E "s/units [0-9]+ threads [0-9]+/$v/" "$O/programs/$b.kf" > "$O/programs/$b.v.kf"
         ev "$b [$v]" "$spec" "$O/programs/$b.v.kf"
     done
 done | tee "$O/summary.txt"
-command -v compute-sanitizer > /dev/null && for tool in memcheck racecheck; do
+[ "${SANITIZE:-1}" != 0 ] && [ -f "$O/specs/l2_hn.json" ] && command -v compute-sanitizer > /dev/null && for tool in memcheck racecheck; do
     timeout 150 compute-sanitizer --target-processes all --tool $tool --print-limit 20 \
         "$K" eval "$O/specs/l2_hn.json" --program "$O/programs/l2_hn.kf" --tier quick --device cuda \
         --db "$O/san_$tool.db" --json > "$O/san_$tool.txt" 2>&1
