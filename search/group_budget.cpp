@@ -264,6 +264,52 @@ std::string groups_line(const SearchState& st, size_t top) {
     return out;
 }
 
+std::string groups_text(const SearchState& st, size_t top) {
+    if (active_groups(st) < 2) return "";
+    std::vector<const GroupState*> order;
+    double total = 0;
+    for (const GroupState& g : st.groups)
+        if (!g.kernels.empty()) order.push_back(&g), total += g.time_ns;
+    std::stable_sort(order.begin(), order.end(),
+                     [](const GroupState* a, const GroupState* b) { return a->time_ns > b->time_ns; });
+    std::string out = "kernel groups (share of the best's time, % of the group's bound, gain vs "
+                      "the start, proposals, GPU-seconds):\n";
+    for (size_t i = 0; i < order.size() && i < top; ++i) {
+        const GroupState& g = *order[i];
+        char b[320];
+        std::snprintf(b, sizeof b, "  %-24s %5.1f%%  %5.1f%% of bound  %.2fx  %lld proposals  %.1f s\n",
+                      g.label.c_str(), total > 0 ? 100 * g.time_ns / total : 0.0,
+                      g.time_ns > 0 ? 100 * g.sol_ns / g.time_ns : 0.0,
+                      g.start_ns > 0 && g.time_ns > 0 ? g.start_ns / g.time_ns : 1.0,
+                      static_cast<long long>(g.proposals), g.gpu_s);
+        out += b;
+    }
+    if (order.size() > top) out += "  ... " + std::to_string(order.size() - top) + " more in evidence.json\n";
+    return out;
+}
+
+void restore_groups(SearchState& st, const std::map<std::string, std::string>& parent_of) {
+    refresh_groups(st);
+    std::map<std::string, std::vector<KernelGroup>> layouts;
+    for (auto& [hash, c] : st.candidates) {
+        auto pit = parent_of.find(hash);
+        if (pit == parent_of.end() || !c.program) continue;
+        auto parent = st.candidates.find(pit->second);
+        if (parent == st.candidates.end() || !parent->second.program) continue;
+        auto [lit, fresh] = layouts.try_emplace(pit->second);
+        if (fresh) lit->second = kernel_groups(*parent->second.program, st.problem, sigs(st));
+        c.group_keys.clear();
+        if (auto changed = changed_groups(*parent->second.program, *c.program, lit->second))
+            for (size_t g : *changed) {
+                c.group_keys.push_back(lit->second[g].key);
+                group_for(st, lit->second[g].key);
+            }
+        if (c.status != EvalStatus::kInvalidProgram) note_proposal(st, c);
+    }
+    for (GroupState& g : st.groups) g.round_proposals = 0;
+    refresh_groups(st);
+}
+
 nlohmann::ordered_json groups_json(const SearchState& st) {
     nlohmann::ordered_json out;
     out["groups"] = nlohmann::ordered_json::array();
@@ -290,6 +336,11 @@ nlohmann::ordered_json groups_json(const SearchState& st) {
         out["groups"].push_back(std::move(j));
     }
     out["whole_program"] = {{"gpu_s", st.whole.gpu_s}, {"evaluations", st.whole.evaluations}};
+    // the problem's GPU-seconds the search attributed (its evaluations, compile waves and waits
+    // for them; a suite's shared start wave is not in it)
+    double attributed = st.whole.gpu_s;
+    for (const GroupState& g : st.groups) attributed += g.gpu_s;
+    out["attributed_gpu_s"] = attributed;
     return out;
 }
 

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +72,16 @@ void end_group_round(SearchState& st, const std::optional<std::string>& best_bef
 // The round line's part: the hottest `top` groups "k3 x4 (k3,k7,..) 62% w0.70 12.1s 1.31x"
 // (share of the best's time, weight, GPU-seconds, gain vs the start); "" with under two groups.
 std::string groups_line(const SearchState& st, size_t top = 3);
+
+// The evidence summary's lines: every group of the best program, hottest first (at most `top`):
+// share of the best's time, % of its bound, gain vs the start, proposals and GPU-seconds; "" with
+// under two groups.
+std::string groups_text(const SearchState& st, size_t top = 8);
+
+// After a resume: each candidate's groups recomputed against its first parent (`parent_of`:
+// candidate hash -> its first parent's hash) and counted as its group's proposal. The
+// GPU-seconds spent before the resume are not in the store: the counters start at zero.
+void restore_groups(SearchState& st, const std::map<std::string, std::string>& parent_of);
 
 // Every group of the run (evidence.json "kernel_groups"): label, members, time, share, SOL,
 // start time, gain, weight, proposals, evaluations, GPU-seconds, improvements; and `whole`.

@@ -85,6 +85,7 @@ Expected<std::string> write_outputs(const SearchState& st, Store& store, const s
                     {"free", n.free},         {"profiled", n.profiled}};
     // where the run's proposals and GPU-seconds went per kernel group, against each group's gain
     ev["kernel_groups"] = groups_json(st);
+    text += groups_text(st);
     if (!hash) {
         auto start = st.candidates.find(st.start_hash);
         if (start != st.candidates.end() && start->second.quick) {

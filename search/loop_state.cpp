@@ -4,6 +4,7 @@
 #include "compile/compile.h"
 #include "dsl/parser.h"
 #include "problem/spec.h"
+#include "search/group_budget.h"
 #include "search/loop_internal.h"
 #include "sol/device.h"
 #include "sol/target.h"
@@ -124,6 +125,12 @@ Expected<SearchState> resume_search(eval::Evaluator& evaluator, Store& store, in
     if (auto s = store.resume_run(run_id); !s) return s.error();
     auto cands = store.list_candidates(run_id);
     if (!cands) return cands.error();
+    std::map<int64_t, std::string> hash_of;  // candidate id -> hash
+    for (const CandidateRecord& c : *cands) hash_of[c.id] = c.content_hash;
+    std::map<std::string, std::string> parent_of;  // hash -> its first parent's hash
+    for (const CandidateRecord& c : *cands)
+        if (!c.parent_ids.empty() && hash_of.count(c.parent_ids[0]))
+            parent_of[c.content_hash] = hash_of[c.parent_ids[0]];
     for (const CandidateRecord& c : *cands) {
         CandidateState cs{c.id, c.program_text, c.proposer, c.move};
         // parsed once for the run (the stored text is canonical; an invalid proposal's may not
@@ -140,6 +147,8 @@ Expected<SearchState> resume_search(eval::Evaluator& evaluator, Store& store, in
             if (e.status != EvalStatus::kPassed) continue;
             if (e.tier == EvalTier::kQuick) cs.quick = detail::stats_of(e);
             if (e.tier == EvalTier::kFull) cs.full = detail::stats_of(e);
+            // the device's per-kernel times (the kernel groups' shares, search/group_budget.h)
+            if (!e.kernel_times_ns.empty()) cs.kernel_ns = e.kernel_times_ns;
         }
         if (!cs.evaluated) st.pending.push_back(c.content_hash);
         // compiled before the resume (the compile cache has it): its variants cost no compile
@@ -151,6 +160,7 @@ Expected<SearchState> resume_search(eval::Evaluator& evaluator, Store& store, in
     }
     if (st.start_hash.empty()) return make_error("run " + std::to_string(run_id), "has no start program");
     if (auto b = best_time_ns(st)) st.progress.best_ns_by_round.push_back(*b);
+    restore_groups(st, parent_of);
     return st;
 }
 

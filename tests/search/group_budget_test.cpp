@@ -162,6 +162,16 @@ TEST_F(GroupBudget, TheDominantGroupGetsMostProposalsGpuSecondsAndTheRoundsChoic
     // the run got faster, and the gelu group with it
     EXPECT_LT(*best_time_ns(st), *start_time_ns(st));
     EXPECT_GT(gelu.start_ns, gelu.time_ns);
+    // the evidence summary lists the groups
+    auto summary = write_outputs(st, *run_->store, "");
+    ASSERT_TRUE(summary) << summary.error().to_string();
+    EXPECT_NE(summary->find("kernel groups"), std::string::npos) << *summary;
+    // a resumed run finds each candidate's groups again (its GPU-seconds are not stored)
+    auto resumed = resume_search(*run_->device, *run_->store, st.run_id);
+    ASSERT_TRUE(resumed) << resumed.error().to_string();
+    EXPECT_EQ(group_at(*resumed, 2).proposals, gelu.proposals);
+    EXPECT_EQ(group_at(*resumed, 0).proposals, relu.proposals);
+    EXPECT_NEAR(group_at(*resumed, 2).time_ns, gelu.time_ns, 0.05 * gelu.time_ns);
     allocation_follows_weights_and_a_stale_group_gets_less();
 }
 
