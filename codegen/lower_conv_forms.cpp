@@ -2,6 +2,7 @@
 // lower_conv_forms.h.
 #include "codegen/lower_conv_forms.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace kforge::codegen {
@@ -30,13 +31,58 @@ bool dilated(const ConvGeometry& g) {
 
 // The direct depthwise convolution's types (DefaultDepthwiseDirect2dConvFprop). Its CTA computes
 // an output tile of 1 x P x Q positions by tile N channels with every tap of the R x S filter
-// (GEMM-K = R*S, a compile-time FilterShape, so one source per filter size); one warp per 16
-// positions spans all tile N channels (CUTLASS static-asserts WarpShape N = ThreadblockShape N,
-// K = R*S, ThreadblockShape M a multiple of WarpShape M). The knobs: tile M = the P x Q
-// positions (64: 8x8, 128: 8x16, 256: 16x16; conv1d 1 x tile M), tile N = the channels per CTA
-// (C is padded to a multiple), tile K 16 (the taps are the filter's),
+// (GEMM-K = R*S, a compile-time FilterShape, so one source per filter size); each warp computes
+// warp M positions over all tile N channels (CUTLASS static-asserts WarpShape N = ThreadblockShape
+// N, K = R*S, ThreadblockShape M a multiple of WarpShape M; direct_warp_m below picks warp M).
+// The knobs: tile M = the P x Q positions (64: 8x8, 128: 8x16, 256: 16x16; conv1d 1 x tile M),
+// tile N = the channels per CTA (C is padded to a multiple), tile K 16 (the taps are the filter's),
 // stages, iterator (auto: kFixedStrideDilation, the op's stride and dilation compiled in;
 // optimized: kOptimized, run-time stride and dilation, fewer registers for large filters).
+//
+// How CUTLASS spreads the CTA's threads over its output tile
+// (DepthwiseDirectConvMmaCoreWithLaneAccessSize, SIMT f32): a warp's 32 lanes are N lanes =
+// min(tile N / 2, 32) over the channels by 32 / N lanes over the positions; each thread computes
+// a kP x kQ patch of positions, detail::SimtWarpShape<warp M, position lanes> (defined for the
+// pairs in kSimtWarpShapes only), and thread group g = thread / (tile N / LaneN) takes patch
+// (g / (Q / kQ), g % (Q / kQ)) of the P x Q tile - the mma's activation iterator and the
+// epilogue's warp tile iterator alike. Nothing in CUTLASS checks that the groups tile the output
+// exactly: conv1d's 1 x 64 tile with warp M 16 (2 x 2 patches) computed columns 0..31 of rows 0
+// and 1 (row 1 past the tile) and stored columns 32..63 from stale shared memory (the H100,
+// session 18: depthwise1d 71.1% right = 32 of its 45 outputs). A 1-row tile needs kP = 1: tile N
+// 16 (8 position lanes) with warp M 8 (1 x 2 patches) or 4.
+struct SimtWarpShapeEntry {
+    int warp_m, lanes_m, p, q;
+};
+constexpr SimtWarpShapeEntry kSimtWarpShapes[] = {
+    {4, 4, 1, 1}, {4, 2, 2, 1}, {4, 1, 2, 2}, {8, 1, 2, 4}, {8, 2, 2, 2},
+    {8, 4, 1, 2}, {16, 1, 4, 4}, {16, 2, 2, 4}, {16, 4, 2, 2}};
+
+// Whether warp M `warp_m` makes CUTLASS's thread groups tile a tile_p x tile_q x tile_n output
+// tile exactly (at most 512 threads, as the 16x16 tile).
+bool direct_tiling_exact(int tile_p, int tile_q, int tile_n, int warp_m) {
+    const int tile_m = tile_p * tile_q;
+    const int lanes_n = std::min(tile_n / 2, 32);
+    if (lanes_n < 1 || 32 % lanes_n != 0 || tile_n % lanes_n != 0 || tile_m % warp_m != 0)
+        return false;
+    const int lanes_m = 32 / lanes_n;
+    const SimtWarpShapeEntry* e = nullptr;
+    for (const SimtWarpShapeEntry& s : kSimtWarpShapes)
+        if (s.warp_m == warp_m && s.lanes_m == lanes_m) e = &s;
+    if (e == nullptr || tile_p % e->p != 0 || tile_q % e->q != 0) return false;
+    const int lane_n = std::min(4, tile_n / lanes_n);  // channels per thread (16-byte accesses)
+    const int threads = tile_m / warp_m * 32, per_group = tile_n / lane_n;
+    return threads <= 512 && threads % per_group == 0 &&
+           (tile_p / e->p) * (tile_q / e->q) == threads / per_group;
+}
+
+// Warp M for the tile: 16 (CUTLASS's own choice for its square tiles) where it tiles exactly,
+// else 8 or 4; 0 when none does.
+int direct_warp_m(int tile_p, int tile_q, int tile_n) {
+    for (int warp_m : {16, 8, 4})
+        if (direct_tiling_exact(tile_p, tile_q, tile_n, warp_m)) return warp_m;
+    return 0;
+}
+
 Expected<std::string> depthwise_tile(const dsl::Kernel& kernel, const ConvGeometry& g) {
     const dsl::GemmConfig& c = kernel.gemm;
     if (c.tile_k != 16)
@@ -53,6 +99,15 @@ Expected<std::string> depthwise_tile(const dsl::Kernel& kernel, const ConvGeomet
     if (tile_p * tile_q != c.tile_m || c.tile_m % 16 != 0)
         return unsupported(kernel, "tile M " + std::to_string(c.tile_m) + " for the depthwise "
                                    "direct convolution (64, 128 or 256 output positions)");
+    const int warp_m = direct_warp_m(tile_p, tile_q, c.tile_n);
+    if (warp_m == 0)
+        return unsupported(
+            kernel, "tile " + std::to_string(c.tile_m) + "x" + std::to_string(c.tile_n) +
+                        " for the depthwise direct convolution: CUTLASS's threads would not cover "
+                        "its " + std::to_string(tile_p) + " x " + std::to_string(tile_q) +
+                        " output tile of " + std::to_string(c.tile_n) + " channels exactly" +
+                        (g.one_d ? " (a conv1d's one-row tile takes tile N 16 and tile M 64 or 128)"
+                                 : " (tile N 16, 32 or 64)"));
     if (c.iterator == dsl::ConvIterator::kFewChannels)
         return unsupported(kernel, "iterator few_channels for a depthwise convolution (the "
                                    "direct convolution walks filter taps, not channels)");
@@ -67,7 +122,7 @@ Expected<std::string> depthwise_tile(const dsl::Kernel& kernel, const ConvGeomet
       << "using FilterShape = cutlass::MatrixShape<kFilterR, kFilterS>;\n"
       << "using DirectThreadblockShape = cutlass::gemm::GemmShape<" << c.tile_m << ", "
       << c.tile_n << ", " << taps << ">;\n"
-      << "using DirectWarpShape = cutlass::gemm::GemmShape<16, " << c.tile_n << ", " << taps
+      << "using DirectWarpShape = cutlass::gemm::GemmShape<" << warp_m << ", " << c.tile_n << ", " << taps
       << ">;\n"
       << "using Swizzle = cutlass::conv::threadblock::DepthwiseDirect2dConvIdentityThreadblockSwizzle<\n"
       << "    " << c.swizzle << ", OutputTile::kN, OutputTile::kH, OutputTile::kW>;\n"

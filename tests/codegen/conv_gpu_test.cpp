@@ -132,6 +132,8 @@ INSTANTIATE_TEST_SUITE_P(
                     GpuForm{"depthwise2d", "f32", "fp32_strict",
                             "tile 64x32x16 stages 3 schedule multistage math f32_simt=>"
                             "tile 128x64x16 stages 3 schedule multistage math tf32x3"},
+                    GpuForm{"depthwise1d", "f32", "fp32_strict",
+                            "tile 64x16x16=>tile 128x16x16"},  // 1 x 128: 512 threads
                     GpuForm{"grouped2d_single", "f16", "fp16"},
                     GpuForm{"transpose2d_strided", "f16", "fp16"}),
     label);
