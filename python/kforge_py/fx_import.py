@@ -243,6 +243,14 @@ class Converter:
             return e("hardtanh", min=float(mod.min_val), max=float(mod.max_val))
         if type(mod) is nn.Hardsigmoid:
             return hardsigmoid(self, node, x, shape, dtype)
+        # the modules of the functions fx_decomp writes as spec ops (KernelBench L2 92 uses
+        # nn.Hardswish, refused as a module while F.hardswish imported)
+        decomposed = {nn.Hardswish: ("hardswish", {}), nn.Softsign: ("softsign", {}),
+                      nn.Tanhshrink: ("tanhshrink", {}), nn.LogSigmoid: ("logsigmoid", {}),
+                      nn.Softmin: ("softmin", {"dim": getattr(mod, "dim", None)})}
+        if type(mod) in decomposed:
+            name, kw = decomposed[type(mod)]
+            return fx_decomp.DECOMPOSED[name](self, node, [x], kw, x, shape, dtype)
         if type(mod) in (nn.ELU, nn.SELU, nn.CELU):
             return elu(self, node, x, shape, dtype, type(mod).__name__.lower(),
                        float(getattr(mod, "alpha", 1.0)))

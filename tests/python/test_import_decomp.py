@@ -1,6 +1,7 @@
 """PyTorch functions the spec has no op for, imported as the spec ops they equal
 (python/kforge_py/fx_decomp.py; integer powers in fx_ops.power): each matches its module through the fp64 interpreter, and what
 cannot be written so is refused by name."""
+import os
 import re
 import unittest
 
@@ -49,6 +50,33 @@ class Decompositions(unittest.TestCase):
                 it = iter(got)  # `expected` in order, other ops between allowed
                 self.assertTrue(all(op in it for op in expected), f"{got} lacks {expected}")
                 self.assertLess(worst, 1e-9, body)
+
+    def test_the_modules_import_as_their_functions(self):
+        # nn.Hardswish() and friends held as submodules (KernelBench L2 92 holds an nn.Hardswish)
+        from kforge_py import kernelbench, spec_build
+        for module, expected in {"nn.Hardswish()": ["clamp", "mul"],
+                                 "nn.Softsign()": ["abs", "add_scalar", "div"],
+                                 "nn.Tanhshrink()": ["tanh", "sub"],
+                                 "nn.LogSigmoid()": ["neg", "softplus", "neg"],
+                                 "nn.Softmin(dim=1)": ["neg", "softmax"]}.items():
+            with self.subTest(module):
+                path = module_file("return self.act(x)")
+                with open(path) as f:
+                    text = f.read().replace("super().__init__()",
+                                            f"super().__init__()\n        self.act = {module}")
+                with open(path, "w") as f:
+                    f.write(text)
+                try:
+                    loaded = kernelbench.load(path)
+                    spec, _ = spec_build.build(loaded, "kb_decomp", "")
+                    flag, line = util.validate(spec, loaded, path)
+                finally:
+                    os.unlink(path)
+                self.assertIsNone(flag)
+                got = ops(spec)
+                it = iter(got)
+                self.assertTrue(all(op in it for op in expected), f"{got} lacks {expected}")
+                self.assertLess(float(re.search(r"max \|diff\| (\S+)", line).group(1)), 1e-9, module)
 
     def test_a_dim_still_reduces_and_a_constant_is_elementwise(self):
         spec, _ = spec_and_check("return torch.max(x, 1)[0]")
