@@ -208,6 +208,7 @@ def drawn_arguments(model, inputs):
                 draws.append(out)
             return out
 
+    saved = _snapshot(model)  # forward() may reassign state (self.hidden = ...): undone below
     try:
         with torch.no_grad():
             with _Record():
@@ -217,9 +218,12 @@ def drawn_arguments(model, inputs):
                 return []
             if any(d.is_meta for d in draws):
                 return draws
+            _restore(saved)
             given = model(*inputs, *draws)
     except Exception:  # noqa: BLE001 - the trace reports what the model does wrong
         return []
+    finally:
+        _restore(saved)
     outs = [o for o in (drawn if isinstance(drawn, (tuple, list)) else [drawn])]
     again = [o for o in (given if isinstance(given, (tuple, list)) else [given])]
     if len(outs) != len(again) or not all(
@@ -275,7 +279,33 @@ class _LiteralsOnCpu(TorchFunctionMode):
     A random draw in forward (torch.randn, ...) is refused: the model is not reproducible
     (an optional argument drawn when not given is an input instead: drawn_arguments)."""
 
+    def __init__(self, model=None):
+        super().__init__()
+        self.model = model
+
+    def _copy_into_state(self, dst, src):
+        """dst.copy_(src) with dst a tensor the model holds (not traced: a plain attribute) and
+        src a traced value (KernelBench 33_VanillaRNN: self.hidden.copy_(initial_hidden)): the
+        attribute holds src from here on (the trace reads it; tracing restores the model). The
+        copy itself is not done: the model's tensor keeps its values."""
+        if tuple(dst.shape) != tuple(src.value.shape) or dst.dtype != src.value.dtype:
+            raise Unsupported(f"copy_ of a traced {list(src.value.shape)} {src.value.dtype} "
+                              f"into a model tensor of shape {list(dst.shape)} {dst.dtype} (a "
+                              "broadcast or a cast into model state) is not supported")
+        holders = [(m, k) for m in (self.model.modules() if self.model is not None else [])
+                   for k, v in m.__dict__.items() if v is dst]
+        if not holders:
+            raise Unsupported("copy_ of a traced value into a tensor that no attribute of the "
+                              "model holds is not supported")
+        for m, k in holders:
+            m.__dict__[k] = src
+        return src
+
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.Tensor.copy_ and len(args) >= 2 and isinstance(args[1], ValueProxy) \
+                and isinstance(args[0], torch.Tensor) and not isinstance(args[0], Proxy) \
+                and isinstance(getattr(args[1], "value", None), torch.Tensor):
+            return self._copy_into_state(args[0], args[1])
         if func in _RANDOM:  # a draw in forward, e.g. torch.randn(...) for a missing h0
             raise Unsupported(f"torch.{func.__name__} in forward: the model's output is random "
                               "in its own run (a fresh draw each call), not reproducible (only a "
@@ -310,7 +340,7 @@ def trace(model, example_inputs, scalar_args=None):
     _einops_takes_proxies()
     saved = _snapshot(model)
     try:
-        with _LiteralsOnCpu():
+        with _LiteralsOnCpu(model):
             graph = tracer.trace(model, concrete_args=scalar_args or None)
         made = {k: v for k, v in model.__dict__.items() if k.startswith("_tensor_constant")}
     finally:

@@ -145,6 +145,16 @@ class DrawnState(unittest.TestCase):
         self.assertEqual(drawn, {"x": ["batch_size", "seq_len", "input_size"],
                                  "h0": ["num_layers", "batch_size", "hidden_size"]})
 
+    def test_a_state_copied_into_a_tensor_attribute_is_read_from_the_input(self):
+        # fixtures/networks/state_copy_cell.py: self.state.copy_(h), then self.state read (as
+        # KernelBench 33_VanillaRNN's self.hidden.copy_(initial_hidden)): the spec reads h. It
+        # read the attribute's own values (a wrong spec, caught by the check at reduced sizes)
+        out, spec = util.import_fixture(self, "state_copy_cell")
+        self.assertIn("interpreter = PyTorch (fp64) at", out)
+        self.assertNotIn("state", spec["inputs"])
+        cat = next(op for op in spec["graph"] if op["op"] == "cat")
+        self.assertEqual(cat["inputs"], ["x", "h"])
+
     def test_a_draw_that_no_argument_takes_is_still_refused(self):
         path = rnn_file("self.rnn = nn.GRU(features, hidden, layers)",
                         "return self.rnn(x, h0)[0] + torch.randn(1)",
