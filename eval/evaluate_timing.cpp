@@ -2,8 +2,10 @@
 // of the pipeline (eval/evaluate.h).
 #include <cmath>
 
+#include "dsl/kernel_ops.h"
 #include "eval/evaluate_internal.h"
 #include "eval/gates.h"
+#include "eval/launch_mode.h"
 #include "problem/interpret.h"
 #include "problem/work.h"
 #include "sol/bounds.h"
@@ -20,21 +22,6 @@ std::string us(double ns) {
 }
 
 nlohmann::ordered_json stats_json(const TimingStats& s) { return to_json(s); }
-
-// The element-wise median of per-kernel times over several time() calls; empty when a call
-// had none or the calls disagree on the kernel count.
-std::vector<double> median_per_kernel(const std::vector<std::vector<double>>& runs) {
-    if (runs.empty() || runs.front().empty()) return {};
-    for (const auto& r : runs)
-        if (r.size() != runs.front().size()) return {};
-    std::vector<double> out;
-    for (size_t k = 0; k < runs.front().size(); ++k) {
-        std::vector<double> values;
-        for (const auto& r : runs) values.push_back(r[k]);
-        out.push_back(kforge::median(values));
-    }
-    return out;
-}
 
 }  // namespace
 
@@ -120,13 +107,15 @@ bool Pipeline::gate_timing() {
         base = prepare(request_.problem, *baseline_, "timing");
         if (!base) return false;
     }
-    std::vector<std::vector<double>> kernel_runs;  // the candidate's, one per time() call
     auto take = [&](Prepared* p, int iterations, int warmup,
                     std::vector<TimingSample>& into) -> bool {
         if (p && !ready_for_timing(*p, "timing")) return false;
         TimingOptions o = options;
         o.iterations = iterations;
         o.warmup_iterations = warmup;
+        // the candidate's kernels once (a pass of their own on a GPU), never the baseline's
+        o.per_kernel = options.per_kernel && &into == &report_.samples &&
+                       report_.kernel_times_ns.empty();
         TimingResult t = device_.time(o);
         if (!t.clock_note.empty()) evidence["clock_note"] = t.clock_note;
         if (t.status != EvalStatus::kPassed) {
@@ -134,7 +123,7 @@ bool Pipeline::gate_timing() {
             return fail("timing", t.status, t.message, evidence);
         }
         into.insert(into.end(), t.samples.begin(), t.samples.end());
-        if (&into == &report_.samples) kernel_runs.push_back(std::move(t.kernel_times_ns));
+        if (o.per_kernel) report_.kernel_times_ns = std::move(t.kernel_times_ns);
         return true;
     };
     if (!base) {
@@ -150,7 +139,11 @@ bool Pipeline::gate_timing() {
             if (!take(base.get(), n, warm, report_.baseline_samples)) return false;
         }
     }
-    report_.kernel_times_ns = median_per_kernel(kernel_runs);
+    if (!choose_launch_mode(options, evidence, base != nullptr)) return false;
+    if (full_ && full_->candidate.program)
+        for (dsl::KernelOps& k : dsl::kernel_ops(*full_->candidate.program, full_->problem))
+            report_.kernels.push_back(KernelSummary{k.kernel, std::string(dsl::to_string(k.kind)),
+                                                    std::move(k.ops), std::move(k.stores)});
     std::vector<double> times;
     for (const TimingSample& s : report_.samples) times.push_back(s.time_ns);
     report_.stats = timing_stats(times, 1000, request_.seed);
@@ -164,6 +157,33 @@ bool Pipeline::gate_timing() {
     pass("timing", "median " + us(report_.stats.median_ns) + " (IQR " +
                        us(report_.stats.iqr_ns) + ")" + (report_.simulated ? " (simulated)" : ""),
          evidence);
+    return true;
+}
+
+// The memory plan's totals in the timing gate's evidence (reports show them), and stream or
+// graph, by measurement (eval/launch_mode.h): at the full tier on a real device, for a program
+// of several launches. The program runs as chosen, so the graph's samples become its
+// time - not when interleaved with a baseline, whose comparison holds for the stream samples it
+// alternated with.
+bool Pipeline::choose_launch_mode(const TimingOptions& options, nlohmann::ordered_json& evidence,
+                                  bool interleaved) {
+    if (!full_) return true;
+    const codegen::MemoryTotals& memory = full_->lowered.plan.memory;  // codegen/memory_plan.h
+    evidence["memory"] = {{"peak_bytes", memory.peak_bytes}, {"io_bytes", memory.io_bytes},
+                          {"arena_bytes", memory.arena_bytes},
+                          {"unshared_bytes", memory.unshared_bytes}};
+    if (report_.simulated || report_.tier != EvalTier::kFull ||
+        full_->lowered.plan.kernels.size() < 2)
+        return true;
+    if (interleaved && !ready_for_timing(*full_, "timing")) return false;
+    LaunchModeTiming lm = time_launch_modes(device_, options, report_.samples);
+    evidence["launch"] = to_json(lm);
+    evidence["launch_mode"] = std::string(codegen::to_string(lm.mode));
+    if (lm.context_lost) {
+        report_.context_lost = true;
+        return fail("timing", EvalStatus::kLaunchFailed, lm.note, evidence);
+    }
+    if (lm.mode == codegen::LaunchMode::kGraph && !interleaved) report_.samples = lm.graph_samples;
     return true;
 }
 
