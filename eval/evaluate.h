@@ -152,7 +152,7 @@ struct EvalReport {
     std::vector<TimingSample> baseline_samples;
     TimingStats baseline_stats;
     // Per kernel of the program, in its kernel order: the median time (device/device.h
-    // TimingResult::kernel_times_ns; a median over the timing gate's chunks when interleaved).
+    // TimingResult::kernel_times_ns; taken with the first chunk when interleaved).
     // Empty when unknown (no timing, a device that cannot tell, a cached evaluation from before).
     std::vector<double> kernel_times_ns;
     std::vector<KernelSummary> kernels;  // the program's kernels in its order (set with timing)

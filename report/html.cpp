@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "report/kernel_breakdown.h"
 #include "report/svg.h"
 #include "report/text.h"
 
@@ -75,6 +76,24 @@ void charts_html(std::ostringstream& o, const Report& r) {
     o << svg_bar_chart("%SOL (T_sol / T)", sols, "%", 100.0);
 }
 
+// The best program's per-kernel breakdown: a table and the bar chart of its times.
+void kernels_html(std::ostringstream& o, const ProblemReport& p) {
+    const BestCandidate& b = *p.best;
+    if (!b.kernels_note.empty()) o << "<p>kernels: " << esc(b.kernels_note) << "</p>";
+    if (b.kernels.empty()) return;
+    o << "<h4>Kernels of the best program" << (p.simulated ? " (simulated)" : "")
+      << "</h4><p>share of the kernels' summed time; % of SOL against each kernel's own "
+         "bound</p><table class=\"kernels\"><tr>";
+    for (const std::string& h : kernel_table_header()) o << "<th>" << esc(h) << "</th>";
+    o << "</tr>";
+    for (const KernelRow& r : b.kernels) {
+        o << "<tr>";
+        for (const std::string& c : kernel_table_cells(r)) o << "<td>" << esc(c) << "</td>";
+        o << "</tr>";
+    }
+    o << "</table>" << svg_kernel_chart(b.kernels);
+}
+
 void problem_html(std::ostringstream& o, const ProblemReport& p) {
     o << "<section><h3>" << esc(p.name) << " (run " << p.run_id << ")" << sim_tag(p.simulated)
       << "</h3>";
@@ -123,7 +142,9 @@ void problem_html(std::ostringstream& o, const ProblemReport& p) {
             o << "<tr><td>" << esc(g.gate) << "</td><td>" << esc(g.result) << "</td><td>"
               << esc(g.message) << "</td><td><code>" << esc(truncate(g.evidence_json, 400))
               << "</code></td></tr>";
-        o << "</table><p>lineage (nearest first): ";
+        o << "</table>";
+        kernels_html(o, p);
+        o << "<p>lineage (nearest first): ";
         for (size_t i = 0; i < p.best->lineage.size(); ++i) {
             const LineageRow& l = p.best->lineage[i];
             o << (i ? " &larr; " : "") << "#" << l.candidate_id << " " << esc(l.proposer);

@@ -1,6 +1,8 @@
 // JSON rendering of the report model (report/json.h).
 #include "report/json.h"
 
+#include "report/kernel_breakdown.h"
+
 namespace kforge::report {
 namespace {
 
@@ -17,6 +19,22 @@ json stats_json(const SampleStats& s) {
                 {"iqr_ns", s.iqr_ns},        {"ci95_low_ns", s.ci95_low_ns},
                 {"ci95_high_ns", s.ci95_high_ns}, {"min_ns", s.min_ns},
                 {"max_ns", s.max_ns}};
+}
+
+// The per-kernel breakdown (report/kernel_breakdown.h), numbers unformatted.
+json kernels_json(const std::vector<KernelRow>& rows) {
+    json a = json::array();
+    for (const KernelRow& r : rows)
+        a.push_back({{"kernel", r.name},
+                     {"kind", r.kind},
+                     {"ops", r.ops},
+                     {"time_ns", r.time_ns},
+                     {"share", r.share},
+                     {"time_sol_ns", opt(r.time_sol_ns)},
+                     {"percent_sol", r.time_sol_ns ? json(sol_percent(r.sol)) : json(nullptr)},
+                     {"under_sol_bound", r.sol.under_bound},
+                     {"bottleneck", r.bottleneck}});
+    return a;
 }
 
 json best_json(const BestCandidate& b) {
@@ -46,7 +64,10 @@ json best_json(const BestCandidate& b) {
                 {"gbytes_per_s", b.gbytes_per_s},
                 {"gates", std::move(gates)},
                 {"diagnosis", b.diagnosis.empty() ? json(nullptr) : json(b.diagnosis)},
-                {"lineage", std::move(lineage)}};
+                {"lineage", std::move(lineage)},
+                {"kernels", kernels_json(b.kernels)},
+                {"kernels_note", b.kernels_note},
+                {"kernel_chart_svg", svg_kernel_chart(b.kernels)}};
 }
 
 json sol_json(const SolFigures& s) {

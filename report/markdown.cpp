@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "report/kernel_breakdown.h"
 #include "report/text.h"
 
 namespace kforge::report {
@@ -59,6 +60,26 @@ void problem_table(std::ostringstream& o, const Report& r) {
     o << "\n";
 }
 
+// The best program's per-kernel breakdown: a table and its bar chart, an SVG file beside the
+// report (write_report writes it).
+void kernels_markdown(std::ostringstream& o, const ProblemReport& p) {
+    const BestCandidate& b = *p.best;
+    if (!b.kernels_note.empty()) o << "- kernels: " << markdown_cell(b.kernels_note) << "\n\n";
+    if (b.kernels.empty()) return;
+    o << "Kernels of the best program (share of the kernels' summed time; % of SOL against "
+         "each kernel's own bound)" << (p.simulated ? " (simulated)" : "") << ":\n\n|";
+    for (const std::string& h : kernel_table_header()) o << " " << h << " |";
+    o << "\n|";
+    for (size_t i = 0; i < kernel_table_header().size(); ++i) o << "---|";
+    o << "\n";
+    for (const KernelRow& r : b.kernels) {
+        o << "|";
+        for (const std::string& c : kernel_table_cells(r)) o << " " << markdown_cell(c) << " |";
+        o << "\n";
+    }
+    o << "\n![time per kernel](" << kernel_chart_file(p) << ")\n\n";
+}
+
 void problem_section(std::ostringstream& o, const ProblemReport& p) {
     o << "### " << markdown_cell(p.name) << " (run " << p.run_id << ")" << sim_tag(p.simulated)
       << "\n\n";
@@ -104,6 +125,7 @@ void problem_section(std::ostringstream& o, const ProblemReport& p) {
     o << "- diagnosis: "
       << (p.best->diagnosis.empty() ? "none recorded" : markdown_cell(p.best->diagnosis))
       << "\n\n";
+    kernels_markdown(o, p);
     o << "| gate | result | message | evidence |\n|---|---|---|---|\n";
     for (const GateRow& g : p.best->gates)
         o << "| " << markdown_cell(g.gate) << " | " << markdown_cell(g.result) << " | "

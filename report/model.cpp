@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "problem/spec.h"
+#include "report/kernel_breakdown.h"
 #include "report/model_internal.h"
 #include "store/store.h"
 
@@ -175,6 +176,10 @@ Expected<ProblemReport> build_problem(Context& ctx, const RunRecord& run, int64_
             b.gbytes_per_s = b.bytes / b.stats.median_ns;
         }
         fill_best_details(ctx.store, b, *best);
+        KernelBreakdown kb = kernel_breakdown(best->rec.kernel_times_ns, best->evidence,
+                                              problem ? &*problem : nullptr, ctx.ceilings);
+        b.kernels = std::move(kb.rows);
+        b.kernels_note = std::move(kb.note);
         p.best = std::move(b);
     }
     // Baselines at the best's shapes (or the most recent baseline shapes without a best).

@@ -85,6 +85,19 @@ struct LineageRow {
     std::string proposer, move, content_hash;
 };
 
+// One kernel of the best program (report/kernel_breakdown.h): its measured time (the device's
+// per-kernel pass, device/device.h kernel_times_ns), its share of the kernels' total, its SOL
+// bound (sol/kernel_bounds.h: the ops it computes as a problem of their own) and what bounds it.
+struct KernelRow {
+    std::string name, kind;
+    std::string ops;                 // "linear, scale" (the graph ops it computes), "-" for none
+    double time_ns = 0;
+    double share = 0;                // time / sum of the kernels' times, in [0, 1]
+    std::optional<double> time_sol_ns;
+    SolShare sol;                    // T_sol / T of the kernel (sol/sol_share.h)
+    std::string bottleneck;          // "compute (tensor_bf16)", "memory"; "-" without a bound
+};
+
 struct BestCandidate {
     int64_t candidate_id = 0;
     int64_t evaluation_id = 0;
@@ -95,6 +108,11 @@ struct BestCandidate {
     std::vector<GateRow> gates;
     std::string diagnosis;  // evidence "diagnosis" of the evaluation, empty when none
     std::vector<LineageRow> lineage;
+    // Per kernel, in the program's order: filled for a program of two or more kernels whose
+    // evaluation recorded per-kernel times (empty otherwise; kernels_note says why when it
+    // has several kernels but no times).
+    std::vector<KernelRow> kernels;
+    std::string kernels_note;
 };
 
 struct SolFigures {

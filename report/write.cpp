@@ -1,12 +1,15 @@
 // Writing report files (report/write.h).
 #include "report/write.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "common/atomic_file.h"
 #include "report/html.h"
 #include "report/json.h"
+#include "report/kernel_breakdown.h"
 #include "report/markdown.h"
+#include "report/svg.h"
 
 namespace kforge::report {
 
@@ -67,6 +70,12 @@ Expected<std::vector<std::string>> write_report(const Report& report, const std:
                            f == ReportFormat::kMarkdown ? render_markdown(report)
                            : f == ReportFormat::kHtml   ? render_html(report)
                                                         : report_to_json(report).dump(2) + "\n");
+    // the Markdown report links each best program's kernel chart: written beside it
+    if (std::find(formats.begin(), formats.end(), ReportFormat::kMarkdown) != formats.end())
+        for (const ProblemReport& p : report.problems)
+            if (p.best && !p.best->kernels.empty())
+                files.emplace_back(kernel_chart_file(p),
+                                   svg_document(svg_kernel_chart(p.best->kernels)));
     return write_report_files(out_dir, files);
 }
 

@@ -149,9 +149,20 @@ TEST(SimEval, TwoKernelProgramReportsATimePerKernel) {
         EXPECT_DOUBLE_EQ(r.kernel_times_ns[k], model->kernels[k].time_ns) << k;
         EXPECT_GT(r.kernel_times_ns[k], perfmodel::kSimLaunchOverheadNs) << k;
     }
+    // what each kernel computes of the graph (linear, scale -> S; softmax -> Y)
+    ASSERT_EQ(r.kernels.size(), 2u);
+    EXPECT_EQ(r.kernels[0].name, "k0");
+    EXPECT_EQ(r.kernels[0].kind, "gemm");
+    EXPECT_EQ(r.kernels[0].ops, (std::vector<size_t>{0, 1}));
+    EXPECT_EQ(r.kernels[0].stores, (std::vector<std::string>{"S"}));
+    EXPECT_EQ(r.kernels[1].kind, "rowwise");
+    EXPECT_EQ(r.kernels[1].ops, (std::vector<size_t>{2}));
     auto back = report_from_json(to_json(r));
     ASSERT_TRUE(back.ok()) << back.error().to_string();
     EXPECT_EQ(back->kernel_times_ns, r.kernel_times_ns);
+    ASSERT_EQ(back->kernels.size(), 2u);
+    EXPECT_EQ(back->kernels[0].ops, r.kernels[0].ops);
+    EXPECT_EQ(back->kernels[1].stores, r.kernels[1].stores);
     auto bad = to_json(r);
     bad["kernel_times_ns"] = "12";
     EXPECT_FALSE(report_from_json(bad).ok());
@@ -219,6 +230,12 @@ TEST(SimEval, StoreRecordsAndTheCacheAnswersTheSecondTime) {
     EXPECT_TRUE(second.cached);
     EXPECT_EQ(second.status, EvalStatus::kPassed);
     EXPECT_DOUBLE_EQ(second.stats.median_ns, first.stats.median_ns);
+    // the one kernel's time is stored and answered from the cache
+    ASSERT_EQ(first.kernel_times_ns.size(), 1u);
+    EXPECT_EQ(rec->kernel_times_ns, first.kernel_times_ns);
+    EXPECT_EQ(second.kernel_times_ns, first.kernel_times_ns);
+    ASSERT_EQ(second.kernels.size(), 1u);
+    EXPECT_EQ(second.kernels[0].ops, first.kernels[0].ops);
 }
 
 // One instruction model (issue 31, item 5): problems/mish_softplus_chain_f32 on the simulated
