@@ -45,6 +45,32 @@ TEST(SupervisedEvaluator, GivesTheInProcessReport) {
     EXPECT_TRUE(remote.device_info()->simulated);
 }
 
+// The per-kernel times and what each kernel computes cross the worker protocol (the result's
+// report JSON) as the in-process evaluator makes them: a two-kernel suite program.
+TEST(SupervisedEvaluator, CarriesPerKernelTimesAndKernels) {
+    auto device = make_sim_device("h200");
+    ASSERT_TRUE(device.ok());
+    InProcessEvaluator local(**device);
+    Supervisor s(sim_worker());
+    SupervisedEvaluator remote(s, 120);
+    EvalRequest req;
+    req.problem = testing::suite_problem("linear_softmax_bf16");
+    req.program_file = std::string(KFORGE_SOURCE_DIR) + "/problems/linear_softmax_bf16.kf";
+    req.program_text = testing::read_text(req.program_file);
+    EvalReport a = evaluate(local, req);
+    EvalReport b = evaluate(remote, req);
+    ASSERT_EQ(b.status, EvalStatus::kPassed) << b.message;
+    ASSERT_EQ(b.kernel_times_ns.size(), 2u);
+    EXPECT_EQ(b.kernel_times_ns, a.kernel_times_ns);
+    ASSERT_EQ(b.kernels.size(), 2u);
+    for (size_t k = 0; k < 2; ++k) {
+        EXPECT_EQ(b.kernels[k].name, a.kernels[k].name);
+        EXPECT_EQ(b.kernels[k].kind, a.kernels[k].kind);
+        EXPECT_EQ(b.kernels[k].ops, a.kernels[k].ops);
+        EXPECT_EQ(b.kernels[k].stores, a.kernels[k].stores);
+    }
+}
+
 TEST(SupervisedEvaluator, AWorkerThatDiesOrStallsIsAResultAndTheNextCandidatePasses) {
     Supervisor s(sim_worker());
     SupervisedEvaluator remote(s, 5);

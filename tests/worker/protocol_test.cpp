@@ -2,6 +2,7 @@
 // version mismatch, and line framing.
 #include <gtest/gtest.h>
 
+#include "eval/evaluate.h"
 #include "worker/protocol.h"
 
 namespace kforge::eval {
@@ -55,6 +56,31 @@ TEST(Protocol, TaskAndResultRoundTrip) {
     ASSERT_TRUE(e.ok());
     EXPECT_EQ(e->type, MessageType::kError);
     EXPECT_EQ(e->message, "bad payload");
+}
+
+// A worker's result carries the report's per-kernel times and kernels (eval/report_json.cpp)
+// through one line of the protocol and back into an EvalReport.
+TEST(Protocol, ResultCarriesPerKernelTimesAndKernels) {
+    EvalReport report;
+    report.kernel_times_ns = {620123.5, 65000.25};
+    report.kernels = {KernelSummary{"k0", "gemm", {0, 1}, {"S"}},
+                      KernelSummary{"k1", "rowwise", {2}, {"Y"}}};
+    std::string line = encode(make_result(9, EvalStatus::kPassed, to_json(report, true)));
+    auto m = decode(line.substr(0, line.size() - 1));
+    ASSERT_TRUE(m.ok()) << m.error().to_string();
+    auto back = report_from_json(m->report);
+    ASSERT_TRUE(back.ok()) << back.error().to_string();
+    EXPECT_EQ(back->kernel_times_ns, report.kernel_times_ns);
+    ASSERT_EQ(back->kernels.size(), 2u);
+    EXPECT_EQ(back->kernels[0].ops, (std::vector<size_t>{0, 1}));
+    EXPECT_EQ(back->kernels[1].kind, "rowwise");
+    EXPECT_EQ(back->kernels[1].stores, (std::vector<std::string>{"Y"}));
+    // a kernel entry of the wrong shape is the report's error, never a throw
+    nlohmann::json bad = m->report;
+    bad["kernels"] = nlohmann::json::array({{{"kind", "gemm"}}});
+    EXPECT_FALSE(report_from_json(bad).ok());
+    bad["kernels"] = nlohmann::json::array({{{"name", "k0"}, {"ops", "x"}}});
+    EXPECT_FALSE(report_from_json(bad).ok());
 }
 
 TEST(Protocol, InvalidUtf8IsReplacedNotThrown) {
