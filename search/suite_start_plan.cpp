@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "compile/compile_history.h"
+#include "dsl/attention_fmha.h"
 #include "search/suite_start.h"
 
 namespace kforge::search {
@@ -33,7 +34,16 @@ CompileClass compile_class(const dsl::Program& p) {
             case dsl::KernelKind::kRowwise: c = {"rowwise", "", false, 1}; break;
             case dsl::KernelKind::kMap: c = {"map", "", false, 0}; break;
             case dsl::KernelKind::kPool: c = {"pool", "", false, 0}; break;
-            case dsl::KernelKind::kAttention: c = {"attention", "", false, 1}; break;
+            case dsl::KernelKind::kAttention:
+                // CUTLASS's Hopper FMHA is an nvcc compile (~70-80 s), the WMMA kernel NVRTC
+                c = k.attention.impl == dsl::AttentionImpl::kCutlassFmha
+                        ? CompileClass{"attention_fmha",
+                                       dsl::fmha_tile_text(k.attention.fmha_m, k.attention.fmha_n,
+                                                           k.attention.fmha_d) + " " +
+                                           std::string(dsl::to_string(k.attention.fmha_schedule)),
+                                       true, 3}
+                        : CompileClass{"attention", "", false, 1};
+                break;
             case dsl::KernelKind::kCopy: c = {"copy", "", false, 0}; break;
         }
         if (c.rank > best.rank) best = c;

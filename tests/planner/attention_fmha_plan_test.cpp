@@ -14,6 +14,7 @@
 #include "dsl/printer.h"
 #include "eval/evaluator.h"
 #include "planner/plan.h"
+#include "search/suite_start.h"
 #include "tests/planner/seed_checks.h"
 
 namespace kforge {
@@ -132,6 +133,22 @@ TEST(AttentionFmhaPlan, LoweringRefusesAnotherArch) {
     auto low = lowered(p, seed_checked(p), "sm_80");
     ASSERT_FALSE(low.ok());
     EXPECT_TRUE(has(low.error().to_string(), "needs an sm_90a target")) << low.error().to_string();
+}
+
+TEST(AttentionFmhaPlan, SuiteStartCountsItAnNvccCompile) {
+    // the suite's start phase plans compiles by class: CUTLASS's FMHA is nvcc, WMMA NVRTC
+    const Problem p = sdpa("bf16", "bf16", 64, 64);
+    auto fmha = dsl::parse_program(seed_checked(p), "seed.kf");
+    ASSERT_TRUE(fmha.ok());
+    const search::CompileClass c = search::compile_class(*fmha);
+    EXPECT_EQ(c.kind, "attention_fmha");
+    EXPECT_EQ(c.config, "128x64x64 cooperative");
+    EXPECT_TRUE(c.needs_nvcc);
+    planner::SeedOptions wmma;
+    wmma.attention_wmma = true;
+    auto w = dsl::parse_program(seed_checked(p, wmma), "seed.kf");
+    ASSERT_TRUE(w.ok());
+    EXPECT_FALSE(search::compile_class(*w).needs_nvcc);
 }
 
 TEST(AttentionFmhaPlan, SeedPassesTheSimulatedPipeline) {
