@@ -55,8 +55,10 @@ def launch_of(eval_json):
     return {}
 
 
-def mib(b):
-    return "-" if b is None else f"{b / 2**20:.2f}"
+def mib(b):  # KiB below 1 MiB: the examples are small
+    if b is None:
+        return "-"
+    return f"{b / 2**20:.2f} MiB" if b >= 2**20 else f"{b / 2**10:.1f} KiB"
 
 
 def main(dirs):
@@ -82,7 +84,7 @@ def main(dirs):
     with open(os.path.join(out, "memory_graph.jsonl"), "w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
-    print("| problem | launches | buffers | arena MiB (no reuse) | kforge peak MiB | eager peak MiB "
+    print("| problem | launches | buffers | arena (no reuse) | kforge peak | eager peak "
           "| peak <= eager | stream us | graph us | chosen |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:

@@ -2,8 +2,8 @@
 # bench/network/memory_graph.sh: issue 26's memory plan and launch mode on multi-kernel
 # KernelBench-format examples, on the GPU machine, in one device call (DEADLINE_S, 540 s):
 #   1. the examples imported (kforge import kernelbench)
-#   2. each exported for this GPU with the planner's start program (kforge export: plan.json
-#      carries the memory plan - arena, peak - and the program; the package is built)
+#   2. each exported for this GPU with the planner's start program (kforge export --no-build:
+#      plan.json carries the memory plan - arena, peak - and program.kf the program)
 #   3. kforge eval --tier full --device cuda --json of that program: correctness gates with
 #      intermediates in the shared arena (NaN-poisoned at first write), then the timing gate,
 #      which times the sequence on the stream and as one CUDA graph and records both
@@ -50,7 +50,7 @@ for n in $EXAMPLES; do
     [ "$(left)" -lt 60 ] && { echo "$n: skipped (deadline)"; continue; }
     if [ ! -e "$d/package/spec.json" ] && ! ls "$d"/package/*/program/plan.json > /dev/null 2>&1; then
         stamp "2. export $n"
-        timeout $(( $(left) - 30 )) "$K" export "$s" -o "$d/package" > "$d/export.txt" 2>&1 \
+        timeout $(( $(left) - 30 )) "$K" export "$s" -o "$d/package" --no-build > "$d/export.txt" 2>&1 \
             || { echo "$n export rc=$?: $(tail -2 "$d/export.txt")"; continue; }
     fi
     [ -s "$d/eval.json" ] && continue
