@@ -195,6 +195,13 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
     if (three_d && kernel.gemm.iterator == dsl::ConvIterator::kFewChannels)
         return unsupported(kernel, "iterator few_channels for a conv3d (CUTLASS's 3-D fprop has "
                                    "the optimized iterator only)");
+    if (g.form == ConvForm::kGroupFprop && !simt &&
+        !group_fprop_tiles(g.k / g.groups, kernel.gemm.tile_n)) {
+        // filters per group that CUTLASS's group fprop cannot tile at this tile N (ShuffleNet's
+        // 40 of 3 groups): one dense fprop whose staged filter is zero across groups
+        g.form = ConvForm::kFprop;
+        g.w_group_filters = g.c / g.groups, g.w_group_channels = g.k / g.groups;
+    }
     if (g.form == ConvForm::kFprop) return g;
     if (kernel.gemm.iterator == dsl::ConvIterator::kFewChannels)
         return unsupported(kernel, "iterator few_channels for a " +
@@ -290,7 +297,7 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         params.add_tensor(src.name, *cuda_float_type(src.dtype, ""), false);
         params.add_workspace(buffer, staged_ctype);
         const bool block_diagonal = g.w_group_filters > 0 && std::string(role) == "w";
-        if (block_diagonal) {  // source channels per image: the image's group's filters
+        if (block_diagonal) {  // source channels per image, images per group (lower_conv.h)
             params.add_int64("group_filters", g.w_group_filters);
             params.add_int64("group_channels", g.w_group_channels);
         } else {
@@ -492,7 +499,7 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
       << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[x.dim_names.size() - 2], g.h))
       << ", W = " << dim_expr(pr, x.dim_names.back(), g.w) << ";\n"
       << "    const int64_t K = "
-      << (g.w_group_filters > 0  // w [C, K/groups, ..]
+      << (g.w_group_filters > 0 && g.form == ConvForm::kDgrad  // w [C, K/groups, ..]
               ? dim_expr(pr, w.dim_names[k_dim], g.w_group_filters) + " * " +
                     std::to_string(g.groups)
               : dim_expr(pr, w.dim_names[k_dim], g.k))

@@ -70,8 +70,11 @@ struct ConvGeometry {
     // The staged weight [w_images, R, S, w_padded] from w [w_images_valid, w_channels, R, S]:
     // fprop [Kp, R, S, Cp] of [K, C]; grouped [K, R, S, C/groups]; dgrad [Cp, R, S, Kp] of [C, K].
     int64_t w_images = 0, w_images_valid = 0, w_channels = 0, w_padded = 0;
-    // A grouped transposed conv's weight [C, K/groups, ...] staged as one dense block-diagonal
-    // KRSC filter (zero across groups): the filters and channels per group; 0 otherwise.
+    // A grouped weight staged as one dense block-diagonal KRSC filter (zero across groups), for
+    // kernels/conv_layout.cuh's channels_last_gather_block_diagonal: the source channels of each
+    // staged image and the images per group. A transposed conv's w [C, K/groups, ...]: K/groups
+    // and C/groups; a grouped fprop that CUTLASS's group fprop cannot tile (group_fprop_tiles),
+    // w [K, C/groups, ...] run as a dense fprop: C/groups and K/groups. 0 otherwise.
     int64_t w_group_filters = 0, w_group_channels = 0;
     // kDgrad with stride and dilation > 1 (CUTLASS's strided dgrad takes dilation 1): x staged
     // with stride - 1 zeros between neighbours ([N, (D-1)sd+1, (H-1)sh+1, (W-1)sw+1, Cp]) and the
@@ -85,6 +88,14 @@ struct ConvGeometry {
 // The channel padding multiple of a staged operand dtype: 16 bytes of it.
 int conv_channel_multiple(DType staged);
 inline constexpr int kConvFilterMultiple = 4;  // Kp: 16 bytes of f32 accumulators
+
+// Whether CUTLASS's group fprop tiles `filters_per_group` at tile N `tile_n`: one group per CTA
+// (tile N divides them) or several (they divide tile N). Otherwise the grouped fprop runs as one
+// dense fprop on a block-diagonal filter: `groups` times the MMA work (perfmodel prices it so).
+inline bool group_fprop_tiles(int64_t filters_per_group, int64_t tile_n) {
+    return filters_per_group > 0 && tile_n > 0 &&
+           (filters_per_group % tile_n == 0 || tile_n % filters_per_group == 0);
+}
 
 // The workspace buffer names of kernel `kernel`: "<kernel>_conv_x", "_conv_w", "_conv_y".
 std::string conv_buffer_name(const std::string& kernel, const char* what);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "codegen/gemm_stage.h"
+#include "codegen/lower_conv.h"
 #include "dsl/math_policy.h"
 #include "perfmodel/attention_time.h"
 #include "perfmodel/chain_cost.h"
@@ -239,7 +240,12 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     const int64_t groups = conv->attrs.groups;
     double gemm_k = cp * rs;
     const bool transpose = is_conv_transpose(conv->kind);  // groups: a block-diagonal filter
-    if (groups > 1 && !transpose) {
+    // a grouped fprop whose filters per group CUTLASS's group fprop cannot tile at this tile N
+    // runs dense on a block-diagonal filter (codegen/lower_conv.h group_fprop_tiles): C*R*S
+    const bool block_diagonal = groups > 1 && !transpose &&
+                                k.gemm.math != dsl::MathMode::kF32Simt &&
+                                !codegen::group_fprop_tiles(y->shape[1] / groups, k.gemm.tile_n);
+    if (groups > 1 && !transpose && !block_diagonal) {
         cp = static_cast<double>(x->shape[1]), kp = static_cast<double>(y->shape[1]);
         const double kg = kp / groups;
         gemm_k = cp / groups * rs * (k.gemm.math == dsl::MathMode::kF32Simt
@@ -253,7 +259,8 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
         if (dilated) gemm_k *= strides;
     }
     const double xs_bytes = n * static_cast<double>(spatial(x)) * cp * elem,
-                 ws_bytes = kp * rs * cp / static_cast<double>(transpose ? 1 : groups) * elem;
+                 ws_bytes = kp * rs * cp /
+                            static_cast<double>(transpose || block_diagonal ? 1 : groups) * elem;
     const double ys_bytes = m * kp * 4.0;
 
     const dsl::GemmConfig& g = k.gemm;

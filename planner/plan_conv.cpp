@@ -1,4 +1,5 @@
 // Convolutions in the fusion planner (planner/partition.h).
+#include "codegen/lower_conv.h"
 #include "planner/knobs.h"
 #include "planner/partition.h"
 
@@ -68,14 +69,28 @@ Status Planner::add_conv2d(const Op& op) {
                                        std::string(to_string(dt)) + " channels, and its direct "
                                        "depthwise convolution is run here on f32 only)");
     }
-    const std::vector<dsl::GemmConfig> candidates =
+    std::vector<dsl::GemmConfig> candidates =
         groups == 1 || transpose ? conv2d_candidates(s, p.policy, limits)  // dgrad: dense
                     : grouped_conv_candidates(s, groups, c, k, taps, p.policy, limits);
+    // a conv1d's direct depthwise tile is one row: CUTLASS's threads cover it on tile N 16 only
+    // (codegen/lower_conv_forms.cpp direct_warp_m)
+    if (one_d && groups != 1 && !transpose)
+        for (dsl::GemmConfig& cfg : candidates)
+            if (cfg.math == dsl::MathMode::kF32Simt) cfg.tile_n = 16;
+    if (groups != 1 && !transpose && candidates.empty()) {
+        // filters per group that CUTLASS's group fprop cannot tile (3 groups of 40): one dense
+        // fprop on a block-diagonal filter (codegen/lower_conv.h group_fprop_tiles), the dense
+        // conv's tiles where tile N does not tile the group either, at groups times the MMA work
+        GemmShape dense = s;
+        dense.k = c * taps;
+        for (const dsl::GemmConfig& cfg : conv2d_candidates(dense, p.policy, limits))
+            if (!codegen::group_fprop_tiles(k / groups, cfg.tile_n)) candidates.push_back(cfg);
+    }
     if (groups != 1 && !transpose && candidates.empty()) {
         return not_expressible(op, "not supported: " + name + " with " +
                                        std::to_string(k / groups) + " filters per group "
-                                       "(kforge runs CUTLASS's group fprop on tile N 64, which "
-                                       "must be a multiple or a divisor of them)");
+                                       "(CUTLASS's group fprop tiles neither them nor, as one "
+                                       "dense fprop on a block-diagonal filter, any dense tile)");
     }
     PlannedKernel pk{{}, op.json_path + " " + name};
     for (const auto& cfg : candidates) {

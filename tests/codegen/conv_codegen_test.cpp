@@ -3,6 +3,8 @@
 // chain), their grids and params, the workspace buffers and their padded sizes, the CUTLASS
 // types per math mode, the op's stride/padding/dilation in the source, no shape literal in the
 // builder, and the user errors. Text and plan only: conv_compile_test.cpp compiles.
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "codegen/lower.h"
@@ -234,8 +236,10 @@ TEST(ConvCodegen, UnsupportedConfigurationsAreUserErrors) {
 }
 
 // 3 groups of 3 filters: no power-of-two tile N of CUTLASS's group fprop is a multiple or a
-// divisor of 3 filters per group (codegen/lower_conv_forms.cpp).
-TEST(ConvCodegen, GroupedConvolutionWithThreeFiltersPerGroupIsRefused) {
+// divisor of 3 filters per group, so the conv runs as one dense fprop on a block-diagonal filter
+// (codegen/lower_conv.h group_fprop_tiles): the weight staged zero across groups, w [K, C/groups]
+// read as 1 source channel per filter, 3 filters per group.
+TEST(ConvCodegen, GroupedConvolutionWithThreeFiltersPerGroupRunsDenseOnABlockDiagonalFilter) {
     std::string json = conv_problem_json("f32", "fp32_strict");
     json.replace(json.find("\"stride\": 2"), 11, "\"stride\": 2, \"groups\": 3");
     // w [K, C/groups, R, S] = [9, 1, 3, 3] for 3 groups
@@ -248,8 +252,25 @@ TEST(ConvCodegen, GroupedConvolutionWithThreeFiltersPerGroupIsRefused) {
         "program conv for \"conv_bias_relu\"\nkernel k0 = conv2d(x[N,C,H,W], w[K,1,R,S]) "
         "{ add b[K]; relu; store y[N,K,P,Q] }\n", "conv.kf");
     ASSERT_TRUE(program.ok()) << program.error().to_string();
-    EXPECT_NE(lower_error(*program, *problem).find("with 3 filters per group"), std::string::npos)
-        << lower_error(*program, *problem);
+    auto low = lower_program(*program, *problem, LowerOptions{});
+    ASSERT_TRUE(low.ok()) << low.error().to_string();
+    EXPECT_NE(low->cuda_source.find("DefaultConv2dFprop<"), std::string::npos);
+    EXPECT_EQ(low->cuda_source.find("GroupFprop"), std::string::npos);
+    EXPECT_NE(low->cuda_source.find("kforge::conv_channels_last_block_diagonal(t_w"),
+              std::string::npos);
+    EXPECT_NE(low->cuda_source.find("/*groups=*/1"), std::string::npos);
+    bool staged = false;
+    for (const auto& l : low->plan.kernels) {
+        if (l.symbol != "kforge_k0_conv_w") continue;
+        staged = true;
+        std::map<std::string, int64_t> v;
+        for (const auto& p : l.params) v[p.name] = p.int_value;
+        EXPECT_EQ(v["group_filters"], 1);   // C / groups source channels per filter
+        EXPECT_EQ(v["group_channels"], 3);  // K / groups filters per group
+        EXPECT_EQ(v["images_valid"], 9);    // one staged image per filter, K = 9,
+        EXPECT_EQ(l.grid[2], 12u);          // padded with zero filters to Kp = 12
+    }
+    EXPECT_TRUE(staged);
 }
 
 TEST(ConvCodegen, KernelWithoutItsConvOpIsAnError) {

@@ -5,9 +5,13 @@
 // interpreter plus the time model). A binary op whose output spans dims neither operand has
 // (NetVLAD's [B,1,K] cluster mass times [1,F,K] centroids) is one copy kernel that expands one
 // operand by dim names, the op in its chain; a reduction over a dim written as its extent
-// (`over 30`) parses, checks and lowers.
+// (`over 30`) parses, checks and lowers. A grouped 1x1 conv of 3 groups of 40 filters (a
+// ShuffleNet unit's), which CUTLASS's group fprop cannot tile on tile N 64, is one dense conv2d
+// kernel on a block-diagonal filter (codegen/lower_conv.h group_fprop_tiles).
 #include <gtest/gtest.h>
 
+#include "codegen/lower.h"
+#include "codegen/lower_conv.h"
 #include "dsl/check.h"
 #include "dsl/parser.h"
 #include "eval/evaluator.h"
@@ -109,11 +113,37 @@ TEST(NetworkPlan, AnExpandOfTheProgramsOwnMustKeepItsInputsDims) {
     EXPECT_FALSE(check("mul c[1,F,K]; neg; add t[B,F,K]; store y[F,K]"));  // drops B
 }
 
+// x [B, 24, H, W] -> a 1x1 conv of 3 groups (8 channels, 40 filters each) -> relu.
+Problem grouped_forty() {
+    return problem_of(R"({"name": "g40", "dims": {"B": 2, "C": 24, "K": 120, "H": 6, "W": 5},
+        "inputs": {"x": {"shape": ["B", "C", "H", "W"], "dtype": "f32"},
+                   "w": {"shape": ["K", 8, 1, 1], "dtype": "f32", "param": true}},
+        "graph": [{"op": "conv2d", "inputs": ["x", "w"], "output": "c", "stride": [1, 1],
+                   "padding": [0, 0], "dilation": [1, 1], "groups": 3},
+                  {"op": "relu", "inputs": ["c"], "output": "y"}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
+TEST(NetworkPlan, GroupsCutlassCannotTileRunDenseOnABlockDiagonalFilter) {
+    const Problem p = grouped_forty();
+    const std::string text = seed_checked(p);
+    EXPECT_EQ(kernels(text), 1u) << text;
+    EXPECT_TRUE(has(text, "conv2d(x[B,C,H,W], w[K,8,1,1])")) << text;
+    auto prog = planner::seed_program(p, h200());
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    // the seed's tile N tiles 40 filters neither way: the lowering stages a block-diagonal filter
+    EXPECT_FALSE(codegen::group_fprop_tiles(40, prog->kernels[0].gemm.tile_n)) << text;
+    auto low = codegen::lower_program(*prog, p, codegen::LowerOptions{});
+    ASSERT_TRUE(low.ok()) << low.error().to_string();
+    EXPECT_NE(low->cuda_source.find("conv_channels_last_block_diagonal"), std::string::npos);
+    EXPECT_NE(low->cuda_source.find("DefaultConv2dFprop<"), std::string::npos);
+}
+
 TEST(NetworkPlan, PlansPassTheSimulatedPipeline) {
     auto device = eval::make_sim_device("h200");
     ASSERT_TRUE(device.ok()) << device.error().to_string();
     eval::InProcessEvaluator evaluator(**device);
-    for (const Problem& p : {unit_reductions(), mutual_broadcast()}) {
+    for (const Problem& p : {unit_reductions(), mutual_broadcast(), grouped_forty()}) {
         eval::EvalRequest req;
         req.problem = p;
         req.program_text = seed_checked(p);
