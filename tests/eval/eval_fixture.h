@@ -37,6 +37,18 @@ inline EvalRequest request_for(const std::string& name, EvalTier tier = EvalTier
     return r;
 }
 
+// A request for suite problem `name` with the suite's own program beside it
+// (problems/<name>.kf).
+inline EvalRequest request_for_suite_program(const std::string& name,
+                                             EvalTier tier = EvalTier::kQuick) {
+    EvalRequest r;
+    r.problem = suite_problem(name);
+    r.program_file = std::string(KFORGE_SOURCE_DIR) + "/problems/" + name + ".kf";
+    r.program_text = read_text(r.program_file);
+    r.tier = tier;
+    return r;
+}
+
 #ifdef KFORGE_CLI_PATH  // the tests that run the kforge binary
 // A supervisor of `kforge worker --device sim` modelling the H200.
 inline SupervisorOptions sim_worker() {

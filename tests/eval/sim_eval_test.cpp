@@ -132,10 +132,8 @@ TEST(SimEval, ReportSurvivesItsJsonForm) {
 // time model's own per-kernel figures (launch overhead included), through the JSON form.
 TEST(SimEval, TwoKernelProgramReportsATimePerKernel) {
     auto device = sim();
-    EvalRequest req;  // the suite's own two-kernel program (gemm + row-wise softmax)
-    req.problem = testing::suite_problem("linear_softmax_bf16");
-    req.program_file = std::string(KFORGE_SOURCE_DIR) + "/problems/linear_softmax_bf16.kf";
-    req.program_text = testing::read_text(req.program_file);
+    // the suite's own two-kernel program (gemm + row-wise softmax)
+    EvalRequest req = testing::request_for_suite_program("linear_softmax_bf16");
     EvalReport r = evaluate(*device, req);
     ASSERT_EQ(r.status, EvalStatus::kPassed) << r.message;
     ASSERT_EQ(r.kernel_times_ns.size(), 2u);

@@ -53,10 +53,8 @@ TEST(SupervisedEvaluator, CarriesPerKernelTimesAndKernels) {
     InProcessEvaluator local(**device);
     Supervisor s(sim_worker());
     SupervisedEvaluator remote(s, 120);
-    EvalRequest req;
-    req.problem = testing::suite_problem("linear_softmax_bf16");
-    req.program_file = std::string(KFORGE_SOURCE_DIR) + "/problems/linear_softmax_bf16.kf";
-    req.program_text = testing::read_text(req.program_file);
+    // the suite's own two-kernel program (gemm + row-wise softmax)
+    EvalRequest req = testing::request_for_suite_program("linear_softmax_bf16");
     EvalReport a = evaluate(local, req);
     EvalReport b = evaluate(remote, req);
     ASSERT_EQ(b.status, EvalStatus::kPassed) << b.message;
