@@ -199,10 +199,14 @@ Expected<BufferDecl> buffer_from_json(const Json& j, const std::string& where) {
     auto shape = member(j, "shape", where, true);
     if (!shape) return shape.error();
     if (!(*shape)->is_array()) return bad(where + ".shape", "expected an array");
+    int64_t bytes = dtype_bytes(b.dtype);
     for (const auto& s : **shape) {
         if (!s.is_number_integer() || s.get<int64_t>() < 1)
             return bad(where + ".shape", "expected positive integers");
         b.shape.push_back(s.get<int64_t>());
+        // the memory plan adds offsets and sizes: a buffer of 2^50 bytes or more is no buffer
+        if (__builtin_mul_overflow(bytes, s.get<int64_t>(), &bytes) || bytes >= (int64_t{1} << 50))
+            return bad(where + ".shape", "a buffer of 2^50 bytes or more");
     }
     auto zi = get_bool(j, "zero_init", where);
     if (!zi) return zi.error();

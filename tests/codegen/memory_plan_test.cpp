@@ -180,6 +180,9 @@ TEST(MemoryPlan, PlanJsonKeepsOffsetsAndTotalsAndRefusesAliasing) {
     nlohmann::json partial = old;
     partial["buffers"][0]["offset"] = 0;
     EXPECT_FALSE(launch_plan_from_json(partial).ok());
+    nlohmann::json huge = j;  // sizes the arena's arithmetic could overflow on are refused
+    huge["buffers"][0]["shape"] = {int64_t{1} << 40, int64_t{1} << 30};
+    EXPECT_NE(launch_plan_from_json(huge).error().to_string().find("2^50"), std::string::npos);
     nlohmann::json mode = j;
     mode["launch_mode"] = "graphs";
     auto bad_mode = launch_plan_from_json(mode);
