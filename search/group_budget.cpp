@@ -12,7 +12,7 @@
 namespace kforge::search {
 namespace {
 
-// A group below this weight (of the groups with proposals in the round) gets none admitted.
+// A group below this weight gets no proposal admitted (with many groups: half an even share).
 constexpr double kMinWeight = 0.05;
 
 GroupState* find_group(SearchState& st, const std::string& key) {
@@ -166,28 +166,38 @@ std::vector<GroupedProposal> allocate_proposals(SearchState& st, std::vector<Pro
                 return g;
         return nullptr;
     };
-    // the groups with proposals this round, their weights renormalized; the round admits as
-    // many as keeps every such group at its weight (a hot group with few moves left makes a
-    // smaller round, not a round of the cold groups' moves), at most `wanted`
+    // The groups with proposals this round above the floor (by weight; many groups of even
+    // weight all stay above it), their weights renormalized among them; the round admits as many
+    // as keeps each at its weight (a hot group with few moves left makes a smaller round, not a
+    // round of the cold groups' moves), at most `wanted`. When only groups under the floor have
+    // proposals (a proposer whose moves are all for cold kernels), one of the hottest of them.
+    const double floor =
+        std::min(kMinWeight, 0.5 / static_cast<double>(std::max<size_t>(1, order.size())));
     std::map<const GroupState*, size_t> supply;
     for (const GroupedProposal& gp : all)
         if (const GroupState* g = primary(gp)) ++supply[g];
     double weight_sum = 0;
-    for (const auto& [g, n] : supply) weight_sum += g->weight;
-    auto weight = [&](const GroupState* g) {
-        return weight_sum > 0 ? g->weight / weight_sum : 1.0 / static_cast<double>(supply.size());
-    };
-    // (many groups of even weight all stay above the floor)
-    const double floor = std::min(kMinWeight, 0.5 / static_cast<double>(std::max<size_t>(1, supply.size())));
-    double round_size = static_cast<double>(wanted);
     for (const auto& [g, n] : supply)
-        if (weight(g) >= floor) round_size = std::min(round_size, static_cast<double>(n) / weight(g));
+        if (g->weight >= floor) weight_sum += g->weight;
+    std::map<const GroupState*, double> share;  // eligible groups: renormalized weight
+    for (const auto& [g, n] : supply)
+        if (g->weight >= floor) share[g] = g->weight / weight_sum;
+    if (share.empty())
+        for (const GroupState* g : order)
+            if (supply.count(g)) {
+                share[g] = 1.0;
+                wanted = std::min<size_t>(wanted, 1);
+                break;
+            }
+    double round_size = static_cast<double>(wanted);
+    for (const auto& [g, w] : share)
+        round_size = std::min(round_size, static_cast<double>(supply[g]) / w);
     std::vector<bool> take(all.size(), false);
     for (size_t i = 0; i < all.size(); ++i) take[i] = structural[i];
     size_t taken = 0;
     for (const GroupState* g : order) {
-        if (!supply.count(g) || weight(g) < floor) continue;
-        const size_t quota = std::max<size_t>(1, static_cast<size_t>(std::lround(weight(g) * round_size)));
+        if (!share.count(g)) continue;
+        const size_t quota = std::max<size_t>(1, static_cast<size_t>(std::lround(share[g] * round_size)));
         size_t mine = 0;
         for (size_t i = 0; i < all.size() && mine < quota && taken < wanted; ++i) {
             if (take[i] || primary(all[i]) != g) continue;

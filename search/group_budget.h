@@ -5,7 +5,8 @@
 // asked for more programs than the round admits, and the round admits them by those weights
 // (the hottest group's quota filled first, in the proposers' own order; a hot group with few
 // moves left makes the round smaller rather than handing its share to the cold groups; a group
-// under 5% of the weight gets none). The parameter proposer puts the moves of the heavier
+// under 5% of the weight gets none, and a proposer whose moves are all for such groups gets one
+// admitted). The parameter proposer puts the moves of the heavier
 // groups' kernels first (ProposalContext::kernel_focus). A move on one member of a group is applied to every member (tuned
 // once, reused), and each accepted change is confirmed by the loop's timing of the whole program.
 // The state keeps, per group, the proposals, evaluations and GPU-seconds it took and its time
