@@ -16,6 +16,7 @@ constexpr KernelKind kGemm = KernelKind::kGemm;
 constexpr KernelKind kRowwise = KernelKind::kRowwise;
 constexpr KernelKind kMap = KernelKind::kMap;
 constexpr KernelKind kPool = KernelKind::kPool;
+constexpr KernelKind kAttention = KernelKind::kAttention;
 
 DirectedMove up(KernelKind kind, std::string knob, std::string reason) {
     return {kind, std::move(knob), 1, "", std::move(reason)};
@@ -93,6 +94,9 @@ Moves shared_memory_moves() {
         up(kGemm, "tile", "bigger tiles, more math per shared-memory byte"),
         set(kGemm, "schedule", "pingpong", "ping-pong overlaps epilogue and mainloop"),
         set(kGemm, "schedule", "tma_ws", "TMA writes swizzled shared memory, no bank conflicts"),
+        // kforge's WMMA attention stages scores and probabilities in shared memory
+        set(kAttention, "impl", "cutlass_fmha",
+            "CUTLASS's Hopper FMHA keeps the scores in registers (wgmma, TMA)"),
     };
 }
 
@@ -119,6 +123,8 @@ Moves low_occupancy_moves() {
         up(kGemm, "stages", "deeper pipeline hides latency"),
         up(kRowwise, "threads", "more warps per block"),
         up(kMap, "vec", "more bytes in flight per thread hide latency"),
+        set(kAttention, "impl", "cutlass_fmha",
+            "CUTLASS's Hopper FMHA: warp-specialized TMA loads hide latency"),
     };
 }
 
@@ -155,6 +161,9 @@ Moves tensor_moves() {
         up(kGemm, "tile", "bigger tiles keep the tensor pipe fed"),
         set(kGemm, "schedule", "pingpong", "ping-pong overlaps epilogue and mainloop"),
         up(kGemm, "cluster", "larger cluster, multicast operand loads"),
+        set(kAttention, "impl", "cutlass_fmha", "CUTLASS's Hopper FMHA: wgmma instead of WMMA"),
+        set(kAttention, "fmha_schedule", "pingpong",
+            "ping-pong overlaps one warpgroup's softmax with the other's products"),
     };
 }
 

@@ -75,6 +75,19 @@ TEST(MovesTable, LowOccupancyGemmGetsMoreStages) {
         if (m.knob == "stages") EXPECT_EQ(m.direction, 1);
 }
 
+// kforge's WMMA attention (5% of the tensor peak measured on the H100) moves to CUTLASS's FMHA
+// where it is bound by shared memory, the tensor pipe or latency (the checker refuses the move
+// where the FMHA does not apply).
+TEST(MovesTable, AttentionMovesToCutlassFmha) {
+    for (Bottleneck b : {Bottleneck::kSharedMemoryBound, Bottleneck::kTensorComputeBound,
+                         Bottleneck::kLatencyBoundLowOccupancy}) {
+        bool fmha = false;
+        for (const DirectedMove& m : moves_for(b, dsl::KernelKind::kAttention))
+            fmha |= m.knob == "impl" && m.word == "cutlass_fmha";
+        EXPECT_TRUE(fmha) << to_string(b);
+    }
+}
+
 TEST(MovesTable, Text) {
     EXPECT_EQ(move_text({dsl::KernelKind::kRowwise, "vec", 1, "", "wider"}), "vec up (wider)");
     EXPECT_EQ(move_text({dsl::KernelKind::kGemm, "tile", -1, "", ""}), "tile down");
