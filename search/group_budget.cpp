@@ -253,14 +253,25 @@ void end_group_round(SearchState& st, const std::optional<std::string>& best_bef
     refresh_groups(st);
 }
 
-std::string groups_line(const SearchState& st, size_t top) {
-    if (active_groups(st) < 2) return "";
+namespace {
+
+// The groups of the best program, the slowest first, and their total time.
+std::vector<const GroupState*> by_time(const SearchState& st, double& total) {
     std::vector<const GroupState*> order;
-    double total = 0;
+    total = 0;
     for (const GroupState& g : st.groups)
         if (!g.kernels.empty()) order.push_back(&g), total += g.time_ns;
     std::stable_sort(order.begin(), order.end(),
                      [](const GroupState* a, const GroupState* b) { return a->time_ns > b->time_ns; });
+    return order;
+}
+
+}  // namespace
+
+std::string groups_line(const SearchState& st, size_t top) {
+    if (active_groups(st) < 2) return "";
+    double total = 0;
+    const std::vector<const GroupState*> order = by_time(st, total);
     std::string out = "groups:";
     for (size_t i = 0; i < order.size() && i < top; ++i) {
         const GroupState& g = *order[i];
@@ -276,12 +287,8 @@ std::string groups_line(const SearchState& st, size_t top) {
 
 std::string groups_text(const SearchState& st, size_t top) {
     if (active_groups(st) < 2) return "";
-    std::vector<const GroupState*> order;
     double total = 0;
-    for (const GroupState& g : st.groups)
-        if (!g.kernels.empty()) order.push_back(&g), total += g.time_ns;
-    std::stable_sort(order.begin(), order.end(),
-                     [](const GroupState* a, const GroupState* b) { return a->time_ns > b->time_ns; });
+    const std::vector<const GroupState*> order = by_time(st, total);
     std::string out = "kernel groups (share of the best's time, % of the group's bound, gain vs "
                       "the start, proposals, GPU-seconds):\n";
     for (size_t i = 0; i < order.size() && i < top; ++i) {
