@@ -314,6 +314,10 @@ int ExprGraph::pool(int x, const std::string& op, std::vector<double> params,
 
 int ExprGraph::gather(std::vector<int> xs, const std::string& op, std::vector<double> params,
                       std::vector<std::string> out_dims, const Origin& origin) {
+    // a reshape of a reshape is one reshape of the first one's input (row-major order is kept):
+    // the problem's chain of views and the program's one store under the last dims alike
+    if (op == "reshape" && xs.size() == 1 && at(xs[0]).op == "reshape" && at(xs[0]).args.size() == 1)
+        xs = {at(xs[0]).args[0]};
     Expr e = node(op, origin);
     e.params = std::move(params);
     e.over = out_dims;  // in the key: a reshape or expand is told apart by its output's dims

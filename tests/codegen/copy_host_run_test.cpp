@@ -230,5 +230,18 @@ TEST(CopyHostRun, SlicesOfOneTensorStoredReshapedKeepTheirOwnRanges) {
       "outputs": ["qh", "kh", "vh"], "precision": {"policy": "fp32_strict"}})");
 }
 
+TEST(CopyHostRun, APermuteStoredThroughTwoReshapesMatchesTheInterpreter) {
+    // a window merge (Swin): the permute's value reshaped twice before a residual add; the
+    // planner folds both reshapes into the copy's store, the checker reads reshape(reshape(v))
+    // as one reshape of v
+    expect_program_matches(R"({"name": "win", "dims": {"B": 2, "H": 4, "W": 6, "D": 8, "S": 24},
+      "inputs": {"x": {"shape": ["B", "H", "W", "D"], "dtype": "f32"}, "r": {"shape": ["B", "S", "D"], "dtype": "f32"}},
+      "graph": [{"op": "permute", "inputs": ["x"], "output": "p", "dims": [0, 2, 1, 3]},
+                {"op": "reshape", "inputs": ["p"], "output": "v1", "shape": ["B", 12, 2, "D"]},
+                {"op": "reshape", "inputs": ["v1"], "output": "v2", "shape": ["B", "S", "D"]},
+                {"op": "add", "inputs": ["r", "v2"], "output": "y"}],
+      "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
 }  // namespace
 }  // namespace kforge::codegen
