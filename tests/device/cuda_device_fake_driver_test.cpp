@@ -31,6 +31,14 @@ codegen::KernelLaunch launch(const std::string& name, const std::string& in, con
     return k;
 }
 
+// y = relu(x): the problem the fake chains run for (nothing runs; only the tensors matter).
+Expected<Problem> chain_problem() {
+    return parse_problem(R"({"name": "chain", "dims": {"N": 4096},
+      "inputs": {"x": {"shape": ["N"], "dtype": "f32"}},
+      "graph": [{"op": "relu", "inputs": ["x"], "output": "y"}], "outputs": ["y"],
+      "precision": {"policy": "fp32_strict"}})", "chain.json");
+}
+
 TEST(CudaDeviceFakeDriver, ArenaBuffersArePoisonedAtFirstWriteAndGraphsReplay) {
     auto device = make_cuda_device(0);
     ASSERT_TRUE(device.ok()) << device.error().to_string();
@@ -40,10 +48,7 @@ TEST(CudaDeviceFakeDriver, ArenaBuffersArePoisonedAtFirstWriteAndGraphsReplay) {
     auto graph_launches = fake<unsigned long (*)()>("fake_cuda_graph_launch_count");
     ASSERT_TRUE(memsets && launches && captures && graph_launches) << "not the fake driver";
 
-    auto problem = parse_problem(R"({"name": "chain", "dims": {"N": 4096},
-      "inputs": {"x": {"shape": ["N"], "dtype": "f32"}},
-      "graph": [{"op": "relu", "inputs": ["x"], "output": "y"}], "outputs": ["y"],
-      "precision": {"policy": "fp32_strict"}})", "chain.json");
+    auto problem = chain_problem();
     ASSERT_TRUE(problem.ok()) << problem.error().to_string();
     const std::filesystem::path cubin =
         std::filesystem::temp_directory_path() / ("kforge-fake-" + std::to_string(getpid()) + ".cubin");
@@ -81,6 +86,57 @@ TEST(CudaDeviceFakeDriver, ArenaBuffersArePoisonedAtFirstWriteAndGraphsReplay) {
     EXPECT_EQ(captures() - c0, 1u);
     EXPECT_EQ(graph_launches() - g0, 4u);
     EXPECT_EQ(launches() - l0, 16u);  // the graph's four kernels per replay
+    (*device)->unload();
+    std::filesystem::remove(cubin);
+}
+
+// The per-kernel pass (TimingOptions::per_kernel): an event before every launch, each program
+// kernel the sum of its launches' intervals (the fake driver's elapsed time is 1 ms for any
+// pair), min(5, samples) iterations of its own after the samples; one kernel needs no pass.
+TEST(CudaDeviceFakeDriver, PerKernelPassSumsEachKernelsLaunches) {
+    auto device = make_cuda_device(0);
+    ASSERT_TRUE(device.ok()) << device.error().to_string();
+    auto launches = fake<unsigned long (*)()>("fake_cuda_launch_count");
+    ASSERT_TRUE(launches) << "not the fake driver";
+    auto problem = chain_problem();
+    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
+    const std::filesystem::path cubin = std::filesystem::temp_directory_path() /
+                                        ("kforge-fake-pk-" + std::to_string(getpid()) + ".cubin");
+    std::ofstream(cubin, std::ios::binary) << "\x7f" "ELF fake cubin";
+    Candidate c;
+    c.problem = &*problem;
+    c.cubin_path = cubin.string();
+    // k1 runs as two launches (a staging pre-kernel or a two-pass reduction)
+    c.plan.kernels = {launch("k0", "x", "A"), launch("k1", "A", "B"), launch("k1", "B", "C"),
+                      launch("k2", "C", "y")};
+    for (const char* n : {"A", "B", "C"}) c.plan.buffers.push_back({n, DType::kF32, {4096}, false, false});
+    ASSERT_TRUE((*device)->load(c).ok());
+    TensorData inputs{{"x", std::vector<double>(4096, 1.0)}};
+    ASSERT_EQ((*device)->run(inputs, RunOptions{0, false}).status, EvalStatus::kPassed);
+    TimingOptions o;
+    o.warmup_iterations = 1;
+    o.iterations = 3;
+    o.flush_l2 = false;
+    o.per_kernel = true;
+    unsigned long l0 = launches();
+    TimingResult t = (*device)->time(o);
+    ASSERT_EQ(t.status, EvalStatus::kPassed) << t.message;
+    EXPECT_EQ(t.samples.size(), 3u);
+    EXPECT_EQ(launches() - l0, 16u + 12u);  // 4 sequences, then 3 of the per-kernel pass
+    EXPECT_EQ(t.kernel_times_ns, (std::vector<double>{1e6, 2e6, 1e6}));
+    o.per_kernel = false;
+    EXPECT_TRUE((*device)->time(o).kernel_times_ns.empty());
+    // one kernel: the samples' median, no pass
+    c.plan.kernels = {launch("k0", "x", "y")};
+    c.plan.buffers.clear();
+    ASSERT_TRUE((*device)->load(c).ok());
+    ASSERT_EQ((*device)->run(inputs, RunOptions{0, false}).status, EvalStatus::kPassed);
+    o.per_kernel = true;
+    l0 = launches();
+    t = (*device)->time(o);
+    ASSERT_EQ(t.status, EvalStatus::kPassed) << t.message;
+    EXPECT_EQ(launches() - l0, 4u);
+    EXPECT_EQ(t.kernel_times_ns, (std::vector<double>{1e6}));
     (*device)->unload();
     std::filesystem::remove(cubin);
 }
