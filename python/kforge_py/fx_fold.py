@@ -62,7 +62,7 @@ def frontier(gm, folded):
 
 class FoldedCall:
     """A constant the importer derives from folded nodes (not in the traced graph: the one-hot
-    matrix of a constant index, fx_index.gather_rows): `target(*args)`, evaluated by eval_folded
+    matrix of a constant index, fx_gather.one_hot_of): `target(*args)`, evaluated by eval_folded
     as a call_function node is."""
     op = "call_function"
 

@@ -145,39 +145,3 @@ def index_bound(spec, name):
 
 
 _ = Tensor  # the value type these converters return (fx_types)
-
-
-def one_hot_rows(index, rows, dtype):
-    """The one-hot matrix [N, rows] of an integer index [N] (fx_fold evaluates it)."""
-    import torch
-    return torch.nn.functional.one_hot(index.reshape(-1).long(), rows).to(dtype)
-
-
-def gather_rows(conv, node, x, index):
-    """x[index] for an integer index computed from the model's buffers alone (a folded constant
-    of rank 1: Swin's relative-position index into a bias table) as the matmul of its one-hot
-    matrix [N, T] (a folded constant too) with x viewed [T, rest]: exact, each row of the
-    one-hot holds one 1. None where the index is not such a constant."""
-    from kforge_py.fx_fold import FoldedCall
-    from kforge_py.fx_shape import reshape_to
-    src = conv.folded.get(index.name)
-    if src is None or index.dtype not in ("i32", "i64"):
-        return None
-    if len(index.shape) != 1:
-        raise Unsupported(f"indexing with a constant index of shape {list(index.shape)} is not "
-                          "supported (an index of rank 1 is: x[idx.view(-1)])")
-    if x.dtype not in ("f32", "f16", "bf16", "f64") or not x.shape:
-        raise Unsupported(f"indexing a {x.dtype} tensor of shape {list(x.shape)} with a constant "
-                          "index is not supported (floating-point, rank >= 1)")
-    rows, n, rest = x.shape[0], index.shape[0], tuple(x.shape[1:])
-    if getattr(src, "users", None) is not None and all(u is node for u in src.users):
-        # the index is read only here: the one-hot replaces it as the spec's input
-        conv.params.pop(index.name)
-        del conv.inputs[index.name]
-        del conv.folded[index.name]
-    hot = FoldedCall(one_hot_rows, (src, rows, conv.torch_dtype(x)), f"{index.name}_one_hot")
-    hot = conv.folded_param(hot, (n, rows), x.dtype)
-    cols = math.prod(rest)
-    flat = reshape_to(conv, node, x, (rows, cols), final=False)
-    out = conv.emit("matmul", [hot, flat], node, (n, cols), x.dtype, final=False)
-    return reshape_to(conv, node, out, (n,) + rest)

@@ -8,7 +8,7 @@ narrow / select / indexing with slices and integers `slice` (+ a `reshape` that 
 dims or adds the None ones), cat `cat` (constant pieces from zeros_like / ones_like / full_like at
 its ends become a `pad`), stack a reshape per piece and a `cat`, split / chunk a list of slices,
 F.pad `pad`, torch.roll two slices and a `cat` per rolled dim, indexing by a constant integer
-index (a buffer) a one-hot `matmul` (fx_index.gather_rows). The ops carry concrete sizes here;
+index (a buffer) a one-hot `matmul` (fx_gather.one_hot_of). The ops carry concrete sizes here;
 spec_build names them (name_shape_attrs): an entry that is one axis of the input takes that
 axis's dim name, a merged group a product "C*H*W", so the spec follows the dims when they are
 re-bound. A shape the spec cannot express (advanced indexing with a tensor that depends on the
@@ -19,7 +19,7 @@ import operator
 
 import torch
 
-from kforge_py import fx_index
+from kforge_py import fx_gather
 from kforge_py.fx_types import ConstantTensor, Tensor, Transposed, Unsupported
 
 SHAPE_OPS = ("reshape", "expand", "permute", "slice", "cat", "pad")
@@ -275,9 +275,12 @@ def index(conv, node):
     idx = idx if isinstance(idx, tuple) else (idx,)
     idx = tuple(conv.value(i) if isinstance(i, torch.fx.Node) else i for i in idx)
     if len(idx) == 1 and isinstance(idx[0], Tensor):  # a constant index: a one-hot matmul
-        rows = fx_index.gather_rows(conv, node, x, idx[0])
-        if rows is not None:
-            return rows
+        hot = fx_gather.one_hot_of(conv, node, x, idx[0])
+        if hot is not None:  # [N, T] @ x viewed [T, rest], viewed back [N, ...]
+            n, rest = hot.shape[0], tuple(x.shape[1:])
+            flat = reshape_to(conv, node, x, (x.shape[0], math.prod(rest)), final=False)
+            out = conv.emit("matmul", [hot, flat], node, (n, math.prod(rest)), x.dtype, final=False)
+            return reshape_to(conv, node, out, (n,) + rest)
     for i in idx:
         if not (i is None or i is Ellipsis or _is_int(i) or isinstance(i, slice)):
             kind = ("list" if isinstance(i, (list, tuple))  # fx's immutable_list is a list
