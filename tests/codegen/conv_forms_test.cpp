@@ -68,6 +68,7 @@ std::vector<Expect> expectations() {
          {"DefaultDepthwiseDirect2dConvFprop<", "IteratorAlgorithm::kFixedStrideDilation",
           "using OutputTile = cutlass::conv::TensorNHWCShape<1, 8, 8, 32>;",
           "using DirectThreadblockShape = cutlass::gemm::GemmShape<64, 32, 9>;",
+          "using DirectWarpShape = cutlass::gemm::GemmShape<16, 32, 9>;",
           "constexpr int kGroups = 32;", "if (C != K || R != kFilterR || S != kFilterS)",
           "/*ref_reordered_B=*/ref_w);", "DirectConvolution<ConvKernel>::can_implement(args)",
           "out->smem_bytes = unsigned(params.get_smem_size());"},
@@ -81,6 +82,8 @@ std::vector<Expect> expectations() {
          {2, 21, 19, 16}, {1, 5, 3, 16}, {2, 11, 9, 16}},
         {"depthwise1d",
          {"using OutputTile = cutlass::conv::TensorNHWCShape<1, 1, 64, 16>;",
+          // one row: warp M 8 (1 x 2 positions a thread), not 16 (2 x 2: half the tile unwritten)
+          "using DirectWarpShape = cutlass::gemm::GemmShape<8, 16, 5>;",
           "constexpr int kStrideH = 1, kStrideW = 2;", ", H = 1, W = 45;"},
          {2, 1, 45, 16}, {1, 1, 5, 16}, {2, 1, 23, 16}},
         // 8 channels padded with zeros to a CTA's 16
@@ -222,7 +225,6 @@ TEST(ConvForms, PlannerRefusesWhatCutlassCannotRunByName) {
         {{"g3d", "conv3d", 4, 4, {4, 4, 4}, {3, 3, 3}, "", 2}, "f32", "no 3-D group fprop"},
         {{"dw_f16", "conv2d", 16, 16, {8, 8}, {3, 3}, "", 16}, "f16",
          "1 channel(s) per group"},
-        {{"g_three", "conv2d", 8, 12, {8, 8}, {3, 3}, "", 4}, "f32", "3 filters per group"},
     };
     for (const Refused& r : refused) {
         SCOPED_TRACE(r.form.name);
@@ -235,13 +237,36 @@ TEST(ConvForms, PlannerRefusesWhatCutlassCannotRunByName) {
     }
 }
 
+// A conv1d's direct depthwise tile is one row, which CUTLASS's threads cover on tile N 16 only:
+// the planner gives a 64-channel conv1d tile N 16 (a 2-D one keeps 64), and it lowers.
+TEST(ConvForms, DepthwiseConv1dSeedTakesTileN16) {
+    for (const FormCase& f : {FormCase{"dw1d_64", "conv1d", 64, 64, {45}, {5}, "", 64},
+                              FormCase{"dw2d_64", "conv2d", 64, 64, {9, 9}, {3, 3}, "", 64}}) {
+        SCOPED_TRACE(f.name);
+        const Problem p = parsed(form_json(f));
+        auto seed = planner::seed_program(p, h200());
+        ASSERT_TRUE(seed.ok()) << seed.error().to_string();
+        const std::string text = dsl::print_canonical(*seed);
+        EXPECT_NE(text.find(f.op == "conv1d" ? "tile 64x16x16" : "tile 64x64x16"), std::string::npos) << text;
+        auto out = lower_program(*seed, p, LowerOptions{});
+        ASSERT_TRUE(out.ok()) << out.error().to_string();
+        EXPECT_NE(out->cuda_source.find(f.op == "conv1d" ? "GemmShape<8, 16, 5>" : "GemmShape<16, 64, 9>"),
+                  std::string::npos);
+    }
+}
+
 // Knobs a form's CUTLASS kernel cannot take: user errors from the lowering, naming the knob.
 TEST(ConvForms, LoweringRefusesKnobsTheFormCannotTake) {
     struct Edit {
         std::string form, from, to, words;
     };
     const Edit edits[] = {
-        {"depthwise2d", "tile 64x32x16", "tile 64x48x16", ""},  // 32 channels padded to 48
+        {"depthwise2d", "tile 64x32x16", "tile 64x16x16", ""},  // 32 channels over two CTAs
+        // 24 channel lanes: CUTLASS's thread groups would not tile the output
+        {"depthwise2d", "tile 64x32x16", "tile 64x48x16", "threads would not cover"},
+        {"depthwise1d", "tile 64x16x16", "tile 128x16x16", ""},
+        {"depthwise1d", "tile 64x16x16", "tile 64x32x16", "one-row tile takes tile N 16"},
+        {"depthwise1d", "tile 64x16x16", "tile 256x16x16", "one-row tile takes tile N 16 and tile M 64 or 128"},
         {"depthwise2d", "tile 64x32x16", "tile 64x32x128", "write tile K 16"},
         {"grouped2d_single", "math tf32x3", "math f32_simt", "depthwise only"},
         {"grouped2d_single", "swizzle 1", "swizzle 1 iterator optimized", ""},
