@@ -30,22 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string strip_includes(std::string s) {
-    return std::regex_replace(s, std::regex(R"(#include "[^"]*"\n|#pragma once\n)"), "");
-}
-
-// kernels/common.cuh's load_vec and the CUDA built-ins the templates use, on the host.
-constexpr const char* kCopyShim = R"(#include <cstring>
-namespace kforge {
-template <int V, typename T> inline void load_vec(float (&o)[V], const T* p) {
-    for (int j = 0; j < V; ++j) o[j] = p[j];
-}
-}  // namespace kforge
-struct KfDim3 { unsigned x = 0, y = 0, z = 0; };
-static KfDim3 blockIdx, threadIdx, gridDim;
-#define __global__
-#define __launch_bounds__(n)
-)";
+using hostrun::strip_includes;
 
 // `text`: the program to run; empty: the problem's seed.
 void expect_program_matches(const std::string& json, const std::string& text = "") {
@@ -100,11 +85,7 @@ void expect_program_matches(const std::string& json, const std::string& text = "
             args += p.kind == ParamKind::kInt64 ? std::to_string(p.int_value) + "LL"
                                                 : "t[\"" + p.name + "\"].data()";
         }
-        main_src += "    gridDim.x = " + std::to_string(l.grid[0]) + ";\n"
-                    "    for (unsigned b = 0; b < gridDim.x; ++b)\n"
-                    "        for (unsigned th = 0; th < " + std::to_string(l.block[0]) + "; ++th) {\n"
-                    "            blockIdx.x = b; threadIdx.x = th;\n"
-                    "            " + l.symbol + "(" + args + ");\n        }\n";
+        main_src += hostrun::grid_loop(l.grid[0], l.block[0], l.symbol, args);
     }
     for (const std::string& out : problem->outputs)
         main_src += "    { FILE* o = std::fopen((std::string(argv[1]) + \"/" + out +
@@ -114,7 +95,7 @@ void expect_program_matches(const std::string& json, const std::string& text = "
     main_src += "    return 0;\n}\n";
     const fs::path kernels = fs::path(KFORGE_SOURCE_DIR) / "kernels";
     std::ofstream(dir / "run.cpp")
-        << hostrun::kHostShim << "#include <map>\n#include <string>\n" << kCopyShim
+        << hostrun::kHostShim << hostrun::kGridShim
         << strip_includes(hostrun::read_text(kernels / "chain_ops.cuh"))
         << strip_includes(hostrun::read_text(kernels / "map.cuh"))
         << strip_includes(hostrun::read_text(kernels / "copy.cuh"))

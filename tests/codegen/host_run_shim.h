@@ -83,4 +83,15 @@ static KfDim3 blockIdx, threadIdx, gridDim;
 #define __launch_bounds__(n)
 )";
 
+// The host loop that runs one launch of a one-dimensional grid: every block, every thread,
+// calling `symbol(args)` (the map, copy and memory-plan host-run tests).
+inline std::string grid_loop(unsigned grid, unsigned block, const std::string& symbol,
+                             const std::string& args) {
+    return "    gridDim.x = " + std::to_string(grid) + ";\n"
+           "    for (unsigned b = 0; b < gridDim.x; ++b)\n"
+           "        for (unsigned th = 0; th < " + std::to_string(block) + "; ++th) {\n"
+           "            blockIdx.x = b; threadIdx.x = th;\n"
+           "            " + symbol + "(" + args + ");\n        }\n";
+}
+
 }  // namespace kforge::codegen::hostrun

@@ -92,11 +92,7 @@ void run_on_arena(const std::string& json, const std::string& text, ArenaRun& r,
             args += p.kind == ParamKind::kInt64 ? std::to_string(p.int_value) + "LL"
                                                 : "t[\"" + p.name + "\"]";
         }
-        main_src += "    gridDim.x = " + std::to_string(l.grid[0]) + ";\n"
-                    "    for (unsigned b = 0; b < gridDim.x; ++b)\n"
-                    "        for (unsigned th = 0; th < " + std::to_string(l.block[0]) + "; ++th) {\n"
-                    "            blockIdx.x = b; threadIdx.x = th;\n"
-                    "            " + l.symbol + "(" + args + ");\n        }\n";
+        main_src += hostrun::grid_loop(l.grid[0], l.block[0], l.symbol, args);
     }
     for (const std::string& out : problem->outputs)
         main_src += "    { FILE* o = std::fopen((std::string(argv[1]) + \"/" + out +
