@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 
+#include "search/ladder.h"
 #include "search/suite_start.h"
 
 namespace kforge::search {
@@ -19,18 +19,17 @@ constexpr double kDefaultNvrtcWaveS = 10.0;
 
 std::vector<std::string> first_round_pick(const SearchState& st, const std::vector<std::string>& next,
                                           size_t k) {
-    std::vector<std::pair<double, std::string>> ranked;
+    // as the round's own cost-model screen ranks them (the start first, at 0)
+    std::vector<std::optional<double>> est;
     for (const std::string& h : next) {
-        double e = std::numeric_limits<double>::infinity();  // no estimate: after those with one
-        if (h == st.start_hash) e = -1;
+        std::optional<double> e;
+        if (h == st.start_hash) e = 0.0;
         else if (auto it = st.candidates.find(h); it != st.candidates.end() && it->second.program && st.cost)
             if (auto t = st.cost->estimate_ns(*it->second.program)) e = *t;
-        ranked.push_back({e, h});
+        est.push_back(e);
     }
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> picked;
-    for (size_t i = 0; i < ranked.size() && i < k; ++i) picked.push_back(ranked[i].second);
+    for (size_t i : screen_by_estimate(est, k)) picked.push_back(next[i]);
     return picked;
 }
 
