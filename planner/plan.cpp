@@ -1,8 +1,8 @@
 // seed_program / seed_variants (planner/plan.h): the partition (partition.cpp) gives each kernel
-// its candidate configurations; this file picks, kernel by kernel, the first candidate with no
-// checker error on that kernel whose lowering does not fail on it. To tell whose error is whose,
-// each kernel's source locations are set to line = its index + 1 while selecting; the returned
-// program has no locations.
+// its candidate configurations; this file picks for each kernel the first candidate with no
+// checker error on that kernel whose lowering does not fail on it (Selector: in rounds over the
+// whole program). To tell whose error is whose, each kernel's source locations are set to
+// line = its index + 1 while selecting; the returned program has no locations.
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -79,64 +79,155 @@ std::optional<Error> error_of(const std::vector<Error>& errors, int k, size_t ke
     return std::nullopt;
 }
 
-}  // namespace
+// Picks each kernel's configuration. A kernel's checker errors and its lowering depend on its
+// own configuration only (every candidate of a kernel has the same head and chain), so one
+// check of the whole program tells every kernel whether its current candidate checks: each
+// round advances every kernel that has an error to its next candidate, and once none has, one
+// lowering names the first kernel that does not lower (the lowering stops there). The rounds
+// are bounded by the candidates of one kernel, not the number of kernels: a network of hundreds
+// of kernels takes a few checks, where checking kernel by kernel took one check and one lowering
+// of the whole program per kernel (quadratic). The result is the kernel-by-kernel rule's: each
+// kernel gets its first candidate that checks and lowers; a kernel none of whose candidates
+// does fails with its first candidate's error, the lowest such kernel first. A lowering error
+// that names no kernel cannot be placed: then the kernel-by-kernel rule decides (nullopt).
+class Selector {
+public:
+    Selector(const Problem& problem, const dsl::DeviceLimits& limits,
+             const std::vector<detail::PlannedKernel>& plan)
+        : problem_(problem), limits_(limits), plan_(plan), target_(builder::target_of(limits)) {
+        lower_only_.check = false;
+        lower_only_.no_build = true;
+    }
 
-Expected<dsl::Program> seed_program(const Problem& problem, const dsl::DeviceLimits& limits,
-                                    const SeedOptions& options) {
-    auto plan = detail::plan_kernels(problem, limits, options);
-    if (!plan) return plan.error();
-    const size_t n = plan->size();
-    if (n == 0) return make_error(problem.name, "not expressible: the problem has no ops");
-    // Each configuration is lowered (never compiled) by the one build path, for the target
-    // the limits describe (builder/build.h); the seed checks with its own limits first.
-    const Target target = builder::target_of(limits);
-    builder::BuildOptions lower_only;
-    lower_only.check = false;
-    lower_only.no_build = true;
-    const dsl::CheckOptions check{kFile, {}};
-    std::vector<size_t> choice(n, 0);
-    for (size_t k = 0; k < n; ++k) {
-        std::optional<Error> first;
-        bool accepted = false;
-        for (size_t c = 0; c < (*plan)[k].candidates.size() && !accepted; ++c) {
-            choice[k] = c;
-            const dsl::Program prog = assemble(problem, *plan, choice);
-            const dsl::CheckResult res = dsl::check_program(prog, problem, limits, check);
-            std::optional<Error> err = error_of(res.errors, static_cast<int>(k), n);
-            if (!err) {
-                const auto low = builder::build(prog, problem, target, lower_only);
-                if (!low.ok()) {
-                    const int at = error_kernel(low.errors.front(), n);
-                    if (at < 0 || at <= static_cast<int>(k)) err = low.errors.front();
-                }
+    std::optional<Expected<std::vector<size_t>>> in_rounds() {
+        const size_t n = plan_.size();
+        std::vector<size_t> choice(n, 0);
+        first_.assign(n, std::nullopt);
+        size_t failed = n;  // the lowest kernel out of candidates
+        for (;;) {
+            const dsl::Program prog = assemble(problem_, plan_, choice);
+            const dsl::CheckResult res = check(prog);
+            std::vector<const Error*> err(n, nullptr);
+            for (const Error& e : res.errors) {
+                const int k = error_kernel(e, n);
+                if (k >= 0 && !err[k]) err[k] = &e;
             }
-            if (!err) accepted = true;
-            else if (!first) first = err;
-        }
-        if (!accepted) {
-            Error e = *first;
-            e.message = "kernel k" + std::to_string(k) + " (from " + (*plan)[k].origin +
-                        "): no configuration checks and lowers: " + e.where + ": " + e.message;
-            e.where = problem.name;
-            return e;
+            bool advanced = false;
+            for (size_t k = 0; k < failed; ++k) {
+                if (!err[k]) continue;
+                if (!advance(k, *err[k], choice)) failed = k;
+                else advanced = true;
+            }
+            if (advanced) continue;
+            const auto low = lower(prog);
+            const int at = low.ok() ? static_cast<int>(n) : error_kernel(low.errors.front(), n);
+            if (at < 0) return std::nullopt;
+            if (static_cast<size_t>(at) >= failed)
+                return failed < n ? Expected<std::vector<size_t>>(failure(failed)) : choice;
+            if (!advance(static_cast<size_t>(at), low.errors.front(), choice))
+                failed = static_cast<size_t>(at);
         }
     }
-    dsl::Program prog = assemble(problem, *plan, choice);
-    const dsl::CheckResult res = dsl::check_program(prog, problem, limits, check);
+
+    // Kernel by kernel: each candidate of kernel k checked and lowered with the kernels before
+    // it at their picks and the ones after at their first candidate.
+    Expected<std::vector<size_t>> one_by_one() {
+        const size_t n = plan_.size();
+        std::vector<size_t> choice(n, 0);
+        first_.assign(n, std::nullopt);
+        for (size_t k = 0; k < n; ++k) {
+            bool accepted = false;
+            for (size_t c = 0; c < plan_[k].candidates.size() && !accepted; ++c) {
+                choice[k] = c;
+                const dsl::Program prog = assemble(problem_, plan_, choice);
+                std::optional<Error> err = error_of(check(prog).errors, static_cast<int>(k), n);
+                if (!err) {
+                    const auto low = lower(prog);
+                    if (!low.ok()) {
+                        const int at = error_kernel(low.errors.front(), n);
+                        if (at < 0 || at <= static_cast<int>(k)) err = low.errors.front();
+                    }
+                }
+                if (!err) accepted = true;
+                else if (!first_[k]) first_[k] = err;
+            }
+            if (!accepted) return failure(k);
+        }
+        return choice;
+    }
+
+    dsl::CheckResult check(const dsl::Program& prog) {
+        ++checks;
+        return dsl::check_program(prog, problem_, limits_, dsl::CheckOptions{kFile, {}});
+    }
+    builder::BuiltCandidate lower(const dsl::Program& prog) {
+        ++lowerings;
+        return builder::build(prog, problem_, target_, lower_only_);
+    }
+
+    int checks = 0;
+    int lowerings = 0;
+
+private:
+    // Kernel k's current candidate failed with `e`: its next one, false when none is left.
+    bool advance(size_t k, const Error& e, std::vector<size_t>& choice) {
+        if (!first_[k]) first_[k] = e;
+        if (choice[k] + 1 >= plan_[k].candidates.size()) return false;
+        ++choice[k];
+        return true;
+    }
+    Error failure(size_t k) const {
+        Error e = *first_[k];
+        e.message = "kernel k" + std::to_string(k) + " (from " + plan_[k].origin +
+                    "): no configuration checks and lowers: " + e.where + ": " + e.message;
+        e.where = problem_.name;
+        return e;
+    }
+
+    const Problem& problem_;
+    const dsl::DeviceLimits& limits_;
+    const std::vector<detail::PlannedKernel>& plan_;
+    const Target target_;
+    builder::BuildOptions lower_only_;
+    std::vector<std::optional<Error>> first_;  // each kernel's first candidate's error
+};
+
+}  // namespace
+
+Expected<Seeded> seed_program_counted(const Problem& problem, const dsl::DeviceLimits& limits,
+                                      const SeedOptions& options) {
+    auto plan = detail::plan_kernels(problem, limits, options);
+    if (!plan) return plan.error();
+    if (plan->empty()) return make_error(problem.name, "not expressible: the problem has no ops");
+    // Each configuration is lowered (never compiled) by the one build path, for the target
+    // the limits describe (builder/build.h); the seed checks with its own limits first.
+    Selector select(problem, limits, *plan);
+    auto picked = select.in_rounds();
+    if (!picked) picked = select.one_by_one();
+    if (!*picked) return picked->error();
+    dsl::Program prog = assemble(problem, *plan, **picked);
+    const dsl::CheckResult res = select.check(prog);
     if (!res.ok()) {
         Error e = res.errors.front();
         e.message = "the seeded program does not check: " + e.where + ": " + e.message;
         e.where = problem.name;
         return e;
     }
-    const auto low = builder::build(prog, problem, target, lower_only);
+    const auto low = select.lower(prog);
     if (!low.ok()) {
         Error e = low.errors.front();
         e.message = "the seeded program does not lower: " + e.where + ": " + e.message;
         e.where = problem.name;
         return e;
     }
-    return dsl::strip_locations(std::move(prog));
+    return Seeded{dsl::strip_locations(std::move(prog)), SeedWork{select.checks, select.lowerings}};
+}
+
+Expected<dsl::Program> seed_program(const Problem& problem, const dsl::DeviceLimits& limits,
+                                    const SeedOptions& options) {
+    auto seeded = seed_program_counted(problem, limits, options);
+    if (!seeded) return seeded.error();
+    return std::move(seeded->program);
 }
 
 std::vector<dsl::Program> seed_variants(const Problem& problem, const dsl::DeviceLimits& limits) {

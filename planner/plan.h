@@ -55,6 +55,21 @@ struct SeedOptions {
 Expected<dsl::Program> seed_program(const Problem& problem, const dsl::DeviceLimits& limits,
                                     const SeedOptions& options = {});
 
+// seed_program with the work it took: the whole-program checks and lowerings that picked every
+// kernel's configuration and confirmed the result. Picking takes a few rounds over the whole
+// program (planner/plan.cpp), so the count grows with the candidates a kernel needs, not with
+// the number of kernels: a network of repeated blocks takes as many as one block.
+struct SeedWork {
+    int checks = 0;
+    int lowerings = 0;
+};
+struct Seeded {
+    dsl::Program program;
+    SeedWork work;
+};
+Expected<Seeded> seed_program_counted(const Problem& problem, const dsl::DeviceLimits& limits,
+                                      const SeedOptions& options = {});
+
 // A few structurally different seeds (fused, unfused, square vs wide tiles, f32 intermediates,
 // other rowwise block sizes), distinct by canonical text, the default seed first. Empty when not
 // even the default seed exists (seed_program says why).
