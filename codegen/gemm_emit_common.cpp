@@ -1,6 +1,8 @@
 // See gemm_emit_common.h.
 #include "codegen/gemm_emit_common.h"
 
+#include <set>
+
 namespace kforge::codegen {
 
 std::string cutlass_prelude(bool sm90, bool sm80) {
@@ -91,16 +93,33 @@ std::string builder_head(const GemmSpec& spec, const LowerContext& ctx, const st
     if (!spec.dims_fold.empty()) s += "    int64_t F = 1;  // folded into M\n";
     s += "    if (in->dims == nullptr || in->num_dims != " +
          std::to_string(ctx.problem->dims.size()) + ") return KFORGE_BUILD_BAD_ARGS;\n    {\n";
+    // M and N may share a name (q @ k^T: [T,E] x [T,E] -> [T,T]): each role on its own line. A
+    // dim written by its extent ("96": no problem dim) is that number.
+    const bool one_batch = spec.dims_batch.size() == 1;
+    const auto assign = [&](const std::string& name, const std::string& value) {
+        std::string t;
+        for (auto [role, var] : {std::pair{&spec.dim_m, "M"}, {&spec.dim_n, "N"}, {&spec.dim_k, "K"}})
+            if (*role == name) t += std::string("        ") + var + " = " + value + ";\n";
+        for (const auto& b : spec.dims_batch)  // a name twice ([b,b,M,K]) multiplies twice
+            if (b == name) t += std::string("        L ") + (one_batch ? "= " : "*= ") + value + ";\n";
+        for (const auto& f : spec.dims_fold)
+            if (f == name) t += "        F *= " + value + ";\n";
+        return t;
+    };
     int i = 0;
     for (const auto& [name, value] : ctx.problem->dims) {
         (void)value;
-        const char* var = name == spec.dim_m ? "M" : name == spec.dim_n ? "N"
-                        : name == spec.dim_k ? "K" : name == spec.dim_l ? "L" : nullptr;
-        if (var) s += std::string("        ") + var + " = in->dims[" + std::to_string(i) + "];\n";
-        for (const auto& f : spec.dims_fold)  // a name folded twice ([b,b,M,K]) multiplies twice
-            if (f == name) s += "        F *= in->dims[" + std::to_string(i) + "];\n";
+        s += assign(name, "in->dims[" + std::to_string(i) + "]");
         ++i;
     }
+    std::set<std::string> literal;
+    for (const auto* names : {&spec.dims_batch, &spec.dims_fold})
+        for (const auto& d : *names) literal.insert(d);
+    for (const auto& d : {spec.dim_m, spec.dim_n, spec.dim_k}) literal.insert(d);
+    for (const auto& d : literal)
+        if (!ctx.problem->dims.count(d) && !d.empty() &&
+            d.find_first_not_of("0123456789") == std::string::npos)
+            s += assign(d, d);
     s += "    }\n";
     if (!spec.dims_fold.empty()) s += "    M *= F;\n";
     s += "    if (M < 1 || N < 1 || K < 1 || L < 1) return KFORGE_BUILD_BAD_ARGS;\n";

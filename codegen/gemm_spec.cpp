@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "dsl/math_policy.h"
 
@@ -141,7 +142,94 @@ const char* binary_functor(dsl::ChainOpKind kind) {
     }
 }
 
+// An epilogue tensor's dims relative to the output tile: D's batch dims L.. leading (then it
+// has its own batch stride), the fold dims F.. next (contiguous over the folded M). nullopt where
+// it names M without F.. (read again for every F.., which the folded GEMM cannot do).
+struct TileDims {
+    std::vector<std::string> dims;
+    bool batched = false;
+};
+std::optional<TileDims> tile_dims(const GemmSpec& g, std::vector<std::string> dims) {
+    const auto strip = [&](const std::vector<std::string>& lead) {
+        if (lead.empty() || dims.size() <= lead.size() ||
+            !std::equal(lead.begin(), lead.end(), dims.begin()))
+            return false;
+        dims.erase(dims.begin(), dims.begin() + std::ptrdiff_t(lead.size()));
+        return true;
+    };
+    TileDims t;
+    t.batched = strip(g.dims_batch);
+    if (!g.dims_fold.empty() && !strip(g.dims_fold) && contains(dims, g.dim_m)) return std::nullopt;
+    t.dims = std::move(dims);
+    return t;
+}
+
+std::string dims_text(const std::vector<std::string>& dims) {
+    std::string s;
+    for (const auto& d : dims) s += (s.empty() ? "" : ",") + d;
+    return "[" + s + "]";
+}
+
+// D's batch dims `bd` split into L.. (CUTLASS's one batch mode) and F.. (folded into M), and
+// whether A (batch dims `ba`) and B (`bb`) have L.. or none: GemmSpec. F.. is the longest suffix
+// of bd that A ends with and B lacks, A being K-major; a fold that an epilogue tensor cannot
+// follow (it names M without F..) is given up for a batch over F.. too (B's batch stride 0).
+Status batch_dims(const dsl::Kernel& k, GemmSpec& g, const std::vector<std::string>& ba,
+                  const std::vector<std::string>& bb, const std::vector<std::string>& bd) {
+    size_t f = 0;
+    if (g.a_row_major)
+        while (f < ba.size() && f < bd.size() && ba[ba.size() - 1 - f] == bd[bd.size() - 1 - f] &&
+               !contains(bb, bd[bd.size() - 1 - f]))
+            ++f;
+    for (;;) {
+        g.dims_fold.assign(bd.end() - std::ptrdiff_t(f), bd.end());
+        g.dims_batch.assign(bd.begin(), bd.end() - std::ptrdiff_t(f));
+        bool fits = true;
+        for (const auto& op : k.chain)
+            if (op.tensor && op.kind != dsl::ChainOpKind::kStore)
+                fits = fits && tile_dims(g, real_dims(op.tensor->dims)).has_value();
+        if (f == 0 || fits) break;
+        f = 0;
+    }
+    const std::vector<std::string> a_rest(ba.begin(), ba.end() - std::ptrdiff_t(f));
+    for (auto [have, name, batched] : {std::tuple{&a_rest, &g.a, &g.a_batched},
+                                       std::tuple{&bb, &g.b, &g.b_batched}}) {
+        *batched = true;
+        if (*have == g.dims_batch) continue;
+        if (have->empty()) {
+            *batched = false;  // read again for every batch: batch stride 0
+            continue;
+        }
+        return unsupported(k, k.loc, "operand " + *name + " with batch dims " + dims_text(*have) +
+                                         " of the output's " + dims_text(bd) +
+                                         " (a batched gemm operand has all of " +
+                                         dims_text(g.dims_batch) + " or none: expand it first)");
+    }
+    return Ok{};
+}
+
 }  // namespace
+
+std::optional<GemmLayout> resolve_gemm_layout(const std::vector<std::string>& a2,
+                                              const std::vector<std::string>& b2,
+                                              const std::string& dim_m, const std::string& dim_n) {
+    if (a2.size() != 2 || b2.size() != 2) return std::nullopt;
+    std::optional<GemmLayout> first;
+    // matmul's own order first: A[M,K] @ B[K,N], then B[N,K], then A[K,M]
+    for (bool a_row : {true, false}) {
+        for (bool b_col : {false, true}) {
+            const std::string& ka = a_row ? a2[1] : a2[0];
+            const std::string& ma = a_row ? a2[0] : a2[1];
+            const std::string& kb = b_col ? b2[1] : b2[0];
+            const std::string& nb = b_col ? b2[0] : b2[1];
+            if (ma != dim_m || nb != dim_n || ka != kb) continue;
+            GemmLayout l{a_row, b_col, ka};
+            if (ka != dim_m && ka != dim_n) return l;  // names decide
+            if (!first) first = l;
+        }
+    }
+    return first;
+}
 
 std::string_view math_name(dsl::MathMode m) {
     switch (m) {
@@ -209,49 +297,30 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
     g.dtype_b = tb->dtype;
     g.dtype_d = td->dtype;
 
-    // Dims: the output is [(L,) M, N]; K is shared by A and B and absent from the output.
-    auto da = real_dims(kernel.args[0].dims), db = real_dims(kernel.args[1].dims);
-    auto dd = real_dims(store_ref.dims);
-    // A[F..,M,K] x B[K,N] -> D[F..,M,N]: A's and D's leading dims (the same, none of B's) fold
-    while (dd.size() >= 3 && da.size() == dd.size() && db.size() == 2 && da[0] == dd[0] &&
-           !contains(db, dd[0])) {
-        g.dims_fold.push_back(dd[0]);
-        da.erase(da.begin());
-        dd.erase(dd.begin());
-    }
-    if (dd.size() == 3) g.dim_l = dd[0];
-    if (dd.size() < 2 || dd.size() > 3)
-        return unsupported(kernel, store_ref.loc, "a gemm output of rank " +
-                                                      std::to_string(dd.size()) +
-                                                      " (expected [M,N] or [B,M,N])");
-    g.dim_m = dd[dd.size() - 2];
-    g.dim_n = dd[dd.size() - 1];
-    size_t want = g.dim_l.empty() ? 2 : 3;
-    if (da.size() != want || db.size() != want ||
-        (!g.dim_l.empty() && (da[0] != g.dim_l || db[0] != g.dim_l)))
-        return unsupported(kernel, kernel.loc, "operands that are not [" +
-                                                   (g.dim_l.empty() ? "" : g.dim_l + ",") +
-                                                   "M,K]/[K,M] and [N,K]/[K,N] matrices");
-    std::vector<std::string> a2(da.end() - 2, da.end()), b2(db.end() - 2, db.end());
-    for (const auto& d : a2)
-        if (contains(b2, d) && !contains(dd, d)) g.dim_k = d;
-    if (g.dim_k.empty()) return bad(kernel, "the gemm operands share no contracted dim");
-    if (a2 == std::vector<std::string>{g.dim_m, g.dim_k}) g.a_row_major = true;
-    else if (a2 == std::vector<std::string>{g.dim_k, g.dim_m}) g.a_row_major = false;
-    else return bad(kernel, "operand " + g.a + " is not [M,K] or [K,M] for output dims M=" +
-                                g.dim_m);
-    if (!g.dims_fold.empty() && !g.a_row_major)
-        return unsupported(kernel, kernel.loc, "operand " + g.a + " with leading dims " +
-                                                   g.fold_text() + " and K before M (only a "
-                                                   "K-contiguous A folds " + g.fold_text() +
-                                                   " into M)");
-    if (b2 == std::vector<std::string>{g.dim_n, g.dim_k}) g.b_col_major = true;
-    else if (b2 == std::vector<std::string>{g.dim_k, g.dim_n}) g.b_col_major = false;
-    else return bad(kernel, "operand " + g.b + " is not [N,K] or [K,N] for output dims N=" +
-                                g.dim_n);
-    for (auto [name, out] : {std::pair{&g.dim_m, &g.m}, {&g.dim_n, &g.n}, {&g.dim_k, &g.k},
-                             {&g.dim_l, &g.l}}) {
-        if (name->empty()) continue;
+    // Dims: D is [L.., F.., M, N]; A and B are matrices behind batch dims (batch_dims()).
+    const auto& ra = kernel.args[0].dims;
+    const auto& rb = kernel.args[1].dims;
+    const auto& rd = store_ref.dims;
+    if (ra.size() < 2 || rb.size() < 2 || rd.size() < 2)
+        return unsupported(kernel, kernel.loc, "gemm operands or output of rank < 2 (a gemm "
+                                               "takes matrices behind batch dims)");
+    g.dim_m = rd[rd.size() - 2];
+    g.dim_n = rd.back();
+    const std::vector<std::string> a2(ra.end() - 2, ra.end()), b2(rb.end() - 2, rb.end());
+    const auto layout = resolve_gemm_layout(a2, b2, g.dim_m, g.dim_n);
+    if (!layout)
+        return bad(kernel, "operands " + g.a + " and " + g.b + " are not [M,K]/[K,M] and "
+                           "[N,K]/[K,N] matrices sharing a contracted dim for output dims M=" +
+                           g.dim_m + ", N=" + g.dim_n);
+    g.a_row_major = layout->a_row_major;
+    g.b_col_major = layout->b_col_major;
+    g.dim_k = layout->dim_k;
+    if (auto st = batch_dims(kernel, g, real_dims({ra.begin(), ra.end() - 2}),
+                             real_dims({rb.begin(), rb.end() - 2}),
+                             real_dims({rd.begin(), rd.end() - 2}));
+        !st)
+        return st.error();
+    for (auto [name, out] : {std::pair{&g.dim_m, &g.m}, {&g.dim_n, &g.n}, {&g.dim_k, &g.k}}) {
         auto v = dim_value(ctx, *name);
         if (!v) return bad(kernel, v.error().message);
         *out = *v;
@@ -261,7 +330,11 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
         if (!v) return bad(kernel, v.error().message);
         g.m *= *v;
     }
-
+    for (const auto& b : g.dims_batch) {
+        auto v = dim_value(ctx, b);
+        if (!v) return bad(kernel, v.error().message);
+        g.l *= *v;
+    }
     auto math = gemm_math(kernel, g.dtype_a, g.dtype_b, ctx.problem->policy);
     if (!math) return math.error();
     g.math = *math;
@@ -311,30 +384,21 @@ Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& c
         s.reversed = reversed;
         s.tensor = t->name;
         s.dtype = t->dtype;
-        auto dims = real_dims(op.tensor->dims);
-        if (!g.dims_fold.empty() && !dims.empty()) {
-            // [F..,M,N] and [F..,M] are contiguous over the folded M; [M,N] and [M] would be read
-            // again for every F.., which the folded GEMM cannot do
-            if (dims.size() > g.dims_fold.size() &&
-                std::equal(g.dims_fold.begin(), g.dims_fold.end(), dims.begin()))
-                dims.erase(dims.begin(), dims.begin() + std::ptrdiff_t(g.dims_fold.size()));
-            else if (contains(dims, g.dim_m))
-                return unsupported(kernel, op.loc, "operand " + op.tensor->name + " broadcast "
-                                                   "over " + g.fold_text() + ", which this GEMM "
-                                                   "folds into " + g.dim_m);
-        }
-        if (dims.empty()) s.broadcast = Broadcast::kScalar;
-        else if (dims == std::vector<std::string>{g.dim_n}) s.broadcast = Broadcast::kRow;
-        else if (dims == std::vector<std::string>{g.dim_m}) s.broadcast = Broadcast::kCol;
-        else if (dims == std::vector<std::string>{g.dim_m, g.dim_n}) s.broadcast = Broadcast::kMatrix;
-        else if (!g.dim_l.empty() && dims == std::vector<std::string>{g.dim_l, g.dim_m, g.dim_n}) {
-            s.broadcast = Broadcast::kMatrix;
-            s.batched = true;
-        } else {
+        const auto tile = tile_dims(g, real_dims(op.tensor->dims));
+        if (!tile)
+            return unsupported(kernel, op.loc, "operand " + op.tensor->name + " broadcast "
+                                               "over " + g.fold_text() + ", which this GEMM "
+                                               "folds into " + g.dim_m);
+        const auto& dims = tile->dims;
+        const bool matrix = dims == std::vector<std::string>{g.dim_m, g.dim_n};
+        if (dims.empty() && !tile->batched) s.broadcast = Broadcast::kScalar;
+        else if (dims == std::vector<std::string>{g.dim_n} && !tile->batched) s.broadcast = Broadcast::kRow;
+        else if (dims == std::vector<std::string>{g.dim_m} && !tile->batched) s.broadcast = Broadcast::kCol;
+        else if (matrix) s.broadcast = Broadcast::kMatrix, s.batched = tile->batched;
+        else
             return unsupported(kernel, op.loc, "operand " + op.tensor->name +
                                                    " broadcast as it is (only [], [N], [M], "
-                                                   "[M,N] and [B,M,N] map to epilogue nodes)");
-        }
+                                                   "[M,N] and [B..,M,N] map to epilogue nodes)");
         if (s.broadcast == Broadcast::kMatrix) {
             if (g.source)
                 return unsupported(kernel, op.loc, "a second residual matrix (" + t->name +

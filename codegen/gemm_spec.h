@@ -48,10 +48,20 @@ struct GemmSpec {
     bool b_col_major = true;   // B[N,K] (K-major); false: B[K,N]
     int k_parts = 1;           // operands staged for 3xTF32: the GEMM's K is k_parts * k
                                // (gemm_stage.h); k stays the problem's K
-    std::string dim_m, dim_n, dim_k, dim_l;  // problem dim names ("" for L when not batched)
-    // Leading dims of A and D folded into M: A[F..,M,K] x B[K,N] -> D[F..,M,N] is one
-    // [prod(F..)*M, K] x [K, N] GEMM (A and D are contiguous over F.. and M; nn.Linear on
-    // [batch, seq, features], einsum 'bijl,lk->bijk'). Empty when none; m is then prod(F..) * M.
+    std::string dim_m, dim_n, dim_k;  // problem dim names
+    // D[L.., F.., M, N]: its batch dims (size-1 dims dropped), flattened into CUTLASS's one batch
+    // mode L = prod(L..) - a free view, every tensor being packed: A, B and D are one batch
+    // stride apart per step of the flattened index. Empty when not batched (l = 1).
+    std::vector<std::string> dims_batch;
+    // Whether A / B has the batch dims (all of them, in D's order); false: the operand has none
+    // and is read again for every batch (batch stride 0: [M,K] x [L,K,N], or [L..,K,M] x [K,N]
+    // whose A cannot fold into M). An operand with only some of them is refused
+    // (analyze_gemm); the planner expands it first (planner/plan_gemm.cpp).
+    bool a_batched = true, b_batched = true;
+    // Batch dims of A and D folded into M: A[L..,F..,M,K] x B[L..,K,N] -> D[L..,F..,M,N] (F.. not
+    // in B, A K-major) is one [prod(F..)*M, K] x [K, N] GEMM per batch (A and D are contiguous
+    // over F.. and M; nn.Linear on [batch, seq, features], einsum 'bijl,lk->bijk'). Empty when
+    // none; m is then prod(F..) * M.
     std::vector<std::string> dims_fold;
     std::string fold_text() const;  // "F" or "b, i" (messages)
     int64_t m = 0, n = 0, k = 0, l = 1;
@@ -60,6 +70,19 @@ struct GemmSpec {
     std::vector<EpiStep> steps;
     std::vector<std::string> tensor_order;  // builder_tensors: A, B, D, then chain operands
 };
+
+// Which of A's and B's two matrix dims is contracted, given D's [.., M, N]: A[M,K] (row major)
+// or A[K,M], B[N,K] (col major) or B[K,N]. Names decide; where they do not (the dims repeat a
+// name: att[T,T] @ v[T,E]), a K that the output lacks first, then the order A[M,K], B[K,N]
+// (matmul's own). nullopt where no assignment fits the names. The planner compares it with the
+// op's transposes (a program that names its dims alike cannot say otherwise).
+struct GemmLayout {
+    bool a_row_major = true, b_col_major = false;
+    std::string dim_k;
+};
+std::optional<GemmLayout> resolve_gemm_layout(const std::vector<std::string>& a2,
+                                              const std::vector<std::string>& b2,
+                                              const std::string& dim_m, const std::string& dim_n);
 
 // Analyses `kernel` (a gemm). User errors for programs the CUTLASS lowering cannot express
 // ("not supported by the CUTLASS lowering: ...") and for inconsistent dims.

@@ -21,13 +21,6 @@ constexpr int kLoMaskB = 0b010;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-std::vector<std::string> real_dims(const std::vector<std::string>& dims) {
-    std::vector<std::string> out;
-    for (const auto& d : dims)
-        if (d != "1") out.push_back(d);
-    return out;
-}
-
 }  // namespace
 
 OperandStaging plan_operand_staging(dsl::Schedule schedule, dsl::MathMode math, bool a_k_major,
@@ -51,14 +44,17 @@ OperandStaging plan_operand_staging(const dsl::Kernel& k, PrecisionPolicy policy
     if (k.kind != dsl::KernelKind::kGemm || k.args.size() != 2) return {};
     // auto on bf16/f16 operands (bf16/f16) and a refused math stage nothing
     const dsl::MathMode math = dsl::resolve_math(policy, operand_dtype, k.gemm.math).math;
-    const auto a = real_dims(k.args[0].dims), b = real_dims(k.args[1].dims);
-    if (a.size() < 2 || b.size() < 2) return {};
-    // The contraction dim: the one of A's last two dims that is among B's last two.
-    std::string kd;
-    for (size_t i = a.size() - 2; i < a.size() && kd.empty(); ++i)
-        if (a[i] == b[b.size() - 2] || a[i] == b[b.size() - 1]) kd = a[i];
-    if (kd.empty()) return {};
-    return plan_operand_staging(k.gemm.schedule, math, a.back() == kd, b.back() == kd);
+    const auto& a = k.args[0].dims;
+    const auto& b = k.args[1].dims;
+    const dsl::TensorRef* d = nullptr;
+    for (const auto& c : k.chain)
+        if (c.kind == dsl::ChainOpKind::kStore && c.tensor && !d) d = &*c.tensor;
+    if (a.size() < 2 || b.size() < 2 || !d || d->dims.size() < 2) return {};
+    // The layout as the lowering reads it (analyze_gemm): names decide, or matmul's order.
+    const auto layout = resolve_gemm_layout({a.end() - 2, a.end()}, {b.end() - 2, b.end()},
+                                            d->dims[d->dims.size() - 2], d->dims.back());
+    if (!layout) return {};
+    return plan_operand_staging(k.gemm.schedule, math, layout->a_row_major, layout->b_col_major);
 }
 
 std::string staged_buffer_name(const std::string& kernel, const std::string& operand) {
@@ -79,13 +75,14 @@ Expected<StagedCode> stage_operands(GemmSpec& g, const OperandStaging& staging,
         int64_t mn;
         const char* role;
         int slot;  // index in tensor_order
+        const bool* batched;
     };
     const int parts = staging.k_parts;
     Operand ops[] = {
         {staging.stage_a, staging.a_transposed, parts == 3 ? kLoMaskA : 0, &g.a, &g.dtype_a,
-         &g.a_row_major, g.m, "a", 0},
+         &g.a_row_major, g.m, "a", 0, &g.a_batched},
         {staging.stage_b, staging.b_transposed, parts == 3 ? kLoMaskB : 0, &g.b, &g.dtype_b,
-         &g.b_col_major, g.n, "b", 1},
+         &g.b_col_major, g.n, "b", 1, &g.b_batched},
     };
     std::string device = "#include \"kernels/stage_operand.cuh\"\n";
     for (Operand& op : ops) {
@@ -103,15 +100,17 @@ Expected<StagedCode> stage_operands(GemmSpec& g, const OperandStaging& staging,
         const int64_t rows = op.transposed ? g.k : op.mn;
         const int64_t cols = op.transposed ? op.mn : g.k;
         const int64_t grid_x = ceil_div(cols, kTile), grid_y = ceil_div(rows, kTile);
-        if (grid_y > kMaxGridYZ || g.l > kMaxGridYZ || grid_x > 0x7fffffff)
+        // an operand without the batch dims (batch stride 0) is staged once
+        const int64_t batches = *op.batched ? g.l : 1;
+        if (grid_y > kMaxGridYZ || batches > kMaxGridYZ || grid_x > 0x7fffffff)
             return make_error(g.kernel, "not supported by the CUTLASS lowering: staging " + source +
                                             " needs a grid of " + std::to_string(grid_x) + " x " +
-                                            std::to_string(grid_y) + " x " + std::to_string(g.l) +
+                                            std::to_string(grid_y) + " x " + std::to_string(batches) +
                                             " blocks (y and z at most 65535)");
         BufferDecl b;
         b.name = buffer;
         b.dtype = DType::kF32;
-        if (!g.dim_l.empty()) b.shape.push_back(g.l);
+        if (!g.dims_batch.empty() && *op.batched) b.shape.push_back(g.l);
         b.shape.push_back(op.mn);
         b.shape.push_back(parts * g.k);
         b.workspace = true;
@@ -136,7 +135,7 @@ Expected<StagedCode> stage_operands(GemmSpec& g, const OperandStaging& staging,
         l.name = g.kernel;
         l.symbol = symbol;
         l.grid = {static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y),
-                  static_cast<unsigned>(std::max<int64_t>(g.l, 1))};
+                  static_cast<unsigned>(std::max<int64_t>(batches, 1))};
         l.block = {static_cast<unsigned>(kTile), static_cast<unsigned>(kTileRows), 1};
         l.params = params.plan_params();
         out.launches.push_back(l);

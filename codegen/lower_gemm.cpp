@@ -224,6 +224,8 @@ std::string builder_of(const GemmSpec& g, const LowerContext& ctx, const EvtCode
          "cute::make_shape(int(M), int(N), int(L)));\n"
          "    StrideD stride_d = cutlass::make_cute_packed_stride(StrideD{}, "
          "cute::make_shape(int(M), int(N), int(L)));\n";
+    if (!g.a_batched) s += "    cute::get<2>(stride_a) = 0;  // one A for all batches\n";
+    if (!g.b_batched) s += "    cute::get<2>(stride_b) = 0;  // one B for all batches\n";
     bool source_batched = false;
     for (const auto& st : g.steps)
         if (st.kind == EpiStepKind::kBinaryTensor && st.broadcast == Broadcast::kMatrix)

@@ -13,16 +13,24 @@ Error unsupported(const dsl::Kernel& k, const std::string& what) {
     return make_error(k.name, "not supported by the CUTLASS lowering: " + what);
 }
 
-// The 2.x Arguments of a batched gemm ([L,M,K]/[L,K,M] x [L,N,K]/[L,K,N] -> [L,M,N]).
-// kBatched takes blockIdx.z as the batch index: the mainloop offsets A and B by it times their
-// batch strides (both operands are packed per batch: analyze_gemm admits no operand without the
-// batch dim); D and the epilogue's tensors carry their own L strides in the EVT arguments (a
+// The batch stride of A (`a`) or B in elements: packed per batch, or 0 for an operand without
+// the batch dims (read again for every batch; GemmSpec::a_batched).
+std::string batch_stride(const GemmSpec& g, bool a) {
+    if (!(a ? g.a_batched : g.b_batched)) return "0";
+    return a ? "M * K" : "N * K";
+}
+
+// The 2.x Arguments of a batched gemm ([L..,M,K]/[L..,K,M] x [L..,N,K]/[L..,K,N] -> [L..,M,N],
+// the batch dims flattened into one L). kBatched takes blockIdx.z as the batch index: the
+// mainloop offsets A and B by it times their batch strides (packed per batch, or 0 for an
+// operand without the batch dims: batch_stride); D and the epilogue's tensors carry their own L strides in the EVT arguments (a
 // residual or broadcast without the batch dim has L stride 0, see evt_emit.cpp). The C-operand
 // pointer and batch strides are unused (the visitor tree reads and writes every tensor).
-std::string batched_arguments(const std::string& lda, const std::string& ldb) {
+std::string batched_arguments(const GemmSpec& g, const std::string& lda, const std::string& ldb) {
     return "    // batched: grid z is the batch index, at most 65535 batches per launch\n"
            "    if (L > 65535) return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
-           "    int64_t batch_stride_a = M * K, batch_stride_b = N * K;\n"
+           "    int64_t batch_stride_a = " + batch_stride(g, true) + ", batch_stride_b = " +
+           batch_stride(g, false) + ";\n"
            "    typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kBatched,\n"
            "        {int(M), int(N), int(K)}, /*batch_count=*/int(L), evt_args,\n"
            "        tensors[0], tensors[1], nullptr, nullptr,\n"
@@ -131,7 +139,7 @@ Expected<KernelCode> lower_gemm_sm80_simt(const GemmSpec& g, const dsl::Kernel& 
     // D = 1 * accumulator + 0 * C: beta 0 never reads C (is_source_needed), C aliases D
     b += "    typename EpilogueOp::Params epilogue(/*alpha=*/1.0f, /*beta=*/0.0f);\n";
     std::string lda = g.a_row_major ? "K" : "M", ldb = g.b_col_major ? "K" : "N";
-    if (g.dim_l.empty()) {
+    if (g.dims_batch.empty()) {
         b += "    typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kGemm,\n"
              "        {int(M), int(N), int(K)}, /*batch_count=*/1, epilogue,\n"
              "        tensors[0], tensors[1], tensors[2], tensors[2],\n"
@@ -142,7 +150,8 @@ Expected<KernelCode> lower_gemm_sm80_simt(const GemmSpec& g, const dsl::Kernel& 
              "    typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kBatched,\n"
              "        {int(M), int(N), int(K)}, /*batch_count=*/int(L), epilogue,\n"
              "        tensors[0], tensors[1], tensors[2], tensors[2],\n"
-             "        M * K, N * K, M * N, M * N, " + lda + ", " + ldb + ", N, N);\n";
+             "        " + batch_stride(g, true) + ", " + batch_stride(g, false) +
+             ", M * N, M * N, " + lda + ", " + ldb + ", N, N);\n";
     }
     b += builder_tail(g, false);
     code.host_source = b;
@@ -219,13 +228,13 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
     b += "    using namespace " + ns + ";\n    using Gemm = GemmKernel;\n";
     b += "    typename Evt::Arguments evt_args" + evt->arguments + ";\n";
     std::string lda = g.a_row_major ? "K" : "M", ldb = g.b_col_major ? "K" : "N";
-    if (g.dim_l.empty()) {
+    if (g.dims_batch.empty()) {
         b += "    typename Gemm::Arguments args(cutlass::gemm::GemmUniversalMode::kGemm,\n"
              "        {int(M), int(N), int(K)}, /*batch_count=*/1, evt_args,\n"
              "        tensors[0], tensors[1], nullptr, nullptr,\n"
              "        M * K, N * K, 0, 0, " + lda + ", " + ldb + ", 0, 0);\n";
     } else {
-        b += batched_arguments(lda, ldb);
+        b += batched_arguments(g, lda, ldb);
     }
     b += builder_tail(g, false);
     code.host_source = b;

@@ -135,11 +135,18 @@ int ExprGraph::relabel(int id, std::vector<std::string> dims) {
 }
 
 int ExprGraph::contract(int a, int b, const std::string& k, const Origin& origin) {
-    std::vector<std::string> dims;
+    // matmul's order: the batch dims (a's, then b's others), then a's last dim (M), b's (N):
+    // [M,K] x [B,K,N] -> [B,M,N]
+    std::vector<std::string> da, db, dims;
     for (const auto& d : at(a).dims)
-        if (d != k) dims.push_back(d);
+        if (d != k) da.push_back(d);
     for (const auto& d : at(b).dims)
-        if (d != k && !contains(dims, d)) dims.push_back(d);
+        if (d != k) db.push_back(d);
+    for (const auto* side : {&da, &db})
+        for (size_t i = 0; i + 1 < side->size(); ++i)
+            if (!contains(dims, (*side)[i])) dims.push_back((*side)[i]);
+    for (const auto* side : {&da, &db})
+        if (!side->empty() && !contains(dims, side->back())) dims.push_back(side->back());
     std::vector<int> args{a, b};
     if (at(b).key < at(a).key) std::swap(args[0], args[1]);
     Expr e = node("contract", origin);

@@ -4,6 +4,7 @@
 // f16/bf16 operands with odd rows staged as f32 by a map kernel first.
 #include <algorithm>
 
+#include "codegen/gemm_spec.h"
 #include "planner/knobs.h"
 #include "planner/partition.h"
 
@@ -109,36 +110,119 @@ dsl::TensorRef Planner::stage_f32(const Tensor& x) {
     return out;
 }
 
+namespace {
+
+// The batch dims of a matrix operand or output as a program names them: all but the last two,
+// size-1 dims dropped.
+std::vector<std::string> batch_of(const std::vector<std::string>& dims) {
+    return named({dims.begin(), dims.end() - std::min<std::ptrdiff_t>(2, std::ptrdiff_t(dims.size()))});
+}
+
+std::string join(const std::vector<std::string>& dims) {
+    std::string s;
+    for (const auto& d : dims) s += (s.empty() ? "" : ",") + d;
+    return "[" + s + "]";
+}
+
+// A copy kernel `copy expand(x[..]) { store <x>_b<k>[L.., rows, cols] }`: x with the batch dims
+// `batch` in front of its matrix dims (a program intermediate that computes no problem op), for a
+// matmul operand that has only some of its output's batch dims.
+dsl::TensorRef expand_operand(Planner& pl, const Op& op, const Tensor& x,
+                              const std::vector<std::string>& batch) {
+    const auto dx = dims_of(x);
+    std::vector<std::string> dims = batch;
+    dims.insert(dims.end(), dx.end() - 2, dx.end());
+    std::string name = x.name + "_b" + std::to_string(pl.kernels.size());
+    while (pl.p.find_tensor(name) != nullptr || pl.available.count(name)) name += "_";
+    const dsl::TensorRef out{name, dims, {}};
+    dsl::Kernel kn;
+    kn.kind = dsl::KernelKind::kCopy;
+    kn.copy_op = OpKind::kExpand;
+    kn.args = {pl.ref(x.name)};
+    ChainOp store = stmt(ChainOpKind::kStore);
+    store.tensor = out;
+    kn.chain = {store};
+    pl.available.insert(name);
+    pl.stored_dtype[name] = pl.dtype_of(x.name);
+    PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + ": " + x.name +
+                             " expanded to the batch dims " + join(batch) +
+                             " (a gemm operand has all of its batch dims or none)"};
+    dsl::CopyConfig c;
+    dsl::CopyConfig safe;
+    safe.threads = 128;
+    safe.vec = 1;
+    for (const auto& cfg : {c, safe}) {
+        kn.copy = cfg;
+        pk.candidates.push_back(kn);
+    }
+    pl.kernels.push_back(std::move(pk));
+    return out;
+}
+
+}  // namespace
+
+// A matmul or linear as one gemm kernel: D[L.., F.., M, N] = A[L.., F.., M, K] x B[L.., K, N] with
+// any batch dims, as codegen/gemm_spec.h lowers it - L.. (every batch dim both operands have, or
+// one has and the other lacks entirely: batch stride 0) flattened into CUTLASS's one batch mode,
+// F.. (the trailing batch dims A has and B lacks, A K-major) folded into M; both free views of
+// packed tensors. An operand with only some of L.. ([B,H,M,K] x [H,K,N]) is expanded by a copy
+// kernel first (expand_operand), the one copy the single batch stride cannot avoid. Transposes
+// are layouts (A[K,M], B[N,K]), never copies.
 Status Planner::add_gemm(const Op& op) {
     if (add_row_contraction(op)) return Ok{};
     const Tensor& a = tensor(op.inputs[0]);
     const Tensor& b = tensor(op.inputs[1]);
     const Tensor& y = tensor(op.output);
-    const auto da = dims_of(a), db = dims_of(b);
-    const bool plain = da.size() == 2 && db.size() == 2;
-    const bool batched = da.size() == 3 && db.size() == 3 && da[0] == db[0];
-    // [F..,M,K] x [K,N]: F.. fold into M (codegen/gemm_spec.h), as nn.Linear on [batch, seq, d]
-    const bool folded = da.size() >= 3 && db.size() == 2;
-    if (!plain && !batched && !folded) {
+    const auto da = dims_of(a), db = dims_of(b), dy = dims_of(y);
+    if (da.size() < 2 || db.size() < 2 || (op.kind == OpKind::kLinear && db.size() != 2))
         return not_expressible(op, "operands of rank " + std::to_string(da.size()) + " and " +
-                                       std::to_string(db.size()) + "; a gemm takes [M,K] x [K,N] "
-                                       "matrices, a batch [L,M,K] x [L,K,N] with one batch dim, "
-                                       "or [F..,M,K] x [K,N]");
-    }
+                                       std::to_string(db.size()) + "; a gemm takes matrices "
+                                       "behind batch dims");
     DType dt = dtype_of(a.name);
     if (dt != dtype_of(b.name) || !is_float_storage(dt)) {
         return not_expressible(op, "gemm operands " + a.name + " and " + b.name + " must share one "
                                    "dtype of f32, f16 or bf16");
     }
+    const bool ta = op.kind == OpKind::kMatmul && op.attrs.transpose_a;
+    const bool tb = op.kind == OpKind::kLinear || op.attrs.transpose_b;
+    // The program names dims, not layouts: where A's and B's names repeat (a square operand) the
+    // lowering reads matmul's order (codegen::resolve_gemm_layout), which must be the op's.
+    const std::vector<std::string> a2(da.end() - 2, da.end()), b2(db.end() - 2, db.end());
+    const auto layout = codegen::resolve_gemm_layout(a2, b2, dy[dy.size() - 2], dy.back());
+    if (layout && (layout->dim_k == dy[dy.size() - 2] || layout->dim_k == dy.back()))
+        return not_expressible(op, "the contracted dim of " + a.name + join(da) + " and " +
+                                   b.name + join(db) + " has the name of an output dim (" +
+                                   layout->dim_k + "); the kernel language names dims, so no "
+                                   "program can say which " + layout->dim_k + " is contracted");
+    if (!layout || layout->a_row_major == ta || layout->b_col_major != tb)
+        return not_expressible(op, "operands " + a.name + join(da) + " and " + b.name + join(db) +
+                                   " name their dims so that a program cannot tell which is "
+                                   "contracted (transpose_a " + (ta ? "true" : "false") +
+                                   ", transpose_b " + (tb ? "true" : "false") + ")");
+    // Batch dims: F.. folded into M, L.. the rest (codegen/gemm_spec.cpp batch_dims).
+    const auto bd = batch_of(dy), ba = batch_of(da), bb = batch_of(db);
+    size_t f = 0;
+    if (!ta)
+        while (f < ba.size() && f < bd.size() && ba[ba.size() - 1 - f] == bd[bd.size() - 1 - f] &&
+               std::find(bb.begin(), bb.end(), bd[bd.size() - 1 - f]) == bb.end())
+            ++f;
+    const std::vector<std::string> batch(bd.begin(), bd.end() - std::ptrdiff_t(f));
+    const std::vector<std::string> a_rest(ba.begin(), ba.end() - std::ptrdiff_t(f));
+    dsl::TensorRef ra = ref(a.name), rb = ref(b.name);
+    if (!a_rest.empty() && a_rest != batch) ra = expand_operand(*this, op, a, bd);
+    if (!bb.empty() && bb != batch) rb = expand_operand(*this, op, b, batch);
     dsl::Kernel kn;
     kn.kind = dsl::KernelKind::kGemm;
-    kn.args = {ref(a.name), ref(b.name)};
+    kn.args = {ra, rb};
     // f16/bf16 operands with a row of an odd number of elements (not a multiple of 4 bytes): no
     // CUTLASS GEMM reads them (TMA needs 16-byte rows, cp.async at least 4 bytes, and the SIMT
     // mainloop takes f32 only), so a map kernel first casts each operand to f32 and the GEMM
     // runs on f32 rows (4-byte aligned: multistage; tf32 holds f16 and bf16 values exactly).
     if (dt != DType::kF32 && ((a.shape.back() * dtype_bytes(dt)) % 4 != 0 ||
                               (b.shape.back() * dtype_bytes(dt)) % 4 != 0)) {
+        if (ra.name != a.name || rb.name != b.name)
+            return not_expressible(op, "f16/bf16 operands with rows of an odd number of elements "
+                                       "that are also broadcast over part of the batch dims");
         kn.args = {stage_f32(a), stage_f32(b)};
         dt = DType::kF32;
     }
@@ -152,12 +236,13 @@ Status Planner::add_gemm(const Op& op) {
     GemmShape s;
     s.dtype = dt;
     const size_t r = y.shape.size();
-    s.l = batched ? y.shape[0] : 1;
     s.m = y.shape[r - 2];
-    if (folded)  // the GEMM's M is every folded dim times M (folded excludes batched)
-        for (size_t i = 0; i + 2 < r; ++i) s.m *= y.shape[i];
     s.n = y.shape[r - 1];
-    const bool ta = op.kind == OpKind::kMatmul && op.attrs.transpose_a;
+    s.l = 1;
+    for (size_t i = 0; i + 2 < r; ++i) {  // the folded dims are the last f batch dims
+        const bool folded = f > 0 && dy[i] != "1" && i + 2 + f >= r;
+        (folded ? s.m : s.l) *= y.shape[i];
+    }
     s.k = a.shape[ta ? a.shape.size() - 2 : a.shape.size() - 1];
     PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
     for (const auto& c : gemm_candidates(s, p.policy, limits, opt)) {
