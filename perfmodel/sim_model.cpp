@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "codegen/gemm_spec.h"
 #include "codegen/gemm_stage.h"
 #include "codegen/lower_conv.h"
 #include "dsl/math_policy.h"
@@ -145,6 +146,14 @@ Expected<SimKernelTime> gemm_time(const dsl::Kernel& k, const Problem& problem,
     double m = static_cast<double>(out->dims[out->dims.size() - 2]);
     double batch = out->numel() / (m * n);
     double kk = a->numel() / (batch * m);
+    // K from A's matrix dims, which A without batch dims of its own needs ([M,K] x [B,K,N])
+    const auto& ra = k.args[0].dims;
+    const auto& rb = k.args[1].dims;
+    if (ra.size() >= 2 && rb.size() >= 2 && store->dims.size() >= 2)
+        if (const auto layout = codegen::resolve_gemm_layout(
+                {ra.end() - 2, ra.end()}, {rb.end() - 2, rb.end()},
+                store->dims[store->dims.size() - 2], store->dims.back()))
+            kk = static_cast<double>(a->dims[a->dims.size() - (layout->a_row_major ? 1 : 2)]);
     const dsl::GemmConfig& g = k.gemm;
     double tiles = std::ceil(m / g.tile_m) * std::ceil(n / g.tile_n) * batch;
     double waves = std::ceil(tiles / std::max(1, sm_count));

@@ -139,9 +139,14 @@ dsl::TensorRef expand_operand(Planner& pl, const Op& op, const Tensor& x,
     kn.kind = dsl::KernelKind::kCopy;
     kn.copy_op = OpKind::kExpand;
     kn.args = {pl.ref(x.name)};
+    if (pl.dtype_of(x.name) != DType::kF32) {  // a copy's value is f32 until cast back
+        ChainOp cast = stmt(ChainOpKind::kCast);
+        cast.cast_to = pl.dtype_of(x.name);
+        kn.chain.push_back(cast);
+    }
     ChainOp store = stmt(ChainOpKind::kStore);
     store.tensor = out;
-    kn.chain = {store};
+    kn.chain.push_back(store);
     pl.available.insert(name);
     pl.stored_dtype[name] = pl.dtype_of(x.name);
     PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + ": " + x.name +

@@ -16,10 +16,12 @@
 #include "codegen/gemm_spec.h"
 #include "codegen/lower.h"
 #include "dsl/check.h"
+#include "perfmodel/sim_model.h"
 #include "planner/plan.h"
 #include "problem/inputs.h"
 #include "problem/interpret.h"
 #include "problem/spec.h"
+#include "problem/work.h"
 #include "sol/device.h"
 
 namespace kforge::codegen {
@@ -37,17 +39,19 @@ Problem problem_of(const std::string& json) {
 
 // One matmul Y = A @ B (+ R where `residual` names R's shape), A and B of the given shapes.
 std::string matmul_spec(const std::string& dims, const std::string& a, const std::string& b,
-                        const std::string& attrs = "", const std::string& residual = "") {
-    std::string inputs = R"("A": {"shape": )" + a + R"(, "dtype": "f32"}, "B": {"shape": )" + b +
-                         R"(, "dtype": "f32"})";
+                        const std::string& attrs = "", const std::string& residual = "",
+                        const std::string& dtype = "f32") {
+    std::string inputs = R"("A": {"shape": )" + a + R"(, "dtype": ")" + dtype +
+                         R"("}, "B": {"shape": )" + b + R"(, "dtype": ")" + dtype + R"("})";
     std::string graph = R"({"op": "matmul", "inputs": ["A", "B"], )" + attrs +
                         R"("output": )" + (residual.empty() ? "\"Y\"" : "\"H\"") + "}";
     if (!residual.empty()) {
-        inputs += R"(, "R": {"shape": )" + residual + R"(, "dtype": "f32"})";
+        inputs += R"(, "R": {"shape": )" + residual + R"(, "dtype": ")" + dtype + R"("})";
         graph += R"(, {"op": "add", "inputs": ["H", "R"], "output": "Y"})";
     }
     return R"({"name": "mm", "dims": )" + dims + R"(, "inputs": {)" + inputs +
-           R"(}, "graph": [)" + graph + R"(], "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})";
+           R"(}, "graph": [)" + graph + R"(], "outputs": ["Y"], "precision": {"policy": ")" +
+           (dtype == "f32" ? "fp32_strict" : dtype) + R"("}})";
 }
 
 struct Planned {
@@ -265,6 +269,18 @@ TEST(GemmBatchForms, PerHeadWeightIsExpandedOverTheBatch) {
     expect_matches_interpreter(pr, pl);
 }
 
+TEST(GemmBatchForms, ExpandCopyKeepsTheOperandDtype) {
+    // bf16: the expand copy stores bf16 (a cast back before its store), as the gemm's other
+    // operand (regression: the copy stored f32 and the gemm's operands differed in dtype)
+    const Problem pr = problem_of(matmul_spec(R"({"B": 2, "H": 3, "M": 8, "K": 8, "N": 8})",
+                                              R"(["B", "H", "M", "K"])", R"(["H", "K", "N"])", "",
+                                              "", "bf16"));
+    const Planned pl = plan(pr);
+    ASSERT_EQ(pl.gemms.size(), 1u);
+    EXPECT_EQ(pl.gemms[0].dtype_b, DType::kBF16);
+    expect_matches_interpreter(pr, pl);
+}
+
 TEST(GemmBatchForms, OuterBatchProductExpandsBoth) {
     // [B,1,M,K] @ [1,H,K,N] -> [B,H,M,N]
     const Problem pr = problem_of(matmul_spec(R"({"B": 2, "H": 3, "M": 8, "K": 4, "N": 8})",
@@ -323,6 +339,28 @@ TEST(GemmBatchForms, BatchedResidualOverBothBatchDims) {
     const Planned pl = plan(pr);
     ASSERT_EQ(pl.gemms.size(), 1u);
     expect_matches_interpreter(pr, pl);
+}
+
+TEST(GemmBatchForms, WorkAndModelCountTheRealFlopsOfABroadcastOperand) {
+    // [M,K] @ [B,K,N]: 2*B*M*N*K FLOPs; A's bytes once (sol/ reads these), and the time model's
+    // gemm does the same FLOPs (K from A's matrix dims, not A's size over the batch)
+    const int64_t b = 3, m = 16, k = 8, n = 12;
+    const Problem pr = problem_of(matmul_spec(R"({"B": 3, "M": 16, "K": 8, "N": 12})",
+                                              R"(["M", "K"])", R"(["B", "K", "N"])"));
+    auto w = count_work(pr);
+    ASSERT_TRUE(w.ok()) << w.error().to_string();
+    EXPECT_DOUBLE_EQ(w->flops_matrix, 2.0 * b * m * n * k);
+    ASSERT_EQ(w->per_op.size(), 1u);
+    EXPECT_DOUBLE_EQ(w->per_op[0].bytes_read, 4.0 * (m * k + b * k * n));
+    EXPECT_DOUBLE_EQ(w->per_op[0].bytes_written, 4.0 * b * m * n);
+    const Planned pl = plan(pr);
+    auto spec = find_device("h200");
+    ASSERT_TRUE(spec.ok());
+    auto t = perfmodel::model_time(pr, pl.program, effective_ceilings(*spec, std::nullopt),
+                                   spec->sm_count);
+    ASSERT_TRUE(t.ok()) << t.error().to_string();
+    ASSERT_EQ(t->kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(t->kernels[0].flops, 2.0 * b * m * n * k);
 }
 
 TEST(GemmBatchForms, ResolveLayoutPrefersNamesThenMatmulOrder) {
