@@ -73,17 +73,19 @@ def write_feed(feed, path):
         f.write("}")
 
 
-def torch_outputs(loaded, feed_inputs):
-    """The module's outputs in fp64 (float inputs cast to fp64). The model itself runs in fp64
-    and gets its dtypes back afterwards: a copy would miss a submodule that forward() reaches
-    through a closure (MinGPT's `self.mlpf = lambda x: m.c_proj(...)` keeps the original's)."""
+def torch_outputs(loaded, feed_inputs, dtype=None):
+    """The module's outputs in fp64, or `dtype` (float inputs cast to it). The model itself runs
+    in that dtype and gets its dtypes back afterwards: a copy would miss a submodule that
+    forward() reaches through a closure (MinGPT's `self.mlpf = lambda x: m.c_proj(...)` keeps
+    the original's)."""
     import torch
+    dtype = dtype or torch.float64
     model = loaded.model
     params = {n: p.dtype for n, p in model.named_parameters()}
     buffers = {n: b.dtype for n, b in model.named_buffers()}
-    args = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+    args = [x.to(dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
             for x in feed_inputs]
-    model.double()
+    model.to(dtype)
     try:
         with torch.no_grad():
             out = model(*args)
@@ -144,23 +146,13 @@ def compare(spec, ref_outputs, interp):
     return worst
 
 
-def degenerate(spec, loaded, seed_a=101, seed_b=202, draw=None):
-    """A message if the module's output is constant or independent of its inputs. draw(seed)
-    gives the inputs (default: the file's get_inputs())."""
-    import numpy as np
+def degenerate(spec, loaded, draw=None, where=""):
+    """degeneracy.assess of the module on two input draws: draw(seed) gives the inputs (default:
+    the file's get_inputs()); `where` names the sizes in its messages."""
+    from kforge_py import degeneracy
     from kforge_py.kernelbench import draw_inputs
-    from kforge_py.spec_build import tolerance
-    atol, rtol = tolerance(spec)
     draw = draw or (lambda seed: draw_inputs(loaded, seed))
-    outs_a = torch_outputs(loaded, draw(seed_a))
-    outs_b = torch_outputs(loaded, draw(seed_b))
-    for name, a, b in zip(spec["outputs"], outs_a, outs_b):
-        a, b = a.double().reshape(-1).numpy(), b.double().reshape(-1).numpy()
-        if a.size > 1 and np.ptp(a) <= atol + rtol * np.max(np.abs(a)):
-            return f"output {name} is constant ({a[0]:.6g} everywhere)"
-        if np.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True):
-            return f"output {name} does not depend on the inputs (same for two random draws)"
-    return None
+    return degeneracy.assess(spec, loaded, draw, where, torch_outputs)
 
 
 def dims_text(dims):
@@ -224,9 +216,9 @@ def _size_dependent(rebuilt):
     return all(op in between for op in rebuilt[0][3])
 
 
-def _check(kforge, spec, spec_path, dims, target, conv, work, draw=None):
+def _check(kforge, spec, spec_path, dims, target, conv, work, draw=None, where=""):
     """Interprets the spec at `dims` (None: its own) on `target`'s inputs and compares with the
-    module: (degenerate flag, max |diff|), or a string where the interpreter failed."""
+    module: (degeneracy.Verdict, max |diff|), or a string where the interpreter failed."""
     from kforge_py import spec_build
     feed = spec_build.feeds(target, conv)
     interp, err = interpret(kforge, spec_path, dims, feed, work)
@@ -236,7 +228,7 @@ def _check(kforge, spec, spec_path, dims, target, conv, work, draw=None):
     if interp is None:
         return err
     worst = compare(spec, torch_outputs(target, list(target.inputs)), interp)
-    return degenerate(spec, target, draw=draw), worst
+    return degenerate(spec, target, draw=draw, where=where), worst
 
 
 def _check_at_input_dims(kforge, spec, spec_path, loaded, path, work, conv):
@@ -263,16 +255,21 @@ def _check_at_input_dims(kforge, spec, spec_path, loaded, path, work, conv):
             return check_dims.inputs_at(spec, sconv, target, dims, meta=False, seed=seed)
 
         r = _check(kforge, spec, spec_path, dims, dataclasses.replace(target, inputs=at(0)),
-                   sconv, work, draw=at)
+                   sconv, work, draw=at, where=_reduced_where(spec, dims))
         if isinstance(r, str):
             return flagged or f"at {dims_text(dims)}: {r}"
         line = (f"interpreter = PyTorch (fp64) at {dims_text(dims)}, the inputs' batch/spatial "
                 f"dims reduced and the weights at the file's sizes, max |diff| {r[1]:.2g}")
-        if r[0] is None:
-            return None, line
+        if r[0].flag is None:
+            return r[0], line
         # degenerate at these sizes (tiny feature maps can leave a network's output constant):
         # larger reduced sizes are tried before the problem is flagged
-        flagged = flagged or (f"{r[0]} at the reduced sizes {dims_text(dims)}", line)
+        flagged = flagged or (r[0], line)
+
+
+def _reduced_where(spec, dims):
+    return " at the reduced sizes " + dims_text({d: v for d, v in dims.items()
+                                                 if v != spec["dims"].get(d)})
 
 
 def _conv_of(spec, loaded):
@@ -282,8 +279,31 @@ def _conv_of(spec, loaded):
 
 def validate(kforge, spec, spec_path, loaded, path, conv=None):
     """The numeric check of `spec` (written to spec_path) for the module `loaded` (on the meta
-    device or not) from `path`, at the sizes the module docstring lists. Returns (a degenerate
-    flag or None, the line saying what was checked); raises ImportFailed on a mismatch."""
+    device or not) from `path`, at the sizes the module docstring lists, and its degeneracy test
+    (degeneracy.py; where the check's sizes are reduced and the output looks degenerate or
+    weakly dependent there, the test runs again at the largest sizes it can afford, and that
+    verdict counts). Returns (a degenerate flag or None, the line saying what was checked);
+    raises ImportFailed on a mismatch. Where the output depends on the inputs more weakly than
+    the policy's band, spec["precision"] gets the tightened atol and rtol (the caller writes the
+    spec again) and the line says why."""
+    from kforge_py import degeneracy
+    verdict, line = _validate(kforge, spec, spec_path, loaded, path, conv)
+    if verdict is None:
+        return None, line
+    if not verdict.fine and not verdict.full:
+        verdict = degeneracy.at_larger_sizes(spec, conv or _conv_of(spec, loaded), loaded,
+                                             path, verdict, degenerate)
+    if verdict.flag:
+        return verdict.flag, line
+    if verdict.tol is not None:
+        spec["precision"]["atol"] = spec["precision"]["rtol"] = verdict.tol
+    if verdict.note:
+        line += "; " + verdict.note
+    return None, line
+
+
+def _validate(kforge, spec, spec_path, loaded, path, conv):
+    """validate's numeric check: (degeneracy.Verdict or None where not checked, the line)."""
     from kforge_py import kernelbench, spec_build
     own = dims_text(spec["dims"]) or "the given shapes"
     file_sizes = ", ".join(f"{k} {v}" for k, v in spec["dims"].items())
@@ -303,7 +323,8 @@ def validate(kforge, spec, spec_path, loaded, path, conv=None):
             except kernelbench.KernelBenchError as e:
                 why_not.append(f"at {dims_text(plan)}: {e}")
                 continue
-            r = _check(kforge, spec, spec_path, sspec["dims"], target, sconv, work)
+            r = _check(kforge, spec, spec_path, sspec["dims"], target, sconv, work,
+                       where=_reduced_where(spec, sspec["dims"]))
             if isinstance(r, str):
                 why_not.append(f"at {dims_text(sspec['dims'])}: {r}")
                 continue
@@ -319,7 +340,8 @@ def validate(kforge, spec, spec_path, loaded, path, conv=None):
                 json.dump(sspec, f)
             try:
                 target = kernelbench.load(path, overrides=plan)
-                r = _check(kforge, sspec, small_path, None, target, sconv, work)
+                r = _check(kforge, sspec, small_path, None, target, sconv, work,
+                           where=_reduced_where(spec, sspec["dims"]))
             except kernelbench.KernelBenchError as e:
                 r = str(e)
             if not isinstance(r, str):
@@ -342,10 +364,12 @@ def validate(kforge, spec, spec_path, loaded, path, conv=None):
             try:
                 target = kernelbench.load(path) if loaded.on_meta else loaded
                 _, own_conv = spec_build.build(target, spec["name"], "")
-                r = _check(kforge, spec, spec_path, None, target, own_conv, work)
+                r = _check(kforge, spec, spec_path, None, target, own_conv, work,
+                           where=" at the file's own sizes")
             except kernelbench.KernelBenchError as e:
                 r = str(e)
             if not isinstance(r, str):
+                r[0].full = True
                 return r[0], (f"interpreter = PyTorch (fp64) at {own}, the file's own sizes "
                               f"({reason_with([])}), max |diff| {r[1]:.2g}")
             own_err = r

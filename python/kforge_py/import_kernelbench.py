@@ -6,7 +6,9 @@ DIR/<name>.json, then validate it: `kforge check` on the spec, and the problem's
 interpreter (`kforge interpret`) against the PyTorch module (run in fp64) on the same random
 inputs, at reduced sizes where the file's size variables can be re-bound (import_check.py says
 which sizes are used and when). Problems whose output is constant, or does not depend on the
-inputs, are flagged as degenerate.
+inputs measurably above the precision policy's noise, are flagged as degenerate; where it
+depends on them more weakly than the policy's tolerance, the tolerance written is tightened so
+that a kernel writing a constant still fails (degeneracy.py).
 
 The file is Python code and runs as such: each file is imported in a child process of its own
 (isolate.py) with a wall-clock limit (--timeout-s) and an address-space limit (--max-memory-mb);
@@ -41,6 +43,13 @@ def load_for_tracing(path):
         return loaded, f"; traced on real tensors (on the meta device, {e})"
 
 
+def write_spec(spec, out):
+    with open(out + ".tmp", "w") as f:
+        json.dump(spec, f, indent=2)
+        f.write("\n")
+    os.replace(out + ".tmp", out)
+
+
 def import_one(kforge, path, out_dir, args, report=lambda stage: None):
     """(ok, message) for one file. report(stage) says what it is doing: a dict with "doing"
     and, once the spec is written, "spec" (its path)."""
@@ -60,19 +69,22 @@ def import_one(kforge, path, out_dir, args, report=lambda stage: None):
     except (kernelbench.KernelBenchError, Unsupported) as e:
         return False, str(e)
     out = os.path.join(out_dir, spec["name"] + ".json")
-    with open(out + ".tmp", "w") as f:
-        json.dump(spec, f, indent=2)
-        f.write("\n")
-    os.replace(out + ".tmp", out)
+    write_spec(spec, out)
     report({"doing": "checking the spec", "spec": out})
     rc, msg = run_kforge(kforge, ["check", out])
     if rc != 0:
         return False, f"the written spec {out} does not check: {msg}"
     report({"doing": "checking numerically", "spec": out})
+    precision = dict(spec["precision"])
     try:
         flag, line = validate(kforge, spec, out, loaded, path, conv)
     except ImportFailed as e:
         return False, f"{e} (spec kept at {out} for inspection)"
+    if spec["precision"] != precision:  # tightened: the output depends on its inputs weakly
+        write_spec(spec, out)
+        rc, msg = run_kforge(kforge, ["check", out])
+        if rc != 0:
+            return False, f"the spec {out} with its tightened tolerance does not check: {msg}"
     ops = len(spec["graph"])
     text = f"-> {out} ({ops} ops, policy {spec['precision']['policy']}); {line}{note}"
     if flag:
