@@ -142,6 +142,24 @@ std::string shape_list(const std::vector<int64_t>& shape) {
     return s + "]";
 }
 
+// The axes a reshape leaves as they are keep their input's names: a leading run of axes with the
+// input's extents (and a trailing one) index the same elements, so an entry written as a number
+// or -1 there (a traced module's constant: `q.view(16384, B * heads, d)`) names the input's axis
+// instead of an unnamed one that element-wise ops would align apart from the named axis.
+void keep_untouched_names(const Tensor& x, Tensor& out) {
+    const size_t r = std::min(x.shape.size(), out.shape.size());
+    auto adopt = [&](size_t i, size_t j) {  // out axis i is x axis j
+        if (!out.dim_names[i].empty() || j >= x.dim_names.size() || x.dim_names[j].empty()) return;
+        if (std::find(out.dim_names.begin(), out.dim_names.end(), x.dim_names[j]) !=
+            out.dim_names.end())
+            return;
+        out.dim_names[i] = x.dim_names[j];
+    };
+    for (size_t i = 0; i < r && out.shape[i] == x.shape[i]; ++i) adopt(i, i);
+    for (size_t i = 1; i <= r && out.shape[out.shape.size() - i] == x.shape[x.shape.size() - i]; ++i)
+        adopt(out.shape.size() - i, x.shape.size() - i);
+}
+
 Expected<Tensor> infer_reshape(Op& op, const Tensor& x, std::map<std::string, int64_t>& dims,
                                std::set<std::string>& derived) {
     Tensor out;
@@ -179,6 +197,7 @@ Expected<Tensor> infer_reshape(Op& op, const Tensor& x, std::map<std::string, in
                                           " elements) to " + shape_list(out.shape) + " (" +
                                           std::to_string(known) + " elements)");
     }
+    keep_untouched_names(x, out);
     return out;
 }
 

@@ -3,7 +3,8 @@
 // nn.BatchNorm2d in training mode gives, relu, a residual add every second block) plans in a few
 // whole-program checks however deep it is, where picking the kernels' configurations one kernel
 // at a time checked and lowered the whole program once per kernel (a 835-kernel ResNet101 ran
-// past 300 s); identical blocks get identical kernels.
+// past 300 s); identical blocks get identical kernels. A reshape written with numbers keeps the
+// names of the axes it leaves (problem/shape_ops.cpp), so element-wise ops align them.
 #include <chrono>
 #include <string>
 
@@ -139,6 +140,27 @@ TEST(PlanScale, AKernelWithNoConfigurationIsNamed) {
                   0),
               0u)
         << seeded.error().to_string();
+}
+
+// A reshape written with numbers (a traced module's constants: nn.MultiheadAttention's
+// `q.view(tgt_len, bsz * heads, head_dim)`, KernelBench L3 31) keeps the names of the axes it
+// leaves as they are, so the residual add after it aligns them with the input's named axes
+// (before: "cannot broadcast attn[16384,batch_size,embed_dim] against the value's dims
+// [image_height_image_width,batch_size,embed_dim]").
+TEST(PlanScale, AReshapeWrittenWithNumbersKeepsTheAxesNames) {
+    const Problem p = problem_of(R"({"name": "heads", "dims": {"S": 16, "B": 2, "E": 8, "F": 8},
+        "inputs": {"x": {"shape": ["S", "B", "E"], "dtype": "f32"},
+                   "w": {"shape": ["E", "F"], "dtype": "f32", "param": true}},
+        "graph": [{"op": "reshape", "inputs": ["x"], "output": "h", "shape": [16, "B", 2, -1]},
+                  {"op": "exp", "inputs": ["h"], "output": "e"},
+                  {"op": "reshape", "inputs": ["e"], "output": "m", "shape": [-1, 2, "F"]},
+                  {"op": "linear", "inputs": ["m", "w"], "output": "o"},
+                  {"op": "add", "inputs": ["o", "x"], "output": "y"}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+    ASSERT_NE(p.find_tensor("h"), nullptr);
+    EXPECT_EQ(p.find_tensor("h")->dim_names, (std::vector<std::string>{"S", "B", "", ""}));
+    EXPECT_EQ(p.find_tensor("m")->dim_names, (std::vector<std::string>{"S", "B", "F"}));
+    EXPECT_FALSE(seedtest::seed_checked(p).empty());
 }
 
 }  // namespace
