@@ -122,8 +122,11 @@ public:
             const auto low = lower(prog);
             const int at = low.ok() ? static_cast<int>(n) : error_kernel(low.errors.front(), n);
             if (at < 0) return std::nullopt;
-            if (static_cast<size_t>(at) >= failed)
-                return failed < n ? Expected<std::vector<size_t>>(failure(failed)) : choice;
+            if (static_cast<size_t>(at) >= failed) {
+                if (failed < n) return Expected<std::vector<size_t>>(failure(failed));
+                confirmed = res.ok() && low.ok();  // the picks as they are: checked and lowered
+                return choice;
+            }
             if (!advance(static_cast<size_t>(at), low.errors.front(), choice))
                 failed = static_cast<size_t>(at);
         }
@@ -167,6 +170,7 @@ public:
 
     int checks = 0;
     int lowerings = 0;
+    bool confirmed = false;  // in_rounds' last round checked the picks with no error and lowered
 
 private:
     // Kernel k's current candidate failed with `e`: its next one, false when none is left.
@@ -206,6 +210,8 @@ Expected<Seeded> seed_program_counted(const Problem& problem, const dsl::DeviceL
     if (!picked) picked = select.one_by_one();
     if (!*picked) return picked->error();
     dsl::Program prog = assemble(problem, *plan, **picked);
+    if (select.confirmed)
+        return Seeded{dsl::strip_locations(std::move(prog)), SeedWork{select.checks, select.lowerings}};
     const dsl::CheckResult res = select.check(prog);
     if (!res.ok()) {
         Error e = res.errors.front();

@@ -81,11 +81,12 @@ TEST(PlanScale, ADeepNetworkPlansInAFewWholeProgramChecks) {
     const size_t kernels = big->program.kernels.size();
     EXPECT_GE(kernels, 300u);
     EXPECT_EQ(kernels, 24 * small->program.kernels.size());
-    // the same rounds for 2 blocks and for 48: the work grows with the candidates a kernel
-    // needs, not with the kernels (one check per kernel before: 300 and more)
+    // the same rounds for 2 blocks and for 48 (one check and one lowering here): the work grows
+    // with the candidates a kernel needs, not with the kernels (before: one check and one
+    // lowering per kernel, 336 of each)
     EXPECT_EQ(big->work.checks, small->work.checks);
     EXPECT_EQ(big->work.lowerings, small->work.lowerings);
-    EXPECT_LE(big->work.checks, 6);
+    EXPECT_LE(big->work.checks, 4);
     // generous for a loaded 2-core machine (about a second here; kernel by kernel took minutes)
     EXPECT_LT(seconds, 60.0);
     // the program the search starts from: re-parses, checks and lowers
