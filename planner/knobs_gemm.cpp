@@ -47,6 +47,8 @@ dsl::GemmConfig config(int tm, int tn, int tk, int cm, dsl::Schedule schedule, d
 //    then the safer cooperative 128x128 cluster 1x1, tma_ws 64x128, and the multistage list.
 //  - multistage (the fallback, or before sm_90): 128x128x32 stages 4, 128x64x32 stages 3,
 //    64x64x32.
+//  - a batch of small matrices that fill less than half a 128x128 tile: the multistage tiles
+//    first, the fullest first (64x64 for a [64,16] output), then the rules above.
 std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy policy,
                                              const dsl::DeviceLimits& limits,
                                              const SeedOptions& options) {
@@ -58,6 +60,22 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
     const int64_t m_tiles = ceil_div(s.m, 128);
     const int64_t square = s.l * m_tiles * ceil_div(s.n, 128);
     const int cm = m_tiles >= 2 && limits.cluster_max >= 2 ? 2 : 1;
+    // Many small matrices (Mamba-2's chunked [64,64] x [64,16] products, L = 32768): a 128x128
+    // tile would be mostly empty, so the multistage tiles go first, the fullest tile first.
+    const int64_t fill_128 = s.m * s.n * 100 / (m_tiles * 128 * ceil_div(s.n, 128) * 128);
+    // (the multistage kernel's grid z holds at most 65535 batches)
+    const bool small_matrices = s.l > 1 && s.l <= 65535 && fill_128 < 50 && limits.cc_major >= 8;
+    if (small_matrices) {
+        std::vector<std::tuple<int, int, int>> tiles = {{64, 64, 3}, {128, 64, 3}, {128, 128, 4}};
+        const auto fill = [&](const std::tuple<int, int, int>& t) {
+            const int64_t tm = std::get<0>(t), tn = std::get<1>(t);
+            return s.m * s.n * 100 / (ceil_div(s.m, tm) * tm * ceil_div(s.n, tn) * tn);
+        };
+        std::stable_sort(tiles.begin(), tiles.end(),
+                         [&](const auto& a, const auto& b) { return fill(a) > fill(b); });
+        for (auto [tm, tn, st] : tiles)
+            out.push_back(config(tm, tn, 32, 1, Schedule::kMultistage, math, st, 8));
+    }
     if (limits.cc_major >= 9 && math == MathMode::kTf32x3 && square >= limits.sm_count) {
         out.push_back(config(128, 128, 32, cm, Schedule::kCooperative, math, 0, 8));
         if (cm > 1) out.push_back(config(128, 128, 32, 1, Schedule::kCooperative, math, 0, 8));
@@ -90,7 +108,7 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
         out.push_back(config(128, 128, tk, 1, Schedule::kCooperative, math, 0, 8));
         out.push_back(config(64, 128, tk, 1, Schedule::kTmaWarpSpecialized, math, 0, 1));
     }
-    if (limits.cc_major >= 8) {
+    if (limits.cc_major >= 8 && !small_matrices) {
         // Largest tile first while it still fills the SMs; for a problem too small for that
         // (a few CTAs of 128x128 on 132 SMs), the tile with the most CTAs first.
         std::vector<std::tuple<int, int, int>> tiles = {{128, 128, 4}, {128, 64, 3}, {64, 64, 3}};

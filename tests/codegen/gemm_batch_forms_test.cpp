@@ -363,6 +363,20 @@ TEST(GemmBatchForms, WorkAndModelCountTheRealFlopsOfABroadcastOperand) {
     EXPECT_DOUBLE_EQ(t->kernels[0].flops, 2.0 * b * m * n * k);
 }
 
+TEST(GemmBatchForms, ManySmallMatricesTakeSmallMultistageTilesFirst) {
+    // Mamba-2's chunk products: [Z,C,G,64,64] x [Z,C,G,16,64]^T, L = 4096 batches of a [64,16]
+    // output: a 128x128 tile would be 1/16 full, the planner starts on 64x64 multistage tiles
+    const Problem pr = problem_of(matmul_spec(R"({"Z": 256, "C": 2, "G": 8, "L": 64, "S": 64, "N": 16})",
+                                              R"(["Z", "C", "G", "L", "S"])",
+                                              R"(["Z", "C", "G", "N", "S"])", R"("transpose_b": true, )"));
+    const Planned pl = plan(pr);
+    ASSERT_EQ(pl.gemms.size(), 1u);
+    EXPECT_EQ(pl.gemms[0].l, 256 * 2 * 8);
+    EXPECT_EQ(pl.gemms[0].config.schedule, dsl::Schedule::kMultistage);
+    EXPECT_EQ(pl.gemms[0].config.tile_m, 64);
+    EXPECT_EQ(pl.gemms[0].config.tile_n, 64);
+}
+
 TEST(GemmBatchForms, ResolveLayoutPrefersNamesThenMatmulOrder) {
     auto l = resolve_gemm_layout({"T", "E"}, {"S", "E"}, "T", "S");
     ASSERT_TRUE(l.has_value());
