@@ -39,7 +39,10 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "80_resnet_basic_blocks", "81_causal_attention", "82_shape_branch_shuffle",
              "83_multihead_attention_encoder", "84_lstm_two_layer",
              "85_gru_bidirectional_batch_first", "100_dense_cat_channels", "101_channel_shuffle",
-             "102_permute_gemm", "103_flatten_slice_linear"]
+             "102_permute_gemm", "103_flatten_slice_linear", "110_collapse_at_tiny_sizes",
+             "111_weak_recurrence", "120_batched_matmul_4d", "121_matmul_broadcast_batch",
+             "122_matmul_rank5_fold"]
+DEGENERATE = ["10_degenerate_gemm_max", "112_degenerate_below_noise"]  # refused by the import
 
 
 def import_fixture(test, stem):
