@@ -68,6 +68,24 @@ std::vector<double> triangle(const OpArgs& a, bool lower) {
     return out;
 }
 
+// masked_fill with a structured mask: value where (i, j) of the last two dims is in
+// tril(diagonal) (j - i <= diagonal) or triu(diagonal) (j - i >= diagonal), x elsewhere.
+std::vector<double> tri_fill(const OpArgs& a) {
+    const std::vector<int64_t>& shape = a.out.shape;
+    const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+    const std::vector<double>& x = *a.data[0];
+    const bool lower = a.op.attrs.tri_mask == TriMask::kTril;
+    const int64_t d = a.op.attrs.diagonal;
+    std::vector<double> out(x.size());
+    for (size_t k = 0; k < x.size(); ++k) {
+        const int64_t j = static_cast<int64_t>(k) % cols;
+        const int64_t i = (static_cast<int64_t>(k) / cols) % rows;
+        const bool masked = lower ? j - i <= d : j - i >= d;
+        out[k] = masked ? a.op.attrs.scalar : x[k];
+    }
+    return out;
+}
+
 Expected<std::vector<double>> cross_entropy(const OpArgs& a) {
     const Tensor& x = *a.inputs[0];
     const std::vector<double>& logits = *a.data[0];
@@ -105,6 +123,7 @@ Expected<std::vector<double>> eval_index(const OpArgs& a) {
         case OpKind::kTriu: return triangle(a, false);
         case OpKind::kCrossEntropy: return cross_entropy(a);
         case OpKind::kMaskedFill: {
+            if (a.op.attrs.tri_mask != TriMask::kNone) return tri_fill(a);
             std::vector<double> out(static_cast<size_t>(a.out.numel()));
             const std::vector<double>&x = *a.data[0], &m = *a.data[1];
             for_each_broadcast(a, [&](int64_t i, const std::vector<int64_t>& off) {

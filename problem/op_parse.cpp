@@ -50,7 +50,8 @@ OpSignature signature(OpKind k) {
             return {2, 3, "X, W, [b]",
                     {"stride", "padding", "output_padding", "dilation", "groups", "out_dims"}};
         case OpKind::kArgmax: case OpKind::kArgmin: return {1, 1, "X", {"axis", "keepdim"}};
-        case OpKind::kMaskedFill: return {2, 2, "X, mask", {"value"}};
+        case OpKind::kMaskedFill: return {1, 2, "X, mask (none with a structured \"mask\")",
+                                          {"value", "mask", "diagonal"}};
         case OpKind::kWhere: return {3, 3, "condition, A, B", {}};
         case OpKind::kTril: case OpKind::kTriu: return {1, 1, "X", {"diagonal"}};
         case OpKind::kCrossEntropy: return {2, 2, "logits, target", {}};
@@ -149,6 +150,15 @@ Status read_attr(const Json& v, const std::string& key, const std::string& path,
         return Ok{};
     }
     if (key == "value") return number(a.scalar);
+    if (key == "mask") {  // masked_fill's structured mask
+        auto w = read_string(v, path);
+        if (!w) return w.error();
+        if (*w != "tril" && *w != "triu")
+            return make_error(path, "mask must be \"tril\" or \"triu\" (a structured mask over "
+                                    "X's last two dims), got " + quote(*w));
+        a.tri_mask = *w == "tril" ? TriMask::kTril : TriMask::kTriu;
+        return Ok{};
+    }
     if (key == "diagonal") {
         auto i = read_int(v, path);
         if (!i) return i.error();
@@ -352,6 +362,16 @@ Expected<Op> parse_op(const Json& v, const std::string& path,
     if (op_class(op.kind) == OpClass::kRecurrent) {
         if (auto s = check_rnn_op(path, op); !s) return s.error();
     }
+    if (op.kind == OpKind::kMaskedFill &&
+        (op.inputs.size() == 1) != (op.attrs.tri_mask != TriMask::kNone)) {
+        return make_error(path, op.inputs.size() == 1
+                                    ? "masked_fill with one input needs a structured \"mask\" "
+                                      "(\"tril\" or \"triu\"); else give the bool mask input"
+                                    : "masked_fill takes either a bool mask input or a structured "
+                                      "\"mask\", not both");
+    }
+    if (op.kind == OpKind::kMaskedFill && v.contains("diagonal") && op.attrs.tri_mask == TriMask::kNone)
+        return make_error(path + ".diagonal", "diagonal needs a structured \"mask\"");
     if (op.kind == OpKind::kGroupNorm && !v.contains("num_groups")) {
         return make_error(path, "missing key \"num_groups\" (op \"group_norm\")");
     }

@@ -75,6 +75,10 @@ enum class GeluApprox { kErf, kTanh };
 // What an lstm / gru op gives: the last layer's output at every step, or the final hidden (cell)
 // state of every layer and direction (PyTorch's `output, (h_n, c_n) = lstm(x, (h0, c0))`).
 enum class RnnResult { kOutput, kHn, kCn };
+// masked_fill's mask when it is a structured constant instead of a bool input (`"mask": "tril"`
+// / `"triu"` with `diagonal`): element (i, j) of X's last two dims is masked where j - i <=
+// diagonal (tril) or j - i >= diagonal (triu), computed from the indices (no mask tensor)
+enum class TriMask { kNone, kTril, kTriu };
 std::string_view to_string(RnnResult r);
 std::optional<RnnResult> rnn_result_from_string(std::string_view s);
 
@@ -110,6 +114,7 @@ struct OpAttrs {
     int64_t groups = 1;
     std::vector<std::string> out_dims;
     int64_t diagonal = 0;         // tril, triu: the diagonal offset (torch.tril(x, diagonal))
+    TriMask tri_mask = TriMask::kNone;  // masked_fill with a structured mask (uses diagonal)
     // shape ops (problem/shape_ops.h): reshape / expand's target shape as the spec writes it
     // (a dim name, an integer, -1, or a product "C*H*W"); permute's axis order (output axis i is
     // input axis perm[i]); slice's start / end / step on `axis` (no end: to the end); pad's

@@ -128,6 +128,14 @@ Expected<Tensor> infer_index_op(Op& op, const std::vector<const Tensor*>& in) {
             break;
         case OpKind::kMaskedFill:
             if (in[0]->dtype == DType::kBool) return bad_dtype(op, 0, *in[0], "a float or integer X");
+            if (in.size() == 1) {  // a structured mask over the last two dims
+                if (in[0]->shape.size() < 2)
+                    return make_error(at(op, 0), "shape mismatch: " + shape_of(*in[0]) +
+                                                     " must have rank >= 2 (a \"tril\" / \"triu\" "
+                                                     "mask covers the last two dims)");
+                out = *in[0];
+                break;
+            }
             if (in[1]->dtype != DType::kBool) return bad_dtype(op, 1, *in[1], "a bool mask");
             out = broadcast_all(op, in);
             if (out) out->dtype = in[0]->dtype;

@@ -93,6 +93,10 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
         case OpKind::kMaskedFill:
             if (std::isfinite(a.scalar)) j["value"] = a.scalar;
             else j["value"] = a.scalar > 0 ? "inf" : "-inf";
+            if (a.tri_mask != TriMask::kNone) {
+                j["mask"] = a.tri_mask == TriMask::kTril ? "tril" : "triu";
+                if (a.diagonal != 0) j["diagonal"] = a.diagonal;
+            }
             break;
         case OpKind::kArgmax: case OpKind::kArgmin:
             j["axis"] = a.axis;

@@ -4,6 +4,7 @@
 
 #include "problem/pool.h"
 #include "problem/rnn.h"
+#include "problem/tri_mask.h"
 
 #include <set>
 
@@ -184,6 +185,7 @@ Expected<WorkCount> count_work(const Problem& problem) {
         w.per_op.push_back(std::move(ow));
     }
 
+    discount_masked_attention(problem, w);  // tri_mask.h: masked scores need no products
     for (const Tensor& t : problem.tensors) {
         if (t.role == TensorRole::kInput || t.role == TensorRole::kParam) {
             w.bytes_fused += static_cast<double>(t.bytes());

@@ -133,6 +133,15 @@ Expected<std::string> index_reference_kernel(const Op& op, const std::vector<con
         case OpKind::kArgmax: case OpKind::kArgmin:
             return s.str() + arg_reduce(op, *in[0], op.kind == OpKind::kArgmax, launch);
         case OpKind::kMaskedFill:
+            if (op.attrs.tri_mask != TriMask::kNone) {  // structured: from the indices
+                const int64_t rows = out.shape[out.shape.size() - 2], cols = out.shape.back();
+                s << elements(n) << "        const i64 j = e % " << lit(cols) << ", i = (e / "
+                  << lit(cols) << ") % " << lit(rows) << ";\n"
+                  << "        y[e] = (j - i " << (op.attrs.tri_mask == TriMask::kTril ? "<=" : ">=")
+                  << " " << lit(op.attrs.diagonal) << ") ? " << lit(op.attrs.scalar)
+                  << " : p0[e];\n    }\n}\n";
+                break;
+            }
             s << elements(n) << broadcast_offsets(in, out) << "        y[e] = p1[o1] != 0.0 ? "
               << lit(op.attrs.scalar) << " : p0[o0];\n    }\n}\n";
             break;
