@@ -7,6 +7,7 @@
 // inputs do so in bf16 / f16 under those policies and on the CUDA cores in f32 otherwise
 // (dsl/attention.h). Grid: query tiles x batch entries in x; BM / 16 warps; dynamic shared memory
 // as dsl/attention.h counts it.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -109,6 +110,12 @@ Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerConte
         }
         mask_offset = mask_offset_body(m.shape, scores);
     }
+    if (cfg.tri_mask != TriMask::kNone) {  // structured: from the indices, no mask tensor
+        if (t.size() == 4) return make_error(where, "a structured mask and a mask tensor together");
+        mask_kind = 3;
+        fill = dsl::attention_tri_fill(*ctx.problem, cfg.tri_mask, cfg.tri_diagonal);
+    }
+    const int64_t diag = std::clamp<int64_t>(cfg.tri_diagonal, -(int64_t{1} << 30), int64_t{1} << 30);
 
     // The chain's space: O [batch.., S, F], named as the kernel names its operands.
     ChainSpace space;
@@ -139,8 +146,12 @@ Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerConte
         << "    static constexpr float kScale = " << cuda_float_literal(scale) << ";\n"
         << "    static constexpr int kMask = " << mask_kind << ";\n"
         << "    static constexpr float kFill = " << cuda_float_literal(fill) << ";\n"
+        << "    static constexpr int kTri = "
+        << (cfg.tri_mask == TriMask::kTril ? 1 : cfg.tri_mask == TriMask::kTriu ? 2 : 0)
+        << ", kDiag = " << diag << ";\n"
         << "    static constexpr bool kSkip = "
-        << (mask_kind == 1 && std::isinf(fill) && fill < 0 ? "true" : "false") << ";\n"
+        << ((mask_kind == 1 || mask_kind == 3) && std::isinf(fill) && fill < 0 ? "true" : "false")
+        << ";\n"
         << "    static __device__ __forceinline__ int64_t mask_offset(int64_t b, int s, "
            "int64_t l) {\n"
         << "        (void)b; (void)s; (void)l;\n"

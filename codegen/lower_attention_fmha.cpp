@@ -17,6 +17,7 @@
 #include "codegen/gemm_emit_common.h"
 #include "codegen/gemm_spec.h"
 #include "codegen/kernel_lowering.h"
+#include "dsl/attention.h"
 #include "dsl/attention_fmha.h"
 
 namespace kforge::codegen {
@@ -75,6 +76,8 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
     f.policy = ctx.problem->policy;
     f.s = q.shape[rank - 2], f.e = q.shape[rank - 1], f.f = v.shape[rank - 1];
     f.mask = t.size() > 3;
+    f.tri = cfg.tri_mask, f.tri_diagonal = cfg.tri_diagonal, f.l = k.shape[rank - 2];
+    f.tri_fill = dsl::attention_tri_fill(*ctx.problem, cfg.tri_mask, cfg.tri_diagonal);
     f.scale = cfg.scale.value_or(1.0);
     f.sm90a = ctx.arch.rfind("sm_90", 0) == 0;
     if (const std::string why = dsl::fmha_misfit(cfg, f); !why.empty())
@@ -114,7 +117,9 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
            std::to_string(cfg.fmha_n) + ", _" + std::to_string(cfg.fmha_d) + ">;\n"
            "using Kernel = typename cutlass::fmha::kernel::FmhaBuilder<\n"
            "    Element, float, float, TileShape, RowStride, RowStride, RowStride,\n"
-           "    cutlass::fmha::collective::ResidualFusion, " + schedule_type(cfg.fmha_schedule) +
+           "    cutlass::fmha::collective::" +
+           (cfg.tri_mask != TriMask::kNone ? "CausalFusion" : "ResidualFusion") + ", " +
+           schedule_type(cfg.fmha_schedule) +
            ">::Kernel;\n}  // namespace " + ns + "\n\n";
     const std::string symbol = symbol_of(kernel.name);
     dev += "extern \"C\" __global__ void\n__launch_bounds__(" + ns + "::Kernel::MaxThreadsPerBlock, " +

@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <sstream>
 
+#include "codegen/chain.h"
 #include "codegen/kernel_entry.h"
 #include "codegen/lower_rowwise_detail.h"
 #include "dsl/check.h"
+#include "dsl/tri_mask.h"
 
 namespace kforge::codegen::detail {
 namespace {
@@ -192,16 +194,10 @@ Expected<KernelCode> lower_triangle(const dsl::Kernel& k, const LowerContext& ct
     auto y = single_store(k, ctx, x.dtype);
     if (!y) return y.error();
     const bool lower = k.row_op == dsl::RowOp::kTril;
-    const OpKind kind = lower ? OpKind::kTril : OpKind::kTriu;
-    int64_t diagonal = 0;
-    bool found = false;
-    if (ctx.problem != nullptr) {
-        for (const Op& op : ctx.problem->ops) {
-            if (op.kind != kind || (found && op.inputs[0] != x.name)) continue;
-            diagonal = op.attrs.diagonal;
-            found = true;
-        }
-    }
+    // its problem op: a tril / triu, or a masked_fill with a structured mask (dsl/tri_mask.h)
+    const dsl::TriKeep keep =
+        ctx.problem != nullptr ? dsl::tri_keep_of(*ctx.problem, lower, x.name) : dsl::TriKeep{};
+    const int64_t diagonal = keep.diagonal;
     const int64_t cols = x.shape.back(), rows = x.shape[x.shape.size() - 2];
     const int64_t total = product(x.shape, 0, x.shape.size());
     const int threads = row_threads(k.rowwise);
@@ -216,11 +212,13 @@ Expected<KernelCode> lower_triangle(const dsl::Kernel& k, const LowerContext& ct
     const std::string symbol = "kforge_" + k.name, tx = "t_" + x.name, ty = "t_" + (*y)->name;
     const auto call = [&](int v) {
         return std::string("kforge::tri_mask<") + (lower ? "true" : "false") + ", " +
-               std::to_string(v) + ">(" + tx + ", " + ty + ", total, rows, cols, diagonal);\n";
+               std::to_string(v) + ">(" + tx + ", " + ty + ", total, rows, cols, diagonal, " +
+               cuda_float_literal(keep.fill) + ");\n";
     };
     std::ostringstream s;
     s << "// kernel " << k.name << ": " << (lower ? "tril" : "triu") << " of [" << total / (rows * cols)
-      << ", " << rows << ", " << cols << "], diagonal " << diagonal << "\n"
+      << ", " << rows << ", " << cols << "], diagonal " << diagonal
+      << (keep.fill != 0.0 ? ", the rest filled" : "") << "\n"
       << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") " << symbol << "("
       << params.signature() << ") {\n";
     if (vec > 1) {

@@ -214,6 +214,10 @@ struct AttentionConfig {
     AttentionImpl impl = AttentionImpl::kWmma;
     int fmha_m = 128, fmha_n = 64, fmha_d = 64;  // `fmha_tile`: CUTLASS's TileShape
     FmhaSchedule fmha_schedule = FmhaSchedule::kCooperative;
+    // `mask tril|triu` + `diagonal d`: the scores' structured mask (a causal mask is triu 1),
+    // computed from the indices, fully masked key tiles skipped (the problem's, not a search move)
+    TriMask tri_mask = TriMask::kNone;
+    int64_t tri_diagonal = 0;
     bool operator==(const AttentionConfig&) const = default;
 };
 

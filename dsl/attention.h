@@ -10,6 +10,7 @@
 // to 16 for the tensor cores.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -24,6 +25,16 @@ namespace kforge::dsl {
 inline double attention_mask_fill(const Problem& problem, const std::string& mask) {
     for (const Op& op : problem.ops)
         if (op.kind == OpKind::kMaskedFill && op.inputs.size() == 2 && op.inputs[1] == mask)
+            return op.attrs.scalar;
+    return -std::numeric_limits<double>::infinity();
+}
+
+// The value a structured mask (`mask tril|triu`, diagonal d) writes into the scores: the fill
+// of the problem's masked_fill op with that mask (its first), else -inf.
+inline double attention_tri_fill(const Problem& problem, TriMask mask, int64_t diagonal) {
+    for (const Op& op : problem.ops)
+        if (op.kind == OpKind::kMaskedFill && op.attrs.tri_mask == mask &&
+            op.attrs.diagonal == diagonal)
             return op.attrs.scalar;
     return -std::numeric_limits<double>::infinity();
 }

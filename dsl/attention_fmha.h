@@ -8,10 +8,11 @@
 // the rows' log-sum-exp too (kforge gives it the launch workspace). Its own rules
 // (FmhaMainloop*::can_implement): D at most the tile's head dim and D and S multiples of 8
 // (16-byte TMA rows). Only the tile shapes and schedules 88_hopper_fmha.cu instantiates are
-// offered. It has no mask tensor: its only mask is CausalFusion, and a kforge spec writes a
-// causal mask as data (a bool or float input M), whose values a causal kernel would ignore.
+// offered. It has no mask tensor: its only mask is CausalFusion, which computes a structured
+// `mask triu` `diagonal 1` (a causal mask, filled with -inf: problem/problem.h TriMask).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,6 +60,10 @@ struct FmhaFacts {
     PrecisionPolicy policy = PrecisionPolicy::kFp32Strict;
     int64_t s = 0, e = 0, f = 0;
     bool mask = false;
+    TriMask tri = TriMask::kNone;  // the kernel's structured mask, its diagonal and fill
+    int64_t tri_diagonal = 0;
+    double tri_fill = 0.0;
+    int64_t l = 0;  // key rows
     double scale = 1.0;
     bool sm90a = true;  // the target is a Hopper GPU (sm_90a)
 };
@@ -73,6 +78,13 @@ inline std::string fmha_misfit(const AttentionConfig& c, const FmhaFacts& f) {
     if (f.mask)
         return "CUTLASS's FMHA takes no mask tensor (its only mask is causal, and a spec's mask is "
                "data whose values a causal kernel would ignore)";
+    if (f.tri != TriMask::kNone &&
+        (f.tri != TriMask::kTriu || f.tri_diagonal != 1 || !(f.tri_fill < 0 && std::isinf(f.tri_fill))))
+        return "CUTLASS's FMHA masks only causally (triu 1, filled with -inf: CausalFusion)";
+    if (f.tri != TriMask::kNone && f.s > f.l && f.l % c.fmha_n != 0)
+        return "CUTLASS's causal FMHA with more query rows than key rows needs the key rows L=" +
+               std::to_string(f.l) + " a multiple of the tile's " + std::to_string(c.fmha_n) +
+               " (CausalFusion does not mask the padding keys)";
     const bool bf16 = f.q == DType::kBF16 && f.policy == PrecisionPolicy::kBf16;
     const bool f16 = f.q == DType::kF16 && f.policy == PrecisionPolicy::kFp16;
     if (!bf16 && !f16)

@@ -2,6 +2,7 @@
 // computes (the same nodes the problem's matmul, scale, masked_fill / add, softmax, matmul
 // build: contract over E, mul scale, mask, softmax over L, contract over L), and the legality of
 // its tile on the device (shared memory, warps).
+#include <algorithm>
 #include <limits>
 
 #include "dsl/check_attention.h"
@@ -10,6 +11,17 @@
 #include "dsl/attention_fmha.h"
 
 namespace kforge::dsl {
+
+int tri_fill_node(ExprGraph& g, int x, TriMask mask, int64_t diagonal, double value,
+                  const std::string& rows, const std::string& cols, const Origin& o) {
+    const int v = g.apply(mask == TriMask::kTril ? "tri_fill_lower" : "tri_fill_upper", {x},
+                          {static_cast<double>(diagonal), value}, {rows, cols}, false, o);
+    // a dim name twice ([B,T,T]) is one dim of a value (as a store reads it)
+    std::vector<std::string> distinct;
+    for (const std::string& d : g.at(v).dims)
+        if (std::find(distinct.begin(), distinct.end(), d) == distinct.end()) distinct.push_back(d);
+    return distinct == g.at(v).dims ? v : g.relabel(v, distinct);
+}
 
 std::optional<int> attention_expr(Sem& sem, const Kernel& kn, int k) {
     Reporter& rep = sem.reporter;
@@ -45,6 +57,17 @@ std::optional<int> attention_expr(Sem& sem, const Kernel& kn, int k) {
     Origin o{Reporter::loc_text(kn.loc), q.name, "attention"};
     int s = g.contract(*qn, *kn_, e, o);
     if (kn.attention.scale) s = g.mul(s, g.constant(*kn.attention.scale, o), o);
+    if (kn.attention.tri_mask != TriMask::kNone) {
+        if (mn) {
+            rep.error(kn.loc, head + ": a structured mask (mask tril|triu) and a mask tensor "
+                                     "together are not supported");
+            return std::nullopt;
+        }
+        const AttentionConfig& c = kn.attention;
+        s = tri_fill_node(g, s, c.tri_mask, c.tri_diagonal,
+                          attention_tri_fill(sem.problem, c.tri_mask, c.tri_diagonal),
+                          q.dims[q.dims.size() - 2], l, o);
+    }
     if (mn) {
         const Tensor* mt = sem.problem.find_tensor(kn.args[3].name);
         DType md = mt ? mt->dtype : DType::kF32;
@@ -95,6 +118,9 @@ void check_fmha(const Kernel& kn, const Problem& problem, const DeviceLimits& li
     f.policy = problem.policy;
     f.s = extent(kn.args[0], 2), f.e = extent(kn.args[0], 1), f.f = extent(kn.args[2], 1);
     f.mask = kn.args.size() > 3;
+    f.tri = kn.attention.tri_mask, f.tri_diagonal = kn.attention.tri_diagonal;
+    f.tri_fill = attention_tri_fill(problem, f.tri, f.tri_diagonal);
+    f.l = extent(kn.args[1], 2);
     f.scale = kn.attention.scale.value_or(1.0);
     f.sm90a = limits.cc_major == 9;
     const TensorRef* store = nullptr;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "dsl/check_attention.h"
 #include "dsl/check_internal.h"
 #include "dsl/check_rnn.h"
 #include "problem/shape_ops.h"
@@ -186,8 +187,11 @@ ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget) {
             const Tensor* tx = problem.find_tensor(op.inputs[0]);
             const size_t r = tx ? tx->shape.size() : 0;
             if (r < 2) break;
-            v = g.apply(std::string(to_string(op.kind)), in, {static_cast<double>(a.diagonal)},
-                        {dim_text(*tx, r - 2), dim_text(*tx, r - 1)}, false, o);
+            // keep tril d = fill triu d + 1 with 0 (one node with masked_fill's structured form)
+            const bool lower = op.kind == OpKind::kTril;
+            v = tri_fill_node(g, in[0], lower ? TriMask::kTriu : TriMask::kTril,
+                              a.diagonal + (lower ? 1 : -1), 0.0, dim_text(*tx, r - 2),
+                              dim_text(*tx, r - 1), o);
             break;
         }
         case OpKind::kCrossEntropy: {  // logsumexp(row) - row[target], the mean over the rows
@@ -260,6 +264,14 @@ ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget) {
             v = rnn_node(g, in, op, problem, o);
             break;
         case OpKind::kMaskedFill:  // the node an attention kernel's bool mask builds too
+            if (a.tri_mask != TriMask::kNone) {  // structured: dsl/attention.h tri_fill_node
+                const Tensor* tx = problem.find_tensor(op.inputs[0]);
+                const size_t r = tx ? tx->shape.size() : 0;
+                if (r < 2) break;
+                v = tri_fill_node(g, in[0], a.tri_mask, a.diagonal, a.scalar,
+                                  dim_text(*tx, r - 2), dim_text(*tx, r - 1), o);
+                break;
+            }
             v = g.apply("masked_fill", in, {a.scalar}, {}, false, o);
             break;
         case OpKind::kGroupNorm: {

@@ -8,6 +8,7 @@
 #include "dsl/check_sem_kernel.h"
 #include "dsl/check_attention.h"
 #include "dsl/check_rnn.h"
+#include "dsl/tri_mask.h"
 
 namespace kforge::dsl {
 namespace {
@@ -75,6 +76,11 @@ std::optional<std::string> gemm_k(const Kernel& kn, Reporter& reporter) {
         if (std::find(out.begin(), out.end(), d) == out.end()) cands.push_back(d);
     if (cands.size() == 1) return cands[0];
     if (shared.size() == 1) return shared[0];
+    // names that repeat (att[T,T] @ v[T,E]): matmul's order, A's last dim (as the lowering
+    // reads it, codegen/gemm_spec.h resolve_gemm_layout)
+    if (cands.empty() && !a.empty() && b.size() >= 2 &&
+        (b[b.size() - 2] == a.back() || b.back() == a.back()))
+        return a.back();
     reporter.error(kn.loc, "gemm(" + ref_text(kn.args[0]) + ", " + ref_text(kn.args[1]) +
                                "): cannot tell which dim to contract; the operands must share "
                                "exactly one dim that the stored output does not have (shared: " +
@@ -484,6 +490,23 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         auto b = sem.read(kn.args[1], k);
         auto kdim = gemm_k(kn, rep);
         if (a && b && kdim) v = g.contract(*a, *b, *kdim, Origin{at, kn.args[0].name, "gemm"});
+        // an operand whose dims repeat a name (att[B,T,T] @ v[B,T,E]): the contraction drops
+        // every T (as the problem's matmul does: same keys); the value keeps the stored rows
+        const auto repeats = [](const std::vector<std::string>& dims) {
+            const auto d = named_dims(dims);
+            for (size_t i = 0; i < d.size(); ++i)
+                if (std::find(d.begin() + std::ptrdiff_t(i) + 1, d.end(), d[i]) != d.end()) return true;
+            return false;
+        };
+        const ChainOp* store = nullptr;
+        for (const ChainOp& op : kn.chain)
+            if (op.kind == ChainOpKind::kStore && op.tensor && !store) store = &op;
+        if (v && store && (repeats(kn.args[0].dims) || repeats(kn.args[1].dims))) {
+            std::vector<std::string> rows;
+            for (const auto& d : named_dims(store->tensor->dims))
+                if (std::find(rows.begin(), rows.end(), d) == rows.end()) rows.push_back(d);
+            if (rows != g.at(*v).dims) v = g.relabel(*v, rows);
+        }
     } else if (kn.kind == KernelKind::kMap) {
         v = sem.read(kn.args[0], k);
     } else if (kn.kind == KernelKind::kRnn) {  // check_rnn.cpp
@@ -570,12 +593,13 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
             } else if ((kind == OpKind::kTril || kind == OpKind::kTriu) && x.dims.size() >= 2) {
                 // the triangle of the last two dims, with the diagonal of the problem op
                 // that reads this tensor (else the first of its kind)
-                const Op* tri = like;
-                for (const Op& op : sem.problem.ops)
-                    if (op.kind == kind && op.inputs[0] == x.name) tri = &op;
-                const double diagonal = tri ? static_cast<double>(tri->attrs.diagonal) : 0.0;
-                v = g.apply(name, in, {diagonal},
-                            {x.dims[x.dims.size() - 2], x.dims[x.dims.size() - 1]}, false, o);
+                // (dsl/tri_mask.h: a tril / triu op, or a masked_fill with a structured mask)
+                const bool lower = kind == OpKind::kTril;
+                TriKeep keep = tri_keep_of(sem.problem, lower, x.name);
+                if (!keep.found && like) keep = TriKeep{like->attrs.diagonal, 0.0, true};
+                v = tri_fill_node(g, in[0], lower ? TriMask::kTriu : TriMask::kTril,
+                                  keep.diagonal + (lower ? 1 : -1), keep.fill,
+                                  x.dims[x.dims.size() - 2], x.dims[x.dims.size() - 1], o);
             } else if (kind == OpKind::kCrossEntropy) {  // every row's loss, then their mean
                 v = g.apply(name, in, {}, named_dims(x.dims), true, o);
                 f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;

@@ -45,6 +45,30 @@ std::vector<KnobSpec> attention_knobs() {
              if (!k.attention.scale) return std::nullopt;
              return KnobValue{{}, {}, *k.attention.scale};
          }},
+        {"mask", KnobValueKind::kWord, {}, {}, {"tril", "triu"}, "none",
+         "the scores' structured mask, filled where j - i <= diagonal (tril) or >= diagonal "
+         "(triu): a causal mask is triu 1 (the problem's masked_fill; not a search move)",
+         [](Kernel& k, const KnobValue& v) {
+             k.attention.tri_mask = v.word == "tril" ? TriMask::kTril : TriMask::kTriu;
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (k.attention.tri_mask == TriMask::kNone) return std::nullopt;
+             return KnobValue{{}, k.attention.tri_mask == TriMask::kTril ? "tril" : "triu", 0.0};
+         }},
+        {"diagonal", KnobValueKind::kNumber, {}, {}, {}, "0",
+         "the structured mask's diagonal offset (an integer)",
+         [](Kernel& k, const KnobValue& v) {
+             if (v.number != static_cast<double>(static_cast<int64_t>(v.number)))
+                 return std::string("diagonal must be an integer");
+             k.attention.tri_diagonal = static_cast<int64_t>(v.number);
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (k.attention.tri_mask == TriMask::kNone || k.attention.tri_diagonal == 0)
+                 return std::nullopt;
+             return KnobValue{{}, {}, static_cast<double>(k.attention.tri_diagonal)};
+         }},
         {"impl", KnobValueKind::kWord, {}, {}, {"wmma", "cutlass_fmha"}, "wmma",
          "wmma: kforge's kernel (any head dim, masks); cutlass_fmha: CUTLASS's Hopper FMHA "
          "(sm_90a, bf16/f16, no mask)",

@@ -107,7 +107,8 @@ Expected<KnobValue> Parser::knob_value(const KnobSpec& spec, const Token& name) 
             Token t = take();
             Expected<double> d = number(t);
             if (!d) return d.error();
-            if (!(*d > 0.0)) {
+            // (attention's `diagonal` is an offset: zero or negative too)
+            if (!(*d > 0.0) && knob != "diagonal") {
                 return error_at(t, knob + " " + clip_text(t.text) + ": expected a positive number");
             }
             v.number = *d;

@@ -5,6 +5,7 @@
 
 #include "dsl/attention.h"
 #include "dsl/attention_fmha.h"
+#include "problem/tri_mask.h"
 
 namespace kforge::perfmodel {
 
@@ -23,7 +24,10 @@ Expected<SimKernelTime> attention_time(const dsl::Kernel& k, const Problem& prob
     const double l = static_cast<double>(kt->shape[r - 2]), f = static_cast<double>(v->shape[r - 1]);
     const dsl::AttentionMath math = dsl::attention_math(q->dtype, problem.policy, k.attention.f32_cores);
     const DType op = math.operand;
-    t.flops = 2.0 * batch * s * l * (e + f);
+    // a structured mask's fully masked tiles are skipped (problem/tri_mask.h)
+    t.flops = 2.0 * batch * s * l * (e + f) *
+              tri_mask_density(k.attention.tri_mask, k.attention.tri_diagonal,
+                               q->shape[r - 2], kt->shape[r - 2]);
     const double elem = dtype_bytes(q->dtype);
     const bool fmha = k.attention.impl == dsl::AttentionImpl::kCutlassFmha;
     const double tiles_m = std::ceil(s / (fmha ? k.attention.fmha_m : k.attention.tile_m));

@@ -100,7 +100,7 @@ Expected<std::vector<PlannedKernel>> plan_kernels(const Problem& problem,
             if (!attention) return attention.error();
             if (*attention) continue;
         }
-        if (is_index_kernel_op(op.kind)) {  // plan_index.cpp
+        if (is_index_kernel_op(op)) {  // plan_index.cpp
             if (auto s = add_index_kernel(pl, op); !s) return s.error();
             continue;
         }

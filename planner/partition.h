@@ -50,6 +50,7 @@ bool is_float_storage(DType d);
 // argmax / argmin / cross_entropy: one rowwise kernel storing the result (plan_index.cpp).
 struct Planner;
 bool is_index_kernel_op(OpKind k);
+bool is_index_kernel_op(const Op& op);  // also masked_fill with a structured mask
 Status add_index_kernel(Planner& pl, const Op& op);
 // matmul(Q, K^T) [-> scale] [-> mask] -> softmax -> matmul(., V) as one attention kernel
 // (plan_attention.cpp) from the first matmul, op `i`: true when planned, false when the

@@ -20,7 +20,10 @@ namespace {
 
 struct Pattern {
     size_t scores = 0, scale = 0, mask = 0, softmax = 0, out = 0;  // op indices (0: absent)
+    std::vector<size_t> dropouts;  // dropout p = 0 (identity) ops passed through
     bool has_scale = false, has_mask = false;
+    TriMask tri = TriMask::kNone;  // a structured masked_fill (no mask tensor)
+    int64_t diagonal = 0;
     std::string q, k, v, m;
     double scale_value = 1.0;
 };
@@ -31,6 +34,20 @@ std::optional<size_t> sole_reader(const Planner& pl, const std::string& name) {
     auto it = pl.readers.find(name);
     if (it == pl.readers.end() || it->second.size() != 1) return std::nullopt;
     return it->second.front();
+}
+
+// The sole reader of `name` past dropout ops of p = 0 (the identity: nn.Dropout(0.0) between
+// the softmax and the product with V, as MinGPT writes it), which `skipped` collects; `name`
+// becomes the tensor that reader reads.
+std::optional<size_t> next_op(const Planner& pl, std::string& name, std::vector<size_t>& skipped) {
+    for (;;) {
+        auto r = sole_reader(pl, name);
+        if (!r) return r;
+        const Op& op = pl.p.ops[*r];
+        if (op.kind != OpKind::kDropout || op.attrs.p != 0.0) return r;
+        skipped.push_back(*r);
+        name = op.output;
+    }
 }
 
 bool plain_input(const Planner& pl, const std::string& name) {
@@ -50,15 +67,20 @@ std::optional<Pattern> match(const Planner& pl, size_t i) {
     const Tensor& k = pl.tensor(pt.k);
     if (q.shape.size() < 2 || k.shape.size() != q.shape.size()) return std::nullopt;
     std::string cur = mm.output;
-    auto next = sole_reader(pl, cur);
+    auto next = next_op(pl, cur, pt.dropouts);
     if (!next) return std::nullopt;
     if (p.ops[*next].kind == OpKind::kScale) {
         pt.has_scale = true, pt.scale = *next, pt.scale_value = p.ops[*next].attrs.scalar;
         cur = p.ops[*next].output;
-        if (!(next = sole_reader(pl, cur))) return std::nullopt;
+        if (!(next = next_op(pl, cur, pt.dropouts))) return std::nullopt;
     }
     const Op& mop = p.ops[*next];
-    if (mop.kind == OpKind::kMaskedFill && mop.inputs[0] == cur) {
+    if (mop.kind == OpKind::kMaskedFill && mop.inputs[0] == cur &&
+        mop.attrs.tri_mask != TriMask::kNone) {  // structured: no mask tensor
+        pt.mask = *next, pt.tri = mop.attrs.tri_mask, pt.diagonal = mop.attrs.diagonal;
+        cur = mop.output;
+        if (!(next = next_op(pl, cur, pt.dropouts))) return std::nullopt;
+    } else if (mop.kind == OpKind::kMaskedFill && mop.inputs[0] == cur) {
         pt.has_mask = true, pt.mask = *next, pt.m = mop.inputs[1];
     } else if (mop.kind == OpKind::kAdd && mop.inputs.size() == 2 &&
                (mop.inputs[0] == cur) != (mop.inputs[1] == cur)) {
@@ -70,7 +92,7 @@ std::optional<Pattern> match(const Planner& pl, size_t i) {
         if (!plain_input(pl, pt.m) || pl.tensor(pt.m).shape.size() > q.shape.size())
             return std::nullopt;
         cur = p.ops[*next].output;
-        if (!(next = sole_reader(pl, cur))) return std::nullopt;
+        if (!(next = next_op(pl, cur, pt.dropouts))) return std::nullopt;
     }
     const Op& sm = p.ops[*next];
     const int64_t rank = static_cast<int64_t>(q.shape.size());
@@ -78,7 +100,7 @@ std::optional<Pattern> match(const Planner& pl, size_t i) {
         return std::nullopt;
     pt.softmax = *next;
     cur = sm.output;
-    if (!(next = sole_reader(pl, cur))) return std::nullopt;
+    if (!(next = next_op(pl, cur, pt.dropouts))) return std::nullopt;
     const Op& pv = p.ops[*next];
     if (pv.kind != OpKind::kMatmul || pv.inputs.size() != 2 || pv.inputs[0] != cur ||
         pv.attrs.transpose_a || pv.attrs.transpose_b)
@@ -114,6 +136,7 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
     kn.args = {pl.ref(pt->q), pl.ref(pt->k), pl.ref(pt->v)};
     if (pt->has_mask) kn.args.push_back(pl.ref(pt->m));
     if (pt->has_scale) kn.attention.scale = pt->scale_value;
+    kn.attention.tri_mask = pt->tri, kn.attention.tri_diagonal = pt->diagonal;
     std::vector<dsl::Kernel> candidates;
     const int64_t rows = q.shape[q.shape.size() - 2];
     if (!pl.opt.attention_wmma && !pt->has_mask) {
@@ -146,6 +169,7 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
     }
     for (size_t j : {pt->scale, pt->mask, pt->softmax, pt->out})
         if (j) pl.done[j] = true;
+    for (size_t j : pt->dropouts) pl.done[j] = true;
     DType value = DType::kF32;
     const Op& out = p.ops[pt->out];
     if (auto st = pl.absorb(kn, out.output, value, out); !st) return st.error();

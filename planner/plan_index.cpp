@@ -1,6 +1,7 @@
 // The index row ops in the fusion planner (planner/partition.h): argmax / argmin (over any dim:
 // the row form over the last, the column form over a leading one), cross_entropy, and tril /
-// triu (after a matmul: the GEMM stores its full output, this kernel masks it), each one
+// triu (after a matmul: the GEMM stores its full output, this kernel masks it) and masked_fill
+// with a structured mask (the same kernel, the other triangle kept, the value elsewhere), each one
 // rowwise kernel whose chain is the store of its result (an i64 index, or the mean loss); the
 // element-wise ops that read it get kernels of their own. Candidates differ in block size.
 #include "planner/partition.h"
@@ -10,6 +11,11 @@ namespace kforge::planner::detail {
 bool is_index_kernel_op(OpKind k) {
     return k == OpKind::kArgmax || k == OpKind::kArgmin || k == OpKind::kCrossEntropy ||
            k == OpKind::kTril || k == OpKind::kTriu;
+}
+
+bool is_index_kernel_op(const Op& op) {
+    return is_index_kernel_op(op.kind) ||
+           (op.kind == OpKind::kMaskedFill && op.attrs.tri_mask != TriMask::kNone);
 }
 
 Status add_index_kernel(Planner& pl, const Op& op) {
@@ -23,7 +29,11 @@ Status add_index_kernel(Planner& pl, const Op& op) {
                 : op.kind == OpKind::kTril   ? dsl::RowOp::kTril
                 : op.kind == OpKind::kTriu   ? dsl::RowOp::kTriu
                                              : dsl::RowOp::kCrossEntropy;
-    const bool triangle = op.kind == OpKind::kTril || op.kind == OpKind::kTriu;
+    // a masked_fill with a structured mask keeps the other triangle (dsl/tri_mask.h)
+    const bool tri_fill = op.kind == OpKind::kMaskedFill;
+    if (tri_fill)
+        kn.row_op = op.attrs.tri_mask == TriMask::kTriu ? dsl::RowOp::kTril : dsl::RowOp::kTriu;
+    const bool triangle = op.kind == OpKind::kTril || op.kind == OpKind::kTriu || tri_fill;
     for (const auto& in : op.inputs) kn.args.push_back(pl.ref(in));
     if (op.kind != OpKind::kCrossEntropy && !triangle) {
         const size_t axis = static_cast<size_t>(op.attrs.axis);

@@ -217,7 +217,7 @@ std::vector<KnobMove> free_neighbours(const dsl::Program& p) {
 bool is_tuning_knob(dsl::KernelKind, std::string_view knob) {
     // semantics, fixed by the problem: the dim, the norms' eps and groups, the scan's direction
     return knob != "over" && knob != "eps" && knob != "groups" && knob != "reverse" &&
-           knob != "exclusive";
+           knob != "exclusive" && knob != "mask" && knob != "diagonal";  // attention's mask
 }
 
 std::vector<KnobMove> knob_neighbours(const dsl::Program& p) {
