@@ -194,11 +194,6 @@ Status Planner::add_gemm(const Op& op) {
     // lowering reads matmul's order (codegen::resolve_gemm_layout), which must be the op's.
     const std::vector<std::string> a2(da.end() - 2, da.end()), b2(db.end() - 2, db.end());
     const auto layout = codegen::resolve_gemm_layout(a2, b2, dy[dy.size() - 2], dy.back());
-    if (layout && (layout->dim_k == dy[dy.size() - 2] || layout->dim_k == dy.back()))
-        return not_expressible(op, "the contracted dim of " + a.name + join(da) + " and " +
-                                   b.name + join(db) + " has the name of an output dim (" +
-                                   layout->dim_k + "); the kernel language names dims, so no "
-                                   "program can say which " + layout->dim_k + " is contracted");
     if (!layout || layout->a_row_major == ta || layout->b_col_major != tb)
         return not_expressible(op, "operands " + a.name + join(da) + " and " + b.name + join(db) +
                                    " name their dims so that a program cannot tell which is "

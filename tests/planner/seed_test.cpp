@@ -516,10 +516,11 @@ TEST(SeedErrors, NotExpressibleNamesTheOp) {
              "graph":[{"op":"cumsum","inputs":["X"],"output":"Y","axis":1}],
              "outputs":["Y"],"precision":{"policy":"fp32_strict"}})",
          "graph[0]", "not expressible: cumsum"},
-        // (any batch dims plan; a contracted dim named as an output dim, S here, does not)
+        // (any batch dims plan; a square X read transposed, [S,S]^T, does not: its names
+        // cannot say which S is contracted)
         {R"({"name":"bmm4d","dims":{"P":2,"B":4,"S":128,"N":256},
              "inputs":{"X":{"shape":["P","B","S","S"],"dtype":"bf16"},"W":{"shape":["P","B","S","N"],"dtype":"bf16"}},
-             "graph":[{"op":"matmul","inputs":["X","W"],"output":"Y"}],
+             "graph":[{"op":"matmul","inputs":["X","W"],"output":"Y","transpose_a":true}],
              "outputs":["Y"],"precision":{"policy":"bf16"}})",
          "graph[0]", "not expressible: matmul"},
     };
