@@ -25,7 +25,7 @@ import warnings
 
 import torch
 
-INTERFACE = 1  # kforge_torch.cpp's kInterface: kforge_torch_register's arguments, the callback
+INTERFACE = 2  # kforge_torch.cpp's kInterface: kforge_torch_register's arguments, the callback
 STATE_MODULE = "_kforge_torch_state"
 
 

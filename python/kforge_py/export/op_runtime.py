@@ -18,7 +18,7 @@ import threading
 import torch
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
-          "f64": torch.float64, "i32": torch.int32, "i64": torch.int64}
+          "f64": torch.float64, "i32": torch.int32, "i64": torch.int64, "bool": torch.bool}
 
 RT_OK = 0
 RT_NAMES = {1: "invalid_argument", 2: "bad_package", 3: "not_built", 4: "no_gpu",

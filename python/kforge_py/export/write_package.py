@@ -4,7 +4,8 @@ OUT/PKG/program/ (runtime.json, plan, source, cubin); this writes
 
   OUT/PKG/__init__.py     registers torch.ops.kforge.<name> (torch.library.custom_op with a fake
                           implementation) over OUT/PKG/_kforge_op.py (a copy of op_runtime.py)
-  OUT/model_new.py        with --kernelbench: class ModelNew (model_new.py in this folder)
+  OUT/model_new.py        with --kernelbench: class ModelNew (model_new.py in this folder), and
+                          OUT/constants.pt where forward() makes constants the op takes
   OUT/pyproject.toml      so `pip install --no-build-isolation OUT` installs PKG with its program
   OUT/README.md
 
@@ -30,9 +31,20 @@ def arg_name(tensor_name, taken):
     return name
 
 
+# PyTorch's limit on a schema's arguments: an op of more inputs (a network's weights) takes them
+# as one list, `Tensor[] inputs` (packed; kforge_torch reads the list the same way).
+MAX_SCHEMA_ARGS = 64
+
+
+def packed(num_inputs):
+    return num_inputs > MAX_SCHEMA_ARGS
+
+
 def schema_of(args, outputs):
     """The op's schema, stated once: the compiled and the ctypes paths both register it."""
     ret = "Tensor" if len(outputs) == 1 else "(" + ", ".join(["Tensor"] * len(outputs)) + ")"
+    if packed(len(args)):
+        return "(Tensor[] inputs) -> " + ret
     return "(" + ", ".join(f"Tensor {a}" for a in args) + ") -> " + ret
 
 
@@ -42,6 +54,10 @@ def package_init(op, manifest, description):
     taken = set()
     args = [arg_name(t["name"], taken) for t in inputs]
     call = "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
+    schema = schema_of(args, outputs)
+    params = ", ".join(args)
+    if packed(len(inputs)):  # one list argument, in the order of INPUTS
+        params, call = "inputs", "inputs"
     ret = "outs[0]" if len(outputs) == 1 else "tuple(outs)"
     sig_in = ", ".join(f"{t['name']}: {t['dtype']}{t['shape']}" for t in inputs)
     sig_out = ", ".join(f"{t['name']}: {t['dtype']}{t['shape']}" for t in outputs)
@@ -49,7 +65,7 @@ def package_init(op, manifest, description):
 
 {description}
 
-torch.ops.kforge.{op}({sig_in}) -> ({sig_out})
+torch.ops.kforge.{op}({"[" + sig_in + "]" if packed(len(inputs)) else sig_in}) -> ({sig_out})
 Inputs must be contiguous CUDA tensors of exactly these dtypes and shapes on a
 {manifest["arch"]} GPU; a call that does not match raises ValueError naming the mismatch.
 
@@ -67,16 +83,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = _kforge_op.Program(HERE, "{op}")
 INPUTS = {[t["name"] for t in inputs]!r}
 OUTPUTS = {[t["name"] for t in outputs]!r}
-SCHEMA = "{schema_of(args, outputs)}"
+SCHEMA = "{schema}"
+PACKED = {packed(len(inputs))}  # the inputs as one list (more than {MAX_SCHEMA_ARGS}: a schema's limit)
 
 
-def _body({", ".join(args)}):
+def _body({params}):
     """The ctypes CUDA implementation (checks, outputs from the caching allocator, one launch)."""
     outs = PROGRAM.run({call})
     return {ret}
 
 
-def _fake({", ".join(args)}):
+def _fake({params}):
     device = PROGRAM.check({call}, fake=True)
     outs = PROGRAM.empty_outputs(device)
     return {ret}
@@ -160,7 +177,8 @@ def readme(out, package, op, spec, manifest, evidence, model_new):
               "PyTorch's current stream, takes its outputs and workspace from PyTorch's caching "
               "allocator, and never synchronizes.", "",
               "## Use", "", "```python", "import torch", f"import {package}", "",
-              f"out = torch.ops.kforge.{op}(" + ", ".join(t["name"] for t in inputs) + ")",
+              f"out = torch.ops.kforge.{op}(" + ("[" if packed(len(inputs)) else "")
+              + ", ".join(t["name"] for t in inputs) + ("])" if packed(len(inputs)) else ")"),
               "```", "",
               "| tensor | role | dtype | shape |", "|---|---|---|---|"]
     for t in inputs + outputs:
@@ -218,11 +236,13 @@ def main(argv=None):
     if a.kernelbench:
         from kforge_py.export import model_new as mn
         try:
-            text = mn.model_new_source(a.kernelbench, spec, a.package, op, manifest, a.out)
+            text, made = mn.model_new_source(a.kernelbench, spec, a.package, op, manifest,
+                                             a.out)
         except mn.Mismatch as e:
             print(f"kforge export: {a.kernelbench}: {e}", file=sys.stderr)
             return 2
         shutil.copyfile(a.kernelbench, os.path.join(a.out, "original_model.py"))
+        mn.write_constants(made, a.out)
         with open(os.path.join(a.out, "model_new.py"), "w", encoding="utf-8") as f:
             f.write(text)
         model_new = True

@@ -43,7 +43,7 @@ namespace {
 
 // The interface between this file and the package's Python (native.py's INTERFACE: bumped on any
 // change of kforge_torch_register's arguments or of the entry callback).
-constexpr int kInterface = 1;
+constexpr int kInterface = 2;
 // runtime/kforge_runtime.h's ABI version and the two functions used, as declared there.
 constexpr int kRuntimeAbi = 1;
 using LaunchFn = int32_t (*)(void* program, void* stream, void* const* tensors,
@@ -64,12 +64,13 @@ struct DtypeName {
     c10::ScalarType type;
     const char* name;
 };
-constexpr std::array<DtypeName, 6> kDtypes = {{{c10::ScalarType::Float, "float32"},
+constexpr std::array<DtypeName, 7> kDtypes = {{{c10::ScalarType::Float, "float32"},
                                                {c10::ScalarType::Half, "float16"},
                                                {c10::ScalarType::BFloat16, "bfloat16"},
                                                {c10::ScalarType::Double, "float64"},
                                                {c10::ScalarType::Int, "int32"},
-                                               {c10::ScalarType::Long, "int64"}}};
+                                               {c10::ScalarType::Long, "int64"},
+                                               {c10::ScalarType::Bool, "bool"}}};
 
 std::string dtype_name(c10::ScalarType t) {
     for (const DtypeName& d : kDtypes)
@@ -125,6 +126,9 @@ struct OpState {
     std::string where;  // "kforge::<name>"
     std::vector<TensorDecl> inputs;
     std::vector<TensorDecl> outputs;
+    // The schema takes the inputs as one list (`Tensor[] inputs`): a program of more inputs
+    // than PyTorch's 64 schema arguments (a network's weights).
+    bool packed = false;
     EntryCallback native_entry = nullptr;  // the package keeps the ctypes callback alive
     std::mutex mutex;
     std::array<DeviceEntry, kMaxDevices> devices{};  // program == nullptr: not loaded yet
@@ -220,7 +224,19 @@ class LaunchKernel final : public c10::OperatorKernel {
     void operator()(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack* stack) {
         OpState& s = *state_;
         const size_t n = s.inputs.size();
-        auto args = torch::jit::last(*stack, n);
+        c10::SmallVector<c10::IValue, 16> unpacked;  // a packed call's list, one per tensor
+        c10::ArrayRef<c10::IValue> args;
+        size_t on_stack = n;
+        if (s.packed) {
+            on_stack = 1;
+            c10::List<at::Tensor> list = stack->back().toTensorList();
+            TORCH_CHECK_VALUE(list.size() == n, s.where, " takes ", n, " tensors, got ",
+                              list.size());
+            for (size_t i = 0; i < list.size(); ++i) unpacked.emplace_back(list.get(i));
+            args = unpacked;
+        } else {
+            args = torch::jit::last(*stack, n);
+        }
         const c10::DeviceIndex index = s.check(args);
         const DeviceEntry e = s.entry(index);
         const c10::Device device(c10::DeviceType::CUDA, index);
@@ -243,7 +259,7 @@ class LaunchKernel final : public c10::OperatorKernel {
                               e.workspace_bytes);
         TORCH_CHECK(rc == 0, s.where, ": the launch failed (", status_name(rc), "): ",
                     e.last_error());
-        torch::jit::drop(*stack, n);
+        torch::jit::drop(*stack, on_stack);
         for (at::Tensor& t : outs) torch::jit::push(*stack, std::move(t));
     }
 
@@ -285,7 +301,8 @@ __attribute__((visibility("default"))) int32_t kforge_torch_interface() { return
 __attribute__((visibility("default"))) const char* kforge_torch_version() { return TORCH_VERSION; }
 
 // Registers kforge::<name>'s kernels (its schema must be defined): the inputs and outputs in call
-// order as names, torch dtype names ("float32") and shapes (ranks, then every dim in a row).
+// order as names, torch dtype names ("float32") and shapes (ranks, then every dim in a row). A
+// schema of one list argument takes the inputs packed in that list (interface 2).
 // 0, or 1 and the reason in `message`.
 __attribute__((visibility("default"))) int32_t kforge_torch_register(
     const char* name, int32_t num_inputs, const char* const* input_names,
@@ -302,7 +319,10 @@ __attribute__((visibility("default"))) int32_t kforge_torch_register(
         state->where = "kforge::" + op;
         state->inputs = decls(num_inputs, input_names, input_dtypes, input_ranks, input_dims);
         state->outputs = decls(num_outputs, output_names, output_dtypes, output_ranks, output_dims);
-        if (schema->schema().arguments().size() != state->inputs.size() ||
+        const auto& arguments = schema->schema().arguments();
+        state->packed = arguments.size() == 1 && state->inputs.size() != 1 &&
+                        arguments[0].type()->kind() == c10::TypeKind::ListType;
+        if ((!state->packed && arguments.size() != state->inputs.size()) ||
             schema->schema().returns().size() != state->outputs.size())
             throw std::invalid_argument("kforge::" + op + "'s schema does not take the export's tensors");
         if (!native_entry) throw std::invalid_argument("no native_entry callback");
