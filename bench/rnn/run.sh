@@ -27,8 +27,9 @@ mkdir -p "$O/specs" "$O/programs" "$O/eval"
 "$PY" "$R/bench/rnn/make_specs.py" "$O/specs" || exit 3
 for spec in "$O"/specs/*.json; do
     b=$(basename "$spec" .json)
-    step "plan_$b" 120 "$K" optimize "$spec" --device sim --rounds 0 --db "$O/plan.db" \
-        > "$O/eval/$b.plan.log" 2>&1
+    # step's own "NAME rc=.. wall_s=.." line goes to stdout: each command writes its files itself
+    step "plan_$b" 120 sh -c 'exec "$@" > "$0" 2>&1' "$O/eval/$b.plan.log" \
+        "$K" optimize "$spec" --device sim --rounds 0 --db "$O/plan.db"
     python3 - "$O/plan.db" "$b" > "$O/programs/$b.kf" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
@@ -36,9 +37,10 @@ row = db.execute("select c.program_text from candidates c join problems p on p.i
                  "where p.name = ? order by c.id desc limit 1", (sys.argv[2],)).fetchone()
 print(row[0] if row else "", end="")
 PY
-    step "eval_$b" 300 "$K" eval "$spec" --program "$O/programs/$b.kf" --tier full \
-        --device "$DEVICE" --json > "$O/eval/$b.json" 2> "$O/eval/$b.log"
+    step "eval_$b" 300 sh -c 'exec "$@" > "$0.json" 2> "$0.log"' "$O/eval/$b" \
+        "$K" eval "$spec" --program "$O/programs/$b.kf" --tier full --device "$DEVICE" --json
     grep -o '"status": *"[a-z_]*"' "$O/eval/$b.json" | head -1 | sed "s/^/$b /"
 done
-[ "$DEVICE" = cuda ] && step eager 600 "$PY" "$R/bench/rnn/eager.py" "$O/specs" "$O" > "$O/table.md" 2> "$O/eager.log"
+[ "$DEVICE" = cuda ] && step eager 600 sh -c 'e=$1; shift; exec "$@" > "$0" 2> "$e"' "$O/table.md" "$O/eager.log" \
+    "$PY" "$R/bench/rnn/eager.py" "$O/specs" "$O"
 cat "$O/table.md" 2>/dev/null
