@@ -12,7 +12,7 @@ import math
 
 import torch.nn as nn
 
-from kforge_py import fx_shape
+from kforge_py import fx_mask, fx_shape
 from kforge_py.fx_types import Tensor, Unsupported
 
 
@@ -106,25 +106,46 @@ def multi_head_attention(conv, node, mod):
 
 
 def scaled_dot_product_attention(conv, node, args, kw):
-    """F.scaled_dot_product_attention(q, k, v) without a mask, causality or dropout: softmax(q @
-    k^T * scale) @ v, scale 1/sqrt(q's last dim) unless given (PyTorch's definition)."""
+    """F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p=0, is_causal, scale):
+    softmax(q @ k^T * scale [masked]) @ v, scale 1/sqrt(q's last dim) unless given (PyTorch's
+    definition). is_causal is the structured mask triu 1 (key j > query i filled with -inf,
+    PyTorch's top-left alignment); a float attn_mask is added to the scores; a bool attn_mask
+    (True: attend) fills -inf where it is False - a constant one (a buffer, a tensor forward()
+    makes) through fx_mask, which writes a triangle in the structured form."""
     def get(i, key, default=None):
         return args[i] if len(args) > i else kw.get(key, default)
 
     q, k, v = (conv.tensor(get(i, key), f"the attention {key}")
                for i, key in enumerate(("query", "key", "value")))
-    if get(3, "attn_mask") is not None or get(5, "is_causal", False):
-        raise Unsupported("scaled_dot_product_attention with attn_mask or is_causal is not "
-                          "supported")
+    mask, causal = get(3, "attn_mask"), get(5, "is_causal", False)
     if get(4, "dropout_p", 0.0):
-        raise Unsupported("scaled_dot_product_attention with dropout_p > 0 is not supported")
+        raise Unsupported("scaled_dot_product_attention with dropout_p > 0 is not supported "
+                          "(its output is random)")
     if kw.get("enable_gqa"):
         raise Unsupported("scaled_dot_product_attention with enable_gqa is not supported")
+    if mask is not None and causal:
+        raise Unsupported("scaled_dot_product_attention with both attn_mask and is_causal "
+                          "(PyTorch refuses it too)")
     scale = kw.get("scale")
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     shape, dtype = conv.meta(node)
     scores_shape = tuple(shape[:-1]) + (k.shape[-2],)
     s = conv.emit("matmul", [q, k], node, scores_shape, dtype, final=False, transpose_b=True)
     s = conv.emit("scale", [s], node, scores_shape, dtype, final=False, value=scale)
+    if causal:
+        s = conv.emit("masked_fill", [s], node, scores_shape, dtype, final=False, mask="triu",
+                      diagonal=1, value="-inf")
+    elif mask is not None:
+        m = conv.tensor(mask, "the attention mask")
+        if m.dtype == "bool":
+            if m.name not in conv.params:
+                raise Unsupported("scaled_dot_product_attention with a bool attn_mask input is "
+                                  "not supported (True attends; a spec's masked_fill fills where "
+                                  "its mask is true): pass the negated mask to masked_fill, or a "
+                                  "float mask (0 / -inf)")
+            s = conv.emit("masked_fill", [s, m], node, scores_shape, dtype, final=False,
+                          value="-inf", **{fx_mask.NEGATED: True})
+        else:
+            s = conv.emit("add", [s, m], node, scores_shape, dtype, final=False)
     p = conv.emit("softmax", [s], node, scores_shape, dtype, final=False, axis=-1)
     return conv.emit("matmul", [p, v], node, tuple(shape), dtype)

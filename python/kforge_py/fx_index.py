@@ -6,6 +6,7 @@ smoothing, an ignore_index inside [0, C), a float mask, a scalar where branch th
 cannot take) raises Unsupported naming it."""
 import math
 
+from kforge_py import fx_mask
 from kforge_py.fx_types import Tensor, Unsupported, is_scalar
 
 FUNCTIONS = {"argmax", "argmin", "masked_fill", "where", "tril", "triu", "cross_entropy"}
@@ -57,6 +58,9 @@ def convert(conv, node, name, args, kw, shape, dtype):
                 raise Unsupported("torch.where with two scalar branches is not supported")
             return emit("masked_fill", [conv.tensor(b), c], value=_number(a, "torch.where"))
         if is_scalar(b) or (isinstance(b, float) and math.isinf(b)):
+            if c.name in conv.params:  # a constant: ~c structured by fx_mask, else refused
+                return emit("masked_fill", [conv.tensor(a), c], value=_number(b, "torch.where"),
+                            **{fx_mask.NEGATED: True})
             raise Unsupported("torch.where(c, x, scalar) is not supported; write it as "
                               "x.masked_fill(~c, scalar) with the mask negated in get_inputs, or "
                               "torch.where(c, scalar, x)")
@@ -122,7 +126,12 @@ def run_spec_op(torch, op, a):
         return getattr(torch, k)(a[0], op.get("axis", -1), keepdim=op.get("keepdim", False))
     if k == "masked_fill":
         v = op["value"]
-        return a[0].masked_fill(a[1], float(v) if not isinstance(v, str) else float(v))
+        v = float(v) if not isinstance(v, str) else float(v)
+        if "mask" in op:  # structured (fx_mask): a triangle of the last two dims
+            r, c = a[0].shape[-2], a[0].shape[-1]
+            ones = torch.ones(r, c, dtype=torch.bool, device=a[0].device)
+            return a[0].masked_fill(getattr(torch, op["mask"])(ones, op.get("diagonal", 0)), v)
+        return a[0].masked_fill(a[1], v)
     if k == "where":
         return torch.where(a[0], a[1], a[2])
     if k in ("tril", "triu"):

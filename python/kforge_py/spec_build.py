@@ -15,7 +15,7 @@ import re
 import torch
 import torch.fx
 
-from kforge_py import fx_fold, fx_trace
+from kforge_py import fx_fold, fx_mask, fx_trace, kernelbench
 from kforge_py.fx_conv import CONV_OPS
 from kforge_py.fx_pool import pool_out_dims
 from kforge_py.fx_rnn import name_rnn_weights
@@ -81,6 +81,8 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
         outputs = conv.run()
     shapes = {n: tuple(t.shape) for n, t in conv.inputs.items()}
     shapes.update(conv.shapes)
+    # constant triangular masks in the structured form (fx_mask), before the dims are named
+    conv.ops = fx_mask.structure_masks(conv, constant_values(loaded, conv))
     conv.ops = drop_dead(conv.ops, outputs)  # shape code only a constant read (fx_shape)
     conv.ops = fold_swish(conv.ops, outputs)
     conv.ops = fold_rms_norm(conv.ops, outputs, shapes)
@@ -224,6 +226,51 @@ def _made_constant(loaded, conv, path, shape):
         raise Unsupported(f"the constant {path} that forward() makes could not be rebuilt "
                           f"at shape {list(shape)}")
     return v
+
+
+def constant_values(loaded, conv):
+    """value_of(name) for fx_mask.structure_masks: the value of constant input `name` of `conv`
+    for `loaded` - a buffer or what forward() computes from buffers (fx_fold), or a tensor
+    forward() made from literals - at the sizes it was loaded at; None where it cannot be had.
+    Loaded on the meta device, the model is built again on real tensors the first time such a
+    value is needed: a buffer's with its inputs left on meta, a constant forward() made on its
+    input's device from a trace on real inputs."""
+    real = {}
+    path_of = loaded.namespace.get("__file__")
+    over = {k: loaded.int_globals[k] for k, v in loaded.literal_ints.items()
+            if loaded.int_globals.get(k, v) != v} or None
+
+    def model():
+        if "model" not in real:
+            real["model"] = loaded.model if not loaded.on_meta else \
+                kernelbench.load(path_of, overrides=over, meta_inputs=True).model
+        return real["model"]
+
+    def traced():
+        if "gm" not in real:
+            t = kernelbench.load(path_of, overrides=over)
+            real["gm"] = trace(t.model, t.inputs, scalar_arguments(t.model, t.inputs))
+        return real["gm"]
+
+    def value_of(name):
+        path, shape = conv.params[name]
+        try:
+            with torch.no_grad():
+                if path.startswith(fx_fold.FOLD_PREFIX):
+                    return fx_fold.eval_folded(conv.folded[name], model()).reshape(shape)
+                if path.startswith("_tensor_constant"):
+                    v = getattr(conv.gm, path, None)
+                    if isinstance(v, torch.Tensor) and v.is_meta and path_of:
+                        v = getattr(traced(), path, None)
+                    return v.reshape(shape) if isinstance(v, torch.Tensor) else None
+                v = model()
+                for part in path.split("."):
+                    v = getattr(v, part)
+                return v.reshape(shape) if isinstance(v, torch.Tensor) else None
+        except (kernelbench.KernelBenchError, Unsupported, AttributeError, RuntimeError):
+            return None
+
+    return value_of
 
 
 def tolerance(spec):

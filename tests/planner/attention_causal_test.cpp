@@ -24,6 +24,7 @@ namespace {
 using seedtest::has;
 using seedtest::h200;
 using seedtest::kernels;
+using seedtest::lowered_source;
 using seedtest::problem_of;
 using seedtest::seed_checked;
 
@@ -47,13 +48,6 @@ Problem masked(const std::string& dtype, const std::string& policy, const std::s
 }
 
 const char* kCausal = R"(], "mask": "triu", "diagonal": 1)";
-
-std::string lowered_source(const Problem& p, const std::string& text) {
-    auto parsed = dsl::parse_program(text, "seed.kf");
-    if (!parsed.ok()) return "";
-    auto low = codegen::lower_program(*parsed, p, codegen::LowerOptions{});
-    return low.ok() ? low->cuda_source : "";
-}
 
 TEST(AttentionCausal, CausalMaskIsOneAttentionKernelWithoutAMaskTensor) {
     const Problem p = masked("f32", "fp32_strict", kCausal);

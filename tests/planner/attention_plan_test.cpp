@@ -23,6 +23,7 @@ namespace {
 using seedtest::has;
 using seedtest::h200;
 using seedtest::kernels;
+using seedtest::lowered_source;
 using seedtest::problem_of;
 using seedtest::seed_checked;
 
@@ -57,13 +58,6 @@ Problem attention(const std::string& dtype, const std::string& policy, const std
                        R"(],
         "outputs": ["o"], "precision": {"policy": ")" + policy + R"("}})";
     return problem_of(json);
-}
-
-std::string lowered_source(const Problem& p, const std::string& text) {
-    auto parsed = dsl::parse_program(text, "seed.kf");
-    if (!parsed.ok()) return "";
-    auto low = codegen::lower_program(*parsed, p, codegen::LowerOptions{});
-    return low.ok() ? low->cuda_source : "";
 }
 
 void expect_nvrtc_compiles(const Problem& p, const std::string& text) {

@@ -54,4 +54,12 @@ inline size_t kernels(const std::string& text) {
 
 inline bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// The CUDA source program `text` lowers to for `p` ("" where it does not parse or lower).
+inline std::string lowered_source(const Problem& p, const std::string& text) {
+    auto parsed = dsl::parse_program(text, "seed.kf");
+    if (!parsed.ok()) return "";
+    auto low = codegen::lower_program(*parsed, p, codegen::LowerOptions{});
+    return low.ok() ? low->cuda_source : "";
+}
+
 }  // namespace kforge::seedtest

@@ -1,7 +1,10 @@
 """Attention from KernelBench-format files to the fused attention kernel (issue 25): the
 repository's own files under tests/planner/attention_kb (F.scaled_dot_product_attention, a
 causal mask written with masked_fill(-inf), an additive float mask with a consumer after the
-output, a small multi-head block) import, the planner fuses each attention pattern into one
+output, a small multi-head block; causal masks from a buffer, from SDPA's is_causal and from
+~tril(ones) made in forward, and a constant mask that is no triangle) import, constant
+triangles in masked_fill's structured form (fx_mask) and scattered ones as bool inputs, the
+planner fuses each attention pattern into one
 attention kernel (the block's projections as gemm kernels, its heads split and merged by copy
 kernels), and the start program passes every gate on the simulated device (a labelled test
 double: the fp64 interpreter and the time model); a mask of the wrong dtype is refused."""
@@ -34,28 +37,61 @@ class ImportAttention(unittest.TestCase):
 
     def test_all_import(self):
         self.assertEqual(self.imported.returncode, 0, self.imported.stdout + self.imported.stderr)
-        self.assertIn("imported 4 of 4", self.imported.stdout + self.imported.stderr)
+        self.assertIn("imported 8 of 8", self.imported.stdout + self.imported.stderr)
         ops = [op["op"] for op in load_json(self.spec("causal_masked"))["graph"]]
         self.assertEqual(ops, ["matmul", "scale", "masked_fill", "softmax", "matmul"])
 
-    def test_fused_and_through_every_gate_on_the_simulated_device(self):
-        for stem, plan in (("sdpa_plain", "fusion plan: k0 attention -> "),
-                           ("causal_masked", "fusion plan: k0 attention -> "),
-                           ("additive_mask", "fusion plan: k0 attention {mul} -> "),
-                           # projections as gemms, heads split and merged by copy kernels
-                           ("multihead_block", "k6 attention -> scaled_dot_product_attention")):
+    def masked_fill(self, stem):
+        spec = load_json(self.spec(stem))
+        fills = [op for op in spec["graph"] if op["op"] == "masked_fill"]
+        self.assertEqual(len(fills), 1, spec["graph"])
+        return spec, fills[0]
+
+    def test_constant_triangles_become_structured_masks(self):
+        # each imported with the numeric check against PyTorch (fp64) passing: "ok:" lines
+        out = self.imported.stdout + self.imported.stderr
+        for stem in ("causal_masked", "gpt_block_causal", "sdpa_causal", "segsum_tril"):
             with self.subTest(stem=stem):
-                db = os.path.join(self.out, stem + ".db")
+                self.assertRegex(out, r"ok: .*%s\.py: .*max \|diff\|" % stem)
+                spec, fill = self.masked_fill(stem)
+                # causal: key j after query i (j - i >= 1) filled; no mask tensor read
+                self.assertEqual((fill["inputs"][1:], fill.get("mask"), fill.get("diagonal")),
+                                 ([], "triu", 1), fill)
+                self.assertFalse([n for n, t in spec["inputs"].items() if t["dtype"] == "bool"],
+                                 spec["inputs"])
+
+    def test_a_scattered_constant_mask_stays_data(self):
+        spec, fill = self.masked_fill("scattered_mask")
+        self.assertNotIn("mask", fill)
+        self.assertEqual(len(fill["inputs"]), 2, fill)
+        self.assertEqual(spec["inputs"][fill["inputs"][1]]["dtype"], "bool")
+
+    def test_causal_plans_through_every_gate(self):
+        # (segsum_tril's pairwise difference is a broadcast copy the planner refuses for its
+        # repeated dim name; its structured masked_fill alone: tests/planner/attention_causal)
+        for stem, program in (("sdpa_causal", "mask triu diagonal 1"),
+                              ("causal_masked", "mask triu diagonal 1"),
+                              ("gpt_block_causal", "mask triu diagonal 1"),
+                              ("scattered_mask", None)):
+            with self.subTest(stem=stem):
+                out = os.path.join(self.out, stem + "_plan")
                 r = kforge("optimize", self.spec(stem), "--device", "sim", "--rounds", "1",
-                           "--db", db)
+                           "--db", os.path.join(self.out, stem + "_plan.db"), "--out", out)
                 text = r.stdout + r.stderr
                 self.assertEqual(r.returncode, 0, text)
-                self.assertIn(plan, text)
+                self.assertIn("attention -> ", text)
                 self.assertIn("correctness_small(ok) correctness_full(ok)", text)
+                with open(os.path.join(out, "best.kf")) as f:
+                    kf = f.read()
+                if program:
+                    self.assertIn(program, kf)
+                else:  # the scattered mask is read as a tensor
+                    self.assertNotIn("mask triu", kf)
+                    self.assertRegex(kf, r"attention\([^)]*, pad\[")
 
     def test_wrong_mask_dtype_is_refused(self):
-        spec = load_json(self.spec("causal_masked"))
-        spec["inputs"]["eq"]["dtype"] = "f32"  # masked_fill's mask must be bool
+        spec, fill = self.masked_fill("scattered_mask")
+        spec["inputs"][fill["inputs"][1]]["dtype"] = "f32"  # masked_fill's mask must be bool
         path = os.path.join(self.out, "bad_mask.json")
         with open(path, "w") as f:
             json.dump(spec, f)

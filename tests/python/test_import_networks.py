@@ -58,14 +58,15 @@ class Networks(unittest.TestCase):
         # the strided 3x3 conv and the strided 1x1 shortcut derive one dim (added)
         self.assertEqual(strided[0]["out_dims"], strided[1]["out_dims"])
 
-    def test_causal_mask_is_a_folded_param_over_the_sequence_dim(self):
+    def test_causal_mask_is_the_structured_triangle(self):
+        # the tril buffer compared with 0, folded and recognised (fx_mask): masked_fill's
+        # structured causal mask, no bool input (a drawn one would be random)
         spec = self.spec("81_causal_attention")
         fill = _ops(spec, "masked_fill")
         self.assertEqual(len(fill), 1)
-        mask = spec["inputs"][fill[0]["inputs"][1]]
-        self.assertEqual(mask["dtype"], "bool")
-        self.assertTrue(mask.get("param"))
-        self.assertEqual(mask["shape"], [1, 1, "seq_len", "seq_len"])
+        self.assertEqual((fill[0]["inputs"][1:], fill[0].get("mask"), fill[0].get("diagonal")),
+                         ([], "triu", 1))
+        self.assertFalse([n for n, t in spec["inputs"].items() if t["dtype"] == "bool"])
 
     def test_shape_branch_shuffle_and_shared_weight(self):
         spec = self.spec("82_shape_branch_shuffle")
