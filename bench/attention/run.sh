@@ -5,7 +5,9 @@
 # (codegen/lower_attention_fmha.cpp) and the same kernel on kforge's WMMA template
 # (kernels/attention.cuh, `tile 64x64`) is timed beside it; elsewhere the seed is the WMMA kernel.
 #   1. make_specs.py: the cases as specs (bf16 / fp16 at head dims 64 and 128, a bool causal-style
-#      mask, a float additive mask, f32 fp32_strict, KernelBench level 1 97's f32 head dim 1024)
+#      mask, a float additive mask, f32 fp32_strict, KernelBench level 1 97's f32 head dim 1024;
+#      causal masks in the structured form (masked_fill triu 1: FMHA CausalFusion for bf16, WMMA
+#      tile skipping for f32 at level 3 43's shape; PyTorch as is_causal=True), a bf16 head dim 512)
 #   2. per case: the planner's start program (`kforge optimize --rounds 0` on the simulator:
 #      fused or refused, with its reason), and its WMMA twin where the seed is cutlass_fmha
 #   3. the cutlass_fmha programs compiled at once into the default compile cache (`kforge

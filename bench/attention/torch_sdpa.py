@@ -53,6 +53,8 @@ def run_case(c, flush):
     if c["mask"] == "bool":
         keep = torch.ones(c["S"], c["L"], device="cuda", dtype=torch.bool).tril()
         variants = {"": dict(attn_mask=keep), " (is_causal)": dict(is_causal=True)}
+    elif c["mask"] == "causal":  # kforge's structured triu 1 = SDPA's is_causal (top-left)
+        variants = {"": dict(is_causal=True)}
     elif c["mask"] == "float":
         variants = {"": dict(attn_mask=torch.randn(c["S"], c["L"], device="cuda", dtype=dt,
                                                      generator=g))}
