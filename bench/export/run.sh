@@ -19,6 +19,10 @@
 # GPU machine: tar xJf .carry.tar.xz && bash bench/export/run.sh
 # BUILTIN / KERNELBENCH override the problem lists (space-separated names); 22 by default. No
 # tf32-policy problem by default: KernelBench's fp32 tolerance (1e-4) is fp32's, not TF32's.
+# L3_DIR=<KernelBench>/level3 adds Level 3 networks (L3: their file stems; by default the small
+# ones the planner plans, 35_LSTM among them: its ModelNew draws h0/c0 as Model does), imported
+# with --allow-degenerate (35_LSTM's output barely moves with h0/c0 at 512 steps) and exported
+# with --kernelbench L3_DIR; the carry must hold the folder (.kb/KernelBench/level3).
 set -uo pipefail
 R=$PWD
 O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
@@ -31,6 +35,9 @@ kforge_link_build_tree "$K" "$R"
 # GPU tests that start a worker run the CLI of the build tree they were built in
 for b in build/ci build/release; do mkdir -p "$R/$b/cli" && ln -sf "$R/.carry/bin/kforge" "$R/$b/cli/kforge"; done
 export KFORGE_CACHE_DIR=/tmp/kforge-cache KFORGE_PYTHON=${KFORGE_PYTHON:-python3} KFORGE_HOME=$R
+# one inductor compile worker per harness process: four processes' torch.compile warm-ups
+# (outside the GPU lock) otherwise take every core while another times its host-bound calls
+export TORCHINDUCTOR_COMPILE_THREADS=${TORCHINDUCTOR_COMPILE_THREADS:-1}
 export PYTHONPATH="$R/python${PYTHONPATH:+:$PYTHONPATH}"
 W=/tmp/kforge-export
 [ "${FRESH:-0}" = 1 ] && rm -rf "$W"
@@ -53,6 +60,10 @@ BUILTIN=${BUILTIN:-"gemm_fp16_4096 gemm_bf16_4096 gemm_f32_4096 gemm_nt_fp16 bmm
     rms_norm_bf16 row_sum_f32"}
 KERNELBENCH=${KERNELBENCH:-"01_gemm_bias_relu 02_bmm 03_softmax 04_layer_norm 06_gemm_gelu_chain
     14_square_matmul 15_gemm_sigmoid_residual 17_linear_3d_gelu"}
+L3_DIR=${L3_DIR:-}
+L3=${L3:-"1_MLP 4_LeNet5 8_ResNetBasicBlock 17_SqueezeNetFireModule 33_VanillaRNN 35_LSTM
+    36_LSTMHn 39_GRU"}
+[ -n "$L3_DIR" ] || L3=""
 
 if [ ! -e "$W/device_test_done" ]; then
     stamp "0. device GPU test (one launch path)"
@@ -71,6 +82,15 @@ if [ ${#kb_files[@]} -gt 0 ]; then
     timeout 240 "$K" import kernelbench "${kb_files[@]}" -o "$W/specs" >> "$W/import.txt" 2>&1
     echo "import rc=$?"
 fi
+l3_files=()
+for n in $L3; do
+    [ -e "$W/specs/kb_$n.json" ] || l3_files+=("$L3_DIR/$n.py")
+done
+if [ ${#l3_files[@]} -gt 0 ]; then
+    timeout 300 "$K" import kernelbench "${l3_files[@]}" -o "$W/specs" --allow-degenerate \
+        >> "$W/import.txt" 2>&1
+    echo "level 3 import rc=$?"
+fi
 echo "$(ls "$W/specs"/*.json 2>/dev/null | wc -l) KernelBench specs"
 
 stamp "2. export (14 at a time)"
@@ -78,6 +98,9 @@ jobs_file=$W/jobs.txt; : > "$jobs_file"
 for n in $BUILTIN; do echo "$n $R/problems/$n.json -" >> "$jobs_file"; done
 for n in $KERNELBENCH; do
     [ -e "$W/specs/kb_$n.json" ] && echo "kb_$n $W/specs/kb_$n.json $R/examples/kernelbench" >> "$jobs_file"
+done
+for n in $L3; do
+    [ -e "$W/specs/kb_$n.json" ] && echo "kb_$n $W/specs/kb_$n.json $L3_DIR" >> "$jobs_file"
 done
 export K RTLIB W
 xargs -P 14 -L 1 bash -c '
@@ -99,11 +122,14 @@ m = importlib.import_module(next(p for p in os.listdir(d) if p.startswith("kforg
 print("compiled op:", m.NATIVE or "NOT AVAILABLE (the ctypes path: see the warning above)")' "$first" 2>&1 | tail -8
 
 stamp "2b. per-call host time of the exported op, layer by layer, compiled and ctypes (overhead.py)"
-OVH=${OVERHEAD:-"row_sum_f32 gemm_fp16_4096 kb_03_softmax kb_01_gemm_bias_relu"}
+OVH=${OVERHEAD:-"row_sum_f32 gemm_fp16_4096 kb_03_softmax kb_01_gemm_bias_relu kb_04_layer_norm"}
 for n in $OVH; do [ -e "$W/$n/README.md" ] && echo "$W/$n"; done |
     xargs -r timeout 240 python3 "$R/bench/export/overhead.py" > "$W/export_overhead.jsonl" 2>> "$W/harness.err"
 cat "$W/export_overhead.jsonl"
 cp "$W/export_overhead.jsonl" "$O/" 2>/dev/null
+# ModelNew's own Python around the op (the op replaced by a stub), on this machine's CPU
+[ -e "$W/kb_04_layer_norm/model_new.py" ] && timeout 120 python3 "$R/bench/export/cpu_overhead.py" \
+    "$W/kb_04_layer_norm" --calls 1000 2>&1 | grep -v Warning | head -3 | tee "$O/cpu_overhead_kb_04.txt"
 
 stamp "3. harness (4 processes, GPU sections locked)"
 : > "$W/gpu.lock"

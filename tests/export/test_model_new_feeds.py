@@ -99,6 +99,20 @@ class ModelNewFeedsTest(unittest.TestCase):
                 self.assertEqual(len(standin.calls[0]), len(spec["inputs"]))
         self.assertTrue(os.path.exists(os.path.join(self.out("made_constant"), "constants.pt")))
 
+    def test_draw_missing_draws_as_forward(self):
+        """model_new.draw_missing (the harness gives Model and ModelNew its draws): the same
+        tensors forward() draws, seeded alike."""
+        problems, standin = self.run_check(self.out("lstm_drawn_state"), "lstm_drawn_state",
+                                           interpret=False)
+        self.assertEqual(problems, [])
+        ns = standin.load()
+        torch.manual_seed(1)
+        full = ns["draw_missing"](*ns["get_inputs"]())
+        self.assertEqual(len(full), 3)
+        for got, fed in zip(full, standin.calls[0][:3]):
+            self.assertTrue(torch.equal(got, fed))
+        self.assertIsNone(check.StandIn(self.out("gather_one_hot")).load()["draw_missing"])
+
     def test_draws_in_the_other_order_fail(self):
         h0 = ("        if h0 is None:  # drawn as Model draws it (the same RNG call)\n"
               "            h0 = torch.randn((2, 4, 16), dtype=torch.float32, device=_dev)\n")

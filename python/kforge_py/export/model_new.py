@@ -90,6 +90,27 @@ def forward_source(p, op, out_shapes, outputs):
     return f"    def forward(self, {sig}):\n" + "".join(f"        {ln}\n" for ln in body)
 
 
+def draw_missing_source(p):
+    """draw_missing(*args): forward()'s arguments with those Model draws itself drawn alike
+    (None where there are none), so that a harness can give Model, ModelNew, a compiled and a
+    captured ModelNew the same draws (bench/export/harness.py)."""
+    if not p.draws:
+        return "draw_missing = None  # Model draws none of its arguments\n"
+    names = [n for n, _, _ in p.params]
+    first = next(f.position for f in p.feeds if f.kind == "arg")
+    lines = [f"a = list(args) + [None] * ({len(names)} - len(args))",
+             f"_dev = a[{first}].device"]
+    for d in p.draws:
+        i = names.index(d.param)
+        like = d.like and f"a[{names.index(d.like)}]"
+        line = _draw_line(d, "_dev")
+        if like:
+            line = line.replace(f"({d.like},", f"({like},")
+        lines += [f"if a[{i}] is None:", f"    a[{i}] = {line}"]
+    lines.append("return a")
+    return "def draw_missing(*args):\n" + "".join(f"    {ln}\n" for ln in lines)
+
+
 def state_source(p):
     """_SOURCES (the attributes the op reads: owner module, dict, key) and _prepare(t,
     device): the op's non-argument inputs in spec order from the sources t (views, folded
@@ -142,7 +163,8 @@ def state_source(p):
     text += "def _prepare(t, device):\n"
     text += "".join(f"    {ln}\n" for ln in lines)
     text += "    return (" + "".join(f"{i}, " for i in items) + ")\n"
-    return text, helpers, made
+    identity = items == [f"t[{i}]" for i in range(len(sources))]
+    return text, helpers, made, identity
 
 
 STATE_CACHE = '''
@@ -161,6 +183,13 @@ def _state(m, device):
 '''
 
 
+STATE_DIRECT = '''
+def _state(m, device):
+    """The op's inputs that are not forward() arguments: the parameters and buffers as held."""
+    return [d[k] for d, k in m._kforge_table]
+'''
+
+
 def model_new_source(path, spec, package, op, manifest, out_dir, feed_plan=None):
     """(model_new.py's text, {name: tensor} of the constants it loads from constants.pt)."""
     p = feed_plan or plan(path, spec)
@@ -168,7 +197,9 @@ def model_new_source(path, spec, package, op, manifest, out_dir, feed_plan=None)
     inputs = [t["name"] for t in manifest["tensors"] if t["role"] == "input"]
     if inputs != [f.name for f in p.feeds]:
         raise Mismatch(f"the exported op takes {inputs}, the spec {[f.name for f in p.feeds]}")
-    state, helpers, made = state_source(p)
+    state, helpers, made, identity = state_source(p)
+    # every input a parameter or buffer as it is (kb_04's LayerNorm): no views, nothing cached
+    cache = STATE_DIRECT if identity else STATE_CACHE
     forward = forward_source(p, op, p.out_shapes, outputs)
     made_load = (f"_MADE = torch.load(os.path.join(_HERE, {CONSTANTS_FILE!r}), "
                  "weights_only=True)  # constants forward() makes\n" if made else "")
@@ -204,7 +235,9 @@ get_init_inputs = _original.get_init_inputs
 {made_load}
 
 {helper_text}{state}
-{STATE_CACHE}
+{cache}
+
+{draw_missing_source(p)}
 
 class ModelNew(Model):
     """The original Model (constructor, parameters, buffers, init order unchanged) whose
