@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Matmuls of any rank on the GPU (issue 26: codegen/gemm_spec.h batch dims, batch stride 0, fold,
-# planner/plan_gemm.cpp expand copies): seven problems at network sizes, each planner start
+# planner/plan_gemm.cpp expand copies): eight problems at network sizes, each planner start
 # program through every gate (`kforge eval --tier full`: correctness_full against the GPU fp64
 # reference) with its median time, then the same program with every gemm moved to the CUTLASS
 # 2.x multistage path (the sm80 builder's batch strides), then kforge's own KernelBench files
 # 120-122 (rank-4/5 matmuls, broadcast batch dims) imported and through every gate.
 # What each form checks on the GPU (none of it ran on one before):
 #   qk_rank4_bf16      q[B,H,T,E] @ k^T: two batch dims flattened into one L, B read K-major
+#   attv_rank4_bf16    att[B,H,T,T] @ v[B,H,T,E]: M and K share the name T (matmul's order)
 #   state_rank5_f32    Mamba-2's [b,c,h,l,l] x [b,c,h,n,l]^T in fp32_strict (staged 3xTF32, L=32768)
 #   shared_left_bf16   p[M,K] @ y[B,K,N]: A with batch stride 0 through TMA (sm90) / cp.async
 #   shared_left_t_tf32 p[K,M]^T @ y[B,K,N] under tf32: the unbatched A staged once, stride 0
@@ -36,6 +37,9 @@ mm_tb='[{"op": "matmul", "inputs": ["a", "b"], "output": "y", "transpose_b": tru
 spec qk_rank4_bf16 '{"B": 16, "H": 12, "T": 1024, "S": 1024, "E": 64}' \
     '{"a": {"shape": ["B","H","T","E"], "dtype": "bf16"}, "b": {"shape": ["B","H","S","E"], "dtype": "bf16"}}' \
     "$mm_tb" '["y"]' bf16
+spec attv_rank4_bf16 '{"B": 16, "H": 12, "T": 1024, "E": 64}' \
+    '{"a": {"shape": ["B","H","T","T"], "dtype": "bf16"}, "b": {"shape": ["B","H","T","E"], "dtype": "bf16"}}' \
+    "$mm" '["y"]' bf16
 spec state_rank5_f32 '{"Z": 2048, "C": 2, "G": 8, "L": 64, "S": 64, "N": 16}' \
     '{"a": {"shape": ["Z","C","G","L","S"], "dtype": "f32"}, "b": {"shape": ["Z","C","G","N","S"], "dtype": "f32"}}' \
     "$mm_tb" '["y"]' fp32_strict
