@@ -24,7 +24,7 @@ class Model(nn.Module):
         return F.relu(peak - x.mean(dim=(2, 3)))
 
 
-batch_size = 256
+batch_size = 512
 in_channels = 3
 channels = 8
 height = 128

@@ -29,8 +29,8 @@ CATCH_MARGIN = 2.0      # a constant output misses the band by this factor ...
 CATCH_FRACTION = 0.01   # ... on at least this fraction of an output's elements (at least one)
 NOISE_MARGIN = 10.0     # a tightened tolerance stays at least this far above the policy's noise
 SEEDS = (101, 202)
-RETRY_MAX_INPUTS = 1 << 22     # the retry at larger sizes: the inputs' elements (activations
-RETRY_MAX_ELEMENTS = 1 << 24   # scale with them) and the inputs' and weights' elements
+RETRY_MAX_INPUTS = 1 << 24     # the retry at larger sizes: the inputs' elements (activations
+RETRY_MAX_ELEMENTS = 1 << 27   # scale with them) and the inputs' and weights' elements
 RETRY_BATCH = 2
 
 
@@ -45,6 +45,14 @@ class Verdict:
     @property
     def fine(self):
         return self.flag is None and self.tol is None
+
+    def told(self, tail):
+        """This verdict with `tail` added to its message."""
+        if self.flag:
+            self.flag += tail
+        else:
+            self.note += tail
+        return self
 
 
 def _min_fraction(spec):
@@ -229,19 +237,14 @@ def at_larger_sizes(spec, conv, loaded, path, verdict, degenerate):
     except kernelbench.KernelBenchError as e:
         target, where, full = None, f"the file at larger sizes fails to load ({e})", False
     if target is None:
-        tail = f" (not retried at larger sizes: {where})"
-        if verdict.flag:
-            verdict.flag += tail
-        else:
-            verdict.note += tail
-        return verdict
-    again = degenerate(spec, target, where=where)
+        return verdict.told(f" (not retried at larger sizes: {where})")
+    try:
+        again = degenerate(spec, target, where=where)
+    except Exception as e:  # noqa: BLE001 - out of memory at the larger sizes, say: keep verdict
+        return verdict.told(f" (the retry{where} failed: {type(e).__name__}: {str(e)[:160]})")
     again.full = full
     earlier = ("looked degenerate" if verdict.flag else "looked weakly dependent") + verdict.where
     if again.fine:
         again.note = f"the output {earlier}; it depends on the inputs{where}"
-    elif again.flag:
-        again.flag += f" (it first {earlier})"
-    else:
-        again.note += f" (it first {earlier})"
-    return again
+        return again
+    return again.told(f" (it first {earlier})")

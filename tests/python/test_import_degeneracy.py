@@ -56,7 +56,7 @@ class Degeneracy(unittest.TestCase):
         status, msg = self.lines["110_collapse_at_tiny_sizes"]
         self.assertEqual(status, "ok", msg)
         self.assertIn("the output looked degenerate at the reduced sizes", msg)
-        # 256 x 3 x 128 x 128 inputs are past the retry's limit: the batch alone is reduced
+        # 512 x 3 x 128 x 128 inputs are past the retry's limit: the batch alone is reduced
         self.assertIn("it depends on the inputs at the file's sizes with the batch reduced "
                       "(batch_size=2, height=128, width=128)", msg)
         self.assertNotIn("atol", self.spec("110_collapse_at_tiny_sizes")["precision"])
