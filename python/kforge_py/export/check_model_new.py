@@ -32,6 +32,7 @@ import types
 import torch
 
 from kforge_py import kernelbench, spec_build
+from kforge_py.export import feed_plan
 from kforge_py.export import model_new as mn
 from kforge_py.export.write_package import arg_name, packed, schema_of
 
@@ -117,17 +118,9 @@ def interpret(kforge, spec_path, workdir):
 def _manifest(spec):
     """runtime.json's tensors for `spec` (runtime/package.cpp manifest_of)."""
     dims = spec["dims"]
-
-    def size(s):
-        if not isinstance(s, str):
-            return int(s)
-        n = 1
-        for part in s.split("*"):
-            n *= int(part) if part.strip().isdigit() else int(dims[part.strip()])
-        return n
-
-    tensors = [{"name": n, "dtype": t["dtype"], "shape": [size(s) for s in t["shape"]],
-                "role": "input"} for n, t in spec["inputs"].items()]
+    tensors = [{"name": n, "dtype": t["dtype"],
+                "shape": list(feed_plan.concrete_shape(t["shape"], dims)), "role": "input"}
+               for n, t in spec["inputs"].items()]
     return {"name": spec["name"], "arch": "sm_90a", "built": False,
             "dims": [[k, v] for k, v in dims.items()], "tensors": tensors}
 

@@ -151,6 +151,20 @@ def draw_recipe(call, param, given_names, given):
     return d
 
 
+def concrete_shape(shape, dims):
+    """A spec shape in numbers: each entry a dim name, an integer or a product of them
+    ("4*H")."""
+    def size(s):
+        if not isinstance(s, str):
+            return int(s)
+        n = 1
+        for part in s.split("*"):
+            part = part.strip()
+            n *= int(part) if part.isdigit() else int(dims[part])
+        return n
+    return tuple(size(s) for s in shape)
+
+
 def _meta(x):
     return x.to("meta") if isinstance(x, torch.Tensor) else x
 
@@ -195,17 +209,8 @@ def plan(path, spec, traced=None, real=None):
             raise Mismatch("a drawn argument of the spec is not one Model.forward draws")
     dims = spec["dims"]
 
-    def size(s):  # a dim name, an integer, or a product of them ("4*H")
-        if not isinstance(s, str):
-            return int(s)
-        n = 1
-        for part in s.split("*"):
-            part = part.strip()
-            n *= int(part) if part.isdigit() else int(dims[part])
-        return n
-
     def concrete(shape):
-        return tuple(size(s) for s in shape)
+        return concrete_shape(shape, dims)
 
     feeds = []
     for n, t in spec["inputs"].items():

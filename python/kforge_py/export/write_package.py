@@ -157,7 +157,11 @@ def readme(out, package, op, spec, manifest, evidence, model_new):
         lines += ["- `model_new.py`: `class ModelNew`, a drop-in for the KernelBench `Model` "
                   "(same constructor, parameters and buffers; `forward` calls the custom op), "
                   "with `get_inputs` / `get_init_inputs` of the original file "
-                  "(`original_model.py`)."]
+                  "(`original_model.py`). Arguments Model draws itself when they are not "
+                  "given (an LSTM's h0/c0) ModelNew draws with the same RNG calls in the same "
+                  "order (`draw_missing(*args)` does only that); constants folded from buffers "
+                  "are computed from ModelNew's own buffers, constants Model's forward makes "
+                  "are in `constants.pt`."]
     lines += ["", "## Set up", "",
               "```sh",
               f"pip install --no-build-isolation {os.path.abspath(out)}   # or: "
