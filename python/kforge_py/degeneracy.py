@@ -7,13 +7,14 @@ gate (|out - ref| <= atol + rtol * max(|ref|, rms(ref)) on a fraction min_fracti
 elements; the max(|ref|, rms) band is the wider of the two the gate uses, so this errs towards
 tightening) fails a constant only where |a - b| / 2 exceeds the band. Three outcomes:
 
-- the output moves past CATCH_MARGIN x the band on at least CATCH_FRACTION of its elements
-  (and more than the gate's 1 - min_fraction may miss): fine, a constant fails;
+- the output moves past CATCH_MARGIN x the band on more elements than the gate's
+  1 - min_fraction may miss (for fp32_strict: on one): fine, a constant fails;
 - it moves less, but well above the noise of the precision policy: a real but weak dependence
   (a recurrence whose output forgets most of its inputs, a global average over a large image).
-  The spec's atol = rtol are tightened to the largest value that still fails a constant by
-  CATCH_MARGIN on CATCH_FRACTION of the elements, which must stay >= NOISE_MARGIN x the policy's
-  noise: a correct kernel then passes with room and a constant does not;
+  The spec's atol = rtol are tightened to the largest value that fails a constant by
+  CATCH_MARGIN on CATCH_FRACTION of the elements (not on a few: a fresh draw must fail it too),
+  which must stay >= NOISE_MARGIN x the policy's noise: a correct kernel then passes with room
+  and a constant does not;
 - it moves by less than that: degenerate (no tolerance passes a correct kernel and fails a
   constant one), refused with the numbers.
 
@@ -60,11 +61,12 @@ def _min_fraction(spec):
     return p.get("min_fraction", 1.0 if p["policy"] == "fp32_strict" else 0.999)
 
 
-def _needed(n, min_fraction):
-    """Elements on which a constant must miss the band for the gate to fail it reliably."""
+def _needed(n, min_fraction, fraction=0.0):
+    """Elements on which a constant must miss the band for the gate to fail it: more than the
+    gate lets miss (twice as many), and at least `fraction` of the n."""
     def up(x):
         return math.ceil(x - 1e-9 * x)  # 2 * (1 - 0.99) * 1e6 is 20000.000000000004
-    return max(1, up(CATCH_FRACTION * n), up(2 * (1 - min_fraction) * n))
+    return max(1, up(fraction * n), up(2 * (1 - min_fraction) * n))
 
 
 def _round_down(t):
@@ -124,9 +126,10 @@ def _moves(spec, name, a, b, atol, rtol, where):
         return None  # where an Inf or NaN moves, the output depends on the inputs
     a, b = a[ok], b[ok]
     scale, move = _scale(a), np.abs(a - b)
-    k = _needed(a.size, _min_fraction(spec))
-    if np.count_nonzero(move > 2 * CATCH_MARGIN * (atol + rtol * scale)) >= k:
+    if np.count_nonzero(move > 2 * CATCH_MARGIN * (atol + rtol * scale)) >= \
+            _needed(a.size, _min_fraction(spec)):
         return None
+    k = _needed(a.size, _min_fraction(spec), CATCH_FRACTION)
     catch = float(np.sort(move / (2 * CATCH_MARGIN * (1 + scale)))[-k])
     return catch, float(move.max()), float(np.max(np.abs(a))), a
 

@@ -123,9 +123,11 @@ class Degeneracy(unittest.TestCase):
         self.assertIn("exactly the same for two random draws", msg)
 
     def test_elements_a_constant_must_miss(self):
-        self.assertEqual(degeneracy._needed(100, 1.0), 1)
-        self.assertEqual(degeneracy._needed(10000, 1.0), 100)
-        self.assertEqual(degeneracy._needed(10 ** 6, 0.99), 20000)
+        self.assertEqual(degeneracy._needed(10000, 1.0), 1)  # fp32_strict: one element fails
+        self.assertEqual(degeneracy._needed(10 ** 6, 0.999), 2000)
+        self.assertEqual(degeneracy._needed(100, 1.0, 0.01), 1)
+        self.assertEqual(degeneracy._needed(10000, 1.0, 0.01), 100)
+        self.assertEqual(degeneracy._needed(10 ** 6, 0.99, 0.01), 20000)
         self.assertAlmostEqual(degeneracy._round_down(2.17e-5), 2e-5)
         self.assertAlmostEqual(degeneracy._round_down(6.0e-7), 6e-7)
 
