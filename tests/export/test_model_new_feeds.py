@@ -128,8 +128,9 @@ class ModelNewFeedsTest(unittest.TestCase):
         out = self.mutated("lstm_drawn_state", "(x, h0, c0, s[0]", "(x, h0, h0, s[0]")
         problems, _ = self.run_check(out, "lstm_drawn_state", interpret=False)
         self.assertIn("input c0: not what the importer fed", problems[0])
-        out = self.mutated("made_constant", "(x, s[0], s[1], s[2])", "(x, s[0], s[2])")
-        with self.assertRaisesRegex(RuntimeError, "missing value for argument 'scale'"):
+        out = self.mutated("made_constant", "(x, s[0], s[1], s[2], s[3])",
+                           "(x, s[0], s[2], s[3])")
+        with self.assertRaisesRegex(RuntimeError, "missing value for argument"):
             self.run_check(out, "made_constant", interpret=False)
         out = self.mutated("gather_one_hot", "_fold_one_hot_rows(_f0, 9, torch.float32)",
                            "_fold_one_hot_rows(_f0.flip(0), 9, torch.float32)")

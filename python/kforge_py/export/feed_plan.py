@@ -79,6 +79,8 @@ _LITERAL = (type(None), bool, int, float, str)
 
 
 def _holder(model, path):
+    """Which dict of its module holds `path`: _parameters, _buffers, __dict__ (a plain tensor
+    attribute), or None."""
     owner_path, _, leaf = path.rpartition(".")
     try:
         owner = model.get_submodule(owner_path) if owner_path else model

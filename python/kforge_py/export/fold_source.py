@@ -70,8 +70,8 @@ def _literal(a, var):
         return "[" + ", ".join(_literal(x, var) for x in a) + "]"
     if isinstance(a, (torch.dtype, torch.memory_format, torch.layout)):
         return str(a)
-    if isinstance(a, torch.device):
-        return f"torch.device({str(a)!r})"
+    if isinstance(a, torch.device):  # the device traced (an input's): the call's device
+        return "device"
     if isinstance(a, torch.Size):
         return f"torch.Size({_literal(tuple(a), var)})"
     raise CannotWrite(f"the argument {a!r} ({type(a).__name__})")

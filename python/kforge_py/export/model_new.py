@@ -19,7 +19,7 @@ import inspect
 import os
 
 from kforge_py.export import fold_source
-from kforge_py.export.feed_plan import Mismatch, plan  # noqa: F401 - Mismatch: write_package
+from kforge_py.export.feed_plan import Mismatch, _holder, plan  # noqa: F401 - Mismatch: write_package
 from kforge_py.export.write_package import packed
 
 CONSTANTS_FILE = "constants.pt"
@@ -142,7 +142,8 @@ def state_source(p):
     fold_leaves = []
     if roots:
         try:
-            lines, helpers, leaves = fold_source.emit(roots, lambda path: source(path, "_buffers"))
+            lines, helpers, leaves = fold_source.emit(roots, lambda path: source(
+                path, _holder(p.loaded.model, path) or "_buffers"))
         except fold_source.CannotWrite as e:
             raise Mismatch(f"a constant folded from the model's buffers cannot be written as "
                            f"code: {e}") from e
@@ -151,7 +152,7 @@ def state_source(p):
     for v in out:
         if isinstance(v, tuple):
             var, shape = v
-            items.append(f"{var}.reshape({_shape_list(shape)}).contiguous()")
+            items.append(f"{var}.reshape({_shape_list(shape)}).to(device).contiguous()")
         else:
             items.append(v)
     holders = []
