@@ -82,7 +82,10 @@ Expected<std::vector<PlannedKernel>> plan_kernels(const Problem& problem,
                                                   const SeedOptions& options) {
     Planner pl{problem, limits, options, {}, {}, {}, {}, {}};
     for (const Tensor* t : problem.graph_inputs()) pl.available.insert(t->name);
-    for (const Tensor& t : problem.tensors) pl.readers[t.name];
+    for (const Tensor& t : problem.tensors) {
+        pl.readers[t.name];
+        pl.by_name.emplace(t.name, &t);
+    }
     for (size_t i = 0; i < problem.ops.size(); ++i)
         for (const auto& in : problem.ops[i].inputs) pl.readers[in].push_back(i);
     pl.done.assign(problem.ops.size(), false);

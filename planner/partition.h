@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/expected.h"
@@ -85,7 +86,14 @@ struct Planner {
     // Folded views (plan_view.cpp): a view's tensor -> the tensor it reads, under its own dims.
     std::map<std::string, dsl::TensorRef> views;
 
-    const Tensor& tensor(const std::string& name) const { return *p.find_tensor(name); }
+    // The problem's tensors by name (plan_kernels fills it): a lookup per operand of every op
+    // walked, where Problem::find_tensor scans every tensor (quadratic in a network's size).
+    std::unordered_map<std::string, const Tensor*> by_name;
+
+    const Tensor& tensor(const std::string& name) const {
+        auto it = by_name.find(name);
+        return it != by_name.end() ? *it->second : *p.find_tensor(name);
+    }
     dsl::TensorRef ref(const std::string& name) const {
         if (auto it = views.find(name); it != views.end()) return it->second;
         return dsl::TensorRef{name, dims_of(tensor(name)), {}};
