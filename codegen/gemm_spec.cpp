@@ -176,11 +176,7 @@ std::string dims_text(const std::vector<std::string>& dims) {
 // follow (it names M without F..) is given up for a batch over F.. too (B's batch stride 0).
 Status batch_dims(const dsl::Kernel& k, GemmSpec& g, const std::vector<std::string>& ba,
                   const std::vector<std::string>& bb, const std::vector<std::string>& bd) {
-    size_t f = 0;
-    if (g.a_row_major)
-        while (f < ba.size() && f < bd.size() && ba[ba.size() - 1 - f] == bd[bd.size() - 1 - f] &&
-               !contains(bb, bd[bd.size() - 1 - f]))
-            ++f;
+    size_t f = gemm_fold_count(ba, bb, bd, g.a_row_major);
     for (;;) {
         g.dims_fold.assign(bd.end() - std::ptrdiff_t(f), bd.end());
         g.dims_batch.assign(bd.begin(), bd.end() - std::ptrdiff_t(f));
@@ -209,6 +205,16 @@ Status batch_dims(const dsl::Kernel& k, GemmSpec& g, const std::vector<std::stri
 }
 
 }  // namespace
+
+size_t gemm_fold_count(const std::vector<std::string>& ba, const std::vector<std::string>& bb,
+                       const std::vector<std::string>& bd, bool a_row_major) {
+    size_t f = 0;
+    if (a_row_major)
+        while (f < ba.size() && f < bd.size() && ba[ba.size() - 1 - f] == bd[bd.size() - 1 - f] &&
+               !contains(bb, bd[bd.size() - 1 - f]))
+            ++f;
+    return f;
+}
 
 std::optional<GemmLayout> resolve_gemm_layout(const std::vector<std::string>& a2,
                                               const std::vector<std::string>& b2,
@@ -262,6 +268,7 @@ std::string cutlass_type(DType d) {
         case DType::kF64: return "double";
         case DType::kI32: return "int32_t";
         case DType::kI64: return "int64_t";
+        case DType::kBool: return "bool";
     }
     return "float";
 }

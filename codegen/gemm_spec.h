@@ -84,6 +84,12 @@ std::optional<GemmLayout> resolve_gemm_layout(const std::vector<std::string>& a2
                                               const std::vector<std::string>& b2,
                                               const std::string& dim_m, const std::string& dim_n);
 
+// How many of D's trailing batch dims `bd` fold into M: the longest suffix of bd that A's batch
+// dims `ba` end with and B's `bb` lack, where A is K-major (`a_row_major`); 0 otherwise.
+// analyze_gemm folds them unless an epilogue tensor cannot follow; the planner plans with it.
+size_t gemm_fold_count(const std::vector<std::string>& ba, const std::vector<std::string>& bb,
+                       const std::vector<std::string>& bd, bool a_row_major);
+
 // Analyses `kernel` (a gemm). User errors for programs the CUTLASS lowering cannot express
 // ("not supported by the CUTLASS lowering: ...") and for inconsistent dims.
 Expected<GemmSpec> analyze_gemm(const dsl::Kernel& kernel, const LowerContext& ctx);

@@ -201,11 +201,7 @@ Status Planner::add_gemm(const Op& op) {
                                    ", transpose_b " + (tb ? "true" : "false") + ")");
     // Batch dims: F.. folded into M, L.. the rest (codegen/gemm_spec.cpp batch_dims).
     const auto bd = batch_of(dy), ba = batch_of(da), bb = batch_of(db);
-    size_t f = 0;
-    if (!ta)
-        while (f < ba.size() && f < bd.size() && ba[ba.size() - 1 - f] == bd[bd.size() - 1 - f] &&
-               std::find(bb.begin(), bb.end(), bd[bd.size() - 1 - f]) == bb.end())
-            ++f;
+    const size_t f = codegen::gemm_fold_count(ba, bb, bd, !ta);
     const std::vector<std::string> batch(bd.begin(), bd.end() - std::ptrdiff_t(f));
     const std::vector<std::string> a_rest(ba.begin(), ba.end() - std::ptrdiff_t(f));
     dsl::TensorRef ra = ref(a.name), rb = ref(b.name);
