@@ -116,11 +116,13 @@ void Sem::store(const TensorRef& ref, int node, DType dtype, int kernel) {
     }
     const bool is_output = t && t->role == TensorRole::kOutput;
     if (is_output && !problem_dims_match(ref, *t)) return;
-    // a dim name twice ([B,T,T] of q @ k^T) is one dim of the value's expression
+    // a dim name twice ([B,T,T] of q @ k^T) may be one dim of the value's expression (a
+    // contraction's); a value that keeps both (a reshape to [..,14,14,16,16]) stores as it is
     std::vector<std::string> distinct;
     for (const auto& d : named_dims(ref.dims))
         if (std::find(distinct.begin(), distinct.end(), d) == distinct.end()) distinct.push_back(d);
-    if (node >= 0 && distinct != graph.at(node).dims) {
+    if (node >= 0 && named_dims(ref.dims) != graph.at(node).dims &&
+        distinct != graph.at(node).dims) {
         reporter.error(ref.loc, "store " + ref_text(ref) + " writes a value with dims " +
                                     join_dims(graph.at(node).dims));
         return;

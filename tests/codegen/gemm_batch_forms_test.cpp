@@ -403,6 +403,18 @@ TEST(GemmBatchForms, ManySmallMatricesTakeSmallMultistageTilesFirst) {
     EXPECT_EQ(pl.gemms[0].config.tile_n, 64);
 }
 
+TEST(GemmBatchForms, AStoreOfAValueThatKeepsRepeatedDimsChecks) {
+    // the checker's store takes [B,T,T] for a contraction's [B,T] and still takes a value that
+    // keeps both dims (regression: ViT's unfold reshape to [..,14,14,16,16] was refused)
+    const Problem pr = problem_of(R"({"name": "rs", "dims": {"N": 4},
+        "inputs": {"x": {"shape": ["N", 32], "dtype": "f32"}},
+        "graph": [{"op": "reshape", "inputs": ["x"], "output": "v", "shape": ["N", 4, 4, 2]},
+                  {"op": "relu", "inputs": ["v"], "output": "y"}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+    auto prog = planner::seed_program(pr, h200());
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+}
+
 TEST(GemmBatchForms, ResolveLayoutPrefersNamesThenMatmulOrder) {
     auto l = resolve_gemm_layout({"T", "E"}, {"S", "E"}, "T", "S");
     ASSERT_TRUE(l.has_value());
