@@ -152,7 +152,7 @@ Outcome run_suite(SuiteRequest r, const Console& console) {
     std::filesystem::remove_all(work_dir, ec);
     if (!ran) return fail(Exit::kUserError, ran.error().to_string());
     bool all = true;
-    std::string not_reached;
+    std::string not_reached, without_best;
     int interrupted = 0;
     for (search::SearchState& st : states) {
         const bool stopped = st.stop_reason.rfind("interrupted", 0) == 0;
@@ -163,7 +163,10 @@ Outcome run_suite(SuiteRequest r, const Console& console) {
         auto summary = search::write_outputs(st, *store, out);
         if (!summary) return fail(Exit::kUserError, summary.error().to_string());
         print("\n" + *summary);
-        all = all && search::best_hash(st).has_value();
+        if (!search::best_hash(st)) {
+            all = false;
+            without_best += (without_best.empty() ? "" : ", ") + st.problem.name;
+        }
         if (st.stop_reason.rfind("not reached", 0) == 0)
             not_reached += "  " + st.problem.name + " (fusion plan: " + fusion_plan_of(st) + ")\n";
     }
@@ -185,7 +188,9 @@ Outcome run_suite(SuiteRequest r, const Console& console) {
         return fail(Exit::kFailure, "interrupted: " + std::to_string(interrupted) +
                                         " run(s) marked interrupted; the same command resumes "
                                         "them");
-    return {all ? Exit::kOk : Exit::kFailure, "", false};
+    if (!all)  // the exit status says why: no problem ends a suite with a bare 1
+        return fail(Exit::kFailure, "no candidate passed the full tier for: " + without_best);
+    return {Exit::kOk, "", false};
 }
 
 }  // namespace kforge::driver

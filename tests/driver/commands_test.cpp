@@ -104,6 +104,20 @@ TEST_F(DriverCommands, SuiteSearchesEveryProblemAndWritesTheirOutputs) {
     EXPECT_TRUE(fs::exists(dir_ / "db" / "kforge.db"));  // the store's folder was created
 }
 
+TEST_F(DriverCommands, ASuiteWithoutAPassingCandidateSaysWhichProblems) {
+    SuiteRequest r;
+    r.dir = (dir_ / "tiny").string();
+    r.session = session();
+    r.search = search();
+    r.search.budget.wall_s = 0.05;  // the start phase times the starts quick: no full tier
+    r.profile.top = 0;
+    Captured c;
+    Outcome o = run_suite(r, c.console());
+    EXPECT_EQ(o.exit, Exit::kFailure) << c.printed;
+    EXPECT_EQ(o.message.rfind("no candidate passed the full tier for: ", 0), 0u) << o.message;
+    for (const Case& k : kCases) EXPECT_NE(o.message.find(k.problem), std::string::npos) << k.problem;
+}
+
 TEST_F(DriverCommands, SuiteOfAFileIsTheUsersError) {
     SuiteRequest r;
     r.dir = (dir_ / "tiny" / "layer_norm_f32.json").string();
