@@ -38,16 +38,20 @@ def triangle(value):
     return None
 
 
-def structure_masks(conv, value_of):
-    """conv.ops with each masked_fill whose mask is a constant triangle in the structured form,
-    the mask inputs no op reads any more dropped from conv. value_of(name) is the value of the
-    constant input `name` (or None where it has none). A masked_fill marked NEGATED (the
-    importer's torch.where(M, x, scalar)) whose ~M is not a triangle raises Unsupported."""
+def structure_masks(conv, value_of, ops, spec_inputs):
+    """`ops` (the spec's graph entries, named after conv's tensors) with each masked_fill whose
+    mask is a constant triangle in the structured form, the mask inputs no op reads any more
+    dropped from conv and from `spec_inputs` (the spec's inputs: run after the dims are named,
+    so the mask's axes still named them - a chunk length only the mask spans). value_of(name)
+    is the value of the constant input `name` (or None where it has none). A masked_fill marked
+    NEGATED (the importer's torch.where(M, x, scalar)) whose ~M is not a triangle raises
+    Unsupported."""
     def shape_of(n):
         return tuple(conv.shapes[n]) if n in conv.shapes else tuple(conv.inputs[n].shape)
 
     out, replaced = [], set()
-    for op in conv.ops:
+    for op in ops:
+        op = dict(op)
         negated = op.pop(NEGATED, False)
         if op["op"] != "masked_fill" or len(op["inputs"]) != 2:
             out.append(op)
@@ -73,6 +77,7 @@ def structure_masks(conv, value_of):
     for name in replaced - read:
         del conv.params[name]
         del conv.inputs[name]
+        spec_inputs.pop(name, None)
         getattr(conv, "folded", {}).pop(name, None)
     return out
 

@@ -81,8 +81,6 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
         outputs = conv.run()
     shapes = {n: tuple(t.shape) for n, t in conv.inputs.items()}
     shapes.update(conv.shapes)
-    # constant triangular masks in the structured form (fx_mask), before the dims are named
-    conv.ops = fx_mask.structure_masks(conv, constant_values(loaded, conv))
     conv.ops = drop_dead(conv.ops, outputs)  # shape code only a constant read (fx_shape)
     conv.ops = fold_swish(conv.ops, outputs)
     conv.ops = fold_rms_norm(conv.ops, outputs, shapes)
@@ -130,6 +128,8 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
             op["normalized_shape"] = [axis_name(x, -k + i) if s != 1 else 1
                                       for i, s in enumerate(op["normalized_shape"])]
         graph.append(op)
+    # constant triangular masks in the structured form (fx_mask), once the dims are named
+    graph = fx_mask.structure_masks(conv, constant_values(loaded, conv), graph, inputs)
     dtypes = {t.dtype for t in conv.inputs.values()}
     policy = policy or default_policy(dtypes)
     precision = {"policy": policy}
