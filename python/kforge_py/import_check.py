@@ -288,9 +288,12 @@ def validate(kforge, spec, spec_path, loaded, path, conv=None):
     spec again) and the line says why."""
     from kforge_py import degeneracy
     verdict, line = _validate(kforge, spec, spec_path, loaded, path, conv)
-    if verdict is None:
-        return None, line
-    if not verdict.fine and not verdict.full:
+    if verdict is None:  # not checked numerically: the degeneracy test needs PyTorch alone
+        verdict = degeneracy.at_affordable_sizes(spec, conv or _conv_of(spec, loaded), loaded,
+                                                 path, degenerate)
+        if verdict is None:
+            return None, line
+    elif not verdict.fine and not verdict.full:
         verdict = degeneracy.at_larger_sizes(spec, conv or _conv_of(spec, loaded), loaded,
                                              path, verdict, degenerate)
     if verdict.flag:

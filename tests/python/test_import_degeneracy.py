@@ -122,6 +122,20 @@ class Degeneracy(unittest.TestCase):
         self.assertIn("degenerate problem: output gelu is constant (0 everywhere", msg)
         self.assertIn("exactly the same for two random draws", msg)
 
+    def test_a_problem_the_check_cannot_reach_gets_the_test_in_pytorch_alone(self):
+        # validate runs at_affordable_sizes where the interpreter check is past its limits
+        for stem, want in (("112_degenerate_below_noise", "flag"),
+                           ("111_weak_recurrence", "tol")):
+            with self.subTest(stem):
+                path = util.example(stem)
+                loaded = kernelbench.load(path, meta=True)
+                spec, conv = spec_build.build(loaded, spec_build.problem_name(stem), "")
+                v = degeneracy.at_affordable_sizes(spec, conv, loaded, path,
+                                                   import_check.degenerate)
+                self.assertTrue(v.full)
+                self.assertIsNotNone(getattr(v, want))
+                self.assertIn("at the file's own sizes", v.flag or v.note)
+
     def test_elements_a_constant_must_miss(self):
         self.assertEqual(degeneracy._needed(10000, 1.0), 1)  # fp32_strict: one element fails
         self.assertEqual(degeneracy._needed(10 ** 6, 0.999), 2000)
