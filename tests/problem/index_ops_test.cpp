@@ -10,6 +10,7 @@
 #include "problem/inputs.h"
 #include "problem/interpret.h"
 #include "problem/work.h"
+#include "interpret_checks.h"
 #include "test_specs.h"
 
 namespace kforge {
@@ -19,16 +20,8 @@ using test::make_spec;
 using test::one_op;
 using Values = std::vector<double>;
 
-Problem ok(const Expected<Problem>& p) {
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
-    return p.ok() ? *p : Problem{};
-}
-
-Values run(const Problem& p, const TensorValues& in) {
-    auto out = interpret(p, in);
-    EXPECT_TRUE(out.ok()) << (out.ok() ? "" : out.error().to_string());
-    return out.ok() ? out->at("Y") : Values{};
-}
+using test::ok;
+using test::run;
 
 void expect_error(const Expected<Problem>& p, const std::string& where,
                   std::initializer_list<const char*> fragments) {

@@ -11,6 +11,7 @@
 #include "problem/spec.h"
 #include "problem/tri_mask.h"
 #include "problem/work.h"
+#include "interpret_checks.h"
 #include "test_specs.h"
 
 namespace kforge {
@@ -22,16 +23,8 @@ using Values = std::vector<double>;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Problem ok(const Expected<Problem>& p) {
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
-    return p.ok() ? *p : Problem{};
-}
-
-Values run(const Problem& p, const TensorValues& in) {
-    auto out = interpret(p, in);
-    EXPECT_TRUE(out.ok()) << (out.ok() ? "" : out.error().to_string());
-    return out.ok() ? out->at("Y") : Values{};
-}
+using test::ok;
+using test::run;
 
 const char* kX = R"({"X": {"shape": [2, 3, 4], "dtype": "f32"}})";
 
