@@ -4,6 +4,7 @@
 // integers held as doubles.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "common/expected.h"
@@ -54,34 +55,21 @@ std::vector<double> arg_reduce(const OpArgs& a, bool is_max) {
     return out;
 }
 
-std::vector<double> triangle(const OpArgs& a, bool lower) {
+// Element (i, j) of the last two dims takes `inside` where j - i <= diagonal (lower) or
+// j - i >= diagonal, `outside` elsewhere; nullopt stands for x's own element. tril / triu keep x
+// inside and write 0 outside; masked_fill with a structured mask writes its value inside.
+std::vector<double> triangle(const OpArgs& a, bool lower, std::optional<double> inside,
+                             std::optional<double> outside) {
     const std::vector<int64_t>& shape = a.out.shape;
     const int64_t rows = shape[shape.size() - 2], cols = shape.back();
     const std::vector<double>& x = *a.data[0];
-    std::vector<double> out(x.size());
-    for (size_t k = 0; k < x.size(); ++k) {
-        const int64_t j = static_cast<int64_t>(k) % cols;
-        const int64_t i = (static_cast<int64_t>(k) / cols) % rows;
-        const bool keep = lower ? j - i <= a.op.attrs.diagonal : j - i >= a.op.attrs.diagonal;
-        out[k] = keep ? x[k] : 0.0;
-    }
-    return out;
-}
-
-// masked_fill with a structured mask: value where (i, j) of the last two dims is in
-// tril(diagonal) (j - i <= diagonal) or triu(diagonal) (j - i >= diagonal), x elsewhere.
-std::vector<double> tri_fill(const OpArgs& a) {
-    const std::vector<int64_t>& shape = a.out.shape;
-    const int64_t rows = shape[shape.size() - 2], cols = shape.back();
-    const std::vector<double>& x = *a.data[0];
-    const bool lower = a.op.attrs.tri_mask == TriMask::kTril;
     const int64_t d = a.op.attrs.diagonal;
     std::vector<double> out(x.size());
     for (size_t k = 0; k < x.size(); ++k) {
         const int64_t j = static_cast<int64_t>(k) % cols;
         const int64_t i = (static_cast<int64_t>(k) / cols) % rows;
-        const bool masked = lower ? j - i <= d : j - i >= d;
-        out[k] = masked ? a.op.attrs.scalar : x[k];
+        const std::optional<double>& v = (lower ? j - i <= d : j - i >= d) ? inside : outside;
+        out[k] = v ? *v : x[k];
     }
     return out;
 }
@@ -119,11 +107,13 @@ Expected<std::vector<double>> eval_index(const OpArgs& a) {
     switch (a.op.kind) {
         case OpKind::kArgmax: return arg_reduce(a, true);
         case OpKind::kArgmin: return arg_reduce(a, false);
-        case OpKind::kTril: return triangle(a, true);
-        case OpKind::kTriu: return triangle(a, false);
+        case OpKind::kTril: return triangle(a, true, std::nullopt, 0.0);
+        case OpKind::kTriu: return triangle(a, false, std::nullopt, 0.0);
         case OpKind::kCrossEntropy: return cross_entropy(a);
         case OpKind::kMaskedFill: {
-            if (a.op.attrs.tri_mask != TriMask::kNone) return tri_fill(a);
+            if (a.op.attrs.tri_mask != TriMask::kNone)  // structured: from the indices
+                return triangle(a, a.op.attrs.tri_mask == TriMask::kTril, a.op.attrs.scalar,
+                                std::nullopt);
             std::vector<double> out(static_cast<size_t>(a.out.numel()));
             const std::vector<double>&x = *a.data[0], &m = *a.data[1];
             for_each_broadcast(a, [&](int64_t i, const std::vector<int64_t>& off) {

@@ -83,6 +83,17 @@ std::string arg_reduce(const Op& op, const Tensor& x, bool is_max, ReferenceLaun
     return s.str();
 }
 
+// The body over x's last two dims: y = `inside` where j - i <= diagonal (lower) or
+// j - i >= diagonal, `outside` elsewhere (tril / triu: x inside, 0 outside; masked_fill with a
+// structured mask: its value inside, x outside).
+std::string triangle(const Tensor& out, bool lower, int64_t diagonal, const std::string& inside,
+                     const std::string& outside) {
+    const int64_t rows = out.shape[out.shape.size() - 2], cols = out.shape.back();
+    return elements(out.numel()) + "        const i64 j = e % " + lit(cols) + ", i = (e / " +
+           lit(cols) + ") % " + lit(rows) + ";\n        y[e] = (j - i " + (lower ? "<=" : ">=") +
+           " " + lit(diagonal) + ") ? " + inside + " : " + outside + ";\n    }\n}\n";
+}
+
 std::string cross_entropy(const std::string& symbol, const Tensor& x, ReferenceLaunch& launch) {
     const int64_t c = x.shape.back();
     const int64_t n = x.shape.size() == 2 ? x.shape[0] : 1;
@@ -134,12 +145,8 @@ Expected<std::string> index_reference_kernel(const Op& op, const std::vector<con
             return s.str() + arg_reduce(op, *in[0], op.kind == OpKind::kArgmax, launch);
         case OpKind::kMaskedFill:
             if (op.attrs.tri_mask != TriMask::kNone) {  // structured: from the indices
-                const int64_t rows = out.shape[out.shape.size() - 2], cols = out.shape.back();
-                s << elements(n) << "        const i64 j = e % " << lit(cols) << ", i = (e / "
-                  << lit(cols) << ") % " << lit(rows) << ";\n"
-                  << "        y[e] = (j - i " << (op.attrs.tri_mask == TriMask::kTril ? "<=" : ">=")
-                  << " " << lit(op.attrs.diagonal) << ") ? " << lit(op.attrs.scalar)
-                  << " : p0[e];\n    }\n}\n";
+                s << triangle(out, op.attrs.tri_mask == TriMask::kTril, op.attrs.diagonal,
+                              lit(op.attrs.scalar), "p0[e]");
                 break;
             }
             s << elements(n) << broadcast_offsets(in, out) << "        y[e] = p1[o1] != 0.0 ? "
@@ -149,14 +156,9 @@ Expected<std::string> index_reference_kernel(const Op& op, const std::vector<con
             s << elements(n) << broadcast_offsets(in, out)
               << "        y[e] = p0[o0] != 0.0 ? p1[o1] : p2[o2];\n    }\n}\n";
             break;
-        case OpKind::kTril: case OpKind::kTriu: {
-            const int64_t rows = out.shape[out.shape.size() - 2], cols = out.shape.back();
-            s << elements(n) << "        const i64 j = e % " << lit(cols) << ", i = (e / "
-              << lit(cols) << ") % " << lit(rows) << ";\n"
-              << "        y[e] = (j - i " << (op.kind == OpKind::kTril ? "<=" : ">=") << " "
-              << lit(op.attrs.diagonal) << ") ? p0[e] : 0.0;\n    }\n}\n";
+        case OpKind::kTril: case OpKind::kTriu:
+            s << triangle(out, op.kind == OpKind::kTril, op.attrs.diagonal, "p0[e]", "0.0");
             break;
-        }
         default:
             return make_error(op.json_path, "no GPU reference for this op");
     }
