@@ -2,7 +2,6 @@
 // computes (the same nodes the problem's matmul, scale, masked_fill / add, softmax, matmul
 // build: contract over E, mul scale, mask, softmax over L, contract over L), and the legality of
 // its tile on the device (shared memory, warps).
-#include <algorithm>
 #include <limits>
 
 #include "dsl/check_attention.h"
@@ -17,9 +16,7 @@ int tri_fill_node(ExprGraph& g, int x, TriMask mask, int64_t diagonal, double va
     const int v = g.apply(mask == TriMask::kTril ? "tri_fill_lower" : "tri_fill_upper", {x},
                           {static_cast<double>(diagonal), value}, {rows, cols}, false, o);
     // a dim name twice ([B,T,T]) is one dim of a value (as a store reads it)
-    std::vector<std::string> distinct;
-    for (const std::string& d : g.at(v).dims)
-        if (std::find(distinct.begin(), distinct.end(), d) == distinct.end()) distinct.push_back(d);
+    const std::vector<std::string> distinct = distinct_dims(g.at(v).dims);
     return distinct == g.at(v).dims ? v : g.relabel(v, distinct);
 }
 

@@ -81,6 +81,9 @@ ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget);
 std::string dim_text(const Tensor& tensor, size_t i);
 // Named dims of a value: size-1 dims ("1") dropped.
 std::vector<std::string> named_dims(const std::vector<std::string>& dims);
+// Dims with each name once, in first-seen order: a name written twice ([B,T,T]) is one dim of a
+// value's expression.
+std::vector<std::string> distinct_dims(const std::vector<std::string>& dims);
 // "gelu (tanh)", "leaky_relu 0.2", "softmax over N": how messages name a problem op.
 std::string op_display(const Op& op, const Problem& problem);
 

@@ -1,4 +1,5 @@
 // The problem's op graph as canonical expressions (identities in dsl/check_expr.h).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -68,6 +69,13 @@ std::vector<std::string> named_dims(const std::vector<std::string>& dims) {
     std::vector<std::string> out;
     for (const auto& d : dims)
         if (d != "1") out.push_back(d);
+    return out;
+}
+
+std::vector<std::string> distinct_dims(const std::vector<std::string>& dims) {
+    std::vector<std::string> out;
+    for (const auto& d : dims)
+        if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
     return out;
 }
 

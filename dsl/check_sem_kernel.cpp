@@ -494,17 +494,13 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         // every T (as the problem's matmul does: same keys); the value keeps the stored rows
         const auto repeats = [](const std::vector<std::string>& dims) {
             const auto d = named_dims(dims);
-            for (size_t i = 0; i < d.size(); ++i)
-                if (std::find(d.begin() + std::ptrdiff_t(i) + 1, d.end(), d[i]) != d.end()) return true;
-            return false;
+            return distinct_dims(d).size() != d.size();
         };
         const ChainOp* store = nullptr;
         for (const ChainOp& op : kn.chain)
             if (op.kind == ChainOpKind::kStore && op.tensor && !store) store = &op;
         if (v && store && (repeats(kn.args[0].dims) || repeats(kn.args[1].dims))) {
-            std::vector<std::string> rows;
-            for (const auto& d : named_dims(store->tensor->dims))
-                if (std::find(rows.begin(), rows.end(), d) == rows.end()) rows.push_back(d);
+            const std::vector<std::string> rows = distinct_dims(named_dims(store->tensor->dims));
             if (rows != g.at(*v).dims) v = g.relabel(*v, rows);
         }
     } else if (kn.kind == KernelKind::kMap) {

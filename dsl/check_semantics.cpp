@@ -118,9 +118,7 @@ void Sem::store(const TensorRef& ref, int node, DType dtype, int kernel) {
     if (is_output && !problem_dims_match(ref, *t)) return;
     // a dim name twice ([B,T,T] of q @ k^T) may be one dim of the value's expression (a
     // contraction's); a value that keeps both (a reshape to [..,14,14,16,16]) stores as it is
-    std::vector<std::string> distinct;
-    for (const auto& d : named_dims(ref.dims))
-        if (std::find(distinct.begin(), distinct.end(), d) == distinct.end()) distinct.push_back(d);
+    const std::vector<std::string> distinct = distinct_dims(named_dims(ref.dims));
     if (node >= 0 && named_dims(ref.dims) != graph.at(node).dims &&
         distinct != graph.at(node).dims) {
         reporter.error(ref.loc, "store " + ref_text(ref) + " writes a value with dims " +
