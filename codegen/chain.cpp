@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "dsl/printer.h"
+
 namespace kforge::codegen {
 namespace {
 
@@ -14,11 +16,7 @@ std::string where_of(const dsl::SourceLoc& loc) {
     return std::to_string(loc.line) + ":" + std::to_string(loc.col);
 }
 
-std::string dims_text(const std::vector<std::string>& dims) {
-    std::string s = "[";
-    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + dims[i];
-    return s + "]";
-}
+using dsl::dims_text;
 
 // Offset expression (in `e`, the space's linear index) of a tensor whose dims are matched to
 // the space, plus whether V consecutive elements are contiguous in it (as a C++ constant

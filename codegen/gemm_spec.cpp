@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "dsl/math_policy.h"
+#include "dsl/printer.h"
 
 namespace kforge::codegen {
 namespace {
@@ -164,11 +165,7 @@ std::optional<TileDims> tile_dims(const GemmSpec& g, std::vector<std::string> di
     return t;
 }
 
-std::string dims_text(const std::vector<std::string>& dims) {
-    std::string s;
-    for (const auto& d : dims) s += (s.empty() ? "" : ",") + d;
-    return "[" + s + "]";
-}
+using dsl::dims_text;
 
 // D's batch dims `bd` split into L.. (CUTLASS's one batch mode) and F.. (folded into M), and
 // whether A (batch dims `ba`) and B (`bb`) have L.. or none: GemmSpec. F.. is the longest suffix

@@ -34,7 +34,7 @@ int free_permute_node(ExprGraph& g, int x, const Kernel& kn, Reporter& rep) {
             rep.error(kn.loc, "copy expand(" + ref_text(kn.args.at(0)) + "): no expand op of the "
                                   "problem reads " + kn.args.at(0).name + ", and an expand of "
                                   "the program's own must store distinct dim names that include "
-                                  "its input's (stores " + join_dims(out) + ")");
+                                  "its input's (stores " + dims_text(out) + ")");
             return -1;
         }
         return g.relabel(x, out);
@@ -46,7 +46,7 @@ int free_permute_node(ExprGraph& g, int x, const Kernel& kn, Reporter& rep) {
         rep.error(kn.loc, "copy permute(" + ref_text(kn.args.at(0)) +
                               "): no permute op of the problem reads " + kn.args.at(0).name +
                               ", and a permute of the program's own must read distinct dim names "
-                              "and store a reordering of them (stores " + join_dims(out) + ")");
+                              "and store a reordering of them (stores " + dims_text(out) + ")");
         return -1;
     }
     return g.relabel(x, out);

@@ -10,6 +10,7 @@
 
 #include "dsl/check.h"
 #include "dsl/check_expr.h"
+#include "dsl/printer.h"
 
 namespace kforge::dsl {
 
@@ -124,8 +125,7 @@ void check_legality_copy(const Kernel& kernel, const DeviceLimits& limits, Repor
 bool distinct_names(const std::vector<std::string>& dims);
 int free_permute_node(ExprGraph& g, int x, const Kernel& kernel, Reporter& reporter);
 
-// "[M,N]" and "X[M,K]" for messages.
-std::string join_dims(const std::vector<std::string>& dims);
+// "X[M,K]" for messages (dims_text, dsl/printer.h: "[M,K]").
 std::string ref_text(const TensorRef& ref);
 // The tensor the kernel's first store writes ("" without one): which of several like ops of the
 // problem (pool, copy, rnn) the kernel computes.

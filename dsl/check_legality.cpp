@@ -410,7 +410,7 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
         if (d.empty() || d == out || d == std::vector<std::string>{k}) continue;
         rep.error(s.tensor->loc, std::string(to_string(s.kind)) + " " + ref_text(*s.tensor) +
                                      ": a conv2d chain reads per-channel tensors [" + k +
-                                     "], tensors of the output's dims " + join_dims(out) +
+                                     "], tensors of the output's dims " + dims_text(out) +
                                      " and scalars ([]); broadcast " + s.tensor->name +
                                      " in a map kernel after the conv2d");
     }

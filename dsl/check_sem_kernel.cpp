@@ -84,7 +84,7 @@ std::optional<std::string> gemm_k(const Kernel& kn, Reporter& reporter) {
     reporter.error(kn.loc, "gemm(" + ref_text(kn.args[0]) + ", " + ref_text(kn.args[1]) +
                                "): cannot tell which dim to contract; the operands must share "
                                "exactly one dim that the stored output does not have (shared: " +
-                               join_dims(shared) + ")");
+                               dims_text(shared) + ")");
     return std::nullopt;
 }
 
@@ -267,7 +267,7 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
                 const auto& dims = g.at(*v).dims;
                 if (std::find(dims.begin(), dims.end(), op.reduce_over) == dims.end()) {
                     rep.error(op.loc, "reduce over " + op.reduce_over + ": the value's dims are " +
-                                          join_dims(dims));
+                                          dims_text(dims));
                     node = -1;
                 } else {
                     node = g.apply("reduce_" + std::string(to_string(op.reduce)), {*v}, {},
@@ -317,9 +317,9 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
             computed();
             absorb(n->narrowed);
             if (!broadcast_dims(g.at(*v).dims, g.at(*operand).dims)) {
-                rep.error(op.name_loc, op.name + " has dims " + join_dims(g.at(*operand).dims) +
+                rep.error(op.name_loc, op.name + " has dims " + dims_text(g.at(*operand).dims) +
                                            ", which do not broadcast against the value's " +
-                                           join_dims(g.at(*v).dims));
+                                           dims_text(g.at(*v).dims));
                 failed = true;
                 continue;
             }
@@ -343,7 +343,7 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
                 });
             if (!broadcast_dims(vd, od) && !unit_extra) {
                 rep.error(op.tensor->loc, "cannot broadcast " + ref_text(*op.tensor) +
-                                              " against the value's dims " + join_dims(g.at(*v).dims));
+                                              " against the value's dims " + dims_text(g.at(*v).dims));
                 failed = true;
                 continue;
             }
@@ -443,7 +443,7 @@ std::optional<int> translate_prologue(Sem& sem, const Kernel& kn, int k, std::op
                sem.extent(d) != 1;
     });
     if (widened) {
-        rep.error(first.loc, "pre { .. }: the prologue's value has dims " + join_dims(out) +
+        rep.error(first.loc, "pre { .. }: the prologue's value has dims " + dims_text(out) +
                                  ", wider than the row input " + ref_text(kn.args[0]) +
                                  "; its operands must be indexed like the input or broadcast "
                                  "into it (e.g. v[" + (kn.args[0].dims.empty() ? std::string("K")
@@ -493,8 +493,7 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
         // an operand whose dims repeat a name (att[B,T,T] @ v[B,T,E]): the contraction drops
         // every T (as the problem's matmul does: same keys); the value keeps the stored rows
         const auto repeats = [](const std::vector<std::string>& dims) {
-            const auto d = named_dims(dims);
-            return distinct_dims(d).size() != d.size();
+            return !distinct_names(named_dims(dims));
         };
         const ChainOp* store = nullptr;
         for (const ChainOp& op : kn.chain)

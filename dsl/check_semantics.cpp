@@ -10,13 +10,7 @@
 
 namespace kforge::dsl {
 
-std::string join_dims(const std::vector<std::string>& dims) {
-    std::string s = "[";
-    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + dims[i];
-    return s + "]";
-}
-
-std::string ref_text(const TensorRef& ref) { return ref.name + join_dims(ref.dims); }
+std::string ref_text(const TensorRef& ref) { return ref.name + dims_text(ref.dims); }
 
 std::string first_store(const Kernel& kernel) {
     for (const ChainOp& c : kernel.chain)
@@ -61,8 +55,8 @@ bool Sem::problem_dims_match(const TensorRef& ref, const Tensor& t) {
     std::vector<std::string> want;
     for (size_t i = 0; i < t.shape.size(); ++i) want.push_back(dim_text(t, i));
     if (ref.dims == want) return true;
-    reporter.error(ref.loc, ref.name + " is " + join_dims(want) + " in the problem; the program writes " +
-                                ref_text(ref) + " (write " + t.name + join_dims(want) + ")");
+    reporter.error(ref.loc, ref.name + " is " + dims_text(want) + " in the problem; the program writes " +
+                                ref_text(ref) + " (write " + t.name + dims_text(want) + ")");
     return false;
 }
 
@@ -81,7 +75,7 @@ std::optional<int> Sem::read(const TensorRef& ref, int kernel) {
     if (it != bound.end() && it->second.kernel < kernel) {
         if (ref.dims != it->second.dims) {
             reporter.error(ref.loc, ref.name + " was stored as " + ref.name +
-                                        join_dims(it->second.dims) + " at " +
+                                        dims_text(it->second.dims) + " at " +
                                         Reporter::loc_text(it->second.loc) + "; read it with the same dims");
             return std::nullopt;
         }
@@ -122,7 +116,7 @@ void Sem::store(const TensorRef& ref, int node, DType dtype, int kernel) {
     if (node >= 0 && named_dims(ref.dims) != graph.at(node).dims &&
         distinct != graph.at(node).dims) {
         reporter.error(ref.loc, "store " + ref_text(ref) + " writes a value with dims " +
-                                    join_dims(graph.at(node).dims));
+                                    dims_text(graph.at(node).dims));
         return;
     }
     auto it = bound.find(ref.name);
@@ -257,7 +251,7 @@ std::vector<KernelFacts> check_semantics(const Program& program, const Problem& 
                                                             " at " + producer->json_path + ")"
                                                       : std::string()) +
                                             " is never stored; add `store " + out +
-                                            join_dims(dims) + "` to the kernel that computes it");
+                                            dims_text(dims) + "` to the kernel that computes it");
             continue;
         }
         if (pe.value.count(out) == 0 || it->second.node < 0) continue;

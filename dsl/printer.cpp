@@ -8,6 +8,12 @@
 
 namespace kforge::dsl {
 
+std::string dims_text(const std::vector<std::string>& dims) {
+    std::string s = "[";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + dims[i];
+    return s + "]";
+}
+
 std::string format_number(double v) {
     char buf[64];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
@@ -16,11 +22,7 @@ std::string format_number(double v) {
 
 namespace {
 
-std::string tensor_text(const TensorRef& t) {
-    std::string s = t.name + "[";
-    for (size_t i = 0; i < t.dims.size(); ++i) s += (i ? "," : "") + t.dims[i];
-    return s + "]";
-}
+std::string tensor_text(const TensorRef& t) { return t.name + dims_text(t.dims); }
 
 std::string knob_text(const KnobSpec& spec, const KnobValue& v) {
     std::string s(spec.name);

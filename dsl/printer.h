@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "dsl/ast.h"
 
@@ -16,6 +17,9 @@ std::string print_canonical(const Program& p);
 
 // SHA-256 (lower-case hex) of print_canonical(p): the identity of a program.
 std::string program_hash(const Program& p);
+
+// Dims as a program writes them: "[B,M,K]" (also how messages show a tensor's dims).
+std::string dims_text(const std::vector<std::string>& dims);
 
 // The shortest text that reads back to `v` ("1", "0.01", "1e-05", "-2.5").
 std::string format_number(double v);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "codegen/gemm_spec.h"
+#include "dsl/printer.h"
 #include "planner/knobs.h"
 #include "planner/partition.h"
 
@@ -118,12 +119,6 @@ std::vector<std::string> batch_of(const std::vector<std::string>& dims) {
     return named({dims.begin(), dims.end() - std::min<std::ptrdiff_t>(2, std::ptrdiff_t(dims.size()))});
 }
 
-std::string join(const std::vector<std::string>& dims) {
-    std::string s;
-    for (const auto& d : dims) s += (s.empty() ? "" : ",") + d;
-    return "[" + s + "]";
-}
-
 // A copy kernel `copy expand(x[..]) { store <x>_b<k>[L.., rows, cols] }`: x with the batch dims
 // `batch` in front of its matrix dims (a program intermediate that computes no problem op), for a
 // matmul operand that has only some of its output's batch dims.
@@ -150,7 +145,7 @@ dsl::TensorRef expand_operand(Planner& pl, const Op& op, const Tensor& x,
     pl.available.insert(name);
     pl.stored_dtype[name] = pl.dtype_of(x.name);
     PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + ": " + x.name +
-                             " expanded to the batch dims " + join(batch) +
+                             " expanded to the batch dims " + dsl::dims_text(batch) +
                              " (a gemm operand has all of its batch dims or none)"};
     dsl::CopyConfig c;
     dsl::CopyConfig safe;
@@ -195,7 +190,7 @@ Status Planner::add_gemm(const Op& op) {
     const std::vector<std::string> a2(da.end() - 2, da.end()), b2(db.end() - 2, db.end());
     const auto layout = codegen::resolve_gemm_layout(a2, b2, dy[dy.size() - 2], dy.back());
     if (!layout || layout->a_row_major == ta || layout->b_col_major != tb)
-        return not_expressible(op, "operands " + a.name + join(da) + " and " + b.name + join(db) +
+        return not_expressible(op, "operands " + a.name + dsl::dims_text(da) + " and " + b.name + dsl::dims_text(db) +
                                    " name their dims so that a program cannot tell which is "
                                    "contracted (transpose_a " + (ta ? "true" : "false") +
                                    ", transpose_b " + (tb ? "true" : "false") + ")");
