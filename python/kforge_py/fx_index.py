@@ -125,8 +125,7 @@ def run_spec_op(torch, op, a):
     if k in ("argmax", "argmin"):
         return getattr(torch, k)(a[0], op.get("axis", -1), keepdim=op.get("keepdim", False))
     if k == "masked_fill":
-        v = op["value"]
-        v = float(v) if not isinstance(v, str) else float(v)
+        v = float(op["value"])  # a number, or "inf" / "-inf" as text
         if "mask" in op:  # structured (fx_mask): a triangle of the last two dims
             r, c = a[0].shape[-2], a[0].shape[-1]
             ones = torch.ones(r, c, dtype=torch.bool, device=a[0].device)

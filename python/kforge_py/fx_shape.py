@@ -612,16 +612,22 @@ def drop_dead(ops, outputs):
     return keep[::-1]
 
 
+def spec_extent(entry, dims):
+    """A spec shape entry in numbers: an integer, a dim name or a product of them ("4*H"); None
+    where a name is not in `dims` (a dim the spec derives: a conv's output size)."""
+    if isinstance(entry, int):
+        return entry
+    fs = [int(f) if f.isdigit() else dims.get(f) for f in (p.strip() for p in entry.split("*"))]
+    return None if None in fs else math.prod(fs)
+
+
 def run_spec_op(op, a, dims):
     """Shape op `op` of a spec on tensors `a` in PyTorch (spec_torch: the baselines' module);
     `dims` the spec's dims (a target shape entry names them)."""
     k, x = op["op"], a[0]
 
-    def size(e):  # None: a dim the spec derives (a conv's output size), not in "dims"
-        if isinstance(e, int):
-            return e
-        fs = [int(f) if f.isdigit() else dims.get(f) for f in e.split("*")]
-        return None if None in fs else math.prod(fs)
+    def size(e):
+        return spec_extent(e, dims)
     if k == "reshape":  # one derived entry is the -1 that makes the counts agree
         sizes = [size(e) for e in op["shape"]]
         return x.reshape([-1 if s is None else s for s in sizes])

@@ -23,6 +23,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from kforge_py import fx_fold, kernelbench, spec_build
+from kforge_py.fx_shape import spec_extent
 from kforge_py.fx_import import Unsupported
 
 
@@ -155,16 +156,13 @@ def draw_recipe(call, param, given_names, given):
 
 def concrete_shape(shape, dims):
     """A spec shape in numbers: each entry a dim name, an integer or a product of them
-    ("4*H")."""
-    def size(s):
-        if not isinstance(s, str):
-            return int(s)
-        n = 1
-        for part in s.split("*"):
-            part = part.strip()
-            n *= int(part) if part.isdigit() else int(dims[part])
-        return n
-    return tuple(size(s) for s in shape)
+    ("4*H"), every name in `dims` (fx_shape.spec_extent)."""
+    def size(entry):
+        n = spec_extent(entry, dims)
+        if n is None:
+            raise KeyError(f"shape entry {entry!r} names a dim the spec's dims lack")
+        return int(n)
+    return tuple(size(e) for e in shape)
 
 
 def _meta(x):
