@@ -127,11 +127,13 @@ std::vector<dsl::RowwiseConfig> rowwise_candidates(const RowShape& s,
 // (they must still fill the SMs' threads) and 256 when 256-thread rows fill every SM's 2048
 // threads (H200 2026-12-02: 4096 rows of 32768 f32, 256 threads 294 us against 1024 threads
 // 324 us; 128 such rows 29.7 us against 15.0 us). The first candidate is the seed's; the others
-// are the search's.
+// are the search's. The vector is the widest of at most 16 bytes that divides the row (a row of
+// 3, a scan over Mamba-2's chunks, is read one element at a time: a wider vector would cross
+// into the next row).
 std::vector<dsl::RowwiseConfig> scan_candidates(int64_t rows, int64_t len, int elem_bytes,
                                                 int sm_count) {
     dsl::RowwiseConfig base;
-    base.vec = elem_bytes >= 4 ? 4 : 8;  // 16-byte accesses
+    base.vec = vec_for(len, elem_bytes);
     std::vector<dsl::RowwiseConfig> out;
     if (len <= 64 * base.vec) {
         int per_row = 1;

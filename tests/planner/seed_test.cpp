@@ -380,6 +380,16 @@ TEST(Seed, ScanIsOneRowKernel) {
     ASSERT_TRUE(ps.ok()) << ps.error().to_string();
     EXPECT_EQ(ps->kernels[0].rowwise.threads / ps->kernels[0].rowwise.rows_per_block, 32);
     EXPECT_EQ(seed_and_verify(*short_rows), "");
+    // rows shorter than a 16-byte vector, or not a multiple of one (a scan over 3 chunks):
+    // the widest vector that divides the row
+    for (const auto& [n, vec] : std::vector<std::pair<int64_t, int>>{{3, 1}, {6, 2}, {12, 4}}) {
+        auto rows = rebind(fwd, {{"B", 4096}, {"N", n}});
+        ASSERT_TRUE(rows.ok());
+        auto pn = planner::seed_program(*rows, h200());
+        ASSERT_TRUE(pn.ok()) << "N = " << n << ": " << pn.error().to_string();
+        EXPECT_EQ(pn->kernels[0].rowwise.vec, vec) << "N = " << n;
+        EXPECT_EQ(seed_and_verify(*rows), "") << "N = " << n;
+    }
     auto long_rows = rebind(fwd, {{"B", 8}, {"N", 1 << 20}});
     ASSERT_TRUE(long_rows.ok());
     EXPECT_EQ(seed_and_verify(*long_rows), "");
