@@ -230,9 +230,12 @@ Status Planner::add_gemm(const Op& op) {
     s.m = y.shape[r - 2];
     s.n = y.shape[r - 1];
     s.l = 1;
-    for (size_t i = 0; i + 2 < r; ++i) {  // the folded dims are the last f batch dims
-        const bool folded = f > 0 && dy[i] != "1" && i + 2 + f >= r;
-        (folded ? s.m : s.l) *= y.shape[i];
+    // the folded dims are the last f named batch dims (bd, as gemm_fold_count counted them):
+    // counted from the end past the size-1 dims, not by position ([L,F,1,M,N]: F folds)
+    size_t named_after = 0;
+    for (size_t i = r - 2; i-- > 0;) {
+        if (dy[i] == "1") continue;
+        (named_after++ < f ? s.m : s.l) *= y.shape[i];
     }
     s.k = a.shape[ta ? a.shape.size() - 2 : a.shape.size() - 1];
     PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};

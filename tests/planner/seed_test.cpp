@@ -556,6 +556,26 @@ TEST(Seed, EveryLeadingDimOfAFoldsIntoM) {
     EXPECT_EQ(prog->kernels[0].kind, dsl::KernelKind::kGemm);
 }
 
+// The tile rules read the GEMM's shape with the folded batch dims in M: A[L,F,1,M,K] x
+// B[L,1,1,K,N] folds F (B lacks it) into M = F x 8 = 512 rows, L = 2 stays the batch. The fold
+// is of named dims, counted from the end past the size-1 one; counted by position, F went into
+// L (a batch of 128 matrices of 8 rows: the small-matrix multistage tiles first).
+TEST(Seed, FoldedBatchDimBeforeASizeOneDimIsInM) {
+    const Problem p = parse(R"({"name":"fold1","dims":{"L":2,"F":64,"M":8,"K":128,"N":128},
+        "inputs":{"A":{"shape":["L","F",1,"M","K"],"dtype":"bf16"},
+                  "B":{"shape":["L",1,1,"K","N"],"dtype":"bf16"}},
+        "graph":[{"op":"matmul","inputs":["A","B"],"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"bf16"}})");
+    auto prog = planner::seed_program(p, h200());
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    ASSERT_EQ(prog->kernels.size(), 1u) << dsl::print_canonical(*prog);
+    const dsl::GemmConfig& g = prog->kernels[0].gemm;
+    // K = 128: pingpong 128x128 (knobs_gemm.cpp), not the small-matrix multistage 64x64
+    EXPECT_EQ(g.schedule, dsl::Schedule::kPingpong) << dsl::print_canonical(*prog);
+    EXPECT_EQ(g.tile_m, 128) << dsl::print_canonical(*prog);
+    EXPECT_EQ(seed_and_verify(p), "");
+}
+
 // bf16/fp16 gemm operands whose rows are an odd number of elements (2002 bytes: TMA needs 16,
 // cp.async 4, and the SIMT mainloop takes f32 only) were refused by every configuration; each
 // operand is now cast to f32 by a map kernel and the gemm runs multistage on f32 rows, which
