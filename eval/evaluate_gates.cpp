@@ -20,10 +20,12 @@ bool has_f16(const Problem& p) {
 
 TensorData make_inputs(const Problem& shape, Distribution d, uint64_t seed) {
     // generate() spreads a large tensor over every core itself (problem/inputs.h).
-    bool scale = d == Distribution::kHeavyTailed && has_f16(shape);
+    const bool f16 = has_f16(shape);
     TensorData inputs;
     for (const Tensor* t : shape.graph_inputs()) {
         std::vector<double> v = generate_input(shape, *t, d, seed);
+        const Distribution drawn = d == Distribution::kSpecified ? t->distribution : d;
+        const bool scale = drawn == Distribution::kHeavyTailed && f16;
         const bool is_index = t->dtype == DType::kI32 || t->dtype == DType::kI64 ||
                               t->dtype == DType::kBool;  // indices and masks stay as drawn
         if (scale && !is_index)
@@ -31,6 +33,14 @@ TensorData make_inputs(const Problem& shape, Distribution d, uint64_t seed) {
         inputs[t->name] = std::move(v);
     }
     return inputs;
+}
+
+std::shared_ptr<const CachedCase> timing_case(ReferenceCache& cache, const Problem& shape,
+                                              uint64_t seed) {
+    const uint64_t timing_seed = seed + 4242;
+    return cache.get(
+        shape, Distribution::kSpecified, timing_seed,
+        [&] { return make_inputs(shape, Distribution::kSpecified, timing_seed); }, nullptr);
 }
 
 bool Pipeline::use_gpu_reference(const Problem& shape) const {
@@ -98,8 +108,6 @@ RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed,
         return r;
     }
     r.outputs = std::move(run.outputs);
-    timing_case_ = c;
-    timing_dims_ = shape.dims;
     return r;
 }
 

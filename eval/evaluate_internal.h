@@ -38,6 +38,13 @@ struct RoundResult {
 // f16 tensor exists).
 TensorData make_inputs(const Problem& shape, Distribution d, uint64_t seed);
 
+// The timing inputs of `shape` for request seed `seed`, from `cache` (drawn on a miss): every
+// graph input drawn as its spec says (Distribution::kSpecified: the user's values, normal unless
+// the spec says otherwise), seed + 4242. The timing gate, the launch-mode choice and
+// time_programs() all time on these.
+std::shared_ptr<const CachedCase> timing_case(ReferenceCache& cache, const Problem& shape,
+                                              uint64_t seed);
+
 // One correctness case from `cache`: its inputs (make_inputs) and its reference, the device's
 // GPU fp64 one with `gpu_reference`, else the CPU interpreter's; computed on a miss.
 struct FetchedCase {
@@ -71,7 +78,9 @@ private:
     bool choose_launch_mode(const TimingOptions& options, nlohmann::ordered_json& evidence,
                             bool interleaved);  // eval/launch_mode.h
     bool gate_sol_gaming();
-    // Loads `p` and (where the device can) runs it on the timing inputs so time() has inputs.
+    // Loads `p` and (where the device can) runs it on the timing inputs (timing_case) so
+    // time() has them, whatever ran before (the correctness rounds' and the full-shape sanity
+    // check's inputs are others).
     bool ready_for_timing(Prepared& p, const std::string& gate);
 
     // Lowers (and compiles on a GPU) `program` for `shape`; nullptr after recording a failure.
@@ -106,8 +115,6 @@ private:
     std::unique_ptr<Prepared> check_;    // loaded after correctness_full
     std::unique_ptr<Prepared> full_;     // the full shape (may be check_)
     std::optional<Problem> small_shape_, check_shape_;
-    std::shared_ptr<const CachedCase> timing_case_;  // inputs of the last run (timing re-runs)
-    std::map<std::string, int64_t> timing_dims_;     // the dims timing_case_ belongs to
     bool full_ready_ = false;       // the full shape is loaded and has run
     std::optional<std::string> gpu_reference_error_;  // set once the GPU reference failed
     std::chrono::steady_clock::time_point gate_start_;  // since the last recorded gate

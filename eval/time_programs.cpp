@@ -26,6 +26,7 @@ TimeReport time_programs(Device& device, const TimeRequest& request, ReferenceCa
     report.device = device.info();
     report.simulated = report.device.simulated;
     report.protocol = timing_options_for(request.tier);
+    report.inputs = describe_distributions(request.problem);
     ReferenceCache own;
     if (!cache) cache = &own;
     std::deque<Entry> entries;
@@ -46,13 +47,8 @@ TimeReport time_programs(Device& device, const TimeRequest& request, ReferenceCa
         p.message = e.pipeline->report().message;
         p.repetitions.resize(std::max(1, request.repetitions));
     }
-    uint64_t seed = request.seed + 4242;  // the timing gate's inputs (the model needs none)
-    std::shared_ptr<const CachedCase> inputs;
-    if (!report.simulated)
-        inputs = cache->get(
-            request.problem, Distribution::kUniform01, seed,
-            [&] { return detail::make_inputs(request.problem, Distribution::kUniform01, seed); },
-            nullptr);
+    std::shared_ptr<const CachedCase> inputs;  // the timing gate's (the model needs none)
+    if (!report.simulated) inputs = detail::timing_case(*cache, request.problem, request.seed);
     // Loads program i, runs it once on the timing inputs and times n iterations after `warmup`.
     auto take = [&](size_t i, int rep, int n, int warmup) -> bool {
         TimedProgram& p = report.programs[i];
@@ -173,7 +169,8 @@ nlohmann::ordered_json to_json(const TimeReport& r) {
     j["protocol"] = {{"warmup", r.protocol.warmup_iterations},
                      {"iterations", r.protocol.iterations},
                      {"flush_l2", r.protocol.flush_l2},
-                     {"max_seconds", r.protocol.max_seconds}};
+                     {"max_seconds", r.protocol.max_seconds},
+                     {"inputs", r.inputs}};
     if (r.context_lost) j["context_lost"] = true;
     if (!r.clock_note.empty()) j["clock_note"] = r.clock_note;
     j["wall_ms"] = r.wall_ms;
@@ -210,6 +207,7 @@ Expected<TimeReport> read_time_report(const nlohmann::json& j) {
         r.protocol.iterations = p->value("iterations", 0);
         r.protocol.flush_l2 = p->value("flush_l2", true);
         r.protocol.max_seconds = p->value("max_seconds", 0.0);
+        r.inputs = p->value("inputs", "");
     }
     r.context_lost = j.value("context_lost", false);
     r.clock_note = j.value("clock_note", "");

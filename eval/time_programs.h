@@ -56,6 +56,7 @@ struct TimeReport {
     bool simulated = false;
     DeviceInfo device;
     TimingOptions protocol;
+    std::string inputs;                       // how the timing inputs were drawn (evidence)
     std::string clock_note;
     std::vector<TimedProgram> programs;       // in request order
     double wall_ms = 0;

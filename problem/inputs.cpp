@@ -59,6 +59,7 @@ std::string_view to_string(Distribution d) {
         case Distribution::kUniform01: return "uniform01";
         case Distribution::kNormal: return "normal";
         case Distribution::kHeavyTailed: return "heavy_tailed";
+        case Distribution::kSpecified: return "specified";
     }
     return "?";
 }
@@ -69,6 +70,13 @@ std::optional<Distribution> distribution_from_string(std::string_view s) {
         if (to_string(d) == s) return d;
     }
     return std::nullopt;
+}
+
+std::string describe_distributions(const Problem& problem) {
+    std::string out;
+    for (const Tensor* t : problem.graph_inputs())
+        out += (out.empty() ? "" : ", ") + t->name + " " + std::string(to_string(t->distribution));
+    return out;
 }
 
 double round_to_dtype(double x, DType dtype) {
@@ -85,6 +93,7 @@ double round_to_dtype(double x, DType dtype) {
 }
 
 std::vector<double> generate(const Tensor& tensor, Distribution distribution, uint64_t seed) {
+    if (distribution == Distribution::kSpecified) distribution = tensor.distribution;
     SplitMix64 rng{seed ^ fnv1a(tensor.name)};
     rng.next();
     // Every value takes a fixed number of draws and SplitMix64's state is a counter, so value i
@@ -111,6 +120,7 @@ std::vector<double> generate(const Tensor& tensor, Distribution distribution, ui
                     v = std::clamp(z / std::sqrt(std::max(chi2, 1e-300) / 3.0), -1e4, 1e4);
                     break;
                 }
+                case Distribution::kSpecified: break;  // resolved to the tensor's own above
             }
             if (tensor.dtype == DType::kBool) {  // a mask, about half true: above the median
                 v = v > (distribution == Distribution::kUniform01 ? 0.5 : 0.0) ? 1.0 : 0.0;

@@ -14,14 +14,22 @@
 
 namespace kforge {
 
+// Distribution (problem/problem.h):
 // kUniform01: uniform on [0, 1).
 // kNormal: standard normal N(0, 1).
 // kHeavyTailed: Student-t with 3 degrees of freedom (finite variance, heavy tails), clipped to
 //   [-1e4, 1e4] so that every value is finite in f16; stresses max-shifts and accumulation.
+// kSpecified: the tensor's own Tensor::distribution (one of the three above).
 // Integer dtypes take the value rounded to the nearest integer (half to even).
-enum class Distribution { kUniform01, kNormal, kHeavyTailed };
 std::string_view to_string(Distribution d);
-std::optional<Distribution> distribution_from_string(std::string_view s);  // "uniform01", ...
+// "uniform01", "normal", "heavy_tailed" (a spec's "distribution"); "specified" is not a value
+// a tensor can have and gives nullopt.
+std::optional<Distribution> distribution_from_string(std::string_view s);
+
+// The timing inputs' draws of `problem`, one "name distribution" per graph input in the spec's
+// order ("A normal, B uniform01"): what a timing was measured on (evidence, and the evaluation
+// cache's key: a median is reused only for inputs drawn alike).
+std::string describe_distributions(const Problem& problem);
 
 // numel(tensor) values for `tensor`, row-major, each already round_to_dtype(tensor.dtype). The
 // stream depends on `seed` and on the tensor's name, so two inputs drawn with one seed differ.

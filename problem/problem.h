@@ -154,12 +154,23 @@ struct Op {
 enum class TensorRole { kInput, kParam, kIntermediate, kOutput };
 std::string_view to_string(TensorRole r);
 
+// How input values are drawn (problem/inputs.h generates them; to_string / from_string there).
+// kUniform01: uniform on [0, 1). kNormal: standard normal N(0, 1). kHeavyTailed: Student-t with
+// 3 degrees of freedom, clipped to [-1e4, 1e4]. kSpecified: each tensor as its spec entry says
+// (Tensor::distribution) - the timing inputs; never a tensor's own value.
+enum class Distribution { kUniform01, kNormal, kHeavyTailed, kSpecified };
+
 struct Tensor {
     std::string name;
     std::vector<std::string> dim_names;  // symbolic dims ("M", "N"), "" where anonymous
     std::vector<int64_t> shape;          // concrete values
     DType dtype = DType::kF32;
     TensorRole role = TensorRole::kInput;
+    // How the user's values of this graph input are drawn (the spec's "distribution"; default
+    // normal: torch.randn, as KernelBench's get_inputs and kforge's PyTorch baseline draw them).
+    // Timing runs on such values: a tensor-core GEMM's power, hence its clock, depends on the
+    // bits it multiplies.
+    Distribution distribution = Distribution::kNormal;
     int64_t numel() const;
     int64_t bytes() const;
 };

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "problem/inputs.h"
 #include "problem/spec.h"
 #include "problem/spec_internal.h"
 
@@ -122,10 +123,11 @@ Status parse_inputs(const Json& j, Problem& p) {
             return make_error(path, "tensor name " + quote(name) + " is not an identifier");
         }
         if (!entry.is_object()) {
-            return make_error(path, "expected an object {shape, dtype, param?}, got " +
+            return make_error(path, "expected an object {shape, dtype, param?, distribution?}, got " +
                                         spec::type_name(entry));
         }
-        if (auto s = spec::check_keys(entry, path, {"shape", "dtype", "param"}); !s) return s.error();
+        if (auto s = spec::check_keys(entry, path, {"shape", "dtype", "param", "distribution"}); !s)
+            return s.error();
         Tensor t;
         t.name = name;
         if (!entry.contains("shape")) return make_error(path, "missing key \"shape\"");
@@ -159,6 +161,16 @@ Status parse_inputs(const Json& j, Problem& p) {
             auto param = spec::read_bool(entry["param"], path + ".param");
             if (!param) return param.error();
             t.role = *param ? TensorRole::kParam : TensorRole::kInput;
+        }
+        if (entry.contains("distribution")) {  // how the user's values are drawn (timing)
+            auto name = spec::read_string(entry["distribution"], path + ".distribution");
+            if (!name) return name.error();
+            auto d = distribution_from_string(*name);
+            if (!d)
+                return make_error(path + ".distribution",
+                                  "unknown distribution " + quote(*name) +
+                                      "; known: normal (the default), uniform01, heavy_tailed");
+            t.distribution = *d;
         }
         p.tensors.push_back(std::move(t));
     }

@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 
+#include "problem/inputs.h"
 #include "problem/spec.h"
 #include "problem/spec_internal.h"
 #include "problem/shape_ops.h"
@@ -136,6 +137,8 @@ nlohmann::ordered_json problem_to_json(const Problem& p) {
         entry["shape"] = shape;
         entry["dtype"] = std::string(to_string(t->dtype));
         if (t->role == TensorRole::kParam) entry["param"] = true;
+        if (t->distribution != Distribution::kNormal)
+            entry["distribution"] = std::string(to_string(t->distribution));
         j["inputs"][t->name] = entry;
     }
     j["graph"] = Json::array();

@@ -31,8 +31,10 @@ def pool(op, x):
                   padding=op.get("padding", 0), ceil_mode=op.get("ceil_mode", False))
     if k == "max_pool":
         return getattr(F, f"max_pool{n}d")(x, dilation=op.get("dilation", 1), **common)
-    return getattr(F, f"avg_pool{n}d")(x, count_include_pad=op.get("count_include_pad", True),
-                                       divisor_override=op.get("divisor_override"), **common)
+    avg = dict(count_include_pad=op.get("count_include_pad", True), **common)
+    if op.get("divisor_override") is not None:  # (F.avg_pool1d has no such argument)
+        avg["divisor_override"] = op["divisor_override"]
+    return getattr(F, f"avg_pool{n}d")(x, **avg)
 
 
 def rnn(op, a):
@@ -170,15 +172,30 @@ def make_forward(spec):
     return forward
 
 
+def draw(shape, distribution, g):
+    """fp32 values of `shape` drawn as a spec input's "distribution" says (docs/problem-spec.md,
+    problem/inputs.h): "normal" torch.randn, "uniform01" torch.rand, "heavy_tailed" Student-t
+    with 3 degrees of freedom clipped to [-1e4, 1e4] - the draws kforge's evaluator times on."""
+    if distribution == "normal":
+        return torch.randn(shape, generator=g, dtype=torch.float32)
+    if distribution == "uniform01":
+        return torch.rand(shape, generator=g, dtype=torch.float32)
+    if distribution == "heavy_tailed":
+        z = torch.randn(shape, generator=g, dtype=torch.float32)
+        chi2 = torch.randn([3] + list(shape), generator=g, dtype=torch.float32).square().sum(0)
+        return (z / (chi2.clamp(min=1e-30) / 3).sqrt()).clamp(-1e4, 1e4)
+    raise ValueError(f"unknown distribution {distribution!r} (normal, uniform01, heavy_tailed)")
+
+
 def make_inputs(spec, device="cpu", seed=0, dims=None):
-    """Standard-normal inputs (integers: rounded), drawn in fp32 and cast to each dtype, in the
-    spec's input order."""
+    """Inputs drawn as each spec entry's "distribution" says (standard normal by default;
+    integers: rounded), drawn in fp32 and cast to each dtype, in the spec's input order."""
     if dims:
         spec = dict(spec, dims=dict(spec["dims"], **dims))
     g = torch.Generator(device="cpu").manual_seed(seed)
     out = []
     for name, t in spec["inputs"].items():
-        x = torch.randn(shape_of(spec, t["shape"]), generator=g, dtype=torch.float32)
+        x = draw(shape_of(spec, t["shape"]), t.get("distribution", "normal"), g)
         dt = DTYPES[t["dtype"]]
         bound = fx_index.index_bound(spec, name)
         if bound is not None:  # class indices in [0, C)

@@ -2,6 +2,8 @@
 // ids never reused, least recently used cases dropped past the byte budget.
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "eval/evaluate_internal.h"
@@ -121,6 +123,33 @@ TEST(MakeInputs, LargeTensorsGeneratedOnThreadsGiveTheSameValues) {
         for (const Tensor* t : shape->graph_inputs())
             EXPECT_EQ(inputs.at(t->name), generate(*t, d, 5)) << t->name;
     }
+}
+
+TEST(MakeInputs, TimingCaseDrawsAsTheSpecSaysAndKeysOnIt) {
+    // every timing (gate, launch mode, time_programs) runs on the spec's draws: normal unless
+    // the spec says otherwise, never the quick tier's uniform [0, 1) nor the last correctness
+    // round's inputs
+    Problem p = testing::suite_problem("gemm_fp16_4096");
+    auto shape = rebind_dims(p, {{"M", 64}, {"N", 32}, {"K", 16}});
+    ASSERT_TRUE(shape.ok());
+    ReferenceCache cache;
+    auto normal = detail::timing_case(cache, *shape, 1);
+    for (const Tensor* t : shape->graph_inputs()) {
+        EXPECT_EQ(normal->inputs->at(t->name), generate(*t, Distribution::kNormal, 1 + 4242))
+            << t->name;
+        const auto& v = normal->inputs->at(t->name);
+        EXPECT_LT(*std::min_element(v.begin(), v.end()), 0.0) << t->name << ": N(0, 1) draws";
+    }
+    EXPECT_EQ(detail::timing_case(cache, *shape, 1)->id, normal->id) << "cached";
+    Problem uniform = *shape;
+    for (Tensor& t : uniform.tensors)
+        if (t.name == "A") t.distribution = Distribution::kUniform01;
+    auto mixed = detail::timing_case(cache, uniform, 1);
+    EXPECT_NE(mixed->id, normal->id) << "the spec's distributions are part of the case";
+    const auto& a = mixed->inputs->at("A");
+    EXPECT_GE(*std::min_element(a.begin(), a.end()), 0.0);
+    EXPECT_LE(*std::max_element(a.begin(), a.end()), 1.0);  // [0, 1) rounded to f16
+    EXPECT_EQ(mixed->inputs->at("B"), normal->inputs->at("B"));
 }
 
 }  // namespace

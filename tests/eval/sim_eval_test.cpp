@@ -234,6 +234,18 @@ TEST(SimEval, StoreRecordsAndTheCacheAnswersTheSecondTime) {
     EXPECT_EQ(second.kernel_times_ns, first.kernel_times_ns);
     ASSERT_EQ(second.kernels.size(), 1u);
     EXPECT_EQ(second.kernels[0].ops, first.kernels[0].ops);
+    // a median is reused only for inputs drawn alike: the spec's distributions are part of the
+    // cache's key, and the timing gate says what it timed on
+    const GateOutcome* timing = find_gate(first, "timing");
+    ASSERT_NE(timing, nullptr);
+    EXPECT_EQ(timing->evidence.value("inputs", ""), "X normal");
+    for (Tensor& t : req.problem.tensors)
+        if (t.name == "X") t.distribution = Distribution::kUniform01;
+    EvalReport uniform = evaluate(*device, req);
+    ASSERT_EQ(uniform.status, EvalStatus::kPassed) << uniform.message;
+    EXPECT_FALSE(uniform.cached) << "timed on other inputs: not the cached median";
+    EXPECT_EQ(find_gate(uniform, "timing")->evidence.value("inputs", ""), "X uniform01");
+    EXPECT_TRUE(evaluate(*device, req).cached);
 }
 
 // One instruction model (issue 31, item 5): problems/mish_softplus_chain_f32 on the simulated

@@ -69,6 +69,17 @@ TEST(SpecError, UnknownKey) {
     expect_error(text, "dimz", {"unknown key \"dimz\"", "known keys: name, description, dims"});
 }
 
+TEST(SpecError, UnknownDistribution) {
+    const char* x = R"({"X": {"shape": ["M", 4], "dtype": "f32", "distribution": "cauchy"}})";
+    expect_error(make_spec(R"({"M": 2})", x, R"([{"op": "relu", "inputs": ["X"], "output": "Y"}])"),
+                 "inputs.X.distribution",
+                 {"unknown distribution \"cauchy\"", "normal (the default), uniform01, heavy_tailed"});
+    // "specified" names the timing inputs' per-tensor draw, never a tensor's own
+    const char* spec = R"({"X": {"shape": ["M", 4], "dtype": "f32", "distribution": "specified"}})";
+    expect_error(make_spec(R"({"M": 2})", spec, R"([{"op": "relu", "inputs": ["X"], "output": "Y"}])"),
+                 "inputs.X.distribution", {"unknown distribution \"specified\""});
+}
+
 TEST(SpecError, UnknownOp) {
     expect_error(graph1(R"({"op": "gelux", "inputs": ["X"], "output": "Y"})"), "graph[0].op",
                  {"unknown op \"gelux\"", "known ops: matmul, linear, add", "group_norm"});

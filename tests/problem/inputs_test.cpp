@@ -161,11 +161,37 @@ TEST(Inputs, RnnWeightsAreDrawnAtOneOverSqrtHidden) {
     }
 }
 
+TEST(Inputs, SpecifiedDrawsEachTensorAsItsSpecSays) {
+    // the timing inputs: A uniform on [0, 1) as the spec says, B normal (the default)
+    auto p = parse_problem(R"({"name": "g", "dims": {"M": 64, "K": 32, "N": 16},
+        "inputs": {"A": {"shape": ["M", "K"], "dtype": "f16", "distribution": "uniform01"},
+                   "B": {"shape": ["K", "N"], "dtype": "f16"}},
+        "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "C"}],
+        "outputs": ["C"], "precision": {"policy": "fp16"}})", "g.json");
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    const Tensor& a = *p->find_tensor("A");
+    const Tensor& b = *p->find_tensor("B");
+    EXPECT_EQ(a.distribution, Distribution::kUniform01);
+    EXPECT_EQ(b.distribution, Distribution::kNormal);
+    EXPECT_EQ(generate(a, Distribution::kSpecified, 9), generate(a, Distribution::kUniform01, 9));
+    EXPECT_EQ(generate(b, Distribution::kSpecified, 9), generate(b, Distribution::kNormal, 9));
+    EXPECT_EQ(describe_distributions(*p), "A uniform01, B normal");
+    // written back only where not the default, and read back the same
+    nlohmann::ordered_json j = problem_to_json(*p);
+    EXPECT_EQ(j["inputs"]["A"]["distribution"], "uniform01");
+    EXPECT_FALSE(j["inputs"]["B"].contains("distribution"));
+    auto again = parse_problem(j.dump(), "again.json");
+    ASSERT_TRUE(again.ok()) << again.error().to_string();
+    EXPECT_EQ(describe_distributions(*again), "A uniform01, B normal");
+}
+
 TEST(Inputs, DistributionNames) {
     for (auto d : {Distribution::kUniform01, Distribution::kNormal, Distribution::kHeavyTailed}) {
         EXPECT_EQ(distribution_from_string(to_string(d)), d);
     }
     EXPECT_FALSE(distribution_from_string("cauchy").has_value());
+    EXPECT_EQ(to_string(Distribution::kSpecified), "specified");
+    EXPECT_FALSE(distribution_from_string("specified").has_value()) << "no tensor's own";
 }
 
 }  // namespace

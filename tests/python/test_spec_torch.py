@@ -63,6 +63,30 @@ class SuiteAgreement(unittest.TestCase):
         self.assertEqual((x.dtype, list(x.shape)), (torch.bfloat16, [2, 8]))
         self.assertEqual(b.dtype, torch.int32)
 
+    def test_inputs_are_drawn_as_each_entry_says(self):
+        # the baseline and the export harness draw what kforge's evaluator times on
+        # (problem/inputs.h): normal unless the entry says uniform01 or heavy_tailed
+        spec = {"dims": {"M": 64, "K": 64}, "inputs": {
+            "A": {"shape": ["M", "K"], "dtype": "f16", "distribution": "uniform01"},
+            "B": {"shape": ["M", "K"], "dtype": "f32"},
+            "C": {"shape": ["M", "K"], "dtype": "f32", "distribution": "heavy_tailed"}}}
+        a, b, c = spec_torch.make_inputs(spec, seed=5)
+        self.assertEqual(a.dtype, torch.float16)
+        self.assertGreaterEqual(float(a.min()), 0.0)
+        self.assertLessEqual(float(a.max()), 1.0)  # [0, 1) rounded to f16
+        self.assertLess(float(b.min()), 0.0)
+        self.assertAlmostEqual(float(b.std()), 1.0, delta=0.1)
+        self.assertGreater(float(c.abs().max()), 4.0)  # t(3): tails far past a normal's
+        self.assertLessEqual(float(c.abs().max()), 1e4)
+        # a spec without the key draws exactly as before (torch.randn, one generator)
+        plain = {"dims": {"M": 3}, "inputs": {"X": {"shape": ["M"], "dtype": "f32"}}}
+        g = torch.Generator().manual_seed(5)
+        self.assertTrue(torch.equal(spec_torch.make_inputs(plain, seed=5)[0],
+                                    torch.randn([3], generator=g)))
+        with self.assertRaisesRegex(ValueError, "unknown distribution 'cauchy'"):
+            spec_torch.make_inputs({"dims": {}, "inputs": {"X": {
+                "shape": [2], "dtype": "f32", "distribution": "cauchy"}}})
+
 
 class DeviceIdentity(unittest.TestCase):
     def test_uuid_is_written_as_the_cuda_device_writes_it(self):

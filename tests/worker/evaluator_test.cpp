@@ -126,6 +126,7 @@ TEST(SupervisedEvaluator, RepeatedAndInterleavedTimingInOneSession) {
         EXPECT_EQ(repeat_summary(p).medians_ns.size(), 3u);
     }
     EXPECT_EQ(r.timing->protocol.iterations, 100);  // the full tier's protocol
+    EXPECT_EQ(r.timing->inputs, "X normal") << "the timing inputs, back across the protocol";
     EXPECT_EQ(s.stats().workers_started, 1);
     auto j = to_json(r);
     EXPECT_TRUE(j["timing"]["programs"][0].contains("spread"));
