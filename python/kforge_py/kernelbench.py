@@ -27,6 +27,9 @@ class Loaded:
     literal_ints: dict = field(default_factory=dict)   # name -> value, `NAME = <int literal>`
     namespace: dict = field(default_factory=dict)
     on_meta: bool = False                               # tensors without storage (load(meta=True))
+    # per input, how get_inputs() drew it: "uniform01" (torch.rand), "normal" (torch.randn) or
+    # None (anything else, forward()'s own draws included) - the spec's "distribution"
+    input_distributions: list = field(default_factory=list)
 
 
 class _OnMeta(TorchFunctionMode):
@@ -45,6 +48,33 @@ class _OnMeta(TorchFunctionMode):
             _, dtype, _, _ = torch._C._nn._parse_to(*args[1:], **kwargs)
             return args[0] if dtype is None else func(args[0], dtype=dtype)
         return func(*args, **kwargs)
+
+
+class _Draws(TorchFunctionMode):
+    """Which tensors torch.rand and torch.randn made while it is active (through the casts and
+    moves that keep their values: .cuda(), .to(dtype), .half(), ...), for kind_of()."""
+
+    KINDS = {torch.rand: "uniform01", torch.randn: "normal"}
+    KEEPS = {torch.Tensor.cuda, torch.Tensor.cpu, torch.Tensor.to, torch.Tensor.contiguous,
+             torch.Tensor.half, torch.Tensor.float, torch.Tensor.bfloat16, torch.Tensor.double,
+             torch.Tensor.clone}
+
+    def __init__(self):
+        super().__init__()
+        self.made = {}  # id -> (tensor, kind): the tensor held so that its id stays its own
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        kind = self.KINDS.get(func)
+        if kind is None and func in self.KEEPS and args:
+            kind = self.kind_of(args[0])
+        if kind is not None and isinstance(out, torch.Tensor):
+            self.made[id(out)] = (out, kind)
+        return out
+
+    def kind_of(self, x):
+        hit = self.made.get(id(x))
+        return hit[1] if hit is not None and hit[0] is x else None
 
 
 def _int_literal(node):
@@ -144,15 +174,16 @@ def load(path, overrides=None, seed=0, input_seed=None, meta=False, meta_inputs=
         tree = _override(tree, overrides)
     ns = {"__name__": "kernelbench_module", "__file__": path}
     with _OnMeta() if meta else contextlib.nullcontext():
-        model, inputs = _run(tree, path, ns, seed, input_seed, meta_inputs and not meta)
+        model, inputs, kinds = _run(tree, path, ns, seed, input_seed, meta_inputs and not meta)
     ints = {k: v for k, v in ns.items()
             if type(v) is int and not k.startswith("_")}
     ints.update(_size_tuple_ints(ns, literals))
-    return Loaded(model, inputs, ints, literals, ns, meta)
+    return Loaded(model, inputs, ints, literals, ns, meta, kinds)
 
 
 def _run(tree, path, ns, seed, input_seed, meta_inputs=False):
-    """Runs the module body into `ns`, then Model(*get_init_inputs()) and get_inputs()."""
+    """Runs the module body into `ns`, then Model(*get_init_inputs()) and get_inputs():
+    (model, inputs, how each input was drawn)."""
     try:
         exec(compile(tree, path, "exec"), ns)
     except Exception as e:  # the file's own code failed: report it, do not crash the batch
@@ -174,13 +205,15 @@ def _run(tree, path, ns, seed, input_seed, meta_inputs=False):
                 m.train()
         torch.manual_seed(seed + 1 if input_seed is None else input_seed)
         with _OnMeta() if meta_inputs else contextlib.nullcontext():
-            inputs = list(ns["get_inputs"]())
+            with _Draws() as draws:
+                inputs = list(ns["get_inputs"]())
+            kinds = [draws.kind_of(x) for x in inputs]
             # forward()'s optional arguments it would draw itself (h0 = torch.randn(...))
             inputs += fx_trace.drawn_arguments(model, inputs)
     except Exception as e:
         raise KernelBenchError(
             f"building Model or its inputs raised {type(e).__name__}: {e}") from e
-    return model, inputs
+    return model, inputs, kinds + [None] * (len(inputs) - len(kinds))
 
 
 def element_count(loaded):

@@ -20,9 +20,9 @@ from kforge_py.fx_conv import CONV_OPS
 from kforge_py.fx_pool import pool_out_dims
 from kforge_py.fx_rnn import name_rnn_weights
 from kforge_py.fx_import import Converter, Unsupported, fold_normalize, fold_rms_norm, fold_swish
-from kforge_py.fx_shape import SHAPE_OPS, drop_dead, name_shape_attrs
+from kforge_py.fx_shape import SHAPE_OPS, drop_dead, name_merged_axes, name_shape_attrs
 from kforge_py.spec_dims import (classify, conv2d_keeps_size, conv_kernel_axes, conv_roles,
-                                 name_dims)
+                                 name_apart, name_dims)
 
 DEFAULT_TOL = {"fp32_strict": 1e-4, "tf32": 5e-3, "bf16": 2e-2, "fp16": 1e-2}
 
@@ -93,6 +93,9 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
                             conv_roles(classes, conv.ops), literal)
     out_dims = conv2d_out_dims(conv.ops, shapes, classes, names, dims)
     out_dims.update(pool_out_dims(conv.ops, shapes, classes, names, dims))
+    name_apart(classes, names, dims, list(conv.inputs) + [op["output"] for op in conv.ops],
+               literal)
+    name_merged_axes(conv.ops, shapes, classes, names)
 
     def axis_name(tensor, axis):
         size = shapes[tensor][axis]
@@ -111,6 +114,10 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
         entry = {"shape": shape, "dtype": t.dtype}
         if n in conv.params:
             entry["param"] = True
+        drawn = conv.placeholder_pos.get(n)  # get_inputs()'s draw, where not torch.randn
+        kinds = loaded.input_distributions
+        if drawn is not None and drawn < len(kinds) and kinds[drawn] not in (None, "normal"):
+            entry["distribution"] = kinds[drawn]
         inputs[n] = entry
     name_rnn_weights(inputs, dims, conv.ops)  # the gate rows as "4*H" (fx_rnn)
     graph = []

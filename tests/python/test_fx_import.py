@@ -57,6 +57,22 @@ class ExampleSpecs(unittest.TestCase):
         self.assertEqual(s["dims"], {"batch_size": 128, "in_features": 1024, "out_features": 512})
         self.assertEqual(s["precision"], {"policy": "fp32_strict"})
 
+    def test_get_inputs_draws_become_the_spec_distributions(self):
+        # kforge times on what get_inputs() draws: torch.rand is recorded, torch.randn is the
+        # default (no key), anything else (a scaled draw, a parameter) stays the default
+        s = spec_of(util.example("14_square_matmul"))  # torch.rand(N, N) twice
+        self.assertEqual([e.get("distribution") for e in s["inputs"].values()],
+                         ["uniform01", "uniform01"])
+        s = spec_of(util.example("01_gemm_bias_relu"))  # torch.randn; the linear's params
+        self.assertFalse(any("distribution" in e for e in s["inputs"].values()))
+        for meta in (True, False):  # traced on the meta device, as the importer does, or not
+            loaded = kernelbench.load(module_file(
+                "return x * 2", inputs="torch.rand(batch_size, dim).half().float()"), meta=meta)
+            self.assertEqual(loaded.input_distributions, ["uniform01"])
+            loaded = kernelbench.load(module_file(
+                "return x * 2", inputs="torch.rand(batch_size, dim) * 2 - 1"), meta=meta)
+            self.assertEqual(loaded.input_distributions, [None])
+
     def test_bmm_and_transposed_matmul(self):
         self.assertEqual(ops(spec_of(util.example("02_bmm"))), ["matmul"])
         s = spec_of(util.example("11_matmul_transposed"))
