@@ -137,17 +137,17 @@ class Timer:
         # kernels within 1% (session 18). The clock of each trial says how much is the clock.
         self.clock_ok = True
 
-    def time_us(self, fns, args):
+    def time_us(self, fns, args, warmup=WARMUP):
         """{name: {median_us, mean_us, std_us}} for each of fns ({name: fn}), timed interleaved:
         trial i runs every fn once, in an order rotated by i, so that clocks and temperature
         (a GEMM at the power cap slows within seconds) weigh on all of them alike, instead of
-        favouring whichever is timed first on a cool GPU."""
+        favouring whichever is timed first on a cool GPU. `warmup` calls of each first."""
         names = list(fns)
         times = {n: [] for n in names}
         clocks = {n: [] for n in names}  # the SM clock after each trial (NVML via torch), MHz
         with torch.no_grad():
             for n in names:
-                for _ in range(WARMUP):
+                for _ in range(warmup):
                     fns[n](*args)
             torch.cuda.synchronize()
             for i in range(TRIALS_TIMED):  # one call at a time, as KernelBench times them

@@ -24,27 +24,10 @@
 # with --allow-degenerate (35_LSTM's output barely moves with h0/c0 at 512 steps) and exported
 # with --kernelbench L3_DIR; the carry must hold the folder (.kb/KernelBench/level3).
 set -uo pipefail
-R=$PWD
 O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
-K=$R/.carry/bin/kforge
-RTLIB=$R/.carry/lib/libkforge_runtime.so
-[ -x "$K" ] || { echo "run.sh: $K missing (bash bench/export/make_carry.sh here first)"; exit 3; }
-[ -e "$RTLIB" ] || { echo "run.sh: $RTLIB missing"; exit 3; }
-. "$R/bench/lib/link_build_tree.sh"
-kforge_link_build_tree "$K" "$R"
-# GPU tests that start a worker run the CLI of the build tree they were built in
-for b in build/ci build/release; do mkdir -p "$R/$b/cli" && ln -sf "$R/.carry/bin/kforge" "$R/$b/cli/kforge"; done
-export KFORGE_CACHE_DIR=/tmp/kforge-cache KFORGE_PYTHON=${KFORGE_PYTHON:-python3} KFORGE_HOME=$R
-# one inductor compile worker per harness process: four processes' torch.compile warm-ups
-# (outside the GPU lock) otherwise take every core while another times its host-bound calls
-export TORCHINDUCTOR_COMPILE_THREADS=${TORCHINDUCTOR_COMPILE_THREADS:-1}
-export PYTHONPATH="$R/python${PYTHONPATH:+:$PYTHONPATH}"
-W=/tmp/kforge-export
+W=/tmp/kforge-export  # carry_env.sh's KFORGE_TORCH_EXT_CACHE is under it (step 2a builds it)
+. bench/export/carry_env.sh
 [ "${FRESH:-0}" = 1 ] && rm -rf "$W"
-# the exported ops' compiled kernel (kforge_torch) is built against this machine's torch by the
-# first package import (step 2a), cached here; ninja from the carry where the machine has none
-export KFORGE_TORCH_EXT_CACHE=$W/torch_ext
-command -v ninja > /dev/null || export PATH="$PATH:$R/.carry/bin"
 mkdir -p "$W/specs" "$W/rows"
 T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
