@@ -488,8 +488,8 @@ def union_axes(classes, op):
     if kind == "reshape":
         groups = _groups(shapes[ins[0]], shapes[out]) or []
         for a, b in groups:
-            if len(a) == 1 and len(b) == 1:
-                classes.union((ins[0], a[0]), (out, b[0]))
+            if len(a) == 1 and len(b) == 1:  # kept: the target may name it apart (spec_dims)
+                classes.union((ins[0], a[0]), (out, b[0]), soft=True)
             elif len(b) == 1:  # a merge: undone by a later split into the same sizes
                 classes.composed((out, b[0]), [(ins[0], i) for i in a], split=False)
             elif len(a) == 1:  # a split
@@ -509,6 +509,11 @@ def union_axes(classes, op):
                     classes.union((t, i), (out, i))
 
 
+def _dim_name(n):
+    """Whether axis name `n` is a dim's name (not a number, not a merge's product "7*W")."""
+    return isinstance(n, str) and "*" not in n
+
+
 def _out_names(op, shapes, axis_name, ops):
     """slice / cat / pad: a name for each output axis whose extent the op changes, where a tensor
     upstream (through ops that keep the rank: shape ops, scans, element-wise ops) has that axis
@@ -521,7 +526,7 @@ def _out_names(op, shapes, axis_name, ops):
     for i in range(rank):
         name = ""
         own = axis_name(out, i) if shapes[out][i] != shapes[op["inputs"][0]][i] else None
-        if isinstance(own, str):  # the axis an input's dim names downstream (a norm's weight)
+        if _dim_name(own):  # the axis an input's dim names downstream (a norm's weight)
             name = own
         elif shapes[out][i] != shapes[op["inputs"][0]][i]:
             todo, seen = list(op["inputs"]), set()
@@ -531,13 +536,35 @@ def _out_names(op, shapes, axis_name, ops):
                     continue
                 seen.add(t)
                 n = axis_name(t, i)
-                if shapes[t][i] == shapes[out][i] and isinstance(n, str):
+                if shapes[t][i] == shapes[out][i] and _dim_name(n):
                     name = n
                 elif t in by_output:
                     todo.extend(by_output[t]["inputs"])
         names.append(name)
         any_named = any_named or bool(name)
     return dict(op, out_names=names) if any_named else op
+
+
+def name_merged_axes(ops, shapes, classes, names):
+    """class -> the product ("7*W", as name_shape_attrs writes it) for the axis a reshape merges
+    from axes of which one at least is named (`names`: class -> name), where its class has no
+    name: the reshape and expand targets then write that axis alike wherever it appears (as the
+    merge's derived dim, also where a later reshape keeps or splits it), not a number in one
+    place and the product in another, which the kernels would read as two dims."""
+    merged = {}
+    for op in ops:
+        if op["op"] != "reshape" or any(t not in shapes for t in op["inputs"] + [op["output"]]):
+            continue
+        x, out = op["inputs"][0], op["output"]
+        for a, b in _groups(shapes[x], shapes[out]) or []:
+            c = classes.find((out, b[0]))
+            if len(a) < 2 or len(b) != 1 or c in names or c in merged:
+                continue
+            parts = [names.get(classes.find((x, k)), merged.get(classes.find((x, k)),
+                                                                 int(shapes[x][k]))) for k in a]
+            if any(isinstance(n, str) for n in parts):
+                merged[c] = "*".join(str(n) for n in parts)
+    return merged
 
 
 def name_shape_attrs(op, shapes, axis_name, ops=()):
@@ -579,7 +606,9 @@ def name_shape_attrs(op, shapes, axis_name, ops=()):
                 # match dims by name)
                 entries[b[0]] = own
             elif len(names) == 1:
-                entries[b[0]] = names[0]
+                # a kept axis: its input's name, or the name of its own where the axis is kept
+                # apart from its input's (spec_dims: k of q @ k^T, both from one x)
+                entries[b[0]] = own if isinstance(own, str) and dst[b[0]] != 1 else names[0]
             elif all(isinstance(n, int) for n in names):
                 entries[b[0]] = math.prod(names)
             else:

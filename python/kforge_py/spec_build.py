@@ -95,7 +95,7 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     out_dims.update(pool_out_dims(conv.ops, shapes, classes, names, dims))
     name_apart(classes, names, dims, list(conv.inputs) + [op["output"] for op in conv.ops],
                literal)
-    name_merged_axes(conv.ops, shapes, classes, names)
+    merged = name_merged_axes(conv.ops, shapes, classes, names)
 
     def axis_name(tensor, axis):
         size = shapes[tensor][axis]
@@ -129,7 +129,8 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
             op["out_dims"] = out_dims[op["output"]]
         if op["op"] in SHAPE_OPS:  # target shapes and changed axes by dim names (fx_shape)
             op = name_shape_attrs(op, shapes, lambda t, i: names.get(
-                classes.find((t, i % len(shapes[t]))), int(shapes[t][i])), conv.ops)
+                classes.find((t, i % len(shapes[t]))), merged.get(
+                    classes.find((t, i % len(shapes[t]))), int(shapes[t][i]))), conv.ops)
         if "normalized_shape" in op:  # the names of the normalized (trailing) axes of X
             x, k = op["inputs"][0], len(op["normalized_shape"])
             op["normalized_shape"] = [axis_name(x, -k + i) if s != 1 else 1

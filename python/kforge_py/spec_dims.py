@@ -5,7 +5,15 @@ Naming dims by value alone gave A[N, N] @ B[N, N] (KernelBench's square matmul) 
 the rows, the contracted dim and the columns, and a Linear with in_features == out_features one
 name for K and N: the kernel language contracts by name and could not tell which dim to
 contract. Here the contracted axes are one class, the others their own, each named after a
-module-level integer of its value (`N`, then `N_1`, ...)."""
+module-level integer of its value (`N`, then `N_1`, ...).
+
+Two axes of one tensor must have two names too: kforge's kernels index, broadcast and reduce by
+dim name, so q @ k^T of one x ([T, T]) or a pairwise difference c[:, None] - c[None, :] ([L, L])
+read by name would be the diagonal. Such axes are one class through a chain of unions that
+passes a reshape keeping an axis (an unsqueeze, a head split) on the way from the common source;
+a reshape names its output axes in the spec, so that union is the one that gives way (soft): the
+ops' other rules join first, then a reshape's kept axis joins its input's only where no tensor
+would hold both classes, else it takes a name of its own (T_1, equal to T at every binding)."""
 import re
 
 from kforge_py.fx_conv import CONV_OPS
@@ -20,17 +28,34 @@ class AxisClasses:
         self.parent = {}
         self.ones = []        # size-1 axes that must be dims (a matmul's M, N or K)
         self.compositions = []  # (whole axis, [part axes]): a reshape merged or split them
+        self.members = {}     # class -> the tensors with an axis (not of size 1) in it
+        self.soft = None      # soft unions deferred until the hard ones are in (None: apply)
+        self.kept_apart = []  # soft unions refused: (a, b) axes that stay two classes
 
     def find(self, key):
-        self.parent.setdefault(key, key)
+        if key not in self.parent:
+            self.parent[key] = key
+            t, i = key
+            shape = self.shapes.get(t, ())
+            self.members[key] = {t} if -len(shape) <= i < len(shape) and shape[i] != 1 else set()
         while self.parent[key] != key:
             self.parent[key] = self.parent[self.parent[key]]
             key = self.parent[key]
         return key
 
-    def union(self, a, b, ones=False):
+    def apart(self, ra, rb):
+        """Whether classes ra and rb (roots) have axes in one tensor: joined, that tensor would
+        hold one dim twice."""
+        return ra != rb and not self.members[ra].isdisjoint(self.members[rb])
+
+    def union(self, a, b, ones=False, soft=False):
         """Joins axis a = (tensor, axis) and b where both exist and have the same size, other than
-        1 unless `ones` (a matmul's axes: a matrix-vector product's N of 1 is still N)."""
+        1 unless `ones` (a matmul's axes: a matrix-vector product's N of 1 is still N). A `soft`
+        union (a reshape's kept axis) waits until the hard ones are in (settle_soft) and is
+        refused where it would put two axes of one tensor in one class."""
+        if soft and self.soft is not None:
+            self.soft.append((a, b))
+            return
         ta, ia = a
         tb, ib = b
         sa, sb = self.shapes.get(ta), self.shapes.get(tb)
@@ -41,11 +66,17 @@ class AxisClasses:
         ia, ib = ia % len(sa), ib % len(sb)
         if sa[ia] != sb[ib] or (sa[ia] == 1 and not ones):
             return
+        ra, rb = self.find((ta, ia)), self.find((tb, ib))
+        if soft and self.apart(ra, rb):
+            self.kept_apart.append(((ta, ia), (tb, ib)))
+            return
         if sa[ia] == 1:
             self.ones += [(ta, ia), (tb, ib)]
-        ra, rb = self.find((ta, ia)), self.find((tb, ib))
         if ra != rb:
+            if len(self.members[ra]) > len(self.members[rb]):
+                ra, rb = rb, ra  # the smaller set merged into the larger
             self.parent[ra] = rb
+            self.members[rb] |= self.members.pop(ra)
 
     def composed(self, whole, parts, split):
         """Records that axis `whole` is axes `parts` merged in row-major order (a reshape that
@@ -66,11 +97,13 @@ class AxisClasses:
                 continue
             if self.find(w) == self.find(whole):
                 for p, q in zip(ps, parts):
-                    joined |= self.find(p) != self.find(q)
-                    self.union(p, q)
+                    before = self.find(p) != self.find(q)
+                    self.union(p, q, soft=True)
+                    joined |= before and self.find(p) == self.find(q)
             elif all(self.find(p) == self.find(q) for p, q in zip(ps, parts)):
-                joined |= self.find(w) != self.find(whole)
-                self.union(w, whole)
+                before = self.find(w) != self.find(whole)
+                self.union(w, whole, soft=True)
+                joined |= before and self.find(w) == self.find(whole)
         return joined
 
     def settle(self):
@@ -79,6 +112,14 @@ class AxisClasses:
         for _ in range(len(self.compositions) + 1):
             if not any([self._match(k) for k in range(len(self.compositions))]):
                 return
+
+    def settle_soft(self):
+        """The deferred soft unions, in op order, each refused where it would put two axes of
+        one tensor in one class; then the records matched again."""
+        soft, self.soft = self.soft or [], None
+        for a, b in soft:
+            self.union(a, b, soft=True)
+        self.settle()
 
     def is_dim(self, key):
         """Whether axis `key` is a dim: of a size other than 1, or a matmul's axis."""
@@ -214,12 +255,13 @@ def conv2d_keeps_size(op, kernel, i):
 def classify(shapes, ops):
     """AxisClasses of `shapes` (every input and op output) under the shape rules of `ops`."""
     classes = AxisClasses(shapes)
+    classes.soft = []
     for op in ops:
         if all(t in shapes for t in op["inputs"] + [op["output"]]):
             _apply(classes, op)
         else:
             classes.by_value([t for t in op["inputs"] + [op["output"]] if t in shapes])
-    classes.settle()
+    classes.settle_soft()
     return classes
 
 
@@ -298,12 +340,50 @@ def name_dims(classes, tensors, int_globals, literal_ints, roles=None, literal=(
             if role is not None:  # never a name that says another role (D<size> instead)
                 cands = ([k for k in cands if patterns[role].search(k)] +
                          [k for k in cands if not any(p.search(k) for p in patterns.values())])
-            name = next((k for k in cands if k not in dims), None)
-            base = cands[0] if cands else f"D{s}"
-            k = 1
-            while name is None or name in dims:
-                name = base if name is None and base not in dims else f"{base}_{k}"
-                k += 1
-            names[c] = name
-            dims[name] = int(s)
+            names[c] = _fresh_name(s, cands, dims)
+            dims[names[c]] = int(s)
     return names, dims
+
+
+def _fresh_name(size, cands, dims):
+    """The first of `cands` (module-level integers of value `size`) not in `dims`, else the first
+    (or D<size>) with a suffix _1, _2, ... not in `dims`."""
+    name = next((k for k in cands if k not in dims), None)
+    base = cands[0] if cands else f"D{size}"
+    k = 1
+    while name is None or name in dims:
+        name = base if name is None and base not in dims else f"{base}_{k}"
+        k += 1
+    return name
+
+
+def name_apart(classes, names, dims, tensors, literal=()):
+    """Names (into `names` and `dims`, as name_dims does) the classes that the spec would write
+    as numbers where two axes of one tensor would then read alike: an axis a reshape keeps apart
+    from its input's (AxisClasses.kept_apart; written as its input's name or a number it would
+    be that axis again), and an unnamed class of the same size as another unnamed one in a
+    tensor of `tensors` (a window of 7x7 = 49 tokens attending 49 tokens: `49` twice, one dim to
+    the kernels). Such a class takes its input's name with a suffix (T_1), else D<size> (a size
+    variable of the same value would be a guess: 2 windows a row are no batch of 2). Conv kernel
+    axes (`literal`) stay numbers."""
+    def name(c, like=None):
+        s = classes.shapes[c[0]][c[1]]
+        names[c] = _fresh_name(s, [like] if like else [], dims)
+        dims[names[c]] = int(s)
+
+    for source, kept in classes.kept_apart:  # T_1 beside T
+        c = classes.find(kept)
+        if c not in names and c not in literal:
+            name(c, names.get(classes.find(source)))
+    for t in tensors:
+        seen = {}
+        for i, s in enumerate(classes.shapes.get(t, ())):
+            if not classes.is_dim((t, i)):
+                continue
+            c = classes.find((t, i))
+            if c in names or c in literal:
+                continue
+            if s in seen and seen[s] != c:
+                name(c)
+            else:
+                seen[s] = c
