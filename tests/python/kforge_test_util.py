@@ -41,7 +41,8 @@ SUPPORTED = ["01_gemm_bias_relu", "02_bmm", "03_softmax", "04_layer_norm", "05_g
              "85_gru_bidirectional_batch_first", "100_dense_cat_channels", "101_channel_shuffle",
              "102_permute_gemm", "103_flatten_slice_linear", "110_collapse_at_tiny_sizes",
              "111_weak_recurrence", "120_batched_matmul_4d", "121_matmul_broadcast_batch",
-             "122_matmul_rank5_fold"]
+             "122_matmul_rank5_fold", "130_window_scores_bias_softmax",
+             "131_pairwise_distance_smoother", "132_chunk_decay_short_scan"]
 DEGENERATE = ["10_degenerate_gemm_max", "112_degenerate_below_noise"]  # refused by the import
 
 

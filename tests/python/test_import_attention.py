@@ -67,8 +67,7 @@ class ImportAttention(unittest.TestCase):
         self.assertEqual(spec["inputs"][fill["inputs"][1]]["dtype"], "bool")
 
     def test_causal_plans_through_every_gate(self):
-        # (segsum_tril's pairwise difference is a broadcast copy the planner refuses for its
-        # repeated dim name; its structured masked_fill alone: tests/planner/attention_causal)
+        # (segsum_tril has no attention: test_segsum_pairwise_difference_plans)
         for stem, program in (("sdpa_causal", "mask triu diagonal 1"),
                               ("causal_masked", "mask triu diagonal 1"),
                               ("gpt_block_causal", "mask triu diagonal 1"),
@@ -88,6 +87,21 @@ class ImportAttention(unittest.TestCase):
                 else:  # the scattered mask is read as a tensor
                     self.assertNotIn("mask triu", kf)
                     self.assertRegex(kf, r"attention\([^)]*, pad\[")
+
+    def test_segsum_pairwise_difference_plans(self):
+        # c[..., :, None] - c[..., None, :] of one cumsum: the second unsqueeze names its axis
+        # apart (length_1, python/kforge_py/spec_dims.py), so the broadcast copy stores
+        # [B,H,length,length_1] (one name twice, it read as the diagonal and was refused)
+        spec = load_json(self.spec("segsum_tril"))
+        targets = [op["shape"] for op in spec["graph"] if op["op"] == "reshape"]
+        self.assertEqual(targets, [["batch", "heads", "length", 1],
+                                   ["batch", "heads", 1, "length_1"]])
+        r = kforge("optimize", self.spec("segsum_tril"), "--device", "sim", "--rounds", "1",
+                   "--db", os.path.join(self.out, "segsum_plan.db"))
+        text = r.stdout + r.stderr
+        self.assertEqual(r.returncode, 0, text)
+        self.assertIn("synthesized one from the problem", text)
+        self.assertIn("correctness_small(ok) correctness_full(ok)", text)
 
     def test_wrong_mask_dtype_is_refused(self):
         spec, fill = self.masked_fill("scattered_mask")
