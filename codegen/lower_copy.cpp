@@ -110,9 +110,12 @@ Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& c
     // a permute or expand storing a tensor the problem lacks is a free one (dsl/check_copy.cpp)
     const bool own = kernel.copy_op == OpKind::kPermute || kernel.copy_op == OpKind::kExpand;
     const bool free = own && store && ctx.problem->find_tensor(store->tensor->name) == nullptr;
+    std::vector<std::string> reads;  // the chain's operands: other kernels' values
+    for (const dsl::ChainOp& c : kernel.chain)
+        if (c.kind != dsl::ChainOpKind::kStore && c.tensor) reads.push_back(c.tensor->name);
     const Op* op = free ? nullptr
                         : find_copy_op(*ctx.problem, kernel.copy_op, inputs,
-                                       store ? store->tensor->name : std::string());
+                                       store ? store->tensor->name : std::string(), reads);
     CopyGeometry g;
     std::vector<int64_t> out_shape;
     std::vector<std::string> out_dims;

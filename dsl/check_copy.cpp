@@ -80,7 +80,9 @@ int copy_node(ExprGraph& g, std::vector<int> in, const Op& op, const Problem& pr
     }
     std::vector<std::string> dims;
     for (size_t i = 0; y && i < y->shape.size(); ++i) dims.push_back(dim_text(*y, i));
-    if (op.kind == OpKind::kReshape && is_rank_view(problem, op))  // the problem's value too
+    // a rank view (a reshape or expand of axes of extent 1) is the problem's value too: a copy
+    // kernel that writes one out (an expand read by a merging reshape: x.repeat) relabels it
+    if ((op.kind == OpKind::kReshape || op.kind == OpKind::kExpand) && is_rank_view(problem, op))
         return g.relabel(in.at(0), named_dims(dims));
     if (op.kind == OpKind::kPermute && distinct_names(named_dims(dims)))
         return g.relabel(in.at(0), named_dims(dims));  // kernels index by names: the same value
@@ -110,7 +112,10 @@ const Op* copy_kernel_op(const Problem& problem, const Kernel& kn, Reporter& rep
     const bool own = (kn.copy_op == OpKind::kPermute || kn.copy_op == OpKind::kExpand) &&
                      kn.args.size() == 1;
     if (own && problem.find_tensor(stored) == nullptr) return nullptr;
-    if (const Op* op = find_copy_op(problem, kn.copy_op, inputs, stored)) return op;
+    std::vector<std::string> reads;  // the chain's operands: other kernels' values
+    for (const ChainOp& c : kn.chain)
+        if (c.kind != ChainOpKind::kStore && c.tensor) reads.push_back(c.tensor->name);
+    if (const Op* op = find_copy_op(problem, kn.copy_op, inputs, stored, reads)) return op;
     if (own) return nullptr;  // a free permute or expand
     std::string list;
     for (const Op& op : problem.ops) {

@@ -533,10 +533,23 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
     } else {
         const TensorRef& x = kn.args[0];
         const OpKind kind = row_op_kind(kn.row_op);
-        const Op* like = nullptr;
-        for (const Op& op : sem.problem.ops)
-            if (op.kind == kind && like == nullptr) like = &op;
         std::string over = kn.over.empty() ? (x.dims.empty() ? "" : x.dims.back()) : kn.over;
+        // the attributes a knob leaves unsaid (eps) are those of the problem's op of this kind
+        // over the same dim, else of its first one (two l2_normalize, one with eps 1e-12 over
+        // the last dim, one with none over a dim the planner transposes last)
+        const Op* like = nullptr;
+        for (const Op& op : sem.problem.ops) {
+            if (op.kind != kind) continue;
+            if (like == nullptr) like = &op;
+            const Tensor* t = sem.problem.find_tensor(op.inputs.at(0));
+            const int64_t rank = t ? static_cast<int64_t>(t->shape.size()) : 0;
+            const int64_t a = op.attrs.axis < 0 ? op.attrs.axis + rank : op.attrs.axis;
+            if ((kind == OpKind::kL1Normalize || kind == OpKind::kL2Normalize) && t && a >= 0 &&
+                a < rank && dim_text(*t, static_cast<size_t>(a)) == over) {
+                like = &op;
+                break;
+            }
+        }
         const size_t max_args = (kind == OpKind::kRmsNorm || kind == OpKind::kCrossEntropy) ? 2
                                 : (kind == OpKind::kLayerNorm || kind == OpKind::kGroupNorm) ? 3 : 1;
         auto xn = sem.read(x, k);

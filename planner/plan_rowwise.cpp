@@ -32,8 +32,8 @@ dsl::RowOp row_op_of(OpKind k) {
 
 }  // namespace
 
-// plan_view.cpp: softmax / log_softmax / logsumexp over a dim that is not the last, between
-// copy kernels that transpose it last and back.
+// plan_view.cpp: softmax / log_softmax / logsumexp, l1 / l2_normalize and cumsum / cumprod over
+// a dim that is not the last, between copy kernels that transpose it last and back.
 Status add_rowwise_transposed(Planner& pl, const Op& op, size_t axis);
 
 bool Planner::reduces_last_dim(const Op& next, const std::string& value) const {
@@ -93,7 +93,8 @@ Status Planner::add_rowwise(const Op& op, const Prologue* pre) {
         }
         if (normalize && op.attrs.eps != 0) kn.eps = op.attrs.eps;  // 0: the knob's default
         if (axis != rank - 1) {
-            if (softmax && !pre) return add_rowwise_transposed(*this, op, axis);
+            if ((softmax || normalize || scan) && !pre)
+                return add_rowwise_transposed(*this, op, axis);
             if (softmax || normalize || scan) {
                 return not_expressible(op, "over " + dx[axis] + ", not the last dim: softmax, "
                                                "log_softmax, logsumexp, l1_normalize, "

@@ -105,6 +105,12 @@ bool store_reshaped(Planner& pl, const Op& op) {
         if (kind != dsl::KernelKind::kRowwise && kind != dsl::KernelKind::kPool &&
             kind != dsl::KernelKind::kCopy)
             return false;
+        const dsl::Kernel& first = pk.candidates.front();
+        if (kind == dsl::KernelKind::kCopy &&
+            (first.copy_op == OpKind::kPermute || first.copy_op == OpKind::kExpand) &&
+            first.args.size() == 1 && pl.p.find_tensor(first.args[0].name) == nullptr)
+            return false;  // a permute of the program's own (a row op's transpose back) stores
+                           // a reordering of its input's dims (dsl/check_copy.cpp)
         for (dsl::Kernel& kn : pk.candidates)
             for (dsl::ChainOp& c : kn.chain)
                 if (c.kind == dsl::ChainOpKind::kStore && c.tensor && c.tensor->name == x)
@@ -144,11 +150,11 @@ Status add_broadcast_copy(Planner& pl, const Op& op, size_t pos, std::vector<dsl
     return Ok{};
 }
 
-// softmax / log_softmax / logsumexp over `axis` of x that is not the last: x transposed (a copy
-// permute by dim names) so that the axis is last, the row op over it, and for softmax and
-// log_softmax the result transposed back, its chain absorbing the element-wise consumers
-// (logsumexp drops the axis: its rows come out in x's order). The transposes are intermediates
-// of the program (`<x>_t<k>`, f32) that compute no problem op.
+// softmax / log_softmax / logsumexp, l1 / l2_normalize and cumsum / cumprod over `axis` of x
+// that is not the last: x transposed (a copy permute by dim names) so that the axis is last,
+// the row op over it, and but for logsumexp the result transposed back, its chain absorbing the
+// element-wise consumers (logsumexp drops the axis: its rows come out in x's order). The
+// transposes are intermediates of the program (`<x>_t<k>`, f32) that compute no problem op.
 Status add_rowwise_transposed(Planner& pl, const Op& op, size_t axis) {
     const Tensor& x = pl.tensor(op.inputs[0]);
     const std::vector<std::string> dx = dims_of(x);
@@ -194,15 +200,26 @@ Status add_rowwise_transposed(Planner& pl, const Op& op, size_t axis) {
     store(in, xt);
     push(in, "(transpose to the last dim)");
 
+    const bool scan = op.kind == OpKind::kCumsum || op.kind == OpKind::kCumprod;
     dsl::Kernel row;
     row.kind = dsl::KernelKind::kRowwise;
-    row.row_op = op.kind == OpKind::kSoftmax      ? dsl::RowOp::kSoftmax
-                 : op.kind == OpKind::kLogSoftmax ? dsl::RowOp::kLogSoftmax
-                                                  : dsl::RowOp::kLogsumexp;
+    switch (op.kind) {
+        case OpKind::kSoftmax: row.row_op = dsl::RowOp::kSoftmax; break;
+        case OpKind::kLogSoftmax: row.row_op = dsl::RowOp::kLogSoftmax; break;
+        case OpKind::kL1Normalize: row.row_op = dsl::RowOp::kL1Normalize; break;
+        case OpKind::kL2Normalize: row.row_op = dsl::RowOp::kL2Normalize; break;
+        case OpKind::kCumsum: row.row_op = dsl::RowOp::kCumsum; break;
+        case OpKind::kCumprod: row.row_op = dsl::RowOp::kCumprod; break;
+        default: row.row_op = dsl::RowOp::kLogsumexp; break;
+    }
+    if ((op.kind == OpKind::kL1Normalize || op.kind == OpKind::kL2Normalize) && op.attrs.eps != 0)
+        row.eps = op.attrs.eps;  // 0: the knob's default (as over the last dim)
     row.args = {xt};
     RowShape s;
     s.elem_bytes = 4;
-    s.softmax_family = true;
+    s.softmax_family = row.row_op == dsl::RowOp::kSoftmax ||
+                       row.row_op == dsl::RowOp::kLogSoftmax ||
+                       row.row_op == dsl::RowOp::kLogsumexp;
     s.len = x.shape[axis];
     s.rows = std::max<int64_t>(1, x.numel() / std::max<int64_t>(1, s.len));
     PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + " (over the transpose)"};
@@ -213,9 +230,19 @@ Status add_rowwise_transposed(Planner& pl, const Op& op, size_t axis) {
         DType value = DType::kF32;
         if (auto st = pl.absorb(row, op.output, value, op); !st) return st;
     }
-    for (const auto& c : rowwise_candidates(s, pl.limits, pl.opt)) {
-        row.rowwise = c;
-        pk.candidates.push_back(row);
+    if (scan) {
+        for (dsl::RowwiseConfig c : scan_candidates(s.rows, s.len, s.elem_bytes,
+                                                    pl.limits.sm_count)) {
+            c.reverse = op.attrs.reverse;
+            c.exclusive = op.attrs.exclusive;
+            row.rowwise = c;
+            pk.candidates.push_back(row);
+        }
+    } else {
+        for (const auto& c : rowwise_candidates(s, pl.limits, pl.opt)) {
+            row.rowwise = c;
+            pk.candidates.push_back(row);
+        }
     }
     pl.kernels.push_back(std::move(pk));
     if (!keeps_axis) return Ok{};
@@ -254,11 +281,10 @@ Status Planner::add_rank_view(const Op& op) {
         if (op.kind == OpKind::kReshape && store_reshaped(*this, op)) return Ok{};
         if (op.kind == OpKind::kReshape && named(src.dims) != named(dims_of(tensor(op.output))))
             return add_copy_kernel(*this, op);  // dims of extent 1 by name: a copy kernel
-        if (op.kind == OpKind::kExpand && named(src.dims) != named(dims_of(tensor(op.output)))) {
-            return not_expressible(op, "an expand that is a problem output or read by other "
-                                       "than an element-wise op (a broadcast copy); only "
-                                       "element-wise readers can broadcast it");
-        }
+        // a broadcast that is a problem output or read by other than an element-wise op (a
+        // reshape merging the new axis: x.repeat, a nearest upsampling): a copy kernel writes it
+        if (op.kind == OpKind::kExpand && named(src.dims) != named(dims_of(tensor(op.output))))
+            return add_copy_kernel(*this, op);
         dsl::Kernel kn;
         kn.kind = dsl::KernelKind::kMap;
         kn.args = {src};

@@ -1,6 +1,7 @@
 // The gather of a shape op (problem/copy_op.h).
 #include "problem/copy_op.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "problem/shape_ops.h"
@@ -149,7 +150,7 @@ std::vector<int64_t> view_strides(const Problem& problem, const std::string& roo
 }
 
 const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<std::string>& inputs,
-                       const std::string& stored) {
+                       const std::string& stored, const std::vector<std::string>& chain_reads) {
     std::vector<const Op*> cands;
     for (const Op& op : problem.ops)
         if (op.kind == kind && op.inputs.size() == inputs.size()) {
@@ -161,6 +162,13 @@ const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<st
     if (cands.empty()) return nullptr;
     for (const Op* op : cands)
         if (op->output == stored) return op;
+    if (cands.size() > 1) {  // a value the chain reads as an operand is another kernel's
+        std::vector<const Op*> own;
+        for (const Op* c : cands)
+            if (std::find(chain_reads.begin(), chain_reads.end(), c->output) == chain_reads.end())
+                own.push_back(c);
+        if (!own.empty()) cands = std::move(own);
+    }
     // the stored tensor reached from a candidate's output through element-wise ops and
     // reshapes (the planner folds a reshape into the store of the kernel that makes its input)
     for (const Op* c : cands) {

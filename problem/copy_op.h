@@ -62,9 +62,12 @@ std::vector<int64_t> view_strides(const Problem& problem, const std::string& roo
 // storing `stored` computes: the one whose output is `stored`, else one whose output reaches
 // `stored` through element-wise ops (the kernel's chain absorbed them) and reshapes (folded
 // into its store), else the first; null
-// where none reads `inputs`.
+// where none reads `inputs`. `chain_reads`: the tensors the kernel's chain reads as operands -
+// a candidate whose output is one of them is another kernel's value, not this one's (two
+// slices of one tensor where the chain of one reads the other: a GLU's a * sigmoid(b)).
 const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<std::string>& inputs,
-                       const std::string& stored);
+                       const std::string& stored,
+                       const std::vector<std::string>& chain_reads = {});
 
 // The gather run on fp64 data (tensor name -> row-major values): the copy kernel's meaning, as
 // the tests compare it with the interpreter's shape ops.

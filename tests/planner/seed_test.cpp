@@ -285,12 +285,14 @@ TEST(Seed, NormalizeIsOneRowKernel) {
     auto long_rows = rebind(l2, {{"M", 8}, {"N", 1 << 20}});
     ASSERT_TRUE(long_rows.ok());
     EXPECT_EQ(seed_and_verify(*long_rows), "");
-    // over a leading dim: not a row of the language
+    // over a leading dim: the row kernel between transposes to the last dim and back
     Problem col =
         parse(head + R"({"op":"l1_normalize","inputs":["X"],"output":"Y","axis":0})" + tail);
+    EXPECT_EQ(seed_and_verify(col), "");
     auto c = planner::seed_program(col, h200());
-    ASSERT_FALSE(c.ok());
-    EXPECT_NE(c.error().to_string().find("run over the last dim"), std::string::npos);
+    ASSERT_TRUE(c.ok()) << c.error().to_string();
+    ASSERT_EQ(c->kernels.size(), 3u);
+    EXPECT_EQ(c->kernels[1].row_op, dsl::RowOp::kL1Normalize);
 }
 
 // prod (KernelBench level 1, 50: torch.prod(x, dim=1) on [16, 256, 256]) seeds as one rowwise
@@ -400,11 +402,17 @@ TEST(Seed, ScanIsOneRowKernel) {
     ASSERT_TRUE(pm.ok()) << pm.error().to_string();
     EXPECT_EQ(pm->kernels[0].rowwise.threads, 256);
     EXPECT_EQ(pm->kernels[0].rowwise.rows_per_block, 1);
-    Problem col = parse(head + R"({"op":"cumsum","inputs":["X"],"output":"Y","axis":0})" + tail);
-    auto c = planner::seed_program(col, h200());
-    ASSERT_FALSE(c.ok());
-    EXPECT_NE(c.error().to_string().find("cumsum and cumprod run over the last dim"),
-              std::string::npos);
+    // over a leading dim (reversed too: x.flip(0).cumsum(0).flip(0)): between transposes
+    for (const char* rev : {"", R"(,"reverse":true)"}) {
+        Problem col = parse(head + R"({"op":"cumsum","inputs":["X"],"output":"Y","axis":0)" +
+                            rev + "}" + tail);
+        EXPECT_EQ(seed_and_verify(col), "");
+        auto c = planner::seed_program(col, h200());
+        ASSERT_TRUE(c.ok()) << c.error().to_string();
+        ASSERT_EQ(c->kernels.size(), 3u);
+        EXPECT_EQ(c->kernels[1].row_op, dsl::RowOp::kCumsum);
+        EXPECT_EQ(c->kernels[1].rowwise.reverse, *rev != 0);
+    }
 }
 
 // A small fp32_strict GEMM (3xTF32, multistage): 128x128 tiles would give 2 CTAs on 132 SMs
@@ -522,10 +530,6 @@ TEST(SeedErrors, NotExpressibleNamesTheOp) {
         const char* says;
     } cases[] = {
         // (softmax over a middle dim runs between transposes, plan_view.cpp; a scan does not)
-        {R"({"name":"cs_mid","dims":{"B":8,"S":128,"H":64},"inputs":{"X":{"shape":["B","S","H"],"dtype":"f32"}},
-             "graph":[{"op":"cumsum","inputs":["X"],"output":"Y","axis":1}],
-             "outputs":["Y"],"precision":{"policy":"fp32_strict"}})",
-         "graph[0]", "not expressible: cumsum"},
         // (any batch dims plan; a square X read transposed, [S,S]^T, does not: its names
         // cannot say which S is contracted)
         {R"({"name":"bmm4d","dims":{"P":2,"B":4,"S":128,"N":256},

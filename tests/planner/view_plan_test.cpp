@@ -163,11 +163,67 @@ kernel k0 = rowwise cumsum(x[B,L]) { store y[B,L] }
     EXPECT_FALSE(dsl::check_program(*p2, e, h200(), {"bad2.kf", inclusive}).ok());
 }
 
+// Session 20's sweep (tests/python/fixtures/sweep): a GLU - two slices of one tensor, the
+// chain of one reading the other (each copy kernel computes its own slice); a softmax over the
+// channels whose output a merging reshape reads (the transpose back keeps its own store);
+// cumsum (reversed) and l2_normalize over a dim that is not the last (between transposes); an
+// expand of a size-1 axis that a merging reshape reads (t.repeat(2, 1): a copy kernel).
+Problem glu() {
+    return spec(R"({"name": "glu", "dims": {"B": 4, "T": 6, "D": 10, "D2": 20},
+        "inputs": {"x": {"shape": ["B", "T", "D2"], "dtype": "f32"}, "r": {"shape": ["B", "T", "D"], "dtype": "f32"}},
+        "graph": [{"op": "slice", "inputs": ["x"], "output": "a", "axis": 2, "end": 10, "out_names": ["", "", "D"]},
+                  {"op": "slice", "inputs": ["x"], "output": "b", "axis": 2, "start": 10, "out_names": ["", "", "D"]},
+                  {"op": "sigmoid", "inputs": ["b"], "output": "g"},
+                  {"op": "mul", "inputs": ["a", "g"], "output": "m"},
+                  {"op": "add", "inputs": ["r", "m"], "output": "y"}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
+Problem softmax_channels_flattened() {
+    return spec(R"({"name": "smc", "dims": {"B": 3, "C": 7, "L": 10},
+        "inputs": {"x": {"shape": ["B", "C", "L"], "dtype": "f32"}},
+        "graph": [{"op": "softmax", "inputs": ["x"], "output": "s", "axis": 1},
+                  {"op": "reshape", "inputs": ["s"], "output": "y", "shape": ["B", "C*L"]}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
+Problem scans_over_a_middle_dim() {
+    return spec(R"({"name": "midscan", "dims": {"B": 4, "L": 33, "F": 5},
+        "inputs": {"x": {"shape": ["B", "L", "F"], "dtype": "f32"}},
+        "graph": [{"op": "cumsum", "inputs": ["x"], "output": "c", "axis": 1, "reverse": true},
+                  {"op": "l2_normalize", "inputs": ["c"], "output": "y", "axis": 1}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
+Problem repeat_rows() {
+    return spec(R"({"name": "rep", "dims": {"B": 4, "C": 6, "B2": 8},
+        "inputs": {"t": {"shape": ["B", "C"], "dtype": "f32"}, "x": {"shape": ["B2", "C"], "dtype": "f32"}},
+        "graph": [{"op": "reshape", "inputs": ["t"], "output": "t3", "shape": [1, "B", "C"]},
+                  {"op": "expand", "inputs": ["t3"], "output": "te", "shape": [2, -1, -1]},
+                  {"op": "reshape", "inputs": ["te"], "output": "tr", "shape": ["B2", "C"]},
+                  {"op": "mul", "inputs": ["x", "tr"], "output": "y"}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
+TEST(ViewPlan, SweepShapesPlan) {
+    const std::string g = seed_checked(glu());
+    EXPECT_TRUE(has(g, "mul a[")) << g;  // b's kernel reads a, stored by a's own
+    const std::string s = seed_checked(softmax_channels_flattened());
+    EXPECT_TRUE(has(s, "rowwise softmax")) << s;
+    const std::string c = seed_checked(scans_over_a_middle_dim());
+    EXPECT_TRUE(has(c, "rowwise cumsum")) << c;
+    EXPECT_TRUE(has(c, "rowwise l2_normalize")) << c;
+    const std::string r = seed_checked(repeat_rows());
+    EXPECT_TRUE(has(r, "copy expand(")) << r;
+}
+
 TEST(ViewPlan, PlansPassTheSimulatedPipeline) {
     auto device = eval::make_sim_device("h200");
     ASSERT_TRUE(device.ok()) << device.error().to_string();
     eval::InProcessEvaluator evaluator(**device);
-    for (const Problem& p : {diag_matmul(), exclusive_cumsum(), exclusive_cumsum(true), broadcasts()}) {
+    for (const Problem& p : {diag_matmul(), exclusive_cumsum(), exclusive_cumsum(true), broadcasts(),
+                             glu(), softmax_channels_flattened(), scans_over_a_middle_dim(),
+                             repeat_rows()}) {
         eval::EvalRequest req;
         req.problem = p;
         req.program_text = seed_checked(p);
