@@ -7,8 +7,10 @@ import torch
 import torch.fx
 import torch.nn.functional as F
 
+from kforge_py import fx_shape
 from kforge_py.fx_chains import hardsigmoid, reduce_chain
-from kforge_py.fx_types import ConstantTensor, Tensor, Transposed, Unsupported, is_scalar
+from kforge_py.fx_types import (ConstantTensor, Flipped, Tensor, Transposed, Unsupported,
+                                is_scalar)
 
 # 0-d tensors built from a Python number inside forward (torch.tensor(0.2)): they broadcast as
 # the number does, so they are that number.
@@ -40,6 +42,132 @@ def hardswish(conv, node, args, kw, x, shape, dtype):
     """x * hardsigmoid(x): x * clamp(x / 6 + 1/2, 0, 1)."""
     h = hardsigmoid(conv, node, x, shape, dtype, final=False)
     return conv.emit("mul", [x, h], node, shape, dtype)
+
+
+def _pixel_shuffle(conv, node, args, kw, x, shape, dtype, up):
+    """F.pixel_shuffle / pixel_unshuffle (nn.PixelShuffle / PixelUnshuffle) as the reshape,
+    permute, reshape that define them: [.., C*r*r, H, W] -> [.., C, r, r, H, W] ->
+    [.., C, H, r, W, r] -> [.., C, H*r, W*r], and back."""
+    key = "upscale_factor" if up else "downscale_factor"
+    r = args[1] if len(args) > 1 else kw.get(key)
+    if not isinstance(r, int) or isinstance(r, bool) or len(x.shape) < 3:
+        raise Unsupported(f"pixel_{'un' * (not up)}shuffle with {key} {r!r} of a rank-"
+                          f"{len(x.shape)} tensor is not supported")
+    lead, (c, h, w) = tuple(x.shape[:-3]), x.shape[-3:]
+    n = len(lead)
+    if up:
+        mid, perm = lead + (c // (r * r), r, r, h, w), [n, n + 3, n + 1, n + 4, n + 2]
+    else:
+        mid, perm = lead + (c, h // r, r, w // r, r), [n, n + 2, n + 4, n + 1, n + 3]
+    perm = list(range(n)) + perm
+    t = fx_shape.reshape_to(conv, node, x, mid, final=False)
+    t = conv.emit("permute", [t], node, tuple(mid[i] for i in perm), dtype, False, dims=perm)
+    return fx_shape.reshape_to(conv, node, t, shape)
+
+
+@_decomposes("pixel_shuffle")
+def pixel_shuffle(conv, node, args, kw, x, shape, dtype):
+    return _pixel_shuffle(conv, node, args, kw, x, shape, dtype, True)
+
+
+@_decomposes("pixel_unshuffle")
+def pixel_unshuffle(conv, node, args, kw, x, shape, dtype):
+    return _pixel_shuffle(conv, node, args, kw, x, shape, dtype, False)
+
+
+@_decomposes("repeat", "tile")
+def repeat(conv, node, args, kw, x, shape, dtype):
+    """x.repeat(r0, r1, ..) / torch.tile(x, reps): a new axis of size 1 before each repeated
+    dim, expanded to the count, merged with its dim: [s0, s1] -> [1, s0, s1] -> [r0, s0, s1]
+    -> [r0 * s0, s1]."""
+    reps = list(args[1:]) or list(kw.get("repeats", kw.get("dims", ())))
+    if len(reps) == 1 and isinstance(reps[0], (list, tuple)):
+        reps = list(reps[0])
+    if not all(isinstance(r, int) and r >= 1 for r in reps):
+        raise Unsupported(f"repeat / tile by {reps!r} is not supported (counts >= 1)")
+    n = max(len(reps), len(x.shape))
+    sizes = (1,) * (n - len(x.shape)) + tuple(x.shape)
+    reps = (1,) * (n - len(reps)) + tuple(reps)
+    spread, wide = [], []
+    for r, d in zip(reps, sizes):
+        spread += [1, d] if r > 1 else [d]
+        wide += [r, d] if r > 1 else [d]
+    t = fx_shape.reshape_to(conv, node, x, spread, final=False)
+    if tuple(wide) != tuple(spread):
+        t = fx_shape._emit_shaped(conv, "expand", t, node, tuple(wide), final=False)
+    return fx_shape.reshape_to(conv, node, t, shape)
+
+
+@_decomposes("interpolate", "upsample")
+def interpolate(conv, node, args, kw, x, shape, dtype):
+    """F.interpolate / nn.Upsample in mode "nearest" (or "nearest-exact") by whole factors:
+    each spatial axis gets an axis of the factor after it, expanded and merged -
+    [N, C, H, W] -> [N, C, H, 1, W, 1] -> [N, C, H, s, W, s] -> [N, C, H*s, W*s] (output i reads
+    input i // s, what both modes compute for a whole factor). Other modes (bilinear, bicubic,
+    ...) and fractional factors are refused by name."""
+    mode = args[3] if len(args) > 3 else kw.get("mode", "nearest")
+    spatial_in, spatial_out = x.shape[2:], tuple(shape[2:])
+    if mode not in ("nearest", "nearest-exact"):
+        raise Unsupported(f"interpolate / Upsample in mode {mode!r} is not supported (mode "
+                          "'nearest' by whole factors is)")
+    if len(spatial_in) != len(spatial_out) or not spatial_in or any(
+            o % i for i, o in zip(spatial_in, spatial_out)):
+        raise Unsupported(f"interpolate from {list(spatial_in)} to {list(spatial_out)} is not "
+                          "supported (whole scale factors are)")
+    spread, wide = list(x.shape[:2]), list(x.shape[:2])
+    for i, o in zip(spatial_in, spatial_out):
+        spread += [i, 1] if o > i else [i]
+        wide += [i, o // i] if o > i else [i]
+    t = fx_shape.reshape_to(conv, node, x, spread, final=False)
+    if wide != spread:
+        t = fx_shape._emit_shaped(conv, "expand", t, node, tuple(wide), final=False)
+    return fx_shape.reshape_to(conv, node, t, shape)
+
+
+@_decomposes("glu")
+def glu(conv, node, args, kw, x, shape, dtype):
+    """F.glu(x, dim): a * sigmoid(b), a and b the two halves of x along dim."""
+    dim = args[1] if len(args) > 1 else kw.get("dim", -1)
+    dim %= len(x.shape)
+    n = x.shape[dim]
+    if n % 2:
+        raise Unsupported(f"glu over dim {dim} of odd size {n}")
+    a = fx_shape.slice_op(conv, node, x, dim, 0, n // 2, 1, final=False)
+    b = fx_shape.slice_op(conv, node, x, dim, n // 2, n, 1, final=False)
+    g = conv.emit("sigmoid", [b], node, shape, dtype, False)
+    return conv.emit("mul", [a, g], node, shape, dtype)
+
+
+@_decomposes("addmm", "baddbmm", "addbmm")
+def addmm(conv, node, args, kw, x, shape, dtype):
+    """torch.addmm(input, m1, m2, beta, alpha) = beta * input + alpha * (m1 @ m2) (baddbmm on
+    batches alike): a matmul (a transposed operand read as the matmul's transpose), scaled,
+    then the add; addbmm sums the batch of products first."""
+    m1, m2 = (args[i] if len(args) > i else kw.get(k) for i, k in ((1, "mat1"), (2, "mat2")))
+    if node.target in ("baddbmm", "addbmm") or getattr(node.target, "__name__", "") in (
+            "baddbmm", "addbmm"):
+        m1 = args[1] if len(args) > 1 else kw.get("batch1")
+        m2 = args[2] if len(args) > 2 else kw.get("batch2")
+    beta, alpha = kw.get("beta", 1), kw.get("alpha", 1)
+    attrs = {}
+    if isinstance(m1, Transposed):
+        m1, attrs["transpose_a"] = m1.tensor, True
+    if isinstance(m2, Transposed):
+        m2, attrs["transpose_b"] = m2.tensor, True
+    m1, m2 = conv.tensor(m1, "addmm's mat1"), conv.tensor(m2, "addmm's mat2")
+    rows = m1.shape[-1] if attrs.get("transpose_a") else m1.shape[-2]
+    cols = m2.shape[-2] if attrs.get("transpose_b") else m2.shape[-1]
+    lead = tuple(m1.shape[:-2])
+    p = conv.emit("matmul", [m1, m2], node, lead + (rows, cols), dtype, False, **attrs)
+    if len(p.shape) == 3 and len(shape) == 2:  # addbmm: the products summed over the batch
+        p = conv.emit("sum", [p], node, shape, dtype, False, axis=0)
+    if alpha != 1:
+        p = conv.emit("scale", [p], node, p.shape, dtype, False, value=float(alpha))
+    if beta == 0:
+        return p
+    if beta != 1:
+        x = conv.emit("scale", [x], node, x.shape, dtype, False, value=float(beta))
+    return conv.emit("add", [p, x], node, shape, dtype)
 
 
 @_decomposes("softsign")
@@ -122,7 +250,8 @@ def elementwise_bound(conv, node, name, a, b, shape, dtype):
     min_scalar. Two tensors (broadcast like add): maximum / minimum, NaN from either side as
     torch.maximum; fmax / fmin of two tensors ignore a NaN, which no spec op does (refused)."""
     is_max = name in ("max", "maximum", "fmax")
-    if isinstance(a, (Tensor, Transposed)) and isinstance(b, (Tensor, Transposed)):
+    if isinstance(a, (Tensor, Transposed, Flipped)) and isinstance(b, (Tensor, Transposed,
+                                                                      Flipped)):
         if name in ("fmax", "fmin"):
             raise Unsupported(f"{name} of two tensors (a NaN operand ignored) is not supported; "
                               f"torch.{'maximum' if is_max else 'minimum'} is")

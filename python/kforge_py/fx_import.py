@@ -43,7 +43,8 @@ def propagate_shapes(gm, example_inputs):
     except Exception:
         pass
     try:
-        ShapeProp(gm).propagate(*example_inputs)
+        with contextlib.redirect_stderr(io.StringIO()):  # (the failure is the message below)
+            ShapeProp(gm).propagate(*example_inputs)
     except RuntimeError as e:  # PyTorch itself rejects the model (e.g. a float mask)
         cause = e.__cause__ or e
         raise Unsupported("the model fails in PyTorch on its own inputs: " +
@@ -71,6 +72,7 @@ class Converter:
         self.env = {}
         self.shapes = {}          # op output name -> shape
         self.folded = {}          # spec param name -> fx node computed from buffers (fx_fold)
+        self.indicators = set()   # tensors holding a comparison's 0/1 for a bool (fx_compare)
         propagate_shapes(gm, example_inputs)
 
     # ---- names and tensors ----
@@ -88,10 +90,18 @@ class Converter:
         if allow_tuple and isinstance(tm, (tuple, list)) and tm and not hasattr(tm, "shape"):
             tm = tm[0]  # torch.max/min with a dim: (values, indices)
         if tm is None or not hasattr(tm, "shape"):
-            raise Unsupported(f"node {node.name} does not produce one tensor")
+            what = node.target if isinstance(node.target, str) else _fn_name(node.target)
+            raise Unsupported(f"{what} is not supported (node {node.name} does not produce one "
+                              "tensor)")
         if tm.dtype not in DTYPES:
             raise Unsupported(f"dtype {tm.dtype} is not supported (node {node.name})")
-        return tuple(tm.shape), DTYPES[tm.dtype]
+        dtype = DTYPES[tm.dtype]
+        if dtype == "bool":  # a view of a comparison's indicator has the indicator's dtype
+            for a in node.all_input_nodes:
+                v = self.env.get(a)
+                if isinstance(v, Tensor) and v.name in self.indicators:
+                    return tuple(tm.shape), v.dtype
+        return tuple(tm.shape), dtype
 
     def emit(self, op, inputs, node, shape, dtype, final=True, **attrs):
         entry = {"op": op, "inputs": [t.name for t in inputs]}
@@ -187,7 +197,10 @@ class Converter:
             elif node.op == "call_module":
                 self.env[node] = self.call_module(node, gm.get_submodule(node.target))
             elif node.op in ("call_function", "call_method"):
-                self.env[node] = self.call(node)
+                self.env[node] = v = self.call(node)
+                if isinstance(v, Tensor) and v.dtype != "bool" and getattr(
+                        node.meta.get("tensor_meta"), "dtype", None) == torch.bool:
+                    self.indicators.add(v.name)  # a view of an indicator (fx_compare)
             elif node.op == "output":
                 outputs = self.value(node.args[0])
         if not isinstance(outputs, (list, tuple)):
@@ -195,6 +208,10 @@ class Converter:
         names = []
         for o in outputs:
             t = self.tensor(o, "an output")
+            if t.name in self.indicators:
+                raise Unsupported(f"output {t.name} is a comparison's bool result, which the "
+                                  "spec has no op for (cast it, e.g. .float(), or use it in "
+                                  "torch.where)")
             if t.name in self.inputs:
                 raise Unsupported(f"output {t.name} is an input returned unchanged")
             if t.name in names:
@@ -247,7 +264,15 @@ class Converter:
         # nn.Hardswish, refused as a module while F.hardswish imported)
         decomposed = {nn.Hardswish: ("hardswish", {}), nn.Softsign: ("softsign", {}),
                       nn.Tanhshrink: ("tanhshrink", {}), nn.LogSigmoid: ("logsigmoid", {}),
-                      nn.Softmin: ("softmin", {"dim": getattr(mod, "dim", None)})}
+                      nn.Softmin: ("softmin", {"dim": getattr(mod, "dim", None)}),
+                      nn.Upsample: ("upsample", {"mode": getattr(mod, "mode", None)}),
+                      nn.UpsamplingNearest2d: ("upsample", {"mode": "nearest"}),
+                      nn.UpsamplingBilinear2d: ("upsample", {"mode": "bilinear"}),
+                      nn.PixelShuffle: ("pixel_shuffle",
+                                        {"upscale_factor": getattr(mod, "upscale_factor", 0)}),
+                      nn.PixelUnshuffle: ("pixel_unshuffle",
+                                          {"downscale_factor": getattr(mod, "downscale_factor",
+                                                                       0)})}
         if type(mod) in decomposed:
             name, kw = decomposed[type(mod)]
             return fx_decomp.DECOMPOSED[name](self, node, [x], kw, x, shape, dtype)
@@ -260,6 +285,8 @@ class Converter:
             return e("dropout", p=float(mod.p))
         if isinstance(mod, nn.Softmax):
             return e("softmax", axis=self.axis(mod.dim, x))
+        if isinstance(mod, nn.Softmax2d):  # over the channels: dim -3 of [N,] C, H, W
+            return e("softmax", axis=self.axis(-3, x))
         if isinstance(mod, nn.LogSoftmax):
             return e("log_softmax", axis=self.axis(mod.dim, x))
         if isinstance(mod, nn.LayerNorm):

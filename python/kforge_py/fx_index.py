@@ -6,7 +6,7 @@ smoothing, an ignore_index inside [0, C), a float mask, a scalar where branch th
 cannot take) raises Unsupported naming it."""
 import math
 
-from kforge_py import fx_mask
+from kforge_py import fx_compare, fx_mask
 from kforge_py.fx_types import Tensor, Unsupported, is_scalar
 
 FUNCTIONS = {"argmax", "argmin", "masked_fill", "where", "tril", "triu", "cross_entropy"}
@@ -45,6 +45,8 @@ def convert(conv, node, name, args, kw, shape, dtype):
         return emit(name, [x], axis=conv.axis(dim, x), keepdim=True if get(2, "keepdim") else None)
     if name == "masked_fill":
         x = conv.tensor(get(0, "input"))
+        if fx_compare.is_indicator(conv, get(1, "mask")):  # x.masked_fill(x < 0, 0)
+            return fx_compare.where(conv, node, get(1, "mask"), get(2, "value"), x, shape, dtype)
         m = _mask(conv, get(1, "mask"), "masked_fill mask")
         return emit("masked_fill", [x, m], value=_number(get(2, "value"), "masked_fill"))
     if name == "where":
@@ -52,6 +54,8 @@ def convert(conv, node, name, args, kw, shape, dtype):
         if a is None or b is None:
             raise Unsupported("torch.where(condition) (the indices of the true elements) is not "
                               "supported")
+        if fx_compare.is_indicator(conv, c):  # torch.where(x > 0, x, 0.1 * x)
+            return fx_compare.where(conv, node, c, a, b, shape, dtype)
         c = _mask(conv, c, "where condition")
         if is_scalar(a) or (isinstance(a, float) and math.isinf(a)):
             if is_scalar(b):

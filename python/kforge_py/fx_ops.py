@@ -6,7 +6,7 @@ import operator
 
 import torch
 
-from kforge_py import fx_attention, fx_conv, fx_shape
+from kforge_py import fx_attention, fx_compare, fx_conv, fx_shape
 from kforge_py import fx_pool
 from kforge_py import fx_index
 from kforge_py.fx_chains import elu, hardsigmoid, reduce_chain
@@ -52,6 +52,9 @@ def convert(conv, node):
         return getitem(conv, node)
     if t is builtins.getattr:
         return attribute(conv, node)
+    compared = fx_compare.kind_of(node, name)
+    if compared is not None:
+        return fx_compare.convert(conv, node, compared)
     if t is operator.matmul or name in ("matmul", "mm", "bmm"):
         return matmul(conv, node)
     if name in FORMS:
@@ -76,6 +79,10 @@ def convert(conv, node):
     shape, dtype = conv.meta(node, allow_tuple=name in ("max", "min"))
     args = [conv.value(a) for a in node.args]
     kw = {k: conv.value(v) for k, v in node.kwargs.items()}
+    if dtype in ("i32", "i64") and name not in fx_index.FUNCTIONS and any(
+            fx_compare.is_indicator(conv, v) for v in list(args) + list(kw.values())):
+        raise Unsupported(f"{name} of a comparison's result giving {dtype} (PyTorch's count of "
+                          "a bool tensor) is not supported; cast it first (.float())")
 
     def x():
         return conv.tensor(args[0] if args else kw.get("input"), "the first operand")
@@ -153,9 +160,11 @@ def convert(conv, node):
                          get(3, "eps", 1e-12), get(4, "out"), shape, dtype)
     if name in ("clamp", "clip"):
         lo, hi = get(1, "min"), get(2, "max")
+        if any(isinstance(v, (Tensor, Transposed)) for v in (lo, hi)):
+            return tensor_clamp(conv, node, x(), lo, hi, shape, dtype)
         for v in (lo, hi):
             if v is not None and not is_scalar(v):
-                raise Unsupported(f"{name} with a tensor bound is not supported")
+                raise Unsupported(f"{name} with the bound {v!r} is not supported")
         if lo is None and hi is None:
             raise Unsupported(f"{name} without bounds is not supported")
         return e("clamp", min=None if lo is None else float(lo), max=None if hi is None else float(hi))
@@ -278,8 +287,12 @@ def binary(conv, node, op):
                       final=False, value=float(alpha))
     if node.kwargs.get("rounding_mode") is not None:
         raise Unsupported("div with a rounding_mode is not supported")
-    if is_scalar(a) and is_scalar(b):
-        raise Unsupported(f"{op} of two constants is not supported")
+    if is_scalar(a) and is_scalar(b):  # numbers made in forward (ones_like(x) * 2): a number
+        if op == "div" and float(b) == 0:
+            raise Unsupported("division by the constant 0 is not supported")
+        a, b = float(a), float(b)
+        return ConstantTensor({"add": a + b, "sub": a - b, "mul": a * b,
+                               "div": a / b if op == "div" else 0.0}[op])
     if is_scalar(b):
         x, c = conv.tensor(a), float(b)
         if op == "add":
@@ -303,7 +316,15 @@ def binary(conv, node, op):
         # c / x = reciprocal(x) * c
         r = conv.emit("reciprocal", [x], node, shape, dtype, final=c == 1.0)
         return r if c == 1.0 else conv.emit("scale", [r], node, shape, dtype, value=c)
-    return conv.emit(op, [conv.tensor(a), conv.tensor(b)], node, shape, dtype)
+    a, b = conv.tensor(a), conv.tensor(b)
+    ints = [t.dtype in ("i32", "i64") for t in (a, b)]
+    if ints[0] != ints[1] and "bool" not in (a.dtype, b.dtype):
+        # PyTorch promotes; the spec has no cast (docs/problem-spec.md)
+        i, f = (a, b) if ints[0] else (b, a)
+        raise Unsupported(f"{op} of the integer tensor {i.name} ({i.dtype}) and the float tensor "
+                          f"{f.name} ({f.dtype}) is not supported: the spec has no cast from "
+                          "integers to floats")
+    return conv.emit(op, [a, b], node, shape, dtype)
 
 
 def filled_like(conv, node, name):
@@ -435,11 +456,29 @@ def scan(conv, node, name, x, dim, out_dtype, shape, dtype):
     return conv.emit(name, [x], node, shape, dtype, axis=conv.axis(dim, x) % rank - rank)
 
 
+def tensor_clamp(conv, node, x, lo, hi, shape, dtype):
+    """torch.clamp(x, lo, hi) with a tensor bound: min(max(x, lo), hi), each bound a maximum /
+    minimum (broadcast) or, where it is a number, max_scalar / min_scalar."""
+    for bound, op, scalar_op in ((lo, "maximum", "max_scalar"), (hi, "minimum", "min_scalar")):
+        if bound is None:
+            continue
+        last = bound is hi or hi is None
+        if is_scalar(bound):
+            x = conv.emit(scalar_op, [x], node, x.shape, dtype, last, value=float(bound))
+        else:
+            b = conv.tensor(bound, "a clamp bound")
+            n = max(len(x.shape), len(b.shape))
+            out = tuple(max(p, q) for p, q in zip((1,) * (n - len(x.shape)) + tuple(x.shape),
+                                                  (1,) * (n - len(b.shape)) + tuple(b.shape)))
+            x = conv.emit(op, [x, b], node, out, dtype, last)
+    return x
+
+
 def reduction(conv, node, name, args, kw, shape, dtype):
     first = args[0] if args else kw.get("input")
     dim = args[1] if len(args) > 1 else kw.get("dim", kw.get("other"))
     if name in ("max", "min") and (ConstantTensor in (type(first), type(dim)) or
-                                   isinstance(dim, (Tensor, Transposed))):
+                                   isinstance(dim, (Tensor, Transposed, Flipped))):
         # torch.max(x, torch.tensor(c)), either order, or torch.max(a, b) of two tensors:
         # the element-wise maximum
         return elementwise_bound(conv, node, name, first, dim, shape, dtype)

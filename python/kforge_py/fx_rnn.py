@@ -6,8 +6,9 @@ the state_dict.
 The module returns (output, h_n) (gru) or (output, (h_n, c_n)) (lstm); the converter hands back
 a tuple whose items are emitted when read (`out, (h, c) = self.lstm(x, (h0, c0))`, then
 `return h`: one lstm op with result h_n, nothing for the parts the model drops). A model reading
-two results gets two ops (each computes the whole layer stack). Refused by name: no initial state
-(hx None), dropout between layers, proj_size, an unbatched input, nn.RNN."""
+two results gets two ops (each computes the whole layer stack). A call without an initial state
+arrives with PyTorch's zeros, which the trace passes (fx_trace.zero_initial_state). Refused by
+name: dropout between layers, proj_size, an unbatched input, nn.RNN."""
 from kforge_py.fx_types import Tensor, Unsupported
 
 import torch.nn as nn

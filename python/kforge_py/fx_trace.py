@@ -165,6 +165,8 @@ class ConcreteTracer(torch.fx.Tracer):
             mod = self.root_module.get_submodule(target)
             if isinstance(mod, nn.RNNBase) and type(mod) not in (nn.LSTM, nn.GRU):  # fx_rnn
                 raise recurrent_refusal(mod, target, self._value(args[0]) if args else None)
+            if type(mod) in (nn.LSTM, nn.GRU):
+                args, kwargs = zero_initial_state(mod, self._value, args, kwargs)
         try:
             with torch.no_grad(), _unpatched():
                 value = self._compute(kind, target, args, kwargs)
@@ -252,6 +254,31 @@ def recurrent_refusal(mod, qualname, x):
         f"{', bidirectional' if dirs == 2 else ''} over {steps} time steps) is not supported: "
         f"kforge has no plain-RNN cell op (only lstm and gru), and unrolled the layer would be about {ops:,} ops "
         f"(the spec's limit is 4,096)")
+
+
+def zero_initial_state(mod, value_of, args, kwargs):
+    """(args, kwargs) of an nn.LSTM / nn.GRU call with the zero initial state PyTorch uses where
+    none is given (`out, _ = self.lstm(x)`, or hx=None) passed explicitly: h0 (and c0) zeros of
+    [num_layers * directions, batch, hidden] on x's device, which the trace records as tensors
+    forward() made (`_tensor_constantN`), so the spec's lstm / gru op reads them as its state
+    inputs. Unchanged where a state is given or x is not a batched [.., .., features] tensor
+    (fx_rnn refuses that by name)."""
+    args, kwargs = tuple(args), dict(kwargs or {})
+    given = args[1] if len(args) > 1 else kwargs.get("hx")
+    x = value_of(args[0]) if args else None
+    if given is not None or not isinstance(x, torch.Tensor) or x.dim() != 3:
+        return args, kwargs
+    dirs = 2 if mod.bidirectional else 1
+    batch = x.shape[0 if mod.batch_first else 1]
+    h_size = getattr(mod, "proj_size", 0) or mod.hidden_size
+
+    def zeros(size):
+        return torch.zeros(mod.num_layers * dirs, batch, size, dtype=x.dtype, device=x.device)
+
+    hx = (zeros(h_size), zeros(mod.hidden_size)) if isinstance(mod, nn.LSTM) else \
+        zeros(h_size)
+    kwargs.pop("hx", None)
+    return (args[0], hx) + args[2:], kwargs
 
 
 def _snapshot(model):

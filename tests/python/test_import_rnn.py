@@ -2,8 +2,8 @@
 (a two-layer LSTM returning its output and h_n, a bidirectional batch-first GRU whose h_n feeds
 a Linear) import with PyTorch's parameter names, agree with PyTorch in fp64 through the
 interpreter and through spec_torch (what `kforge baseline` times), plan and pass a simulated
-search round; what the op cannot say is refused by name (a wrong h0 shape, no initial state,
-proj_size, nn.RNN)."""
+search round; no initial state is PyTorch's zeros; what the op cannot say is refused by name (a
+wrong h0 shape, proj_size, nn.RNN)."""
 import os
 import shutil
 import tempfile
@@ -110,11 +110,26 @@ class RnnRefusals(unittest.TestCase):
                                   r"the model fails in PyTorch on its own inputs: Expected "
                                   r"hidden size \(2, 3, 6\), got \[3, 3, 6\]")
 
-    def test_missing_state_and_proj_size_are_refused_by_name(self):
+    def test_missing_state_is_the_zero_state(self):
+        # self.rnn(x): PyTorch starts from zeros; the trace passes them as constants forward()
+        # made, the lstm op's h0 and c0 (one [layers, batch, hidden] each)
+        from kforge_py import kernelbench, spec_build
         path = rnn_file("self.rnn = nn.LSTM(features, hidden, layers)",
                         "return self.rnn(x)[0]", "torch.randn(steps, batch, features)")
-        util.assert_build_refused(self, path, "kb_no_state",
-                                  "nn.LSTM without an initial state is not supported")
+        try:
+            loaded = kernelbench.load(path)
+            spec, conv = spec_build.build(loaded, "kb_no_state", "")
+            feeds = spec_build.feeds(loaded, conv)
+        finally:
+            os.unlink(path)
+        op = spec["graph"][0]
+        self.assertEqual(op["op"], "lstm")
+        for state in op["inputs"][1:3]:
+            self.assertTrue(spec["inputs"][state].get("param"))
+            self.assertEqual(list(feeds[state].shape), [2, 3, 6])
+            self.assertEqual(feeds[state].abs().max().item(), 0.0)
+
+    def test_proj_size_is_refused_by_name(self):
         path = rnn_file("self.rnn = nn.LSTM(features, hidden, layers, proj_size=3)",
                         "return self.rnn(x, (h0, c0))[0]",
                         "torch.randn(steps, batch, features), torch.randn(layers, batch, 3), "
