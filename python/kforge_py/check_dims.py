@@ -128,6 +128,8 @@ def try_plans(spec, conv, loaded, name, start=0):
     reason string."""
     from kforge_py import spec_build
     reasons = []
+    weights = [n for n in conv.params if n not in conv.folded]
+    held = {e for n in weights for e in spec["inputs"][n]["shape"] if isinstance(e, str)}
     for index, plan in enumerate(plans(spec, conv)):
         if index < start:
             continue
@@ -147,6 +149,10 @@ def try_plans(spec, conv, loaded, name, start=0):
             reasons.append(f"at {where} the traced graph changes (shape-dependent code: "
                            f"those sizes are fixed at the file's)")
             continue
+        # a dim that neither an input nor a weight holds is the graph's own (a reshape names
+        # it: an axis named apart, T_1 beside T): it takes the size the trace gives it
+        dims.update({d: sspec["dims"][renamed[d]] for d in spec["dims"]
+                     if d not in plan and d not in held and d not in free_dims(spec, conv)[0]})
         if any(sspec["dims"][renamed[d]] != v for d, v in dims.items()):
             reasons.append(f"at {where} the traced graph binds other sizes")
             continue
