@@ -162,16 +162,15 @@ const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<st
     if (cands.empty()) return nullptr;
     for (const Op* op : cands)
         if (op->output == stored) return op;
-    if (cands.size() > 1) {  // a value the chain reads as an operand is another kernel's
-        std::vector<const Op*> own;
-        for (const Op* c : cands)
-            if (std::find(chain_reads.begin(), chain_reads.end(), c->output) == chain_reads.end())
-                own.push_back(c);
-        if (!own.empty()) cands = std::move(own);
-    }
+    // a value the chain reads as an operand is another kernel's: no path of this kernel's own
+    // value goes through it (sigmoid(a) + tanh(b) of two slices: the kernel of b reads a's)
+    const auto read = [&](const std::string& t) {
+        return std::find(chain_reads.begin(), chain_reads.end(), t) != chain_reads.end();
+    };
     // the stored tensor reached from a candidate's output through element-wise ops and
     // reshapes (the planner folds a reshape into the store of the kernel that makes its input)
     for (const Op* c : cands) {
+        if (read(c->output)) continue;
         std::vector<std::string> frontier{c->output};
         for (size_t steps = 0; !frontier.empty() && steps < problem.ops.size(); ++steps) {
             std::vector<std::string> next;
@@ -182,7 +181,7 @@ const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<st
                     for (const std::string& in : op.inputs) reads = reads || in == f;
                     if (!reads) continue;
                     if (op.output == stored) return c;
-                    next.push_back(op.output);
+                    if (!read(op.output)) next.push_back(op.output);
                 }
             }
             frontier = std::move(next);

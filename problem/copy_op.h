@@ -62,9 +62,10 @@ std::vector<int64_t> view_strides(const Problem& problem, const std::string& roo
 // storing `stored` computes: the one whose output is `stored`, else one whose output reaches
 // `stored` through element-wise ops (the kernel's chain absorbed them) and reshapes (folded
 // into its store), else the first; null
-// where none reads `inputs`. `chain_reads`: the tensors the kernel's chain reads as operands -
-// a candidate whose output is one of them is another kernel's value, not this one's (two
-// slices of one tensor where the chain of one reads the other: a GLU's a * sigmoid(b)).
+// where none reads `inputs`. `chain_reads`: the tensors the kernel's chain reads as operands,
+// other kernels' values - neither a candidate's output nor a step of its path to `stored` (two
+// slices of one tensor where the chain of one reads the other or a value made from it: a GLU's
+// a * sigmoid(b), sigmoid(a) + tanh(b)).
 const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<std::string>& inputs,
                        const std::string& stored,
                        const std::vector<std::string>& chain_reads = {});

@@ -179,6 +179,19 @@ Problem glu() {
         "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
 }
 
+// sigmoid(a) + tanh(b) of two slices of one tensor: b's kernel reads sigmoid(a), a value made
+// from the other slice
+Problem two_slices_mapped() {
+    return spec(R"({"name": "glu2", "dims": {"B": 4, "D": 10, "D2": 20},
+        "inputs": {"x": {"shape": ["B", "D2"], "dtype": "f32"}},
+        "graph": [{"op": "slice", "inputs": ["x"], "output": "a", "axis": 1, "end": 10, "out_names": ["", "D"]},
+                  {"op": "slice", "inputs": ["x"], "output": "b", "axis": 1, "start": 10, "out_names": ["", "D"]},
+                  {"op": "sigmoid", "inputs": ["a"], "output": "sa"},
+                  {"op": "tanh", "inputs": ["b"], "output": "tb"},
+                  {"op": "add", "inputs": ["sa", "tb"], "output": "y"}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
 Problem softmax_channels_flattened() {
     return spec(R"({"name": "smc", "dims": {"B": 3, "C": 7, "L": 10},
         "inputs": {"x": {"shape": ["B", "C", "L"], "dtype": "f32"}},
@@ -208,6 +221,8 @@ Problem repeat_rows() {
 TEST(ViewPlan, SweepShapesPlan) {
     const std::string g = seed_checked(glu());
     EXPECT_TRUE(has(g, "mul a[")) << g;  // b's kernel reads a, stored by a's own
+    const std::string g2 = seed_checked(two_slices_mapped());
+    EXPECT_TRUE(has(g2, "add sa[")) << g2;
     const std::string s = seed_checked(softmax_channels_flattened());
     EXPECT_TRUE(has(s, "rowwise softmax")) << s;
     const std::string c = seed_checked(scans_over_a_middle_dim());
@@ -222,7 +237,8 @@ TEST(ViewPlan, PlansPassTheSimulatedPipeline) {
     ASSERT_TRUE(device.ok()) << device.error().to_string();
     eval::InProcessEvaluator evaluator(**device);
     for (const Problem& p : {diag_matmul(), exclusive_cumsum(), exclusive_cumsum(true), broadcasts(),
-                             glu(), softmax_channels_flattened(), scans_over_a_middle_dim(),
+                             glu(), two_slices_mapped(), softmax_channels_flattened(),
+                             scans_over_a_middle_dim(),
                              repeat_rows()}) {
         eval::EvalRequest req;
         req.problem = p;
