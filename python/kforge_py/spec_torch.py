@@ -164,12 +164,30 @@ def make_forward(spec):
 
     def forward(*args):
         env = dict(zip(spec["inputs"], args))
+        dims = dict(spec["dims"])  # and the derived dims, as the ops that name them give them
         for op in graph:
             ins = [env[n] for n in op["inputs"]]
-            env[op["output"]] = fx_shape.run_spec_op(op, ins, spec["dims"]) \
-                if op["op"] in fx_shape.SHAPE_OPS else run_op(op, ins)
+            y = fx_shape.run_spec_op(op, ins, dims) if op["op"] in fx_shape.SHAPE_OPS else \
+                run_op(op, ins)
+            env[op["output"]] = y
+            learn_derived_dims(op, y, dims)
         return tuple(env[o] for o in outputs)
     return forward
+
+
+def learn_derived_dims(op, y, dims):
+    """The dims op `op` names for its output `y` (a conv's or pool's "out_dims" for its
+    trailing spatial axes, a slice's, cat's or pad's "out_names" per axis) into `dims`: a later
+    reshape may name several of them (a nearest upsampling after a pool: [N, C, H_out, 1,
+    W_out, 1]), of which PyTorch infers one at most."""
+    if not isinstance(y, torch.Tensor):
+        return
+    named = list(op.get("out_names") or [])
+    if op.get("out_dims"):
+        named = [""] * (y.dim() - len(op["out_dims"])) + list(op["out_dims"])
+    for axis, name in enumerate(named[:y.dim()]):
+        if isinstance(name, str) and name.isidentifier():
+            dims.setdefault(name, int(y.shape[axis]))
 
 
 def draw(shape, distribution, g):

@@ -91,13 +91,23 @@ class Sweep(unittest.TestCase):
 
 
 class SweepSpecTorch(unittest.TestCase):
-    def test_spec_torch_runs_a_1d_avg_pool(self):
-        # `kforge baseline`'s module: F.avg_pool1d takes no divisor_override
-        loaded = kernelbench.load(fixture("conv1d_avg_pool_1d"))
+    """spec_torch, `kforge baseline`'s module, runs the sweep's specs as PyTorch does."""
+
+    def assert_spec_torch_matches(self, stem):
+        loaded = kernelbench.load(fixture(stem))
         spec, conv = spec_build.build(loaded, "t", "")
         feeds = spec_build.feeds(loaded, conv)
         got = spec_torch.make_forward(spec)(*[feeds[n] for n in spec["inputs"]])[0]
         self.assertLess((got - loaded.model(*loaded.inputs)).abs().max().item(), 1e-5)
+
+    def test_spec_torch_runs_a_1d_avg_pool(self):
+        # F.avg_pool1d takes no divisor_override
+        self.assert_spec_torch_matches("conv1d_avg_pool_1d")
+
+    def test_spec_torch_runs_a_reshape_naming_two_derived_dims(self):
+        # the nearest upsampling after a pool reshapes to [N, C, height_out, 1, width_out, 1]:
+        # both pooled extents come from the pool op's out_dims (PyTorch infers one -1 at most)
+        self.assert_spec_torch_matches("upsample_repeat_clamp")
 
 
 class SweepRefusals(unittest.TestCase):
