@@ -124,6 +124,25 @@ def interpolate(conv, node, args, kw, x, shape, dtype):
     return fx_shape.reshape_to(conv, node, t, shape)
 
 
+@_decomposes("prelu")
+def prelu(conv, node, args, kw, x, shape, dtype):
+    """F.prelu(x, w) / nn.PReLU: relu(x) + w * min(x, 0) (exact: one term is 0), w one value or
+    one per channel (dim 1 of x, its weight viewed as [C, 1, ..])."""
+    w = conv.tensor(args[1] if len(args) > 1 else kw.get("weight"), "prelu's weight")
+    n = 1
+    for e in w.shape:
+        n *= e
+    if n != 1:
+        if len(x.shape) < 2 or n != x.shape[1]:
+            raise Unsupported(f"prelu with {n} weights on a tensor of shape {list(x.shape)} is "
+                              "not supported (one, or one per channel of dim 1)")
+        w = fx_shape.reshape_to(conv, node, w, (n,) + (1,) * (len(x.shape) - 2), final=False)
+    r = conv.emit("relu", [x], node, shape, dtype, False)
+    m = conv.emit("min_scalar", [x], node, shape, dtype, False, value=0.0)
+    m = conv.emit("mul", [m, w], node, shape, dtype, False)
+    return conv.emit("add", [r, m], node, shape, dtype)
+
+
 @_decomposes("glu")
 def glu(conv, node, args, kw, x, shape, dtype):
     """F.glu(x, dim): a * sigmoid(b), a and b the two halves of x along dim."""

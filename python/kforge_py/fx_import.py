@@ -273,6 +273,10 @@ class Converter:
                       nn.PixelUnshuffle: ("pixel_unshuffle",
                                           {"downscale_factor": getattr(mod, "downscale_factor",
                                                                        0)})}
+        if type(mod) is nn.PReLU:
+            return fx_decomp.DECOMPOSED["prelu"](self, node, [x, self.param(p + ".weight",
+                                                                             mod.weight)],
+                                                 {}, x, shape, dtype)
         if type(mod) in decomposed:
             name, kw = decomposed[type(mod)]
             return fx_decomp.DECOMPOSED[name](self, node, [x], kw, x, shape, dtype)

@@ -9,7 +9,8 @@ import math
 from kforge_py import fx_compare, fx_mask
 from kforge_py.fx_types import Tensor, Unsupported, is_scalar
 
-FUNCTIONS = {"argmax", "argmin", "masked_fill", "where", "tril", "triu", "cross_entropy"}
+FUNCTIONS = {"argmax", "argmin", "masked_fill", "where", "tril", "triu", "cross_entropy",
+             "nll_loss"}
 
 
 def _number(v, what):
@@ -77,7 +78,28 @@ def convert(conv, node, name, args, kw, shape, dtype):
         return cross_entropy(conv, node, get(0, "input"), get(1, "target"), get(2, "weight"),
                              get(4, "ignore_index", -100), get(6, "reduction", "mean"),
                              get(7, "label_smoothing", 0.0), shape, dtype)
+    if name == "nll_loss":
+        return nll_loss(conv, node, get(0, "input"), get(1, "target"), get(2, "weight"),
+                        get(4, "ignore_index", -100), get(6, "reduction", "mean"), shape, dtype)
     raise Unsupported(f"{name} is not supported (node {node.name})")
+
+
+def nll_loss(conv, node, log_probs, target, weight, ignore_index, reduction, shape, dtype):
+    """F.nll_loss(y, t) = -mean(y[i, t_i]) (or the sum) as cross_entropy(y, t) (the mean of
+    logsumexp(y_i) - y_i[t_i]) less the mean of logsumexp(y_i): exact, and for the log_softmax
+    that nll_loss reads that logsumexp is 0. What cross_entropy refuses (class weights, an
+    ignore_index in [0, C), reduction 'none') is refused alike."""
+    what = "nll_loss"
+    x = conv.tensor(log_probs, "nll_loss's input")
+    try:
+        ce = cross_entropy(conv, node, x, target, weight, ignore_index, reduction, 0.0, shape,
+                           dtype)
+    except Unsupported as e:
+        raise Unsupported(str(e).replace("cross_entropy", what)) from e
+    lse = conv.emit("logsumexp", [x], node, x.shape[:1], dtype, False, axis=-1)
+    m = conv.emit("mean" if reduction == "mean" else "sum", [lse], node, shape, dtype, False,
+                  axis=0)
+    return conv.emit("sub", [ce, m], node, shape, dtype)
 
 
 def cross_entropy(conv, node, logits, target, weight, ignore_index, reduction, label_smoothing,
@@ -109,18 +131,22 @@ def cross_entropy(conv, node, logits, target, weight, ignore_index, reduction, l
 
 
 def loss_module(conv, node, mod):
-    """nn.CrossEntropyLoss with its settings."""
+    """nn.CrossEntropyLoss / nn.NLLLoss with their settings."""
     shape, dtype = conv.meta(node)
     args = [conv.value(a) for a in node.args]
     kw = {k: conv.value(v) for k, v in node.kwargs.items()}
     logits = args[0] if args else kw.get("input")
     target = args[1] if len(args) > 1 else kw.get("target")
+    if type(mod).__name__ == "NLLLoss":
+        return nll_loss(conv, node, logits, target, mod.weight, mod.ignore_index, mod.reduction,
+                        shape, dtype)
     return cross_entropy(conv, node, logits, target, mod.weight, mod.ignore_index,
                          mod.reduction, mod.label_smoothing, shape, dtype)
 
 
 def is_loss_module(mod):
-    return type(mod).__name__ == "CrossEntropyLoss" and type(mod).__module__.startswith("torch.")
+    return type(mod).__name__ in ("CrossEntropyLoss", "NLLLoss") and \
+        type(mod).__module__.startswith("torch.")
 
 
 def run_spec_op(torch, op, a):
