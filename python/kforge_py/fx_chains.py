@@ -2,20 +2,19 @@
 path of fx_import.Converter): a reduction over several axes as one-axis reductions, hardsigmoid
 as a clamp chain, the ELU family as two branches of x. Each takes the converter `conv` (its
 `emit`, `axis`) as an argument and imports no converter module."""
-from kforge_py.fx_types import Unsupported
 
 
 def reduce_chain(conv, node, op, x, dims, keepdim, shape, dtype, final=True):
     """A reduction over several axes as a chain of one-axis reductions (exact for sum, mean,
-    max, min; logsumexp only over one axis). `final`: the last one is the node's output."""
+    max, min, and for logsumexp: the logsumexp over (i, j) is the logsumexp over i of the
+    logsumexps over j, each shifted by its own maximum). `final`: the last one is the node's
+    output."""
     rank = len(x.shape)
     if dims is None:
         dims = list(range(rank))
     if isinstance(dims, int):
         dims = [dims]
     dims = sorted({d % rank for d in dims}, reverse=True)
-    if op == "logsumexp" and len(dims) != 1:
-        raise Unsupported("logsumexp over several dims is not supported")
     cur = x
     for i, d in enumerate(dims):
         last = i == len(dims) - 1
