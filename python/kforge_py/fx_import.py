@@ -273,6 +273,8 @@ class Converter:
                       nn.PixelUnshuffle: ("pixel_unshuffle",
                                           {"downscale_factor": getattr(mod, "downscale_factor",
                                                                        0)})}
+        if type(mod) in (nn.Flatten, nn.Unflatten):  # views: the reshape to the node's shape
+            return fx_shape.reshape_to(self, node, x, shape)
         if type(mod) is nn.PReLU:
             return fx_decomp.DECOMPOSED["prelu"](self, node, [x, self.param(p + ".weight",
                                                                              mod.weight)],

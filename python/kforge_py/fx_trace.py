@@ -373,4 +373,54 @@ def trace(model, example_inputs, scalar_args=None):
     finally:
         _restore(saved)
     model.__dict__.update(made)  # constants made in forward, read by get_attr nodes
+    functionalize_inplace(graph)
     return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+# ops whose result shares its input's storage: an in-place op on their result writes the input
+_VIEWS = {"view", "view_as", "reshape", "reshape_as", "transpose", "permute", "t", "narrow",
+          "select", "expand", "expand_as", "squeeze", "unsqueeze", "flatten", "unflatten",
+          "split", "chunk", "unbind", "diagonal", "as_strided", "contiguous", "detach",
+          "movedim", "swapaxes", "getitem", "getattr", "T", "mT"}
+
+
+def _op_name(node):
+    t = node.target
+    return (t if isinstance(t, str) else getattr(t, "__name__", str(t))).strip("_") \
+        if node.op in ("call_method", "call_function") else node.op
+
+
+def functionalize_inplace(graph):
+    """In-place tensor ops (`h.mul_(0.5)`, `h.add_(y)`, `h.clamp_(min=0)`, `torch.relu_(h)`)
+    as their out-of-place ops, each later reader of h reading the result instead: fx records
+    them as nodes with no reader (dead code to the converter) while the code after them reads
+    the mutated h. Refused by name where the mutated tensor may share storage with another (a
+    view, an input, a parameter or buffer): writing it would change that one too."""
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    for node in list(graph.nodes):
+        if node.op not in ("call_method", "call_function") or not node.args:
+            continue
+        name = node.target if isinstance(node.target, str) else getattr(node.target,
+                                                                         "__name__", "")
+        if not name.endswith("_") or name.startswith("_") or name in ("copy_",):
+            continue
+        pure = name[:-1]
+        x = node.args[0]
+        if not isinstance(x, torch.fx.Node) or not hasattr(torch.Tensor, pure):
+            continue
+        if x.op in ("placeholder", "get_attr") or _op_name(x) in _VIEWS:
+            what = {"placeholder": "an input", "get_attr": "a parameter or buffer"}.get(x.op,
+                                                                                     "a view")
+            raise Unsupported(f"{name} (an in-place op) on {x.name}, {what} that may share its "
+                              f"storage with another tensor, is not supported; write "
+                              f"{x.name} = {x.name}.{pure}(...)")
+        if node.op == "call_method":
+            node.target = pure
+        else:
+            fn = getattr(torch, pure, None) or getattr(torch.nn.functional, pure, None)
+            if fn is None:
+                continue
+            node.target = fn
+        for user in list(x.users):
+            if user is not node and order.get(user, -1) > order[node]:
+                user.replace_input_with(x, node)

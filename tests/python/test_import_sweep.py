@@ -14,7 +14,7 @@ from kforge_py import kernelbench, spec_build, spec_torch
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "sweep")
 SWEEP = ["where_comparisons", "rnn_no_state", "pixel_shuffle_conv", "addmm_glu_softmax2d",
          "upsample_repeat_clamp", "scan_normalize_middle_dim", "conv1d_avg_pool_1d",
-         "prelu_nll_loss", "conv_logsumexp_spatial"]
+         "prelu_nll_loss", "conv_logsumexp_spatial", "inplace_flatten_modules"]
 
 
 def fixture(stem):
@@ -128,6 +128,13 @@ class SweepRefusals(unittest.TestCase):
                      "a comparison's bool result")
         self.refused("return (x > 0).sum(dim=1)", "torch.randn(batch_size, dim)",
                      r"sum of a comparison's result giving i64")
+
+    def test_an_inplace_op_on_a_view_or_an_input_is_refused_by_name(self):
+        # writing it would write the tensor it shares storage with
+        self.refused("h = x.view(-1)\nh.mul_(2)\nreturn x * 1.5", "torch.randn(batch_size, dim)",
+                     r"mul_ \(an in-place op\) on view, a view that may share its storage")
+        self.refused("x.add_(1.0)\nreturn x * 2", "torch.randn(batch_size, dim)",
+                     r"add_ \(an in-place op\) on x, an input")
 
     def test_embedding_and_bilinear_interpolation_are_refused_by_name(self):
         self.refused("return self.emb(x)", "torch.randint(0, 10, (batch_size, dim))",
