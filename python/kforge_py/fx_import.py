@@ -21,7 +21,7 @@ import torch.nn as nn
 from torch.fx.passes.shape_prop import ShapeProp
 
 from kforge_py import fx_attention, fx_conv, fx_decomp, fx_fold, fx_index, fx_losses, fx_ops
-from kforge_py import fx_pool, fx_rnn, fx_shape
+from kforge_py import fx_pool, fx_rnn, fx_rnn_cell, fx_shape
 from kforge_py.fx_chains import elu, hardsigmoid
 from kforge_py.fx_types import (DTYPES, ConstantTensor, Flipped, MaxPair, Tensor,  # noqa: F401
                                 Transposed, Unsupported, is_scalar)
@@ -229,6 +229,8 @@ class Converter:
             return fx_attention.multi_head_attention(self, node, mod)
         if fx_rnn.is_rnn_module(mod):  # (output, h_n[, c_n]): before meta
             return fx_rnn.rnn_module(self, node, mod)
+        if fx_rnn_cell.is_cell_module(mod):  # (h', c') of an LSTMCell: before meta
+            return fx_rnn_cell.cell_module(self, node, mod)
         x = self.tensor(self.value(node.args[0]) if node.args else None, "the module input")
         if fx_pool.is_pool_module(mod):  # before meta: return_indices gives a tuple
             return fx_pool.pool_module(self, node, mod, x)

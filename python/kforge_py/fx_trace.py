@@ -165,7 +165,7 @@ class ConcreteTracer(torch.fx.Tracer):
             mod = self.root_module.get_submodule(target)
             if isinstance(mod, nn.RNNBase) and type(mod) not in (nn.LSTM, nn.GRU):  # fx_rnn
                 raise recurrent_refusal(mod, target, self._value(args[0]) if args else None)
-            if type(mod) in (nn.LSTM, nn.GRU):
+            if type(mod) in (nn.LSTM, nn.GRU, nn.LSTMCell, nn.GRUCell):
                 args, kwargs = zero_initial_state(mod, self._value, args, kwargs)
         try:
             with torch.no_grad(), _unpatched():
@@ -259,13 +259,21 @@ def recurrent_refusal(mod, qualname, x):
 def zero_initial_state(mod, value_of, args, kwargs):
     """(args, kwargs) of an nn.LSTM / nn.GRU call with the zero initial state PyTorch uses where
     none is given (`out, _ = self.lstm(x)`, or hx=None) passed explicitly: h0 (and c0) zeros of
-    [num_layers * directions, batch, hidden] on x's device, which the trace records as tensors
+    [num_layers * directions, batch, hidden] ([batch, hidden] for an LSTMCell / GRUCell step) on
+    x's device, which the trace records as tensors
     forward() made (`_tensor_constantN`), so the spec's lstm / gru op reads them as its state
     inputs. Unchanged where a state is given or x is not a batched [.., .., features] tensor
     (fx_rnn refuses that by name)."""
     args, kwargs = tuple(args), dict(kwargs or {})
     given = args[1] if len(args) > 1 else kwargs.get("hx")
     x = value_of(args[0]) if args else None
+    if isinstance(mod, (nn.LSTMCell, nn.GRUCell)):  # one step: x [batch, features]
+        if given is not None or not isinstance(x, torch.Tensor) or x.dim() != 2:
+            return args, kwargs
+        h = torch.zeros(x.shape[0], mod.hidden_size, dtype=x.dtype, device=x.device)
+        hx = (h, torch.zeros_like(h)) if isinstance(mod, nn.LSTMCell) else h
+        kwargs.pop("hx", None)
+        return (args[0], hx) + args[2:], kwargs
     if given is not None or not isinstance(x, torch.Tensor) or x.dim() != 3:
         return args, kwargs
     dirs = 2 if mod.bidirectional else 1

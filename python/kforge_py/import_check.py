@@ -86,10 +86,16 @@ def torch_outputs(loaded, feed_inputs, dtype=None):
     args = [x.to(dtype) if isinstance(x, torch.Tensor) and x.is_floating_point() else x
             for x in feed_inputs]
     model.to(dtype)
+    default = torch.get_default_dtype()
     try:
+        # tensors forward() makes without a dtype (h = torch.zeros(b, H, device=x.device) for a
+        # recurrent cell's state) in the dtype the model runs in, as they would be in float32
+        torch.set_default_dtype(dtype if dtype.is_floating_point and dtype != torch.float16
+                                and dtype != torch.bfloat16 else default)
         with torch.no_grad():
             out = model(*args)
     finally:
+        torch.set_default_dtype(default)
         for n, dtype in params.items():
             p = model.get_parameter(n)
             p.data = p.data.to(dtype)

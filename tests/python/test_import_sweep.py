@@ -14,7 +14,7 @@ from kforge_py import kernelbench, spec_build, spec_torch
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "sweep")
 SWEEP = ["where_comparisons", "rnn_no_state", "pixel_shuffle_conv", "addmm_glu_softmax2d",
          "upsample_repeat_clamp", "scan_normalize_middle_dim", "conv1d_avg_pool_1d",
-         "prelu_nll_loss", "conv_logsumexp_spatial", "inplace_flatten_modules"]
+         "prelu_nll_loss", "conv_logsumexp_spatial", "inplace_flatten_modules", "rnn_cells_loop"]
 
 
 def fixture(stem):
