@@ -54,7 +54,14 @@ struct Sem {
     ResolvedTensor& entry(const std::string& name);
     bool dims_known(const TensorRef& ref);
     bool problem_dims_match(const TensorRef& ref, const Tensor& t);
+    // The view of problem tensor `t` that `ref` reads where it names t under other dims: a pure
+    // rename (problem/copy_op.h renamed_view: the same buffer under the view's dim names), the
+    // planner's free view; nullptr where ref reads t under its own dims or no view fits.
+    const Tensor* renamed_read(const TensorRef& ref, const Tensor& t) const;
+    // `node` (the value of `root`) as the problem's reshapes from root to `view` make it.
+    int view_node(int node, const std::string& root, const Tensor& view, const Origin& origin);
     // The node of a tensor `kernel` reads; nullopt (and an error) where it does not resolve.
+    // A stored tensor or an input read under a rename of its dims reads that view's value.
     std::optional<int> read(const TensorRef& ref, int kernel);
     void store(const TensorRef& ref, int node, DType dtype, int kernel);
     // Whether the graph has stopped growing (ExprGraph::stopped); the first time, reports it at

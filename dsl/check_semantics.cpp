@@ -7,6 +7,8 @@
 
 #include "dsl/check_internal.h"
 #include "dsl/check_sem_kernel.h"
+#include "problem/copy_op.h"
+#include "problem/shape_ops.h"
 
 namespace kforge::dsl {
 
@@ -60,19 +62,55 @@ bool Sem::problem_dims_match(const TensorRef& ref, const Tensor& t) {
     return false;
 }
 
+static std::vector<std::string> dims_of_tensor(const Tensor& t) {
+    std::vector<std::string> dims;
+    for (size_t i = 0; i < t.shape.size(); ++i) dims.push_back(dim_text(t, i));
+    return dims;
+}
+
+const Tensor* Sem::renamed_read(const TensorRef& ref, const Tensor& t) const {
+    if (ref.dims == dims_of_tensor(t)) return nullptr;
+    return renamed_view(problem, t.name, ref.dims);
+}
+
+int Sem::view_node(int node, const std::string& root, const Tensor& view, const Origin& origin) {
+    for (const Op* op : reshapes_between(problem, root, view.name))
+        if (!is_rank_view(problem, *op)) node = copy_node(graph, {node}, *op, problem, origin);
+    return node;
+}
+
 std::optional<int> Sem::read(const TensorRef& ref, int kernel) {
     if (!dims_known(ref)) return std::nullopt;
     const Tensor* t = problem.find_tensor(ref.name);
     const bool is_input = t && (t->role == TensorRole::kInput || t->role == TensorRole::kParam);
     if (is_input) {
-        if (!problem_dims_match(ref, *t)) return std::nullopt;
+        const Tensor* view = renamed_read(ref, *t);
+        if (view == nullptr && !problem_dims_match(ref, *t)) return std::nullopt;
         entry(ref.name).read_by.push_back(kernel);
         Origin o{Reporter::loc_text(ref.loc), ref.name, ref.name};
         max_bytes = std::max(max_bytes, dtype_bytes(t->dtype));
+        if (view != nullptr) {
+            const int root = graph.leaf(ref.name, named_dims(dims_of_tensor(*t)), o);
+            return view_node(root, ref.name, *view, o);
+        }
         return graph.leaf(ref.name, named_dims(ref.dims), o);
     }
     auto it = bound.find(ref.name);
     if (it != bound.end() && it->second.kernel < kernel) {
+        // a pure rename of the stored tensor (problem/copy_op.h rename_dims): its buffer read
+        // under the view's dim names, the value the problem's reshapes make of it
+        const Tensor* view = t != nullptr && ref.dims != it->second.dims &&
+                                     it->second.dims == dims_of_tensor(*t)
+                                 ? renamed_read(ref, *t)
+                                 : nullptr;
+        if (view != nullptr) {
+            it->second.read = true;
+            entry(ref.name).read_by.push_back(kernel);
+            if (it->second.node < 0) return std::nullopt;
+            max_bytes = std::max(max_bytes, dtype_bytes(it->second.dtype));
+            return view_node(it->second.node, ref.name, *view,
+                             Origin{Reporter::loc_text(ref.loc), ref.name, ref.name});
+        }
         if (ref.dims != it->second.dims) {
             reporter.error(ref.loc, ref.name + " was stored as " + ref.name +
                                         dims_text(it->second.dims) + " at " +

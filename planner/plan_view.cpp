@@ -1,7 +1,9 @@
 // The shape ops in the fusion planner (planner/partition.h). A view that only adds or drops axes
 // of size 1, or broadcasts them (reshape, expand: problem/shape_ops.h is_rank_view), costs
 // nothing: its readers read its input under the input's own dims, and the kernels' indexing
-// broadcasts it by dim names (`v.unsqueeze(1) * B` is one map kernel reading v[N]). An exclusive
+// broadcasts it by dim names (`v.unsqueeze(1) * B` is one map kernel reading v[N]). A reshape
+// that only renames axes (c[..., None, :] of c[.., Z] as [.., 1, Z_1]: fold_rename) costs
+// nothing either where only element-wise ops read it: they read c[.., Z_1]. An exclusive
 // scan written as slice, scan and pad (exclusive_scan_of) is one scan kernel over the slice's
 // input. A view that is a problem output, or that a reader with an axis or a layout reads (a
 // norm, a reduction, a GEMM, a pool), is written by a copy map kernel. Other data movement
@@ -48,7 +50,11 @@ Status add_copy_kernel(Planner& pl, const Op& op) {
             return not_expressible(op, "copy input " + in + " is " +
                                            std::string(to_string(pl.dtype_of(in))) +
                                            "; a copy kernel moves f32, f16 or bf16");
-        kn.args.push_back(r);
+        dsl::TensorRef arg = r;
+        if (arg.name != in && pl.p.find_tensor(arg.name) != nullptr)
+            arg.dims = dims_of(pl.tensor(arg.name));  // a renamed view's root as stored: the
+                                                      // copy indexes it through the view
+        kn.args.push_back(arg);
     }
     DType value = DType::kF32;
     if (auto st = pl.absorb(kn, op.output, value, op); !st) return st;
@@ -121,6 +127,39 @@ bool store_reshaped(Planner& pl, const Op& op) {
         return true;
     }
     return false;
+}
+
+// Whether every use of `t` reads it element by element (an element-wise op, or a rank view or
+// reshape, no problem output, whose own uses do): such readers index an operand by its dim
+// names, so they can read a renamed view's root under the view's names.
+bool read_elementwise(const Planner& pl, const std::string& t, size_t depth = 0) {
+    if (pl.readers.at(t).empty() || depth > pl.p.ops.size()) return false;
+    for (size_t r : pl.readers.at(t)) {
+        const Op& o = pl.p.ops[r];
+        if (op_class(o.kind) == OpClass::kElementwise) continue;
+        if ((o.kind == OpKind::kReshape || is_rank_view(pl.p, o)) && !pl.is_output(o.output) &&
+            read_elementwise(pl, o.output, depth + 1))
+            continue;
+        return false;
+    }
+    return true;
+}
+
+// A reshape that only renames axes of its input (problem/copy_op.h rename_dims: the same extents
+// in the same order, axes of extent 1 added or dropped, an axis given another dim name as the
+// importer does for the second of two axes of one extent) read only element by element: no
+// kernel, its readers read the stored root under the view's names (the lowerings index an
+// operand position by position, its names matched to the kernel's index space).
+bool fold_rename(Planner& pl, const Op& op) {
+    if (op.kind != OpKind::kReshape || pl.is_output(op.output)) return false;
+    const dsl::TensorRef src = pl.ref(op.inputs[0]);
+    if (pl.p.find_tensor(src.name) == nullptr || !read_elementwise(pl, op.output)) return false;
+    const auto dims = rename_dims(pl.p, src.name, op.output);
+    if (!dims) return false;
+    pl.views[op.output] = dsl::TensorRef{src.name, *dims, {}};
+    pl.available.insert(op.output);
+    pl.stored_dtype[op.output] = pl.dtype_of(src.name);
+    return true;
 }
 
 }  // namespace
@@ -330,6 +369,7 @@ Status Planner::add_shape(const Op& op) {
             return Ok{};
         }
     }
+    if (fold_rename(*this, op)) return Ok{};
     if (is_copy_op(op.kind)) return add_copy_kernel(*this, op);
     const Tensor& x = tensor(op.inputs[0]);
     const Tensor& y = tensor(op.output);

@@ -149,6 +149,45 @@ std::vector<int64_t> view_strides(const Problem& problem, const std::string& roo
     return st;
 }
 
+std::optional<std::vector<std::string>> rename_dims(const Problem& problem, const std::string& root,
+                                                    const std::string& view) {
+    const Tensor* r = problem.find_tensor(root);
+    const Tensor* v = problem.find_tensor(view);
+    if (r == nullptr || v == nullptr || root == view) return std::nullopt;
+    const std::vector<const Op*> path = reshapes_between(problem, root, view);
+    if (path.empty()) return std::nullopt;
+    for (const Op* op : path)
+        if (op->kind != OpKind::kReshape) return std::nullopt;
+    std::vector<size_t> kept;  // the view's axes of extent > 1
+    for (size_t i = 0; i < v->shape.size(); ++i)
+        if (v->shape[i] != 1) kept.push_back(i);
+    std::vector<std::string> dims;
+    size_t k = 0;
+    for (size_t i = 0; i < r->shape.size(); ++i) {
+        if (r->shape[i] == 1) {
+            dims.push_back("1");
+            continue;
+        }
+        if (k >= kept.size() || v->shape[kept[k]] != r->shape[i]) return std::nullopt;
+        const size_t a = kept[k++];
+        dims.push_back(a < v->dim_names.size() && !v->dim_names[a].empty()
+                           ? v->dim_names[a]
+                           : std::to_string(v->shape[a]));
+    }
+    if (k != kept.size()) return std::nullopt;
+    return dims;
+}
+
+const Tensor* renamed_view(const Problem& problem, const std::string& root,
+                           const std::vector<std::string>& dims) {
+    for (const Op& op : problem.ops) {
+        if (op.kind != OpKind::kReshape) continue;
+        const auto d = rename_dims(problem, root, op.output);
+        if (d && *d == dims) return problem.find_tensor(op.output);
+    }
+    return nullptr;
+}
+
 const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<std::string>& inputs,
                        const std::string& stored, const std::vector<std::string>& chain_reads) {
     std::vector<const Op*> cands;

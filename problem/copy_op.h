@@ -57,6 +57,19 @@ std::vector<const Op*> reshapes_between(const Problem& problem, const std::strin
 std::vector<int64_t> view_strides(const Problem& problem, const std::string& root,
                                   const std::string& name);
 
+// A pure rename: `view` is a view of `root` through reshapes only (reshapes_between) whose axes
+// of extent > 1 have root's extents in root's order (an unsqueeze, or a reshape that gives an
+// axis another dim name: c[..., None, :] of c[.., Z] as [.., 1, Z_1]), so its row-major buffer
+// is root's, read position by position under other names. Returns the dims to read root's
+// buffer under (root's rank: "1" on root's axes of extent 1, the view's dim names in order on
+// the others); nullopt where `view` is no such view of `root` (or is `root`).
+std::optional<std::vector<std::string>> rename_dims(const Problem& problem, const std::string& root,
+                                                    const std::string& view);
+// The first tensor of `problem` (in graph order) that renames `root` (rename_dims) and reads it
+// under `dims`; nullptr where none does.
+const Tensor* renamed_view(const Problem& problem, const std::string& root,
+                           const std::vector<std::string>& dims);
+
 // The op of `problem` of kind `kind` reading `inputs` (in order; an input may be a reshape of
 // the tensor named: is_reshape_of) that a copy kernel
 // storing `stored` computes: the one whose output is `stored`, else one whose output reaches

@@ -197,6 +197,27 @@ TEST(CopyHostRun, AnExpandOfTheProgramsOwnBroadcastsByDimNames) {
       "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
 }
 
+TEST(CopyHostRun, ARenameIsReadUnderItsNewNames) {
+    // pairwise differences x[..., :, None] - x[..., None, :] and an outer product of one input
+    // with itself: the second axis renamed (L_1, T_1) by a reshape that no kernel computes -
+    // the kernels read x's buffer under the new names (planner/plan_view.cpp fold_rename)
+    expect_program_matches(R"({"name": "pairdiff", "dims": {"B": 3, "L": 12, "L_1": 12},
+      "inputs": {"x": {"shape": ["B","L"], "dtype": "f32"}},
+      "graph": [{"op": "reshape", "inputs": ["x"], "output": "xi", "shape": ["B", "L", 1]},
+                {"op": "reshape", "inputs": ["x"], "output": "xj", "shape": ["B", 1, "L_1"]},
+                {"op": "sub", "inputs": ["xi", "xj"], "output": "d"},
+                {"op": "exp", "inputs": ["d"], "output": "y"}],
+      "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+    expect_program_matches(R"({"name": "outer", "dims": {"B": 2, "T": 9, "T_1": 9},
+      "inputs": {"x": {"shape": ["B","T"], "dtype": "f32"}, "w": {"shape": ["B","T","T_1"], "dtype": "f32"}},
+      "graph": [{"op": "reshape", "inputs": ["x"], "output": "xr", "shape": ["B", "T_1"]},
+                {"op": "reshape", "inputs": ["x"], "output": "xi", "shape": ["B", "T", 1]},
+                {"op": "reshape", "inputs": ["xr"], "output": "xj", "shape": ["B", 1, "T_1"]},
+                {"op": "mul", "inputs": ["xi", "xj"], "output": "m"},
+                {"op": "add", "inputs": ["m", "w"], "output": "y"}],
+      "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
 TEST(CopyHostRun, SlicesOfOneTensorStoredReshapedKeepTheirOwnRanges) {
     // a fused projection split three ways, each part reshaped into heads: the planner folds each
     // reshape into its slice's store, and each copy kernel must still gather its own range

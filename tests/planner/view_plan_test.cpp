@@ -218,6 +218,56 @@ Problem repeat_rows() {
         "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
 }
 
+// A reshape that only renames an axis (the importer names the second of two axes of one extent
+// apart, L_1, so that kernels indexing by dim names do not read the diagonal): Mamba-2's
+// segment sum, pairwise differences of one cumsum c[..., :, None] - c[..., None, :], and an
+// outer product of an input with itself. The rename is a free view (problem/copy_op.h
+// rename_dims): its element-wise readers read the stored tensor under the view's names.
+Problem pairwise_difference() {
+    return spec(R"({"name": "pairdiff", "dims": {"B": 3, "L": 16, "L_1": 16},
+        "inputs": {"x": {"shape": ["B", "L"], "dtype": "f32"}},
+        "graph": [{"op": "cumsum", "inputs": ["x"], "output": "c", "axis": -1},
+                  {"op": "reshape", "inputs": ["c"], "output": "ci", "shape": ["B", "L", 1]},
+                  {"op": "reshape", "inputs": ["c"], "output": "cj", "shape": ["B", 1, "L_1"]},
+                  {"op": "sub", "inputs": ["ci", "cj"], "output": "d"},
+                  {"op": "exp", "inputs": ["d"], "output": "y"}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
+Problem outer_of_an_input() {
+    return spec(R"({"name": "outer", "dims": {"B": 2, "T": 24, "T_1": 24},
+        "inputs": {"x": {"shape": ["B", "T"], "dtype": "f32"}, "w": {"shape": ["B", "T", "T_1"], "dtype": "f32"}},
+        "graph": [{"op": "reshape", "inputs": ["x"], "output": "xr", "shape": ["B", "T_1"]},
+                  {"op": "reshape", "inputs": ["x"], "output": "xi", "shape": ["B", "T", 1]},
+                  {"op": "reshape", "inputs": ["xr"], "output": "xj", "shape": ["B", 1, "T_1"]},
+                  {"op": "mul", "inputs": ["xi", "xj"], "output": "m"},
+                  {"op": "add", "inputs": ["m", "w"], "output": "y"}],
+        "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+}
+
+TEST(ViewPlan, ARenameIsAFreeView) {
+    const std::string d = seed_checked(pairwise_difference());
+    EXPECT_EQ(kernels(d), 2u) << d;  // the cumsum, then the broadcast difference and exp
+    EXPECT_FALSE(has(d, "store cj[")) << d;  // the rename is never stored
+    EXPECT_TRUE(has(d, "sub c[B,L_1]")) << d;  // c read under the view's name
+    const std::string o = seed_checked(outer_of_an_input());
+    EXPECT_FALSE(has(o, "store xj[")) << o;
+    EXPECT_FALSE(has(o, "store xr[")) << o;
+    EXPECT_TRUE(has(o, "x[B,T_1]")) << o;  // an input read under the rename's name
+    // the checker proves the read: c under its own name is its diagonal, refused; c under the
+    // names of no view of it, refused
+    const Problem p = pairwise_difference();
+    for (const std::string& wrong : {std::string("sub c[B,L]"), std::string("sub c[L_1,B]")}) {
+        std::string text = d;
+        const size_t at = text.find("sub c[B,L_1]");
+        ASSERT_NE(at, std::string::npos) << d;
+        text.replace(at, std::string("sub c[B,L_1]").size(), wrong);
+        auto parsed = dsl::parse_program(text, "bad.kf");
+        ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+        EXPECT_FALSE(dsl::check_program(*parsed, p, h200(), {"bad.kf", text}).ok()) << text;
+    }
+}
+
 TEST(ViewPlan, SweepShapesPlan) {
     const std::string g = seed_checked(glu());
     EXPECT_TRUE(has(g, "mul a[")) << g;  // b's kernel reads a, stored by a's own
@@ -239,7 +289,7 @@ TEST(ViewPlan, PlansPassTheSimulatedPipeline) {
     for (const Problem& p : {diag_matmul(), exclusive_cumsum(), exclusive_cumsum(true), broadcasts(),
                              glu(), two_slices_mapped(), softmax_channels_flattened(),
                              scans_over_a_middle_dim(),
-                             repeat_rows()}) {
+                             repeat_rows(), pairwise_difference(), outer_of_an_input()}) {
         eval::EvalRequest req;
         req.problem = p;
         req.program_text = seed_checked(p);
