@@ -22,7 +22,7 @@ from kforge_py.fx_rnn import name_rnn_weights
 from kforge_py.fx_import import Converter, Unsupported, fold_normalize, fold_rms_norm, fold_swish
 from kforge_py.fx_shape import SHAPE_OPS, drop_dead, name_merged_axes, name_shape_attrs
 from kforge_py.spec_dims import (classify, conv2d_keeps_size, conv_kernel_axes, conv_roles,
-                                 name_apart, name_dims)
+                                 name_apart, name_dims, rename_operands)
 
 DEFAULT_TOL = {"fp32_strict": 1e-4, "tf32": 5e-3, "bf16": 2e-2, "fp16": 1e-2}
 
@@ -88,6 +88,7 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     if not conv.ops:
         raise Unsupported("the model computes nothing (no ops)")
     classes = classify(shapes, conv.ops)
+    conv.ops = rename_operands(classes, conv.ops)  # where an element-wise union was refused
     literal = conv_kernel_axes(classes, conv.ops)
     names, dims = name_dims(classes, list(conv.inputs), loaded.int_globals, loaded.literal_ints,
                             conv_roles(classes, conv.ops), literal)

@@ -30,7 +30,9 @@ class AxisClasses:
         self.compositions = []  # (whole axis, [part axes]): a reshape merged or split them
         self.members = {}     # class -> the tensors with an axis (not of size 1) in it
         self.soft = None      # soft unions deferred until the hard ones are in (None: apply)
+        self.broadcast = None  # element-wise unions, deferred as soft ones but applied first
         self.kept_apart = []  # soft unions refused: (a, b) axes that stay two classes
+        self.renamed = []     # element-wise unions refused: (output axis, operand axis)
 
     def find(self, key):
         if key not in self.parent:
@@ -48,14 +50,21 @@ class AxisClasses:
         hold one dim twice."""
         return ra != rb and not self.members[ra].isdisjoint(self.members[rb])
 
-    def union(self, a, b, ones=False, soft=False):
+    def union(self, a, b, ones=False, soft=False, broadcast=False):
         """Joins axis a = (tensor, axis) and b where both exist and have the same size, other than
         1 unless `ones` (a matmul's axes: a matrix-vector product's N of 1 is still N). A `soft`
         union (a reshape's kept axis) waits until the hard ones are in (settle_soft) and is
-        refused where it would put two axes of one tensor in one class."""
+        refused where it would put two axes of one tensor in one class. A `broadcast` union
+        (an element-wise op's output axis a with an operand's axis b) is soft too, but settled
+        before the reshapes' soft ones: refused, the operand is renamed to the output's dims where
+        they meet (rename_operands)."""
+        if broadcast and self.broadcast is not None:
+            self.broadcast.append((a, b))
+            return
         if soft and self.soft is not None:
             self.soft.append((a, b))
             return
+        soft = soft or broadcast
         ta, ia = a
         tb, ib = b
         sa, sb = self.shapes.get(ta), self.shapes.get(tb)
@@ -69,6 +78,8 @@ class AxisClasses:
         ra, rb = self.find((ta, ia)), self.find((tb, ib))
         if soft and self.apart(ra, rb):
             self.kept_apart.append(((ta, ia), (tb, ib)))
+            if broadcast:
+                self.renamed.append(((ta, ia), (tb, ib)))
             return
         if sa[ia] == 1:
             self.ones += [(ta, ia), (tb, ib)]
@@ -115,7 +126,12 @@ class AxisClasses:
 
     def settle_soft(self):
         """The deferred soft unions, in op order, each refused where it would put two axes of
-        one tensor in one class; then the records matched again."""
+        one tensor in one class - the element-wise ones first (so a spec whose element-wise
+        unions close no such cycle keeps the classes it had when they were hard), then the
+        reshapes' -; then the records matched again."""
+        broadcast, self.broadcast = self.broadcast or [], None
+        for a, b in broadcast:
+            self.union(a, b, broadcast=True)
         soft, self.soft = self.soft or [], None
         for a, b in soft:
             self.union(a, b, soft=True)
@@ -126,11 +142,11 @@ class AxisClasses:
         t, i = key
         return self.shapes[t][i] != 1 or any(self.find(k) == self.find(key) for k in self.ones)
 
-    def positional(self, a, b, count=None):
+    def positional(self, a, b, count=None, broadcast=False):
         """Joins the trailing `count` axes of tensors a and b (all of the shorter one)."""
         n = min(len(self.shapes.get(a, ())), len(self.shapes.get(b, ())))
         for i in range(1, (n if count is None else min(n, count)) + 1):
-            self.union((a, -i), (b, -i))
+            self.union((a, -i), (b, -i), broadcast=broadcast)
 
     def by_value(self, names):
         """Joins every axis of equal size among the tensors `names` (ops without a rule)."""
@@ -230,9 +246,10 @@ def _apply(classes, op):
     elif kind in SHAPE_OPS:
         union_axes(classes, op)
     elif kind in ("add", "sub", "mul", "div", "maximum", "minimum", "masked_fill", "where"):
-        # broadcast from the right (by value, a mask [L, L] would join every axis of size L)
+        # broadcast from the right (by value, a mask [L, L] would join every axis of size L);
+        # soft: x + Linear(d, d)(x) would otherwise join the weight's two axes (rename_operands)
         for t in ins:
-            classes.positional(t, out)
+            classes.positional(out, t, broadcast=True)
     elif len(ins) == 1 and len(shapes.get(ins[0], ())) == len(shapes.get(out, ())):
         classes.positional(ins[0], out)
     else:
@@ -255,7 +272,7 @@ def conv2d_keeps_size(op, kernel, i):
 def classify(shapes, ops):
     """AxisClasses of `shapes` (every input and op output) under the shape rules of `ops`."""
     classes = AxisClasses(shapes)
-    classes.soft = []
+    classes.soft, classes.broadcast = [], []
     for op in ops:
         if all(t in shapes for t in op["inputs"] + [op["output"]]):
             _apply(classes, op)
@@ -387,3 +404,47 @@ def name_apart(classes, names, dims, tensors, literal=()):
                 name(c)
             else:
                 seen[s] = c
+
+
+def rename_operands(classes, ops):
+    """`ops` with a renaming reshape before each element-wise operand whose axis an element-wise
+    union refused to join to the output's (AxisClasses.renamed): x + Linear(d, d)(x) joins the
+    weight's in-axis to x's (the contraction) and x's to the sum's, so the projection's output
+    axis, the weight's other axis, stays a dim of its own (d_model_1, equal to d_model at every
+    binding; one class would make the weight [d_model, d_model], whose orientation a kernel
+    reading dims by name cannot tell). The operand is read through a reshape to the same
+    extents under the output's dims (a rename: the new tensor's axes join the output's)."""
+    pairs = {}
+    for (out, i), (t, j) in classes.renamed:
+        pairs.setdefault((out, t), []).append((i, j))
+    if not pairs:
+        return ops
+    taken = set(classes.shapes)
+    result = []
+    for op in ops:
+        out = op["output"]
+        renames = {}
+        for t in dict.fromkeys(op["inputs"]):
+            if not any(classes.find((out, i)) != classes.find((t, j))
+                       for i, j in pairs.get((out, t), ())):
+                continue
+            name, k = f"{t}_as_{out}", 1
+            while name in taken:
+                name, k = f"{t}_as_{out}_{k}", k + 1
+            taken.add(name)
+            shape = tuple(classes.shapes[t])
+            classes.shapes[name] = shape
+            lead = len(classes.shapes[out]) - len(shape)
+            for a, s in enumerate(shape):
+                if s != 1 and classes.shapes[out][lead + a] == s:
+                    classes.union((name, a), (out, lead + a))
+                elif s != 1:
+                    classes.union((name, a), (t, a))
+            result.append({"op": "reshape", "inputs": [t], "shape": list(shape),
+                           "output": name})
+            renames[t] = name
+        if renames:
+            op = dict(op, inputs=[renames.get(t, t) for t in op["inputs"]])
+            op["output"] = op.pop("output")  # keep "output" last
+        result.append(op)
+    return result
