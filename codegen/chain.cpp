@@ -250,6 +250,34 @@ Expected<ChainCode> emit_chain(std::string_view type_name, const std::vector<dsl
     for (const dsl::ChainOp& op : chain) {
         const std::string where = where_of(op.loc);
         using K = dsl::ChainOpKind;
+        if (op.kind == K::kLoad) {  // the value is the tensor's element
+            if (!op.tensor) return make_error(where, "load needs a tensor");
+            if (auto st = emit_load(loads, *op.tensor, slots, op.loc); !st) return st.error();
+            body << "        for (int j = 0; j < V; ++j) v[j] = s[" << slots++ << "][j];\n";
+            continue;
+        }
+        if (op.kind == K::kMaskedFill) {  // M ? operand : value, M a bool mask read as 0 / 1
+            if (!op.tensor) return make_error(where, "masked_fill needs a bool mask tensor");
+            auto info = ctx.tensors.find(op.tensor->name);
+            if (info != ctx.tensors.end() && info->second.dtype != DType::kBool)
+                return make_error(where, "masked_fill: the mask " + op.tensor->name +
+                                             " is not a bool tensor");
+            if (auto st = emit_load(loads, *op.tensor, slots, op.loc); !st) return st.error();
+            const std::string m = "s[" + std::to_string(slots++) + "][j]";
+            std::string fill;
+            if (!op.name.empty()) {
+                if (!named.count(op.name))
+                    return make_error(where, op.name + " is not bound by an earlier `let`");
+                fill = "n_" + op.name + "[j]";
+            } else if (!op.numbers.empty()) {
+                fill = cuda_float_literal(op.numbers[0]);
+            } else {
+                return make_error(where, "masked_fill needs a number or a named value");
+            }
+            body << "        for (int j = 0; j < V; ++j) v[j] = " << m << " != 0.0f ? " << fill
+                 << " : v[j];\n";
+            continue;
+        }
         if (dsl::is_binary(op.kind)) {
             std::string rhs;
             if (op.tensor) {

@@ -30,7 +30,7 @@ constexpr std::array<std::pair<KernelKind, std::string_view>, 8> kKernelKinds{{
     {KernelKind::kAttention, "attention"}, {KernelKind::kCopy, "copy"},
     {KernelKind::kRnn, "rnn"}}};
 
-constexpr std::array<std::pair<ChainOpKind, std::string_view>, 36> kChainOps{{
+constexpr std::array<std::pair<ChainOpKind, std::string_view>, 38> kChainOps{{
     {ChainOpKind::kAdd, "add"},       {ChainOpKind::kSub, "sub"},
     {ChainOpKind::kMul, "mul"},       {ChainOpKind::kDiv, "div"},
     {ChainOpKind::kRsub, "rsub"},     {ChainOpKind::kRdiv, "rdiv"},
@@ -47,6 +47,7 @@ constexpr std::array<std::pair<ChainOpKind, std::string_view>, 36> kChainOps{{
     {ChainOpKind::kSign, "sign"},     {ChainOpKind::kReciprocal, "reciprocal"},
     {ChainOpKind::kClamp, "clamp"},
     {ChainOpKind::kMin, "min"},       {ChainOpKind::kMax, "max"},
+    {ChainOpKind::kMaskedFill, "masked_fill"}, {ChainOpKind::kLoad, "load"},
     {ChainOpKind::kCast, "cast"},     {ChainOpKind::kStore, "store"},
     {ChainOpKind::kReduce, "reduce"}, {ChainOpKind::kLet, "let"},
     {ChainOpKind::kUse, "use"}}};

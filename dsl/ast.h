@@ -57,6 +57,12 @@ enum class ChainOpKind {
     kSqrt, kRsqrt, kSquare, kErf, kLog1p, kExpm1, kSin, kCos, kSign, kReciprocal,
     // with numbers; min / max also with a tensor or a named value (torch.minimum / maximum)
     kClamp, kMin, kMax,
+    // select by a bool mask tensor: `masked_fill M[..] 1.5 | masked_fill M[..] t` is
+    // M ? operand : value (problem masked_fill with a number; where(M, t, value) with a name)
+    kMaskedFill,
+    // `load T[..]`: the value is T's element (broadcast by dims): where(M, a, b) on a's map is
+    // `let t; load B[..]; masked_fill M[..] t`
+    kLoad,
     // dtype and memory
     kCast, kStore,
     // reduction of the value over one dim into a smaller tensor (gemm epilogue or map):

@@ -21,6 +21,7 @@ enum class ChainArgs {
     kTensor,          // store Y[M,N]
     kReduce,          // reduce sum over N -> S[M]
     kName,            // let x | use x
+    kMaskThenOperand, // masked_fill M[..] 1.5 | masked_fill M[..] t
 };
 
 struct ChainOpSpec {

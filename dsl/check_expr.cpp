@@ -291,6 +291,11 @@ int ExprGraph::apply(const std::string& op, std::vector<int> args, std::vector<d
     std::vector<std::string> dims;
     for (const auto& d : at(args.at(0)).dims)
         if (!drops_over || !contains(over, d)) dims.push_back(d);
+    if ((op == "masked_fill" || op == "where") && over.empty()) {
+        // a select by a bool mask: the operands' dims broadcast (masked_fill(x[N], M[B,N], c))
+        for (size_t i = 1; i < args.size(); ++i)
+            if (auto joined = broadcast_dims(dims, at(args[i]).dims)) dims = std::move(*joined);
+    }
     Expr e = node(op, origin);
     e.params = std::move(params);
     e.over = std::move(over);

@@ -282,6 +282,9 @@ ProblemExprs problem_exprs(const Problem& problem, StepBudget* budget) {
             }
             v = g.apply("masked_fill", in, {a.scalar}, {}, false, o);
             break;
+        case OpKind::kWhere:  // condition ? A : B (a map's `masked_fill C[..] t` on B's value)
+            v = g.apply("where", in, {}, {}, false, o);
+            break;
         case OpKind::kGroupNorm: {
             const Tensor* x = problem.find_tensor(op.inputs[0]);
             std::string c = x->shape.size() > 1 ? dim_text(*x, 1) : "";

@@ -305,6 +305,74 @@ void translate_chain(Sem& sem, const Kernel& kn, int k, const std::vector<ChainO
             if (!op.name.empty() && !names.count(op.name)) lookup_name(sem, kn, chain, op, names);
             continue;
         }
+        if (op.kind == ChainOpKind::kLoad) {  // the value is the tensor's element
+            const std::optional<int> t = op.tensor ? sem.read(*op.tensor, k) : std::nullopt;
+            if (!t) {
+                if (!op.tensor) rep.error(op.loc, "load needs a tensor (load T[..])");
+                failed = true;
+                continue;
+            }
+            // (the value is replaced: its dims are the tensor's, broadcast where read next)
+            if (auto it = sem.narrowed_tensors.find(op.tensor->name); it != sem.narrowed_tensors.end())
+                st.narrowed = it->second;
+            else
+                st.narrowed.reset();
+            v = *t;
+            continue;
+        }
+        if (op.kind == ChainOpKind::kMaskedFill) {
+            // M ? operand : value: the problem's masked_fill(value, M, c) with a number, its
+            // where(M, t, value) with a named value; M a bool tensor broadcast into the value
+            if (!op.tensor) {
+                rep.error(op.loc, "masked_fill needs a bool mask tensor (masked_fill M[..] 1.5)");
+                failed = true;
+                continue;
+            }
+            const std::optional<int> m = sem.read(*op.tensor, k);
+            if (!m) {
+                failed = true;
+                continue;
+            }
+            const Tensor* mt = sem.problem.find_tensor(op.tensor->name);
+            if (mt && mt->dtype != DType::kBool) {
+                rep.error(op.tensor->loc, "masked_fill: the mask " + op.tensor->name + " is " +
+                                              std::string(to_string(mt->dtype)) +
+                                              "; it must be a bool tensor");
+                failed = true;
+                continue;
+            }
+            if (!broadcast_dims(g.at(*v).dims, g.at(*m).dims)) {
+                rep.error(op.tensor->loc, "cannot broadcast " + ref_text(*op.tensor) +
+                                              " against the value's dims " + dims_text(g.at(*v).dims));
+                failed = true;
+                continue;
+            }
+            std::optional<int> fill;
+            if (!op.name.empty()) {
+                const Named* n = lookup_name(sem, kn, chain, op, names);
+                if (!n || n->node < 0) {
+                    failed = true;
+                    continue;
+                }
+                if (!broadcast_dims(g.at(*v).dims, g.at(n->node).dims)) {
+                    rep.error(op.name_loc, op.name + " has dims " + dims_text(g.at(n->node).dims) +
+                                               ", which do not broadcast against the value's " +
+                                               dims_text(g.at(*v).dims));
+                    failed = true;
+                    continue;
+                }
+                fill = n->node;
+                absorb(n->narrowed);
+            } else if (op.numbers.empty()) {
+                rep.error(op.loc, "masked_fill needs a number or a named value after the mask");
+                failed = true;
+                continue;
+            }
+            computed();
+            v = fill ? g.apply("where", {*m, *fill, *v}, {}, {}, false, o)
+                     : g.apply("masked_fill", {*v, *m}, {op.numbers[0]}, {}, false, o);
+            continue;
+        }
         const bool binary = is_binary(op.kind);
         std::optional<int> operand;
         if (binary && !op.name.empty()) {

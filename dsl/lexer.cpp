@@ -69,8 +69,14 @@ private:
             ++pos_;
             return make(TokenKind::kTimes, begin, loc);
         }
+        // inf, -inf, +inf: a float (the printer writes an infinite number so: masked_fill M[..] -inf)
+        if ((c == '-' || c == '+') && src_.substr(pos_ + 1, 3) == "inf" && !is_ident_char(peek(4))) {
+            pos_ += 4;
+            return make(TokenKind::kFloat, begin, loc);
+        }
         if (is_ident_start(c)) {
             while (is_ident_char(peek())) ++pos_;
+            if (src_.substr(begin, pos_ - begin) == "inf") return make(TokenKind::kFloat, begin, loc);
             return make(TokenKind::kIdent, begin, loc);
         }
         if (is_digit(c) || ((c == '-' || c == '+') && (is_digit(peek(1)) || peek(1) == '.')) ||

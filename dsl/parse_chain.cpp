@@ -64,6 +64,17 @@ Status Parser::chain_args(const ChainOpSpec& spec, ChainOp& op) {
                 return Ok{};
             }
             break;  // the tensor, below
+        case ChainArgs::kMaskThenOperand: {
+            Expected<TensorRef> m = tensor(name + ": a bool mask tensor (e.g. M[R,C])");
+            if (!m) return m.error();
+            op.tensor = std::move(*m);
+            if (at_number()) return numbers(1, "a number");
+            if (peek().kind != TokenKind::kIdent || (peek(1).kind == TokenKind::kPunct && peek(1).text == "["))
+                return expected(name + ": a number or a named value after the mask");
+            op.name_loc = peek().loc;
+            op.name = std::string(take().text);
+            return Ok{};
+        }
         case ChainArgs::kName:
             if (peek().kind != TokenKind::kIdent) return expected(name + ": a name (e.g. let x)");
             op.name_loc = peek().loc;

@@ -52,6 +52,11 @@ std::string statement_text(const ChainOp& op) {
             return s + (op.gelu == GeluApprox::kTanh ? " tanh" : " erf");
         case ChainArgs::kDType:
             return s + " " + std::string(value_dtype_name(op.cast_to));
+        case ChainArgs::kMaskThenOperand:  // the mask first: masked_fill M[..] 1.5 | t
+            if (op.tensor) s += " " + tensor_text(*op.tensor);
+            for (double d : op.numbers) s += " " + format_number(d);
+            if (!op.name.empty()) s += " " + op.name;
+            return s;
         case ChainArgs::kReduce:
             s += " " + std::string(to_string(op.reduce)) + " over " + op.reduce_over + " ->";
             break;

@@ -54,6 +54,7 @@ std::optional<Op> as_op(const dsl::ChainOp& c) {
             return op;
         case K::kMin: op.kind = number ? OpKind::kMinScalar : OpKind::kMinimum; return op;
         case K::kMax: op.kind = number ? OpKind::kMaxScalar : OpKind::kMaximum; return op;
+        case K::kMaskedFill: op.kind = OpKind::kMaxScalar; return op;  // a compare and select
         default: break;
     }
     const auto kind = unary_kind(c.kind);

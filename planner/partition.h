@@ -175,6 +175,8 @@ struct Planner {
     Status add_conv2d(const Op& op);            // plan_conv.cpp
     Status add_pool(const Op& op);              // plan_pool.cpp
     Status add_map(const Op& op);               // plan_map.cpp
+    Status add_map_kernel(const Op& op, dsl::Kernel kn);
+    bool mask_view(const std::string& t) const;  // plan_chain.cpp
     Status add_shape(const Op& op);             // plan_view.cpp
     Status add_rank_view(const Op& op);         // plan_view.cpp: a view of op's input
     int max_bytes(const dsl::Kernel& kn) const; // plan_map.cpp

@@ -75,8 +75,25 @@ std::optional<std::vector<ChainOp>> translate(const Op& op, size_t pos, const Op
     case OpKind::kCos: return std::vector{stmt(ChainOpKind::kCos)};
     case OpKind::kSign: return std::vector{stmt(ChainOpKind::kSign)};
     case OpKind::kReciprocal: return std::vector{stmt(ChainOpKind::kReciprocal)};
-    default: return std::nullopt;
+    case OpKind::kMaskedFill: {
+        // by a bool mask tensor, on X's value (a structured mask is an index kernel's,
+        // plan_index.cpp); `other` is the mask (a name only when plan_region() probes)
+        if (pos != 0 || a.tri_mask != TriMask::kNone || op.inputs.size() != 2) return std::nullopt;
+        if (!other.tensor && other.name.empty()) return std::nullopt;
+        ChainOp c = stmt(ChainOpKind::kMaskedFill, {a.scalar});
+        c.tensor = other.tensor;
+        return std::vector{c};
     }
+    default: return std::nullopt;  // where: Planner::add_map (three operands)
+    }
+}
+
+// Whether `t` is a folded view (plan_view.cpp) of an available bool tensor: a mask a chain
+// reads under the view's dims (an attention's key padding mask [N, S] as [N, 1, 1, S]).
+bool Planner::mask_view(const std::string& t) const {
+    auto it = views.find(t);
+    return it != views.end() && available.count(it->second.name) &&
+           tensor(it->second.name).dtype == DType::kBool;
 }
 
 // Whether a gemm epilogue can read `other` (dims [], [N], [M], [M,N] or [L,M,N]); a conv2d
@@ -148,6 +165,7 @@ std::optional<Planner::Region> Planner::plan_region(const dsl::Kernel& kn, const
     for (size_t i = 0; i < p.ops.size(); ++i) {
         const Op& op = p.ops[i];
         if (done[i] || op_class(op.kind) != OpClass::kElementwise) continue;
+        if (gemm && op.kind == OpKind::kMaskedFill) continue;  // no epilogue select
         if (named(dims_of(tensor(op.output))) != space) continue;
         bool reads_value = false, ok = true;
         int matrices = 0;
@@ -157,7 +175,9 @@ std::optional<Planner::Region> Planner::plan_region(const dsl::Kernel& kn, const
                 continue;
             }
             const auto od = named(dims_of(tensor(in)));
-            if (!available.count(in) || (gemm && !epilogue_operand(od, space, conv))) ok = false;
+            const bool readable =
+                available.count(in) || (op.kind == OpKind::kMaskedFill && mask_view(in));
+            if (!readable || (gemm && !epilogue_operand(od, space, conv))) ok = false;
             if (od == space) ++matrices;
         }
         if (!reads_value || !ok || (gemm && matrix_operands + matrices > 1)) continue;
@@ -271,11 +291,35 @@ Status Planner::absorb_linear(dsl::Kernel& kn, std::string cur, DType& value, co
         if (rs.size() != 1 || done[rs[0]] || (gemm && is_output(cur))) break;
         const Op& op = p.ops[rs[0]];
         if (op_class(op.kind) != OpClass::kElementwise) break;
+        if (gemm && op.kind == OpKind::kMaskedFill) break;  // no epilogue select
+        if (op.kind == OpKind::kWhere) {  // where(C, value, B): let w; load B; masked_fill C w
+            const bool fits = !gemm && op.inputs[1] == cur && op.inputs[0] != cur &&
+                              op.inputs[2] != cur && available.count(op.inputs[0]) &&
+                              available.count(op.inputs[2]) &&
+                              named(dims_of(tensor(op.output))) == named(dims_of(tensor(cur)));
+            if (!fits) break;
+            std::set<std::string> taken;
+            for (const ChainOp& c : kn.chain)
+                if (c.kind == ChainOpKind::kLet) taken.insert(c.name);
+            std::string w = "w0";
+            for (int n = 1; taken.count(w) || p.find_tensor(w); ++n) w = "w" + std::to_string(n);
+            ChainOp let = stmt(ChainOpKind::kLet), load = stmt(ChainOpKind::kLoad),
+                    fill = stmt(ChainOpKind::kMaskedFill);
+            let.name = fill.name = w;
+            load.tensor = ref(op.inputs[2]);
+            fill.tensor = ref(op.inputs[0]);
+            if (is_output(cur))
+                if (auto st = emit_store(kn, value, cur, op); !st) return st;
+            kn.chain.insert(kn.chain.end(), {let, load, fill});
+            done[rs[0]] = true;
+            cur = op.output;
+            continue;
+        }
         const size_t pos = op.inputs[0] == cur ? 0 : 1;
         std::optional<dsl::TensorRef> other;
         if (op.inputs.size() > 1) {
             const std::string& o = op.inputs[1 - pos];
-            if (!available.count(o)) break;
+            if (!available.count(o) && !(op.kind == OpKind::kMaskedFill && mask_view(o))) break;
             if (named(dims_of(tensor(op.output))) != named(dims_of(tensor(cur)))) break;
             other = ref(o);
             const auto od = named(other->dims);

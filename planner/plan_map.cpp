@@ -3,11 +3,13 @@
 // the prologue of the row reduction that alone reads it (plan_rowwise.cpp).
 #include <algorithm>
 
+#include "dsl/printer.h"
 #include "planner/knobs.h"
 #include "planner/partition.h"
 
 namespace kforge::planner::detail {
 
+using dsl::ChainOp;
 using dsl::ChainOpKind;
 
 int Planner::max_bytes(const dsl::Kernel& kn) const {
@@ -29,6 +31,53 @@ Status Planner::add_map(const Op& op) {
         return add_rowwise(p.ops[reduction], &*pre);
     }
     const auto out = named(dims_of(tensor(op.output)));
+    const auto full = [&](size_t i) { return named(dims_of(tensor(op.inputs[i]))) == out; };
+    // where(C, A, B) and a masked_fill whose X is broadcast: a map over an operand that spans
+    // the output, the branches read with `load` (dsl/chain_ops.h)
+    std::optional<std::vector<ChainOp>> select;
+    size_t arg = 0;
+    if (op.kind == OpKind::kWhere || (op.kind == OpKind::kMaskedFill && op.inputs.size() == 2 &&
+                                      op.attrs.tri_mask == TriMask::kNone && !full(0) && full(1))) {
+        std::string w = "w0";
+        for (int n = 1; p.find_tensor(w); ++n) w = "w" + std::to_string(n);
+        const auto load = [&](const std::string& t) {
+            ChainOp c = stmt(ChainOpKind::kLoad);
+            c.tensor = ref(t);
+            return c;
+        };
+        ChainOp let = stmt(ChainOpKind::kLet);
+        let.name = w;
+        ChainOp fill = stmt(ChainOpKind::kMaskedFill);
+        fill.tensor = ref(op.inputs[0]);
+        if (op.kind == OpKind::kMaskedFill) {  // masked_fill(X, M, c) over M: load X
+            fill.tensor = ref(op.inputs[1]);
+            fill.numbers = {op.attrs.scalar};
+            arg = 1;
+            select = std::vector{load(op.inputs[0]), fill};
+        } else {  // C ? A : B
+            fill.name = w;
+            if (full(1)) {
+                arg = 1;
+                select = std::vector{let, load(op.inputs[2]), fill};
+            } else if (full(2) || full(0)) {
+                arg = full(2) ? 2 : 0;
+                select = std::vector{load(op.inputs[1]), let, load(op.inputs[2]), fill};
+            } else {
+                return not_expressible(op, "where: none of its condition, A and B spans the "
+                                           "output's dims " + dsl::dims_text(out) +
+                                           " (all three broadcast); expand one of them first");
+            }
+        }
+    }
+    if (select) {
+        dsl::Kernel kn;
+        kn.kind = dsl::KernelKind::kMap;
+        kn.args = {ref(op.inputs[arg])};
+        kn.chain = std::move(*select);
+        DType value = DType::kF32;
+        if (auto st = absorb(kn, op.output, value, op, op.inputs[arg]); !st) return st;
+        return add_map_kernel(op, std::move(kn));
+    }
     size_t pos = 0;
     std::optional<dsl::TensorRef> other;
     if (op.inputs.size() > 1) {
@@ -71,6 +120,11 @@ Status Planner::add_map(const Op& op) {
             }
         }
     }
+    return add_map_kernel(op, std::move(kn));
+}
+
+// The map kernel `kn` computing `op`, with the configurations it may take (knobs_map.cpp).
+Status Planner::add_map_kernel(const Op& op, dsl::Kernel kn) {
     const Tensor& y = tensor(op.output);
     int64_t innermost = 1;
     for (size_t i = y.shape.size(); i-- > 0;) {

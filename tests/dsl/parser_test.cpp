@@ -165,6 +165,7 @@ TEST(Parser, EveryChainOp) {
             case ChainArgs::kTensor: stmt += " T[R,C]"; break;
             case ChainArgs::kReduce: stmt += " mean over C -> S[R]"; break;
             case ChainArgs::kName: stmt += " t"; break;
+            case ChainArgs::kMaskThenOperand: stmt += " M[R,C] -inf"; break;
             default: break;
         }
         Kernel k = map_with("", stmt + "; store Y[R,C]");

@@ -119,6 +119,10 @@ TEST(IndexOps, DtypeAndShapeErrors) {
                  "graph[0].inputs[1]", {"bad dtype", "bool mask", "\"m\" is f32"});
     expect_error(one_op("{}", fmask, "where", R"(["m", "X", "X"])"), "graph[0].inputs[0]",
                  {"bool condition"});
+    // a bool mask whose shape does not broadcast against X
+    const char* wide = R"({"X": {"shape": [2, 3], "dtype": "f32"}, "m": {"shape": [2, 4], "dtype": "bool"}})";
+    expect_error(one_op("{}", wide, "masked_fill", R"(["X", "m"])", R"("value": 0)"), "graph[0].inputs[1]",
+                 {"broadcast"});
     const char* ftarget = R"({"X": {"shape": [2, 3], "dtype": "f32"}, "t": {"shape": [2], "dtype": "f32"}})";
     expect_error(one_op("{}", ftarget, "cross_entropy", R"(["X", "t"])"), "graph[0].inputs[1]",
                  {"integer (i32 or i64) class indices", "\"t\" is f32"});

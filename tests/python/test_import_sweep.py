@@ -14,7 +14,8 @@ from kforge_py import kernelbench, spec_build, spec_torch
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "sweep")
 SWEEP = ["where_comparisons", "rnn_no_state", "pixel_shuffle_conv", "addmm_glu_softmax2d",
          "upsample_repeat_clamp", "scan_normalize_middle_dim", "conv1d_avg_pool_1d",
-         "prelu_nll_loss", "conv_logsumexp_spatial", "inplace_flatten_modules", "rnn_cells_loop"]
+         "prelu_nll_loss", "conv_logsumexp_spatial", "inplace_flatten_modules", "rnn_cells_loop",
+         "mask_input_select"]
 
 
 def fixture(stem):
@@ -70,6 +71,24 @@ class Sweep(unittest.TestCase):
         self.assertFalse(_ops(spec, "where") + _ops(spec, "masked_fill"))
         self.assertGreaterEqual(len(_ops(spec, "sign")), 5)
         self.assertEqual(len(_ops(spec, "log")), 1)  # the -inf fill: x + log(1 - mask)
+
+    def test_bool_input_masks_are_selects_in_map_kernels(self):
+        # masks from get_inputs() stay bool inputs; each select plans into a map kernel that
+        # reads the mask (`masked_fill M[..] c`, where as `load` of the other branch)
+        spec = self.spec("mask_input_select")
+        bools = sorted(n for n, t in spec["inputs"].items() if t["dtype"] == "bool")
+        self.assertEqual(bools, ["keep", "pad"])
+        self.assertEqual(len(_ops(spec, "masked_fill")), 2)
+        self.assertEqual(len(_ops(spec, "where")), 1)
+        with tempfile.TemporaryDirectory() as d:
+            r = util.kforge("optimize", self.spec_path("mask_input_select"), "--device", "sim",
+                            "--rounds", "1", "-o", d, "--db", os.path.join(d, "r.db"))
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("correctness_small(ok) correctness_full(ok)", r.stdout)
+            with open(os.path.join(d, "best.kf")) as f:
+                program = f.read()
+        self.assertIn("masked_fill pad[batch,seq] -inf", program)
+        self.assertRegex(program, r"load y\[batch,seq\]; masked_fill keep\[batch,1\] w0")
 
     def test_missing_rnn_state_is_a_zero_param(self):
         spec = self.spec("rnn_no_state")
