@@ -4,9 +4,14 @@ heads split by a reshape and a permute, scores q @ k^T times 1/sqrt(head_dim), s
 keys, @ v, the heads merged back and the output projection - what PyTorch's
 F.multi_head_attention_forward computes in eval mode (attention dropout off).
 
-The module returns (output, weights); the weights are not converted: reading them, or an
-attention mask, a key padding mask, is_causal, bias_k / bias_v or add_zero_attn, raises
-Unsupported naming it. TransformerEncoderLayer and the other torch.nn transformer layers are
+Masks, as PyTorch applies them to the scores [N, H, L, S] before the softmax: attn_mask [L, S]
+(or [N * H, L, S], split into [N, H, L, S]) and key_padding_mask [N, S] (as [N, 1, 1, S]); a
+bool mask fills -inf where it is True (True: not attended, the opposite of SDPA's bool mask),
+a float mask is added. A mask may be an input of the model or a constant (a buffer: fx_mask
+writes a constant triangle as the structured causal form).
+
+The module returns (output, weights); the weights are not converted: reading them, or
+is_causal without a mask, bias_k / bias_v or add_zero_attn, raises Unsupported naming it. TransformerEncoderLayer and the other torch.nn transformer layers are
 traced through (fx_trace.TRACED_THROUGH), so their attention comes here too."""
 import math
 
@@ -35,13 +40,11 @@ def multi_head_attention(conv, node, mod):
     q_in = conv.tensor(_arg(node, conv, 0, "query"), "the attention query")
     k_in = conv.tensor(_arg(node, conv, 1, "key"), "the attention key")
     v_in = conv.tensor(_arg(node, conv, 2, "value"), "the attention value")
-    for i, key in ((3, "key_padding_mask"), (5, "attn_mask")):
-        if _arg(node, conv, i, key) is not None:
-            raise Unsupported(f"nn.MultiheadAttention with {key} is not supported "
-                              f"(module {node.target})")
-    if _arg(node, conv, 7, "is_causal", False):
-        raise Unsupported(f"nn.MultiheadAttention with is_causal is not supported "
-                          f"(module {node.target})")
+    kpm, attn_mask = _arg(node, conv, 3, "key_padding_mask"), _arg(node, conv, 5, "attn_mask")
+    if _arg(node, conv, 7, "is_causal", False) and attn_mask is None:
+        # (PyTorch takes is_causal only as a hint about attn_mask, which it then requires)
+        raise Unsupported(f"nn.MultiheadAttention with is_causal and no attn_mask is not "
+                          f"supported (module {node.target})")
     if mod.bias_k is not None or mod.add_zero_attn:
         raise Unsupported(f"nn.MultiheadAttention with bias_k/bias_v or add_zero_attn is not "
                           f"supported (module {node.target})")
@@ -90,6 +93,25 @@ def multi_head_attention(conv, node, mod):
     n, length, src = qh.shape[0], qh.shape[2], kh.shape[2]
     scores = emit("matmul", [qh, kh], (n, H, length, src), transpose_b=True)
     scores = emit("scale", [scores], scores.shape, value=1.0 / math.sqrt(D))
+    pad = None
+    if kpm is not None:  # its view first: a chain applying both masks reads it (planner views)
+        pad = conv.tensor(kpm, "the key padding mask")
+        if tuple(pad.shape) != (n, src):
+            raise Unsupported(f"nn.MultiheadAttention key_padding_mask of shape "
+                              f"{list(pad.shape)}: PyTorch takes [{n}, {src}] "
+                              f"(module {node.target})")
+        pad = fx_shape.reshape_to(conv, node, pad, (n, 1, 1, src), final=False)
+    if attn_mask is not None:
+        m = conv.tensor(attn_mask, "the attention mask")
+        if tuple(m.shape) == (n * H, length, src) and len(m.shape) == 3:
+            m = fx_shape.reshape_to(conv, node, m, (n, H, length, src), final=False)
+        elif tuple(m.shape) != (length, src):
+            raise Unsupported(f"nn.MultiheadAttention attn_mask of shape {list(m.shape)}: "
+                              f"PyTorch takes [{length}, {src}] or [{n * H}, {length}, {src}] "
+                              f"(module {node.target})")
+        scores = _apply_mask(emit, scores, m)
+    if pad is not None:
+        scores = _apply_mask(emit, scores, pad)
     probs = emit("softmax", [scores], scores.shape, axis=-1)
     ctx = emit("matmul", [probs, vh], (n, H, length, D))
     merged = emit("permute", [ctx], (n, length, H, D) if bf else (length, n, H, D),
@@ -103,6 +125,14 @@ def multi_head_attention(conv, node, mod):
     assert isinstance(out, Tensor)
     return (out, NotConverted(f"the attention weights of {p} (not supported: only the "
                               "output, [0], is)"))
+
+
+def _apply_mask(emit, scores, m):
+    """The scores under an nn.MultiheadAttention mask: a bool one fills -inf where True, a
+    float one is added."""
+    if m.dtype == "bool":
+        return emit("masked_fill", [scores, m], scores.shape, value="-inf")
+    return emit("add", [scores, m], scores.shape)
 
 
 def scaled_dot_product_attention(conv, node, args, kw):

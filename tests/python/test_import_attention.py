@@ -37,7 +37,7 @@ class ImportAttention(unittest.TestCase):
 
     def test_all_import(self):
         self.assertEqual(self.imported.returncode, 0, self.imported.stdout + self.imported.stderr)
-        self.assertIn("imported 8 of 8", self.imported.stdout + self.imported.stderr)
+        self.assertIn("imported 11 of 11", self.imported.stdout + self.imported.stderr)
         ops = [op["op"] for op in load_json(self.spec("causal_masked"))["graph"]]
         self.assertEqual(ops, ["matmul", "scale", "masked_fill", "softmax", "matmul"])
 
@@ -102,6 +102,67 @@ class ImportAttention(unittest.TestCase):
         self.assertEqual(r.returncode, 0, text)
         self.assertIn("synthesized one from the problem", text)
         self.assertIn("correctness_small(ok) correctness_full(ok)", text)
+
+    def plan(self, stem):
+        out = os.path.join(self.out, stem + "_plan")
+        r = kforge("optimize", self.spec(stem), "--device", "sim", "--rounds", "1",
+                   "--db", os.path.join(self.out, stem + "_plan.db"), "--out", out)
+        text = r.stdout + r.stderr
+        self.assertEqual(r.returncode, 0, text)
+        self.assertIn("correctness_small(ok) correctness_full(ok)", text)
+        with open(os.path.join(out, "best.kf")) as f:
+            return text, f.read()
+
+    def test_multihead_attention_masks_import_and_plan(self):
+        # nn.MultiheadAttention's attn_mask / key_padding_mask (True: not attended): each file
+        # matched PyTorch in fp64 at import ("ok:"), and plans through every gate
+        out = self.imported.stdout + self.imported.stderr
+        for stem in ("mha_bool_masks", "mha_float_mask_seq_first", "mha_causal_buffer"):
+            self.assertRegex(out, r"ok: .*%s\.py: .*max \|diff\|" % stem)
+        # two bool input masks: two selects in one map kernel between the scores gemm and
+        # the softmax (the fused attention kernel takes one mask)
+        spec = load_json(self.spec("mha_bool_masks"))
+        fills = [op for op in spec["graph"] if op["op"] == "masked_fill"]
+        self.assertEqual(len(fills), 2)
+        self.assertEqual(sorted(n for n, t in spec["inputs"].items() if t["dtype"] == "bool"),
+                         ["attn_mask", "pad"])
+        _, kf = self.plan("mha_bool_masks")
+        self.assertRegex(kf, r"masked_fill attn_mask\[seq,seq_1\] -inf; "
+                             r"masked_fill pad\[batch,seq_1\] -inf")
+        # a float mask, sequence first: added to the scores inside the fused attention kernel
+        spec = load_json(self.spec("mha_float_mask_seq_first"))
+        self.assertTrue([op for op in spec["graph"] if op["op"] == "add"
+                         and "bias" in op["inputs"]])
+        text, kf = self.plan("mha_float_mask_seq_first")
+        self.assertIn("attention -> ", text)
+        self.assertRegex(kf, r"attention\([^)]*, bias\[")
+        # a causal buffer: the structured mask of the fused kernel, no bool input left
+        spec = load_json(self.spec("mha_causal_buffer"))
+        self.assertFalse([n for n, t in spec["inputs"].items() if t["dtype"] == "bool"])
+        text, kf = self.plan("mha_causal_buffer")
+        self.assertIn("mask triu diagonal 1", kf)
+
+    def test_multihead_attention_weights_and_bad_masks_are_refused(self):
+        from kforge_test_util import kernelbench_file
+        init = "        self.attn = nn.MultiheadAttention(16, 2, batch_first=True)"
+        cases = (
+            ("return self.attn(x, x, x)[1]", "torch.randn(2, 8, 16)",
+             "attention weights of attn .*only the output"),
+            ("return self.attn(x, x, x, attn_mask=torch.zeros(8, 8), is_causal=True)[0]",
+             "torch.randn(2, 8, 16)", None),
+        )
+        for forward, inputs, pattern in cases:
+            path = kernelbench_file(init, forward, inputs, "")
+            try:
+                r = kforge("import", "kernelbench", path, "-o", self.out)
+            finally:
+                os.unlink(path)
+            if pattern is None:  # is_causal with the mask given: the mask is applied
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                continue
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertRegex(r.stdout, "FAILED: .*" + pattern)
+            self.assertNotIn("Traceback", r.stdout + r.stderr)
 
     def test_wrong_mask_dtype_is_refused(self):
         spec, fill = self.masked_fill("scattered_mask")
