@@ -96,6 +96,13 @@ Expected<std::string> write_outputs(const SearchState& st, Store& store, const s
             text += line;
         } else {
             text += "no candidate passed the full tier\n";
+            // what stopped the start program, where it was evaluated: the one line a user
+            // needs when a run ends empty (a gate's failure, or a device that cannot run it)
+            if (start != st.candidates.end() && start->second.evaluated &&
+                start->second.status != EvalStatus::kPassed)
+                text += "the start program: " + std::string(to_string(start->second.status)) +
+                        (start->second.message.empty() ? "" : ": " + start->second.message) +
+                        "\n";
         }
         ev["best"] = nullptr;
     } else {

@@ -181,6 +181,25 @@ TEST_F(OptimizeCli, SimulatedProfilingFallsBackAndTheDiagnosisProposerReadsIt) {
     EXPECT_GT(from_diagnosis, 0) << r.out;
 }
 
+// A run whose start program fails a gate ends empty and says which gate and why, not only "no
+// candidate passed": here the start adds G where the problem multiplies by it (the static gate's
+// semantic check refuses it, with the place).
+TEST_F(OptimizeCli, AnEmptyRunSaysWhatStoppedTheStartProgram) {
+    const std::string spec = copy_spec("bias_gelu_mul_f32");
+    std::ofstream(dir_ / "specs" / "wrong.kf")
+        << "program bias_gelu_mul_f32 for \"bias_gelu_mul_f32\"\n"
+           "kernel k0 = map(X[R,C]) block 896 vec 4 items 4 grid_stride\n"
+           "    { add b[C]; gelu erf; add G[R,C]; store Y[R,C] }\n";
+    const CliRun r = run_cli("optimize " + spec + " --program " +
+                             (dir_ / "specs" / "wrong.kf").string() +
+                             " --device sim --rounds 1 --profile-top 0 --db " +
+                             (dir_ / "wrong.db").string());
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_NE(r.out.find("no candidate passed the full tier"), std::string::npos) << r.out;
+    EXPECT_TRUE(std::regex_search(r.out, std::regex("the start program: invalid_program: static: .*adds G")))
+        << r.out;
+}
+
 // --out after a failing run (issue 31, item 9): a run with no best removes the earlier run's
 // best.kf, best.cu and plan.json, so its "best": null stands alone; a symlink planted at an
 // output name is replaced, the file it points to untouched; a folder that holds best.kf but no
