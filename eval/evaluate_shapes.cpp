@@ -1,6 +1,8 @@
 // Shape selection for the correctness gates and the list of those gates (eval/evaluate.h:
 // small_shape, check_shape, correctness_gates).
 #include <algorithm>
+#include <set>
+#include <vector>
 
 #include "builder/build.h"
 #include "dsl/check.h"
@@ -31,17 +33,57 @@ int64_t shrink_dim(int64_t value, int64_t cap) {
     return std::max(unit, cap / unit * unit);
 }
 
-// The problem with every dim shrunk to `cap`, if the program checks on it.
-Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
-                         const dsl::DeviceLimits& limits, int64_t cap) {
-    std::map<std::string, int64_t> dims;
-    for (const auto& [name, value] : problem.dims) {
-        if (problem.derived_dims.count(name) == 0) dims[name] = shrink_dim(value, cap);
-    }  // derived dims (a conv2d's output sizes) follow the dims they are computed from
+Expected<Problem> rebind_and_check(const Problem& problem, const dsl::Program& program,
+                                   const dsl::DeviceLimits& limits,
+                                   const std::map<std::string, int64_t>& dims) {
     auto p = rebind_dims(problem, dims);
     if (!p) return p.error();
     auto checked = dsl::check_program(program, *p, limits);
     if (!checked.ok()) return checked.errors.front();
+    return p;
+}
+
+// The problem with every dim shrunk to `cap`, if the program checks on it. A problem whose
+// literal bounds tie a dim to its full size (a slice [768:-768] of a dim named D2304, a reshape
+// to [N, 25088] of [N, C, H, W]) cannot shrink every dim: the dims in `keep` stay at full size,
+// and when the shrink still fails, dims are restored to full size one at a time until it checks,
+// then each restored dim is shrunk back where the problem still checks without it. `keep`
+// carries the restored set to the next cap.
+Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
+                         const dsl::DeviceLimits& limits, int64_t cap,
+                         std::set<std::string>& keep) {
+    std::map<std::string, int64_t> dims;
+    std::vector<std::string> shrunk;  // dims below their full size, in name order
+    for (const auto& [name, value] : problem.dims) {
+        if (problem.derived_dims.count(name) != 0) continue;
+        // derived dims (a conv2d's output sizes) follow the dims they are computed from
+        dims[name] = keep.count(name) ? value : shrink_dim(value, cap);
+        if (dims[name] != value) shrunk.push_back(name);
+    }
+    auto p = rebind_and_check(problem, program, limits, dims);
+    if (p || shrunk.empty()) return p;
+    Error first = p.error();
+    std::vector<std::string> restored;
+    for (const std::string& name : shrunk) {
+        dims[name] = problem.dims.at(name);
+        restored.push_back(name);
+        p = rebind_and_check(problem, program, limits, dims);
+        if (p) break;
+    }
+    if (!p) return first;  // not even the full shape checks: the shrink is not the cause
+    for (auto it = restored.rbegin(); it != restored.rend(); ++it) {
+        if (it == restored.rbegin()) continue;  // the last restored one made it check
+        int64_t full = dims[*it];
+        dims[*it] = shrink_dim(full, cap);
+        auto q = rebind_and_check(problem, program, limits, dims);
+        if (q) {
+            p = std::move(q);
+            continue;
+        }
+        dims[*it] = full;
+        keep.insert(*it);
+    }
+    keep.insert(restored.back());
     return p;
 }
 
@@ -70,16 +112,20 @@ Expected<Problem> small_shape(const Problem& problem, const std::string& program
     auto ctx = context_of(program_text, device_key);
     if (!ctx) return ctx.error();
     std::string last;
+    std::set<std::string> keep;  // dims a literal bound ties to their full size (shrink)
     // 128 first; smaller caps when many dims multiply up (batched GEMMs, [N,C,H,W] norms);
     // larger ones when the program's knobs need longer rows (vec, tiles).
     for (int64_t cap : {128, 64, 32, 16, 8, 256, 512, 1024}) {
-        auto p = shrink(problem, ctx->program, ctx->limits, cap);
+        auto p = shrink(problem, ctx->program, ctx->limits, cap, keep);
+        std::string why;
         if (!p) {
-            last = p.error().to_string();
-            continue;
+            why = p.error().to_string();
+        } else {
+            if (reference_feasible(*p, max_flops)) return p;
+            why = "the reference at dims " + shapes_key(*p) + " exceeds the CPU budget";
         }
-        if (reference_feasible(*p, max_flops)) return p;
-        last = "the reference at dims " + shapes_key(*p) + " exceeds the CPU budget";
+        // the smallest cap's reason says why nothing fits (the largest cap's is only its budget)
+        if (last.empty() || cap == 8) last = why;
     }
     return make_error("correctness_small", "no small shape fits the program and the CPU "
                                            "reference budget (" + last + ")");
@@ -90,8 +136,9 @@ Expected<Problem> check_shape(const Problem& problem, const Problem& small,
     if (reference_feasible(problem, kCheckShapeMaxFlops)) return problem;
     auto ctx = context_of(program_text, device_key);
     if (!ctx) return ctx.error();
+    std::set<std::string> keep;
     for (int64_t cap : {4096, 2048, 1024, 512, 256}) {
-        auto p = shrink(problem, ctx->program, ctx->limits, cap);
+        auto p = shrink(problem, ctx->program, ctx->limits, cap, keep);
         if (!p || !reference_feasible(*p, kCheckShapeMaxFlops)) continue;
         if (p->dims == small.dims) break;
         return p;

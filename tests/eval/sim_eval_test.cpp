@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "dsl/parser.h"
+#include "dsl/printer.h"
 #include "eval/evaluate.h"
 #include "eval/reference_cache.h"
 #include "eval_fixture.h"
 #include "perfmodel/sim_model.h"
+#include "planner/plan.h"
+#include "problem/spec.h"
 #include "sol/calibration.h"
 #include "sol/device.h"
 #include "store/store.h"
@@ -208,6 +211,37 @@ TEST(SimEval, SmallShapeKeepsDivisibility) {
     ASSERT_TRUE(check.ok());
     EXPECT_NE(check->dims, small->dims);
     EXPECT_NE(check->dims, p.dims);
+}
+
+// A fused projection [B, T, E3] sliced at literal offsets [2048:-2048] (KernelBench L3 43's
+// c_attn split, where the importer names 3 * n_embd as its own dim): shrinking E3 alone empties
+// the slice, so the small shape keeps E3 and E, which the literal bounds tie, at full size and
+// shrinks T. Before, every cap shrank E3 and correctness_small failed 'no small shape fits'.
+TEST(SimEval, SmallShapeKeepsDimsALiteralSliceBoundTies) {
+    auto problem = parse_problem(R"({"name": "mid_slice", "dims": {"B": 2, "T": 512, "E": 2048, "E3": 6144},
+      "inputs": {"x": {"shape": ["B", "T", "E3"], "dtype": "f32"}, "y": {"shape": ["B", "T", "E"], "dtype": "f32"}},
+      "graph": [{"op": "slice", "inputs": ["x"], "output": "m", "axis": 2, "start": 2048, "end": -2048, "out_names": ["", "", "E"]},
+                {"op": "add", "inputs": ["m", "y"], "output": "z"}],
+      "outputs": ["z"], "precision": {"policy": "fp32_strict"}})", "mid_slice.json");
+    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
+    auto program = planner::seed_program(*problem, dsl::device_limits(find_device("h200").value()));
+    ASSERT_TRUE(program.ok()) << program.error().to_string();
+    const std::string text = dsl::print_canonical(*program);
+    auto small = small_shape(*problem, text, "h200", kSmallShapeMaxFlops);
+    ASSERT_TRUE(small.ok()) << small.error().to_string();
+    EXPECT_EQ(small->dims.at("E3"), 6144);
+    EXPECT_EQ(small->dims.at("E"), 2048);
+    EXPECT_LT(small->dims.at("T"), 512);  // the dim no literal bound ties still shrinks
+
+    auto device = sim();
+    EvalRequest r;
+    r.problem = *problem;
+    r.program_text = text;
+    r.tier = EvalTier::kFull;
+    EvalReport report = evaluate(*device, r);
+    const GateOutcome* g = find_gate(report, "correctness_small");
+    ASSERT_NE(g, nullptr);
+    EXPECT_TRUE(g->passed) << g->message;
 }
 
 TEST(SimEval, StoreRecordsAndTheCacheAnswersTheSecondTime) {
