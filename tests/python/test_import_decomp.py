@@ -49,7 +49,12 @@ class Decompositions(unittest.TestCase):
                 got = ops(spec)
                 it = iter(got)  # `expected` in order, other ops between allowed
                 self.assertTrue(all(op in it for op in expected), f"{got} lacks {expected}")
-                self.assertLess(worst, 1e-9, body)
+                # a scalar tensor made in forward is float32 in the traced spec (0.3f) but
+                # float64 in the fp64 check, which runs with float64 as the default dtype since
+                # bf050f4: |0.3f - 0.3| = 1.2e-8 is the constant's rounding, not the
+                # decomposition's (a wrong one is off by the constant itself)
+                bound = 5e-8 if "torch.tensor(" in body else 1e-9
+                self.assertLess(worst, bound, body)
 
     def test_the_modules_import_as_their_functions(self):
         # nn.Hardswish() and friends held as submodules (KernelBench L2 92 holds an nn.Hardswish)
