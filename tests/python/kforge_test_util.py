@@ -58,6 +58,21 @@ def import_fixture(test, stem):
         return r.stdout, load_json(os.path.join(d, stem + ".json"))
 
 
+def ops_of(spec, kind):
+    """The spec's graph ops of one kind, in order."""
+    return [op for op in spec["graph"] if op["op"] == kind]
+
+
+def import_lines(stdout):
+    """`kforge import kernelbench`'s per-file lines by file stem: (status, message)."""
+    lines = {}
+    for line in stdout.splitlines():
+        status, _, rest = line.partition(": ")
+        path, _, msg = rest.partition(": ")
+        lines[os.path.splitext(os.path.basename(path))[0]] = (status, msg)
+    return lines
+
+
 def example(stem):
     return os.path.join(EXAMPLES, stem + ".py")
 

@@ -18,8 +18,7 @@ FILES = ["130_window_scores_bias_softmax", "131_pairwise_distance_smoother",
          "132_chunk_decay_short_scan"]
 
 
-def _ops(spec, kind):
-    return [op for op in spec["graph"] if op["op"] == kind]
+_ops = util.ops_of
 
 
 class EqualExtents(unittest.TestCase):

@@ -16,8 +16,7 @@ NETWORKS = ["80_resnet_basic_blocks", "81_causal_attention", "82_shape_branch_sh
             "83_multihead_attention_encoder"]
 
 
-def _ops(spec, kind):
-    return [op for op in spec["graph"] if op["op"] == kind]
+_ops = util.ops_of
 
 
 class Networks(unittest.TestCase):
@@ -26,11 +25,7 @@ class Networks(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.r = util.kforge("import", "kernelbench", *[util.example(s) for s in NETWORKS],
                             "-o", cls.tmp.name)
-        cls.lines = {}
-        for line in cls.r.stdout.splitlines():
-            status, _, rest = line.partition(": ")
-            path, _, msg = rest.partition(": ")
-            cls.lines[os.path.splitext(os.path.basename(path))[0]] = (status, msg)
+        cls.lines = util.import_lines(cls.r.stdout)
 
     @classmethod
     def tearDownClass(cls):

@@ -30,8 +30,7 @@ def fixture(stem):
     return os.path.join(FIXTURES, stem + ".py")
 
 
-def _ops(spec, kind):
-    return [op for op in spec["graph"] if op["op"] == kind]
+_ops = util.ops_of
 
 
 class SquareWeight(unittest.TestCase):

@@ -22,8 +22,7 @@ def fixture(stem):
     return os.path.join(FIXTURES, stem + ".py")
 
 
-def _ops(spec, kind):
-    return [op for op in spec["graph"] if op["op"] == kind]
+_ops = util.ops_of
 
 
 class Sweep(unittest.TestCase):
@@ -32,11 +31,7 @@ class Sweep(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.r = util.kforge("import", "kernelbench", *[fixture(s) for s in SWEEP],
                             "-o", cls.tmp.name)
-        cls.lines = {}
-        for line in cls.r.stdout.splitlines():
-            status, _, rest = line.partition(": ")
-            path, _, msg = rest.partition(": ")
-            cls.lines[os.path.splitext(os.path.basename(path))[0]] = (status, msg)
+        cls.lines = util.import_lines(cls.r.stdout)
 
     @classmethod
     def tearDownClass(cls):
