@@ -58,6 +58,12 @@ def import_fixture(test, stem):
         return r.stdout, load_json(os.path.join(d, stem + ".json"))
 
 
+def sweep_fixture(stem):
+    """Our own KernelBench-format file tests/python/fixtures/sweep/STEM.py."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "sweep",
+                        stem + ".py")
+
+
 def ops_of(spec, kind):
     """The spec's graph ops of one kind, in order."""
     return [op for op in spec["graph"] if op["op"] == kind]

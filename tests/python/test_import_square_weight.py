@@ -17,7 +17,6 @@ import unittest
 import kforge_test_util as util
 from kforge_py import kernelbench, spec_build, spec_torch
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "sweep")
 FILES = ["square_residual_linear", "square_gated_matmul", "square_residual_mlp",
          "square_chained_linear"]
 # square weights per file: (input name) - both axes of extent d
@@ -26,8 +25,7 @@ WEIGHTS = {"square_residual_linear": ["proj_weight"], "square_gated_matmul": ["w
            "square_chained_linear": ["fc1_weight", "fc2_weight"]}
 
 
-def fixture(stem):
-    return os.path.join(FIXTURES, stem + ".py")
+fixture = util.sweep_fixture
 
 
 _ops = util.ops_of

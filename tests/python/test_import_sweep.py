@@ -11,15 +11,13 @@ import unittest
 import kforge_test_util as util
 from kforge_py import kernelbench, spec_build, spec_torch
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "sweep")
 SWEEP = ["where_comparisons", "rnn_no_state", "pixel_shuffle_conv", "addmm_glu_softmax2d",
          "upsample_repeat_clamp", "scan_normalize_middle_dim", "conv1d_avg_pool_1d",
          "prelu_nll_loss", "conv_logsumexp_spatial", "inplace_flatten_modules", "rnn_cells_loop",
          "mask_input_select"]
 
 
-def fixture(stem):
-    return os.path.join(FIXTURES, stem + ".py")
+fixture = util.sweep_fixture
 
 
 _ops = util.ops_of
