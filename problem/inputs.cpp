@@ -2,6 +2,7 @@
 #include "problem/inputs.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -57,6 +58,7 @@ double round_int(double x, double lo, double hi) {
 std::string_view to_string(Distribution d) {
     switch (d) {
         case Distribution::kUniform01: return "uniform01";
+        case Distribution::kUniformPm1: return "uniform_pm1";
         case Distribution::kNormal: return "normal";
         case Distribution::kHeavyTailed: return "heavy_tailed";
         case Distribution::kSpecified: return "specified";
@@ -65,8 +67,8 @@ std::string_view to_string(Distribution d) {
 }
 
 std::optional<Distribution> distribution_from_string(std::string_view s) {
-    for (Distribution d : {Distribution::kUniform01, Distribution::kNormal,
-                           Distribution::kHeavyTailed}) {
+    for (Distribution d : {Distribution::kUniform01, Distribution::kUniformPm1,
+                           Distribution::kNormal, Distribution::kHeavyTailed}) {
         if (to_string(d) == s) return d;
     }
     return std::nullopt;
@@ -74,8 +76,14 @@ std::optional<Distribution> distribution_from_string(std::string_view s) {
 
 std::string describe_distributions(const Problem& problem) {
     std::string out;
-    for (const Tensor* t : problem.graph_inputs())
+    for (const Tensor* t : problem.graph_inputs()) {
         out += (out.empty() ? "" : ", ") + t->name + " " + std::string(to_string(t->distribution));
+        if (const double s = draw_scale(problem, *t); s != 1.0) {
+            char buf[32];  // the shortest text that reads back as s
+            const auto r = std::to_chars(buf, buf + sizeof buf, s);
+            out += " x" + std::string(buf, r.ptr);
+        }
+    }
     return out;
 }
 
@@ -99,7 +107,9 @@ std::vector<double> generate(const Tensor& tensor, Distribution distribution, ui
     // Every value takes a fixed number of draws and SplitMix64's state is a counter, so value i
     // starts at state + i * draws * gamma: large tensors are generated in parallel chunks with
     // exactly the values of one sequential stream.
-    const uint64_t draws = distribution == Distribution::kUniform01  ? 1
+    const uint64_t draws = distribution == Distribution::kUniform01 ||
+                                   distribution == Distribution::kUniformPm1
+                               ? 1
                            : distribution == Distribution::kNormal ? 2
                                                                    : 8;
     std::vector<double> values(static_cast<size_t>(tensor.numel()));
@@ -109,6 +119,7 @@ std::vector<double> generate(const Tensor& tensor, Distribution distribution, ui
             double v = 0.0;
             switch (distribution) {
                 case Distribution::kUniform01: v = r.uniform(); break;
+                case Distribution::kUniformPm1: v = 2.0 * r.uniform() - 1.0; break;
                 case Distribution::kNormal: v = r.normal(); break;
                 case Distribution::kHeavyTailed: {
                     double z = r.normal();
@@ -152,15 +163,25 @@ std::optional<double> rnn_weight_scale(const Problem& problem, const std::string
     return std::nullopt;
 }
 
+double draw_scale(const Problem& problem, const Tensor& tensor) {
+    if (tensor.scale || tensor.fan_in_value > 0) {
+        const double s = tensor.scale.value_or(1.0);
+        return tensor.fan_in_value > 0 ? s / std::sqrt(static_cast<double>(tensor.fan_in_value))
+                                       : s;
+    }
+    return rnn_weight_scale(problem, tensor.name).value_or(1.0);
+}
+
 std::vector<double> generate_input(const Problem& problem, const Tensor& tensor,
                                    Distribution distribution, uint64_t seed) {
-    if (const std::optional<double> scale = rnn_weight_scale(problem, tensor.name)) {
+    const std::optional<int64_t> bound = index_bound(problem, tensor.name);
+    if (!bound) {
         std::vector<double> v = generate(tensor, distribution, seed);
-        for (double& x : v) x = round_to_dtype(x * *scale, tensor.dtype);
+        const double scale = draw_scale(problem, tensor);
+        if (scale != 1.0 && tensor.dtype != DType::kBool)  // a mask stays as drawn
+            for (double& x : v) x = round_to_dtype(x * scale, tensor.dtype);
         return v;
     }
-    const std::optional<int64_t> bound = index_bound(problem, tensor.name);
-    if (!bound) return generate(tensor, distribution, seed);
     Tensor unit = tensor;  // the same stream, as uniforms in [0, 1)
     unit.dtype = DType::kF64;
     std::vector<double> v = generate(unit, Distribution::kUniform01, seed);

@@ -16,19 +16,21 @@ namespace kforge {
 
 // Distribution (problem/problem.h):
 // kUniform01: uniform on [0, 1).
+// kUniformPm1: uniform on [-1, 1) (2u - 1 of one uniform u).
 // kNormal: standard normal N(0, 1).
 // kHeavyTailed: Student-t with 3 degrees of freedom (finite variance, heavy tails), clipped to
 //   [-1e4, 1e4] so that every value is finite in f16; stresses max-shifts and accumulation.
 // kSpecified: the tensor's own Tensor::distribution (one of the three above).
 // Integer dtypes take the value rounded to the nearest integer (half to even).
 std::string_view to_string(Distribution d);
-// "uniform01", "normal", "heavy_tailed" (a spec's "distribution"); "specified" is not a value
-// a tensor can have and gives nullopt.
+// "uniform01", "uniform_pm1", "normal", "heavy_tailed" (a spec's "distribution"); "specified"
+// is not a value a tensor can have and gives nullopt.
 std::optional<Distribution> distribution_from_string(std::string_view s);
 
 // The timing inputs' draws of `problem`, one "name distribution" per graph input in the spec's
-// order ("A normal, B uniform01"): what a timing was measured on (evidence, and the evaluation
-// cache's key: a median is reused only for inputs drawn alike).
+// order, with " x<scale>" where draw_scale() is not 1 ("A normal, W uniform_pm1 x0.125"): what
+// a timing was measured on (evidence, and the evaluation cache's key: a median is reused only
+// for inputs drawn alike).
 std::string describe_distributions(const Problem& problem);
 
 // numel(tensor) values for `tensor`, row-major, each already round_to_dtype(tensor.dtype). The
@@ -39,17 +41,25 @@ std::vector<double> generate(const Tensor& tensor, Distribution distribution, ui
 // The values of graph input `tensor` of `problem` where an op restricts them: as generate(),
 // except that a tensor read as cross_entropy's targets holds class indices uniform in [0, C) (C:
 // the logits' last dim), drawn from the same seeded stream. Bool tensors (generate()) are masks
-// with about half the elements true. An lstm / gru op's weights and biases (its operands after
-// x, h0 and c0) are drawn as generate() and scaled by 1 / sqrt(H), PyTorch's init bound: with
-// N(0, 1) weights the recurrence is chaotic (the recurrent matrix's gain ~ sqrt(H)), so any
-// fp32 implementation (cuDNN's too) drifts from the fp64 reference far past fp32 tolerances
-// within tens of steps; layer 0, driven by its input, stays close, the layers above do not.
-// Evaluation draws every input through this.
+// with about half the elements true. Other tensors: generate()'s values times draw_scale(),
+// rounded to the dtype again. Evaluation, the fp64 and GPU references and the timing inputs
+// draw every input through this (python/kforge_py/spec_torch.py make_inputs follows the same
+// rule for `kforge baseline`).
 std::vector<double> generate_input(const Problem& problem, const Tensor& tensor,
                                    Distribution distribution, uint64_t seed);
 
+// The factor generate_input() multiplies `tensor`'s draws by: scale / sqrt(fan_in) where the
+// spec gives either (Tensor::scale, Tensor::fan_in; each 1 where absent) - PyTorch's default-init
+// bound of a Linear's or a conv's weight and bias, which `kforge import kernelbench` writes:
+// drawn N(0, 1) instead, a deep network's activations grow ~sqrt(fan_in) per layer and overflow
+// fp32 -; neither given, rnn_weight_scale() for an lstm / gru weight, else 1.
+double draw_scale(const Problem& problem, const Tensor& tensor);
+
 // 1 / sqrt(H) when `name` is a weight or bias operand of an lstm / gru op of `problem`, else
-// nullopt: the scale generate_input() draws it at.
+// nullopt: PyTorch's init bound, the scale an rnn weight stating neither "scale" nor "fan_in" is
+// drawn at (with N(0, 1) weights the recurrence is chaotic - the recurrent matrix's gain
+// ~ sqrt(H) - so any fp32 implementation, cuDNN's too, drifts from the fp64 reference far past
+// fp32 tolerances within tens of steps).
 std::optional<double> rnn_weight_scale(const Problem& problem, const std::string& name);
 
 // The exclusive upper bound of the class indices `name` holds where an op reads it as such

@@ -155,10 +155,11 @@ enum class TensorRole { kInput, kParam, kIntermediate, kOutput };
 std::string_view to_string(TensorRole r);
 
 // How input values are drawn (problem/inputs.h generates them; to_string / from_string there).
-// kUniform01: uniform on [0, 1). kNormal: standard normal N(0, 1). kHeavyTailed: Student-t with
-// 3 degrees of freedom, clipped to [-1e4, 1e4]. kSpecified: each tensor as its spec entry says
+// kUniform01: uniform on [0, 1). kUniformPm1: uniform on [-1, 1) (a param at PyTorch's default
+// init, with Tensor::fan_in). kNormal: standard normal N(0, 1). kHeavyTailed: Student-t with 3
+// degrees of freedom, clipped to [-1e4, 1e4]. kSpecified: each tensor as its spec entry says
 // (Tensor::distribution) - the timing inputs; never a tensor's own value.
-enum class Distribution { kUniform01, kNormal, kHeavyTailed, kSpecified };
+enum class Distribution { kUniform01, kUniformPm1, kNormal, kHeavyTailed, kSpecified };
 
 struct Tensor {
     std::string name;
@@ -171,6 +172,14 @@ struct Tensor {
     // Timing runs on such values: a tensor-core GEMM's power, hence its clock, depends on the
     // bits it multiplies.
     Distribution distribution = Distribution::kNormal;
+    // The draw's scale (the spec's "scale" and "fan_in"; problem/inputs.h draw_scale): every value
+    // drawn for this input, in every distribution, is multiplied by scale / sqrt(fan_in) -
+    // PyTorch's default-init bound of a module's weight, so that a deep network's activations
+    // keep their size. fan_in is the spec's text (a dim name, a number or a product "C*3*3"; ""
+    // where absent) and fan_in_value its value at this binding (0 where absent).
+    std::optional<double> scale;
+    std::string fan_in;
+    int64_t fan_in_value = 0;
     int64_t numel() const;
     int64_t bytes() const;
 };

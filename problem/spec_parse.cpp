@@ -109,6 +109,69 @@ Status parse_dims(const Json& j, Problem& p) {
     return Ok{};
 }
 
+// An input's "scale" (a finite number > 0) and "fan_in" (a positive integer, a dim name or a
+// product of them: "C*3*3", valued against `dims`): its draws are multiplied by
+// scale / sqrt(fan_in) (problem/inputs.h draw_scale).
+Status parse_draw_scale(const Json& entry, const std::string& path,
+                        const std::map<std::string, int64_t>& dims, Tensor& t) {
+    if (entry.contains("scale")) {
+        const Json& v = entry["scale"];
+        if (!v.is_number())
+            return make_error(path + ".scale", "the draw's scale of " + quote(t.name) +
+                                                   " must be a number > 0, got " +
+                                                   spec::type_name(v));
+        auto x = spec::read_number(v, path + ".scale");
+        if (!x) return x.error();
+        if (!(*x > 0.0))
+            return make_error(path + ".scale", "the draw's scale of " + quote(t.name) +
+                                                   " must be a finite number > 0, got " + v.dump());
+        t.scale = *x;
+    }
+    if (!entry.contains("fan_in")) return Ok{};
+    const Json& v = entry["fan_in"];
+    const std::string where = path + ".fan_in";
+    const std::string what = "the fan_in of " + quote(t.name) +
+                             " is a positive integer, a dim name or a product of them "
+                             "(\"C*3*3\")";
+    if (v.is_number_integer()) {
+        const int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(kMaxDimValue)
+                              ? kMaxDimValue + 1
+                              : v.get<int64_t>();
+        if (x < 1 || x > kMaxDimValue)
+            return make_error(where, what + " of at most 2^40; got " + v.dump());
+        t.fan_in = std::to_string(x);
+        t.fan_in_value = x;
+        return Ok{};
+    }
+    if (!v.is_string() || v.get<std::string>().empty())
+        return make_error(where, what + "; got " + v.dump());
+    const std::string text = v.get<std::string>();
+    int64_t value = 1;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t end = std::min(text.find('*', start), text.size());
+        const std::string f = text.substr(start, end - start);
+        int64_t x = 0;
+        if (auto it = dims.find(f); it != dims.end()) {
+            x = it->second;
+        } else if (!f.empty() && f.size() < 13 &&
+                   f.find_first_not_of("0123456789") == std::string::npos) {
+            x = std::stoll(f);
+        } else {
+            return make_error(where, what + "; " + quote(f) + " in " + quote(text) +
+                                         " is neither a dim of \"dims\" nor an integer");
+        }
+        if (x < 1 || value > kMaxDimValue / x)
+            return make_error(where, what + "; " + quote(text) +
+                                         " is not a positive integer of at most 2^40");
+        value *= x;
+        start = end + 1;
+    }
+    t.fan_in = text;
+    t.fan_in_value = value;
+    return Ok{};
+}
+
 Status parse_inputs(const Json& j, Problem& p) {
     if (!j.is_object()) return make_error("inputs", "expected an object, got " + spec::type_name(j));
     if (j.empty()) return make_error("inputs", "expected at least one input tensor");
@@ -123,10 +186,12 @@ Status parse_inputs(const Json& j, Problem& p) {
             return make_error(path, "tensor name " + quote(name) + " is not an identifier");
         }
         if (!entry.is_object()) {
-            return make_error(path, "expected an object {shape, dtype, param?, distribution?}, got " +
-                                        spec::type_name(entry));
+            return make_error(path, "expected an object {shape, dtype, param?, distribution?, "
+                                    "fan_in?, scale?}, got " + spec::type_name(entry));
         }
-        if (auto s = spec::check_keys(entry, path, {"shape", "dtype", "param", "distribution"}); !s)
+        if (auto s = spec::check_keys(entry, path, {"shape", "dtype", "param", "distribution",
+                                                     "fan_in", "scale"});
+            !s)
             return s.error();
         Tensor t;
         t.name = name;
@@ -168,10 +233,12 @@ Status parse_inputs(const Json& j, Problem& p) {
             auto d = distribution_from_string(*name);
             if (!d)
                 return make_error(path + ".distribution",
-                                  "unknown distribution " + quote(*name) +
-                                      "; known: normal (the default), uniform01, heavy_tailed");
+                                  "unknown distribution " + quote(*name) + " of " + quote(t.name) +
+                                      "; known: normal (the default), uniform01, uniform_pm1, "
+                                      "heavy_tailed");
             t.distribution = *d;
         }
+        if (auto s = parse_draw_scale(entry, path, p.dims, t); !s) return s.error();
         p.tensors.push_back(std::move(t));
     }
     return Ok{};

@@ -139,6 +139,13 @@ nlohmann::ordered_json problem_to_json(const Problem& p) {
         if (t->role == TensorRole::kParam) entry["param"] = true;
         if (t->distribution != Distribution::kNormal)
             entry["distribution"] = std::string(to_string(t->distribution));
+        if (!t->fan_in.empty()) {  // a number as a number, dims by name (they follow a re-bind)
+            if (t->fan_in.find_first_not_of("0123456789") == std::string::npos)
+                entry["fan_in"] = t->fan_in_value;
+            else
+                entry["fan_in"] = t->fan_in;
+        }
+        if (t->scale) entry["scale"] = *t->scale;
         j["inputs"][t->name] = entry;
     }
     j["graph"] = Json::array();

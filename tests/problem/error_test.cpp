@@ -73,11 +73,41 @@ TEST(SpecError, UnknownDistribution) {
     const char* x = R"({"X": {"shape": ["M", 4], "dtype": "f32", "distribution": "cauchy"}})";
     expect_error(make_spec(R"({"M": 2})", x, R"([{"op": "relu", "inputs": ["X"], "output": "Y"}])"),
                  "inputs.X.distribution",
-                 {"unknown distribution \"cauchy\"", "normal (the default), uniform01, heavy_tailed"});
+                 {"unknown distribution \"cauchy\" of \"X\"",
+                  "normal (the default), uniform01, uniform_pm1, heavy_tailed"});
     // "specified" names the timing inputs' per-tensor draw, never a tensor's own
     const char* spec = R"({"X": {"shape": ["M", 4], "dtype": "f32", "distribution": "specified"}})";
     expect_error(make_spec(R"({"M": 2})", spec, R"([{"op": "relu", "inputs": ["X"], "output": "Y"}])"),
                  "inputs.X.distribution", {"unknown distribution \"specified\""});
+}
+
+TEST(SpecError, BadDrawScale) {
+    // "scale" and "fan_in" (a draw at scale / sqrt(fan_in)): each bad value named with its tensor
+    auto with = [](const std::string& extra) {
+        return make_spec(R"({"M": 2})",
+                         R"({"X": {"shape": ["M", 4], "dtype": "f32", "param": true, )" + extra + "}}",
+                         R"([{"op": "relu", "inputs": ["X"], "output": "Y"}])");
+    };
+    for (const char* bad : {"-0.5", "0", "-1e-300"})
+        expect_error(with(std::string(R"("scale": )") + bad), "inputs.X.scale",
+                     {"the draw's scale of \"X\"", "finite number > 0"});
+    expect_error(with(R"("scale": "1/8")"), "inputs.X.scale",
+                 {"the draw's scale of \"X\"", "a number > 0", "a string"});
+    expect_error(with(R"("scale": null)"), "inputs.X.scale", {"the draw's scale of \"X\""});
+    expect_error(with(R"("fan_in": 0)"), "inputs.X.fan_in",
+                 {"the fan_in of \"X\"", "positive integer", "got 0"});
+    expect_error(with(R"("fan_in": -9)"), "inputs.X.fan_in", {"the fan_in of \"X\""});
+    expect_error(with(R"("fan_in": 2.5)"), "inputs.X.fan_in", {"the fan_in of \"X\"", "2.5"});
+    expect_error(with(R"("fan_in": "")"), "inputs.X.fan_in", {"the fan_in of \"X\""});
+    expect_error(with(R"("fan_in": "C*9")"), "inputs.X.fan_in",
+                 {"the fan_in of \"X\"", "\"C\" in \"C*9\" is neither a dim"});
+    expect_error(with(R"("fan_in": "M**3")"), "inputs.X.fan_in", {"\"\" in \"M**3\""});
+    expect_error(with(R"("fan_in": "M*0")"), "inputs.X.fan_in", {"not a positive integer"});
+    expect_error(with(R"("fan_in": "M*1048576*1048576")"), "inputs.X.fan_in", {"2^40"});
+    expect_error(with(R"("distribution": "uniform_pm1", "fan_in": "M", "shift": 1)"), "inputs.X.shift",
+                 {"unknown key \"shift\""});
+    EXPECT_TRUE(parse_problem(with(R"("distribution": "uniform_pm1", "fan_in": "M*3", "scale": 0.5)"),
+                              "ok.json").ok());
 }
 
 TEST(SpecError, UnknownOp) {

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "problem/inputs.h"
+#include "problem/interpret.h"
 #include "problem/spec.h"
 #include "tests/reference/rnn_specs.h"
 
@@ -75,6 +76,19 @@ TEST(Inputs, DistributionsHaveTheirShape) {
     EXPECT_NEAR(mean, 0.5, 0.02);
     EXPECT_GE(lo, 0.0);
     EXPECT_LT(hi, 1.0);
+    auto s = generate(x, Distribution::kUniformPm1, 1);  // 2u - 1 of the same stream
+    mean = 0, lo = 1, hi = -1;
+    for (size_t i = 0; i < s.size(); ++i) {
+        ASSERT_EQ(s[i], 2.0 * u[i] - 1.0) << i;
+        mean += s[i] / s.size();
+        lo = std::min(lo, s[i]);
+        hi = std::max(hi, s[i]);
+    }
+    EXPECT_NEAR(mean, 0.0, 0.03);
+    EXPECT_GE(lo, -1.0);
+    EXPECT_LT(lo, -0.99);
+    EXPECT_LT(hi, 1.0);
+    EXPECT_GT(hi, 0.99);
     auto n = generate(x, Distribution::kNormal, 1);
     double m = 0, var = 0;
     for (double v : n) m += v / n.size();
@@ -111,8 +125,8 @@ TEST(Inputs, ParallelChunksEqualOneSequentialStream) {
         }
     };
     const Tensor x = tensor("X", {3, 1000001}, DType::kF32);  // > 1 chunk of 2^20 values
-    for (Distribution d : {Distribution::kUniform01, Distribution::kNormal,
-                           Distribution::kHeavyTailed}) {
+    for (Distribution d : {Distribution::kUniform01, Distribution::kUniformPm1,
+                           Distribution::kNormal, Distribution::kHeavyTailed}) {
         uint64_t h = 0xCBF29CE484222325ull;
         for (char c : std::string("X")) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
         Rng r{42 ^ h};
@@ -124,6 +138,8 @@ TEST(Inputs, ParallelChunksEqualOneSequentialStream) {
             double v = 0;
             if (d == Distribution::kUniform01) {
                 v = r.uniform();
+            } else if (d == Distribution::kUniformPm1) {
+                v = 2.0 * r.uniform() - 1.0;
             } else if (d == Distribution::kNormal) {
                 v = r.normal();
             } else {
@@ -185,8 +201,95 @@ TEST(Inputs, SpecifiedDrawsEachTensorAsItsSpecSays) {
     EXPECT_EQ(describe_distributions(*again), "A uniform01, B normal");
 }
 
+// A param at PyTorch's default init: "uniform_pm1" times scale / sqrt(fan_in), fan_in by dim
+// names (valued at each binding: a correctness shape's smaller channels draw at their own
+// fan-in), in the timing draw and in every correctness round's distribution alike.
+TEST(Inputs, DeclaredScaleAndFanInScaleEveryDraw) {
+    auto p = parse_problem(R"({"name": "g", "dims": {"N": 4, "C": 16, "K": 8},
+        "inputs": {"X": {"shape": ["N", "C"], "dtype": "f32"},
+                   "W": {"shape": ["K", "C"], "dtype": "f32", "param": true,
+                         "distribution": "uniform_pm1", "fan_in": "C"},
+                   "b": {"shape": ["K"], "dtype": "f32", "param": true,
+                         "distribution": "uniform_pm1", "fan_in": "C*1"},
+                   "g": {"shape": ["K"], "dtype": "f16", "param": true, "fan_in": 100,
+                         "scale": 3},
+                   "s": {"shape": ["K"], "dtype": "f32", "param": true, "scale": 0.5}},
+        "graph": [{"op": "linear", "inputs": ["X", "W", "b"], "output": "Y"},
+                  {"op": "mul", "inputs": ["Y", "g"], "output": "Z"},
+                  {"op": "mul", "inputs": ["Z", "s"], "output": "O"}],
+        "outputs": ["O"], "precision": {"policy": "fp32_strict"}})", "g.json");
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    const Tensor& w = *p->find_tensor("W");
+    EXPECT_EQ(w.distribution, Distribution::kUniformPm1);
+    EXPECT_EQ(w.fan_in, "C");
+    EXPECT_EQ(w.fan_in_value, 16);
+    EXPECT_FALSE(w.scale.has_value());
+    EXPECT_EQ(draw_scale(*p, w), 0.25);
+    EXPECT_EQ(draw_scale(*p, *p->find_tensor("b")), 0.25);
+    EXPECT_DOUBLE_EQ(draw_scale(*p, *p->find_tensor("g")), 0.3);
+    EXPECT_EQ(draw_scale(*p, *p->find_tensor("s")), 0.5);
+    EXPECT_EQ(draw_scale(*p, *p->find_tensor("X")), 1.0);
+    for (Distribution d : {Distribution::kSpecified, Distribution::kUniform01,
+                           Distribution::kNormal, Distribution::kHeavyTailed}) {
+        for (const char* name : {"W", "b", "g", "s", "X"}) {
+            const Tensor& t = *p->find_tensor(name);
+            const double scale = draw_scale(*p, t);
+            std::vector<double> raw = generate(t, d, 7);
+            std::vector<double> drawn = generate_input(*p, t, d, 7);
+            ASSERT_EQ(raw.size(), drawn.size());
+            for (size_t i = 0; i < raw.size(); ++i)
+                ASSERT_EQ(drawn[i], round_to_dtype(raw[i] * scale, t.dtype))
+                    << name << "[" << i << "] " << to_string(d);
+            EXPECT_EQ(drawn, generate_input(*p, t, d, 7)) << "seeded";
+        }
+    }
+    std::vector<double> wv = generate_input(*p, w, Distribution::kSpecified, 3);
+    EXPECT_LT(*std::min_element(wv.begin(), wv.end()), -0.15) << "U[-1, 1) / 4, both signs";
+    EXPECT_LT(*std::max_element(wv.begin(), wv.end()), 0.25);
+    EXPECT_GT(*std::max_element(wv.begin(), wv.end()), 0.15);
+    // what a timing was measured on names the scale
+    EXPECT_EQ(describe_distributions(*p),
+              "X normal, W uniform_pm1 x0.25, b uniform_pm1 x0.25, g normal x0.3, s normal x0.5");
+    // written back as given (a number stays a number, dims stay by name) and read back the same
+    nlohmann::ordered_json j = problem_to_json(*p);
+    EXPECT_EQ(j["inputs"]["W"]["distribution"], "uniform_pm1");
+    EXPECT_EQ(j["inputs"]["W"]["fan_in"], "C");
+    EXPECT_FALSE(j["inputs"]["W"].contains("scale"));
+    EXPECT_EQ(j["inputs"]["b"]["fan_in"], "C*1");
+    EXPECT_EQ(j["inputs"]["g"]["fan_in"], 100);
+    EXPECT_EQ(j["inputs"]["g"]["scale"], 3.0);
+    EXPECT_FALSE(j["inputs"]["s"].contains("fan_in"));
+    EXPECT_FALSE(j["inputs"]["X"].contains("fan_in") || j["inputs"]["X"].contains("scale"));
+    auto again = parse_problem(j.dump(), "again.json");
+    ASSERT_TRUE(again.ok()) << again.error().to_string();
+    EXPECT_EQ(describe_distributions(*again), describe_distributions(*p));
+    // a smaller binding (a correctness shape) draws at its own fan-in
+    auto small = rebind_dims(*p, {{"C", 4}});
+    ASSERT_TRUE(small.ok()) << small.error().to_string();
+    EXPECT_EQ(draw_scale(*small, *small->find_tensor("W")), 0.5);
+    EXPECT_EQ(draw_scale(*small, *small->find_tensor("b")), 0.5);
+    EXPECT_DOUBLE_EQ(draw_scale(*small, *small->find_tensor("g")), 0.3) << "a number stays";
+}
+
+TEST(Inputs, AnRnnWeightsOwnScaleReplacesTheImpliedOne) {
+    // an imported lstm / gru writes "fan_in": "H" itself; a hand-written one without it keeps
+    // 1 / sqrt(H); an explicit scale wins over the implied one
+    auto text = eval::testing::rnn_spec_json("g", "gru", 1, false, false, true, "h_n", 5, 3, 4, 16);
+    auto j = nlohmann::json::parse(text);
+    j["inputs"]["weight_hh_l0"]["scale"] = 1.0;
+    j["inputs"]["bias_hh_l0"]["fan_in"] = 4;
+    auto p = parse_problem(j.dump(), "rnn.json");
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    EXPECT_EQ(draw_scale(*p, *p->find_tensor("weight_ih_l0")), 0.25) << "1 / sqrt(H = 16)";
+    EXPECT_EQ(draw_scale(*p, *p->find_tensor("weight_hh_l0")), 1.0);
+    EXPECT_EQ(draw_scale(*p, *p->find_tensor("bias_hh_l0")), 0.5);
+    EXPECT_EQ(draw_scale(*p, *p->find_tensor("x")), 1.0);
+}
+
 TEST(Inputs, DistributionNames) {
-    for (auto d : {Distribution::kUniform01, Distribution::kNormal, Distribution::kHeavyTailed}) {
+    EXPECT_EQ(distribution_from_string("uniform_pm1"), Distribution::kUniformPm1);
+    for (auto d : {Distribution::kUniform01, Distribution::kUniformPm1, Distribution::kNormal,
+                   Distribution::kHeavyTailed}) {
         EXPECT_EQ(distribution_from_string(to_string(d)), d);
     }
     EXPECT_FALSE(distribution_from_string("cauchy").has_value());
