@@ -15,7 +15,7 @@ import re
 import torch
 import torch.fx
 
-from kforge_py import fx_fold, fx_mask, fx_trace, kernelbench
+from kforge_py import fx_fold, fx_init, fx_mask, fx_trace, kernelbench
 from kforge_py.fx_conv import CONV_OPS
 from kforge_py.fx_pool import pool_out_dims
 from kforge_py.fx_rnn import name_rnn_weights
@@ -121,6 +121,8 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
             entry["distribution"] = kinds[drawn]
         inputs[n] = entry
     name_rnn_weights(inputs, dims, conv.ops)  # the gate rows as "4*H" (fx_rnn)
+    # params drawn at their module's default-init scale, not N(0, 1) (fx_init)
+    fx_init.declare_init_draws(loaded.model, conv.params, inputs, dims)
     graph = []
     for op in conv.ops:
         op = dict(op)

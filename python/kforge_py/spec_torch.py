@@ -1,5 +1,7 @@
 """A kforge problem spec (JSON, docs/problem-spec.md) -> a PyTorch callable: the module that the
 PyTorch baselines time. Each spec op maps onto the PyTorch op it is defined by."""
+import math
+
 import torch
 import torch.nn.functional as F
 
@@ -16,8 +18,7 @@ UNARY = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "silu
 
 
 def shape_of(spec, entries):
-    dims = spec["dims"]
-    return [dims[d] if isinstance(d, str) else int(d) for d in entries]
+    return [extent(spec, d) for d in entries]
 
 
 def pool(op, x):
@@ -192,17 +193,49 @@ def learn_derived_dims(op, y, dims):
 
 def draw(shape, distribution, g):
     """fp32 values of `shape` drawn as a spec input's "distribution" says (docs/problem-spec.md,
-    problem/inputs.h): "normal" torch.randn, "uniform01" torch.rand, "heavy_tailed" Student-t
-    with 3 degrees of freedom clipped to [-1e4, 1e4] - the draws kforge's evaluator times on."""
+    problem/inputs.h): "normal" torch.randn, "uniform01" torch.rand, "uniform_pm1" uniform on
+    [-1, 1), "heavy_tailed" Student-t with 3 degrees of freedom clipped to [-1e4, 1e4] - the
+    draws kforge's evaluator times on."""
     if distribution == "normal":
         return torch.randn(shape, generator=g, dtype=torch.float32)
     if distribution == "uniform01":
         return torch.rand(shape, generator=g, dtype=torch.float32)
+    if distribution == "uniform_pm1":
+        return torch.rand(shape, generator=g, dtype=torch.float32) * 2 - 1
     if distribution == "heavy_tailed":
         z = torch.randn(shape, generator=g, dtype=torch.float32)
         chi2 = torch.randn([3] + list(shape), generator=g, dtype=torch.float32).square().sum(0)
         return (z / (chi2.clamp(min=1e-30) / 3).sqrt()).clamp(-1e4, 1e4)
-    raise ValueError(f"unknown distribution {distribution!r} (normal, uniform01, heavy_tailed)")
+    raise ValueError(f"unknown distribution {distribution!r} (normal, uniform01, uniform_pm1, "
+                     "heavy_tailed)")
+
+
+def extent(spec, entry):
+    """The value of a spec extent: an integer, a dim name or a product of them ("4*H")."""
+    if isinstance(entry, int):
+        return entry
+    dims, value = spec["dims"], 1
+    for f in str(entry).split("*"):
+        value *= int(f) if f.isdigit() else dims[f]
+    return value
+
+
+def draw_scale(spec, name):
+    """The factor input `name`'s draw is multiplied by (problem/inputs.h draw_scale): its
+    "scale" (default 1) divided by sqrt of its "fan_in" where it has one; neither given, an
+    lstm / gru weight or bias 1/sqrt(H) (H: the hidden size, h0's last extent), else 1."""
+    t = spec["inputs"][name]
+    if "scale" in t or "fan_in" in t:
+        s = float(t.get("scale", 1.0))
+        return s / math.sqrt(extent(spec, t["fan_in"])) if "fan_in" in t else s
+    for op in spec.get("graph", []):
+        first = {"lstm": 3, "gru": 2}.get(op["op"])
+        if first is None or name not in op["inputs"][first:]:
+            continue
+        h0 = spec["inputs"].get(op["inputs"][1])
+        if h0 is not None and h0["shape"]:
+            return 1.0 / math.sqrt(extent(spec, h0["shape"][-1]))
+    return 1.0
 
 
 def make_inputs(spec, device="cpu", seed=0, dims=None):
@@ -214,6 +247,9 @@ def make_inputs(spec, device="cpu", seed=0, dims=None):
     out = []
     for name, t in spec["inputs"].items():
         x = draw(shape_of(spec, t["shape"]), t.get("distribution", "normal"), g)
+        s = draw_scale(spec, name)
+        if s != 1.0:
+            x = x * s
         dt = DTYPES[t["dtype"]]
         bound = fx_index.index_bound(spec, name)
         if bound is not None:  # class indices in [0, C)

@@ -52,8 +52,10 @@ class ExampleSpecs(unittest.TestCase):
     def test_gemm_bias_relu_linear_weights_become_params(self):
         s = spec_of(util.example("01_gemm_bias_relu"))
         self.assertEqual(ops(s), ["linear", "relu"])
+        # drawn at nn.Linear's default init, U(+-1/sqrt(in_features)) (fx_init)
         self.assertEqual(s["inputs"]["linear_weight"],
-                         {"shape": ["out_features", "in_features"], "dtype": "f32", "param": True})
+                         {"shape": ["out_features", "in_features"], "dtype": "f32", "param": True,
+                          "distribution": "uniform_pm1", "fan_in": "in_features"})
         self.assertEqual(s["dims"], {"batch_size": 128, "in_features": 1024, "out_features": 512})
         self.assertEqual(s["precision"], {"policy": "fp32_strict"})
 
@@ -63,8 +65,10 @@ class ExampleSpecs(unittest.TestCase):
         s = spec_of(util.example("14_square_matmul"))  # torch.rand(N, N) twice
         self.assertEqual([e.get("distribution") for e in s["inputs"].values()],
                          ["uniform01", "uniform01"])
-        s = spec_of(util.example("01_gemm_bias_relu"))  # torch.randn; the linear's params
-        self.assertFalse(any("distribution" in e for e in s["inputs"].values()))
+        s = spec_of(util.example("01_gemm_bias_relu"))  # torch.randn; the linear's params at
+        # its init (fx_init)
+        self.assertEqual([e.get("distribution") for e in s["inputs"].values()],
+                         [None, "uniform_pm1", "uniform_pm1"])
         for meta in (True, False):  # traced on the meta device, as the importer does, or not
             loaded = kernelbench.load(module_file(
                 "return x * 2", inputs="torch.rand(batch_size, dim).half().float()"), meta=meta)

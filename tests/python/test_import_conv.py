@@ -37,11 +37,14 @@ class ConvSpecs(unittest.TestCase):
             "out_dims": ["height_out", "width_out"]})
         self.assertEqual(s["inputs"]["x"]["shape"],
                          ["batch_size", "in_channels", "height", "width"])
+        # drawn at nn.Conv2d's default init, U(+-1/sqrt(in_channels * 3 * 3)) (fx_init)
         self.assertEqual(s["inputs"]["conv_weight"],
                          {"shape": ["out_channels", "in_channels", 3, 3],
-                          "dtype": "f32", "param": True})
+                          "dtype": "f32", "param": True, "distribution": "uniform_pm1",
+                          "fan_in": "in_channels*3*3"})
         self.assertEqual(s["inputs"]["conv_bias"],
-                         {"shape": ["out_channels"], "dtype": "f32", "param": True})
+                         {"shape": ["out_channels"], "dtype": "f32", "param": True,
+                          "distribution": "uniform_pm1", "fan_in": "in_channels*3*3"})
         self.assertNotIn("height_out", s["dims"])  # derived by the spec, not declared
 
         s, _ = build(util.example("36_conv2d_bias_relu"), keep=True)
