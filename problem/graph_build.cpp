@@ -131,6 +131,47 @@ Status check_dangling(const Problem& p, const std::unordered_map<std::string, si
     return Ok{};
 }
 
+// An input whose shape names a derived dim not resolved at parse time (extent 0): the extents
+// that p.dims now has filled in, checked against the limits once whole. Whether it is whole.
+Expected<bool> fill_pending(const Problem& p, Tensor& t) {
+    bool whole = true, filled = false;
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+        if (t.shape[i] != 0) continue;
+        auto it = p.dims.find(t.dim_names[i]);
+        if (it == p.dims.end()) {
+            whole = false;
+            continue;
+        }
+        t.shape[i] = it->second;
+        filled = true;
+    }
+    if (filled && whole) {
+        if (auto s = check_shape_limits(t.shape, "inputs." + t.name + ".shape"); !s)
+            return s.error();
+    }
+    if (whole && !t.fan_in.empty() && t.fan_in_value == 0) {  // a fan_in naming such a dim
+        auto v = eval_dim_expr(t.fan_in, "inputs." + t.name + ".fan_in", p.dims);
+        if (!v) return v.error();
+        t.fan_in_value = *v;
+    }
+    return whole;
+}
+
+// The first unknown name of a derived dim that nothing resolved.
+Error unresolved_dim(const Problem& p) {
+    for (const auto& [name, text] : p.dim_exprs) {
+        if (p.dims.count(name) != 0) continue;
+        for (const std::string& n : dim_expr_names(text)) {
+            if (p.dims.count(n) != 0) continue;
+            return make_error("dims." + name,
+                              "the expression " + quote(text) + " names " + quote(n) +
+                                  ", which is neither a dim nor one that the graph derives (a "
+                                  "conv's or pool's out_dims, a reshape's product)");
+        }
+    }
+    return make_error("dims", "internal: no unresolved dim");
+}
+
 }  // namespace
 
 Status build_graph(Problem& p) {
@@ -147,8 +188,25 @@ Status build_graph(Problem& p) {
     std::vector<Tensor> intermediates;
     for (size_t i : *order) {
         Op op = p.ops[i];
+        // derived dims of dims the ops before derived, and the inputs whose shapes name them
+        if (auto s = resolve_dim_exprs(p); !s) return s;
         std::vector<const Tensor*> inputs;
-        for (const std::string& name : op.inputs) inputs.push_back(&defined.at(name));
+        for (const std::string& name : op.inputs) {
+            Tensor& t = defined.at(name);
+            auto whole = fill_pending(p, t);
+            if (!whole) return whole.error();
+            if (!*whole) {
+                for (size_t k = 0; k < t.shape.size(); ++k) {
+                    if (t.shape[k] != 0) continue;
+                    const std::string& d = t.dim_names[k];
+                    return make_error(op.json_path + ".inputs",
+                                      "input " + quote(name) + " names the derived dim " +
+                                          quote(d) + " = " + quote(p.dim_exprs.at(d)) +
+                                          ", whose dims no op before this one derives");
+                }
+            }
+            inputs.push_back(&t);
+        }
         auto out = infer_op(op, inputs, p.dims, p.derived_dims);
         if (!out) return out.error();
         if (auto s = check_shape_limits(out->shape, op.json_path + ".output"); !s) return s;
@@ -160,6 +218,15 @@ Status build_graph(Problem& p) {
         sorted.push_back(std::move(op));
     }
     p.ops = std::move(sorted);
+    if (auto s = resolve_dim_exprs(p); !s) return s;
+    for (Tensor& t : p.tensors) {  // the inputs, their pending extents filled in
+        t = defined.at(t.name);
+        auto whole = fill_pending(p, t);
+        if (!whole) return whole.error();
+        if (!*whole) return unresolved_dim(p);
+    }
+    for (const auto& [name, text] : p.dim_exprs)
+        if (p.dims.count(name) == 0) return unresolved_dim(p);
     for (Tensor& t : intermediates) p.tensors.push_back(std::move(t));
     return Ok{};
 }

@@ -208,6 +208,12 @@ Status read_attr(const Json& v, const std::string& key, const std::string& path,
     if (key == "padding") return read_axes(v, key, path, 0, rank, a.padding);
     if (key == "dilation") return read_axes(v, key, path, 1, rank, a.dilation);
     if (key == "output_padding") return read_axes(v, key, path, 0, rank, a.output_padding);
+    if (key == "groups" && v.is_string()) {  // a dim expression: a depthwise conv's "C"
+        const std::string text = v.get<std::string>();
+        if (auto s = check_dim_expr(text, path); !s) return s.error();
+        a.groups_expr = text;
+        return Ok{};
+    }
     if (key == "groups") {
         auto i = read_int(v, path);
         if (!i) return i.error();

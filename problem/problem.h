@@ -112,6 +112,7 @@ struct OpAttrs {
     std::vector<int64_t> dilation;
     std::vector<int64_t> output_padding;  // conv_transpose: added to one side of y, per axis
     int64_t groups = 1;
+    std::string groups_expr;  // groups written as a dim expression (a depthwise conv's "C")
     std::vector<std::string> out_dims;
     int64_t diagonal = 0;         // tril, triu: the diagonal offset (torch.tril(x, diagonal))
     TriMask tri_mask = TriMask::kNone;  // masked_fill with a structured mask (uses diagonal)
@@ -123,6 +124,9 @@ struct OpAttrs {
     std::vector<int64_t> perm;
     int64_t slice_start = 0;
     std::optional<int64_t> slice_end;
+    // slice bounds written as dim expressions ("n_embd", "2*n_embd"; "" for a number), resolved
+    // into slice_start / slice_end at shape inference
+    std::string slice_start_expr, slice_end_expr;
     int64_t slice_step = 1;
     std::vector<std::array<int64_t, 2>> pads;
     // slice, cat, pad: the dim names of the output's axes whose extent the op changes ("" where
@@ -199,6 +203,10 @@ struct Problem {
     // every stage can look them up, never written under the spec's "dims" and recomputed
     // whenever the other dims are re-bound.
     std::set<std::string> derived_dims;
+    // Derived dims the spec declares under "dims" by an expression of other dims ("3*n_embd",
+    // "input_size+hidden_size", a product of dims a conv or pool derives): in `dims` and
+    // `derived_dims` too once resolved, written back as the expression
+    std::map<std::string, std::string> dim_exprs;
     std::vector<Tensor> tensors;          // inputs and params first, then in definition order
     std::vector<Op> ops;                  // topological order
     std::vector<std::string> outputs;

@@ -263,8 +263,19 @@ Expected<Tensor> infer_permute(Op& op, const Tensor& x) {
     return out;
 }
 
-Expected<Tensor> infer_slice(Op& op, const Tensor& x) {
+Expected<Tensor> infer_slice(Op& op, const Tensor& x, const std::map<std::string, int64_t>& dims) {
     if (x.shape.empty()) return mismatch(op, ".inputs[0]", dims_text(x) + " has no axis to slice");
+    // bounds written as dim expressions take their values at this binding
+    if (!op.attrs.slice_start_expr.empty()) {
+        auto v = eval_dim_expr(op.attrs.slice_start_expr, op.json_path + ".start", dims);
+        if (!v) return v.error();
+        op.attrs.slice_start = *v;
+    }
+    if (!op.attrs.slice_end_expr.empty()) {
+        auto v = eval_dim_expr(op.attrs.slice_end_expr, op.json_path + ".end", dims);
+        if (!v) return v.error();
+        op.attrs.slice_end = *v;
+    }
     if (auto s = normalize_axis(op, static_cast<int64_t>(x.shape.size()), x); !s) return s.error();
     const size_t axis = static_cast<size_t>(op.attrs.axis);
     const int64_t n = x.shape[axis];
@@ -428,6 +439,12 @@ Status read_shape_attr(const Json& v, const std::string& key, const std::string&
         a.axis = *i;
         return Ok{};
     }
+    if ((key == "start" || key == "end") && v.is_string()) {  // a dim expression: "2*E"
+        const std::string text = v.get<std::string>();
+        if (auto s = check_dim_expr(text, path); !s) return s.error();
+        (key == "start" ? a.slice_start_expr : a.slice_end_expr) = text;
+        return Ok{};
+    }
     if (key == "start" || key == "end") {
         auto i = bounded_int(-kMaxDimValue, kMaxDimValue, "an index of magnitude at most 2^40");
         if (!i) return i.error();
@@ -516,7 +533,7 @@ Expected<Tensor> infer_shape_op(Op& op, const std::vector<const Tensor*>& in,
         case OpKind::kReshape: out = infer_reshape(op, x, dims, derived); break;
         case OpKind::kExpand: out = infer_expand(op, x, dims, derived); break;
         case OpKind::kPermute: out = infer_permute(op, x); break;
-        case OpKind::kSlice: out = infer_slice(op, x); break;
+        case OpKind::kSlice: out = infer_slice(op, x, dims); break;
         case OpKind::kCat: out = infer_cat(op, in); break;
         case OpKind::kPad: out = infer_pad(op, x); break;
         default: return make_error(op.json_path, "internal: not a shape op");
@@ -544,8 +561,10 @@ void write_shape_attrs(const Op& op, Json& j) {
         case OpKind::kPermute: j["dims"] = a.perm; break;
         case OpKind::kSlice:
             j["axis"] = a.axis;
-            if (a.slice_start != 0) j["start"] = a.slice_start;
-            if (a.slice_end) j["end"] = *a.slice_end;
+            if (!a.slice_start_expr.empty()) j["start"] = a.slice_start_expr;
+            else if (a.slice_start != 0) j["start"] = a.slice_start;
+            if (!a.slice_end_expr.empty()) j["end"] = a.slice_end_expr;
+            else if (a.slice_end) j["end"] = *a.slice_end;
             if (a.slice_step != 1) j["step"] = a.slice_step;
             break;
         case OpKind::kCat: j["axis"] = a.axis; break;

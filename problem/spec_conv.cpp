@@ -165,6 +165,11 @@ Expected<Tensor> infer_conv(Op& op, const std::vector<const Tensor*>& in,
     const int rank = spatial_rank(op.kind);
     const size_t full = static_cast<size_t>(rank) + 2;
     const bool transpose = is_conv_transpose(op.kind);
+    if (!op.attrs.groups_expr.empty()) {  // groups as a dim expression, at this binding
+        auto v = eval_dim_expr(op.attrs.groups_expr, op.json_path + ".groups", dims);
+        if (!v) return v.error();
+        op.attrs.groups = *v;
+    }
     const int64_t groups = op.attrs.groups;
     if (x.shape.size() != full) {
         return mismatch(op, 0, shape_text(x) + " must be [N, C" + axes_text(rank, "DHW") + "] (" +

@@ -39,6 +39,19 @@ struct DimEntry {
 Expected<DimEntry> read_dim_entry(const Json& v, const std::string& path,
                                   const std::map<std::string, int64_t>& dims);
 
+// A dim expression: a sum of products of dim names and positive integers ("3*E", "I+H",
+// "C*Ho*Wo") - a derived dim declared under "dims", a slice's bound, a conv's groups.
+// check_dim_expr checks its syntax (the Error at `path`), dim_expr_names lists the names it
+// reads, eval_dim_expr values it against `dims` (an Error for an unknown name or a value above
+// 2^40).
+Status check_dim_expr(const std::string& text, const std::string& path);
+std::vector<std::string> dim_expr_names(const std::string& text);
+Expected<int64_t> eval_dim_expr(const std::string& text, const std::string& path,
+                                const std::map<std::string, int64_t>& dims);
+// Enters each of p.dim_exprs whose names are all known into p.dims and p.derived_dims, until
+// none is left that can be (one may name another, or a dim the graph derives later).
+Status resolve_dim_exprs(Problem& p);
+
 // Parses graph[index] into an Op (kind, inputs, output, attributes; normalized_shape resolved
 // against dims). Shapes are not looked at here.
 Expected<Op> parse_op(const Json& v, const std::string& path,

@@ -98,6 +98,12 @@ Status parse_dims(const Json& j, Problem& p) {
         if (!spec::is_identifier(name)) {
             return make_error(path, "dim name " + quote(name) + " is not an identifier");
         }
+        if (value.is_string()) {  // a derived dim: an expression of other dims ("3*E")
+            const std::string text = value.get<std::string>();
+            if (auto s = spec::check_dim_expr(text, path); !s) return s.error();
+            p.dim_exprs[name] = text;
+            continue;
+        }
         auto v = spec::read_int(value, path);
         if (!v) return v.error();
         if (*v <= 0 || *v > kMaxDimValue) {
@@ -106,14 +112,15 @@ Status parse_dims(const Json& j, Problem& p) {
         }
         p.dims[name] = *v;
     }
-    return Ok{};
+    return spec::resolve_dim_exprs(p);  // the rest wait for the dims the graph derives
 }
 
 // An input's "scale" (a finite number > 0) and "fan_in" (a positive integer, a dim name or a
 // product of them: "C*3*3", valued against `dims`): its draws are multiplied by
 // scale / sqrt(fan_in) (problem/inputs.h draw_scale).
 Status parse_draw_scale(const Json& entry, const std::string& path,
-                        const std::map<std::string, int64_t>& dims, Tensor& t) {
+                        const std::map<std::string, int64_t>& dims,
+                        const std::map<std::string, std::string>& pending, Tensor& t) {
     if (entry.contains("scale")) {
         const Json& v = entry["scale"];
         if (!v.is_number())
@@ -154,6 +161,10 @@ Status parse_draw_scale(const Json& entry, const std::string& path,
         int64_t x = 0;
         if (auto it = dims.find(f); it != dims.end()) {
             x = it->second;
+        } else if (pending.count(f) != 0) {  // a derived dim of dims the graph derives:
+            t.fan_in = text;                 // valued with the input's shape (build_graph)
+            t.fan_in_value = 0;
+            return Ok{};
         } else if (!f.empty() && f.size() < 13 &&
                    f.find_first_not_of("0123456789") == std::string::npos) {
             x = std::stoll(f);
@@ -200,7 +211,17 @@ Status parse_inputs(const Json& j, Problem& p) {
         if (!shape.is_array()) {
             return make_error(path + ".shape", "expected an array, got " + spec::type_name(shape));
         }
+        bool pending = false;
         for (size_t i = 0; i < shape.size(); ++i) {
+            // a derived dim of dims the graph derives (a conv's or pool's output size): its
+            // extent is filled in once they are (build_graph)
+            if (shape[i].is_string() && p.dim_exprs.count(shape[i].get<std::string>()) != 0 &&
+                p.dims.count(shape[i].get<std::string>()) == 0) {
+                t.dim_names.push_back(shape[i].get<std::string>());
+                t.shape.push_back(0);
+                pending = true;
+                continue;
+            }
             // a product of dims and integers ("4*H": an lstm's gate rows) is a derived dim of
             // that name, recomputed whenever the dims are re-bound
             if (auto s = spec::enter_product_dim(shape[i], path + ".shape[" + std::to_string(i) + "]",
@@ -212,7 +233,9 @@ Status parse_inputs(const Json& j, Problem& p) {
             t.dim_names.push_back(d->name);
             t.shape.push_back(d->value);
         }
-        if (auto s = spec::check_shape_limits(t.shape, path + ".shape"); !s) return s.error();
+        if (!pending) {
+            if (auto s = spec::check_shape_limits(t.shape, path + ".shape"); !s) return s.error();
+        }
         if (!entry.contains("dtype")) return make_error(path, "missing key \"dtype\"");
         auto dtype_name = spec::read_string(entry["dtype"], path + ".dtype");
         if (!dtype_name) return dtype_name.error();
@@ -238,7 +261,7 @@ Status parse_inputs(const Json& j, Problem& p) {
                                       "heavy_tailed");
             t.distribution = *d;
         }
-        if (auto s = parse_draw_scale(entry, path, p.dims, t); !s) return s.error();
+        if (auto s = parse_draw_scale(entry, path, p.dims, p.dim_exprs, t); !s) return s.error();
         p.tensors.push_back(std::move(t));
     }
     return Ok{};

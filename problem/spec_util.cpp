@@ -120,6 +120,94 @@ Expected<DimEntry> read_dim_entry(const Json& v, const std::string& path,
     return DimEntry{"", *value};
 }
 
+namespace {
+
+// The factors of `text` split at `sep`.
+std::vector<std::string> split_at(const std::string& text, char sep) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (true) {
+        const size_t end = text.find(sep, start);
+        out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos) return out;
+        start = end + 1;
+    }
+}
+
+bool is_count(const std::string& f) {
+    return !f.empty() && f.size() <= 13 &&
+           f.find_first_not_of("0123456789") == std::string::npos && std::stoll(f) > 0;
+}
+
+}  // namespace
+
+Status check_dim_expr(const std::string& text, const std::string& path) {
+    for (const std::string& term : split_at(text, '+')) {
+        for (const std::string& f : split_at(term, '*')) {
+            if (!is_identifier(f) && !is_count(f)) {
+                return make_error(path, "expected an integer or a dim expression: a sum of "
+                                        "products of dim names and positive integers (\"3*E\", "
+                                        "\"I+H\"); got " + quote(text));
+            }
+        }
+    }
+    return Ok{};
+}
+
+std::vector<std::string> dim_expr_names(const std::string& text) {
+    std::vector<std::string> out;
+    for (const std::string& term : split_at(text, '+'))
+        for (const std::string& f : split_at(term, '*'))
+            if (is_identifier(f)) out.push_back(f);
+    return out;
+}
+
+Expected<int64_t> eval_dim_expr(const std::string& text, const std::string& path,
+                                const std::map<std::string, int64_t>& dims) {
+    __int128 total = 0;
+    for (const std::string& term : split_at(text, '+')) {
+        __int128 product = 1;
+        for (const std::string& f : split_at(term, '*')) {
+            if (is_count(f)) {
+                product *= std::stoll(f);
+            } else {
+                auto it = dims.find(f);
+                if (it == dims.end()) {
+                    std::vector<std::string> known;
+                    for (const auto& [k, v] : dims) known.push_back(k);
+                    return make_error(path, "unknown dim " + quote(f) + " in " + quote(text) +
+                                                "; known dims: " + join(known));
+                }
+                product *= it->second;
+            }
+            if (product > kMaxDimValue) break;
+        }
+        total += product;
+        if (total > kMaxDimValue) {
+            return make_error(path, quote(text) + " is above 2^40");
+        }
+    }
+    return static_cast<int64_t>(total);
+}
+
+Status resolve_dim_exprs(Problem& p) {
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const auto& [name, text] : p.dim_exprs) {
+            if (p.dims.count(name) != 0) continue;
+            bool known = true;
+            for (const std::string& n : dim_expr_names(text)) known = known && p.dims.count(n) != 0;
+            if (!known) continue;
+            auto v = eval_dim_expr(text, "dims." + name, p.dims);
+            if (!v) return v.error();
+            p.dims[name] = *v;
+            p.derived_dims.insert(name);
+            changed = true;
+        }
+    }
+    return Ok{};
+}
+
 Status check_shape_limits(const std::vector<int64_t>& shape, const std::string& path) {
     if (static_cast<int>(shape.size()) > kMaxRank) {
         return make_error(path, "rank " + std::to_string(shape.size()) +

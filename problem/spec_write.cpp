@@ -84,7 +84,8 @@ void write_attrs(const Op& op, const Problem& p, Json& j) {
             pair("padding", a.padding, 0);
             pair("dilation", a.dilation, 1);
             if (is_conv_transpose(op.kind)) pair("output_padding", a.output_padding, 0);
-            if (a.groups != 1) j["groups"] = a.groups;
+            if (!a.groups_expr.empty()) j["groups"] = a.groups_expr;
+            else if (a.groups != 1) j["groups"] = a.groups;
             // "" where y's dim is an anonymous literal: then the default names are the names
             bool named = !a.out_dims.empty();
             for (const auto& d : a.out_dims) named = named && !d.empty();
@@ -125,7 +126,11 @@ nlohmann::ordered_json problem_to_json(const Problem& p) {
     if (!p.description.empty()) j["description"] = p.description;
     j["dims"] = Json::object();
     for (const auto& [name, value] : p.dims) {
-        if (p.derived_dims.count(name) == 0) j["dims"][name] = value;  // recomputed on parse
+        if (auto e = p.dim_exprs.find(name); e != p.dim_exprs.end()) {
+            j["dims"][name] = e->second;  // a derived dim declared by its expression
+        } else if (p.derived_dims.count(name) == 0) {
+            j["dims"][name] = value;  // (other derived dims are recomputed on parse)
+        }
     }
     j["inputs"] = Json::object();
     for (const Tensor* t : p.graph_inputs()) {

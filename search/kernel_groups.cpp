@@ -46,9 +46,16 @@ std::vector<std::string> op_signatures(const Problem& problem) {
     std::vector<std::string> out;
     auto j = problem_to_json(problem);
     if (!j.contains("graph") || !j["graph"].is_array()) return out;
-    for (auto op : j["graph"]) {
+    for (size_t i = 0; i < j["graph"].size(); ++i) {
+        auto op = j["graph"][i];
         op.erase("inputs");
         op.erase("output");
+        // bounds and groups written as dim expressions ("2*E") by their values: two ops alike
+        // at this binding are one signature, as when the spec writes numbers
+        const OpAttrs& a = problem.ops[i].attrs;
+        if (op.contains("start") && op["start"].is_string()) op["start"] = a.slice_start;
+        if (op.contains("end") && op["end"].is_string() && a.slice_end) op["end"] = *a.slice_end;
+        if (op.contains("groups") && op["groups"].is_string()) op["groups"] = a.groups;
         out.push_back(op.dump());
     }
     return out;

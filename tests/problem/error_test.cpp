@@ -41,7 +41,10 @@ TEST(SpecError, MalformedJson) {
 TEST(SpecError, MissingOrMistypedKey) {
     expect_error(R"({"name": "t"})", "", {"missing key \"dims\""});
     expect_error("[1]", "", {"expected a JSON object"});
-    expect_error(make_spec(R"({"M": "two"})", kX, "[]"), "dims.M", {"expected an integer", "a string"});
+    expect_error(make_spec(R"({"M": true})", kX, "[]"), "dims.M", {"expected an integer", "a boolean"});
+    // a string is a derived dim's expression ("3*E"): one that is none is an error there
+    expect_error(make_spec(R"({"M": "two x"})", kX, "[]"), "dims.M",
+                 {"expected an integer or a dim expression", "\"two x\""});
     expect_error(graph1(R"({"op": "relu", "inputs": "X", "output": "Y"})"), "graph[0].inputs",
                  {"expected an array"});
     expect_error(graph1(R"({"op": "relu", "inputs": ["X"]})"), "graph[0]", {"missing key \"output\""});

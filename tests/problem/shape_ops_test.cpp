@@ -237,5 +237,73 @@ TEST(ShapeOps, WorkCountsViewsMoveNothing) {
     EXPECT_EQ(w->flops(), 0.0);
 }
 
+TEST(ShapeOps, DimsDerivedByExpressionFollowTheDimsTheyComeFrom) {
+    // x [B, E3] with E3 = 3*E cut into q, k, v at dim-expression bounds, cat back with a dim of
+    // its own: every extent follows E when it is re-bound
+    const char* dims = R"({"B": 2, "E": 4, "F": 2, "E3": "3*E", "G": "E+F"})";
+    const char* in = R"({"x": {"shape": ["B", "E3"], "dtype": "f32"}, "y": {"shape": ["B", "F"], "dtype": "f32"}})";
+    std::string spec = make_spec(dims, in, R"([
+        {"op": "slice", "inputs": ["x"], "output": "q", "axis": 1, "end": "E", "out_names": ["", "E"]},
+        {"op": "slice", "inputs": ["x"], "output": "k", "axis": 1, "start": "E", "end": "2*E", "out_names": ["", "E"]},
+        {"op": "slice", "inputs": ["x"], "output": "v", "axis": 1, "start": "2*E", "out_names": ["", "E"]},
+        {"op": "mul", "inputs": ["q", "k"], "output": "qk"},
+        {"op": "add", "inputs": ["qk", "v"], "output": "s"},
+        {"op": "cat", "inputs": ["s", "y"], "output": "Y", "axis": 1, "out_names": ["", "G"]}])");
+    Problem p = ok(parse_problem(spec, "t"));
+    EXPECT_EQ(p.dims.at("E3"), 12);
+    EXPECT_EQ(p.dims.at("G"), 6);
+    EXPECT_TRUE(p.derived_dims.count("E3") && p.derived_dims.count("G"));
+    EXPECT_EQ(p.find_tensor("x")->shape, (Shape{2, 12}));
+    EXPECT_EQ(p.find_tensor("Y")->dim_names, (std::vector<std::string>{"B", "G"}));
+    Values x = iota(24), y = {100, 101, 102, 103};
+    // row b: q = x[4b..4b+3], k the next four, v the last four
+    Values want;
+    for (int b = 0; b < 2; ++b) {
+        for (int i = 0; i < 4; ++i) want.push_back(x[12 * b + i] * x[12 * b + 4 + i] + x[12 * b + 8 + i]);
+        want.push_back(y[2 * b]);
+        want.push_back(y[2 * b + 1]);
+    }
+    EXPECT_EQ(run(p, {{"x", x}, {"y", y}}), want);
+    // written back as expressions; re-bound, every derived extent and bound follows E
+    auto j = problem_to_json(p);
+    EXPECT_EQ(j["dims"]["E3"], "3*E");
+    EXPECT_EQ(j["graph"][1]["start"], "E");
+    EXPECT_EQ(j["graph"][1]["end"], "2*E");
+    auto q = rebind_dims(p, {{"E", 2}});
+    ASSERT_TRUE(q.ok()) << q.error().to_string();
+    EXPECT_EQ(q->dims.at("E3"), 6);
+    EXPECT_EQ(q->find_tensor("k")->shape, (Shape{2, 2}));
+    EXPECT_EQ(q->find_tensor("Y")->shape, (Shape{2, 4}));
+    expect_error(rebind_dims(p, {{"E3", 6}}), "dims.E3", {"derived"});
+    // errors: a bad expression, an unknown dim, a cycle
+    expect_error(parse_problem(make_spec(R"({"B": 2, "E": "3*-E"})", R"({"x": {"shape": ["B"], "dtype": "f32"}})",
+                                         R"([{"op": "relu", "inputs": ["x"], "output": "Y"}])"), "t"),
+                 "dims.E", {"dim expression"});
+    expect_error(parse_problem(make_spec(R"({"B": 2, "E": "3*K"})", R"({"x": {"shape": ["B"], "dtype": "f32"}})",
+                                         R"([{"op": "relu", "inputs": ["x"], "output": "Y"}])"), "t"),
+                 "dims.E", {"\"K\""});
+    expect_error(parse_problem(make_spec(R"({"B": 2, "E": "2*F", "F": "E+1"})", R"({"x": {"shape": ["B"], "dtype": "f32"}})",
+                                         R"([{"op": "relu", "inputs": ["x"], "output": "Y"}])"), "t"),
+                 "dims.E", {"\"F\""});
+}
+
+TEST(ShapeOps, ADimDerivedFromAPoolsOutputSizesWaitsForIt) {
+    // a flatten of pooled features read by a Linear whose weight names them: F = C*Lo, Lo the
+    // pool's derived length (known once the graph derives it)
+    const char* dims = R"({"B": 2, "C": 3, "L": 8, "K": 5, "F": "C*Lo"})";
+    const char* in = R"({"x": {"shape": ["B", "C", "L"], "dtype": "f32"}, "w": {"shape": ["K", "F"], "dtype": "f32"}})";
+    std::string spec = make_spec(dims, in, R"([
+        {"op": "max_pool", "inputs": ["x"], "output": "p", "kernel_size": 2, "out_dims": ["Lo"]},
+        {"op": "reshape", "inputs": ["p"], "output": "f", "shape": ["B", "F"]},
+        {"op": "linear", "inputs": ["f", "w"], "output": "Y"}])");
+    Problem p = ok(parse_problem(spec, "t"));
+    EXPECT_EQ(p.dims.at("F"), 12);
+    EXPECT_EQ(p.find_tensor("w")->shape, (Shape{5, 12}));
+    auto q = rebind_dims(p, {{"L", 4}, {"C", 2}});
+    ASSERT_TRUE(q.ok()) << q.error().to_string();
+    EXPECT_EQ(q->find_tensor("w")->shape, (Shape{5, 4}));
+    EXPECT_EQ(q->find_tensor("Y")->shape, (Shape{2, 5}));
+}
+
 }  // namespace
 }  // namespace kforge
