@@ -237,11 +237,13 @@ TimingOptions timing_options_for(EvalTier tier);
 
 // The small correctness shape: each dim above `cap` becomes the largest multiple of its largest
 // power-of-two divisor (itself at most cap) not above cap, so tiles and vector widths that
-// divide the full dim divide the small one; caps 128, 256, 512, 1024 are tried until the program
-// checks and the reference fits `max_flops`. Dims a literal bound ties to their full size (a
-// slice at literal offsets, a reshape to a literal extent) stay at full size: when the shrink does
-// not check, dims are restored one at a time until it does, then shrunk back where they can be.
-// An Error when no cap fits.
+// divide the full dim divide the small one; caps 128 down to 8, then 4, 2 and 1, then 256, 512,
+// 1024 are tried until the program checks and the reference fits `max_flops`. Derived dims
+// ("3*n_embd", a conv's output size) follow. Dims a literal bound ties (a slice at literal
+// offsets, a reshape to a literal extent, a head count that must divide) do not shrink with the
+// others: when the shrink does not check, dims are restored to full size one at a time until it
+// does, then each restored dim takes its shrink, else the largest of its halvings at most cap,
+// else the smallest above, with which the program still checks. An Error when no cap fits.
 Expected<Problem> small_shape(const Problem& problem, const std::string& program_text,
                               const std::string& device_key, double max_flops);
 

@@ -43,47 +43,79 @@ Expected<Problem> rebind_and_check(const Problem& problem, const dsl::Program& p
     return p;
 }
 
+// The values a dim tied at full size may take instead, best first: its shrink to `cap`, then
+// `full` halved while it stays whole (768: 384, 192, ..., 3, so a literal that divides it - a
+// head count of 12 - still divides them), those of at most `cap` from the largest down, then
+// those above `cap` from the smallest up.
+std::vector<int64_t> tied_candidates(int64_t full, int64_t cap) {
+    std::vector<int64_t> halves;
+    for (int64_t v = full; v % 2 == 0; v /= 2) halves.push_back(v / 2);
+    std::vector<int64_t> out{shrink_dim(full, cap)};
+    for (int64_t v : halves)
+        if (v <= cap && v != out.front()) out.push_back(v);
+    for (auto it = halves.rbegin(); it != halves.rend(); ++it)
+        if (*it > cap) out.push_back(*it);
+    return out;
+}
+
 // The problem with every dim shrunk to `cap`, if the program checks on it. A problem whose
 // literal bounds tie a dim to its full size (a slice [768:-768] of a dim named D2304, a reshape
-// to [N, 25088] of [N, C, H, W]) cannot shrink every dim: the dims in `keep` stay at full size,
-// and when the shrink still fails, dims are restored to full size one at a time until it checks,
-// then each restored dim is shrunk back where the problem still checks without it. `keep`
-// carries the restored set to the next cap.
+// to [N, 25088] of [N, C, H, W], a head count of 12 in a reshape of n_embd) cannot shrink every
+// dim: the dims in `keep` start at full size, and when the shrink still fails, dims are restored
+// to full size one at a time until it checks; then each restored or kept dim takes the first of
+// its tied_candidates with which the problem still checks (a pooled image needs 32, not 224) -
+// alone, else together with the other tied dims of its full value (a sequence T and its T_1) -,
+// else stays full. `keep` carries the dims not at their shrunk value to the next cap.
 Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
                          const dsl::DeviceLimits& limits, int64_t cap,
                          std::set<std::string>& keep) {
     std::map<std::string, int64_t> dims;
     std::vector<std::string> shrunk;  // dims below their full size, in name order
+    std::vector<std::string> tied;    // dims at full size that a shrink would change
     for (const auto& [name, value] : problem.dims) {
         if (problem.derived_dims.count(name) != 0) continue;
-        // derived dims (a conv2d's output sizes) follow the dims they are computed from
+        // derived dims (a conv2d's output sizes, "3*n_embd") follow the dims they come from
         dims[name] = keep.count(name) ? value : shrink_dim(value, cap);
         if (dims[name] != value) shrunk.push_back(name);
+        else if (shrink_dim(value, cap) != value) tied.push_back(name);
     }
     auto p = rebind_and_check(problem, program, limits, dims);
-    if (p || shrunk.empty()) return p;
-    Error first = p.error();
-    std::vector<std::string> restored;
-    for (const std::string& name : shrunk) {
-        dims[name] = problem.dims.at(name);
-        restored.push_back(name);
-        p = rebind_and_check(problem, program, limits, dims);
-        if (p) break;
-    }
-    if (!p) return first;  // not even the full shape checks: the shrink is not the cause
-    for (auto it = restored.rbegin(); it != restored.rend(); ++it) {
-        if (it == restored.rbegin()) continue;  // the last restored one made it check
-        int64_t full = dims[*it];
-        dims[*it] = shrink_dim(full, cap);
-        auto q = rebind_and_check(problem, program, limits, dims);
-        if (q) {
-            p = std::move(q);
-            continue;
+    if (!p && shrunk.empty()) return p;
+    if (!p) {
+        Error first = p.error();
+        for (const std::string& name : shrunk) {
+            dims[name] = problem.dims.at(name);
+            tied.push_back(name);
+            p = rebind_and_check(problem, program, limits, dims);
+            if (p) break;
         }
-        dims[*it] = full;
-        keep.insert(*it);
+        if (!p) return first;  // not even the full shape checks: the shrink is not the cause
     }
-    keep.insert(restored.back());
+    // Each tied dim alone (the last restored first), else with every tied dim of its full value
+    // still at full size (T and T_1, equal at every binding: one cannot move without the other).
+    auto move = [&](const std::vector<std::string>& group, int64_t full) {
+        for (int64_t v : tied_candidates(full, cap)) {
+            if (v == full) continue;
+            for (const std::string& d : group) dims[d] = v;
+            if (auto q = rebind_and_check(problem, program, limits, dims)) {
+                p = std::move(q);
+                return true;
+            }
+        }
+        for (const std::string& d : group) dims[d] = full;
+        return false;
+    };
+    for (auto it = tied.rbegin(); it != tied.rend(); ++it) {
+        const int64_t full = problem.dims.at(*it);
+        if (dims[*it] != full || move({*it}, full)) continue;
+        std::vector<std::string> group;
+        for (const std::string& d : tied)
+            if (problem.dims.at(d) == full && dims[d] == full) group.push_back(d);
+        if (group.size() > 1) move(group, full);
+    }
+    keep.clear();
+    for (const std::string& d : tied)
+        if (dims[d] != shrink_dim(problem.dims.at(d), cap)) keep.insert(d);
     return p;
 }
 
@@ -115,7 +147,9 @@ Expected<Problem> small_shape(const Problem& problem, const std::string& program
     std::set<std::string> keep;  // dims a literal bound ties to their full size (shrink)
     // 128 first; smaller caps when many dims multiply up (batched GEMMs, [N,C,H,W] norms);
     // larger ones when the program's knobs need longer rows (vec, tiles).
-    for (int64_t cap : {128, 64, 32, 16, 8, 256, 512, 1024}) {
+    // caps below 8 where even 8 is over the budget with the dims a literal ties kept (batch and
+    // sequence of a network whose channels stay full).
+    for (int64_t cap : {128, 64, 32, 16, 8, 4, 2, 1, 256, 512, 1024}) {
         auto p = shrink(problem, ctx->program, ctx->limits, cap, keep);
         std::string why;
         if (!p) {
@@ -125,7 +159,7 @@ Expected<Problem> small_shape(const Problem& problem, const std::string& program
             why = "the reference at dims " + shapes_key(*p) + " exceeds the CPU budget";
         }
         // the smallest cap's reason says why nothing fits (the largest cap's is only its budget)
-        if (last.empty() || cap == 8) last = why;
+        if (last.empty() || cap == 1) last = why;
     }
     return make_error("correctness_small", "no small shape fits the program and the CPU "
                                            "reference budget (" + last + ")");

@@ -244,6 +244,49 @@ TEST(SimEval, SmallShapeKeepsDimsALiteralSliceBoundTies) {
     EXPECT_TRUE(g->passed) << g->message;
 }
 
+TEST(SimEval, SmallShapeShrinksADimDerivedByExpressionWithItsDims) {
+    // the slice of TEST above with E3 = 3*E and the bounds as expressions of E: nothing is tied
+    // to the full size, E3 and E shrink together
+    auto problem = parse_problem(R"({"name": "mid_slice_expr", "dims": {"B": 2, "T": 512, "E": 2048, "E3": "3*E"},
+      "inputs": {"x": {"shape": ["B", "T", "E3"], "dtype": "f32"}, "y": {"shape": ["B", "T", "E"], "dtype": "f32"}},
+      "graph": [{"op": "slice", "inputs": ["x"], "output": "m", "axis": 2, "start": "E", "end": "2*E", "out_names": ["", "", "E"]},
+                {"op": "add", "inputs": ["m", "y"], "output": "z"}],
+      "outputs": ["z"], "precision": {"policy": "fp32_strict"}})", "mid_slice_expr.json");
+    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
+    auto program = planner::seed_program(*problem, dsl::device_limits(find_device("h200").value()));
+    ASSERT_TRUE(program.ok()) << program.error().to_string();
+    const std::string text = dsl::print_canonical(*program);
+    auto small = small_shape(*problem, text, "h200", kSmallShapeMaxFlops);
+    ASSERT_TRUE(small.ok()) << small.error().to_string();
+    EXPECT_LE(small->dims.at("E"), 128);
+    EXPECT_EQ(small->dims.at("E3"), 3 * small->dims.at("E"));
+    EXPECT_LE(small->dims.at("T"), 128);
+}
+
+TEST(SimEval, SmallShapeHalvesADimThatCannotShrinkToTheCap) {
+    // eight 2x pools need L >= 256: at cap 128 L cannot shrink to 128 and was kept at its full
+    // 1536; halved while whole, 384 = 1536 / 4 is the smallest that still pools to 1
+    auto problem = parse_problem(R"({"name": "pools", "dims": {"B": 2, "C": 8, "L": 1536},
+      "inputs": {"x": {"shape": ["B", "C", "L"], "dtype": "f32"}},
+      "graph": [
+                {"op": "max_pool", "inputs": ["x"], "output": "p1", "kernel_size": 2, "out_dims": ["L1"]},
+                {"op": "max_pool", "inputs": ["p1"], "output": "p2", "kernel_size": 2, "out_dims": ["L2"]},
+                {"op": "max_pool", "inputs": ["p2"], "output": "p3", "kernel_size": 2, "out_dims": ["L3"]},
+                {"op": "max_pool", "inputs": ["p3"], "output": "p4", "kernel_size": 2, "out_dims": ["L4"]},
+                {"op": "max_pool", "inputs": ["p4"], "output": "p5", "kernel_size": 2, "out_dims": ["L5"]},
+                {"op": "max_pool", "inputs": ["p5"], "output": "p6", "kernel_size": 2, "out_dims": ["L6"]},
+                {"op": "max_pool", "inputs": ["p6"], "output": "p7", "kernel_size": 2, "out_dims": ["L7"]},
+                {"op": "max_pool", "inputs": ["p7"], "output": "p8", "kernel_size": 2, "out_dims": ["L8"]}],
+      "outputs": ["p8"], "precision": {"policy": "fp32_strict"}})", "pools.json");
+    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
+    auto program = planner::seed_program(*problem, dsl::device_limits(find_device("h200").value()));
+    ASSERT_TRUE(program.ok()) << program.error().to_string();
+    const std::string text = dsl::print_canonical(*program);
+    auto small = small_shape(*problem, text, "h200", kSmallShapeMaxFlops);
+    ASSERT_TRUE(small.ok()) << small.error().to_string();
+    EXPECT_EQ(small->dims.at("L"), 384);
+}
+
 TEST(SimEval, StoreRecordsAndTheCacheAnswersTheSecondTime) {
     auto store = open_store(":memory:");
     ASSERT_TRUE(store.ok());
