@@ -65,10 +65,11 @@ std::vector<int64_t> tied_candidates(int64_t full, int64_t cap) {
 // to full size one at a time until it checks; then each restored or kept dim takes the first of
 // its tied_candidates with which the problem still checks (a pooled image needs 32, not 224) -
 // alone, else together with the other tied dims of its full value (a sequence T and its T_1) -,
-// else stays full. `keep` carries the dims not at their shrunk value to the next cap.
+// else stays full (without `halve`, every tied dim stays full). `keep` carries the dims not at
+// their shrunk value to the next cap.
 Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
                          const dsl::DeviceLimits& limits, int64_t cap,
-                         std::set<std::string>& keep) {
+                         std::set<std::string>& keep, bool halve = true) {
     std::map<std::string, int64_t> dims;
     std::vector<std::string> shrunk;  // dims below their full size, in name order
     std::vector<std::string> tied;    // dims at full size that a shrink would change
@@ -105,7 +106,7 @@ Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
         for (const std::string& d : group) dims[d] = full;
         return false;
     };
-    for (auto it = tied.rbegin(); it != tied.rend(); ++it) {
+    for (auto it = tied.rbegin(); halve && it != tied.rend(); ++it) {
         const int64_t full = problem.dims.at(*it);
         if (dims[*it] != full || move({*it}, full)) continue;
         std::vector<std::string> group;
@@ -122,12 +123,26 @@ Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
 struct Context {
     dsl::Program program;
     dsl::DeviceLimits limits;
+    Target target;
 };
 
 Expected<Context> context_of(const std::string& program_text, const std::string& device_key) {
     auto program = dsl::parse_program(program_text, "<program>");
     if (!program) return program.error();
-    return Context{*program, builder::check_limits(target_for_device(device_key))};
+    const Target target = target_for_device(device_key);
+    return Context{*program, builder::check_limits(target), target};
+}
+
+// Whether the program lowers at `shape` as the evaluator lowers it (configured for the full
+// problem): a shape that checks may still be one a lowering refuses (a grouped conv left with
+// one channel per group has no SIMT kernel); its message, else empty.
+std::string lowering_refusal(const Context& ctx, const Problem& shape, const Problem& full) {
+    builder::BuildOptions options;
+    options.check = false;
+    options.no_build = true;
+    options.config_problem = &full;
+    auto built = builder::build(ctx.program, shape, ctx.target, options);
+    return built.ok() ? "" : built.message;
 }
 
 }  // namespace
@@ -155,8 +170,20 @@ Expected<Problem> small_shape(const Problem& problem, const std::string& program
         if (!p) {
             why = p.error().to_string();
         } else {
-            if (reference_feasible(*p, max_flops)) return p;
-            why = "the reference at dims " + shapes_key(*p) + " exceeds the CPU budget";
+            if (!reference_feasible(*p, max_flops)) {
+                why = "the reference at dims " + shapes_key(*p) + " exceeds the CPU budget";
+            } else {
+                why = lowering_refusal(*ctx, *p, problem);
+                if (why.empty()) return p;
+                why = "at dims " + shapes_key(*p) + " the lowering refuses the program: " + why;
+                // the tied dims at full size instead of halved (a grouped conv halved to one
+                // channel per group has no kernel)
+                std::set<std::string> full_keep = keep;
+                auto q = shrink(problem, ctx->program, ctx->limits, cap, full_keep, false);
+                if (q && reference_feasible(*q, max_flops) &&
+                    lowering_refusal(*ctx, *q, problem).empty())
+                    return q;
+            }
         }
         // the smallest cap's reason says why nothing fits (the largest cap's is only its budget)
         if (last.empty() || cap == 1) last = why;
