@@ -9,6 +9,7 @@ A dim whose size the traced graph depends on (a loop unrolled over a sequence, a
 size, a literal in a reshape) makes the re-traced spec differ: that plan is not used, and the
 reason names the dims that stayed fixed."""
 import dataclasses
+import re
 
 WEIGHTS_MAX_ELEMENTS = 12 << 20  # weights at full size + reduced inputs: the check's JSON feed
 BATCH = 2
@@ -24,7 +25,7 @@ def free_dims(spec, conv):
     for n in conv.placeholders:
         shape = spec["inputs"][n]["shape"]
         for i, e in enumerate(shape):
-            if isinstance(e, str) and e in spec["dims"] and e not in kept:
+            if isinstance(e, str) and isinstance(spec["dims"].get(e), int) and e not in kept:
                 if e not in free:
                     free.append(e)
                 if i == 0:
@@ -59,13 +60,14 @@ def inputs_at(spec, conv, loaded, dims, meta, seed=1234):
     file's own dtypes, values drawn uniform in [0, 1) (seeded; numbers passed as they are).
     None where an input is not floating point (class indices, masks: their values matter)."""
     import torch
+    from kforge_py.fx_shape import resolve_dims, spec_extent
     g = torch.Generator().manual_seed(seed)
     out = list(loaded.inputs)
     for n in conv.placeholders:
         src = loaded.inputs[conv.placeholder_pos[n]]
         if not src.is_floating_point():
             return None
-        shape = [dims[e] if isinstance(e, str) else e for e in spec["inputs"][n]["shape"]]
+        shape = [spec_extent(e, resolve_dims(dims)) for e in spec["inputs"][n]["shape"]]
         if meta:
             out[conv.placeholder_pos[n]] = torch.empty(shape, dtype=src.dtype, device="meta")
         else:
@@ -89,13 +91,13 @@ def element_count(conv, loaded, inputs):
 def dim_renaming(spec, sspec):
     """{dim of spec: dim of sspec} where sspec is spec with its dims renamed (the importer names
     a dim after a size variable of its value, so another size can give another name), else
-    None. Tensor names, ops and numbers must be equal; a product entry "C*H" maps part by
-    part."""
+    None. Tensor names, ops and numbers must be equal; a product entry "C*H" (or a sum, a slice
+    bound "2*E+F") maps part by part."""
     tensors = set(spec["inputs"]) | {op["output"] for op in spec["graph"]}
     fwd, back = {}, {}
 
     def names(a, b):
-        pa, pb = a.split("*"), b.split("*")
+        pa, pb = re.split(r"[*+]", a), re.split(r"[*+]", b)
         if len(pa) != len(pb):
             return False
         for x, y in zip(pa, pb):
@@ -127,6 +129,7 @@ def try_plans(spec, conv, loaded, name, start=0):
     the first plan from `start` on whose re-traced spec is the written one up to dim names, or a
     reason string."""
     from kforge_py import spec_build
+    from kforge_py.fx_shape import resolve_dims
     reasons = []
     weights = [n for n in conv.params if n not in conv.folded]
     held = {e for n in weights for e in spec["inputs"][n]["shape"] if isinstance(e, str)}
@@ -151,9 +154,13 @@ def try_plans(spec, conv, loaded, name, start=0):
             continue
         # a dim that neither an input nor a weight holds is the graph's own (a reshape names
         # it: an axis named apart, T_1 beside T): it takes the size the trace gives it
-        dims.update({d: sspec["dims"][renamed[d]] for d in spec["dims"]
-                     if d not in plan and d not in held and d not in free_dims(spec, conv)[0]})
-        if any(sspec["dims"][renamed[d]] != v for d, v in dims.items()):
+        # (a derived dim, "3*n_embd", keeps its expression: it follows the others; one that the
+        # traced spec derives where the written one declares a number is taken by its value)
+        values = resolve_dims(sspec["dims"])
+        dims.update({d: values.get(renamed[d], sspec["dims"][renamed[d]]) for d in spec["dims"]
+                     if d not in plan and d not in held and d not in free_dims(spec, conv)[0]
+                     and isinstance(spec["dims"][d], int)})
+        if any(values.get(renamed[d]) != v for d, v in dims.items() if isinstance(v, int)):
             reasons.append(f"at {where} the traced graph binds other sizes")
             continue
         n = element_count(sconv, loaded, inputs)

@@ -642,12 +642,39 @@ def drop_dead(ops, outputs):
 
 
 def spec_extent(entry, dims):
-    """A spec shape entry in numbers: an integer, a dim name or a product of them ("4*H"); None
-    where a name is not in `dims` (a dim the spec derives: a conv's output size)."""
+    """A spec extent in numbers: an integer, a dim name, or a sum of products of dim names and
+    integers ("4*H", "input_size+hidden_size", a derived dim's expression); None where a name
+    is not in `dims` or not yet a number there (a dim the spec derives: a conv's output size)."""
     if isinstance(entry, int):
         return entry
-    fs = [int(f) if f.isdigit() else dims.get(f) for f in (p.strip() for p in entry.split("*"))]
-    return None if None in fs else math.prod(fs)
+    total = 0
+    for term in str(entry).split("+"):
+        fs = [int(f) if f.isdigit() else dims.get(f) for f in (p.strip() for p in term.split("*"))]
+        if any(not isinstance(f, int) for f in fs):
+            return None
+        total += math.prod(fs)
+    return total
+
+
+def resolve_dims(dims):
+    """`dims` with every derived dim (a string value: "3*n_embd", "D64+D32", a product of dims
+    a conv or pool derives) that its names resolve, in numbers; those whose names are not known
+    (yet) are left out."""
+    out = {k: v for k, v in dims.items() if isinstance(v, int)}
+    todo = {k: v for k, v in dims.items() if not isinstance(v, int)}
+    while todo:
+        done = {k: spec_extent(v, out) for k, v in todo.items()}
+        done = {k: v for k, v in done.items() if v is not None}
+        if not done:
+            break
+        out.update(done)
+        todo = {k: v for k, v in todo.items() if k not in done}
+    return out
+
+
+def bound_dims(dims):
+    """The dims of a spec that can be re-bound: its declared numbers, not its derived dims."""
+    return {k: v for k, v in dims.items() if isinstance(v, int)}
 
 
 def run_spec_op(op, a, dims):
@@ -664,9 +691,11 @@ def run_spec_op(op, a, dims):
         return x.expand(*[size(e) for e in op["shape"]])
     if k == "permute":
         return x.permute(*op["dims"])
-    if k == "slice":
+    if k == "slice":  # start / end may be dim expressions ("n_embd", "2*n_embd")
         idx = [slice(None)] * (op["axis"] % x.dim())
-        idx.append(slice(op.get("start", 0), op.get("end"), op.get("step", 1)))
+        end = op.get("end")
+        idx.append(slice(size(op.get("start", 0)), None if end is None else size(end),
+                         op.get("step", 1)))
         return x[tuple(idx)]
     if k == "cat":
         return torch.cat(a, op["axis"])

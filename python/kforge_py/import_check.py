@@ -115,8 +115,9 @@ def interpret(kforge, spec_path, dims, feed, workdir):
     in_path, out_path = os.path.join(workdir, "in.json"), os.path.join(workdir, "out.json")
     write_feed(feed, in_path)
     args = ["interpret", spec_path, "--inputs", in_path, "-o", out_path]
-    if dims:
-        args += ["--dims", dims_text(dims)]
+    if dims:  # the dims it binds; a derived dim ("3*n_embd") follows them
+        from kforge_py.fx_shape import bound_dims
+        args += ["--dims", dims_text(bound_dims(dims))]
     try:
         rc, msg = run_kforge(kforge, args, INTERPRET_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -204,7 +205,11 @@ def _reduced(spec, path, plan):
         return sspec, sconv, "written"
     renamed = check_dims.dim_renaming(spec, sspec)
     if renamed is not None:  # dims named by value (D1024 -> D256): the written spec, re-bound
-        return dict(sspec, dims={d: sspec["dims"][renamed[d]] for d in spec["dims"]}), sconv, \
+        from kforge_py.fx_shape import resolve_dims
+        values = resolve_dims(sspec["dims"])  # (a dim the traced spec derives: its value)
+        return dict(sspec, dims={d: spec["dims"][d] if isinstance(spec["dims"][d], str) else
+                                 values.get(renamed[d], sspec["dims"][renamed[d]])
+                                 for d in spec["dims"]}), sconv, \
             "written"
     ops = constants_differ(spec, sspec)
     if ops is None:

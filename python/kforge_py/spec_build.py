@@ -21,6 +21,7 @@ from kforge_py.fx_pool import pool_out_dims
 from kforge_py.fx_rnn import name_rnn_weights
 from kforge_py.fx_import import Converter, Unsupported, fold_normalize, fold_rms_norm, fold_swish
 from kforge_py.fx_shape import SHAPE_OPS, drop_dead, name_merged_axes, name_shape_attrs
+from kforge_py.spec_derive import derive_extents
 from kforge_py.spec_dims import (classify, conv2d_keeps_size, conv_kernel_axes, conv_roles,
                                  name_apart, name_dims, rename_operands)
 
@@ -139,6 +140,10 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
             op["normalized_shape"] = [axis_name(x, -k + i) if s != 1 else 1
                                       for i, s in enumerate(op["normalized_shape"])]
         graph.append(op)
+    # derived extents as the dims they come from, slice bounds as dim expressions (spec_derive)
+    derive_extents(graph, inputs, dims, shapes, lambda t, i: names.get(
+        classes.find((t, i % len(shapes[t]))), merged.get(
+            classes.find((t, i % len(shapes[t]))), int(shapes[t][i]))), loaded.int_globals)
     # constant triangular masks in the structured form (fx_mask), once the dims are named
     graph = fx_mask.structure_masks(conv, constant_values(loaded, conv), graph, inputs)
     dtypes = {t.dtype for t in conv.inputs.values()}

@@ -64,8 +64,11 @@ def run_op(op, a):
     if k == "linear":
         return F.linear(a[0], a[1], a[2] if len(a) > 2 else None)
     if k in ("conv1d", "conv2d", "conv3d"):
+        groups = op.get("groups", 1)
+        if isinstance(groups, str):  # a dim (a depthwise conv's channels): C / (C / groups)
+            groups = a[0].shape[1] // a[1].shape[1]
         return getattr(F, k)(a[0], a[1], a[2] if len(a) > 2 else None, op.get("stride", 1),
-                             op.get("padding", 0), op.get("dilation", 1), op.get("groups", 1))
+                             op.get("padding", 0), op.get("dilation", 1), groups)
     if k in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"):
         return getattr(F, k)(a[0], a[1], a[2] if len(a) > 2 else None, op.get("stride", 1),
                              op.get("padding", 0), op.get("output_padding", 0),
@@ -165,13 +168,16 @@ def make_forward(spec):
 
     def forward(*args):
         env = dict(zip(spec["inputs"], args))
-        dims = dict(spec["dims"])  # and the derived dims, as the ops that name them give them
+        # the numbers of the dims, and the derived dims as the ops that name them give them (a
+        # derived dim's expression once the dims it names are known)
+        dims = fx_shape.resolve_dims(spec["dims"])
         for op in graph:
             ins = [env[n] for n in op["inputs"]]
             y = fx_shape.run_spec_op(op, ins, dims) if op["op"] in fx_shape.SHAPE_OPS else \
                 run_op(op, ins)
             env[op["output"]] = y
             learn_derived_dims(op, y, dims)
+            dims = fx_shape.resolve_dims(dict(spec["dims"], **dims))
         return tuple(env[o] for o in outputs)
     return forward
 
@@ -211,13 +217,9 @@ def draw(shape, distribution, g):
 
 
 def extent(spec, entry):
-    """The value of a spec extent: an integer, a dim name or a product of them ("4*H")."""
-    if isinstance(entry, int):
-        return entry
-    dims, value = spec["dims"], 1
-    for f in str(entry).split("*"):
-        value *= int(f) if f.isdigit() else dims[f]
-    return value
+    """The value of a spec extent: an integer, a dim name, a product of them ("4*H") or a sum of
+    such (a derived dim's expression)."""
+    return fx_shape.spec_extent(entry, fx_shape.resolve_dims(spec["dims"]))
 
 
 def draw_scale(spec, name):
@@ -238,11 +240,39 @@ def draw_scale(spec, name):
     return 1.0
 
 
+def with_graph_dims(spec):
+    """`spec` with the dims its graph derives (a conv's or pool's out_dims) as numbers, where an
+    input's shape names a derived dim of them (a Linear weight after a flatten of pooled
+    features, "D25088": "C*H_out*W_out"): the graph run on the meta device up to the first op
+    that reads such an input. Else `spec` itself."""
+    dims = fx_shape.resolve_dims(spec["dims"])
+    if all(fx_shape.spec_extent(e, dims) is not None
+           for t in spec["inputs"].values() for e in t["shape"]):
+        return spec
+    env = {}
+    for op in ordered_graph(spec):
+        for n in op["inputs"]:
+            t = spec["inputs"].get(n)
+            if t is not None and n not in env:
+                shape = [fx_shape.spec_extent(e, dims) for e in t["shape"]]
+                if None in shape:
+                    return dict(spec, dims=dict(spec["dims"], **dims))
+                env[n] = torch.empty(shape, dtype=DTYPES[t["dtype"]], device="meta")
+        ins = [env[n] for n in op["inputs"]]
+        y = fx_shape.run_spec_op(op, ins, dims) if op["op"] in fx_shape.SHAPE_OPS else \
+            run_op(op, ins)
+        env[op["output"]] = y
+        learn_derived_dims(op, y, dims)
+        dims = fx_shape.resolve_dims(dict(spec["dims"], **dims))
+    return dict(spec, dims=dict(spec["dims"], **dims))
+
+
 def make_inputs(spec, device="cpu", seed=0, dims=None):
     """Inputs drawn as each spec entry's "distribution" says (standard normal by default;
     integers: rounded), drawn in fp32 and cast to each dtype, in the spec's input order."""
     if dims:
         spec = dict(spec, dims=dict(spec["dims"], **dims))
+    spec = with_graph_dims(spec)
     g = torch.Generator(device="cpu").manual_seed(seed)
     out = []
     for name, t in spec["inputs"].items():

@@ -1,0 +1,157 @@
+"""Derived extents of an imported spec written as the dims they come from (spec_build calls
+`derive_extents` once the graph's shape attributes are named).
+
+The importer names an axis that no module-level integer sizes by its value (`D2304`), as a dim of
+its own. Where that extent is made from other dims - the projection that a split cuts into q, k,
+v (`3*n_embd`), a cat's channels (DenseNet's `D64+D32+D32_1`, an RNN cell's
+`input_size+hidden_size`), a flatten's features (VGG's `D512_5*D224_out..*D224_1_out..`, which
+the Linear weight after it names) - a number ties it to the file's size: the correctness gates
+re-bind the dims to a small shape and the literal stays, so the dims it comes from stayed at full
+size too (eval/ small_shape). Here such a dim's value in "dims" becomes its expression (a sum of
+products of dim names and integers, docs/problem-spec.md), recomputed whenever the dims are
+re-bound, and the bounds of the slices that cut an axis into named pieces become expressions
+(`"start": "n_embd", "end": "2*n_embd"`), so they follow the dims as well. A depthwise conv's
+groups (= its channels) is written as the channels' dim.
+
+Only a dim named by its value (D<size>, not a size variable of the file) is derived, each once,
+never through itself; everything else is left as it was (a spec with none of these patterns is
+unchanged)."""
+import re
+
+from kforge_py.fx_conv import CONV_OPS
+from kforge_py.fx_shape import _groups
+
+
+def _sum_text(terms):
+    """"a+b+c" of dim names and integers, equal names counted ("n_embd+n_embd" -> "2*n_embd")."""
+    counts = {}
+    for t in terms:
+        counts[t] = counts.get(t, 0) + 1
+    parts = []
+    for t, k in counts.items():
+        if isinstance(t, int):
+            parts.append(str(t * k))
+        else:
+            parts.append(t if k == 1 else f"{k}*{t}")
+    return "+".join(parts)
+
+
+def _fresh(dims, size):
+    """D<size>, or D<size>_1, _2, ... where taken."""
+    name, k = f"D{size}", 1
+    while name in dims:
+        name, k = f"D{size}_{k}", k + 1
+    return name
+
+
+def _names_in(expr):
+    return {f for f in re.split(r"[+*]", expr) if f and not f.isdigit()}
+
+
+def derive_extents(graph, inputs, dims, shapes, axis_name, int_globals):
+    """Rewrites `graph` (ops in place) and `dims` as the module doc says. axis_name(tensor, axis)
+    gives the spec's name of an axis (a dim name or an int); `shapes` the concrete shapes of every
+    tensor; int_globals the file's size variables (their dims are never derived)."""
+    def by_value(name):  # a dim the importer named after its value
+        return isinstance(name, str) and isinstance(dims.get(name), int) and \
+            re.fullmatch(r"D\d+(_\d+)?", name) is not None and name not in int_globals
+
+    derived = {}
+
+    def derive(name, expr):
+        if not by_value(name) or name in derived or expr == name:
+            return False
+        seen, todo = set(), [expr]  # never through itself
+        while todo:
+            for n in _names_in(todo.pop()):
+                if n == name:
+                    return False
+                if n in derived and n not in seen:
+                    seen.add(n)
+                    todo.append(derived[n])
+        derived[name] = expr
+        return True
+
+    def name_of(op, t, axis):
+        if op is not None and op.get("out_names") and op["out_names"][axis]:
+            return op["out_names"][axis]
+        return axis_name(t, axis)
+
+    producer = {op["output"]: op for op in graph}
+    _slice_partitions(graph, shapes, producer, name_of, derive)
+    for op in graph:
+        if op["op"] == "cat":
+            out, axis = op["output"], op["axis"] % len(shapes[op["output"]])
+            pieces = [name_of(producer.get(t), t, axis) for t in op["inputs"]]
+            if not all(isinstance(p, str) for p in pieces):
+                continue
+            whole = name_of(op, out, axis)
+            if isinstance(whole, int):  # anonymous (read by no weight): a dim of its own, named
+                whole = _fresh(dims, whole)  # in out_names, so a program writes it by name
+                dims[whole] = shapes[out][axis]
+                names = list(op.get("out_names") or [""] * len(shapes[out]))
+                names[axis] = whole
+                op["out_names"] = names
+                op["output"] = op.pop("output")  # keep "output" last
+            derive(whole, _sum_text(pieces))
+        elif op["op"] == "reshape":
+            _reshape_products(op, shapes, producer, name_of, derive)
+        elif op["op"] in CONV_OPS and not CONV_OPS[op["op"]][1]:
+            x = op["inputs"][0]
+            c = name_of(producer.get(x), x, 1)
+            if op.get("groups", 1) > 1 and op["groups"] == shapes[x][1] and isinstance(c, str):
+                op["groups"] = c  # depthwise: one group per channel
+    for name, expr in derived.items():
+        dims[name] = expr
+    return graph, dims
+
+
+def _slice_partitions(graph, shapes, producer, name_of, derive):
+    """Slices (step 1) of one tensor's axis that cut it into consecutive pieces, each named: the
+    bounds as sums of the pieces before (and the axis, where named by value, as their sum)."""
+    groups = {}
+    for op in graph:
+        if op["op"] == "slice" and op.get("step", 1) == 1:
+            t = op["inputs"][0]
+            groups.setdefault((t, op["axis"] % len(shapes[t])), []).append(op)
+    for (t, axis), ops in groups.items():
+        n = shapes[t][axis]
+        spans = []
+        for op in ops:
+            lo, hi, _ = slice(op.get("start", 0), op.get("end"), 1).indices(n)
+            spans.append((lo, hi, op))
+        spans.sort(key=lambda s: (s[0], s[1]))
+        # one piece per span, no gaps, no overlaps, covering the axis (a split / chunk)
+        cover = [spans[0]] if spans and spans[0][0] == 0 else []
+        for s in spans[1:]:
+            if cover and s[0] == cover[-1][1] and (s[0], s[1]) != (cover[-1][0], cover[-1][1]):
+                cover.append(s)
+        if len(cover) < 2 or cover[-1][1] != n or len(cover) != len({(a, b) for a, b, _ in spans}):
+            continue
+        names = [name_of(op, op["output"], axis) for _, _, op in cover]
+        if not all(isinstance(p, str) for p in names):
+            continue
+        whole = name_of(producer.get(t), t, axis)
+        derive(whole, _sum_text(names))
+        for i, (lo, hi, _) in enumerate(cover):
+            for _, _, op in (s for s in spans if (s[0], s[1]) == (lo, hi)):
+                op.pop("start", None)
+                op.pop("end", None)
+                if i:
+                    op["start"] = _sum_text(names[:i])
+                if i < len(cover) - 1:
+                    op["end"] = _sum_text(names[:i + 1])
+                op["output"] = op.pop("output")  # keep "output" last
+
+
+def _reshape_products(op, shapes, producer, name_of, derive):
+    """A reshape entry that a dim named by its value names (a flatten read by a Linear whose
+    weight names the features) where the input's axes it merges are named: that dim as their
+    product; an axis it keeps, named apart from its input's (spec_dims), as that axis's name."""
+    x, out = op["inputs"][0], op["output"]
+    for a, b in _groups(shapes[x], shapes[out]) or []:
+        if len(b) != 1 or not isinstance(op["shape"][b[0]], str):
+            continue
+        parts = [name_of(producer.get(x), x, k) for k in a]
+        if any(isinstance(p, str) for p in parts) and all(isinstance(p, (str, int)) for p in parts):
+            derive(op["shape"][b[0]], "*".join(str(p) for p in parts))
