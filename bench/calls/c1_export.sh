@@ -6,6 +6,6 @@ nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit,temperature.gpu 
 echo "start $(date -u +%T)" > $R/steps.txt
 OUT=$R/gap timeout 200 bash bench/export/gemm_gap.sh > $R/gap.log 2>&1; echo "gap rc=$? $(( $(date +%s) - T0 ))s" >> $R/steps.txt
 mkdir -p /tmp/kforge-export && touch /tmp/kforge-export/device_test_done
-left=$(( 570 - ($(date +%s) - T0) ))
+left=$(( ${CALL_S:-570} - ($(date +%s) - T0) ))
 OUT=$R/exp EVAL_TIER=quick DEADLINE_S=$left bash bench/export/run.sh > $R/export.log 2>&1; echo "export rc=$? $(( $(date +%s) - T0 ))s" >> $R/steps.txt
 cd $OUT && tar czf c1.tgz c1; cp c1/steps.txt c1/gpu.txt . ; cp c1/gap/gemm_gap.md . 2>/dev/null; cp c1/exp/export_table.md . 2>/dev/null; rm -rf c1; true
