@@ -11,7 +11,11 @@ size too (eval/ small_shape). Here such a dim's value in "dims" becomes its expr
 products of dim names and integers, docs/problem-spec.md), recomputed whenever the dims are
 re-bound, and the bounds of the slices that cut an axis into named pieces become expressions
 (`"start": "n_embd", "end": "2*n_embd"`), so they follow the dims as well. A depthwise conv's
-groups (= its channels) is written as the channels' dim.
+groups (= its channels) is written as the channels' dim, a grouped conv's input channels as the
+groups times its weight's channels per group (`3*D20`: the weight names them apart), and a
+reshape that merges back the pieces a reshape split a named axis into (ShuffleNet's channel
+shuffle, [B, C] -> [B, g, C/g] -> transposed -> [B, C]) writes the merged extent as that axis's
+name (as a number it tied the channels: KernelBench L3 26).
 
 Only a dim named by its value (D<size>, not a size variable of the file) is derived, each once,
 never through itself; everything else is left as it was (a spec with none of these patterns is
@@ -75,11 +79,15 @@ def derive_extents(graph, inputs, dims, shapes, axis_name, int_globals):
     def name_of(op, t, axis):
         if op is not None and op.get("out_names") and op["out_names"][axis]:
             return op["out_names"][axis]
+        if op is not None and op["op"] == "reshape" and isinstance(op["shape"][axis], str):
+            return op["shape"][axis]  # a merged-back split (_track_splits)
         return axis_name(t, axis)
 
     producer = {op["output"]: op for op in graph}
     _slice_partitions(graph, shapes, producer, name_of, derive)
+    split = {}  # tensor -> [(its axes a reshape split one named axis into, that name)]
     for op in graph:
+        _track_splits(op, shapes, producer, name_of, split)
         if op["op"] == "cat":
             out, axis = op["output"], op["axis"] % len(shapes[op["output"]])
             pieces = [name_of(producer.get(t), t, axis) for t in op["inputs"]]
@@ -99,8 +107,14 @@ def derive_extents(graph, inputs, dims, shapes, axis_name, int_globals):
         elif op["op"] in CONV_OPS and not CONV_OPS[op["op"]][1]:
             x = op["inputs"][0]
             c = name_of(producer.get(x), x, 1)
-            if op.get("groups", 1) > 1 and op["groups"] == shapes[x][1] and isinstance(c, str):
+            g = op.get("groups", 1)
+            if g > 1 and g == shapes[x][1] and isinstance(c, str):
                 op["groups"] = c  # depthwise: one group per channel
+            elif g > 1 and isinstance(c, str):  # grouped: the channels are g times the
+                w = op["inputs"][1]              # weight's channels per group
+                k = name_of(producer.get(w), w, 1)
+                if isinstance(k, str):
+                    derive(c, f"{g}*{k}")
     for name, expr in derived.items():
         dims[name] = expr
     return graph, dims
@@ -155,3 +169,26 @@ def _reshape_products(op, shapes, producer, name_of, derive):
         parts = [name_of(producer.get(x), x, k) for k in a]
         if any(isinstance(p, str) for p in parts) and all(isinstance(p, (str, int)) for p in parts):
             derive(op["shape"][b[0]], "*".join(str(p) for p in parts))
+
+
+def _track_splits(op, shapes, producer, name_of, split):
+    """A reshape that splits a named axis into pieces (a channel shuffle's [B, g, C/g, H, W], a
+    window partition) records them on its output, a permute carries them to the axes they move
+    to, and a reshape that merges exactly those pieces again (in any order) writes the merged
+    extent, where a number, as the split axis's name: the number tied that axis to its size."""
+    if op["op"] == "permute" and op["inputs"][0] in split:
+        perm = [d % len(op["dims"]) for d in op["dims"]]
+        split[op["output"]] = [(frozenset(perm.index(k) for k in axes), name)
+                               for axes, name in split[op["inputs"][0]]]
+    if op["op"] != "reshape":
+        return
+    x, out = op["inputs"][0], op["output"]
+    for a, b in _groups(shapes[x], shapes[out]) or []:
+        if len(a) == 1 and len(b) > 1:
+            name = name_of(producer.get(x), x, a[0])
+            if isinstance(name, str):
+                split.setdefault(out, []).append((frozenset(b), name))
+        elif len(a) > 1 and len(b) == 1 and isinstance(op["shape"][b[0]], int):
+            for axes, name in split.get(x, []):
+                if axes == frozenset(a):
+                    op["shape"][b[0]] = name

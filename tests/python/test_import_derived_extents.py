@@ -4,12 +4,14 @@ As a number it tied those dims to the file's size: the correctness gates shrink 
 small shape and the literal stayed, so the dims it comes from stayed at full size and the fp64
 reference went over the CPU budget ('no small shape fits', KernelBench L3 44, 15, 11). Our own
 KernelBench-format files in fixtures/sweep - a qkv projection split by slices, a DenseNet block's
-cats, a conv / depthwise conv / pool / flatten / Linear - each: imports and matches PyTorch in
-fp64 at reduced sizes, writes the derived dims as expressions ("2*n_embd+n_embd_2",
-"num_features+growth_rate", "D256_1*height_out*width_out") and the slice bounds and the
-depthwise groups as dims, runs as PyTorch through spec_torch, and passes every simulated gate
-with its small shape shrinking those dims (each file is sized so that at its literal extents the
-smallest cap is over the budget)."""
+cats, a conv / depthwise conv / pool / flatten / Linear, a ShuffleNet unit's grouped convs and
+channel shuffle (L3 26) - each: imports and matches PyTorch in fp64 at reduced sizes, writes the
+derived dims as expressions ("2*n_embd+n_embd_2", "num_features+growth_rate",
+"D256_1*height_out*width_out", a grouped conv's channels "3*D512") and the slice bounds, the
+depthwise groups and a shuffle's merged channels as dims, runs as PyTorch through spec_torch, and
+passes every simulated gate with its small shape shrinking those dims (each file is sized so that
+at its literal extents the smallest cap is over the budget, or, the shuffle, leaves a grouped
+conv one channel per group, which the lowering refuses)."""
 import os
 import re
 import tempfile
@@ -18,7 +20,8 @@ import unittest
 import kforge_test_util as util
 from kforge_py import fx_shape, kernelbench, spec_build, spec_torch
 
-FILES = ["derived_qkv_split", "derived_dense_cat", "derived_flatten_linear"]
+FILES = ["derived_qkv_split", "derived_dense_cat", "derived_flatten_linear",
+         "derived_channel_shuffle"]
 
 
 def derived(spec):
@@ -85,6 +88,22 @@ class DerivedExtents(unittest.TestCase):
         (dw,) = [op for op in util.ops_of(spec, "conv2d") if op.get("groups", 1) != 1]
         self.assertEqual(dw["groups"], spec["inputs"]["conv_weight"]["shape"][0])
 
+    def test_shuffle_merge_and_grouped_conv_channels_are_dims(self):
+        # as numbers (a merge to 1536, weights naming 512 channels per group apart) they tied
+        # the channels to full size: the old spec found no small shape
+        spec = self.spec("derived_channel_shuffle")
+        d = derived(spec)
+        split, merge = util.ops_of(spec, "reshape")
+        self.assertEqual(split["shape"][1], 3)
+        shuffled = merge["shape"][1]
+        self.assertIsInstance(shuffled, str)
+        grouped = [op for op in util.ops_of(spec, "conv2d") if op.get("groups") == 3]
+        self.assertEqual(len(grouped), 2)
+        for op in grouped:
+            per_group = spec["inputs"][op["inputs"][1]]["shape"][1]
+            self.assertIn(f"3*{per_group}", d.values(), d)
+        self.assertEqual(d[shuffled], "3*" + spec["inputs"][grouped[1]["inputs"][1]]["shape"][1])
+
     def test_spec_torch_runs_them_as_pytorch(self):
         for stem in FILES:
             with self.subTest(stem):
@@ -112,7 +131,8 @@ class DerivedExtents(unittest.TestCase):
 SMALL = {"derived_qkv_split": {"batch_size": 2, "seq_len": 8, "n_embd": 32, "n_head": 4},
          "derived_dense_cat": {"batch_size": 2, "num_features": 8, "growth_rate": 4,
                                "height": 8, "width": 8},
-         "derived_flatten_linear": {"batch_size": 2, "channels": 8, "height": 64, "width": 64}}
+         "derived_flatten_linear": {"batch_size": 2, "channels": 8, "height": 64, "width": 64},
+         "derived_channel_shuffle": {"batch_size": 2, "height": 4, "width": 4}}
 
 
 if __name__ == "__main__":
