@@ -47,10 +47,13 @@ class ConvNdSpecs(unittest.TestCase):
     def test_depthwise_and_transposed_attributes(self):
         s, _ = build("42_depthwise_separable_conv")
         dw, pw = conv_ops(s)
-        self.assertEqual(dw["groups"], 16)
+        # a depthwise conv's groups is its channels' dim (16a2dd3: a re-binding moves them together)
         k, *rest = s["inputs"][dw["inputs"][1]]["shape"]  # [K, C/groups = 1, 3, 3]
         self.assertEqual(rest, [1, 3, 3])
         self.assertEqual(s["dims"][k], 16)
+        self.assertEqual(s["dims"][dw["groups"]] if isinstance(dw["groups"], str)
+                         else dw["groups"], 16)
+        self.assertEqual(dw["groups"], s["inputs"][dw["inputs"][0]]["shape"][1])
         self.assertEqual(pw["groups"], 1)
         s, _ = build("43_conv_transpose1d")
         op = conv_ops(s)[0]
