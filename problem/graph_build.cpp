@@ -149,11 +149,6 @@ Expected<bool> fill_pending(const Problem& p, Tensor& t) {
         if (auto s = check_shape_limits(t.shape, "inputs." + t.name + ".shape"); !s)
             return s.error();
     }
-    if (whole && !t.fan_in.empty() && t.fan_in_value == 0) {  // a fan_in naming such a dim
-        auto v = eval_dim_expr(t.fan_in, "inputs." + t.name + ".fan_in", p.dims);
-        if (!v) return v.error();
-        t.fan_in_value = *v;
-    }
     return whole;
 }
 
@@ -227,6 +222,8 @@ Status build_graph(Problem& p) {
     }
     for (const auto& [name, text] : p.dim_exprs)
         if (p.dims.count(name) == 0) return unresolved_dim(p);
+    for (Tensor& t : p.tensors)  // every dim known: the fan_ins valued
+        if (auto s = value_fan_in(t, p.dims); !s) return s;
     for (Tensor& t : intermediates) p.tensors.push_back(std::move(t));
     return Ok{};
 }

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -45,12 +46,25 @@ Expected<DimEntry> read_dim_entry(const Json& v, const std::string& path,
 // reads, eval_dim_expr values it against `dims` (an Error for an unknown name or a value above
 // 2^40).
 Status check_dim_expr(const std::string& text, const std::string& path);
+// The first factor of `text` that is neither a dim name nor a positive integer of at most 13
+// digits ("" for an empty one: "M**3"; "0"), or nullopt where check_dim_expr accepts it.
+std::optional<std::string> bad_dim_factor(const std::string& text);
 std::vector<std::string> dim_expr_names(const std::string& text);
 Expected<int64_t> eval_dim_expr(const std::string& text, const std::string& path,
                                 const std::map<std::string, int64_t>& dims);
 // Enters each of p.dim_exprs whose names are all known into p.dims and p.derived_dims, until
 // none is left that can be (one may name another, or a dim the graph derives later).
 Status resolve_dim_exprs(Problem& p);
+// An input shape entry written as a dim expression ("4*H": an lstm's gate rows; "I+H"): valued
+// against p.dims and entered into p.dims and p.derived_dims under its text, so read_dim_entry
+// resolves it and a re-bind recomputes it. Its names must be dims known now (given, or derived
+// by an expression under "dims" from given ones). An entry that is a name or a number is left
+// alone.
+Status enter_expr_dim(const Json& v, const std::string& path, Problem& p);
+// An input's "fan_in" (Tensor::fan_in: a positive integer or a dim expression, checked when the
+// input is read) valued against `dims` once the graph has derived every dim (build_graph):
+// Tensor::fan_in_value (spec_parse.cpp).
+Status value_fan_in(Tensor& t, const std::map<std::string, int64_t>& dims);
 
 // Parses graph[index] into an Op (kind, inputs, output, attributes; normalized_shape resolved
 // against dims). Shapes are not looked at here.
@@ -82,11 +96,6 @@ void write_pool_attrs(const Op& op, Json& j);
 
 // The recurrent ops lstm / gru (spec_rnn.cpp, problem/rnn.h): attribute names and reads, the
 // operand count the attributes imply, shape inference and the attributes written back.
-// An input shape entry written as a product of dim names and integers ("4*H"): enters it into
-// `dims` (its value) and `derived` under that text, so read_dim_entry resolves it and a re-bind
-// recomputes it (spec_rnn.cpp). Any other entry is left alone.
-Status enter_product_dim(const Json& v, const std::string& path, std::map<std::string, int64_t>& dims,
-                         std::set<std::string>& derived);
 std::vector<std::string> rnn_attribute_names();
 Status read_rnn_attr(const Json& v, const std::string& key, const std::string& path, OpAttrs& a);
 Status check_rnn_op(const std::string& path, const Op& op);

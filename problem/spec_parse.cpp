@@ -115,12 +115,20 @@ Status parse_dims(const Json& j, Problem& p) {
     return spec::resolve_dim_exprs(p);  // the rest wait for the dims the graph derives
 }
 
-// An input's "scale" (a finite number > 0) and "fan_in" (a positive integer, a dim name or a
-// product of them: "C*3*3", valued against `dims`): its draws are multiplied by
-// scale / sqrt(fan_in) (problem/inputs.h draw_scale).
-Status parse_draw_scale(const Json& entry, const std::string& path,
-                        const std::map<std::string, int64_t>& dims,
-                        const std::map<std::string, std::string>& pending, Tensor& t) {
+std::string fan_in_expected(const std::string& tensor) {
+    return "the fan_in of " + quote(tensor) +
+           " is a positive integer, a dim name or a product of them (\"C*3*3\")";
+}
+
+std::string too_large(const std::string& what, const std::string& text) {
+    return what + "; " + quote(text) + " is not a positive integer of at most 2^40";
+}
+
+// An input's "scale" (a finite number > 0) and "fan_in" (a positive integer or a dim expression
+// - a dim name, a product "C*3*3", a sum "D64+D32" - of dims under "dims", a derived one of dims
+// the graph derives included; valued by value_fan_in once every dim is known): its draws are
+// multiplied by scale / sqrt(fan_in) (problem/inputs.h draw_scale).
+Status parse_draw_scale(const Json& entry, const std::string& path, const Problem& p, Tensor& t) {
     if (entry.contains("scale")) {
         const Json& v = entry["scale"];
         if (!v.is_number())
@@ -137,9 +145,7 @@ Status parse_draw_scale(const Json& entry, const std::string& path,
     if (!entry.contains("fan_in")) return Ok{};
     const Json& v = entry["fan_in"];
     const std::string where = path + ".fan_in";
-    const std::string what = "the fan_in of " + quote(t.name) +
-                             " is a positive integer, a dim name or a product of them "
-                             "(\"C*3*3\")";
+    const std::string what = fan_in_expected(t.name);
     if (v.is_number_integer()) {
         const int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(kMaxDimValue)
                               ? kMaxDimValue + 1
@@ -147,39 +153,20 @@ Status parse_draw_scale(const Json& entry, const std::string& path,
         if (x < 1 || x > kMaxDimValue)
             return make_error(where, what + " of at most 2^40; got " + v.dump());
         t.fan_in = std::to_string(x);
-        t.fan_in_value = x;
         return Ok{};
     }
     if (!v.is_string() || v.get<std::string>().empty())
         return make_error(where, what + "; got " + v.dump());
     const std::string text = v.get<std::string>();
-    int64_t value = 1;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t end = std::min(text.find('*', start), text.size());
-        const std::string f = text.substr(start, end - start);
-        int64_t x = 0;
-        if (auto it = dims.find(f); it != dims.end()) {
-            x = it->second;
-        } else if (pending.count(f) != 0) {  // a derived dim of dims the graph derives:
-            t.fan_in = text;                 // valued with the input's shape (build_graph)
-            t.fan_in_value = 0;
-            return Ok{};
-        } else if (!f.empty() && f.size() < 13 &&
-                   f.find_first_not_of("0123456789") == std::string::npos) {
-            x = std::stoll(f);
-        } else {
-            return make_error(where, what + "; " + quote(f) + " in " + quote(text) +
-                                         " is neither a dim of \"dims\" nor an integer");
-        }
-        if (x < 1 || value > kMaxDimValue / x)
-            return make_error(where, what + "; " + quote(text) +
-                                         " is not a positive integer of at most 2^40");
-        value *= x;
-        start = end + 1;
-    }
+    std::optional<std::string> bad = spec::bad_dim_factor(text);
+    if (bad && !bad->empty() && bad->find_first_not_of("0123456789") == std::string::npos)
+        return make_error(where, too_large(what, text));  // a 0, or a number past 2^40
+    for (const std::string& n : spec::dim_expr_names(text))  // declared, derived ones included
+        if (!bad && p.dims.count(n) == 0 && p.dim_exprs.count(n) == 0) bad = n;
+    if (bad)
+        return make_error(where, what + "; " + quote(*bad) + " in " + quote(text) +
+                                     " is neither a dim of \"dims\" nor an integer");
     t.fan_in = text;
-    t.fan_in_value = value;
     return Ok{};
 }
 
@@ -222,10 +209,10 @@ Status parse_inputs(const Json& j, Problem& p) {
                 pending = true;
                 continue;
             }
-            // a product of dims and integers ("4*H": an lstm's gate rows) is a derived dim of
-            // that name, recomputed whenever the dims are re-bound
-            if (auto s = spec::enter_product_dim(shape[i], path + ".shape[" + std::to_string(i) + "]",
-                                                 p.dims, p.derived_dims); !s)
+            // a dim expression ("4*H": an lstm's gate rows) is a derived dim of that name,
+            // recomputed whenever the dims are re-bound
+            if (auto s = spec::enter_expr_dim(shape[i], path + ".shape[" + std::to_string(i) + "]", p);
+                !s)
                 return s.error();
             auto d = spec::read_dim_entry(shape[i], path + ".shape[" + std::to_string(i) + "]",
                                           p.dims);
@@ -261,7 +248,7 @@ Status parse_inputs(const Json& j, Problem& p) {
                                       "heavy_tailed");
             t.distribution = *d;
         }
-        if (auto s = parse_draw_scale(entry, path, p.dims, p.dim_exprs, t); !s) return s.error();
+        if (auto s = parse_draw_scale(entry, path, p, t); !s) return s.error();
         p.tensors.push_back(std::move(t));
     }
     return Ok{};
@@ -384,6 +371,19 @@ Expected<Problem> load_problem(const std::string& path) {
     text << in.rdbuf();
     if (in.bad()) return make_error(path, "cannot read the file");
     return parse_problem(text.str(), path);
+}
+
+Status spec::value_fan_in(Tensor& t, const std::map<std::string, int64_t>& dims) {
+    if (t.fan_in.empty()) return Ok{};
+    const std::string where = "inputs." + t.name + ".fan_in";
+    auto v = spec::eval_dim_expr(t.fan_in, where, dims);
+    if (!v) {
+        for (const std::string& n : spec::dim_expr_names(t.fan_in))
+            if (dims.count(n) == 0) return v.error();  // (parse_draw_scale checked the names)
+        return make_error(where, too_large(fan_in_expected(t.name), t.fan_in));
+    }
+    t.fan_in_value = *v;
+    return Ok{};
 }
 
 Tolerance default_tolerance(PrecisionPolicy policy) {

@@ -24,37 +24,6 @@ std::string dims_text(const std::vector<int64_t>& v) {
 
 }  // namespace
 
-Status enter_product_dim(const Json& v, const std::string& path, std::map<std::string, int64_t>& dims,
-                         std::set<std::string>& derived) {
-    if (!v.is_string()) return Ok{};
-    const std::string text = v.get<std::string>();
-    if (text.find('*') == std::string::npos) return Ok{};
-    int64_t value = 1;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t end = std::min(text.find('*', start), text.size());
-        const std::string f = text.substr(start, end - start);
-        int64_t x = 0;
-        if (auto it = dims.find(f); it != dims.end() && derived.count(f) == 0) {
-            x = it->second;
-        } else if (!f.empty() && f.find_first_not_of("0123456789") == std::string::npos &&
-                   f.size() < 13) {
-            x = std::stoll(f);
-        } else {
-            return make_error(path, "a product entry " + quote(text) + " multiplies dim names of "
-                                    "\"dims\" and positive integers; " + quote(f) + " is neither");
-        }
-        if (x < 1 || value > kMaxDimValue / x)
-            return make_error(path, "the product " + quote(text) + " is not a positive integer "
-                                    "of at most 2^40");
-        value *= x;
-        start = end + 1;
-    }
-    dims[text] = value;
-    derived.insert(text);
-    return Ok{};
-}
-
 std::vector<std::string> rnn_attribute_names() {
     return {"num_layers", "bidirectional", "batch_first", "bias", "result"};
 }

@@ -1,6 +1,7 @@
 // Typed JSON reads and name checks shared by the spec parser.
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "problem/spec.h"
 #include "problem/spec_internal.h"
@@ -134,6 +135,10 @@ std::vector<std::string> split_at(const std::string& text, char sep) {
     }
 }
 
+bool is_digits(const std::string& f) {
+    return !f.empty() && f.find_first_not_of("0123456789") == std::string::npos;
+}
+
 bool is_count(const std::string& f) {
     return !f.empty() && f.size() <= 13 &&
            f.find_first_not_of("0123456789") == std::string::npos && std::stoll(f) > 0;
@@ -141,15 +146,18 @@ bool is_count(const std::string& f) {
 
 }  // namespace
 
+std::optional<std::string> bad_dim_factor(const std::string& text) {
+    for (const std::string& term : split_at(text, '+'))
+        for (const std::string& f : split_at(term, '*'))
+            if (!is_identifier(f) && !is_count(f)) return f;
+    return std::nullopt;
+}
+
 Status check_dim_expr(const std::string& text, const std::string& path) {
-    for (const std::string& term : split_at(text, '+')) {
-        for (const std::string& f : split_at(term, '*')) {
-            if (!is_identifier(f) && !is_count(f)) {
-                return make_error(path, "expected an integer or a dim expression: a sum of "
-                                        "products of dim names and positive integers (\"3*E\", "
-                                        "\"I+H\"); got " + quote(text));
-            }
-        }
+    if (bad_dim_factor(text)) {
+        return make_error(path, "expected an integer or a dim expression: a sum of "
+                                "products of dim names and positive integers (\"3*E\", "
+                                "\"I+H\"); got " + quote(text));
     }
     return Ok{};
 }
@@ -205,6 +213,33 @@ Status resolve_dim_exprs(Problem& p) {
             changed = true;
         }
     }
+    return Ok{};
+}
+
+Status enter_expr_dim(const Json& v, const std::string& path, Problem& p) {
+    if (!v.is_string()) return Ok{};
+    const std::string text = v.get<std::string>();
+    if (text.find_first_of("*+") == std::string::npos) return Ok{};
+    const bool sum = text.find('+') != std::string::npos;
+    const std::string what = (sum ? "a sum entry " + quote(text) + " adds products of"
+                                  : "a product entry " + quote(text) + " multiplies") +
+                             " dim names of \"dims\" and positive integers; ";
+    const std::string too_large = (sum ? "the sum " : "the product ") + quote(text) +
+                                  " is not a positive integer of at most 2^40";
+    if (auto bad = bad_dim_factor(text))
+        return make_error(path, is_digits(*bad) ? too_large  // a 0, or a number past 2^40
+                                                : what + quote(*bad) + " is neither");
+    for (const std::string& n : dim_expr_names(text)) {
+        if (p.dims.count(n) != 0) continue;
+        if (p.dim_exprs.count(n) == 0) return make_error(path, what + quote(n) + " is neither");
+        return make_error(path, what + quote(n) + " is derived from dims that the graph derives, "
+                                "which an entry cannot name: declare the entry under \"dims\" by "
+                                "its expression and name it");
+    }
+    auto value = eval_dim_expr(text, path, p.dims);
+    if (!value) return make_error(path, too_large);
+    p.dims[text] = *value;
+    p.derived_dims.insert(text);
     return Ok{};
 }
 

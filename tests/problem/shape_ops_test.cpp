@@ -305,5 +305,52 @@ TEST(ShapeOps, ADimDerivedFromAPoolsOutputSizesWaitsForIt) {
     EXPECT_EQ(q->find_tensor("Y")->shape, (Shape{2, 5}));
 }
 
+TEST(ShapeOps, InputShapeEntriesAndFanInsAreDimExpressions) {
+    // an input's shape entry ("2*D", "E+D") and its fan_in ("E+D"; "F", derived from the pool's
+    // Lo and read by s before the pool runs) are dim expressions, valued at every binding
+    const char* dims = R"({"B": 2, "C": 3, "L": 8, "K": 5, "E": 4, "D": "3*E", "F": "C*Lo"})";
+    auto spec_with = [&](const std::string& u_shape, const std::string& u_fan_in) {
+        return make_spec(dims, R"({"x": {"shape": ["B", "C", "L"], "dtype": "f32"},
+            "s": {"shape": ["L"], "dtype": "f32", "param": true, "fan_in": "F"},
+            "w": {"shape": ["K", "F"], "dtype": "f32", "param": true, "fan_in": "F"},
+            "u": {"shape": )" + u_shape + R"(, "dtype": "f32", "param": true,
+                  "distribution": "uniform_pm1", "fan_in": )" + u_fan_in + "}}",
+            R"([{"op": "mul", "inputs": ["x", "s"], "output": "xs"},
+                {"op": "max_pool", "inputs": ["xs"], "output": "p", "kernel_size": 2, "out_dims": ["Lo"]},
+                {"op": "reshape", "inputs": ["p"], "output": "f", "shape": ["B", "F"]},
+                {"op": "linear", "inputs": ["f", "w"], "output": "Y"},
+                {"op": "relu", "inputs": ["u"], "output": "Z"}])", R"(["Y", "Z"])");
+    };
+    Problem p = ok(parse_problem(spec_with(R"(["2*D", "E+D"])", R"("E+D")"), "t"));
+    EXPECT_EQ(p.find_tensor("u")->shape, (Shape{24, 16}));
+    EXPECT_TRUE(p.derived_dims.count("2*D") && p.derived_dims.count("E+D"));
+    EXPECT_EQ(p.find_tensor("u")->fan_in_value, 16);
+    EXPECT_EQ(p.find_tensor("s")->fan_in_value, 12);
+    EXPECT_EQ(p.find_tensor("w")->fan_in_value, 12);
+    auto j = problem_to_json(p);
+    EXPECT_FALSE(j["dims"].contains("2*D") || j["dims"].contains("E+D"));
+    EXPECT_EQ(j["inputs"]["u"]["shape"], (nlohmann::ordered_json{"2*D", "E+D"}));
+    EXPECT_EQ(j["inputs"]["u"]["fan_in"], "E+D");
+    auto q = rebind_dims(p, {{"E", 2}, {"C", 2}, {"L", 4}});
+    ASSERT_TRUE(q.ok()) << q.error().to_string();
+    EXPECT_EQ(q->find_tensor("u")->shape, (Shape{12, 8}));
+    EXPECT_EQ(q->find_tensor("u")->fan_in_value, 8);
+    EXPECT_EQ(q->find_tensor("s")->fan_in_value, 4);
+    expect_error(rebind_dims(p, {{"E+D", 6}}), "dims.E+D", {"derived"});
+    // an entry names dims known when the inputs are read; a fan_in, any dim under "dims"
+    expect_error(parse_problem(spec_with(R"(["2*Lo", 1])", "1"), "t"), "inputs.u.shape[0]",
+                 {"a product entry \"2*Lo\" multiplies dim names", "\"Lo\" is neither"});
+    expect_error(parse_problem(spec_with(R"(["E+Q", 1])", "1"), "t"), "inputs.u.shape[0]",
+                 {"a sum entry \"E+Q\"", "\"Q\" is neither"});
+    expect_error(parse_problem(spec_with(R"(["2*F", 1])", "1"), "t"), "inputs.u.shape[0]",
+                 {"\"F\" is derived from dims that the graph derives", "declare the entry"});
+    expect_error(parse_problem(spec_with(R"(["E+0", 1])", "1"), "t"), "inputs.u.shape[0]",
+                 {"the sum \"E+0\" is not a positive integer"});
+    expect_error(parse_problem(spec_with(R"([1])", R"("C*Lo")"), "t"), "inputs.u.fan_in",
+                 {"the fan_in of \"u\"", "\"Lo\" in \"C*Lo\" is neither a dim"});
+    expect_error(parse_problem(spec_with(R"([1])", R"("E+0")"), "t"), "inputs.u.fan_in",
+                 {"\"E+0\" is not a positive integer"});
+}
+
 }  // namespace
 }  // namespace kforge
