@@ -76,6 +76,7 @@ std::optional<Distribution> distribution_from_string(std::string_view s) {
 
 std::string describe_distributions(const Problem& problem) {
     std::string out;
+    bool scaled = false;
     for (const Tensor* t : problem.graph_inputs()) {
         out += (out.empty() ? "" : ", ") + t->name + " " + std::string(to_string(t->distribution));
         if (const double s = draw_scale(problem, *t); s != 1.0) {
@@ -83,7 +84,10 @@ std::string describe_distributions(const Problem& problem) {
             const auto r = std::to_chars(buf, buf + sizeof buf, s);
             out += " x" + std::string(buf, r.ptr);
         }
+        scaled = scaled || has_draw_scale(problem, *t);
     }
+    // the correctness rounds' draws of those differ from before it was so (cached evaluations)
+    if (scaled) out += "; the uniform01 round draws the scaled ones on [-1, 1)";
     return out;
 }
 
@@ -163,6 +167,11 @@ std::optional<double> rnn_weight_scale(const Problem& problem, const std::string
     return std::nullopt;
 }
 
+bool has_draw_scale(const Problem& problem, const Tensor& tensor) {
+    return tensor.scale || tensor.fan_in_value > 0 ||
+           rnn_weight_scale(problem, tensor.name).has_value();
+}
+
 double draw_scale(const Problem& problem, const Tensor& tensor) {
     if (tensor.scale || tensor.fan_in_value > 0) {
         const double s = tensor.scale.value_or(1.0);
@@ -176,7 +185,12 @@ std::vector<double> generate_input(const Problem& problem, const Tensor& tensor,
                                    Distribution distribution, uint64_t seed) {
     const std::optional<int64_t> bound = index_bound(problem, tensor.name);
     if (!bound) {
-        std::vector<double> v = generate(tensor, distribution, seed);
+        // a param at its init bound: zero-mean in the uniform round too (inputs.h
+        // has_draw_scale), 2u - 1 of the same stream (a mask's bits: u > 0.5 either way)
+        const bool signed_uniform =
+            distribution == Distribution::kUniform01 && has_draw_scale(problem, tensor);
+        std::vector<double> v = generate(
+            tensor, signed_uniform ? Distribution::kUniformPm1 : distribution, seed);
         const double scale = draw_scale(problem, tensor);
         if (scale != 1.0 && tensor.dtype != DType::kBool)  // a mask stays as drawn
             for (double& x : v) x = round_to_dtype(x * scale, tensor.dtype);

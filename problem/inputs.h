@@ -28,9 +28,10 @@ std::string_view to_string(Distribution d);
 std::optional<Distribution> distribution_from_string(std::string_view s);
 
 // The timing inputs' draws of `problem`, one "name distribution" per graph input in the spec's
-// order, with " x<scale>" where draw_scale() is not 1 ("A normal, W uniform_pm1 x0.125"): what
-// a timing was measured on (evidence, and the evaluation cache's key: a median is reused only
-// for inputs drawn alike).
+// order, with " x<scale>" where draw_scale() is not 1 ("A normal, W uniform_pm1 x0.125"), and
+// where an input has_draw_scale(), "; the uniform01 round draws the scaled ones on [-1, 1)": what
+// a timing was measured on (evidence) and how the correctness rounds draw (the evaluation
+// cache's key: a median and a verdict are reused only for inputs drawn alike).
 std::string describe_distributions(const Problem& problem);
 
 // numel(tensor) values for `tensor`, row-major, each already round_to_dtype(tensor.dtype). The
@@ -44,7 +45,8 @@ std::vector<double> generate(const Tensor& tensor, Distribution distribution, ui
 // with about half the elements true. Other tensors: generate()'s values times draw_scale(),
 // rounded to the dtype again. Evaluation, the fp64 and GPU references and the timing inputs
 // draw every input through this (python/kforge_py/spec_torch.py make_inputs follows the same
-// rule for `kforge baseline`).
+// rule for `kforge baseline`). A tensor that has_draw_scale() and is asked for kUniform01 (the
+// first correctness round, the full-shape run) is drawn as kUniformPm1 instead.
 std::vector<double> generate_input(const Problem& problem, const Tensor& tensor,
                                    Distribution distribution, uint64_t seed);
 
@@ -54,6 +56,15 @@ std::vector<double> generate_input(const Problem& problem, const Tensor& tensor,
 // drawn N(0, 1) instead, a deep network's activations grow ~sqrt(fan_in) per layer and overflow
 // fp32 -; neither given, rnn_weight_scale() for an lstm / gru weight, else 1.
 double draw_scale(const Problem& problem, const Tensor& tensor);
+
+// Whether `tensor` is drawn at a scale: its spec gives "scale" or "fan_in", or it is an lstm /
+// gru weight (rnn_weight_scale) - a param at its module's init bound. generate_input() draws
+// such a tensor's kUniform01 on [-1, 1) times draw_scale(), zero-mean like its module's init:
+// on [0, 1), every weight positive, a deep network's activations grow each layer (a GoogleNet's
+// reached 1.7e15 at the small shape) and a deeper one overflows fp32, failing the gate for no
+// fault of the program's. The round's other inputs keep [0, 1), inside every op's domain (log,
+// sqrt), which is what the round is for.
+bool has_draw_scale(const Problem& problem, const Tensor& tensor);
 
 // 1 / sqrt(H) when `name` is a weight or bias operand of an lstm / gru op of `problem`, else
 // nullopt: PyTorch's init bound, the scale an rnn weight stating neither "scale" nor "fan_in" is

@@ -203,7 +203,8 @@ TEST(Inputs, SpecifiedDrawsEachTensorAsItsSpecSays) {
 
 // A param at PyTorch's default init: "uniform_pm1" times scale / sqrt(fan_in), fan_in by dim
 // names (valued at each binding: a correctness shape's smaller channels draw at their own
-// fan-in), in the timing draw and in every correctness round's distribution alike.
+// fan-in), in the timing draw and in every correctness round's distribution alike (the uniform
+// round's on [-1, 1): TheUniformRoundDrawsAScaledParamZeroMean).
 TEST(Inputs, DeclaredScaleAndFanInScaleEveryDraw) {
     auto p = parse_problem(R"({"name": "g", "dims": {"N": 4, "C": 16, "K": 8},
         "inputs": {"X": {"shape": ["N", "C"], "dtype": "f32"},
@@ -234,7 +235,8 @@ TEST(Inputs, DeclaredScaleAndFanInScaleEveryDraw) {
         for (const char* name : {"W", "b", "g", "s", "X"}) {
             const Tensor& t = *p->find_tensor(name);
             const double scale = draw_scale(*p, t);
-            std::vector<double> raw = generate(t, d, 7);
+            const bool signed_uniform = d == Distribution::kUniform01 && t.name != "X";
+            std::vector<double> raw = generate(t, signed_uniform ? Distribution::kUniformPm1 : d, 7);
             std::vector<double> drawn = generate_input(*p, t, d, 7);
             ASSERT_EQ(raw.size(), drawn.size());
             for (size_t i = 0; i < raw.size(); ++i)
@@ -249,7 +251,8 @@ TEST(Inputs, DeclaredScaleAndFanInScaleEveryDraw) {
     EXPECT_GT(*std::max_element(wv.begin(), wv.end()), 0.15);
     // what a timing was measured on names the scale
     EXPECT_EQ(describe_distributions(*p),
-              "X normal, W uniform_pm1 x0.25, b uniform_pm1 x0.25, g normal x0.3, s normal x0.5");
+              "X normal, W uniform_pm1 x0.25, b uniform_pm1 x0.25, g normal x0.3, s normal x0.5; "
+              "the uniform01 round draws the scaled ones on [-1, 1)");
     // written back as given (a number stays a number, dims stay by name) and read back the same
     nlohmann::ordered_json j = problem_to_json(*p);
     EXPECT_EQ(j["inputs"]["W"]["distribution"], "uniform_pm1");
@@ -269,6 +272,79 @@ TEST(Inputs, DeclaredScaleAndFanInScaleEveryDraw) {
     EXPECT_EQ(draw_scale(*small, *small->find_tensor("W")), 0.5);
     EXPECT_EQ(draw_scale(*small, *small->find_tensor("b")), 0.5);
     EXPECT_DOUBLE_EQ(draw_scale(*small, *small->find_tensor("g")), 0.3) << "a number stays";
+}
+
+// The uniform correctness round (and the full-shape run) draws on [0, 1) to stay inside every
+// op's domain; a param at its init bound drawn so would be all positive, and a deep network's
+// activations would grow each layer until fp32 overflows (a GoogleNet's reached 1.7e15 at the
+// small shape). So a scaled tensor's uniform draw is on [-1, 1) times its bound, zero-mean like
+// its module's init; unscaled inputs keep [0, 1), and the other rounds and the timing draw are
+// as they were.
+TEST(Inputs, TheUniformRoundDrawsAScaledParamZeroMean) {
+    auto p = parse_problem(R"({"name": "g", "dims": {"N": 4, "C": 16, "K": 64},
+        "inputs": {"X": {"shape": ["N", "C"], "dtype": "f32"},
+                   "W": {"shape": ["K", "C"], "dtype": "f32", "param": true,
+                         "distribution": "uniform_pm1", "fan_in": "C"},
+                   "s": {"shape": ["K"], "dtype": "f32", "param": true,
+                         "distribution": "uniform01", "scale": 0.5},
+                   "m": {"shape": ["N", "K"], "dtype": "f32"}},
+        "graph": [{"op": "linear", "inputs": ["X", "W"], "output": "Y"},
+                  {"op": "mul", "inputs": ["Y", "s"], "output": "Z"},
+                  {"op": "add", "inputs": ["Z", "m"], "output": "O"}],
+        "outputs": ["O"], "precision": {"policy": "fp32_strict"}})", "g.json");
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    const Tensor& w = *p->find_tensor("W");
+    const Tensor& s = *p->find_tensor("s");
+    EXPECT_TRUE(has_draw_scale(*p, w) && has_draw_scale(*p, s));
+    EXPECT_FALSE(has_draw_scale(*p, *p->find_tensor("X")) || has_draw_scale(*p, *p->find_tensor("m")));
+    auto signs_within = [](const std::vector<double>& v, double bound, const std::string& what) {
+        double lo = 0, hi = 0, mean = 0;
+        for (double x : v) {
+            lo = std::min(lo, x);
+            hi = std::max(hi, x);
+            mean += x / static_cast<double>(v.size());
+        }
+        EXPECT_LT(lo, -0.5 * bound) << what;
+        EXPECT_GE(lo, -bound) << what;
+        EXPECT_GT(hi, 0.5 * bound) << what;
+        EXPECT_LT(hi, bound) << what;
+        // within 4 standard errors of 0 (U[-b, b): sd b / sqrt(3))
+        EXPECT_NEAR(mean, 0.0, 4.0 * bound / std::sqrt(3.0 * static_cast<double>(v.size()))) << what;
+    };
+    for (uint64_t seed : {1, 2, 3}) {
+        const std::vector<double> wu = generate_input(*p, w, Distribution::kUniform01, seed);
+        signs_within(wu, 0.25, "W");
+        const std::vector<double> pm1 = generate(w, Distribution::kUniformPm1, seed);
+        for (size_t i = 0; i < wu.size(); ++i)  // 2u - 1 of the uniform round's own stream
+            ASSERT_EQ(wu[i], round_to_dtype(pm1[i] * 0.25, w.dtype)) << i;
+        signs_within(generate_input(*p, s, Distribution::kUniform01, seed), 0.5, "s");
+        for (const char* name : {"X", "m"}) {  // unscaled inputs: [0, 1) as before
+            const Tensor& t = *p->find_tensor(name);
+            EXPECT_EQ(generate_input(*p, t, Distribution::kUniform01, seed),
+                      generate(t, Distribution::kUniform01, seed)) << name;
+        }
+        // the other rounds and the timing draw as before: s as its spec says, on [0, 0.5)
+        const std::vector<double> sn = generate_input(*p, s, Distribution::kNormal, seed);
+        const std::vector<double> sr = generate(s, Distribution::kNormal, seed);
+        for (size_t i = 0; i < sn.size(); ++i) ASSERT_EQ(sn[i], round_to_dtype(sr[i] * 0.5, s.dtype));
+        for (double x : generate_input(*p, s, Distribution::kSpecified, seed)) {
+            EXPECT_GE(x, 0.0);
+            EXPECT_LT(x, 0.5);
+        }
+    }
+    // an lstm / gru weight at its implied 1 / sqrt(H) bound too; its input x as before
+    auto r = parse_problem(eval::testing::rnn_spec_json("g", "gru", 1, false, false, true, "h_n", 5, 3, 4, 16),
+                           "rnn.json");
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    const Tensor& wh = *r->find_tensor("weight_hh_l0");
+    EXPECT_TRUE(has_draw_scale(*r, wh));
+    signs_within(generate_input(*r, wh, Distribution::kUniform01, 7), 0.25, "weight_hh_l0");
+    const Tensor& x = *r->find_tensor("x");
+    EXPECT_EQ(generate_input(*r, x, Distribution::kUniform01, 7), generate(x, Distribution::kUniform01, 7));
+    // the evaluation cache's key says so where a tensor is scaled, and only there
+    EXPECT_EQ(describe_distributions(*p),
+              "X normal, W uniform_pm1 x0.25, s uniform01 x0.5, m normal; "
+              "the uniform01 round draws the scaled ones on [-1, 1)");
 }
 
 TEST(Inputs, AnRnnWeightsOwnScaleReplacesTheImpliedOne) {
