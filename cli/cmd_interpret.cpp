@@ -1,12 +1,13 @@
-// `kforge interpret SPEC --inputs IN.json [-o OUT.json] [--dims M=16,N=8]`: runs the fp64 CPU
-// reference interpreter (problem/interpret.h) on given inputs and writes the outputs
-// (problem/values_json.h: interpret_files). Used by the KernelBench importer (python/kforge_py)
-// to compare an imported spec with its PyTorch module. Tensors travel as JSON: IN is
-// {"X": [row-major values], ...}; OUT is {"dims": {...}, "outputs": {"Y": {"shape": [...],
-// "data": [...]}}}. Non-finite values are written as the strings "nan", "inf", "-inf" (and read
-// back the same way).
+// `kforge interpret SPEC --inputs IN.json [-o OUT.json] [--dims M=16,N=8] [--outputs-binary DIR]
+// [--max-elements N]`: runs the fp64 CPU reference interpreter (problem/interpret.h) on given
+// inputs and writes the outputs (problem/values_json.h: interpret_files). Used by the KernelBench
+// importer (python/kforge_py) to compare an imported spec with its PyTorch module. IN is
+// {"X": [row-major values], "W": {"f64_file": "W.bin"}, ...} (a raw little-endian float64 file,
+// relative to IN's folder); OUT is {"dims": {...}, "outputs": {"Y": {"shape": [...],
+// "data": [...]}}}, or with --outputs-binary each output's "f64_file" in DIR (relative to OUT's
+// folder). Non-finite values in a list are the strings "nan", "inf", "-inf" (both ways).
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -25,6 +26,8 @@ struct InterpretArgs {
     std::string inputs;
     std::string output;
     std::string dims;
+    std::string outputs_binary;
+    int64_t max_elements = kInterpretMaxElements;
 };
 
 Expected<std::map<std::string, int64_t>> parse_dims(const std::string& text) {
@@ -59,7 +62,14 @@ int run_interpret(const InterpretArgs& a) {
         if (!parsed) return fail(parsed.error(), kExitUserError);
         dims = std::move(*parsed);
     }
-    auto out = interpret_files(a.spec, dims, a.inputs);
+    OutputFiles files;
+    if (!a.outputs_binary.empty()) {
+        files.dir = a.outputs_binary;
+        const bool to_file = !a.output.empty() && a.output != "-";
+        const auto folder = std::filesystem::path(a.output).parent_path();
+        files.base = to_file && !folder.empty() ? folder.string() : "";
+    }
+    auto out = interpret_files(a.spec, dims, a.inputs, files, a.max_elements);
     if (!out) return fail(out.error(), kExitUserError);
     std::string text = out->dump() + "\n";
     if (json_mode() && (a.output.empty() || a.output == "-")) {
@@ -82,9 +92,17 @@ void register_interpret(CLI::App& app) {
     static InterpretArgs args;
     cmd->add_option("spec", args.spec, "problem spec (JSON)")->required();
     cmd->add_option("--inputs", args.inputs,
-                    "JSON object: graph input name -> row-major values")->required();
+                    "JSON object: graph input name -> row-major values, or {\"f64_file\": "
+                    "\"NAME.bin\"} (raw little-endian float64, relative to the JSON file)")->required();
     cmd->add_option("-o,--out,--output", args.output, "output JSON file (default: stdout)");
     cmd->add_option("--dims", args.dims, "rebind dims first, e.g. M=16,N=8");
+    cmd->add_option("--outputs-binary", args.outputs_binary,
+                    "write each output to DIR/NAME.bin (raw little-endian float64); the output "
+                    "JSON names the files");
+    cmd->add_option("--max-elements", args.max_elements,
+                    "the most elements the interpreter may hold, all tensors together (default " +
+                        std::to_string(kInterpretMaxElements) + ")")
+        ->check(CLI::PositiveNumber);
     cmd->callback([] { exit_code() = run_interpret(args); });
 }
 
