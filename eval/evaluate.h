@@ -241,9 +241,13 @@ TimingOptions timing_options_for(EvalTier tier);
 // 1024 are tried until the program checks and the reference fits `max_flops`. Derived dims
 // ("3*n_embd", a conv's output size) follow. Dims a literal bound ties (a slice at literal
 // offsets, a reshape to a literal extent, a head count that must divide) do not shrink with the
-// others: when the shrink does not check, dims are restored to full size one at a time until it
-// does, then each restored dim takes its shrink, else the largest of its halvings at most cap,
-// else the smallest above, with which the program still checks. An Error when no cap fits.
+// others: when the shrink does not check, dims are restored to full size until it does (the
+// shortest prefix in name order that checks, found by bisection, restoring only its last dim and
+// then searching the dims before it the same way while it still fails), then each restored dim
+// takes its shrink, else the largest of its halvings at most cap, else the smallest above, with
+// which the program still checks. An Error when no cap fits. The last few picks are remembered
+// in the process (by problem, program text, device and budget): a candidate's quick and full
+// tiers ask for the same shape. check_shape() likewise.
 Expected<Problem> small_shape(const Problem& problem, const std::string& program_text,
                               const std::string& device_key, double max_flops);
 

@@ -1,6 +1,10 @@
 // Shape selection for the correctness gates and the list of those gates (eval/evaluate.h:
 // small_shape, check_shape, correctness_gates).
 #include <algorithm>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -9,6 +13,7 @@
 #include "dsl/parser.h"
 #include "eval/evaluate.h"
 #include "problem/interpret.h"
+#include "problem/spec.h"
 #include "problem/work.h"
 #include "sol/device.h"
 
@@ -33,14 +38,110 @@ int64_t shrink_dim(int64_t value, int64_t cap) {
     return std::max(unit, cap / unit * unit);
 }
 
-Expected<Problem> rebind_and_check(const Problem& problem, const dsl::Program& program,
-                                   const dsl::DeviceLimits& limits,
-                                   const std::map<std::string, int64_t>& dims) {
-    auto p = rebind_dims(problem, dims);
-    if (!p) return p.error();
-    auto checked = dsl::check_program(program, *p, limits);
-    if (!checked.ok()) return checked.errors.front();
-    return p;
+using Dims = std::map<std::string, int64_t>;
+
+// Whether the program checks at a binding of the problem's non-derived dims, remembered per
+// binding: the picker tries the same binding at several caps and again without halving, and each
+// try re-parses the spec (rebind_dims) and checks the program on it (dsl::check_program), which
+// is most of a second on a 1000-op network. `problem_level` answers from the re-parse alone
+// (shape inference: a pool's window on a shrunk image, a reshape to a literal extent), a tenth of
+// the cost, for the search of which dims to restore.
+class Checker {
+public:
+    Checker(const Problem& problem, const dsl::Program& program, const dsl::DeviceLimits& limits)
+        : problem_(problem), program_(program), limits_(limits) {}
+
+    // nullopt: the spec re-binds at `dims`, else why not.
+    const std::optional<Error>& problem_level(const Dims& dims) {
+        auto it = rebound_.find(dims);
+        if (it != rebound_.end()) return it->second;
+        auto p = rebind_dims(problem_, dims);
+        std::optional<Error> why;
+        if (!p) why = p.error();
+        return rebound_.emplace(dims, std::move(why)).first->second;
+    }
+    // nullopt: the spec re-binds and the program checks at `dims`, else the first error.
+    const std::optional<Error>& full(const Dims& dims) {
+        auto it = checked_.find(dims);
+        if (it != checked_.end()) return it->second;
+        std::optional<Error> why;
+        auto known = rebound_.find(dims);
+        if (known != rebound_.end() && known->second) {
+            why = known->second;
+        } else {
+            auto p = rebind_dims(problem_, dims);
+            if (!p) {
+                why = p.error();
+            } else {
+                auto checked = dsl::check_program(program_, *p, limits_);
+                if (!checked.ok()) why = checked.errors.front();
+                else last_ok_.emplace(dims, *p);
+            }
+            if (known == rebound_.end())
+                rebound_.emplace(dims, p ? std::nullopt : std::optional<Error>(p.error()));
+        }
+        return checked_.emplace(dims, std::move(why)).first->second;
+    }
+    bool ok(const Dims& dims) { return !full(dims).has_value(); }
+    Expected<Problem> problem_at(const Dims& dims) {
+        if (const auto& why = full(dims)) return *why;
+        if (last_ok_ && last_ok_->first == dims) return last_ok_->second;
+        return rebind_dims(problem_, dims);
+    }
+    const Problem& problem() const { return problem_; }
+
+private:
+    const Problem& problem_;
+    const dsl::Program& program_;
+    const dsl::DeviceLimits& limits_;
+    std::map<Dims, std::optional<Error>> rebound_, checked_;
+    std::optional<std::pair<Dims, Problem>> last_ok_;  // the last binding that checked
+};
+
+// Which of the shrunk dims `shrunk` (name order) to restore to full size so that the binding
+// `dims` checks. Restored one at a time in name order until it checks, the picker would restore
+// the shortest prefix that checks and then shrink back every dim of it that need not be full -
+// one full check each, most of a second on a 1000-op network. Here the prefix is found by
+// bisection and only its last dim is restored; the dims before it are searched again the same
+// way while the binding still fails. While the spec's re-parse is what fails (a pool's window on
+// a shrunk image), the re-parse alone decides (a tenth of the cost); then the full check.
+// Returns the dims restored (name order) with `dims` updated, or the first error when not even
+// every shrunk dim restored checks.
+Expected<std::vector<std::string>> restore_dims(Checker& checker, Dims& dims,
+                                                const std::vector<std::string>& shrunk) {
+    const Problem& problem = checker.problem();
+    const Error first = *checker.full(dims);
+    std::set<std::string> restored;
+    std::vector<std::string> window;  // where the next dim to restore is searched
+    bool last_cheap = false;
+    while (checker.full(dims)) {
+        std::vector<std::string> remaining;
+        for (const std::string& d : shrunk)
+            if (restored.count(d) == 0) remaining.push_back(d);
+        const bool cheap = checker.problem_level(dims).has_value();
+        if (cheap != last_cheap || restored.empty()) window = remaining;
+        last_cheap = cheap;
+        auto fails = [&](size_t k) {  // with window[0, k) restored too
+            Dims d = dims;
+            for (size_t i = 0; i < k; ++i) d[window[i]] = problem.dims.at(window[i]);
+            return cheap ? checker.problem_level(d).has_value() : !checker.ok(d);
+        };
+        if (window.empty() || fails(window.size())) {
+            // the window came from another prefix (restoring is not always monotone): all
+            if (window.size() == remaining.size()) return first;
+            window = remaining;
+            if (window.empty() || fails(window.size())) return first;
+        }
+        size_t lo = 0, hi = window.size();  // fails(lo), !fails(hi)
+        while (hi - lo > 1) {
+            const size_t mid = lo + (hi - lo) / 2;
+            (fails(mid) ? lo : hi) = mid;
+        }
+        dims[window[hi - 1]] = problem.dims.at(window[hi - 1]);
+        restored.insert(window[hi - 1]);
+        window.resize(hi - 1);
+    }
+    return std::vector<std::string>(restored.begin(), restored.end());
 }
 
 // The values a dim tied at full size may take instead, best first: its shrink to `cap`, then
@@ -62,15 +163,16 @@ std::vector<int64_t> tied_candidates(int64_t full, int64_t cap) {
 // literal bounds tie a dim to its full size (a slice [768:-768] of a dim named D2304, a reshape
 // to [N, 25088] of [N, C, H, W], a head count of 12 in a reshape of n_embd) cannot shrink every
 // dim: the dims in `keep` start at full size, and when the shrink still fails, dims are restored
-// to full size one at a time until it checks; then each restored or kept dim takes the first of
-// its tied_candidates with which the problem still checks (a pooled image needs 32, not 224) -
-// alone, else together with the other tied dims of its full value (a sequence T and its T_1) -,
-// else stays full (without `halve`, every tied dim stays full). `keep` carries the dims not at
-// their shrunk value to the next cap.
-Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
-                         const dsl::DeviceLimits& limits, int64_t cap,
-                         std::set<std::string>& keep, bool halve = true) {
-    std::map<std::string, int64_t> dims;
+// to full size until it checks (restore_dims: as a restore one at a time in name order would,
+// without restoring the dims it would only shrink back); then each restored or kept dim takes
+// the first of its tied_candidates with which the problem still checks (a pooled image needs 32,
+// not 224) - alone, else together with the other tied dims of its full value (a sequence T and
+// its T_1) -, else stays full (without `halve`, every tied dim stays full). `keep` carries the
+// dims not at their shrunk value to the next cap.
+Expected<Problem> shrink(Checker& checker, int64_t cap, std::set<std::string>& keep,
+                         bool halve = true) {
+    const Problem& problem = checker.problem();
+    Dims dims;
     std::vector<std::string> shrunk;  // dims below their full size, in name order
     std::vector<std::string> tied;    // dims at full size that a shrink would change
     for (const auto& [name, value] : problem.dims) {
@@ -80,17 +182,11 @@ Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
         if (dims[name] != value) shrunk.push_back(name);
         else if (shrink_dim(value, cap) != value) tied.push_back(name);
     }
-    auto p = rebind_and_check(problem, program, limits, dims);
-    if (!p && shrunk.empty()) return p;
-    if (!p) {
-        Error first = p.error();
-        for (const std::string& name : shrunk) {
-            dims[name] = problem.dims.at(name);
-            tied.push_back(name);
-            p = rebind_and_check(problem, program, limits, dims);
-            if (p) break;
-        }
-        if (!p) return first;  // not even the full shape checks: the shrink is not the cause
+    if (const auto& why = checker.full(dims)) {
+        if (shrunk.empty()) return *why;
+        auto restored = restore_dims(checker, dims, shrunk);
+        if (!restored) return restored.error();
+        tied.insert(tied.end(), restored->begin(), restored->end());
     }
     // Each tied dim alone (the last restored first), else with every tied dim of its full value
     // still at full size (T and T_1, equal at every binding: one cannot move without the other).
@@ -98,10 +194,7 @@ Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
         for (int64_t v : tied_candidates(full, cap)) {
             if (v == full) continue;
             for (const std::string& d : group) dims[d] = v;
-            if (auto q = rebind_and_check(problem, program, limits, dims)) {
-                p = std::move(q);
-                return true;
-            }
+            if (checker.ok(dims)) return true;
         }
         for (const std::string& d : group) dims[d] = full;
         return false;
@@ -117,7 +210,7 @@ Expected<Problem> shrink(const Problem& problem, const dsl::Program& program,
     keep.clear();
     for (const std::string& d : tied)
         if (dims[d] != shrink_dim(problem.dims.at(d), cap)) keep.insert(d);
-    return p;
+    return checker.problem_at(dims);
 }
 
 struct Context {
@@ -154,10 +247,13 @@ std::string shapes_key(const Problem& problem) {
     return key;
 }
 
-Expected<Problem> small_shape(const Problem& problem, const std::string& program_text,
-                              const std::string& device_key, double max_flops) {
+namespace {
+
+Expected<Problem> pick_small_shape(const Problem& problem, const std::string& program_text,
+                                   const std::string& device_key, double max_flops) {
     auto ctx = context_of(program_text, device_key);
     if (!ctx) return ctx.error();
+    Checker checker(problem, ctx->program, ctx->limits);
     std::string last;
     std::set<std::string> keep;  // dims a literal bound ties to their full size (shrink)
     // 128 first; smaller caps when many dims multiply up (batched GEMMs, [N,C,H,W] norms);
@@ -165,7 +261,7 @@ Expected<Problem> small_shape(const Problem& problem, const std::string& program
     // caps below 8 where even 8 is over the budget with the dims a literal ties kept (batch and
     // sequence of a network whose channels stay full).
     for (int64_t cap : {128, 64, 32, 16, 8, 4, 2, 1, 256, 512, 1024}) {
-        auto p = shrink(problem, ctx->program, ctx->limits, cap, keep);
+        auto p = shrink(checker, cap, keep);
         std::string why;
         if (!p) {
             why = p.error().to_string();
@@ -179,7 +275,7 @@ Expected<Problem> small_shape(const Problem& problem, const std::string& program
                 // the tied dims at full size instead of halved (a grouped conv halved to one
                 // channel per group has no kernel)
                 std::set<std::string> full_keep = keep;
-                auto q = shrink(problem, ctx->program, ctx->limits, cap, full_keep, false);
+                auto q = shrink(checker, cap, full_keep, false);
                 if (q && reference_feasible(*q, max_flops) &&
                     lowering_refusal(*ctx, *q, problem).empty())
                     return q;
@@ -192,19 +288,61 @@ Expected<Problem> small_shape(const Problem& problem, const std::string& program
                                            "reference budget (" + last + ")");
 }
 
-Expected<Problem> check_shape(const Problem& problem, const Problem& small,
-                              const std::string& program_text, const std::string& device_key) {
+Expected<Problem> pick_check_shape(const Problem& problem, const Problem& small,
+                                   const std::string& program_text,
+                                   const std::string& device_key) {
     if (reference_feasible(problem, kCheckShapeMaxFlops)) return problem;
     auto ctx = context_of(program_text, device_key);
     if (!ctx) return ctx.error();
     std::set<std::string> keep;
+    Checker checker(problem, ctx->program, ctx->limits);
     for (int64_t cap : {4096, 2048, 1024, 512, 256}) {
-        auto p = shrink(problem, ctx->program, ctx->limits, cap, keep);
+        auto p = shrink(checker, cap, keep);
         if (!p || !reference_feasible(*p, kCheckShapeMaxFlops)) continue;
         if (p->dims == small.dims) break;
         return p;
     }
     return small;  // nothing larger is feasible: the small shape is the largest checkable
+}
+
+// The last shapes picked in this process, by what picks them: a candidate evaluated at the quick
+// tier and again at the full tier (and the precompile ahead of it) asks for the same shapes up to
+// three times, each one a few seconds on a 1000-op network.
+Expected<Problem> remembered(const std::string& what, const Problem& problem,
+                             const std::string& program_text, const std::string& device_key,
+                             const std::function<Expected<Problem>()>& pick) {
+    constexpr size_t kEntries = 8;
+    static std::mutex mutex;
+    static std::deque<std::pair<std::string, Expected<Problem>>> picked;
+    std::string key = what;
+    for (const std::string* part : {&device_key, &program_text})
+        key += '\0' + std::to_string(part->size()) + ':' + *part;
+    key += '\0' + problem_to_json(problem).dump();
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (const auto& [k, shape] : picked)
+            if (k == key) return shape;
+    }
+    Expected<Problem> shape = pick();
+    std::lock_guard<std::mutex> lock(mutex);
+    picked.emplace_front(std::move(key), shape);
+    if (picked.size() > kEntries) picked.pop_back();
+    return shape;
+}
+
+}  // namespace
+
+Expected<Problem> small_shape(const Problem& problem, const std::string& program_text,
+                              const std::string& device_key, double max_flops) {
+    return remembered("small " + std::to_string(max_flops), problem, program_text, device_key,
+                      [&] { return pick_small_shape(problem, program_text, device_key,
+                                                    max_flops); });
+}
+
+Expected<Problem> check_shape(const Problem& problem, const Problem& small,
+                              const std::string& program_text, const std::string& device_key) {
+    return remembered("check " + shapes_key(small), problem, program_text, device_key,
+                      [&] { return pick_check_shape(problem, small, program_text, device_key); });
 }
 
 Distribution correctness_distribution(int round) {

@@ -26,6 +26,28 @@ std::unique_ptr<Device> sim() {
     return std::move(*d);
 }
 
+// A spec written here, its seed program (canonical text) and the small shape picked for it.
+struct Picked {
+    Problem problem;
+    std::string text;
+    Expected<Problem> small = make_error("", "not picked");
+};
+
+Picked pick_small_shape(std::string_view spec, std::string_view name) {
+    Picked out;
+    auto problem = parse_problem(spec, name);
+    EXPECT_TRUE(problem.ok()) << problem.error().to_string();
+    if (!problem) return out;
+    out.problem = *problem;
+    auto program = planner::seed_program(*problem, dsl::device_limits(find_device("h200").value()));
+    EXPECT_TRUE(program.ok()) << program.error().to_string();
+    if (!program) return out;
+    out.text = dsl::print_canonical(*program);
+    out.small = small_shape(out.problem, out.text, "h200", kSmallShapeMaxFlops);
+    EXPECT_TRUE(out.small.ok()) << out.small.error().to_string();
+    return out;
+}
+
 TEST(SimEval, RowSumPassesEveryGateAndSaysSimulated) {
     auto device = sim();
     EXPECT_TRUE(device->info().simulated);
@@ -218,25 +240,20 @@ TEST(SimEval, SmallShapeKeepsDivisibility) {
 // the slice, so the small shape keeps E3 and E, which the literal bounds tie, at full size and
 // shrinks T. Before, every cap shrank E3 and correctness_small failed 'no small shape fits'.
 TEST(SimEval, SmallShapeKeepsDimsALiteralSliceBoundTies) {
-    auto problem = parse_problem(R"({"name": "mid_slice", "dims": {"B": 2, "T": 512, "E": 2048, "E3": 6144},
+    Picked p = pick_small_shape(R"({"name": "mid_slice", "dims": {"B": 2, "T": 512, "E": 2048, "E3": 6144},
       "inputs": {"x": {"shape": ["B", "T", "E3"], "dtype": "f32"}, "y": {"shape": ["B", "T", "E"], "dtype": "f32"}},
       "graph": [{"op": "slice", "inputs": ["x"], "output": "m", "axis": 2, "start": 2048, "end": -2048, "out_names": ["", "", "E"]},
                 {"op": "add", "inputs": ["m", "y"], "output": "z"}],
       "outputs": ["z"], "precision": {"policy": "fp32_strict"}})", "mid_slice.json");
-    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
-    auto program = planner::seed_program(*problem, dsl::device_limits(find_device("h200").value()));
-    ASSERT_TRUE(program.ok()) << program.error().to_string();
-    const std::string text = dsl::print_canonical(*program);
-    auto small = small_shape(*problem, text, "h200", kSmallShapeMaxFlops);
-    ASSERT_TRUE(small.ok()) << small.error().to_string();
-    EXPECT_EQ(small->dims.at("E3"), 6144);
-    EXPECT_EQ(small->dims.at("E"), 2048);
-    EXPECT_LT(small->dims.at("T"), 512);  // the dim no literal bound ties still shrinks
+    ASSERT_TRUE(p.small.ok());
+    EXPECT_EQ(p.small->dims.at("E3"), 6144);
+    EXPECT_EQ(p.small->dims.at("E"), 2048);
+    EXPECT_LT(p.small->dims.at("T"), 512);  // the dim no literal bound ties still shrinks
 
     auto device = sim();
     EvalRequest r;
-    r.problem = *problem;
-    r.program_text = text;
+    r.problem = p.problem;
+    r.program_text = p.text;
     r.tier = EvalTier::kFull;
     EvalReport report = evaluate(*device, r);
     const GateOutcome* g = find_gate(report, "correctness_small");
@@ -247,26 +264,21 @@ TEST(SimEval, SmallShapeKeepsDimsALiteralSliceBoundTies) {
 TEST(SimEval, SmallShapeShrinksADimDerivedByExpressionWithItsDims) {
     // the slice of TEST above with E3 = 3*E and the bounds as expressions of E: nothing is tied
     // to the full size, E3 and E shrink together
-    auto problem = parse_problem(R"({"name": "mid_slice_expr", "dims": {"B": 2, "T": 512, "E": 2048, "E3": "3*E"},
+    Picked p = pick_small_shape(R"({"name": "mid_slice_expr", "dims": {"B": 2, "T": 512, "E": 2048, "E3": "3*E"},
       "inputs": {"x": {"shape": ["B", "T", "E3"], "dtype": "f32"}, "y": {"shape": ["B", "T", "E"], "dtype": "f32"}},
       "graph": [{"op": "slice", "inputs": ["x"], "output": "m", "axis": 2, "start": "E", "end": "2*E", "out_names": ["", "", "E"]},
                 {"op": "add", "inputs": ["m", "y"], "output": "z"}],
       "outputs": ["z"], "precision": {"policy": "fp32_strict"}})", "mid_slice_expr.json");
-    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
-    auto program = planner::seed_program(*problem, dsl::device_limits(find_device("h200").value()));
-    ASSERT_TRUE(program.ok()) << program.error().to_string();
-    const std::string text = dsl::print_canonical(*program);
-    auto small = small_shape(*problem, text, "h200", kSmallShapeMaxFlops);
-    ASSERT_TRUE(small.ok()) << small.error().to_string();
-    EXPECT_LE(small->dims.at("E"), 128);
-    EXPECT_EQ(small->dims.at("E3"), 3 * small->dims.at("E"));
-    EXPECT_LE(small->dims.at("T"), 128);
+    ASSERT_TRUE(p.small.ok());
+    EXPECT_LE(p.small->dims.at("E"), 128);
+    EXPECT_EQ(p.small->dims.at("E3"), 3 * p.small->dims.at("E"));
+    EXPECT_LE(p.small->dims.at("T"), 128);
 }
 
 TEST(SimEval, SmallShapeHalvesADimThatCannotShrinkToTheCap) {
     // eight 2x pools need L >= 256: at cap 128 L cannot shrink to 128 and was kept at its full
     // 1536; halved while whole, 384 = 1536 / 4 is the smallest that still pools to 1
-    auto problem = parse_problem(R"({"name": "pools", "dims": {"B": 2, "C": 8, "L": 1536},
+    Picked p = pick_small_shape(R"({"name": "pools", "dims": {"B": 2, "C": 8, "L": 1536},
       "inputs": {"x": {"shape": ["B", "C", "L"], "dtype": "f32"}},
       "graph": [
                 {"op": "max_pool", "inputs": ["x"], "output": "p1", "kernel_size": 2, "out_dims": ["L1"]},
@@ -278,13 +290,46 @@ TEST(SimEval, SmallShapeHalvesADimThatCannotShrinkToTheCap) {
                 {"op": "max_pool", "inputs": ["p6"], "output": "p7", "kernel_size": 2, "out_dims": ["L7"]},
                 {"op": "max_pool", "inputs": ["p7"], "output": "p8", "kernel_size": 2, "out_dims": ["L8"]}],
       "outputs": ["p8"], "precision": {"policy": "fp32_strict"}})", "pools.json");
-    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
-    auto program = planner::seed_program(*problem, dsl::device_limits(find_device("h200").value()));
-    ASSERT_TRUE(program.ok()) << program.error().to_string();
-    const std::string text = dsl::print_canonical(*program);
-    auto small = small_shape(*problem, text, "h200", kSmallShapeMaxFlops);
-    ASSERT_TRUE(small.ok()) << small.error().to_string();
-    EXPECT_EQ(small->dims.at("L"), 384);
+    ASSERT_TRUE(p.small.ok());
+    EXPECT_EQ(p.small->dims.at("L"), 384);
+}
+
+// The picked dims of a spec with every kind of dim at once, each pinned: E3 = 3*E derived by
+// expression (follows E), F sliced at literal offsets [768:-768] into G (both tied to full size),
+// L pooled eight times (halved to 384, the smallest that still pools to 1), D, E and T free
+// (shrunk to the cap), B and C below it. F, G and L sit between free dims in name order: the
+// picker restores exactly the tied ones, and a pick that keeps a free dim at full size, or
+// shrinks a tied one, fails here.
+TEST(SimEval, SmallShapePinsEachDimOfTiedDerivedAndFreeDims) {
+    Picked p = pick_small_shape(R"({"name": "tied_and_derived",
+      "dims": {"B": 2, "C": 8, "D": 1024, "E": 2048, "E3": "3*E", "F": 2304, "G": 768, "L": 1536, "T": 512},
+      "inputs": {"u": {"shape": ["B", "T", "E3"], "dtype": "f32"}, "v": {"shape": ["B", "T", "E"], "dtype": "f32"},
+                 "x": {"shape": ["B", "F"], "dtype": "f32"}, "y": {"shape": ["B", "G"], "dtype": "f32"},
+                 "q": {"shape": ["B", "D"], "dtype": "f32"}, "r": {"shape": ["B", "D"], "dtype": "f32"},
+                 "w": {"shape": ["B", "C", "L"], "dtype": "f32"}},
+      "graph": [{"op": "slice", "inputs": ["u"], "output": "m1", "axis": 2, "start": "E", "end": "2*E", "out_names": ["", "", "E"]},
+                {"op": "add", "inputs": ["m1", "v"], "output": "z1"},
+                {"op": "slice", "inputs": ["x"], "output": "m2", "axis": 1, "start": 768, "end": -768, "out_names": ["", "G"]},
+                {"op": "add", "inputs": ["m2", "y"], "output": "z2"},
+                {"op": "add", "inputs": ["q", "r"], "output": "z3"},
+                {"op": "max_pool", "inputs": ["w"], "output": "p1", "kernel_size": 2, "out_dims": ["L1"]},
+                {"op": "max_pool", "inputs": ["p1"], "output": "p2", "kernel_size": 2, "out_dims": ["L2"]},
+                {"op": "max_pool", "inputs": ["p2"], "output": "p3", "kernel_size": 2, "out_dims": ["L3"]},
+                {"op": "max_pool", "inputs": ["p3"], "output": "p4", "kernel_size": 2, "out_dims": ["L4"]},
+                {"op": "max_pool", "inputs": ["p4"], "output": "p5", "kernel_size": 2, "out_dims": ["L5"]},
+                {"op": "max_pool", "inputs": ["p5"], "output": "p6", "kernel_size": 2, "out_dims": ["L6"]},
+                {"op": "max_pool", "inputs": ["p6"], "output": "p7", "kernel_size": 2, "out_dims": ["L7"]},
+                {"op": "max_pool", "inputs": ["p7"], "output": "p8", "kernel_size": 2, "out_dims": ["L8"]}],
+      "outputs": ["z1", "z2", "z3", "p8"], "precision": {"policy": "fp32_strict"}})", "tied_and_derived.json");
+    ASSERT_TRUE(p.small.ok());
+    const std::map<std::string, int64_t> expected = {
+        {"B", 2}, {"C", 8}, {"D", 128}, {"E", 128}, {"E3", 384}, {"F", 2304},
+        {"G", 768}, {"L", 384}, {"T", 128}};
+    for (const auto& [name, value] : expected) EXPECT_EQ(p.small->dims.at(name), value) << name;
+    // asked again (the full tier after the quick one): the same shape
+    auto again = small_shape(p.problem, p.text, "h200", kSmallShapeMaxFlops);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->dims, p.small->dims);
 }
 
 TEST(SimEval, StoreRecordsAndTheCacheAnswersTheSecondTime) {
