@@ -21,7 +21,7 @@ from kforge_py.fx_pool import pool_out_dims
 from kforge_py.fx_rnn import name_rnn_weights
 from kforge_py.fx_import import Converter, Unsupported, fold_normalize, fold_rms_norm, fold_swish
 from kforge_py.fx_shape import SHAPE_OPS, drop_dead, name_merged_axes, name_shape_attrs
-from kforge_py.spec_derive import derive_extents
+from kforge_py.spec_derive import derive_extents, name_split_pieces
 from kforge_py.spec_dims import (classify, conv2d_keeps_size, conv_kernel_axes, conv_roles,
                                  name_apart, name_dims, rename_operands)
 
@@ -98,6 +98,8 @@ def build(loaded, name, description, policy=None, atol=None, rtol=None):
     name_apart(classes, names, dims, list(conv.inputs) + [op["output"] for op in conv.ops],
                literal)
     merged = name_merged_axes(conv.ops, shapes, classes, names)
+    # the head dim of a split of a dim named by value, as a dim (spec_derive)
+    name_split_pieces(conv.ops, shapes, classes, names, dims, loaded.int_globals, merged, literal)
 
     def axis_name(tensor, axis):
         size = shapes[tensor][axis]

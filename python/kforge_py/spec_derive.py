@@ -15,7 +15,10 @@ groups (= its channels) is written as the channels' dim, a grouped conv's input 
 groups times its weight's channels per group (`3*D20`: the weight names them apart), and a
 reshape that merges back the pieces a reshape split a named axis into (ShuffleNet's channel
 shuffle, [B, C] -> [B, g, C/g] -> transposed -> [B, C]) writes the merged extent as that axis's
-name (as a number it tied the channels: KernelBench L3 26).
+name (as a number it tied the channels: KernelBench L3 26). The last piece of a reshape that
+splits such an axis (a head dim: [B, N, C] -> [B, N, heads, C / heads]) is named as a dim of its
+own (name_split_pieces, before the shape attributes are named) and the axis written as the
+product of its pieces ("D96": "3*D32"): as a number the head dim tied the channels (L3 29 Swin).
 
 Only a dim named by its value (D<size>, not a size variable of the file) is derived, each once,
 never through itself; everything else is left as it was (a spec with none of these patterns is
@@ -23,7 +26,7 @@ unchanged)."""
 import re
 
 from kforge_py.fx_conv import CONV_OPS
-from kforge_py.fx_shape import _groups
+from kforge_py.fx_shape import _groups, name_shape_attrs
 
 
 def _sum_text(terms):
@@ -52,13 +55,57 @@ def _names_in(expr):
     return {f for f in re.split(r"[+*]", expr) if f and not f.isdigit()}
 
 
+def _by_value_name(name, dims, int_globals):
+    """Whether dim `name` is one the importer named after its value (D<size>, no size variable)."""
+    return isinstance(name, str) and isinstance(dims.get(name), int) and \
+        re.fullmatch(r"D\d+(_\d+)?", name) is not None and name not in int_globals
+
+
+def name_split_pieces(ops, shapes, classes, names, dims, int_globals, merged, literal=()):
+    """Names (into `names` and `dims`) the last piece of a reshape that splits an axis named by its
+    value, where that piece has no name and some reshape would write it as a number (not as its
+    -1): a head dim ([B, N, C] -> [B, N, heads, C / heads]) that a later reshape keeps while its
+    -1 goes to another axis ([B, heads * N, C / heads] -> [B, heads, N, C / heads] after a
+    grouped conv1d that mixes each head's tokens). As a number it tied the split axis to its
+    full size (a head dim of 32 kept the channels D96 at 96 while every other dim shrank:
+    KernelBench L3 29 SwinMLP); named
+    (D<size>, a dim of its own, as the file's number depends on its sizes), derive_extents
+    writes the split axis as the product of its pieces ("D96": "3*D32"), so the small shape
+    shrinks the channels with the head dim. Only the last (innermost) piece is named: the
+    others stay as they are (a head count, a number the file wrote)."""
+    reshapes = [op for op in ops if op["op"] == "reshape" and
+                all(t in shapes for t in op["inputs"] + [op["output"]])]
+
+    def axis_name(t, i):  # as spec_build names the shape attributes
+        c = classes.find((t, i % len(shapes[t])))
+        return names.get(c, merged.get(c, int(shapes[t][i])))
+
+    numbers = set()  # the classes some reshape would write as a number (not -1)
+    for op in reshapes:
+        entries = name_shape_attrs(op, shapes, axis_name)["shape"]
+        numbers |= {classes.find((op["output"], k)) for k, e in enumerate(entries)
+                    if isinstance(e, int) and e not in (-1, 1)}
+    for op in reshapes:
+        x, out = op["inputs"][0], op["output"]
+        for a, b in _groups(shapes[x], shapes[out]) or []:
+            if len(a) != 1 or len(b) < 2:
+                continue
+            if not _by_value_name(names.get(classes.find((x, a[0]))), dims, int_globals):
+                continue
+            last = classes.find((out, b[-1]))
+            if last in names or last in merged or last in literal or last not in numbers:
+                continue
+            size = int(shapes[out][b[-1]])
+            names[last] = _fresh(dims, size)
+            dims[names[last]] = size
+
+
 def derive_extents(graph, inputs, dims, shapes, axis_name, int_globals):
     """Rewrites `graph` (ops in place) and `dims` as the module doc says. axis_name(tensor, axis)
     gives the spec's name of an axis (a dim name or an int); `shapes` the concrete shapes of every
     tensor; int_globals the file's size variables (their dims are never derived)."""
     def by_value(name):  # a dim the importer named after its value
-        return isinstance(name, str) and isinstance(dims.get(name), int) and \
-            re.fullmatch(r"D\d+(_\d+)?", name) is not None and name not in int_globals
+        return _by_value_name(name, dims, int_globals)
 
     derived = {}
 
@@ -104,6 +151,7 @@ def derive_extents(graph, inputs, dims, shapes, axis_name, int_globals):
             derive(whole, _sum_text(pieces))
         elif op["op"] == "reshape":
             _reshape_products(op, shapes, producer, name_of, derive)
+            _split_products(op, shapes, producer, name_of, derive)
         elif op["op"] in CONV_OPS and not CONV_OPS[op["op"]][1]:
             x = op["inputs"][0]
             c = name_of(producer.get(x), x, 1)
@@ -169,6 +217,22 @@ def _reshape_products(op, shapes, producer, name_of, derive):
         parts = [name_of(producer.get(x), x, k) for k in a]
         if any(isinstance(p, str) for p in parts) and all(isinstance(p, (str, int)) for p in parts):
             derive(op["shape"][b[0]], "*".join(str(p) for p in parts))
+
+
+def _split_products(op, shapes, producer, name_of, derive):
+    """A reshape that splits an axis named by its value into pieces of which one at least is
+    named (name_split_pieces names a head dim): that axis as the product of the pieces (the
+    channels "6*D512" of [-1, D512], a head count and the head dim; a window split [D9, D7] of a
+    padded row "D63"). Not where the last piece is the reshape's -1: that number (a head dim no
+    dim names, [3, heads, -1] of a qkv projection) would tie the axis to it, where as a dim of
+    its own the axis can still be halved."""
+    x, out = op["inputs"][0], op["output"]
+    for a, b in _groups(shapes[x], shapes[out]) or []:
+        if len(a) != 1 or len(b) < 2 or op["shape"][b[-1]] == -1:
+            continue
+        parts = [name_of(op, out, k) for k in b]
+        if any(isinstance(p, str) for p in parts) and all(isinstance(p, (str, int)) for p in parts):
+            derive(name_of(producer.get(x), x, a[0]), "*".join(str(p) for p in parts))
 
 
 def _track_splits(op, shapes, producer, name_of, split):

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import unittest
 
 try:
     import torch  # noqa: F401
@@ -56,6 +57,44 @@ def import_fixture(test, stem):
         r = kforge("import", "kernelbench", path, "-o", d)
         test.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         return r.stdout, load_json(os.path.join(d, stem + ".json"))
+
+
+class ImportedFixtures(unittest.TestCase):
+    """A TestCase whose setUpClass imports its files FILES (stems) with `kforge import
+    kernelbench` once into a temporary folder (the exit code and output in rc / log / result),
+    removed by tearDownClass; spec_path(stem) / spec(stem) give each spec. fixture(stem) says
+    where a stem's file is (default: fixtures/sweep/STEM.py)."""
+    FILES = ()
+
+    @staticmethod
+    def fixture(stem):
+        return sweep_fixture(stem)
+
+    @classmethod
+    def setUpClass(cls):
+        import tempfile
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.result = kforge("import", "kernelbench", *[cls.fixture(s) for s in cls.FILES],
+                            "-o", cls.tmp.name)
+        cls.rc, cls.log = cls.result.returncode, cls.result.stdout + cls.result.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def spec_path(self, stem):
+        from kforge_py import spec_build
+        return os.path.join(self.tmp.name, spec_build.problem_name(stem) + ".json")
+
+    def spec(self, stem):
+        return load_json(self.spec_path(stem))
+
+    def optimize_sim(self, stem, *args):
+        """`kforge optimize` of stem's spec on the simulated device, one round (its own db and
+        out folder in the temporary folder): the CompletedProcess."""
+        return kforge("optimize", self.spec_path(stem), "--device", "sim", "--rounds", "1",
+                      "--profile-top", "0", "--db", os.path.join(self.tmp.name, stem + ".db"),
+                      "--out", os.path.join(self.tmp.name, stem + "_out"), *args)
 
 
 def sweep_fixture(stem):

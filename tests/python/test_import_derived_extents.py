@@ -12,9 +12,7 @@ depthwise groups and a shuffle's merged channels as dims, runs as PyTorch throug
 passes every simulated gate with its small shape shrinking those dims (each file is sized so that
 at its literal extents the smallest cap is over the budget, or, the shuffle, leaves a grouped
 conv one channel per group, which the lowering refuses)."""
-import os
 import re
-import tempfile
 import unittest
 
 import kforge_test_util as util
@@ -28,23 +26,8 @@ def derived(spec):
     return {k: v for k, v in spec["dims"].items() if isinstance(v, str)}
 
 
-class DerivedExtents(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        r = util.kforge("import", "kernelbench", *[util.sweep_fixture(s) for s in FILES], "-o",
-                        cls.tmp.name)
-        cls.rc, cls.log = r.returncode, r.stdout + r.stderr
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
-    def spec_path(self, stem):
-        return os.path.join(self.tmp.name, spec_build.problem_name(stem) + ".json")
-
-    def spec(self, stem):
-        return util.load_json(self.spec_path(stem))
+class DerivedExtents(util.ImportedFixtures):
+    FILES = FILES
 
     def test_each_file_imports_and_matches_pytorch(self):
         self.assertEqual(self.rc, 0, self.log)
@@ -117,10 +100,7 @@ class DerivedExtents(unittest.TestCase):
     def test_each_file_passes_the_gates_at_a_small_shape_that_shrinks_them(self):
         for stem in FILES:
             with self.subTest(stem):
-                out = os.path.join(self.tmp.name, stem + "_out")
-                r = util.kforge("optimize", self.spec_path(stem), "--device", "sim",
-                                "--rounds", "1", "--profile-top", "0",
-                                "--db", os.path.join(self.tmp.name, stem + ".db"), "--out", out)
+                r = self.optimize_sim(stem)
                 log = r.stdout + r.stderr
                 self.assertEqual(r.returncode, 0, log)
                 self.assertNotIn("no small shape fits", log)
