@@ -9,7 +9,6 @@ differences are then broadcast - import, match PyTorch in fp64 through the inter
 every axis of an input and of a reshape's target apart, and plan (`kforge optimize --device sim`:
 every kernel checked and lowered, the start program through the simulated device's gates)."""
 import os
-import tempfile
 import unittest
 
 import kforge_test_util as util
@@ -22,23 +21,9 @@ FILES = ["130_window_scores_bias_softmax", "131_pairwise_distance_smoother",
 _ops = util.ops_of
 
 
-class EqualExtents(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        r = util.kforge("import", "kernelbench", *[util.example(f) for f in FILES],
-                        "-o", cls.tmp.name)
-        cls.rc, cls.log = r.returncode, r.stdout + r.stderr
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
-    def spec_path(self, stem):
-        return os.path.join(self.tmp.name, "kb_" + stem + ".json")
-
-    def spec(self, stem):
-        return util.load_json(self.spec_path(stem))
+class EqualExtents(util.ImportedFixtures):
+    FILES = FILES  # examples/kernelbench/STEM.py (their specs kb_STEM.json)
+    fixture = staticmethod(util.example)
 
     def test_each_file_imports_and_matches_pytorch(self):
         self.assertEqual(self.rc, 0, self.log)

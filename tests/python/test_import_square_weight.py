@@ -11,7 +11,6 @@ with a non-symmetric weight: import, match PyTorch in fp64 through the interpret
 sizes (the orientation of W checked numerically), name the weights' axes apart, plan and pass the
 simulated gates (the checker's proof that the program computes the problem)."""
 import os
-import tempfile
 import unittest
 
 import kforge_test_util as util
@@ -31,22 +30,8 @@ fixture = util.sweep_fixture
 _ops = util.ops_of
 
 
-class SquareWeight(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        r = util.kforge("import", "kernelbench", *[fixture(s) for s in FILES], "-o", cls.tmp.name)
-        cls.rc, cls.log = r.returncode, r.stdout + r.stderr
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
-    def spec_path(self, stem):
-        return os.path.join(self.tmp.name, spec_build.problem_name(stem) + ".json")
-
-    def spec(self, stem):
-        return util.load_json(self.spec_path(stem))
+class SquareWeight(util.ImportedFixtures):
+    FILES = FILES
 
     def test_each_file_imports_and_matches_pytorch_at_reduced_sizes(self):
         self.assertEqual(self.rc, 0, self.log)

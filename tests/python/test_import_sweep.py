@@ -23,23 +23,14 @@ fixture = util.sweep_fixture
 _ops = util.ops_of
 
 
-class Sweep(unittest.TestCase):
+class Sweep(util.ImportedFixtures):
+    FILES = SWEEP
+
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.r = util.kforge("import", "kernelbench", *[fixture(s) for s in SWEEP],
-                            "-o", cls.tmp.name)
+        super().setUpClass()
+        cls.r = cls.result
         cls.lines = util.import_lines(cls.r.stdout)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
-    def spec_path(self, stem):
-        return os.path.join(self.tmp.name, spec_build.problem_name(stem) + ".json")
-
-    def spec(self, stem):
-        return util.load_json(self.spec_path(stem))
 
     def test_each_file_imports_and_matches_pytorch(self):
         self.assertEqual(self.r.returncode, 0, self.r.stdout + self.r.stderr)
