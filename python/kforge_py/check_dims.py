@@ -11,9 +11,56 @@ reason names the dims that stayed fixed."""
 import dataclasses
 import re
 
-WEIGHTS_MAX_ELEMENTS = 12 << 20  # weights at full size + reduced inputs: the check's JSON feed
+# weights at full size + reduced inputs. The feed travels as raw float64 files (8 bytes an
+# element: 512 MiB at the limit, ~1.5 GiB in the interpreter with its own copy and activations,
+# ~0.8 GiB more in the importer for the fp64 model), within the 8 GiB address space each of
+# them gets. It holds AlexNet (61M) and ResNet101 (45M); VGG (138M-144M) is bound by MAX_CHECK_S
+# anyway.
+WEIGHTS_MAX_ELEMENTS = 64 << 20
+# the interpreter's work, as torch.utils.flop_counter counts it (matmuls and convolutions, 2 per
+# multiply-add), priced at the fp64 interpreter's speed on one core of this shared 2-core machine
+# (measured under a load of 3-6: matmul-like ops 1.7 GFLOP/s - a 39 GFLOP token mixer in 23 s;
+# convolutions 0.13-0.34 GFLOP/s - ResNet101 at 64x64, 2.6 GFLOP, in 19 s; AlexNet at batch 2,
+# 4.5 GFLOP, in 13 s): a check priced above MAX_CHECK_S is not run
+INTERPRETER_FLOPS_PER_S = 1.5e9
+INTERPRETER_CONV_FLOPS_PER_S = 0.2e9
+MAX_CHECK_S = 25
 BATCH = 2
-CAPS = (32, 64)
+CAPS = (32, 48, 64)  # 48: a deep network whose last stage is 1x1 at 32 (ill-conditioned there)
+
+
+def flops(loaded, inputs=None):
+    """(all FLOPs, those of convolutions) of the model on `inputs` (default: its own) as
+    torch.utils.flop_counter counts them, on the meta device where the model is there (no
+    memory, no arithmetic); None where they cannot be counted."""
+    import contextlib
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+    from kforge_py import kernelbench
+    inputs = loaded.inputs if inputs is None else inputs
+    try:
+        with kernelbench._OnMeta() if loaded.on_meta else contextlib.nullcontext(), \
+                FlopCounterMode(display=False) as counter, torch.no_grad():
+            loaded.model(*inputs)
+    except Exception:
+        return None
+    by_op = counter.get_flop_counts().get("Global", {})
+    conv = sum(n for op, n in by_op.items() if "conv" in str(op))
+    return counter.get_total_flops(), conv
+
+
+def too_much_work(loaded, inputs=None):
+    """A reason string where the interpreter's work on `inputs` is priced above MAX_CHECK_S,
+    else None."""
+    counted = flops(loaded, inputs)
+    if counted is None:
+        return None
+    total, conv = counted
+    seconds = (total - conv) / INTERPRETER_FLOPS_PER_S + conv / INTERPRETER_CONV_FLOPS_PER_S
+    if seconds <= MAX_CHECK_S:
+        return None
+    return (f"~{seconds:.0f} s in the fp64 interpreter ({total / 1e9:.1f} GFLOP, "
+            f"{conv / 1e9:.1f} of them in convolutions; the check's limit is {MAX_CHECK_S} s)")
 
 
 def free_dims(spec, conv):
@@ -169,6 +216,10 @@ def try_plans(spec, conv, loaded, name, start=0):
                            f"check's limit with full-size weights is {WEIGHTS_MAX_ELEMENTS:,})")
             if element_count(sconv, loaded, []) > WEIGHTS_MAX_ELEMENTS:
                 break  # the weights alone: no smaller input helps
+            continue
+        work = too_much_work(loaded, inputs)
+        if work is not None:
+            reasons.append(f"at {where} the check takes {work}")
             continue
         return sspec, sconv, dims, index
     return "; ".join(reasons) or "no dim that only the inputs carry"

@@ -11,7 +11,12 @@ Sizes, in order of preference (validate):
    (only where those constants differ between two reduced sizes too: a wrong constant in the
    written spec is not hidden);
 3. the file's own sizes, where its tensors hold at most CHECK_MAX_ELEMENTS elements;
-otherwise the spec is not checked numerically. The line validate returns says which sizes were
+4. the inputs' batch / spatial dims reduced, the weights at the file's sizes (check_dims);
+otherwise the spec is not checked numerically. Every size is also bounded by the interpreter's
+work (check_dims.MAX_CHECK_S). A size where PyTorch's own output is ill-conditioned (it moves by
+more than the check's tolerance when the inputs move by rounding: training-mode batch norm over
+the two values of a 1x1 map at batch 2 in a deep network) says nothing about the spec: the next
+size is tried instead (_check, IllConditioned). The line validate returns says which sizes were
 used and, where they are not reduced ones, why.
 
 Each candidate size is first loaded on the meta device (its spec and element count cost no
@@ -26,7 +31,24 @@ import tempfile
 CHECK_RTOL = 1e-6   # fp64 PyTorch vs fp64 interpreter: only summation order differs
 CHECK_ATOL = 1e-8
 INTERPRET_TIMEOUT_S = 120
-CHECK_MAX_ELEMENTS = 1 << 22  # inputs + parameters: a check at larger sizes is not run
+# all the interpreter's tensors together, activations included (`kforge interpret
+# --max-elements`): 2 GiB in fp64, plus its copy of the inputs, within the 8 GiB address space
+# that the importer's limit (import_kernelbench.DEFAULT_MAX_MEMORY_MB) gives it as well
+INTERPRET_MAX_ELEMENTS = 256 << 20
+# inputs + parameters (check_dims.WEIGHTS_MAX_ELEMENTS says what they cost): a check at larger
+# sizes is not run
+CHECK_MAX_ELEMENTS = 64 << 20
+# where the interpreter and PyTorch differ, PyTorch's inputs move by this relative step (about
+# what another summation order of a long reduction moves a value by) and its own output must stay
+# within the check's tolerance, else the sizes are ill-conditioned. Measured at the step itself,
+# not scaled from a larger one: an ill-conditioned network responds non-linearly (a batch norm
+# over two nearly equal values flips between +-1)
+ILL_CONDITIONED_STEP = 1e-14
+
+
+class IllConditioned(str):
+    """A check's reason (a string, as the interpreter's failures are) saying the sizes are
+    ill-conditioned: the caller tries other sizes where it has them."""
 
 
 class ImportFailed(Exception):
@@ -53,24 +75,21 @@ def shrink_plans(literal_ints):
     return plans
 
 
-def to_lists(feed):
-    import torch
-    return {n: t.detach().to(torch.float64).reshape(-1).tolist() for n, t in feed.items()}
-
-
 def write_feed(feed, path):
-    """The JSON object `kforge interpret --inputs` reads (name -> row-major values), written by
-    numpy in C: a network's millions of weights take seconds, not the half minute that
-    json.dump of Python lists takes."""
+    """The inputs file `kforge interpret --inputs` reads: a JSON object naming, for each tensor,
+    a raw little-endian float64 file beside it ({"f64_file": "in3.f64"}, row-major). numpy writes
+    the bytes as they are: a network's tens of millions of weights take a fraction of a second,
+    where printing them as text (and the interpreter parsing it) took tens of seconds."""
     import torch
+    folder = os.path.dirname(path)
+    index = {}
+    for i, (n, t) in enumerate(feed.items()):
+        name = f"in{i}.f64"
+        t.detach().to(torch.float64).contiguous().numpy().astype("<f8", copy=False).tofile(
+            os.path.join(folder, name))
+        index[n] = {"f64_file": name}
     with open(path, "w") as f:
-        f.write("{")
-        for i, (n, t) in enumerate(feed.items()):
-            f.write(("," if i else "") + json.dumps(n) + ":[")
-            f.flush()
-            t.detach().to(torch.float64).reshape(-1).numpy().tofile(f, sep=",", format="%.17g")
-            f.write("]")
-        f.write("}")
+        json.dump(index, f)
 
 
 def torch_outputs(loaded, feed_inputs, dtype=None):
@@ -112,9 +131,15 @@ def run_kforge(kforge, args, timeout=60):
 
 
 def interpret(kforge, spec_path, dims, feed, workdir):
+    """The spec's outputs by `kforge interpret` on `feed` at `dims`: {name: {"shape": [...],
+    "data": numpy float64 array}} and None, or None and the interpreter's error. The tensors
+    travel as raw float64 files in `workdir` both ways."""
+    import numpy as np
     in_path, out_path = os.path.join(workdir, "in.json"), os.path.join(workdir, "out.json")
     write_feed(feed, in_path)
-    args = ["interpret", spec_path, "--inputs", in_path, "-o", out_path]
+    args = ["interpret", spec_path, "--inputs", in_path, "-o", out_path,
+            "--outputs-binary", os.path.join(workdir, "out"),
+            "--max-elements", str(INTERPRET_MAX_ELEMENTS)]
     if dims:  # the dims it binds; a derived dim ("3*n_embd") follows them
         from kforge_py.fx_shape import bound_dims
         args += ["--dims", dims_text(bound_dims(dims))]
@@ -125,7 +150,11 @@ def interpret(kforge, spec_path, dims, feed, workdir):
     if rc != 0:
         return None, msg
     with open(out_path) as f:
-        return json.load(f)["outputs"], None
+        outputs = json.load(f)["outputs"]
+    for got in outputs.values():
+        if "f64_file" in got:
+            got["data"] = np.fromfile(os.path.join(workdir, got.pop("f64_file")), dtype="<f8")
+    return outputs, None
 
 
 def compare(spec, ref_outputs, interp):
@@ -133,7 +162,8 @@ def compare(spec, ref_outputs, interp):
     worst = 0.0
     for name, ref in zip(spec["outputs"], ref_outputs):
         got = interp[name]
-        data = np.array([float(x) for x in got["data"]], dtype=np.float64)
+        data = got["data"] if isinstance(got["data"], np.ndarray) else \
+            np.array([float(x) for x in got["data"]], dtype=np.float64)
         r = ref.detach().double().reshape(-1).numpy()
         if list(ref.shape) != got["shape"]:
             raise ImportFailed(f"output {name}: PyTorch gives shape {list(ref.shape)}, "
@@ -201,6 +231,9 @@ def _reduced(spec, path, plan):
     n = kernelbench.element_count(small)
     if n > CHECK_MAX_ELEMENTS:
         return f"at {where} its tensors still hold {n:,} elements"
+    work = check_dims.too_much_work(small)
+    if work is not None:
+        return f"at {where} the check takes {work}"
     if spec_build.same_structure(spec, sspec):
         return sspec, sconv, "written"
     renamed = check_dims.dim_renaming(spec, sspec)
@@ -229,7 +262,9 @@ def _size_dependent(rebuilt):
 
 def _check(kforge, spec, spec_path, dims, target, conv, work, draw=None, where=""):
     """Interprets the spec at `dims` (None: its own) on `target`'s inputs and compares with the
-    module: (degeneracy.Verdict, max |diff|), or a string where the interpreter failed."""
+    module: (degeneracy.Verdict, max |diff|), or a string where the interpreter failed, or an
+    IllConditioned where they differ but PyTorch's own output at these sizes moves as much by
+    rounding alone."""
     from kforge_py import spec_build
     feed = spec_build.feeds(target, conv)
     interp, err = interpret(kforge, spec_path, dims, feed, work)
@@ -238,8 +273,41 @@ def _check(kforge, spec, spec_path, dims, target, conv, work, draw=None, where="
                            err.split(": ", 2)[-1] + " (PyTorch raises on them too)")
     if interp is None:
         return err
-    worst = compare(spec, torch_outputs(target, list(target.inputs)), interp)
+    ref = torch_outputs(target, list(target.inputs))
+    try:
+        worst = compare(spec, ref, interp)
+    except ImportFailed as e:
+        moved = _moved_by_rounding(target, ref)
+        if moved is None:
+            raise
+        differ = str(e).split("; the import is wrong")[0]
+        return IllConditioned(f"{differ}, but PyTorch's own output moves by up to {moved:.2g} "
+                              f"when its inputs move by one part in "
+                              f"{1 / ILL_CONDITIONED_STEP:.0e} (ill-conditioned at these sizes)")
     return degenerate(spec, target, draw=draw, where=where), worst
+
+
+def _moved_by_rounding(target, ref):
+    """Where PyTorch's own outputs are ill-conditioned on `target`'s inputs: how far they move
+    (at most) when the floating-point inputs move by one part in 1/ILL_CONDITIONED_STEP, if that
+    is beyond the check's tolerance anywhere; else None."""
+    import torch
+    args = [x.double() * (1 + ILL_CONDITIONED_STEP) if isinstance(x, torch.Tensor) and
+            x.is_floating_point() else x for x in target.inputs]  # (fp64, as torch_outputs runs)
+    if all(a is x for a, x in zip(args, target.inputs)):
+        return None
+    moved, beyond = 0.0, False
+    for r, p in zip(ref, torch_outputs(target, args)):
+        if not r.is_floating_point():
+            continue
+        r, p = r.detach().double(), p.detach().double()
+        ok = torch.isfinite(r) & torch.isfinite(p)
+        if not ok.any():
+            continue
+        step = (p - r).abs()[ok]
+        moved = max(moved, float(step.max()))
+        beyond = beyond or bool((step > CHECK_ATOL + CHECK_RTOL * r.abs()[ok]).any())
+    return moved if beyond else None
 
 
 def _check_at_input_dims(kforge, spec, spec_path, loaded, path, work, conv):
@@ -248,11 +316,11 @@ def _check_at_input_dims(kforge, spec, spec_path, loaded, path, work, conv):
     import dataclasses
     from kforge_py import check_dims, kernelbench
     conv = conv or _conv_of(spec, loaded)
-    start, flagged, target = 0, None, None
+    start, flagged, target, ill = 0, None, None, []
     while True:
         got = check_dims.try_plans(spec, conv, loaded, spec["name"], start)
         if isinstance(got, str):
-            return flagged or got
+            return flagged or "; ".join(ill + [got])
         sspec, sconv, dims, start = got
         start += 1
         if target is None:  # the model with real weights, once a plan holds
@@ -267,6 +335,9 @@ def _check_at_input_dims(kforge, spec, spec_path, loaded, path, work, conv):
 
         r = _check(kforge, spec, spec_path, dims, dataclasses.replace(target, inputs=at(0)),
                    sconv, work, draw=at, where=_reduced_where(spec, dims))
+        if isinstance(r, IllConditioned):  # larger sizes may not be
+            ill.append(f"at {dims_text(dims)}: {r}")
+            continue
         if isinstance(r, str):
             return flagged or f"at {dims_text(dims)}: {r}"
         line = (f"interpreter = PyTorch (fp64) at {dims_text(dims)}, the inputs' batch/spatial "
@@ -318,7 +389,7 @@ def validate(kforge, spec, spec_path, loaded, path, conv=None):
 
 def _validate(kforge, spec, spec_path, loaded, path, conv):
     """validate's numeric check: (degeneracy.Verdict or None where not checked, the line)."""
-    from kforge_py import kernelbench, spec_build
+    from kforge_py import check_dims, kernelbench, spec_build
     own = dims_text(spec["dims"]) or "the given shapes"
     file_sizes = ", ".join(f"{k} {v}" for k, v in spec["dims"].items())
     why_not, rebuilt = [], []
@@ -374,7 +445,8 @@ def _validate(kforge, spec, spec_path, loaded, path, conv):
 
         n = kernelbench.element_count(loaded)
         own_err = None
-        if n <= CHECK_MAX_ELEMENTS:
+        own_work = check_dims.too_much_work(loaded) if n <= CHECK_MAX_ELEMENTS else None
+        if n <= CHECK_MAX_ELEMENTS and own_work is None:
             try:
                 target = kernelbench.load(path) if loaded.on_meta else loaded
                 _, own_conv = spec_build.build(target, spec["name"], "")
@@ -395,6 +467,9 @@ def _validate(kforge, spec, spec_path, loaded, path, conv):
         reason = reason_with(["by the inputs' dims: " + got])
         if own_err is not None:
             return None, f"not checked numerically: {reason}; at the file's own sizes: {own_err}"
+        if own_work is not None:
+            return None, (f"not checked numerically: {reason}, and at the file's own sizes "
+                          f"({own}) the check takes {own_work}")
         return None, (f"not checked numerically: {reason}, and at the file's own sizes "
                       f"({own}) its tensors hold {n:,} elements (the check's limit is "
                       f"{CHECK_MAX_ELEMENTS:,})")

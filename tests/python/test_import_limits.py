@@ -10,7 +10,7 @@ import time
 import unittest
 
 import kforge_test_util as util
-from kforge_py import import_kernelbench
+from kforge_py import check_dims, import_kernelbench
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "import_limits")
 # Above the importer's own address space (~3.5 GB: PyTorch's libraries), below what a file
@@ -37,7 +37,7 @@ class HostileBatch(unittest.TestCase):
 
     FILES = ["exit_at_import", "exit_in_forward", "os_exit_in_get_inputs",
              "segfault_at_import", "good", "memory_hog", "huge_inputs", "fixed_sizes_large",
-             "fixed_weights_large"]
+             "fixed_weights_large", "wide_weights"]
 
     @classmethod
     def setUpClass(cls):
@@ -59,7 +59,7 @@ class HostileBatch(unittest.TestCase):
     def test_every_file_gets_a_line_and_the_batch_exits_1(self):
         self.assertEqual(self.r.returncode, 1, self.r.stdout + self.r.stderr)
         self.assertEqual(sorted(self.lines), sorted(self.FILES))
-        self.assertIn(f"imported 4 of {len(self.FILES)} file(s)", self.r.stdout)
+        self.assertIn(f"imported 5 of {len(self.FILES)} file(s)", self.r.stdout)
 
     def test_sys_exit_at_import_and_in_forward_fail_that_file_by_name(self):
         self.assertEqual(self.line("exit_at_import", "FAILED"),
@@ -101,14 +101,28 @@ class HostileBatch(unittest.TestCase):
         self.assertIn("not checked numerically: the sizes cannot be reduced: the file has no "
                       "literal size variables (NAME = <int>) to re-bind; by the inputs' dims: "
                       "no dim that only the inputs carry, and at the file's own sizes "
-                      "(D4096=4096,D4096_1=4096) its tensors hold 33,554,432 elements", msg)
+                      "(D8192=8192,D8192_1=8192) its tensors hold 134,217,728 elements (the "
+                      "check's limit is 67,108,864)", msg)
 
     def test_sizes_written_inline_are_reduced_on_the_inputs_dims(self):
         # no size variable to re-bind, but the input's dims are no weight's: the written spec
         # at [2, 32] against the model on inputs of that shape
         msg = self.line("fixed_sizes_large", "ok")
-        self.assertIn("interpreter = PyTorch (fp64) at D4096=2,D4096_1=32, the inputs' "
+        self.assertIn("interpreter = PyTorch (fp64) at D16384=2,D8192=32, the inputs' "
                       "batch/spatial dims reduced and the weights at the file's sizes", msg)
+
+
+    def test_weights_above_the_old_json_feed_are_checked_with_the_raw_feed(self):
+        # 16.8M weight elements: above the 12,582,912 the JSON feed allowed, within the raw
+        # float64 feed's 64M (and under this batch's 6 GiB limit); the file's own batch is
+        # above the interpreter's time budget (check_dims.MAX_CHECK_S), so the batch shrinks
+        msg = self.line("wide_weights", "ok")
+        self.assertIn("interpreter = PyTorch (fp64) at D3000=2,D4096=4096,D4096_1=4096,D10=10, "
+                      "the inputs' batch/spatial dims reduced and the weights at the file's "
+                      "sizes, max |diff| ", msg)
+        weights = 4096 * 4096 + 4096 + 4096 * 10 + 10
+        self.assertGreater(weights, 12 << 20)
+        self.assertLessEqual(weights, check_dims.WEIGHTS_MAX_ELEMENTS)
 
 
 class Timeout(unittest.TestCase):
