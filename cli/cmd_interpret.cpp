@@ -93,7 +93,8 @@ void register_interpret(CLI::App& app) {
     cmd->add_option("spec", args.spec, "problem spec (JSON)")->required();
     cmd->add_option("--inputs", args.inputs,
                     "JSON object: graph input name -> row-major values, or {\"f64_file\": "
-                    "\"NAME.bin\"} (raw little-endian float64, relative to the JSON file)")->required();
+                    "\"NAME.bin\"} (raw little-endian float64, relative to the JSON file)")
+        ->required();
     cmd->add_option("-o,--out,--output", args.output, "output JSON file (default: stdout)");
     cmd->add_option("--dims", args.dims, "rebind dims first, e.g. M=16,N=8");
     cmd->add_option("--outputs-binary", args.outputs_binary,

@@ -92,8 +92,8 @@ TEST_F(ValuesJson, RawFloat64FilesFeedTheInterpreterAndTakeItsOutputs) {
     fs::create_directories(dir_ / "w");
     write_f64("X.bin", {0.0, 0.0, INFINITY, 0.0});
     write_f64("w/b.bin", {0.0, 0.0});
-    const std::string in = write(
-        "in.json", R"({"X": {"f64_file": "X.bin"}, "b": {"f64_file": "w/b.bin"}, "G": [5, 7, 0, 1]})");
+    const std::string in = write("in.json", R"({"X": {"f64_file": "X.bin"},
+                                                "b": {"f64_file": "w/b.bin"}, "G": [5, 7, 0, 1]})");
     auto v = read_values_file(in);
     ASSERT_TRUE(v) << v.error().to_string();
     EXPECT_EQ(v->at("X").size(), 4u);
@@ -136,8 +136,9 @@ TEST_F(ValuesJson, RawFileErrorsNameTheTensorAndTheFile) {
     // the wrong count for the tensor's shape at the rebound dims: 3 values for X [2, 2]
     write_f64("X3.bin", {1, 2, 3});
     write_f64("b.bin", {0, 0});
-    const std::string wrong = write(
-        "wrong.json", R"({"X": {"f64_file": "X3.bin"}, "b": {"f64_file": "b.bin"}, "G": [1, 1, 1, 1]})");
+    const std::string wrong = write("wrong.json", R"({"X": {"f64_file": "X3.bin"},
+                                                      "b": {"f64_file": "b.bin"},
+                                                      "G": [1, 1, 1, 1]})");
     auto w = interpret_files(spec_, {{"R", 2}, {"C", 2}}, wrong);
     ASSERT_FALSE(w);
     EXPECT_EQ(w.error().where, wrong + ": X");
