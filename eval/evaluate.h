@@ -245,9 +245,14 @@ TimingOptions timing_options_for(EvalTier tier);
 // shortest prefix in name order that checks, found by bisection, restoring only its last dim and
 // then searching the dims before it the same way while it still fails), then each restored dim
 // takes its shrink, else the largest of its halvings at most cap, else the smallest above, with
-// which the program still checks. An Error when no cap fits. The last few picks are remembered
-// in the process (by problem, program text, device and budget): a candidate's quick and full
-// tiers ask for the same shape. check_shape() likewise.
+// which the program still checks. When no cap fits, the smallest cap whose shrink checks but
+// whose reference is over the budget (a literal keeps a 224x224 image full while the lowering
+// refuses the rows of caps 2 and 1) has its dims halved further, one at a time and each kept
+// only where the program still checks - the dims no param carries (batch) first, then the other
+// shrunk ones, then those at full size - until the reference fits and the lowering takes it. A
+// pick that fits at some cap is unchanged. An Error when nothing fits. The last few picks are
+// remembered in the process (by problem, program text, device and budget): a candidate's quick
+// and full tiers ask for the same shape. check_shape() likewise.
 Expected<Problem> small_shape(const Problem& problem, const std::string& program_text,
                               const std::string& device_key, double max_flops);
 

@@ -1,6 +1,7 @@
 // Shape selection for the correctness gates and the list of those gates (eval/evaluate.h:
 // small_shape, check_shape, correctness_gates).
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -213,6 +214,39 @@ Expected<Problem> shrink(Checker& checker, int64_t cap, std::set<std::string>& k
     return checker.problem_at(dims);
 }
 
+// The non-derived dims a param carries, directly or through the dims its shape's derived dims
+// are expressions of ("D96": "3*D32" carries D32): a weight's dims are the model's widths, the
+// others (batch, sequence, image) only how much data goes through it.
+std::set<std::string> weight_dims(const Problem& problem) {
+    std::set<std::string> out;
+    std::vector<std::string> todo;
+    for (const Tensor& t : problem.tensors)
+        if (t.role == TensorRole::kParam)
+            for (const std::string& d : t.dim_names)
+                if (!d.empty()) todo.push_back(d);
+    while (!todo.empty()) {
+        std::string name = std::move(todo.back());
+        todo.pop_back();
+        if (!out.insert(name).second) continue;
+        auto expr = problem.dim_exprs.find(name);
+        if (expr == problem.dim_exprs.end()) continue;
+        const std::string& e = expr->second;
+        auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+        for (size_t i = 0; i < e.size();) {
+            if (!word(e[i])) {
+                ++i;
+                continue;
+            }
+            size_t j = i;
+            while (j < e.size() && word(e[j])) ++j;
+            // a number ("3" of "3*D32") is no name
+            if (!std::isdigit(static_cast<unsigned char>(e[i]))) todo.push_back(e.substr(i, j - i));
+            i = j;
+        }
+    }
+    return out;
+}
+
 struct Context {
     dsl::Program program;
     dsl::DeviceLimits limits;
@@ -238,6 +272,56 @@ std::string lowering_refusal(const Context& ctx, const Problem& shape, const Pro
     return built.ok() ? "" : built.message;
 }
 
+// Below the cap: `dims` (the non-derived dims of a cap's shrink, which checks) with dims halved
+// one at a time (shrink_dim to half its value), each halving kept where the program still checks,
+// until the reference fits `max_flops` and the element budget and the lowering takes the
+// program. A literal may tie a big dim to its full size (a window count fixed by the model keeps
+// a 224x224 image): at the smallest cap whose rows the lowering takes, the other dims at the cap
+// may still leave the reference over the budget. The dims no weight carries (batch, sequence)
+// are halved first, then the others below their full size, then those at full size; after
+// each kept halving the order starts again (the batch halves before any width). A dim whose
+// halving does not check is not tried again; one whose halving the lowering refuses is put back
+// and not tried again. An Error when nothing fits.
+Expected<Problem> shrink_below(Checker& checker, const Context& ctx, Dims dims, double max_flops) {
+    const Problem& problem = checker.problem();
+    const std::set<std::string> weights = weight_dims(problem);
+    std::vector<std::string> order;
+    for (int group = 0; group < 3; ++group)
+        for (const auto& [name, value] : dims) {
+            const bool full = value == problem.dims.at(name);
+            const int g = full ? 2 : weights.count(name) ? 1 : 0;
+            if (g == group) order.push_back(name);
+        }
+    std::set<std::string> blocked;
+    std::optional<std::pair<std::string, int64_t>> last;  // the last halving kept, its old value
+    auto p = checker.problem_at(dims);
+    while (p) {
+        if (reference_feasible(*p, max_flops)) {
+            if (lowering_refusal(ctx, *p, problem).empty()) return p;
+            if (!last) break;
+            dims[last->first] = last->second;
+            blocked.insert(last->first);
+        }
+        last.reset();
+        for (const std::string& d : order) {
+            if (blocked.count(d) != 0 || dims[d] <= 1) continue;
+            Dims t = dims;
+            t[d] = shrink_dim(dims[d], dims[d] / 2);
+            if (checker.ok(t)) {
+                last.emplace(d, dims[d]);
+                dims = std::move(t);
+                break;
+            }
+            blocked.insert(d);
+        }
+        if (!last) break;
+        p = checker.problem_at(dims);
+    }
+    if (!p) return p.error();
+    return make_error("correctness_small", "below the cap, nothing more halves at dims " +
+                                               shapes_key(*p));
+}
+
 }  // namespace
 
 std::string shapes_key(const Problem& problem) {
@@ -260,6 +344,9 @@ Expected<Problem> pick_small_shape(const Problem& problem, const std::string& pr
     // larger ones when the program's knobs need longer rows (vec, tiles).
     // caps below 8 where even 8 is over the budget with the dims a literal ties kept (batch and
     // sequence of a network whose channels stay full).
+    // The non-derived dims of each cap's shrink (128 down to 1) that checks but whose reference
+    // is over the budget, smallest cap last: when no cap fits, shrink_below starts from the last.
+    std::vector<Dims> over_budget;
     for (int64_t cap : {128, 64, 32, 16, 8, 4, 2, 1, 256, 512, 1024}) {
         auto p = shrink(checker, cap, keep);
         std::string why;
@@ -268,6 +355,11 @@ Expected<Problem> pick_small_shape(const Problem& problem, const std::string& pr
         } else {
             if (!reference_feasible(*p, max_flops)) {
                 why = "the reference at dims " + shapes_key(*p) + " exceeds the CPU budget";
+                Dims dims;
+                for (const auto& [name, value] : p->dims)
+                    if (problem.derived_dims.count(name) == 0) dims[name] = value;
+                if (cap <= 128 && (over_budget.empty() || over_budget.back() != dims))
+                    over_budget.push_back(std::move(dims));
             } else {
                 why = lowering_refusal(*ctx, *p, problem);
                 if (why.empty()) return p;
@@ -283,6 +375,14 @@ Expected<Problem> pick_small_shape(const Problem& problem, const std::string& pr
         }
         // the smallest cap's reason says why nothing fits (the largest cap's is only its budget)
         if (last.empty() || cap == 1) last = why;
+    }
+    // No cap fits: the smallest cap's over-budget shrink with dims halved below it (a batch of 4
+    // at cap 4 where the lowering refuses cap 2 and a literal keeps the image at full size). Only
+    // that cap's: a larger cap's shrink halves down through the same dims, and a problem that
+    // fits nowhere would pay a few checks for each.
+    if (!over_budget.empty()) {
+        auto p = shrink_below(checker, *ctx, over_budget.back(), max_flops);
+        if (p) return p;
     }
     return make_error("correctness_small", "no small shape fits the program and the CPU "
                                            "reference budget (" + last + ")");

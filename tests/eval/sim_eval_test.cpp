@@ -332,6 +332,41 @@ TEST(SimEval, SmallShapePinsEachDimOfTiedDerivedAndFreeDims) {
     EXPECT_EQ(again->dims, p.small->dims);
 }
 
+// A literal slice [1024:-1024] ties F (and G) to their 1.5M full size, and the GEMM's rows must
+// stay 16-byte multiples (K, N of at least 4 floats: the CUTLASS lowering refuses caps 2 and 1).
+// At cap 4 the batch B = 4 leaves ~25M reference elements, over kCheckShapeMaxElements; the
+// picker halves the dim no weight carries below the cap (B = 2: ~12.6M) and keeps the rest.
+TEST(SimEval, SmallShapeHalvesTheBatchBelowTheCapWhenATiedDimKeepsItOverBudget) {
+    Picked p = pick_small_shape(R"({"name": "tied_over_budget",
+      "dims": {"B": 64, "F": 1572864, "G": 1570816, "K": 256, "N": 256},
+      "inputs": {"x": {"shape": ["B", "F"], "dtype": "f32"}, "y": {"shape": ["B", "G"], "dtype": "f32"},
+                 "a": {"shape": ["B", "K"], "dtype": "f32"},
+                 "w": {"shape": ["N", "K"], "dtype": "f32", "param": true}},
+      "graph": [{"op": "slice", "inputs": ["x"], "output": "m", "axis": 1, "start": 1024, "end": -1024, "out_names": ["", "G"]},
+                {"op": "add", "inputs": ["m", "y"], "output": "z1"},
+                {"op": "linear", "inputs": ["a", "w"], "output": "z2"}],
+      "outputs": ["z1", "z2"], "precision": {"policy": "fp32_strict"}})", "tied_over_budget.json");
+    // the seed's multistage GEMM takes 8- and 4-byte rows; the TMA schedule needs 16 bytes
+    const std::string from = "schedule multistage";
+    const size_t at = p.text.find(from);
+    ASSERT_NE(at, std::string::npos) << p.text;
+    p.text.replace(at, from.size(), "schedule cooperative");
+    auto small = small_shape(p.problem, p.text, "h200", kSmallShapeMaxFlops);
+    ASSERT_TRUE(small.ok()) << small.error().to_string();
+    const std::map<std::string, int64_t> expected = {
+        {"B", 2}, {"F", 1572864}, {"G", 1570816}, {"K", 4}, {"N", 4}};
+    for (const auto& [name, value] : expected) EXPECT_EQ(small->dims.at(name), value) << name;
+
+    auto device = sim();
+    EvalRequest r;
+    r.problem = p.problem;
+    r.program_text = p.text;
+    EvalReport report = evaluate(*device, r);
+    const GateOutcome* g = find_gate(report, "correctness_small");
+    ASSERT_NE(g, nullptr);
+    EXPECT_TRUE(g->passed) << g->message;
+}
+
 TEST(SimEval, StoreRecordsAndTheCacheAnswersTheSecondTime) {
     auto store = open_store(":memory:");
     ASSERT_TRUE(store.ok());
