@@ -23,7 +23,8 @@
 //                      which reference decided ("gpu_fp64" or "cpu_fp64_interpreter"; the small
 //                      gate always uses the interpreter). A GPU reference failure that loses the
 //                      CUDA context ends the evaluation as an environment error instead.
-//                      5 rounds, inputs cycling uniform [0,1), normal, heavy-tailed
+//                      5 rounds, inputs cycling uniform [0,1) (a scaled param: [-1,1) times
+//                      its bound), normal, heavy-tailed
 //                      (scaled by 1/64 where an f16 tensor exists, as Student-t tails overflow
 //                      fp16 GEMM outputs), fresh poisoned outputs each run, and outputs must
 //                      change when inputs (and the reference) change

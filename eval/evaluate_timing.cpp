@@ -47,7 +47,8 @@ bool Pipeline::gate_full_shape() {
         return true;
     }
     if (!load(*full_, "full_shape")) return false;
-    // uniform on [0, 1): in every op's domain (log, sqrt), so a NaN here is the program's
+    // uniform on [0, 1): in every op's domain (log, sqrt), so a NaN here is the program's (a
+    // scaled param is drawn on [-1, 1) times its bound: a module's weights, not an op's operand)
     uint64_t seed = request_.seed + 4242;
     const Problem& shape = full_->problem;
     const std::shared_ptr<const CachedCase> c = cache_->get(

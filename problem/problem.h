@@ -179,8 +179,10 @@ struct Tensor {
     // The draw's scale (the spec's "scale" and "fan_in"; problem/inputs.h draw_scale): every value
     // drawn for this input, in every distribution, is multiplied by scale / sqrt(fan_in) -
     // PyTorch's default-init bound of a module's weight, so that a deep network's activations
-    // keep their size. fan_in is the spec's text (a dim name, a number or a product "C*3*3"; ""
-    // where absent) and fan_in_value its value at this binding (0 where absent).
+    // keep their size; the uniform01 round draws such a tensor on [-1, 1) times that bound (zero
+    // mean, as the module's init). fan_in is the spec's text (a dim expression: a name, a number,
+    // a product "C*3*3" or a sum; "" where absent) and fan_in_value its value at this binding
+    // (0 where absent).
     std::optional<double> scale;
     std::string fan_in;
     int64_t fan_in_value = 0;
