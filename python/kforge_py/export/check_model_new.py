@@ -34,6 +34,7 @@ import torch
 from kforge_py import kernelbench, spec_build
 from kforge_py.export import feed_plan
 from kforge_py.export import model_new as mn
+from kforge_py.fx_shape import resolve_dims
 from kforge_py.export.write_package import arg_name, packed, schema_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -116,8 +117,9 @@ def interpret(kforge, spec_path, workdir):
 
 
 def _manifest(spec):
-    """runtime.json's tensors for `spec` (runtime/package.cpp manifest_of)."""
-    dims = spec["dims"]
+    """runtime.json's tensors for `spec` (runtime/package.cpp manifest_of): every dim in numbers,
+    a derived dim's expression valued."""
+    dims = resolve_dims(spec["dims"])
     tensors = [{"name": n, "dtype": t["dtype"],
                 "shape": list(feed_plan.concrete_shape(t["shape"], dims)), "role": "input"}
                for n, t in spec["inputs"].items()]

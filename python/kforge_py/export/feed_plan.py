@@ -23,7 +23,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from kforge_py import fx_fold, kernelbench, spec_build
-from kforge_py.fx_shape import spec_extent
+from kforge_py.fx_shape import resolve_dims, spec_extent
 from kforge_py.fx_import import Unsupported
 
 
@@ -155,8 +155,11 @@ def draw_recipe(call, param, given_names, given):
 
 
 def concrete_shape(shape, dims):
-    """A spec shape in numbers: each entry a dim name, an integer or a product of them
-    ("4*H"), every name in `dims` (fx_shape.spec_extent)."""
+    """A spec shape in numbers: each entry a dim name, an integer or a dim expression ("4*H",
+    "D64+D32"), every name in `dims`, where a derived dim's value may itself be an expression
+    ("D25": "window*window_1"; fx_shape.resolve_dims)."""
+    dims = resolve_dims(dims)
+
     def size(entry):
         n = spec_extent(entry, dims)
         if n is None:
