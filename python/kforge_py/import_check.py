@@ -162,8 +162,7 @@ def compare(spec, ref_outputs, interp):
     worst = 0.0
     for name, ref in zip(spec["outputs"], ref_outputs):
         got = interp[name]
-        data = got["data"] if isinstance(got["data"], np.ndarray) else \
-            np.array([float(x) for x in got["data"]], dtype=np.float64)
+        data = got["data"]  # (interpret: a float64 array read from the raw file)
         r = ref.detach().double().reshape(-1).numpy()
         if list(ref.shape) != got["shape"]:
             raise ImportFailed(f"output {name}: PyTorch gives shape {list(ref.shape)}, "

@@ -111,8 +111,8 @@ def interpret(kforge, spec_path, workdir):
         outs, err = run(kforge, spec_path, None, feed, workdir)
         if err:
             raise RuntimeError(f"kforge interpret: {err}")
-        return [torch.tensor([float(v) for v in outs[d.name]["data"]], dtype=torch.float64)
-                .reshape(d.shape).to(d.dtype) for d in program.outputs]
+        return [torch.from_numpy(outs[d.name]["data"]).reshape(d.shape).to(d.dtype)
+                for d in program.outputs]
     return compute
 
 
