@@ -125,8 +125,8 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
     dev += "extern \"C\" __global__ void\n__launch_bounds__(" + ns + "::Kernel::MaxThreadsPerBlock, " +
            ns + "::Kernel::MinBlocksPerMultiprocessor)\n" + symbol +
            "(CUTLASS_GRID_CONSTANT typename " + ns + "::Kernel::Params const params) {\n"
-           "    extern __shared__ char smem[];\n    " + ns +
-           "::Kernel op;\n    op(params, smem);\n}\n";
+           "    extern __shared__ char " + ns + "_smem[];\n    " + ns +
+           "::Kernel op;\n    op(params, " + ns + "_smem);\n}\n";
 
     const double scale = f.scale;
     const std::string builder = builder_symbol_of(kernel.name);

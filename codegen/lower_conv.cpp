@@ -425,10 +425,10 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     dev << "}  // namespace " << ns << "\n\n"
         << "extern \"C\" __global__ void __launch_bounds__(" << ns << "::ConvKernel::kThreadCount, 1)\n"
         << sym << "(typename " << ns << "::ConvKernel::Params params) {\n"
-        << "    extern __shared__ int4 smem[];\n"
+        << "    extern __shared__ int4 " << ns << "_smem[];\n"
         << "    " << ns << "::ConvKernel op;\n"
         << "    op(params, *reinterpret_cast<typename " << ns
-        << "::ConvKernel::SharedStorage*>(smem));\n}\n";
+        << "::ConvKernel::SharedStorage*>(" << ns << "_smem));\n}\n";
     {
         KernelLaunch l;
         l.name = kernel.name;

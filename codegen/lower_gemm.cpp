@@ -305,8 +305,8 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
         "::GemmKernel::MaxThreadsPerBlock, " + ns + "::GemmKernel::MinBlocksPerMultiprocessor)\n" +
         symbol_of(g.kernel) + "(CUTLASS_GRID_CONSTANT typename " + ns +
         "::GemmKernel::Params const params) {\n"
-        "    extern __shared__ char smem[];\n    " + ns +
-        "::GemmKernel op;\n    op(params, smem);\n}\n";
+        "    extern __shared__ char " + ns + "_smem[];\n    " + ns +
+        "::GemmKernel op;\n    op(params, " + ns + "_smem);\n}\n";
     code.host_source = builder_of(g, ctx, *evt);
     KernelLaunch launch;
     launch.name = g.kernel;

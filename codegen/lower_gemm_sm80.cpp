@@ -56,9 +56,9 @@ std::string device_source(const GemmSpec& g, const std::string& ns, const std::s
            "}  // namespace " + ns + "\n\n" + "extern \"C\" __global__ void __launch_bounds__(" +
            ns + "::GemmKernel::kThreadCount, 1)\n" + symbol_of(g.kernel) + "(typename " + ns +
            "::GemmKernel::Params params) {\n"
-           "    extern __shared__ int4 smem[];\n    " + ns +
+           "    extern __shared__ int4 " + ns + "_smem[];\n    " + ns +
            "::GemmKernel::invoke(params,\n        *reinterpret_cast<typename " + ns +
-           "::GemmKernel::SharedStorage*>(smem));\n}\n";
+           "::GemmKernel::SharedStorage*>(" + ns + "_smem));\n}\n";
 }
 
 // The kernel's one launch: its Params blob made by the host builder over g's tensors.

@@ -3,6 +3,8 @@
 // per-tensor L strides in the visitor arguments (0 for an epilogue tensor without the batch dim).
 // Text-level only: the CUTLASS compile of such a kernel is checked by hand (see the report).
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -125,6 +127,47 @@ TEST(GemmBatchedSm80, UnbatchedMultistageKeepsGemmMode) {
     EXPECT_TRUE(has(out->cuda_source, "GemmUniversalMode::kGemm")) << out->cuda_source;
     EXPECT_TRUE(has(out->cuda_source, "/*batch_count=*/1")) << out->cuda_source;
     EXPECT_FALSE(has(out->cuda_source, "kBatched")) << out->cuda_source;
+}
+
+// A program whose GEMMs take both paths (sm90 cooperative and sm80 multistage, as the planner
+// picks for a small GEMM beside big ones) is one translation unit: every kernel's dynamic shared
+// memory array has its own name, so no two `extern __shared__` declarations of one name differ
+// in type (nvcc: "declaration is incompatible with previous smem", seen on the H100 for an
+// imported attention block and Swin V2).
+TEST(GemmBatchedSm80, MixedPathsDeclareDistinctSharedArrays) {
+    Problem problem = problem_from(R"({"name": "two_gemms", "dims": {"M": 256, "N": 128, "K": 64, "P": 64},
+      "inputs": {"A": {"shape": ["M", "K"], "dtype": "f32"}, "B": {"shape": ["K", "N"], "dtype": "f32"},
+                 "C": {"shape": ["N", "P"], "dtype": "f32"}},
+      "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "H"},
+                {"op": "matmul", "inputs": ["H", "C"], "output": "Y"}],
+      "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})");
+    dsl::GemmConfig sm90;
+    sm90.tile_m = 128; sm90.tile_n = 128; sm90.tile_k = 32;
+    sm90.schedule = dsl::Schedule::kCooperative;
+    sm90.math = dsl::MathMode::kTf32x3;
+    dsl::GemmConfig sm80 = sm90;
+    sm80.tile_n = 64;
+    sm80.stages = 3;
+    sm80.schedule = dsl::Schedule::kMultistage;
+    auto p = program_of("two_gemms", "two_gemms",
+                        {gemm_kernel("k0", tref("A", {"M", "K"}), tref("B", {"K", "N"}), sm90,
+                                     {chain_tensor(dsl::ChainOpKind::kStore, "H", {"M", "N"})}),
+                         gemm_kernel("k1", tref("H", {"M", "N"}), tref("C", {"N", "P"}), sm80,
+                                     {chain_tensor(dsl::ChainOpKind::kStore, "Y", {"M", "P"})})});
+    std::string src = lower_source(p, problem);
+    ASSERT_FALSE(src.empty());
+    EXPECT_TRUE(has(src, "CUTLASS 2.x sm80 multistage gemm")) << src;
+    std::regex decl(R"(extern\s+__shared__\s+(?:__align__\(\d+\)\s+)?([A-Za-z_][\w:]*)\s+([A-Za-z_]\w*)\s*\[\s*\])");
+    std::map<std::string, std::string> type_of;
+    int n = 0;
+    for (auto it = std::sregex_iterator(src.begin(), src.end(), decl); it != std::sregex_iterator(); ++it) {
+        ++n;
+        auto [at, fresh] = type_of.emplace((*it)[2].str(), (*it)[1].str());
+        EXPECT_TRUE(fresh || at->second == (*it)[1].str())
+            << "extern __shared__ " << (*it)[2] << " declared as " << at->second << " and " << (*it)[1];
+    }
+    EXPECT_EQ(n, 2) << src;
+    EXPECT_EQ(type_of.size(), 2u) << "each kernel names its own shared array";
 }
 
 // The spec/program pairs under tests/codegen/batched/ (the ones to run on a GPU: see the files'
