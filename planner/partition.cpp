@@ -46,10 +46,11 @@ ChainOp stmt(ChainOpKind kind, std::vector<double> numbers) {
 bool is_float_storage(DType d) { return d == DType::kF32 || d == DType::kF16 || d == DType::kBF16; }
 
 // The dtype the program stores `name` in: the problem's, or f32 for an intermediate that
-// only rowwise/map kernels read when intermediates_f32 is on.
+// only rowwise/map kernels read when intermediates_f32 is on or `name` is in f32_intermediates.
 DType Planner::store_dtype(const std::string& name) const {
     const Tensor& t = tensor(name);
-    if (is_output(name) || !opt.intermediates_f32) return t.dtype;
+    if (is_output(name) || (!opt.intermediates_f32 && !f32_intermediates.count(name)))
+        return t.dtype;
     for (size_t r : readers.at(name)) {  // gemm and conv2d operands share one dtype
         const OpClass c = op_class(p.ops[r].kind);
         if (c == OpClass::kMatrix || c == OpClass::kConv) return t.dtype;

@@ -85,6 +85,9 @@ struct Planner {
     std::vector<PlannedKernel> kernels;
     // Folded views (plan_view.cpp): a view's tensor -> the tensor it reads, under its own dims.
     std::map<std::string, dsl::TensorRef> views;
+    // Intermediates stored as f32 whatever intermediates_f32 says (store_dtype's rule for the
+    // readers still applies): the scores of an attention planned unfused (plan_attention.cpp).
+    std::set<std::string> f32_intermediates;
 
     // The problem's tensors by name (plan_kernels fills it): a lookup per operand of every op
     // walked, where Problem::find_tensor scans every tensor (quadratic in a network's size).
@@ -109,7 +112,8 @@ struct Planner {
     // --- stores (partition.cpp)
 
     // The dtype the program stores `name` in: the problem's, or f32 for an intermediate that
-    // only rowwise/map kernels read when intermediates_f32 is on.
+    // only rowwise/map kernels read when intermediates_f32 is on or `name` is in
+    // f32_intermediates.
     DType store_dtype(const std::string& name) const;
     // Appends `store name` (after a cast to its store dtype where the value differs) to `kn`'s
     // chain and marks `name` available.

@@ -174,6 +174,26 @@ TEST(AttentionPlan, HeadDimPastSharedMemoryPlansUnfused) {
     EXPECT_TRUE(has(plan, "gemm -> o")) << plan;
 }
 
+// bf16 at head dim 512 (the fused kernels' tiles do not fit): planned unfused, its scaled
+// scores stored as f32 for the softmax (bf16 scores failed the bf16 band on the H100), the
+// probabilities in bf16 for the second gemm, the output in the problem's dtype.
+TEST(AttentionPlan, UnfusedScoresStayF32) {
+    const Problem p = problem_of(R"({"name": "wide_bf16", "dims": {"B": 2, "H": 2, "S": 256, "L": 256, "E": 512},
+        "inputs": {"q": {"shape": ["B", "H", "S", "E"], "dtype": "bf16"},
+                   "k": {"shape": ["B", "H", "L", "E"], "dtype": "bf16"},
+                   "v": {"shape": ["B", "H", "L", "E"], "dtype": "bf16"}},
+        "graph": [{"op": "matmul", "inputs": ["q", "k"], "transpose_b": true, "output": "s"},
+                  {"op": "scale", "inputs": ["s"], "value": 0.044, "output": "t"},
+                  {"op": "softmax", "inputs": ["t"], "output": "p", "axis": -1},
+                  {"op": "matmul", "inputs": ["p", "v"], "output": "o"}],
+        "outputs": ["o"], "precision": {"policy": "bf16"}})");
+    const std::string t = seed_checked(p);
+    EXPECT_FALSE(has(t, "attention(")) << t;
+    EXPECT_TRUE(has(t, "{ mul 0.044; store t[B,H,S,L] }")) << t;  // no cast: f32 from the accumulator
+    EXPECT_TRUE(has(t, "{ cast bf16; store p[B,H,S,L] }")) << t;
+    EXPECT_TRUE(has(t, "{ cast bf16; store o[B,H,S,E] }")) << t;
+}
+
 TEST(AttentionPlan, PlansPassTheSimulatedPipeline) {
     auto device = eval::make_sim_device("h200");
     ASSERT_TRUE(device.ok()) << device.error().to_string();
