@@ -31,6 +31,7 @@ files=("$@")
 [ ${#files[@]} -gt 0 ] || files=("$R"/examples/kernelbench/*.py)
 : > "$O/steps.txt"
 . "$R/bench/lib/step.sh"  # step NAME TIMEOUT_S CMD...
+. "$R/bench/lib/calibration.sh"  # cal_file
 
 # 1. Import, all files in one Python process (a torch start costs seconds); a file that fails
 #    (unsupported op, degenerate problem) keeps no spec: a degenerate one's spec is written for
@@ -59,8 +60,9 @@ fi
 
 # 4. The report over the suite's runs, and its numbers against the store.
 runs=$("$K" db runs --db "$DB" | awk 'NR > 1 && $1 ~ /^[0-9]+$/ {print $1}' | sort -n | tr '\n' ' ')
+cal=$(cal_file)
 step report 60 "$K" report $runs --db "$DB" --out "$O/report" \
-    --calibration "$R/bench/calibration/h200.json" > "$O/report.log" 2>&1
+    ${cal:+--calibration "$cal"} > "$O/report.log" 2>&1
 step check 60 python3 "$R/bench/import/check_report.py" "$DB" "$O/report/report.json" \
     > "$O/check.txt" 2>&1
 tail -1 "$O/check.txt"

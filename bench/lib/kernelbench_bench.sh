@@ -29,6 +29,7 @@
 #       the closing count line (also appended to steps.txt).
 
 . "$R/bench/lib/step.sh"
+. "$R/bench/lib/calibration.sh"  # cal_file
 
 kb_bench_init() {
     K=${KFORGE:-$R/.carry/bin/kforge}
@@ -127,9 +128,11 @@ kb_baseline() {
 kb_report() {
     local runs
     runs=$("$K" db runs --db "$DB" | awk 'NR > 1 && $1 ~ /^[0-9]+$/ {print $1}' | sort -n | tr '\n' ' ')
+    local cal
+    cal=$(cal_file)
     # shellcheck disable=SC2086  # one argument per run id
     [ -n "$runs" ] && step report 120 "$K" report $runs --db "$DB" --out "$O/report" \
-        --calibration "$R/bench/calibration/h200.json" > "$O/report.log" 2>&1
+        ${cal:+--calibration "$cal"} > "$O/report.log" 2>&1
 }
 
 kb_summary() {
