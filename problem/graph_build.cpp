@@ -225,6 +225,7 @@ Status build_graph(Problem& p) {
     for (Tensor& t : p.tensors)  // every dim known: the fan_ins valued
         if (auto s = value_fan_in(t, p.dims); !s) return s;
     for (Tensor& t : intermediates) p.tensors.push_back(std::move(t));
+    p.index_tensors();
     return Ok{};
 }
 

@@ -175,10 +175,19 @@ int64_t Tensor::numel() const {
 int64_t Tensor::bytes() const { return numel() * dtype_bytes(dtype); }
 
 const Tensor* Problem::find_tensor(std::string_view tensor_name) const {
-    for (const Tensor& t : tensors) {
+    auto it = tensor_index.find(tensor_name);
+    if (it != tensor_index.end() && it->second < tensors.size() &&
+        tensors[it->second].name == tensor_name)
+        return &tensors[it->second];
+    for (const Tensor& t : tensors) {  // not indexed, or indexed before tensors changed
         if (t.name == tensor_name) return &t;
     }
     return nullptr;
+}
+
+void Problem::index_tensors() {
+    tensor_index.clear();
+    for (size_t i = 0; i < tensors.size(); ++i) tensor_index.emplace(tensors[i].name, i);
 }
 
 const Op* Problem::producer(std::string_view tensor_name) const {

@@ -129,6 +129,10 @@ struct OpAttrs {
     std::string slice_start_expr, slice_end_expr;
     int64_t slice_step = 1;
     std::vector<std::array<int64_t, 2>> pads;
+    // pad amounts written as dim expressions ("D96", "2*C"; "" for a number): empty, or one pair
+    // per entry of pads; resolved into pads at shape inference (a cat with zeros_like(v) pads by
+    // v's extent, which then follows the dims when they are re-bound)
+    std::vector<std::array<std::string, 2>> pad_exprs;
     // slice, cat, pad: the dim names of the output's axes whose extent the op changes ("" where
     // anonymous), checked against the dims (a pad that restores a sliced axis names it again)
     std::vector<std::string> out_names;
@@ -214,8 +218,16 @@ struct Problem {
     std::vector<std::string> outputs;
     PrecisionPolicy policy = PrecisionPolicy::kFp32Strict;
     Tolerance tolerance;
+    // tensor name -> its position in `tensors` (the first, where names repeat); index_tensors
+    // builds it, find_tensor reads it (positions, so a copy of the Problem keeps it valid)
+    std::map<std::string, size_t, std::less<>> tensor_index;
 
+    // The tensor named `name` (the first such, as a scan of `tensors` finds it), or nullptr;
+    // looked up in tensor_index first, which a hit must agree with, else by the scan.
     const Tensor* find_tensor(std::string_view name) const;
+    // Rebuilds tensor_index from `tensors` (the parser calls it). Call it after adding, renaming
+    // or removing tensors in bulk: a stale index only makes find_tensor slower, never wrong.
+    void index_tensors();
     const Op* producer(std::string_view tensor_name) const;  // nullptr for inputs and params
     std::vector<const Tensor*> graph_inputs() const;         // inputs and params, in order
 };

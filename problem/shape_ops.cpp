@@ -340,7 +340,18 @@ Expected<Tensor> infer_cat(Op& op, const std::vector<const Tensor*>& in) {
     return out;
 }
 
-Expected<Tensor> infer_pad(Op& op, const Tensor& x) {
+Expected<Tensor> infer_pad(Op& op, const Tensor& x, const std::map<std::string, int64_t>& dims) {
+    // amounts written as dim expressions take their values at this binding
+    for (size_t i = 0; i < op.attrs.pad_exprs.size() && i < op.attrs.pads.size(); ++i) {
+        for (size_t k = 0; k < 2; ++k) {
+            const std::string& text = op.attrs.pad_exprs[i][k];
+            if (text.empty()) continue;
+            auto v = eval_dim_expr(text, op.json_path + ".pads[" + std::to_string(i) + "][" +
+                                             std::to_string(k) + "]", dims);
+            if (!v) return v.error();
+            op.attrs.pads[i][k] = *v;
+        }
+    }
     if (op.attrs.pads.size() != x.shape.size()) {
         return mismatch(op, ".pads", "pads has " + std::to_string(op.attrs.pads.size()) +
                                          " [before, after] pairs; " + dims_text(x) + " has " +
@@ -469,17 +480,25 @@ Status read_shape_attr(const Json& v, const std::string& key, const std::string&
                 return make_error(at, "expected a pair [before, after], got " + v[i].dump());
             }
             std::array<int64_t, 2> pair{};
+            std::array<std::string, 2> exprs;
             for (size_t k = 0; k < 2; ++k) {
-                auto x = read_int(v[i][k], at + "[" + std::to_string(k) + "]");
+                const std::string at_k = at + "[" + std::to_string(k) + "]";
+                if (v[i][k].is_string()) {  // a dim expression: "D96", valued at inference
+                    exprs[k] = v[i][k].get<std::string>();
+                    if (auto st = check_dim_expr(exprs[k], at_k); !st) return st.error();
+                    continue;
+                }
+                auto x = read_int(v[i][k], at_k);
                 if (!x) return x.error();
                 if (*x < 0 || *x > kMaxDimValue) {
-                    return make_error(at + "[" + std::to_string(k) + "]",
-                                      "a pad is an integer >= 0 (crop with slice), got " +
-                                          v[i][k].dump());
+                    return make_error(at_k, "a pad is an integer >= 0 (crop with slice) or a dim "
+                                            "expression (\"C\", \"2*C\"), got " +
+                                                v[i][k].dump());
                 }
                 pair[k] = *x;
             }
             a.pads.push_back(pair);
+            a.pad_exprs.push_back(exprs);
         }
         return Ok{};
     }
@@ -535,7 +554,7 @@ Expected<Tensor> infer_shape_op(Op& op, const std::vector<const Tensor*>& in,
         case OpKind::kPermute: out = infer_permute(op, x); break;
         case OpKind::kSlice: out = infer_slice(op, x, dims); break;
         case OpKind::kCat: out = infer_cat(op, in); break;
-        case OpKind::kPad: out = infer_pad(op, x); break;
+        case OpKind::kPad: out = infer_pad(op, x, dims); break;
         default: return make_error(op.json_path, "internal: not a shape op");
     }
     if (!out) return out;
@@ -570,7 +589,15 @@ void write_shape_attrs(const Op& op, Json& j) {
         case OpKind::kCat: j["axis"] = a.axis; break;
         case OpKind::kPad: {
             Json pads = Json::array();
-            for (const auto& p : a.pads) pads.push_back(Json::array({p[0], p[1]}));
+            for (size_t i = 0; i < a.pads.size(); ++i) {
+                Json pair = Json::array();
+                for (size_t k = 0; k < 2; ++k) {
+                    const bool expr = i < a.pad_exprs.size() && !a.pad_exprs[i][k].empty();
+                    if (expr) pair.push_back(a.pad_exprs[i][k]);
+                    else pair.push_back(a.pads[i][k]);
+                }
+                pads.push_back(pair);
+            }
             j["pads"] = pads;
             if (a.scalar != 0) j["value"] = a.scalar;
             break;

@@ -42,6 +42,7 @@ Expected<Problem> sub_problem(const Problem& problem, const std::vector<size_t>&
     std::stable_partition(sub.tensors.begin(), sub.tensors.end(), [](const Tensor& t) {
         return t.role == TensorRole::kInput || t.role == TensorRole::kParam;
     });
+    sub.index_tensors();
     return sub;
 }
 

@@ -175,6 +175,48 @@ TEST(ShapeOps, PadFillsAConstant) {
                  "graph[0].pads[1][0]", {"crop with slice"});
 }
 
+// A pad amount written as a dim expression (a qkv bias cat(q, zeros_like(v), v), imported as
+// a pad of v by v's extent): valued at every binding, written back as written; a bad or unknown
+// expression is a user error at that amount.
+TEST(ShapeOps, PadAmountsAreDimExpressions) {
+    const char* dims = R"({"C": 2, "C3": "3*C"})";
+    const char* in = R"({"q": {"shape": ["C"], "dtype": "f32"}, "v": {"shape": ["C"], "dtype": "f32"}})";
+    auto spec = [&](const std::string& pads) {
+        return make_spec(dims, in, R"([{"op": "pad", "inputs": ["v"], "output": "zv", "pads": )" +
+                                       pads + R"(},
+            {"op": "cat", "inputs": ["q", "zv"], "output": "Y", "axis": 0, "out_names": ["C3"]}])");
+    };
+    Problem p = ok(parse_problem(spec(R"([["C", 0]])"), "t"));
+    EXPECT_EQ(p.find_tensor("zv")->shape, (Shape{4}));
+    EXPECT_EQ(p.find_tensor("Y")->shape, (Shape{6}));
+    EXPECT_EQ(p.find_tensor("Y")->dim_names, (std::vector<std::string>{"C3"}));
+    EXPECT_EQ(run(p, {{"q", {1, 2}}, {"v", {5, 6}}}), (Values{1, 2, 0, 0, 5, 6}));
+    // written back as the expression; parsed again, the same spec
+    auto j = problem_to_json(p);
+    EXPECT_EQ(j["graph"][0]["pads"].dump(), R"([["C",0]])");
+    Problem p2 = ok(parse_problem(j.dump(), "rt"));
+    EXPECT_EQ(problem_to_json(p2), j);
+    // re-bound, the amount follows C (as C3 = 3*C does)
+    auto q = rebind_dims(p, {{"C", 3}});
+    ASSERT_TRUE(q.ok()) << q.error().to_string();
+    EXPECT_EQ(q->find_tensor("zv")->shape, (Shape{6}));
+    EXPECT_EQ(q->find_tensor("Y")->shape, (Shape{9}));
+    // numbers and expressions mixed in one pair, a product
+    Problem m = ok(parse_problem(
+        make_spec(dims, R"({"x": {"shape": ["C", "C"], "dtype": "f32"}})",
+                  R"([{"op": "pad", "inputs": ["x"], "output": "Y", "pads": [[0, 0], [1, "2*C"]]}])"),
+        "m"));
+    EXPECT_EQ(m.find_tensor("Y")->shape, (Shape{2, 7}));
+    EXPECT_EQ(problem_to_json(m)["graph"][0]["pads"].dump(), R"([[0,0],[1,"2*C"]])");
+    // errors: a bad expression, an unknown dim, a pad that does not fit the tensor's named extent
+    expect_error(parse_problem(spec(R"([["3*-C", 0]])"), "t"), "graph[0].pads[0][0]",
+                 {"dim expression"});
+    expect_error(parse_problem(spec(R"([["K", 0]])"), "t"), "graph[0].pads[0][0]",
+                 {"unknown dim \"K\""});
+    expect_error(parse_problem(spec(R"([["2*C", 0]])"), "t"), "graph[1].out_names[0]",
+                 {"shape mismatch", "\"C3\" = 6", "extent there is 8"});
+}
+
 // diag(v) @ B written as v.unsqueeze(1) * B, and an exclusive cumsum written with slice, cumsum
 // and pad (cat with zeros): the spec round-trips through problem_to_json, and the interpreter
 // gives the values the op definitions give.

@@ -147,6 +147,39 @@ TEST(Spec, EveryAttributeRoundTrips) {
     EXPECT_EQ(effective_max_error(p->tolerance), 0.5);
 }
 
+// find_tensor reads the name index the parser builds, and stays right where the tensors change
+// after it (a stale index falls back to the scan) and after index_tensors.
+TEST(Spec, FindTensorByIndexAndAfterChanges) {
+    auto parsed = parse_problem(kGemmBiasRelu, "gemm");
+    ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+    Problem p = *parsed;
+    EXPECT_EQ(p.tensor_index.size(), p.tensors.size());
+    for (const Tensor& t : p.tensors) EXPECT_EQ(p.find_tensor(t.name), &t) << t.name;
+    EXPECT_EQ(p.find_tensor("nope"), nullptr);
+    Problem c = p;  // a copy: positions, so its index points into its own tensors
+    EXPECT_EQ(c.find_tensor("H"), &c.tensors[3]);
+    EXPECT_EQ(c.find_tensor("H")->name, "H");
+    // renamed, removed, added, reordered without re-indexing: the scan's answers
+    c.tensors[0].name = "X2";
+    EXPECT_EQ(c.find_tensor("X"), nullptr);
+    EXPECT_EQ(c.find_tensor("X2"), &c.tensors[0]);
+    c.tensors.erase(c.tensors.begin() + 1);  // W
+    EXPECT_EQ(c.find_tensor("W"), nullptr);
+    EXPECT_EQ(c.find_tensor("b")->name, "b");
+    EXPECT_EQ(c.find_tensor("Y")->name, "Y");
+    c.tensors.push_back(Tensor{.name = "Z"});
+    EXPECT_EQ(c.find_tensor("Z"), &c.tensors.back());
+    std::swap(c.tensors[0], c.tensors[1]);
+    EXPECT_EQ(c.find_tensor("X2"), &c.tensors[1]);
+    c.index_tensors();
+    EXPECT_EQ(c.tensor_index.size(), c.tensors.size());
+    for (const Tensor& t : c.tensors) EXPECT_EQ(c.find_tensor(t.name), &t) << t.name;
+    // repeated names (the parser refuses them): the first, as the scan gives it
+    c.tensors.push_back(Tensor{.name = "Z"});
+    c.index_tensors();
+    EXPECT_EQ(c.find_tensor("Z"), &c.tensors[c.tensors.size() - 2]);
+}
+
 TEST(Spec, DefaultTolerances) {
     EXPECT_EQ(default_tolerance(PrecisionPolicy::kFp32Strict).atol, 1e-4);
     EXPECT_EQ(default_tolerance(PrecisionPolicy::kFp32Strict).min_fraction, 1.0);
