@@ -15,6 +15,8 @@ perf_counter_ns, microseconds:
   attr_reshape  the same inputs read as the generator before this one wrote them
                 (self.<path>.reshape(shape) per input: attribute chains and a view per call)
   stub          the replaced op alone
+  call_cold     call, after 256 MiB written on the CPU before each (cold host caches; 200 calls)
+  call_after_sleep  call, after a 300 us sleep before each (the thread idle as while a GPU works)
 Then the aten ops one call runs (torch.profiler; none but the op is the goal) and a cProfile
 of the calls' Python. One JSON line, then the profiles."""
 import argparse
@@ -33,15 +35,25 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "python"))
 
 
-def per_call_us(fn, calls):
+def per_call_us(fn, calls, before=None):
     for _ in range(20):
         fn()
     t = []
     for _ in range(calls):
+        if before is not None:
+            before()
         t0 = time.perf_counter_ns()
         fn()
         t.append(time.perf_counter_ns() - t0)
     return round(statistics.median(t) / 1e3, 2)
+
+
+def cold_hooks():
+    """(sweep, sleep): what runs before each call of the cold figures - 256 MiB written on the
+    CPU (another process's or the network's other work: the host's caches hold none of the
+    call's path) and a 300 us sleep (the thread idle, as while the GPU works)."""
+    buf = torch.empty(256 << 20, dtype=torch.uint8)
+    return (lambda: buf.add_(1)), (lambda: time.sleep(300e-6))
 
 
 def attr_reshape_feeds(model, feeds):
@@ -91,6 +103,10 @@ def main():
         row["state"] = per_call_us(lambda: ns["_state"](model, device), a.calls)
         row["attr_reshape"] = per_call_us(attr_reshape_feeds(model, attrs), a.calls)
         row["stub"] = per_call_us(lambda: stub(*inputs), a.calls)
+        swept, slept = cold_hooks()
+        cold_calls = max(1, min(a.calls, 200))
+        row["call_cold"] = per_call_us(lambda: model(*inputs), cold_calls, before=swept)
+        row["call_after_sleep"] = per_call_us(lambda: model(*inputs), cold_calls, before=slept)
         print(json.dumps(row))
         with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
             for _ in range(10):

@@ -23,7 +23,15 @@
   joined in by table.py from DIR/kforge_eval.json, which run.sh writes after the harness)
 
 GPU sections hold an exclusive lock (--lock FILE) so several harness processes can overlap
-their torch.compile work while only one uses the GPU. Prints one JSON object.
+their torch.compile work while only one uses the GPU. The timing also holds FILE.cpu exclusively,
+which the CPU-heavy sections (building the models, drawing the inputs, torch.compile warm-ups)
+hold shared: no other process thrashes the host's caches and memory while one times (session
+23: the exported op's host path is ~9 us per call hot on the H100 machine, but a call on cold
+host caches costs several times that - ModelNew's Python alone 2 us hot, 47 us after 256 MiB
+written, on the 2-core dev CPU - and the L2 flush hides only ~30 us; the exported-minus-graph
+overhead moved between problems from run to run with what the other processes were doing). Each timed variant also records its host time per call
+(perf_counter around the call: host_median_us) and the flush's GPU time (flush_median_us).
+Prints one JSON object.
   harness.py EXPORT_DIR [--lock FILE]"""
 import argparse
 import contextlib
@@ -32,6 +40,7 @@ import json
 import os
 import statistics
 import sys
+import time
 import traceback
 
 import torch
@@ -47,16 +56,34 @@ def tolerance(dtype):
 
 
 @contextlib.contextmanager
-def gpu_lock(path):
+def file_lock(path, mode=fcntl.LOCK_EX):
     if not path:
         yield
         return
     with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        fcntl.flock(f, mode)
         try:
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def gpu_lock(path):
+    """The GPU, one process at a time."""
+    return file_lock(path)
+
+
+def cpu_work(path):
+    """A CPU-heavy section (shared among processes; excluded while one times)."""
+    return file_lock(path and path + ".cpu", fcntl.LOCK_SH)
+
+
+@contextlib.contextmanager
+def timing_lock(path):
+    """The timing: the host to itself (no other process's CPU-heavy section), then the GPU.
+    In this order only (a process holding the GPU never waits for the CPU lock), so no cycle."""
+    with file_lock(path and path + ".cpu"), gpu_lock(path):
+        yield
 
 
 def as_tuple(x):
@@ -129,6 +156,7 @@ class Timer:
     def __init__(self):
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
         self.flush = torch.empty(max(2 * l2, 1 << 20) // 4, dtype=torch.float32, device="cuda")
+        self.before = torch.cuda.Event(enable_timing=True)  # the flush's start
         self.start = [torch.cuda.Event(enable_timing=True) for _ in range(TRIALS_TIMED)]
         self.end = [torch.cuda.Event(enable_timing=True) for _ in range(TRIALS_TIMED)]
         # kforge's evaluator ran its GEMMs at 1980 MHz on the H100 while these interleaved
@@ -144,7 +172,10 @@ class Timer:
         favouring whichever is timed first on a cool GPU. `warmup` calls of each first."""
         names = list(fns)
         times = {n: [] for n in names}
+        hosts = {n: [] for n in names}  # host us of the call itself (perf_counter)
+        flushes = []  # the flush's GPU us: what it hides of a call's host time
         clocks = {n: [] for n in names}  # the SM clock after each trial (NVML via torch), MHz
+        clock = time.perf_counter_ns
         with torch.no_grad():
             for n in names:
                 for _ in range(warmup):
@@ -153,19 +184,26 @@ class Timer:
             for i in range(TRIALS_TIMED):  # one call at a time, as KernelBench times them
                 for k in range(len(names)):
                     n = names[(i + k) % len(names)]
+                    self.before.record()
                     self.flush.fill_(float(i))
                     self.start[0].record()
+                    t0 = clock()
                     fns[n](*args)
+                    t1 = clock()
                     self.end[0].record()
                     torch.cuda.synchronize()
                     times[n].append(self.start[0].elapsed_time(self.end[0]) * 1e3)
+                    hosts[n].append((t1 - t0) / 1e3)
+                    flushes.append(self.before.elapsed_time(self.start[0]) * 1e3)
                     if self.clock_ok:
                         try:
                             clocks[n].append(torch.cuda.clock_rate())
                         except Exception:  # no pynvml: no clocks, said by the missing field
                             self.clock_ok = False
         out = {n: {"median_us": statistics.median(t), "mean_us": statistics.mean(t),
-                   "std_us": statistics.pstdev(t)} for n, t in times.items()}
+                   "std_us": statistics.pstdev(t), "host_median_us": statistics.median(hosts[n])}
+               for n, t in times.items()}
+        out["flush_median_us"] = statistics.median(flushes)
         for n, c in clocks.items():
             if self.clock_ok and c:
                 out[n]["sm_clock_mhz"] = statistics.median(c)
@@ -206,21 +244,22 @@ def fp64_errors(model, model_new, inputs):
 
 def run(d, lock):
     res = {"problem": os.path.basename(os.path.normpath(d))}
-    Model, ModelNew, get_inputs, get_init_inputs, kind, draw_missing = load_models(d)
-    res["kind"] = kind
-    torch.manual_seed(SEED)
-    model = Model(*get_init_inputs()).cuda()
-    torch.manual_seed(SEED)
-    model_new = ModelNew(*get_init_inputs()).cuda()
-    # which CUDA kernel the op registered: kforge_torch (C++) or the ctypes path
-    pkg = sys.modules.get(next(p for p in os.listdir(d) if p.startswith("kforge_")))
-    res["op_path"] = "compiled" if getattr(pkg, "NATIVE", None) is not None else "ctypes"
-    gen = torch.Generator().manual_seed(SEED)
-    seeds = torch.randint(0, 2**31 - 1, (TRIALS_CORRECT,), generator=gen).tolist()
-    trial_inputs = []  # drawn on the CPU before the GPU lock (large inputs take seconds)
-    for s in seeds:
-        torch.manual_seed(s)
-        trial_inputs.append(get_inputs())
+    with cpu_work(lock):  # imports, models and inputs built on the CPU
+        Model, ModelNew, get_inputs, get_init_inputs, kind, draw_missing = load_models(d)
+        res["kind"] = kind
+        torch.manual_seed(SEED)
+        model = Model(*get_init_inputs()).cuda()
+        torch.manual_seed(SEED)
+        model_new = ModelNew(*get_init_inputs()).cuda()
+        # which CUDA kernel the op registered: kforge_torch (C++) or the ctypes path
+        pkg = sys.modules.get(next(p for p in os.listdir(d) if p.startswith("kforge_")))
+        res["op_path"] = "compiled" if getattr(pkg, "NATIVE", None) is not None else "ctypes"
+        gen = torch.Generator().manual_seed(SEED)
+        seeds = torch.randint(0, 2**31 - 1, (TRIALS_CORRECT,), generator=gen).tolist()
+        trial_inputs = []  # drawn on the CPU before the GPU lock (large inputs take seconds)
+        for s in seeds:
+            torch.manual_seed(s)
+            trial_inputs.append(get_inputs())
     with gpu_lock(lock):
         ok_all, worst, msgs = True, 0.0, []
         for s, cpu_inputs in zip(seeds, trial_inputs):
@@ -249,14 +288,16 @@ def run(d, lock):
         inputs = draw_missing(*inputs)
         res["drawn_arguments"] = len(inputs) - len(trial_inputs[0])
     del trial_inputs
-    # torch.compile warm-ups outside the lock (CPU-bound); their results checked below
-    compiled = torch.compile(model)
-    compiled_new = torch.compile(model_new, fullgraph=True)
-    with torch.no_grad():
-        compiled(*inputs)
-        out_compiled_new = compiled_new(*inputs)
-    torch.cuda.synchronize()
-    with gpu_lock(lock):
+    # torch.compile warm-ups outside the GPU lock (CPU-bound; not while another times); their
+    # results checked below
+    with cpu_work(lock):
+        compiled = torch.compile(model)
+        compiled_new = torch.compile(model_new, fullgraph=True)
+        with torch.no_grad():
+            compiled(*inputs)
+            out_compiled_new = compiled_new(*inputs)
+        torch.cuda.synchronize()
+    with timing_lock(lock):
         with torch.no_grad():
             eager_new = model_new(*inputs)
         ok, _, msg = compare(eager_new, out_compiled_new)
@@ -272,8 +313,9 @@ def run(d, lock):
             res["cuda_graph_message"] = msg
         timer = Timer()
         # the host's load when the timing starts: the exported op's host time shows in a
-        # trial once it outlasts the L2 flush, and other processes' torch.compile work stretches
-        # it (session 18's kb_04_layer_norm: 40 us over its kernel, compile 184 us vs 64 before)
+        # trial once it outlasts the L2 flush (flush_median_us), and other processes' work
+        # stretches it (session 18's kb_04_layer_norm: 40 us over its kernel, compile 184 us
+        # vs 64 before); the other harness processes' CPU-heavy sections wait (timing_lock)
         res["load_avg_1m"] = os.getloadavg()[0]
         res.update(timer.time_us({"eager": model, "compile": compiled, "exported": model_new,
                                   "exported_graph": lambda *a: g.replay()}, inputs))

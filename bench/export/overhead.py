@@ -15,9 +15,12 @@ torch.cuda.synchronize() before each call (so the GPU queue is empty and the fig
 time of enqueueing, as in KernelBench's timing loop). Layers, outermost first:
   both paths
     op            torch.ops.kforge.<op>(*inputs): the whole call
+    op_cold       the same after 256 MiB written on the CPU before each call (cold host caches;
+                  50 calls)
     op_default    torch.ops.kforge.<op>.default(*inputs) (no OpOverloadPacket __call__)
     rt_launch     kforge_rt_launch through ctypes with prebuilt arguments (same pointers)
     torch_empty   one torch.empty of the first output's shape (a floor for any allocation)
+    torch_empty_cold  the same after 256 MiB written on the CPU (PyTorch's own cold figure)
   ctypes path only
     body          the op's Python CUDA implementation called as a plain function
     check         Program.check(inputs)
@@ -41,18 +44,32 @@ import torch
 CALLS = 300
 
 
-def per_call_us(fn):
+def per_call_us(fn, before=None, calls=CALLS):
     for _ in range(5):
         fn()
     torch.cuda.synchronize()
     t = []
-    for _ in range(CALLS):
+    for _ in range(calls):
+        if before is not None:
+            before()
         torch.cuda.synchronize()
         t0 = time.perf_counter_ns()
         fn()
         t.append(time.perf_counter_ns() - t0)
     torch.cuda.synchronize()
     return round(statistics.median(t) / 1e3, 2)
+
+
+SWEEP = None
+
+
+def sweep():
+    """Writes 256 MiB on the CPU: the host's caches hold none of the op's path afterwards (as
+    after other work - another process's, or a network's other ops)."""
+    global SWEEP
+    if SWEEP is None:
+        SWEEP = torch.empty(256 << 20, dtype=torch.uint8)
+    SWEEP.add_(1)
 
 
 def package_of(d):
@@ -120,6 +137,9 @@ def measure(d, save_dir):
     outs = outs if isinstance(outs, tuple) else (outs,)
     torch.save([o.cpu() for o in outs], os.path.join(save_dir, f"{res['problem']}.{path}.pt"))
     res["op"] = per_call_us(lambda: pkg.op(*inputs))
+    # the same call on cold host caches (the harness's exported-minus-graph overhead is the host
+    # time past the L2 flush's ~30 us; hot, the op takes ~7 us)
+    res["op_cold"] = per_call_us(lambda: pkg.op(*inputs), before=sweep, calls=50)
     overload = pkg.op.default
     res["op_default"] = per_call_us(lambda: overload(*inputs))
     with torch.no_grad():
@@ -130,6 +150,9 @@ def measure(d, save_dir):
     o = prog.outputs[0]
     res["torch_empty"] = per_call_us(lambda: torch.empty(o.shape, dtype=o.dtype,
                                                          device=inputs[0].device))
+    res["torch_empty_cold"] = per_call_us(lambda: torch.empty(o.shape, dtype=o.dtype,
+                                                              device=inputs[0].device),
+                                          before=sweep, calls=50)
     return res
 
 

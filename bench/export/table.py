@@ -57,6 +57,16 @@ def kforge_eval(work, problem):
     return (t / 1e3 if t else None), j.get("status", "?"), ""
 
 
+def host_column(r):
+    """'9.1/3.2 (33.0)': the host us of the exported call and of the graph replay, and the
+    flush's GPU us ('-' for rows from before the harness recorded them)."""
+    e, g = r["exported"].get("host_median_us"), r["exported_graph"].get("host_median_us")
+    if e is None or g is None:
+        return "-"
+    f = r.get("flush_median_us")
+    return f"{e:.1f}/{g:.1f}" + (f" ({f:.1f})" if f is not None else "")
+
+
 def main(path, work):
     rows = [json.loads(line) for line in open(path) if line.strip()]
     rows.sort(key=lambda r: (r.get("kind", ""), r["problem"]))
@@ -65,17 +75,20 @@ def main(path, work):
           "trial); 'exported' = ModelNew eager (the op's CUDA kernel: the compiled kforge_torch, "
           "or the ctypes path where marked), 'graph' = "
           "ModelNew replayed from a CUDA graph (kernels only), 'kforge' = kforge eval --tier "
-          "full; speedups are eager/exported and compile/exported.\n")
+          "full; speedups are eager/exported and compile/exported; 'host' = the host us of "
+          "the exported call and of the graph replay (perf_counter around the call), 'flush' = "
+          "the L2 flush's GPU us, which hides that much of a call's host time (overhead shows "
+          "where the host time outlasts it).\n")
     print("| problem | correct (5 trials) | in CUDA graph | compile fullgraph | kforge | exported "
-          "| graph | overhead | exported/kforge | MHz exported/kforge | eager | compile | x eager "
-          "| x compile |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| graph | overhead | host exported/graph (flush) | exported/kforge "
+          "| MHz exported/kforge | eager | compile | x eager | x compile |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ok = within = within_clock = clocked = big = 0
     overheads = []
     for r in rows:
         k_us, k_status, k_note = kforge_eval(work, r["problem"])
         if "error" in r:
-            print(f"| {r['problem']} | ERROR: {r['error'][:100]} |" + " |" * 12)
+            print(f"| {r['problem']} | ERROR: {r['error'][:100]} |" + " |" * 13)
             continue
         ok += bool(r["correct"] and r["cuda_graph_same"] and r["compile_fullgraph_same"])
         e = r["exported"]["median_us"]
@@ -101,6 +114,7 @@ def main(path, work):
         print(f"| {r['problem']}{path} | {correct} | {'same' if r['cuda_graph_same'] else 'DIFF'}"
               f" | {'same' if r['compile_fullgraph_same'] else 'DIFF'} | {kf} | {us(e)}"
               f" | {us(r['exported_graph']['median_us'])} | {us(r['overhead_us'])}"
+              f" | {host_column(r)}"
               f" | {'-' if ratio is None else '%.3f' % ratio} | {mhz}"
               f" | {us(r['eager']['median_us'])} | {us(r['compile']['median_us'])}"
               f" | {r['speedup_vs_eager']:.2f} | {r['speedup_vs_compile']:.2f} |")
