@@ -18,7 +18,9 @@
 #      shape, then the full-tier timing)
 #   5. torch_sdpa.py: each backend's median on the same GPU (or PyTorch's reason it refuses)
 #   6. summarize.py: summary.md, kforge (FMHA and WMMA) / the fastest backend that supports the
-#      case, and the FMHA as a share of flash
+#      case, and the FMHA as a share of flash; then each FMHA instance of the seed's head dim
+#      (programs/<case>.v_<tile>_<schedule>.kf, session 23: the seed's 128x64 cooperative ran
+#      1.34-1.53x behind cuDNN at d64) with its gates and median
 # One device call, from the repo root, with the carried binary (bench/lib/make_carry.sh; its
 # CUTLASS headers include examples/88_hopper_fmha); about 6-9 minutes on an H100.
 #
@@ -59,6 +61,19 @@ PY
         if grep -q 'impl cutlass_fmha' "$O/programs/$n.kf"; then
             sed -E 's/impl cutlass_fmha fmha_tile [0-9x]+ fmha_schedule [a-z]+/tile 64x64/' \
                 "$O/programs/$n.kf" > "$O/programs/$n.wmma.kf"
+            # the other FMHA instances of the seed's head dim (dsl/attention_fmha.h's list):
+            # the data for the planner's choice; the checker refuses the ones that do not apply
+            seed=$(grep -oE 'fmha_tile [0-9x]+ fmha_schedule [a-z]+' "$O/programs/$n.kf" | head -1)
+            hd=${seed#fmha_tile }; hd=${hd%% *}; hd=${hd##*x}
+            for v in "64x128x$hd tma" "128x64x$hd cooperative" "128x64x$hd pingpong" \
+                     "128x128x$hd cooperative" "128x128x$hd pingpong"; do
+                [ "fmha_tile ${v% *} fmha_schedule ${v#* }" = "$seed" ] && continue
+                vf=$O/programs/$n.v_${v% *}_${v#* }.kf
+                sed -E "s/fmha_tile [0-9x]+ fmha_schedule [a-z]+/fmha_tile ${v% *} fmha_schedule ${v#* }/" \
+                    "$O/programs/$n.kf" > "$vf"
+                "$K" compile "$spec" "$vf" --no-build -o "$O/precompile/check" > /dev/null 2>&1 ||
+                    rm -f "$vf"  # not an instance for this head dim, or the checker refuses it
+            done
         fi
     else
         echo "$n: no start program: $(grep -o 'not expressible.*' "$O/programs/$n.plan.log" | cut -c1-240)"
@@ -69,7 +84,7 @@ pids=""
 for kf in "$O"/programs/attn_*.kf; do
     grep -q 'impl cutlass_fmha' "$kf" 2>/dev/null || continue
     n=$(basename "$kf" .kf)
-    ( t0=$SECONDS; "$K" compile "$O/specs/$n.json" "$kf" -o "$O/precompile/$n" \
+    ( t0=$SECONDS; "$K" compile "$O/specs/${n%%.*}.json" "$kf" -o "$O/precompile/$n" \
         > "$O/precompile/$n.log" 2>&1; rc=$?
       echo "kforge compile: rc $rc, $((SECONDS - t0)) s" >> "$O/precompile/$n.log" ) &
     pids="$pids $!"
@@ -78,7 +93,7 @@ done
 for kf in "$O"/programs/attn_*.kf; do
     [ -s "$kf" ] || continue
     n=$(basename "$kf" .kf)
-    spec="$O/specs/${n%.wmma}.json"
+    spec="$O/specs/${n%%.*}.json"
     step "eval_$n" 300 sh -c 'exec "$@" > "$0.json" 2> "$0.log"' "$O/eval/$n" \
         "$K" eval "$spec" --program "$kf" --tier full --device "$DEVICE" --json
     echo -n "$n: "

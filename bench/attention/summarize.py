@@ -79,6 +79,31 @@ def main(argv):
         print(f" {best['backend'] if best else '-'} | {best['ms'] * 1e3:.0f} |" if best else " - | - |",
               end="")
         print(f" {ratio} | {of_flash} | {backends} | {predicted} |")
+    variants(d, cases, torch_r)
+
+
+def variants(d, cases, torch_r):
+    """Each FMHA instance timed beside the seed (programs/<case>.v_<tile>_<schedule>.kf)."""
+    rows = []
+    for c in cases:
+        n = c["name"]
+        best = torch_r.get(n, {}).get("best")
+        progs = sorted(p for p in os.listdir(os.path.join(d, "programs"))
+                       if p.startswith(n + ".v_") and p.endswith(".kf"))
+        _, seed_us = result(d, n)
+        for p in progs:
+            stem = p[:-3]
+            gates, us = result(d, stem)
+            tile, sched = stem[len(n) + 3:].rsplit("_", 1)
+            vs_seed = f"{us / seed_us:.2f}" if us and seed_us else "-"
+            vs_best = f"{us / (best['ms'] * 1e3):.2f}x" if us and best else "-"
+            rows.append(f"| {n} | {tile} {sched} | {gates} | {f'{us:.0f}' if us else '-'} | "
+                        f"{vs_seed} | {vs_best} |")
+    if rows:
+        print("\nFMHA instances beside the seed (the planner's choice is the seed):\n")
+        print("| case | tile, schedule | gates | us | / seed | / best backend |")
+        print("|---|---|---|---|---|---|")
+        print("\n".join(rows))
 
 
 def result(d, stem):
