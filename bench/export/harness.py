@@ -173,7 +173,9 @@ class Timer:
         names = list(fns)
         times = {n: [] for n in names}
         hosts = {n: [] for n in names}  # host us of the call itself (perf_counter)
-        flushes = []  # the flush's GPU us: what it hides of a call's host time
+        # GPU us from an event recorded before the flush to the trial's start event: about
+        # the window in which a call's host time is hidden (the rest is the overhead)
+        flushes = []
         clocks = {n: [] for n in names}  # the SM clock after each trial (NVML via torch), MHz
         clock = time.perf_counter_ns
         with torch.no_grad():
