@@ -6,8 +6,9 @@
 #   2. every problem exported for this GPU (kforge export, 14 at a time: CUTLASS compiles);
 #      2a. the exported ops' compiled kernel (kforge_torch) built against this torch, once;
 #      2b. bench/export/overhead.py: host us per op call, compiled vs ctypes path
-#   3. bench/export/harness.py per export (4 processes; GPU sections under one lock): Model vs
-#      ModelNew, 5 correctness trials, 100 timed trials with an L2 flush, eager and
+#   3. bench/export/harness.py per export (4 processes; GPU sections under one lock, and no
+#      process's CPU-heavy section - models, input draws, torch.compile - while one
+#      times): Model vs ModelNew, 5 correctness trials, 100 timed trials with an L2 flush, eager and
 #      torch.compile, CUDA-graph and torch.compile(fullgraph=True) checks
 #   4. kforge's own evaluator on the same programs (kforge eval --tier full --json), one at a
 #      time, in the time left (its correctness_full runs 5 full-shape rounds: 10-60 s a problem)
@@ -114,7 +115,7 @@ cp "$W/export_overhead.jsonl" "$O/" 2>/dev/null
 [ -e "$W/kb_04_layer_norm/model_new.py" ] && timeout 120 python3 "$R/bench/export/cpu_overhead.py" \
     "$W/kb_04_layer_norm" --calls 1000 2>&1 | grep -v Warning | head -3 | tee "$O/cpu_overhead_kb_04.txt"
 
-stamp "3. harness (4 processes, GPU sections locked)"
+stamp "3. harness (4 processes, GPU sections locked, timings with the CPU to themselves)"
 : > "$W/gpu.lock"
 while read -r n spec kb; do
     [ -e "$W/$n/README.md" ] && [ ! -s "$W/rows/$n.json" ] && echo "$n"
