@@ -29,7 +29,8 @@ hold shared: no other process thrashes the host's caches and memory while one ti
 23: the exported op's host path is ~9 us per call hot on the H100 machine, but a call on cold
 host caches costs several times that - ModelNew's Python alone 2 us hot, 47 us after 256 MiB
 written, on the 2-core dev CPU - and the L2 flush hides only ~30 us; the exported-minus-graph
-overhead moved between problems from run to run with what the other processes were doing). Each timed variant also records its host time per call
+overhead moved between problems from run to run with what the other processes were doing).
+Each timed variant also records its host time per call
 (perf_counter around the call: host_median_us) and the flush's GPU time (flush_median_us).
 Prints one JSON object.
   harness.py EXPORT_DIR [--lock FILE]"""

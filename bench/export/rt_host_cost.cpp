@@ -57,8 +57,8 @@ fs::path write_package(int kernels) {
 
 int main(int argc, char** argv) {
     void* cu = dlopen("libcuda.so.1", RTLD_NOW);
-    auto make_current = cu ? reinterpret_cast<void (*)()>(dlsym(cu, "fake_cuda_make_context_current"))
-                           : nullptr;
+    void* fn = cu ? dlsym(cu, "fake_cuda_make_context_current") : nullptr;
+    auto make_current = reinterpret_cast<void (*)()>(fn);
     if (!make_current) {
         std::fprintf(stderr, "libcuda.so.1 is not the fake driver (LD_LIBRARY_PATH)\n");
         return 2;
@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
             ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
         }
         std::sort(ns.begin(), ns.end());
-        std::printf("{\"kernels\": %d, \"outputs_in_turn\": %d, \"median_ns\": %.0f, \"p90_ns\": %.0f}\n",
+        std::printf("{\"kernels\": %d, \"outputs_in_turn\": %d, \"median_ns\": %.0f, "
+                    "\"p90_ns\": %.0f}\n",
                     kernels, cycle, ns[ns.size() / 2], ns[ns.size() * 9 / 10]);
     }
     kforge_rt_close(p);
