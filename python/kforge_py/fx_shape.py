@@ -316,6 +316,28 @@ def _const_shape(conv, n):
     return tuple(tm.shape) if tm is not None and hasattr(tm, "shape") else None
 
 
+FILLED_LIKE_NAMES = ("zeros_like", "ones_like", "full_like")
+# keys an op carries from here to spec_build's naming, which consumes them (never in a spec):
+# "pads_like" (axis, [before, after]): per constant cat piece padded on that side, the (tensor,
+# axis) whose extent the piece copies (a zeros_like(v)), None where not known; "tie_axes": the
+# (tensor, axis) pairs union_axes joins (the equal pieces of a cat with such a piece)
+NAMING_HINTS = ("pads_like", "tie_axes")
+
+
+def _like_source(conv, piece, dim, extent):
+    """(tensor name, dim) where cat piece `piece` is zeros_like / ones_like / full_like of a
+    tensor whose extent on `dim` is `extent`, else None."""
+    if not isinstance(piece, torch.fx.Node) or piece.op not in ("call_function", "call_method"):
+        return None
+    name = piece.target if isinstance(piece.target, str) else getattr(piece.target, "__name__", "")
+    if name not in FILLED_LIKE_NAMES:
+        return None
+    src = conv.value(piece.args[0] if piece.args else piece.kwargs.get("input"))
+    if isinstance(src, Tensor) and len(src.shape) > dim and src.shape[dim] == extent:
+        return (src.name, dim)
+    return None
+
+
 def cat(conv, node, pieces, dim):
     vals = [conv.value(p) for p in pieces]
     shape, dtype = conv.meta(node)
@@ -329,6 +351,18 @@ def cat(conv, node, pieces, dim):
         if not tensors:
             raise Unsupported("cat of constant pieces only is not supported")
         attached = {j: [[], []] for j in tensors}
+        extents = {i: (_const_shape(conv, pieces[i]) or [None] * rank)[dim] for i in consts}
+        extents.update({j: vals[j].shape[dim] if isinstance(vals[j], Tensor) else None
+                        for j in tensors})
+        like = {i: _like_source(conv, pieces[i], dim, extents[i]) for i in consts}
+        # a cat of equal pieces, each constant one copying a tensor piece (the qkv bias
+        # cat(q_bias, zeros_like(v_bias), v_bias)): the pieces are parts of one size (q, k, v),
+        # so their axes are one dim
+        names = {vals[j].name for j in tensors if isinstance(vals[j], Tensor)}
+        tie = None
+        if len(tensors) > 1 and len(set(extents.values())) == 1 and \
+                all(like[i] is not None and like[i][0] in names for i in consts):
+            tie = [(vals[j].name, dim) for j in tensors]
         for i in consts:
             after = [j for j in tensors if j > i]
             attached[after[0] if after else tensors[-1]][0 if after else 1].append(i)
@@ -351,6 +385,8 @@ def cat(conv, node, pieces, dim):
                         raise Unsupported("a constant cat piece of unknown shape")
                     pads[dim][side] += s[dim]
             attrs = {"pads": pads}
+            if any(like[i] for i in before + behind):
+                attrs["pads_like"] = (dim, [[like[i] for i in before], [like[i] for i in behind]])
             if fills != {0.0}:
                 attrs["value"] = fills.pop()
             out = list(x.shape)
@@ -359,7 +395,11 @@ def cat(conv, node, pieces, dim):
                                  **attrs))
         if len(ins) == 1:
             return ins[0]
-        return emit_cat(conv, node, ins, shape, dtype, dim)
+        out = emit_cat(conv, node, ins, shape, dtype, dim)
+        if tie:
+            conv.ops[-1]["tie_axes"] = tie
+            conv.ops[-1]["output"] = conv.ops[-1].pop("output")  # keep "output" last
+        return out
     ins = [conv.tensor(v, "a cat operand") for v in vals]
     if len(ins) == 1:
         return ins[0]
@@ -482,9 +522,13 @@ def _groups(src, dst):
 
 
 def union_axes(classes, op):
-    """spec_dims rules of the shape ops: the axes an op keeps are one class with its input's."""
+    """spec_dims rules of the shape ops: the axes an op keeps are one class with its input's
+    (and the axes of a cat's equal pieces, its "tie_axes", one class)."""
     kind, ins, out = op["op"], op["inputs"], op["output"]
     shapes = classes.shapes
+    tie = op.get("tie_axes") or []
+    for a, b in zip(tie, tie[1:]):
+        classes.union(tuple(a), tuple(b))
     if kind == "reshape":
         groups = _groups(shapes[ins[0]], shapes[out]) or []
         for a, b in groups:
@@ -571,8 +615,14 @@ def name_shape_attrs(op, shapes, axis_name, ops=()):
     """reshape / expand `op` with a concrete "shape" -> entries a re-binding follows: an axis that
     is one axis of the input (or of its class) by that axis's name, a merged group as a product
     "C*H*W", an axis split off a bigger one as a number (the last such as -1), 1 as 1.
-    slice / cat / pad: out_names (_out_names). axis_name(tensor, axis) -> a dim name or an int."""
+    slice / cat / pad: out_names (_out_names); a pad's amounts that copy a tensor's extent (a
+    cat's zeros_like(v) piece, "pads_like") as that axis's name, so they follow the dims.
+    axis_name(tensor, axis) -> a dim name or an int."""
     if op["op"] in ("slice", "cat", "pad"):
+        hints = {k: op[k] for k in NAMING_HINTS if k in op}
+        op = {k: v for k, v in op.items() if k not in NAMING_HINTS}
+        if "pads_like" in hints:
+            op["pads"] = _pad_exprs(op["pads"], hints["pads_like"], axis_name)
         named = _out_names(op, shapes, axis_name, ops)
         if "out_names" in named:  # keep "output" last
             named["output"] = named.pop("output")
@@ -628,6 +678,35 @@ def name_shape_attrs(op, shapes, axis_name, ops=()):
     if kept and not minus:
         entries[kept[-1]] = -1
     return dict(op, shape=entries)
+
+
+def sum_text(terms):
+    """"a+b+c" of dim names and integers, equal names counted ("E+E" -> "2*E"), the integers
+    added into one; an int where every term is one."""
+    counts, number = {}, 0
+    for t in terms:
+        if isinstance(t, int):
+            number += t
+        else:
+            counts[t] = counts.get(t, 0) + 1
+    if not counts:
+        return number
+    parts = [t if k == 1 else f"{k}*{t}" for t, k in counts.items()]
+    return "+".join(parts + ([str(number)] if number else []))
+
+
+def _pad_exprs(pads, pads_like, axis_name):
+    """`pads` with the amounts on pads_like's axis whose every piece copies a named axis written
+    as the sum of those axes' names ("D96", "2*D96"); the others as they are."""
+    dim, sides = pads_like
+    out = [list(p) for p in pads]
+    for side, sources in enumerate(sides):
+        if not sources or any(s is None for s in sources):
+            continue
+        terms = [axis_name(t, a) for t, a in sources]
+        if all(isinstance(n, str) for n in terms):
+            out[dim][side] = sum_text(terms)
+    return out
 
 
 def drop_dead(ops, outputs):
@@ -699,7 +778,7 @@ def run_spec_op(op, a, dims):
         return x[tuple(idx)]
     if k == "cat":
         return torch.cat(a, op["axis"])
-    if k == "pad":
-        flat = [v for pair in reversed(op["pads"]) for v in pair]
+    if k == "pad":  # amounts may be dim expressions ("D96")
+        flat = [size(v) for pair in reversed(op["pads"]) for v in pair]
         return torch.nn.functional.pad(x, flat, value=op.get("value", 0.0))
     raise ValueError(f"op {k} is not a shape op")

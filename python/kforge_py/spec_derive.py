@@ -18,7 +18,11 @@ shuffle, [B, C] -> [B, g, C/g] -> transposed -> [B, C]) writes the merged extent
 name (as a number it tied the channels: KernelBench L3 26). The last piece of a reshape that
 splits such an axis (a head dim: [B, N, C] -> [B, N, heads, C / heads]) is named as a dim of its
 own (name_split_pieces, before the shape attributes are named) and the axis written as the
-product of its pieces ("D96": "3*D32"): as a number the head dim tied the channels (L3 29 Swin).
+product of its pieces ("D96": "3*D32"): as a number the head dim tied the channels (L3 29 Swin);
+so is one written as a number inside a merge's product ("D3*32" after attention, L3 30 SwinV2).
+A pad by amounts written as dims (a qkv bias cat(q_bias, zeros_like(v_bias), v_bias), fx_shape)
+names its padded axis as a dim of their sum ("2*D96"), the cat after it sums them ("3*D96"), and
+a split of that cat's axis into [3, heads, head dim] derives the piece as heads times head dim.
 
 Only a dim named by its value (D<size>, not a size variable of the file) is derived, each once,
 never through itself; everything else is left as it was (a spec with none of these patterns is
@@ -85,6 +89,15 @@ def name_split_pieces(ops, shapes, classes, names, dims, int_globals, merged, li
         entries = name_shape_attrs(op, shapes, axis_name)["shape"]
         numbers |= {classes.find((op["output"], k)) for k, e in enumerate(entries)
                     if isinstance(e, int) and e not in (-1, 1)}
+        # or as a number inside a merge's product ("D3_1*32": heads times the head dim; a
+        # merge named by value, which derive_extents writes as that product)
+        x, out = op["inputs"][0], op["output"]
+        for a, b in _groups(shapes[x], shapes[out]) or []:
+            e = entries[b[0]] if len(b) == 1 else None
+            if len(a) > 1 and isinstance(e, str) and (any(f.isdigit() for f in e.split("*")) or
+                                                     _by_value_name(e, dims, int_globals)):
+                numbers |= {c for c in (classes.find((x, k)) for k in a)
+                            if c not in names and c not in merged}
     for op in reshapes:
         x, out = op["inputs"][0], op["output"]
         for a, b in _groups(shapes[x], shapes[out]) or []:
@@ -137,9 +150,11 @@ def derive_extents(graph, inputs, dims, shapes, axis_name, int_globals):
         _track_splits(op, shapes, producer, name_of, split)
         if op["op"] == "cat":
             out, axis = op["output"], op["axis"] % len(shapes[op["output"]])
-            pieces = [name_of(producer.get(t), t, axis) for t in op["inputs"]]
-            if not all(isinstance(p, str) for p in pieces):
+            pieces = [_extent_terms(producer.get(t), t, axis, producer, name_of)
+                      for t in op["inputs"]]
+            if not all(isinstance(p, list) for p in pieces):
                 continue
+            pieces = [term for p in pieces for term in p]
             whole = name_of(op, out, axis)
             if isinstance(whole, int):  # anonymous (read by no weight): a dim of its own, named
                 whole = _fresh(dims, whole)  # in out_names, so a program writes it by name
@@ -149,9 +164,11 @@ def derive_extents(graph, inputs, dims, shapes, axis_name, int_globals):
                 op["out_names"] = names
                 op["output"] = op.pop("output")  # keep "output" last
             derive(whole, _sum_text(pieces))
+        elif op["op"] == "pad":
+            _name_padded_axes(op, shapes, producer, name_of, derive, dims)
         elif op["op"] == "reshape":
             _reshape_products(op, shapes, producer, name_of, derive)
-            _split_products(op, shapes, producer, name_of, derive)
+            _split_products(op, shapes, producer, name_of, derive, derived)
         elif op["op"] in CONV_OPS and not CONV_OPS[op["op"]][1]:
             x = op["inputs"][0]
             c = name_of(producer.get(x), x, 1)
@@ -166,6 +183,56 @@ def derive_extents(graph, inputs, dims, shapes, axis_name, int_globals):
     for name, expr in derived.items():
         dims[name] = expr
     return graph, dims
+
+
+def _extent_terms(op, t, axis, producer, name_of):
+    """Axis `axis` of tensor t (made by `op`) as a list of dim-name terms whose sum it is: for a
+    pad by amounts written as dims (a qkv bias's zeros_like(v) piece, fx_shape._pad_exprs) those
+    and its input's terms ("D96", "D96"), else its name; None where a term is a number."""
+    if op is not None and op["op"] == "pad" and op["pads"][axis] != [0, 0]:
+        before, after = op["pads"][axis]
+        x = op["inputs"][0]
+        inner = _extent_terms(producer.get(x), x, axis, producer, name_of)
+        if inner is not None and all(isinstance(v, str) or v == 0 for v in (before, after)):
+            return [f for v in (before, after) if v for f in _expand_counts(v)] + inner
+    name = name_of(op, t, axis)
+    return [name] if isinstance(name, str) else None
+
+
+def _name_padded_axes(op, shapes, producer, name_of, derive, dims):
+    """A pad by amounts written as dims whose padded axis has no name: a dim of its own (in
+    out_names), derived as the sum of the amounts and the input's extent ("2*D96"), so that a
+    program writes that axis by name - as a number (the planner's `cat_pad[192]`) it tied the
+    dims to their size."""
+    out = op["output"]
+    names = list(op.get("out_names") or [""] * len(shapes[out]))
+    changed = False
+    for axis, pair in enumerate(op["pads"]):
+        if names[axis] or not any(isinstance(v, str) for v in pair):
+            continue
+        terms = _extent_terms(op, out, axis, producer, name_of)
+        if terms is None:
+            continue
+        whole = _fresh(dims, shapes[out][axis])
+        dims[whole] = shapes[out][axis]
+        if derive(whole, _sum_text(terms)):
+            names[axis] = whole
+            changed = True
+        else:
+            del dims[whole]
+    if changed:
+        op["out_names"] = names
+        op["output"] = op.pop("output")  # keep "output" last
+
+
+def _expand_counts(expr):
+    """A sum of names, each term k*name given as k copies ("2*E+F" -> E, E, F); _sum_text
+    counts them again."""
+    out = []
+    for term in expr.split("+"):
+        k, _, name = term.rpartition("*")
+        out += [name] * int(k) if k.isdigit() else [term]
+    return out
 
 
 def _slice_partitions(graph, shapes, producer, name_of, derive):
@@ -219,7 +286,7 @@ def _reshape_products(op, shapes, producer, name_of, derive):
             derive(op["shape"][b[0]], "*".join(str(p) for p in parts))
 
 
-def _split_products(op, shapes, producer, name_of, derive):
+def _split_products(op, shapes, producer, name_of, derive, derived):
     """A reshape that splits an axis named by its value into pieces of which one at least is
     named (name_split_pieces names a head dim): that axis as the product of the pieces (the
     channels "6*D512" of [-1, D512], a head count and the head dim; a window split [D9, D7] of a
@@ -232,7 +299,13 @@ def _split_products(op, shapes, producer, name_of, derive):
             continue
         parts = [name_of(op, out, k) for k in b]
         if any(isinstance(p, str) for p in parts) and all(isinstance(p, (str, int)) for p in parts):
-            derive(name_of(producer.get(x), x, a[0]), "*".join(str(p) for p in parts))
+            whole = name_of(producer.get(x), x, a[0])
+            # derived already as k times a dim (a qkv bias cat of three equal pieces, "3*D96")
+            # and split into [k, heads, head dim]: that dim is the product of the rest
+            k, _, piece = str(derived.get(whole, "")).partition("*")
+            if k.isdigit() and parts[0] == int(k) and re.fullmatch(r"\w+", piece):
+                derive(piece, "*".join(str(p) for p in parts[1:]))
+            derive(whole, "*".join(str(p) for p in parts))
 
 
 def _track_splits(op, shapes, producer, name_of, split):

@@ -5,13 +5,14 @@ small shape and the literal stayed, so the dims it comes from stayed at full siz
 reference went over the CPU budget ('no small shape fits', KernelBench L3 44, 15, 11). Our own
 KernelBench-format files in fixtures/sweep - a qkv projection split by slices, a DenseNet block's
 cats, a conv / depthwise conv / pool / flatten / Linear, a ShuffleNet unit's grouped convs and
-channel shuffle (L3 26) - each: imports and matches PyTorch in fp64 at reduced sizes, writes the
-derived dims as expressions ("2*n_embd+n_embd_2", "num_features+growth_rate",
-"D256_1*height_out*width_out", a grouped conv's channels "3*D512") and the slice bounds, the
-depthwise groups and a shuffle's merged channels as dims, runs as PyTorch through spec_torch, and
-passes every simulated gate with its small shape shrinking those dims (each file is sized so that
-at its literal extents the smallest cap is over the budget, or, the shuffle, leaves a grouped
-conv one channel per group, which the lowering refuses)."""
+channel shuffle (L3 26), a qkv bias cat(q_bias, zeros_like(v_bias), v_bias) (L3 30) - each:
+imports and matches PyTorch in fp64 at reduced sizes, writes the derived dims as expressions
+("2*n_embd+n_embd_2", "num_features+growth_rate", "D256_1*height_out*width_out", a grouped
+conv's channels "3*D512", the biased qkv rows "3*D1536") and the slice bounds, the zeros
+piece's pad amount, the depthwise groups and a shuffle's merged channels as dims, runs as
+PyTorch through spec_torch, and passes every simulated gate with its small shape shrinking those
+dims (each file is sized so that at its literal extents the smallest cap is over the budget, or,
+the shuffle, leaves a grouped conv one channel per group, which the lowering refuses)."""
 import re
 import unittest
 
@@ -19,7 +20,7 @@ import kforge_test_util as util
 from kforge_py import fx_shape, kernelbench, spec_build, spec_torch
 
 FILES = ["derived_qkv_split", "derived_dense_cat", "derived_flatten_linear",
-         "derived_channel_shuffle"]
+         "derived_channel_shuffle", "derived_qkv_bias_cat"]
 
 
 def derived(spec):
@@ -87,6 +88,23 @@ class DerivedExtents(util.ImportedFixtures):
             self.assertIn(f"3*{per_group}", d.values(), d)
         self.assertEqual(d[shuffled], "3*" + spec["inputs"][grouped[1]["inputs"][1]]["shape"][1])
 
+    def test_qkv_bias_zeros_piece_is_a_pad_by_the_v_bias_dim(self):
+        # cat(q_bias, zeros_like(v_bias), v_bias): a pad of v_bias by its own dim, q_bias and
+        # v_bias one dim, the projection's rows three times it; as numbers the pad tied the
+        # channels to full size (KernelBench L3 30 SwinTransformerV2)
+        spec = self.spec("derived_qkv_bias_cat")
+        dim = spec["inputs"]["v_bias"]["shape"][0]
+        self.assertIsInstance(dim, str)
+        self.assertEqual(spec["inputs"]["q_bias"]["shape"], [dim])
+        (pad,) = util.ops_of(spec, "pad")
+        self.assertEqual(pad["pads"], [[dim, 0]])
+        self.assertEqual(spec["dims"][pad["out_names"][0]], "2*" + dim)  # not a number
+        rows = spec["inputs"]["qkv_weight"]["shape"][0]
+        self.assertEqual(spec["dims"][rows], "3*" + dim)
+        # and that dim is the heads (a number the file wrote) times the head dim, named
+        heads, head = spec["dims"][dim].split("*")
+        self.assertEqual((heads, spec["dims"][head]), ("12", 128))
+
     def test_spec_torch_runs_them_as_pytorch(self):
         for stem in FILES:
             with self.subTest(stem):
@@ -112,7 +130,8 @@ SMALL = {"derived_qkv_split": {"batch_size": 2, "seq_len": 8, "n_embd": 32, "n_h
          "derived_dense_cat": {"batch_size": 2, "num_features": 8, "growth_rate": 4,
                                "height": 8, "width": 8},
          "derived_flatten_linear": {"batch_size": 2, "channels": 8, "height": 64, "width": 64},
-         "derived_channel_shuffle": {"batch_size": 2, "height": 4, "width": 4}}
+         "derived_channel_shuffle": {"batch_size": 2, "height": 4, "width": 4},
+         "derived_qkv_bias_cat": {"batch_size": 2, "tokens": 8, "width": 32, "heads": 4}}
 
 
 if __name__ == "__main__":
