@@ -1,14 +1,19 @@
 // lower_pool: a checked `pool` kernel to an extern "C" entry point that runs kforge's pooling
-// template (kernels/pool.cuh) with the op's geometry baked in as a struct of literals and the
-// chain (codegen/chain.h) applied to each pooled value.
+// template (kernels/pool.cuh) with the op's geometry baked in as a struct of compile-time literals
+// and the chain (codegen/chain.h) applied to each pooled value.
 //
 // The op is the problem's pool op the kernel computes (the checker's rule: its op word, its
 // input, the one the chain stores where several match). The index space is the op's output
 // [N, C, *]; the chain's stores and operands broadcast into it by dim names. Lower spatial ranks
-// are padded with leading size-1 axes, so one template serves 1-3 spatial axes. The grid covers
-// the outputs in groups of `items` along the last axis, `lanes` threads a group, capped at 8
-// blocks per SM (the template's loop covers the rest).
+// are padded with leading size-1 axes, so one template serves 1-3 spatial axes.
+// max_pool / avg_pool with lanes 1, where a plane and the tile count fit in int, run pool_tiles:
+// a thread per tile of `rows` x `items` outputs, inputs loaded `vec` wide (the row length and
+// items x stride must be multiples of vec). Otherwise pool_outputs: groups of `items` outputs
+// along the last axis, `lanes` threads a group. The grid is capped at 8 blocks per SM (the
+// templates' grid-stride loops cover the rest).
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 
 #include "codegen/chain.h"
@@ -81,9 +86,27 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
     if (!chain) return chain.error();
 
     const int64_t planes = y->shape[0] * y->shape[1];
-    const int64_t groups = planes * axes[0].out * axes[1].out *
-                           ((axes[2].out + cfg.items - 1) / cfg.items);
-    const int64_t groups_per_block = cfg.threads / cfg.lanes;
+    const bool max_or_avg = op->kind == OpKind::kMaxPool || op->kind == OpKind::kAvgPool;
+    const int64_t int_max = std::numeric_limits<int32_t>::max();
+    const int64_t tiles = planes * axes[0].out * ((axes[1].out + cfg.rows - 1) / cfg.rows) *
+                          ((axes[2].out + cfg.items - 1) / cfg.items);
+    const bool tiled = max_or_avg && cfg.lanes == 1 &&
+                       axes[0].in * axes[1].in * axes[2].in <= int_max && tiles <= int_max;
+    if (cfg.rows < 1 || cfg.rows > 8) return make_error(where, "rows must be in 1..8");
+    if (cfg.vec != 1 && cfg.vec != 2 && cfg.vec != 4)
+        return make_error(where, "vec must be 1, 2 or 4");
+    if (!tiled && (cfg.rows != 1 || cfg.vec != 1))
+        return make_error(where, "rows and vec need a max or avg pool with lanes 1 whose plane "
+                                 "and tile count fit in 32 bits");
+    if (cfg.vec > 1 && (axes[2].in % cfg.vec != 0 || (cfg.items * axes[2].stride) % cfg.vec != 0))
+        return make_error(where, "vec " + std::to_string(cfg.vec) + " needs the row length (" +
+                                     std::to_string(axes[2].in) + ") and items x stride (" +
+                                     std::to_string(cfg.items * axes[2].stride) +
+                                     ") to be multiples of it");
+    const int64_t groups = tiled ? tiles
+                                 : planes * axes[0].out * axes[1].out *
+                                       ((axes[2].out + cfg.items - 1) / cfg.items);
+    const int64_t groups_per_block = tiled ? cfg.threads : cfg.threads / cfg.lanes;
     const int64_t blocks = std::clamp<int64_t>((groups + groups_per_block - 1) / groups_per_block,
                                                1, int64_t(8) * ctx.sm_count);
 
@@ -103,7 +126,7 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
       << "    static constexpr bool kIncludePad = " << (a.count_include_pad ? "true" : "false")
       << ";\n"
       << "    static constexpr int64_t kDivisor = " << a.divisor_override << "LL;\n"
-      << "    static __device__ __forceinline__ kforge::PoolAxis axis(int i) {\n"
+      << "    static constexpr __device__ kforge::PoolAxis axis(int i) {\n"
       << "        return i == 0 ? " << axis_literal(axes[0]) << "\n"
       << "             : i == 1 ? " << axis_literal(axes[1]) << "\n"
       << "                      : " << axis_literal(axes[2]) << ";\n"
@@ -111,9 +134,24 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
       << "extern \"C\" __global__ void __launch_bounds__(" << cfg.threads << ") " << symbol
       << "(" << params.signature() << ") {\n"
       << chain_init(*chain)
-      << "    kforge::pool_outputs<" << geom << ", " << cfg.threads << ", " << cfg.items << ", "
-      << cfg.lanes << ">(t_" << kernel.args[0].name << ", planes, chain);\n"
-      << "}\n";
+      << "    ";
+    const std::string& xname = kernel.args[0].name;
+    auto tiles_call = [&](int vec) {
+        return "pool_tiles<" + geom + ", " + std::to_string(cfg.threads) + ", " +
+               std::to_string(cfg.items) + ", " + std::to_string(cfg.rows) + ", " +
+               std::to_string(vec) + ">(t_" + xname + ", int(planes), chain);\n";
+    };
+    // vector loads need x's base aligned (an arena buffer is; a view into one may not be)
+    if (tiled && cfg.vec > 1)
+        s << "if (kforge::is_aligned<" << cfg.vec << ">(t_" << xname << ")) {\n        kforge::"
+          << tiles_call(cfg.vec) << "    } else {\n        kforge::" << tiles_call(1)
+          << "    }\n";
+    else if (tiled)
+        s << "kforge::" << tiles_call(1);
+    else
+        s << "kforge::pool_outputs<" << geom << ", " << cfg.threads << ", " << cfg.items << ", "
+          << cfg.lanes << ">(t_" << kernel.args[0].name << ", planes, chain);\n";
+    s << "}\n";
     return one_launch("kernels/pool.cuh", s.str(), kernel.name, symbol, blocks, cfg.threads,
                       params);
 }

@@ -203,6 +203,8 @@ struct PoolConfig {
     int threads = 256;  // threads per block
     int items = 1;      // consecutive outputs (along the last spatial axis) per thread group
     int lanes = 1;      // threads that split one output's window (1..32, a power of two)
+    int rows = 1;       // consecutive outputs along the next-to-last spatial axis per thread
+    int vec = 1;        // elements per input load along the last axis (1, 2, 4)
     bool operator==(const PoolConfig&) const = default;
 };
 

@@ -52,6 +52,16 @@ void check_legality_pool(const Kernel& kn, const DeviceLimits& limits, Reporter&
         rep.error(knob_loc(kn, "items"), "items must be 1, 2, 4 or 8");
     if (c.lanes < 1 || c.lanes > 32 || (c.lanes & (c.lanes - 1)) != 0)
         rep.error(knob_loc(kn, "lanes"), "lanes must be 1, 2, 4, 8, 16 or 32");
+    if (c.rows != 1 && c.rows != 2 && c.rows != 4 && c.rows != 8)
+        rep.error(knob_loc(kn, "rows"), "rows must be 1, 2, 4 or 8");
+    if (c.vec != 1 && c.vec != 2 && c.vec != 4)
+        rep.error(knob_loc(kn, "vec"), "vec must be 1, 2 or 4");
+    const bool tiled = (kn.pool_op == OpKind::kMaxPool || kn.pool_op == OpKind::kAvgPool) &&
+                       c.lanes == 1;
+    if (!tiled && (c.rows != 1 || c.vec != 1))
+        rep.error(knob_loc(kn, c.rows != 1 ? "rows" : "vec"),
+                  "rows and vec apply to max and avg pools with lanes 1 (a thread's tile of "
+                  "outputs); this kernel splits windows over lanes or pools adaptively");
 }
 
 }  // namespace kforge::dsl

@@ -282,7 +282,19 @@ std::vector<KnobSpec> map_knobs() {
     };
 }
 
-// pool: threads per block and consecutive outputs per thread (kernels/pool.cuh).
+// rows / vec shape a thread's tile of outputs (kernels/pool.cuh pool_tiles): max and avg pools
+// whose windows are not split over lanes.
+std::string pool_tile_knob_applies(const Kernel& k, std::string_view knob) {
+    if (k.pool_op != OpKind::kMaxPool && k.pool_op != OpKind::kAvgPool)
+        return std::string(knob) + " applies to max and avg pools (a thread's tile of outputs)";
+    if (k.pool.lanes > 1)
+        return std::string(knob) + " applies to lanes 1 (a thread's tile of outputs); this kernel "
+               "splits each window over " + std::to_string(k.pool.lanes) + " lanes";
+    return "";
+}
+
+// pool: threads per block, the outputs a thread computes (items x rows), the lanes that split
+// one window, the input loads' width (kernels/pool.cuh).
 std::vector<KnobSpec> pool_knobs() {
     return {
         {"threads", KnobValueKind::kInts, {}, {kThreads}, {}, "256", "threads per block",
@@ -292,9 +304,36 @@ std::vector<KnobSpec> pool_knobs() {
          "consecutive outputs (along the last spatial axis) per thread",
          [](Kernel& k, const KnobValue& v) { k.pool.items = as_int(v, 0); return std::string(); },
          [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.pool.items}); }},
+        {"rows", KnobValueKind::kInts, {}, {IntDomain{{1, 2, 4, 8}}}, {}, "1",
+         "consecutive outputs along the next-to-last axis per thread (overlapping windows share "
+         "rows); max/avg, lanes 1",
+         [](Kernel& k, const KnobValue& v) {
+             const int n = as_int(v, 0);
+             if (std::string msg = pool_tile_knob_applies(k, "rows"); n != 1 && !msg.empty())
+                 return msg;
+             k.pool.rows = n;
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.pool.rows}); }},
+        {"vec", KnobValueKind::kInts, {}, {IntDomain{{1, 2, 4}}}, {}, "1",
+         "elements per input load along the last axis (dividing its length and items x "
+         "stride); max/avg, lanes 1",
+         [](Kernel& k, const KnobValue& v) {
+             const int n = as_int(v, 0);
+             if (std::string msg = pool_tile_knob_applies(k, "vec"); n != 1 && !msg.empty())
+                 return msg;
+             k.pool.vec = n;
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.pool.vec}); }},
+        // after rows and vec: lanes past 1 resets them (a window split over lanes has no tile)
         {"lanes", KnobValueKind::kInts, {}, {IntDomain{{1, 2, 4, 8, 16, 32}}}, {}, "1",
          "threads that split one output's window (shuffle-combined): large windows",
-         [](Kernel& k, const KnobValue& v) { k.pool.lanes = as_int(v, 0); return std::string(); },
+         [](Kernel& k, const KnobValue& v) {
+             k.pool.lanes = as_int(v, 0);
+             if (k.pool.lanes > 1) k.pool.rows = k.pool.vec = 1;
+             return std::string();
+         },
          [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.pool.lanes}); }},
     };
 }

@@ -1,9 +1,20 @@
 // Pooling (max_pool, avg_pool, adaptive_avg_pool, adaptive_max_pool) over x [planes, d, h, w]
 // (1-3 spatial axes; the lowering pads a lower rank with leading size-1 axes), driven by a
 // generated geometry struct G and a chain functor (codegen/chain.h) applied to each pooled value.
-// A group of LANES threads (1: one thread; up to a warp: large windows, global pooling) computes
-// ITEMS consecutive outputs along the last axis (neighbouring windows share input rows, so their
-// loads hit the same cache lines); a grid-stride loop covers the rest.
+// Two entry points:
+// - pool_tiles (max_pool, avg_pool; the lowering's choice where a plane and the tile count fit
+//   in int): a thread computes a tile of ROWS x ITEMS outputs (consecutive along the last two
+//   axes), neighbouring threads neighbouring tiles along the last axis. The geometry is
+//   compile-time, so the tap loops unroll and every div/mod is by a constant, in 32 bits (64
+//   only for the plane's base). Per input row of the tile (the rows of the ROWS windows along h,
+//   each loaded once) the span of the ITEMS windows along w is loaded once, in VEC-element
+//   vectors (aligned: the lowering checks w % VEC == 0 and ITEMS * stride_w % VEC == 0, so a
+//   vector is wholly inside the row or wholly in the padding), reduced per output along w, then
+//   folded into the outputs whose window along h holds the row: overlapping windows (stride <
+//   kernel) share their loads in registers.
+// - pool_outputs (every kind; adaptive windows, large windows split over LANES threads): a group
+//   of LANES threads computes ITEMS consecutive outputs along the last axis; a grid-stride loop
+//   covers the rest.
 // Windows are problem/pool.h's pool_taps, computed in f32 from inputs loaded as f32: max keeps a
 // NaN tap (PyTorch's max_pool), avg divides by G::kDivisor if set, else by the window's extent
 // with the padding (G::kIncludePad) or by the taps inside the input; a window without taps gives
@@ -102,6 +113,159 @@ __device__ __forceinline__ float pool_window(const TX* __restrict__ xp, const Po
     return acc;
 }
 
+// Tap count and padded extent of avg_pool's window o on one axis (dilation 1), in 32 bits.
+__device__ __forceinline__ void pool_avg_count(const PoolAxis& a, int o, int& count, int& extent) {
+    const int start = o * int(a.stride) - int(a.padding);
+    int end = start + int(a.kernel);
+    if (end > int(a.in + a.padding)) end = int(a.in + a.padding);
+    extent = end - start;
+    const int first = start < 0 ? 0 : start, last = end < int(a.in) ? end : int(a.in);
+    count = last > first ? last - first : 0;
+}
+
+// max_nan (a NaN tap wins) in one instruction where the GPU has it (sm_80+: max.NaN).
+__device__ __forceinline__ float pool_max(float a, float b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    float r;
+    asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+#else
+    return max_nan(a, b);
+#endif
+}
+
+// The compile-time geometry pool_tiles reads from G.
+template <class G, int ITEMS, int ROWS, int VEC>
+struct PoolTileShape {
+    // scalars only: a static constexpr PoolAxis would be odr-used (undefined) in device code
+    static constexpr int kIn0 = int(G::axis(0).in), kIn1 = int(G::axis(1).in), kIn2 = int(G::axis(2).in);
+    static constexpr int kOut0 = int(G::axis(0).out), kOut1 = int(G::axis(1).out), kOut2 = int(G::axis(2).out);
+    static constexpr int kK0 = int(G::axis(0).kernel), kS0 = int(G::axis(0).stride), kP0 = int(G::axis(0).padding);
+    static constexpr int kD0 = int(G::axis(0).dilation);
+    static constexpr int kK1 = int(G::axis(1).kernel), kS1 = int(G::axis(1).stride), kP1 = int(G::axis(1).padding);
+    static constexpr int kD1 = int(G::axis(1).dilation);
+    static constexpr int kK2 = int(G::axis(2).kernel), kS2 = int(G::axis(2).stride), kP2 = int(G::axis(2).padding);
+    static constexpr int kD2 = int(G::axis(2).dilation);
+    static constexpr int kGroups1 = (kOut1 + ROWS - 1) / ROWS, kGroups2 = (kOut2 + ITEMS - 1) / ITEMS;
+    static constexpr int kRowsIn = (ROWS - 1) * kS1 + (kK1 - 1) * kD1 + 1;  // input rows of a tile
+    static constexpr int kSpan = (ITEMS - 1) * kS2 + (kK2 - 1) * kD2 + 1;   // its input columns
+    static constexpr int kOff = ((-kP2) % VEC + VEC) % VEC;  // the first column's place in its vector
+    static constexpr int kVecs = (kOff + kSpan + VEC - 1) / VEC;
+    static constexpr int64_t kPlaneIn = int64_t(kIn0) * kIn1 * kIn2;
+    // input row j of a tile lies in output row r's window along axis 1
+    static __device__ __forceinline__ constexpr bool in_window(int j, int r) {
+        return j - r * kS1 >= 0 && (j - r * kS1) % kD1 == 0 && (j - r * kS1) / kD1 < kK1;
+    }
+};
+
+// Folds a tile's input (depth taps from o0, rows from h0, columns from c0, VEC-aligned) into
+// acc; CHECKED: rows and vectors outside the input give the neutral value (else all are inside).
+template <class G, class T, bool CHECKED, int ITEMS, int ROWS, int VEC, typename TX>
+__device__ __forceinline__ void pool_tile_fold(float (&acc)[ROWS][ITEMS],
+                                               const TX* __restrict__ xp, int o0, int h0, int c0) {
+    constexpr bool kMax = G::kKind == kPoolMax;
+    const float neutral = kMax ? -INFINITY : 0.f;
+#pragma unroll
+    for (int k0 = 0; k0 < T::kK0; ++k0) {
+        const int d = o0 * T::kS0 - T::kP0 + k0 * T::kD0;
+        if (unsigned(d) >= unsigned(T::kIn0)) continue;
+        const TX* dp = xp + (d * T::kIn1 + h0) * T::kIn2 + c0;  // may point before x: not read
+#pragma unroll
+        for (int j = 0; j < T::kRowsIn; ++j) {
+            bool used = false;  // constant per j once unrolled
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r) used = used || T::in_window(j, r);
+            if (!used) continue;
+            const bool row_in = !CHECKED || unsigned(h0 + j) < unsigned(T::kIn1);
+            float v[T::kVecs * VEC];
+#pragma unroll
+            for (int q = 0; q < T::kVecs; ++q) {
+                float e[VEC];
+                if (!CHECKED || (row_in && unsigned(c0 + q * VEC) < unsigned(T::kIn2))) {
+                    load_vec<VEC>(e, dp + j * T::kIn2 + q * VEC);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) e[k] = neutral;
+                }
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) v[q * VEC + k] = e[k];
+            }
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                float rr = v[T::kOff + i * T::kS2];
+#pragma unroll
+                for (int kw = 1; kw < T::kK2; ++kw) {
+                    const float a = v[T::kOff + i * T::kS2 + kw * T::kD2];
+                    rr = kMax ? pool_max(a, rr) : rr + a;
+                }
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r)
+                    if (T::in_window(j, r)) acc[r][i] = kMax ? pool_max(rr, acc[r][i]) : acc[r][i] + rr;
+            }
+        }
+    }
+}
+
+template <class G, int THREADS, int ITEMS, int ROWS, int VEC, typename TX, class Chain>
+__device__ __forceinline__ void pool_tiles(const TX* __restrict__ x, int planes,
+                                           const Chain& chain) {
+    static_assert(G::kKind == kPoolMax || G::kKind == kPoolAvg, "pool_tiles: max or avg");
+    static_assert(VEC == 1 || VEC == 2 || VEC == 4, "VEC: 1, 2 or 4");
+    using T = PoolTileShape<G, ITEMS, ROWS, VEC>;
+    static_assert(VEC == 1 || (T::kIn2 % VEC == 0 && (ITEMS * T::kS2) % VEC == 0),
+                  "VEC must divide the row and the tile's step along it");
+    constexpr bool kMax = G::kKind == kPoolMax;
+    const int tiles = planes * T::kOut0 * T::kGroups1 * T::kGroups2;
+    for (int t = int(blockIdx.x) * THREADS + int(threadIdx.x); t < tiles;
+         t += int(gridDim.x) * THREADS) {
+        const int g2 = t % T::kGroups2;
+        int rest = t / T::kGroups2;
+        const int g1 = rest % T::kGroups1;
+        rest /= T::kGroups1;
+        const int o0 = rest % T::kOut0, plane = rest / T::kOut0;
+        const TX* xp = x + int64_t(plane) * T::kPlaneIn;
+        const int c0 = g2 * (ITEMS * T::kS2) - T::kP2 - T::kOff;  // first loaded column
+        const int h0 = g1 * (ROWS * T::kS1) - T::kP1;            // first input row
+        float acc[ROWS][ITEMS];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) acc[r][i] = kMax ? -INFINITY : 0.f;
+        if (h0 >= 0 && h0 + T::kRowsIn <= T::kIn1 && c0 >= 0 &&
+            c0 + T::kVecs * VEC <= T::kIn2)
+            pool_tile_fold<G, T, false, ITEMS, ROWS, VEC>(acc, xp, o0, h0, c0);
+        else
+            pool_tile_fold<G, T, true, ITEMS, ROWS, VEC>(acc, xp, o0, h0, c0);
+        int count0 = 1, extent0 = 1;
+        if (!kMax) pool_avg_count(G::axis(0), o0, count0, extent0);
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const int o1 = g1 * ROWS + r;
+            if (o1 >= T::kOut1) break;
+            int count1 = 1, extent1 = 1;
+            if (!kMax) pool_avg_count(G::axis(1), o1, count1, extent1);
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                const int o2 = g2 * ITEMS + i;
+                if (o2 >= T::kOut2) break;
+                float val = acc[r][i];
+                if (!kMax) {
+                    int count2, extent2;
+                    pool_avg_count(G::axis(2), o2, count2, extent2);
+                    const int count = count0 * count1 * count2;
+                    const int divisor = G::kDivisor > 0 ? int(G::kDivisor)
+                                        : G::kIncludePad ? extent0 * extent1 * extent2
+                                                         : count;
+                    val = count == 0 ? 0.f : val / float(divisor);
+                }
+                const float out[1] = {val};
+                chain.template run<1>(
+                    out, ((int64_t(plane) * T::kOut0 + o0) * T::kOut1 + o1) * T::kOut2 + o2);
+            }
+        }
+    }
+}
+
 template <class G, int THREADS, int ITEMS, int LANES, typename TX, class Chain>
 __device__ __forceinline__ void pool_outputs(const TX* __restrict__ x, int64_t planes,
                                              const Chain& chain) {
@@ -122,8 +286,8 @@ __device__ __forceinline__ void pool_outputs(const TX* __restrict__ x, int64_t p
         const int64_t gg = active ? g : 0;
         const int64_t row = gg / groups_per_row;  // (plane, o0, o1)
         const int64_t ow0 = (gg - row * groups_per_row) * ITEMS;
-        const int64_t o1 = row % a1.out, o0 = (row / a1.out) % a0.out;
-        const int64_t plane = row / (a1.out * a0.out);
+        const int64_t o1 = row % a1.out, o0 = (row / G::axis(1).out) % a0.out;
+        const int64_t plane = row / (a1.out * G::axis(0).out);
         const TX* xp = x + plane * in_plane;
         const PoolTaps t0 = pool_taps<G::kKind>(a0, o0), t1 = pool_taps<G::kKind>(a1, o1);
 #pragma unroll

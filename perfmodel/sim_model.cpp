@@ -376,7 +376,15 @@ Expected<SimKernelTime> pool_time(const dsl::Kernel& k, const Problem& problem,
     const double outputs = static_cast<double>(y->numel());
     t.bytes = static_cast<double>(x->bytes()) + cb->first + cb->second;
     t.flops = outputs * (taps + static_cast<double>(k.chain.size()));
-    const double eff = taps >= 64 && k.pool.lanes < 8 ? 0.3 : k.pool.items > 1 ? 0.86 : 0.8;
+    // max / avg with lanes 1 run kernels/pool.cuh's tiles (compile-time windows, loads shared
+    // across a tile): vector loads near a copy's rate; else a window of 64+ taps read by fewer
+    // than 8 lanes streams a thread's own region (0.3)
+    const bool tiled = (op->kind == OpKind::kMaxPool || op->kind == OpKind::kAvgPool) &&
+                       k.pool.lanes == 1 && taps <= 256;
+    const double eff = tiled ? (k.pool.vec > 1 ? 0.86 : 0.8)
+                       : taps >= 64 && k.pool.lanes < 8 ? 0.3
+                       : k.pool.items > 1              ? 0.86
+                                                       : 0.8;
     const double memory_s = t.bytes / (ceil.dram_bytes_per_s * eff);
     const PipeTimes pipes = pipe_times(
         kernel_instructions(k, problem, outputs, outputs, ceil.arch), ceil);

@@ -12,6 +12,7 @@
 #include "dsl/check.h"
 #include "dsl/math_policy.h"
 #include "planner/plan.h"
+#include "problem/pool.h"
 #include "problem/problem.h"
 
 namespace kforge::planner::detail {
@@ -48,9 +49,10 @@ std::vector<dsl::RowwiseConfig> scan_candidates(int64_t rows, int64_t len, int e
                                                 int sm_count);
 std::vector<dsl::MapConfig> map_candidates(int64_t numel, int64_t innermost, int max_elem_bytes,
                                            const dsl::DeviceLimits& limits);
-// pool: `outputs` = the pool's output elements, `last_out` = its last axis's extent, `taps` =
-// the input elements one output reads at most (problem/pool.h's pool_window_size).
-std::vector<dsl::PoolConfig> pool_candidates(int64_t outputs, int64_t last_out, int64_t taps,
+// pool: `kind` the pool op, `axes` its spatial axes (problem/pool.h's pool_axes), `planes` =
+// N x C, `outputs` = the pool's output elements.
+std::vector<dsl::PoolConfig> pool_candidates(OpKind kind, const std::vector<PoolAxis>& axes,
+                                             int64_t planes, int64_t outputs,
                                              const dsl::DeviceLimits& limits);
 
 // --- arithmetic the rules share

@@ -21,8 +21,9 @@ Status Planner::add_pool(const Op& op) {
     DType value = DType::kF32;
     if (auto st = absorb(kn, op.output, value, op); !st) return st;
     PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind))};
-    const int64_t taps = pool_window_size(op.kind, pool_axes(op, x.shape, y.shape));
-    for (const auto& c : pool_candidates(y.numel(), y.shape.back(), taps, limits)) {
+    const int64_t planes = x.shape[0] * x.shape[1];
+    for (const auto& c :
+         pool_candidates(op.kind, pool_axes(op, x.shape, y.shape), planes, y.numel(), limits)) {
         kn.pool = c;
         pk.candidates.push_back(kn);
     }

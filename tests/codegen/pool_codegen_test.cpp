@@ -78,7 +78,8 @@ kernel k0 = pool max(x[N,C,H,W]) threads 128 items 4
     ASSERT_TRUE(low.ok()) << low.error().to_string();
     const std::string& src = low->cuda_source;
     EXPECT_NE(src.find("#include \"kernels/pool.cuh\""), std::string::npos);
-    EXPECT_NE(src.find("kforge::pool_outputs<kforge_k0_pool, 128, 4, 1>(t_x, planes, chain)"),
+    // max pool, lanes 1: a thread per tile of rows x items outputs (1 x 4), scalar loads
+    EXPECT_NE(src.find("kforge::pool_tiles<kforge_k0_pool, 128, 4, 1, 1>(t_x, int(planes), chain)"),
               std::string::npos) << src;
     EXPECT_NE(src.find("static constexpr int kKind = 0;"), std::string::npos) << src;
     // the padded leading axis, then H: 30 -> 15, W: 22 -> 11 (kernel 3, stride 2, padding 1)
@@ -105,6 +106,59 @@ TEST(PoolCodegen, NvrtcCompilesEveryForm) {
             EXPECT_NE(low->cuda_source.find(", 32>(t_x"), std::string::npos) << low->cuda_source;
         testing::expect_nvrtc_compiles(low->cuda_source);
     }
+}
+
+// The seeds of KernelBench level 1's pooling forms (41-46; rows of 48 allow float4 loads):
+// pool_tiles with the aligned vector body and its scalar fallback, compiled with NVRTC.
+TEST(PoolCodegen, NvrtcCompilesTheTileForms) {
+    struct Form {
+        const char* op;
+        const char* shape;
+        const char* attrs;
+        const char* call;
+    };
+    const Form forms[] = {
+        {"max_pool", R"(["N", "C", "W"])", R"("kernel_size": 8, "stride": 1, "padding": 4, "dilation": 3)", "256, 4, 1, 4>"},
+        {"max_pool", R"(["N", "C", "H", "W"])", R"("kernel_size": 4, "stride": 1, "padding": 1)", "256, 4, 4, 4>"},
+        {"max_pool", R"(["N", "C", "D", "H", "W"])", R"("kernel_size": 3, "stride": 2, "padding": 1, "dilation": 3)", "256, 2, 1, 4>"},
+        {"avg_pool", R"(["N", "C", "W"])", R"("kernel_size": 8, "stride": 1, "padding": 4)", "256, 4, 1, 4>"},
+        {"avg_pool", R"(["N", "C", "H", "W"])", R"("kernel_size": 11)", "256, 1, 1, 1>"},
+        {"avg_pool", R"(["N", "C", "D", "H", "W"])", R"("kernel_size": 3, "stride": 2, "padding": 1)", "256, 2, 4, 4>"},
+    };
+    for (const Form& f : forms) {
+        SCOPED_TRACE(std::string(f.op) + " " + f.shape + " " + f.attrs);
+        const std::string spec = std::string(R"({"name": "pool_cg", "dims": {"N": 2, "C": 4, "D": 12, "H": 40, "W": 48},
+            "inputs": {"x": {"shape": )") + f.shape + R"(, "dtype": "f32"}},
+            "graph": [{"op": ")" + f.op + R"(", "inputs": ["x"], "output": "y", )" + f.attrs + R"(}],
+            "outputs": ["y"], "precision": {"policy": "fp32_strict"}})";
+        auto p = parse_problem(spec, "pool.json");
+        ASSERT_TRUE(p.ok()) << p.error().to_string();
+        auto prog = planner::seed_program(*p, h200());
+        ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+        auto low = lower_program(*prog, *p, {});
+        ASSERT_TRUE(low.ok()) << low.error().to_string();
+        EXPECT_NE(low->cuda_source.find(std::string("pool_tiles<kforge_k0_pool, ") + f.call),
+                  std::string::npos) << low->cuda_source;
+        testing::expect_nvrtc_compiles(low->cuda_source);
+    }
+}
+
+// vec must divide the row and the tile's step along it: a user error naming both.
+TEST(PoolCodegen, VecThatSplitsAVectorIsRefused) {
+    auto p = parse_problem(pool_spec("max_pool", R"(["N", "C", "H", "W"])",
+                                     R"("kernel_size": 3, "stride": 1, "padding": 1)"),
+                           "pool.json");
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    // W 22: not a multiple of 4
+    auto prog = dsl::parse_program(R"(program p for "pool_cg"
+kernel k0 = pool max(x[N,C,H,W]) threads 128 items 4 rows 2 vec 4
+    { relu; store y[N,C,Ho,Wo] }
+)", "p.kf");
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    auto low = lower_program(*prog, *p, {});
+    ASSERT_FALSE(low.ok());
+    EXPECT_NE(low.error().to_string().find("vec 4 needs the row length (22)"), std::string::npos)
+        << low.error().to_string();
 }
 
 TEST(PoolSim, SeedsPassEveryGateOnTheSimulatedDevice) {

@@ -1,10 +1,12 @@
 // Integration, no GPU: the numbers of kernels/pool.cuh against the fp64 interpreter. A pooling
-// problem's seed (lanes 1: the shuffle path needs a warp, the GPU run checks it) is lowered; the
-// real generated source - the geometry struct, the chain functor, the entry point - with
-// kernels/pool.cuh and kernels/chain_ops.cuh is compiled for the host (kernels/common.cuh's
-// helpers replaced by scalar host code) and its entry point run for every block and thread of
-// the launch, then compared with interpret(): max with dilation and ceil_mode, avg with padding
-// not counted and ceil_mode, a 3-d divisor_override, adaptive max with overlapping windows.
+// problem's seed is lowered with the knobs each case names (or the seed's own, lanes 1: the
+// shuffle path needs a warp, the GPU run checks it); the real generated source - the geometry
+// struct, the chain functor, the entry point - with kernels/pool.cuh and kernels/chain_ops.cuh
+// is compiled for the host (kernels/common.cuh's helpers replaced by scalar host code) and its
+// entry point run for every block and thread of the launch, then compared with interpret().
+// pool_tiles (max / avg): tiles of rows x items outputs with vec-wide loads, at the edges
+// (padding, ceil_mode's last window, partial tiles along both axes), dilation, count_include_pad
+// both ways, divisor_override, 1-d / 2-d / 3-d; pool_outputs: adaptive windows.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -31,8 +33,16 @@ std::string strip_includes(std::string s) {
     return std::regex_replace(s, std::regex(R"(#include "[^"]*"\n|#pragma once\n)"), "");
 }
 
+// A kernel's knobs for one run; threads 0: the seed's knobs as planned.
+struct Knobs {
+    int items = 1, rows = 1, vec = 1, threads = 64;
+};
+
 void expect_matches_interpreter(const std::string& op, const std::string& shape,
-                                const std::string& attrs, const std::string& dims) {
+                                const std::string& attrs, const std::string& dims,
+                                const Knobs& knobs) {
+    SCOPED_TRACE(op + " " + attrs + " items " + std::to_string(knobs.items) + " rows " +
+                 std::to_string(knobs.rows) + " vec " + std::to_string(knobs.vec));
     const std::string json = R"({"name": "pool_host", "dims": )" + dims +
                              R"(, "inputs": {"x": {"shape": )" + shape + R"(, "dtype": "f32"}},
         "graph": [{"op": ")" + op + R"(", "inputs": ["x"], "output": "y", )" + attrs + R"(}],
@@ -42,9 +52,15 @@ void expect_matches_interpreter(const std::string& op, const std::string& shape,
     auto prog = planner::seed_program(*problem, dsl::device_limits(find_device("h200").value()));
     ASSERT_TRUE(prog.ok()) << prog.error().to_string();
     ASSERT_EQ(prog->kernels.size(), 1u);
-    prog->kernels[0].pool.lanes = 1;
-    prog->kernels[0].pool.items = 2;
-    prog->kernels[0].pool.threads = 64;
+    dsl::PoolConfig& cfg = prog->kernels[0].pool;
+    if (knobs.threads > 0) {
+        cfg.lanes = 1;
+        cfg.items = knobs.items;
+        cfg.rows = knobs.rows;
+        cfg.vec = knobs.vec;
+        cfg.threads = knobs.threads;
+    }
+    ASSERT_EQ(cfg.lanes, 1) << "the host run has no warp shuffles";
     auto low = lower_program(*prog, *problem, {});
     ASSERT_TRUE(low.ok()) << low.error().to_string();
     const KernelLaunch& launch = low->plan.kernels.at(0);
@@ -69,7 +85,12 @@ void expect_matches_interpreter(const std::string& op, const std::string& shape,
         "#include <cstring>\nstruct KfDim3 { unsigned x = 0, y = 0, z = 0; };\n"
         "static KfDim3 blockIdx, threadIdx, gridDim;\n"
         "#define __global__\n#define __launch_bounds__(n)\n"
-        "template <class T> T __shfl_xor_sync(unsigned, T v, int, int) { return v; }\n";
+        "template <class T> T __shfl_xor_sync(unsigned, T v, int, int) { return v; }\n"
+        "namespace kforge {\n"
+        "template <int V, typename T> inline void load_vec(float (&o)[V], const T* p) {\n"
+        "    for (int j = 0; j < V; ++j) o[j] = p[j];\n"
+        "}\n"
+        "}  // namespace kforge\n";
     const std::string main_src =
         "int main(int, char** argv) {\n"
         "    std::vector<float> x(" + std::to_string(x.numel()) + "), y(" +
@@ -111,16 +132,48 @@ void expect_matches_interpreter(const std::string& op, const std::string& shape,
 
 TEST(PoolHostRun, KernelMatchesTheInterpreter) {
     const std::string dims = R"({"N": 2, "C": 3, "D": 5, "H": 9, "W": 11})";
-    expect_matches_interpreter("max_pool", R"(["N", "C", "W"])",
-                               R"("kernel_size": 4, "stride": 3, "padding": 2, "dilation": 2, "ceil_mode": true)", dims);
+    const Knobs one{1, 1, 1, 64}, two{2, 1, 1, 64}, tile{2, 4, 1, 64};
+    // the old knobs (2 outputs a thread) and a tile across rows: odd extents, scalar loads
+    for (const Knobs& k : {two, tile}) {
+        expect_matches_interpreter("max_pool", R"(["N", "C", "W"])",
+                                   R"("kernel_size": 4, "stride": 3, "padding": 2, "dilation": 2, "ceil_mode": true)", dims, k);
+        expect_matches_interpreter("avg_pool", R"(["N", "C", "H", "W"])",
+                                   R"("kernel_size": [3, 2], "stride": 2, "padding": 1, "ceil_mode": true, "count_include_pad": false)", dims, k);
+        expect_matches_interpreter("avg_pool", R"(["N", "C", "D", "H", "W"])",
+                                   R"("kernel_size": 3, "stride": [1, 2, 2], "padding": 1, "divisor_override": 5)", dims, k);
+    }
     expect_matches_interpreter("avg_pool", R"(["N", "C", "H", "W"])",
-                               R"("kernel_size": [3, 2], "stride": 2, "padding": 1, "ceil_mode": true, "count_include_pad": false)", dims);
-    expect_matches_interpreter("avg_pool", R"(["N", "C", "D", "H", "W"])",
-                               R"("kernel_size": 3, "stride": [1, 2, 2], "padding": 1, "divisor_override": 5)", dims);
+                               R"("kernel_size": [3, 5], "stride": [1, 2], "padding": [1, 2], "ceil_mode": true)", dims, one);
+    // pool_outputs: adaptive windows (overlapping; global)
     expect_matches_interpreter("adaptive_max_pool", R"(["N", "C", "H", "W"])",
-                               R"("output_size": [4, 6])", dims);
+                               R"("output_size": [4, 6])", dims, two);
     expect_matches_interpreter("adaptive_avg_pool", R"(["N", "C", "H", "W"])",
-                               R"("output_size": 1)", dims);
+                               R"("output_size": 1)", dims, one);
+}
+
+// Rows of 48 (a multiple of 4): vector loads, tiles wholly inside the input (no checks) and not,, a tile's windows overlapping along both axes,
+// tiles past the last output row and column, windows in the padding on both sides.
+TEST(PoolHostRun, VectorTilesMatchTheInterpreter) {
+    const std::string dims = R"({"N": 2, "C": 2, "D": 7, "H": 12, "W": 48})";
+    const std::string w1 = R"(["N", "C", "W"])", hw = R"(["N", "C", "H", "W"])",
+                      dhw = R"(["N", "C", "D", "H", "W"])";
+    // KernelBench level 1's forms: 41 (1-d max, dilation 3), 44 (1-d avg), 42 (2-d max, kernel 4
+    // stride 1), 43 (3-d max, stride 2 dilation 3), 46 (3-d avg, stride 2)
+    for (const Knobs& k : {Knobs{4, 1, 4, 64}, Knobs{8, 1, 4, 32}, Knobs{2, 1, 2, 64}}) {
+        expect_matches_interpreter("max_pool", w1, R"("kernel_size": 8, "stride": 1, "padding": 4, "dilation": 3)", dims, k);
+        expect_matches_interpreter("avg_pool", w1, R"("kernel_size": 8, "stride": 1, "padding": 4)", dims, k);
+    }
+    for (const Knobs& k : {Knobs{4, 4, 4, 64}, Knobs{4, 8, 4, 32}, Knobs{2, 2, 2, 64}})
+        expect_matches_interpreter("max_pool", hw, R"("kernel_size": 4, "stride": 1, "padding": 1)", dims, k);
+    for (const Knobs& k : {Knobs{2, 1, 4, 64}, Knobs{2, 2, 4, 64}}) {
+        expect_matches_interpreter("max_pool", dhw, R"("kernel_size": 3, "stride": 2, "padding": 1, "dilation": 3)", dims, k);
+        expect_matches_interpreter("avg_pool", dhw, R"("kernel_size": 3, "stride": 2, "padding": 1)", dims, k);
+    }
+    // count_include_pad false and ceil_mode's last window (partly past the padding), vec 2
+    expect_matches_interpreter("avg_pool", hw, R"("kernel_size": [3, 4], "stride": [2, 2], "padding": [1, 2], "ceil_mode": true, "count_include_pad": false)", dims, Knobs{1, 4, 2, 64});
+    // the seed's own knobs
+    expect_matches_interpreter("max_pool", hw, R"("kernel_size": 4, "stride": 1, "padding": 1)", dims, Knobs{0, 0, 0, 0});
+    expect_matches_interpreter("avg_pool", dhw, R"("kernel_size": 3, "stride": 2, "padding": 1)", dims, Knobs{0, 0, 0, 0});
 }
 
 }  // namespace

@@ -76,8 +76,15 @@ kernel k0 = pool max(x[N,C]) { store y[N,C] })",
 kernel k0 = pool max(x[N,C,H,W]) items 3 { store y[N,C,Ho,Wo] })",
                        "items");
     expect_parse_error(R"(program p for "p"
-kernel k0 = pool max(x[N,C,H,W]) vec 4 { store y[N,C,Ho,Wo] })",
+kernel k0 = pool max(x[N,C,H,W]) split 4 { store y[N,C,Ho,Wo] })",
                        "threads");
+    // a thread's tile (rows, vec) and windows split over lanes exclude each other
+    expect_parse_error(R"(program p for "p"
+kernel k0 = pool max(x[N,C,H,W]) lanes 8 vec 4 { store y[N,C,Ho,Wo] })",
+                       "vec applies to lanes 1");
+    expect_parse_error(R"(program p for "p"
+kernel k0 = pool adaptive_avg(x[N,C,H,W]) rows 2 { store y[N,C,Ho,Wo] })",
+                       "rows applies to max and avg pools");
 }
 
 TEST(PoolCheck, WrongProgramsAreRefused) {

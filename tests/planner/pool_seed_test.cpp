@@ -54,7 +54,7 @@ TEST(PoolSeed, OneKernelPerPoolWithItsConsumersInTheChain) {
     EXPECT_NE(t.find("pool max(x[N,C,D,H,W])"), std::string::npos) << t;
     t = seed_checked(problem_of(pool_spec("adaptive_avg_pool", x4, R"("output_size": 1)", "", "bf16")));
     // global pooling, 56 x 48 taps an output: a warp splits each window
-    EXPECT_NE(t.find("pool adaptive_avg(x[N,C,H,W]) threads 256 items 1 lanes 32"), std::string::npos) << t;
+    EXPECT_NE(t.find("pool adaptive_avg(x[N,C,H,W]) threads 256 items 1 rows 1 vec 1 lanes 32"), std::string::npos) << t;
     EXPECT_NE(t.find("store y[N,C,1,1]"), std::string::npos) << t;
 }
 
@@ -92,8 +92,18 @@ TEST(PoolSeed, KnobMovesReachThePoolKernel) {
             codegen::lower_program(m.program, p, {}).ok())
             legal.insert(m.move);
     }
-    EXPECT_EQ(knobs, (std::set<std::string>{"k0 threads", "k0 items", "k0 lanes"}));
+    EXPECT_EQ(knobs, (std::set<std::string>{"k0 threads", "k0 items", "k0 lanes", "k0 rows",
+                                            "k0 vec"}));
+    // W 48, stride 2: float4 loads, 2 outputs a thread; windows apart along H: 1 row
+    EXPECT_EQ(seed->kernels[0].pool.vec, 4);
+    EXPECT_EQ(seed->kernels[0].pool.items, 2);
+    EXPECT_EQ(seed->kernels[0].pool.rows, 1);
+    EXPECT_TRUE(legal.count("k0 vec 4 -> 2"));
+    EXPECT_TRUE(legal.count("k0 rows 1 -> 2"));
+    // lanes split a window: the move resets the thread's tile (rows, vec) to 1
     EXPECT_TRUE(legal.count("k0 lanes 1 -> 2"));
+    for (const auto& m : moves)
+        if (m.move == "k0 lanes 1 -> 2") EXPECT_EQ(m.program.kernels[0].pool.vec, 1);
     const int items = seed->kernels[0].pool.items;
     EXPECT_TRUE(legal.count("k0 items " + std::to_string(items) + " -> " +
                             std::to_string(items * 2)))
@@ -104,6 +114,42 @@ TEST(PoolSeed, KnobMovesReachThePoolKernel) {
         const auto m = search::random_kernel_knobs(*seed, 0, rng);
         EXPECT_TRUE(dsl::check_program(m.program, p, h200()).ok()) << dsl::print_canonical(m.program);
     }
+}
+
+// The tile knobs the seed picks for KernelBench level 1's pooling forms (41-46): float4 loads
+// where the row length allows, items so a thread's step along the row is a whole vector, rows
+// where windows overlap along the next axis; windows far apart: scalar loads, 1 output.
+TEST(PoolSeed, TileKnobsFollowTheGeometry) {
+    struct Form {
+        const char* shape;
+        const char* attrs;
+        int items, rows, vec;
+    };
+    const Form forms[] = {
+        {R"(["N", "C", "W"])", R"("kernel_size": 8, "stride": 1, "padding": 4, "dilation": 3)", 4, 1, 4},
+        {R"(["N", "C", "H", "W"])", R"("kernel_size": 4, "stride": 1, "padding": 1)", 4, 4, 4},
+        {R"(["N", "C", "D", "H", "W"])", R"("kernel_size": 3, "stride": 2, "padding": 1, "dilation": 3)", 2, 1, 4},
+        {R"(["N", "C", "H", "W"])", R"("kernel_size": 11)", 1, 1, 1},
+        {R"(["N", "C", "D", "H", "W"])", R"("kernel_size": 3, "stride": 2, "padding": 1)", 2, 4, 4},
+    };
+    for (const Form& f : forms) {
+        SCOPED_TRACE(std::string(f.shape) + " " + f.attrs);
+        const Problem p = problem_of(pool_spec("max_pool", f.shape, f.attrs));
+        auto seed = planner::seed_program(p, h200());
+        ASSERT_TRUE(seed.ok()) << seed.error().to_string();
+        const dsl::PoolConfig& c = seed->kernels[0].pool;
+        EXPECT_EQ(c.lanes, 1);
+        EXPECT_EQ(c.items, f.items);
+        EXPECT_EQ(c.rows, f.rows);
+        EXPECT_EQ(c.vec, f.vec);
+        EXPECT_TRUE(codegen::lower_program(*seed, p, {}).ok());
+    }
+    // adaptive windows keep the window-splitting kernel
+    const Problem g = problem_of(pool_spec("adaptive_avg_pool", R"(["N", "C", "H", "W"])", R"("output_size": 1)"));
+    auto seed = planner::seed_program(g, h200());
+    ASSERT_TRUE(seed.ok()) << seed.error().to_string();
+    EXPECT_EQ(seed->kernels[0].pool.lanes, 32);
+    EXPECT_EQ(seed->kernels[0].pool.vec, 1);
 }
 
 }  // namespace
