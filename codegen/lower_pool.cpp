@@ -90,14 +90,15 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
     const int64_t int_max = std::numeric_limits<int32_t>::max();
     const int64_t tiles = planes * axes[0].out * ((axes[1].out + cfg.rows - 1) / cfg.rows) *
                           ((axes[2].out + cfg.items - 1) / cfg.items);
+    // tiles < 2^30: a warp's last index and the grid-stride step stay inside int
     const bool tiled = max_or_avg && cfg.lanes == 1 &&
-                       axes[0].in * axes[1].in * axes[2].in <= int_max && tiles <= int_max;
+                       axes[0].in * axes[1].in * axes[2].in <= int_max && tiles <= (int64_t{1} << 30);
     if (cfg.rows < 1 || cfg.rows > 8) return make_error(where, "rows must be in 1..8");
     if (cfg.vec != 1 && cfg.vec != 2 && cfg.vec != 4)
         return make_error(where, "vec must be 1, 2 or 4");
     if (!tiled && (cfg.rows != 1 || cfg.vec != 1))
         return make_error(where, "rows and vec need a max or avg pool with lanes 1 whose plane "
-                                 "and tile count fit in 32 bits");
+                                 "fits in 32 bits and whose tiles number under 2^30");
     if (cfg.vec > 1 && (axes[2].in % cfg.vec != 0 || (cfg.items * axes[2].stride) % cfg.vec != 0))
         return make_error(where, "vec " + std::to_string(cfg.vec) + " needs the row length (" +
                                      std::to_string(axes[2].in) + ") and items x stride (" +

@@ -134,6 +134,12 @@ __device__ __forceinline__ float pool_max(float a, float b) {
 #endif
 }
 
+// A thread's ITEMS outputs of one row, staged in shared memory (one 8/16-byte access).
+template <int ITEMS>
+struct alignas(ITEMS == 1 ? 4 : ITEMS == 2 ? 8 : 16) PoolStage {
+    float v[ITEMS];
+};
+
 // The compile-time geometry pool_tiles reads from G.
 template <class G, int ITEMS, int ROWS, int VEC>
 struct PoolTileShape {
@@ -215,9 +221,21 @@ __device__ __forceinline__ void pool_tiles(const TX* __restrict__ x, int planes,
     static_assert(VEC == 1 || (T::kIn2 % VEC == 0 && (ITEMS * T::kS2) % VEC == 0),
                   "VEC must divide the row and the tile's step along it");
     constexpr bool kMax = G::kKind == kPoolMax;
-    const int tiles = planes * T::kOut0 * T::kGroups1 * T::kGroups2;
-    for (int t = int(blockIdx.x) * THREADS + int(threadIdx.x); t < tiles;
-         t += int(gridDim.x) * THREADS) {
+    const int tiles = planes * T::kOut0 * T::kGroups1 * T::kGroups2;  // < 2^30 (the lowering)
+    const int lane = int(threadIdx.x) & 31;
+    // ITEMS > 1: a warp's outputs of one row pass through shared memory so that neighbouring
+    // lanes store neighbouring outputs (lane l's ITEMS outputs are ITEMS apart from lane l+1's:
+    // direct stores would write each 32-byte sector ITEMS times, a quarter full each time)
+    constexpr int kStage = ITEMS > 1 ? THREADS : 1;
+    __shared__ PoolStage<ITEMS> stage_vals[kStage];
+    __shared__ int64_t stage_first[kStage];
+    __shared__ int stage_count[kStage];
+    const int warp0 = int(threadIdx.x) & ~31;
+    // warp-uniform loop: every lane of a warp takes the same trips (the staging's __syncwarp)
+    for (int base = int(blockIdx.x) * THREADS + warp0; base < tiles;
+         base += int(gridDim.x) * THREADS) {
+        const int t = base + lane;
+        const bool active = t < tiles;
         const int g2 = t % T::kGroups2;
         int rest = t / T::kGroups2;
         const int g1 = rest % T::kGroups1;
@@ -231,37 +249,61 @@ __device__ __forceinline__ void pool_tiles(const TX* __restrict__ x, int planes,
         for (int r = 0; r < ROWS; ++r)
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) acc[r][i] = kMax ? -INFINITY : 0.f;
-        if (h0 >= 0 && h0 + T::kRowsIn <= T::kIn1 && c0 >= 0 &&
-            c0 + T::kVecs * VEC <= T::kIn2)
-            pool_tile_fold<G, T, false, ITEMS, ROWS, VEC>(acc, xp, o0, h0, c0);
-        else
-            pool_tile_fold<G, T, true, ITEMS, ROWS, VEC>(acc, xp, o0, h0, c0);
+        if (active) {
+            if (h0 >= 0 && h0 + T::kRowsIn <= T::kIn1 && c0 >= 0 &&
+                c0 + T::kVecs * VEC <= T::kIn2)
+                pool_tile_fold<G, T, false, ITEMS, ROWS, VEC>(acc, xp, o0, h0, c0);
+            else
+                pool_tile_fold<G, T, true, ITEMS, ROWS, VEC>(acc, xp, o0, h0, c0);
+        }
         int count0 = 1, extent0 = 1;
         if (!kMax) pool_avg_count(G::axis(0), o0, count0, extent0);
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int o1 = g1 * ROWS + r;
-            if (o1 >= T::kOut1) break;
             int count1 = 1, extent1 = 1;
             if (!kMax) pool_avg_count(G::axis(1), o1, count1, extent1);
+            PoolStage<ITEMS> out;
 #pragma unroll
             for (int i = 0; i < ITEMS; ++i) {
-                const int o2 = g2 * ITEMS + i;
-                if (o2 >= T::kOut2) break;
                 float val = acc[r][i];
                 if (!kMax) {
                     int count2, extent2;
-                    pool_avg_count(G::axis(2), o2, count2, extent2);
+                    pool_avg_count(G::axis(2), g2 * ITEMS + i, count2, extent2);
                     const int count = count0 * count1 * count2;
                     const int divisor = G::kDivisor > 0 ? int(G::kDivisor)
                                         : G::kIncludePad ? extent0 * extent1 * extent2
                                                          : count;
                     val = count == 0 ? 0.f : val / float(divisor);
                 }
-                const float out[1] = {val};
-                chain.template run<1>(
-                    out, ((int64_t(plane) * T::kOut0 + o0) * T::kOut1 + o1) * T::kOut2 + o2);
+                out.v[i] = val;
             }
+            // outputs of this row the tile holds: the row's first ITEMS, fewer at its end
+            const int left = T::kOut2 - g2 * ITEMS;
+            const int count = !active || o1 >= T::kOut1 ? 0 : left < ITEMS ? left : ITEMS;
+            const int64_t first =
+                ((int64_t(plane) * T::kOut0 + o0) * T::kOut1 + o1) * T::kOut2 + g2 * ITEMS;
+            if constexpr (ITEMS == 1) {
+                if (count > 0) {
+                    const float one[1] = {out.v[0]};
+                    chain.template run<1>(one, first);
+                }
+                continue;
+            }
+            stage_vals[warp0 + lane] = out;
+            stage_first[warp0 + lane] = first;
+            stage_count[warp0 + lane] = count;
+            __syncwarp();
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+                const int slot = k * 32 + lane;  // lane `slot / ITEMS`'s output `slot % ITEMS`
+                const int src = warp0 + slot / ITEMS, item = slot % ITEMS;
+                if (item < stage_count[src]) {
+                    const float one[1] = {stage_vals[src].v[item]};
+                    chain.template run<1>(one, stage_first[src] + item);
+                }
+            }
+            __syncwarp();
         }
     }
 }

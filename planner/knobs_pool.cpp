@@ -28,8 +28,8 @@ double rows_per_output(const PoolAxis& a, int rows) {
 
 }  // namespace
 
-// Rules. max_pool / avg_pool of up to 256 taps whose plane and outputs fit in 32 bits: a thread
-// per tile (kernels/pool.cuh pool_tiles), 256 threads;
+// Rules. max_pool / avg_pool of up to 256 taps, a plane under 2^31 elements and under 2^30
+// outputs (kernels/pool.cuh's 32-bit indices): a thread per tile (pool_tiles), 256 threads;
 // - vec: the widest load (4, 2) the input row's length is a multiple of; items: the fewest
 //   consecutive outputs along the last axis whose step (items x stride) is a multiple of vec, so
 //   neighbouring threads' loads are contiguous (stride 1: 4 outputs from float4 loads); a step
@@ -53,7 +53,7 @@ std::vector<dsl::PoolConfig> pool_candidates(OpKind kind, const std::vector<Pool
     for (const PoolAxis& a : axes) plane_in *= a.in;
     const int64_t int_max = std::numeric_limits<int32_t>::max();
     const bool tiled = (kind == OpKind::kMaxPool || kind == OpKind::kAvgPool) && taps <= 256 &&
-                       plane_in <= int_max && outputs <= int_max && planes <= int_max;
+                       plane_in <= int_max && outputs <= (int64_t{1} << 30);
     dsl::PoolConfig c;
     c.threads = 256;
     dsl::PoolConfig safe;

@@ -3,7 +3,9 @@
 // shuffle path needs a warp, the GPU run checks it); the real generated source - the geometry
 // struct, the chain functor, the entry point - with kernels/pool.cuh and kernels/chain_ops.cuh
 // is compiled for the host (kernels/common.cuh's helpers replaced by scalar host code) and its
-// entry point run for every block and thread of the launch, then compared with interpret().
+// entry point run for every thread of the launch, a warp at a time as 32 host threads (pool_tiles
+// stages a warp's outputs in shared memory between __syncwarp calls), then compared with
+// interpret(); an output the kernel does not store keeps a sentinel and fails the comparison.
 // pool_tiles (max / avg): tiles of rows x items outputs with vec-wide loads, at the edges
 // (padding, ceil_mode's last window, partial tiles along both axes), dilation, count_include_pad
 // both ways, divisor_override, 1-d / 2-d / 3-d; pool_outputs: adaptive windows.
@@ -82,9 +84,23 @@ void expect_matches_interpreter(const std::string& op, const std::string& shape,
         .write(reinterpret_cast<const char*>(xs.data()), std::streamsize(xs.size() * 4));
     const fs::path kernels = fs::path(KFORGE_SOURCE_DIR) / "kernels";
     const std::string shim = std::string(hostrun::kHostShim) +
-        "#include <cstring>\nstruct KfDim3 { unsigned x = 0, y = 0, z = 0; };\n"
-        "static KfDim3 blockIdx, threadIdx, gridDim;\n"
-        "#define __global__\n#define __launch_bounds__(n)\n"
+        "#include <condition_variable>\n#include <cstring>\n#include <mutex>\n#include <thread>\n"
+        "struct KfDim3 { unsigned x = 0, y = 0, z = 0; };\n"
+        "static KfDim3 blockIdx, gridDim;\nstatic thread_local KfDim3 threadIdx;\n"
+        "#define __global__\n#define __launch_bounds__(n)\n#define __shared__ static\n"
+        // a warp is 32 host threads; __syncwarp waits for all of them (one warp runs at a time,
+        // so function-local statics stand in for the block's shared memory)
+        "struct KfWarpBarrier {\n"
+        "    std::mutex m; std::condition_variable cv; int waiting = 0, generation = 0;\n"
+        "    void wait() {\n"
+        "        std::unique_lock<std::mutex> l(m);\n"
+        "        const int g = generation;\n"
+        "        if (++waiting == 32) { waiting = 0; ++generation; cv.notify_all(); return; }\n"
+        "        cv.wait(l, [&] { return generation != g; });\n"
+        "    }\n"
+        "};\n"
+        "static KfWarpBarrier kf_warp_barrier;\n"
+        "inline void __syncwarp(unsigned = 0xffffffffu) { kf_warp_barrier.wait(); }\n"
         "template <class T> T __shfl_xor_sync(unsigned, T v, int, int) { return v; }\n"
         "namespace kforge {\n"
         "template <int V, typename T> inline void load_vec(float (&o)[V], const T* p) {\n"
@@ -99,9 +115,15 @@ void expect_matches_interpreter(const std::string& op, const std::string& shape,
         "    if (!f || std::fread(x.data(), 4, x.size(), f) != x.size()) return 2;\n"
         "    gridDim.x = " + std::to_string(launch.grid[0]) + ";\n"
         "    for (unsigned b = 0; b < gridDim.x; ++b)\n"
-        "        for (unsigned t = 0; t < " + std::to_string(launch.block[0]) + "; ++t) {\n"
-        "            blockIdx.x = b; threadIdx.x = t;\n"
-        "            kforge_k0(x.data(), y.data(), " + std::to_string(x.shape[0] * x.shape[1]) + ");\n"
+        "        for (unsigned w = 0; w < " + std::to_string(launch.block[0]) + "; w += 32) {\n"
+        "            blockIdx.x = b;\n"
+        "            std::vector<std::thread> warp;\n"
+        "            for (unsigned l = 0; l < 32; ++l)\n"
+        "                warp.emplace_back([&, l] {\n"
+        "                    threadIdx.x = w + l;\n"
+        "                    kforge_k0(x.data(), y.data(), " + std::to_string(x.shape[0] * x.shape[1]) + ");\n"
+        "                });\n"
+        "            for (std::thread& t : warp) t.join();\n"
         "        }\n"
         "    FILE* o = std::fopen(argv[2], \"wb\");\n"
         "    return o && std::fwrite(y.data(), 4, y.size(), o) == y.size() && !std::fclose(o) ? 0 : 3;\n"
