@@ -9,8 +9,8 @@
 // max_pool / avg_pool with lanes 1, where a plane and the tile count fit in int, run pool_tiles:
 // a thread per tile of `rows` x `items` outputs, inputs loaded `vec` wide (the row length and
 // items x stride must be multiples of vec). Otherwise pool_outputs: groups of `items` outputs
-// along the last axis, `lanes` threads a group. The grid is capped at 8 blocks per SM (the
-// templates' grid-stride loops cover the rest).
+// along the last axis, `lanes` threads a group. The grid is capped at 64 (pool_tiles) or 8
+// blocks per SM (the templates' grid-stride loops cover the rest).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -108,8 +108,12 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
                                  : planes * axes[0].out * axes[1].out *
                                        ((axes[2].out + cfg.items - 1) / cfg.items);
     const int64_t groups_per_block = tiled ? cfg.threads : cfg.threads / cfg.lanes;
+    // pool_tiles takes 40-48 registers a thread (5-6 blocks of 256 resident an SM): a grid of 8
+    // blocks an SM would run as 1.3-1.6 waves, the last at a third of the SM; at 64 an SM the
+    // last of ~13 waves is the tail
+    const int64_t blocks_per_sm = tiled ? 64 : 8;
     const int64_t blocks = std::clamp<int64_t>((groups + groups_per_block - 1) / groups_per_block,
-                                               1, int64_t(8) * ctx.sm_count);
+                                               1, blocks_per_sm * ctx.sm_count);
 
     EntryParams params;
     params.add_tensor(kernel.args[0].name, *xtype, false);
