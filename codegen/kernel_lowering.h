@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,10 +35,26 @@ struct LowerContext {
     const LowerContext* config = nullptr;
 };
 
+// A CUTLASS kernel's entry point (`extern "C" __global__ SYMBOL(Params)` running the kernel
+// type its namespace NS defines), kept apart from the device source: lower_program emits one
+// entry per distinct kernel type, and the launches of a kernel whose type an earlier kernel of
+// the program has take that kernel's symbol (its host builder fills the same Params type). A
+// ResNet-101 start program has 104 convolutions of 8 configurations: 8 entries for nvcc/ptxas
+// to compile, not 104. `key` is NS's block and the entry with NS and SYMBOL taken out, so any
+// other kernel-specific name in them keeps the kernel apart.
+struct CutlassEntry {
+    std::string source, symbol, key;
+};
+// The entry of the kernel whose namespace `ns` is defined in `device_source` (a `namespace NS {`
+// ... `}  // namespace NS` block) and whose entry point is `entry_source`, named `symbol`.
+CutlassEntry cutlass_entry(const std::string& ns, const std::string& symbol,
+                           const std::string& device_source, std::string entry_source);
+
 // What one kernel contributes to the translation unit and the plan.
 struct KernelCode {
     std::string device_source;  // device code and any type definitions; included once
     std::string host_source;    // extern "C" param builders (CUTLASS only); empty otherwise
+    std::optional<CutlassEntry> entry;  // CUTLASS kernels: emitted after device_source
     std::vector<KernelLaunch> launches;
     std::vector<BufferDecl> buffers;  // workspaces this kernel needs
 };

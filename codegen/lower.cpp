@@ -39,7 +39,29 @@ std::string table_text(const std::map<std::string, TensorInfo>& tensors) {
     return s;
 }
 
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+}
+
 }  // namespace
+
+CutlassEntry cutlass_entry(const std::string& ns, const std::string& symbol,
+                           const std::string& device_source, std::string entry_source) {
+    const std::string open = "namespace " + ns + " {", close = "}  // namespace " + ns;
+    const size_t begin = device_source.find(open), end = device_source.find(close);
+    CutlassEntry e;
+    if (begin != std::string::npos && end != std::string::npos && end > begin) {
+        e.key = device_source.substr(begin, end + close.size() - begin) + "\n" + entry_source;
+        replace_all(e.key, ns, "@NS@");
+        replace_all(e.key, symbol, "@SYMBOL@");
+    } else {
+        e.key = "no namespace block: " + symbol;  // keyed by its own name: never shared
+    }
+    e.source = std::move(entry_source);
+    e.symbol = symbol;
+    return e;
+}
 
 Expected<std::map<std::string, TensorInfo>> build_tensor_table(const dsl::Program& program,
                                                                const Problem& problem) {
@@ -128,6 +150,7 @@ Expected<Lowered> lower_program(const dsl::Program& program, const Problem& prob
     Lowered out;
     bool sm90 = false, sm80 = false, conv = false, fmha = false;
     std::string device, host;
+    std::map<std::string, std::string> entry_symbols;  // CutlassEntry::key -> the first's symbol
     for (const auto& k : program.kernels) {
         Expected<KernelCode> code = make_error("", "");
         switch (k.kind) {
@@ -150,8 +173,18 @@ Expected<Lowered> lower_program(const dsl::Program& program, const Problem& prob
                 break;
         }
         if (!code) return code.error();
-        dump("kernel " + k.name, code->device_source + code->host_source);
-        device += code->device_source + "\n";
+        dump("kernel " + k.name, code->device_source + (code->entry ? code->entry->source : "") +
+                                     code->host_source);
+        device += code->device_source;
+        if (code->entry) {  // one entry per distinct CUTLASS kernel type (kernel_lowering.h)
+            auto [first, fresh] = entry_symbols.emplace(code->entry->key, code->entry->symbol);
+            if (fresh)
+                device += code->entry->source;
+            else
+                for (KernelLaunch& l : code->launches)
+                    if (l.symbol == code->entry->symbol) l.symbol = first->second;
+        }
+        device += "\n";
         host += code->host_source.empty() ? "" : code->host_source + "\n";
         for (auto& l : code->launches) out.plan.kernels.push_back(std::move(l));
         for (auto& b : code->buffers) out.plan.buffers.push_back(std::move(b));

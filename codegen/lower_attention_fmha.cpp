@@ -122,11 +122,13 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
            schedule_type(cfg.fmha_schedule) +
            ">::Kernel;\n}  // namespace " + ns + "\n\n";
     const std::string symbol = symbol_of(kernel.name);
-    dev += "extern \"C\" __global__ void\n__launch_bounds__(" + ns + "::Kernel::MaxThreadsPerBlock, " +
-           ns + "::Kernel::MinBlocksPerMultiprocessor)\n" + symbol +
-           "(CUTLASS_GRID_CONSTANT typename " + ns + "::Kernel::Params const params) {\n"
-           "    extern __shared__ char " + ns + "_smem[];\n    " + ns +
-           "::Kernel op;\n    op(params, " + ns + "_smem);\n}\n";
+    CutlassEntry entry = cutlass_entry(
+        ns, symbol, dev,
+        "extern \"C\" __global__ void\n__launch_bounds__(" + ns + "::Kernel::MaxThreadsPerBlock, " +
+            ns + "::Kernel::MinBlocksPerMultiprocessor)\n" + symbol +
+            "(CUTLASS_GRID_CONSTANT typename " + ns + "::Kernel::Params const params) {\n"
+            "    extern __shared__ char " + ns + "_smem[];\n    " + ns +
+            "::Kernel op;\n    op(params, " + ns + "_smem);\n}\n");
 
     const double scale = f.scale;
     const std::string builder = builder_symbol_of(kernel.name);
@@ -178,6 +180,7 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
 
     KernelCode code;
     code.device_source = std::move(dev);
+    code.entry = std::move(entry);
     code.host_source = std::move(host);
     BufferDecl lse;
     lse.name = kernel.name + "_lse";

@@ -300,13 +300,14 @@ Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& c
                          "namespace " + ns +
                          " {\nusing namespace cute;\n" + types_of(g, *sch, *evt) + "}  // namespace " +
                          ns + "\n\n";
-    code.device_source +=
+    code.entry = cutlass_entry(
+        ns, symbol_of(g.kernel), code.device_source,
         "extern \"C\" __global__ void\n__launch_bounds__(" + ns +
-        "::GemmKernel::MaxThreadsPerBlock, " + ns + "::GemmKernel::MinBlocksPerMultiprocessor)\n" +
-        symbol_of(g.kernel) + "(CUTLASS_GRID_CONSTANT typename " + ns +
-        "::GemmKernel::Params const params) {\n"
-        "    extern __shared__ char " + ns + "_smem[];\n    " + ns +
-        "::GemmKernel op;\n    op(params, " + ns + "_smem);\n}\n";
+            "::GemmKernel::MaxThreadsPerBlock, " + ns +
+            "::GemmKernel::MinBlocksPerMultiprocessor)\n" + symbol_of(g.kernel) +
+            "(CUTLASS_GRID_CONSTANT typename " + ns + "::GemmKernel::Params const params) {\n"
+            "    extern __shared__ char " + ns + "_smem[];\n    " + ns +
+            "::GemmKernel op;\n    op(params, " + ns + "_smem);\n}\n");
     code.host_source = builder_of(g, ctx, *evt);
     KernelLaunch launch;
     launch.name = g.kernel;

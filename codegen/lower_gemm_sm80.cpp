@@ -47,18 +47,22 @@ std::string operand_types(const GemmSpec& g) {
            ";\n" + "using ElementD = " + cutlass_type(g.dtype_d) + ";\n";
 }
 
-// The device source: the types `t` in the kernel's namespace (`prelude` opens it), then the
-// extern "C" kernel that runs GemmKernel with its shared storage in dynamic shared memory.
-std::string device_source(const GemmSpec& g, const std::string& ns, const std::string& what,
-                          const std::string& prelude, const std::string& t) {
-    return "// kernel " + g.kernel + ": CUTLASS 2.x sm80 multistage gemm, math " +
-           std::string(math_name(g.math)) + what + "\nnamespace " + ns + " {\n" + prelude + t +
-           "}  // namespace " + ns + "\n\n" + "extern \"C\" __global__ void __launch_bounds__(" +
-           ns + "::GemmKernel::kThreadCount, 1)\n" + symbol_of(g.kernel) + "(typename " + ns +
-           "::GemmKernel::Params params) {\n"
-           "    extern __shared__ int4 " + ns + "_smem[];\n    " + ns +
-           "::GemmKernel::invoke(params,\n        *reinterpret_cast<typename " + ns +
-           "::GemmKernel::SharedStorage*>(" + ns + "_smem));\n}\n";
+// The device source: the types `t` in the kernel's namespace (`prelude` opens it) into
+// code.device_source, and the extern "C" kernel that runs GemmKernel with its shared storage in
+// dynamic shared memory as code.entry.
+void device_source(KernelCode& code, const GemmSpec& g, const std::string& ns,
+                   const std::string& what, const std::string& prelude, const std::string& t) {
+    code.device_source = "// kernel " + g.kernel + ": CUTLASS 2.x sm80 multistage gemm, math " +
+                         std::string(math_name(g.math)) + what + "\nnamespace " + ns + " {\n" +
+                         prelude + t + "}  // namespace " + ns + "\n\n";
+    code.entry = cutlass_entry(
+        ns, symbol_of(g.kernel), code.device_source,
+        "extern \"C\" __global__ void __launch_bounds__(" + ns +
+            "::GemmKernel::kThreadCount, 1)\n" + symbol_of(g.kernel) + "(typename " + ns +
+            "::GemmKernel::Params params) {\n"
+            "    extern __shared__ int4 " + ns + "_smem[];\n    " + ns +
+            "::GemmKernel::invoke(params,\n        *reinterpret_cast<typename " + ns +
+            "::GemmKernel::SharedStorage*>(" + ns + "_smem));\n}\n");
 }
 
 // The kernel's one launch: its Params blob made by the host builder over g's tensors.
@@ -133,7 +137,7 @@ Expected<KernelCode> lower_gemm_sm80_simt(const GemmSpec& g, const dsl::Kernel& 
          std::to_string(c.swizzle) + ">,\n"
          "    kStages, cutlass::arch::OpMultiplyAdd>::GemmKernel;\n";
     KernelCode code;
-    code.device_source = device_source(g, ns, " (default epilogue)", "", t);
+    device_source(code, g, ns, " (default epilogue)", "", t);
     std::string b = builder_head(g, ctx, builder_symbol_of(g.kernel));
     b += "    using namespace " + ns + ";\n    using Gemm = GemmKernel;\n";
     // D = 1 * accumulator + 0 * C: beta 0 never reads C (is_source_needed), C aliases D
@@ -223,7 +227,7 @@ Expected<KernelCode> lower_gemm_sm80(const GemmSpec& g, const dsl::Kernel& kerne
          "    \"the EVT thread map differs from the epilogue's accumulator thread map\");\n";
 
     KernelCode code;
-    code.device_source = device_source(g, ns, "", "using namespace cute;\n", t);
+    device_source(code, g, ns, "", "using namespace cute;\n", t);
     std::string b = builder_head(g, ctx, builder_symbol_of(g.kernel));
     b += "    using namespace " + ns + ";\n    using Gemm = GemmKernel;\n";
     b += "    typename Evt::Arguments evt_args" + evt->arguments + ";\n";

@@ -170,6 +170,47 @@ TEST(GemmBatchedSm80, MixedPathsDeclareDistinctSharedArrays) {
     EXPECT_EQ(type_of.size(), 2u) << "each kernel names its own shared array";
 }
 
+// Kernels of one CUTLASS configuration share one entry point: nvcc compiles the kernel once
+// (a ResNet stage's convolutions), each keeps its own host builder (its tensors, its dims) and
+// its launch takes the first one's symbol. Another tile is another kernel type: its own entry.
+TEST(GemmBatchedSm80, OneEntryPerDistinctKernelType) {
+    Problem problem = problem_from(R"({"name": "three_gemms", "dims": {"M": 256, "N": 128, "K": 64},
+      "inputs": {"A": {"shape": ["M", "K"], "dtype": "f32"}, "B": {"shape": ["K", "N"], "dtype": "f32"},
+                 "C": {"shape": ["N", "N"], "dtype": "f32"}, "D": {"shape": ["N", "N"], "dtype": "f32"}},
+      "graph": [{"op": "matmul", "inputs": ["A", "B"], "output": "H"},
+                {"op": "matmul", "inputs": ["H", "C"], "output": "G"},
+                {"op": "matmul", "inputs": ["G", "D"], "output": "Y"}],
+      "outputs": ["Y"], "precision": {"policy": "fp32_strict"}})");
+    dsl::GemmConfig c;
+    c.tile_m = 128; c.tile_n = 64; c.tile_k = 32;
+    c.stages = 3;
+    c.schedule = dsl::Schedule::kMultistage;
+    c.math = dsl::MathMode::kTf32x3;
+    dsl::GemmConfig other = c;
+    other.tile_m = 64;
+    auto p = program_of("three_gemms", "three_gemms",
+                        {gemm_kernel("k0", tref("A", {"M", "K"}), tref("B", {"K", "N"}), c,
+                                     {chain_tensor(dsl::ChainOpKind::kStore, "H", {"M", "N"})}),
+                         gemm_kernel("k1", tref("H", {"M", "N"}), tref("C", {"N", "N"}), c,
+                                     {chain_tensor(dsl::ChainOpKind::kStore, "G", {"M", "N"})}),
+                         gemm_kernel("k2", tref("G", {"M", "N"}), tref("D", {"N", "N"}), other,
+                                     {chain_tensor(dsl::ChainOpKind::kStore, "Y", {"M", "N"})})});
+    auto out = lower_program(p, problem, LowerOptions{});
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    const std::string& src = out->cuda_source;
+    ASSERT_EQ(out->plan.kernels.size(), 3u);
+    EXPECT_EQ(out->plan.kernels[0].symbol, "kforge_k0");
+    EXPECT_EQ(out->plan.kernels[1].symbol, "kforge_k0") << "k1 is k0's kernel type";
+    EXPECT_EQ(out->plan.kernels[2].symbol, "kforge_k2");
+    EXPECT_EQ(out->plan.kernels[1].param_builder, "kforge_build_k1");
+    EXPECT_TRUE(has(src, "\nkforge_k0(typename kforge_gemm_k0::GemmKernel::Params params)")) << src;
+    EXPECT_FALSE(has(src, "kforge_k1(typename")) << src;
+    EXPECT_TRUE(has(src, "\nkforge_k2(typename kforge_gemm_k2::GemmKernel::Params params)")) << src;
+    // k1's types stay for its host builder, which fills the same Params type
+    EXPECT_TRUE(has(src, "namespace kforge_gemm_k1 {")) << src;
+    EXPECT_TRUE(has(src, "kforge_build_k1(")) << src;
+}
+
 // The spec/program pairs under tests/codegen/batched/ (the ones to run on a GPU: see the files'
 // descriptions) parse, pass the checker for the h200 and lower to a kBatched kernel.
 Expected<Lowered> lower_files(const std::string& stem) {
