@@ -139,12 +139,16 @@ void print_json(const nlohmann::ordered_json& j) {
 void print_json(const nlohmann::json& j) { print_json(nlohmann::ordered_json(j)); }
 
 void eprintf(const char* format, ...) {
-    char buf[8192];
-    va_list ap;
+    // any length: a compiler's log runs past any fixed buffer (the error lines last)
+    va_list ap, again;
     va_start(ap, format);
-    std::vsnprintf(buf, sizeof buf, format, ap);
+    va_copy(again, ap);
+    const int n = std::vsnprintf(nullptr, 0, format, ap);
     va_end(ap);
-    std::fputs(buf, stderr);
+    std::string buf(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+    if (n > 0) std::vsnprintf(buf.data(), buf.size() + 1, format, again);
+    va_end(again);
+    std::fputs(buf.c_str(), stderr);
     std::string& e = jm().errors;
     e += buf;
     if (e.size() > 65536) e.erase(0, e.size() - 65536);

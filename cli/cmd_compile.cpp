@@ -15,6 +15,7 @@
 #include "builder/build.h"
 #include "cli/commands.h"
 #include "codegen/memory_plan.h"
+#include "compile/failure_message.h"
 #include "common/atomic_file.h"
 #include "problem/spec.h"
 #include "sol/target.h"
@@ -105,11 +106,14 @@ int run(CompileArgs a) {
         case compile::CompileStatus::kToolchainMissing:
             eprintf("kforge compile: toolchain missing:\n%s\n", result.log.c_str());
             return kExitEnvironment;
-        default:
-            eprintf("kforge compile: %s\n%s\n",
-                         std::string(compile::to_string(result.status)).c_str(),
-                         result.log.c_str());
+        default: {
+            // the error lines first (a log of warnings buries them), the whole log in a file
+            const fs::path log = out / "compile.log";
+            std::ofstream(log) << result.log;
+            eprintf("kforge compile: %s\n  the compiler's whole output: %s\n",
+                    compile::failure_message(result).c_str(), log.c_str());
             return kExitFailure;
+        }
     }
     fs::copy_file(result.cubin_path, out / "kernels.cubin", fs::copy_options::overwrite_existing,
                   ec);
