@@ -21,7 +21,8 @@
 #   kb_status PLAN_TIMEOUT_S [gates]
 #       $O/status.txt, one line per file: stem | import status | the planner's verdict (a start
 #       program, or "refused: <why>"), and with `gates` the start program (programs/STEM.kf)
-#       through `kforge eval --tier full --json` on DEVICE (eval/STEM.json, eval/STEM.log).
+#       through `kforge eval --tier full --json` on DEVICE (eval/STEM.json, eval/STEM.log),
+#       on a GPU after compiling every start program JOBS (nproc) at a time (precompile/).
 #   kb_suite, kb_baseline TIMEOUT_S, kb_report
 #       `kforge suite` over the specs (suite.log, best/), the baselines stored into each
 #       problem's newest run (cuda only; baseline.log), the report over the suite's runs.
@@ -75,37 +76,56 @@ PY
 }
 
 kb_status() {
-    local plan_limit=$1 with_gates=${2:-} f b line found spec plan gates out prog
-    [ -n "$with_gates" ] && mkdir -p "$O/eval" "$O/programs"
+    local plan_limit=$1 with_gates=${2:-} f b line found spec plan out prog
+    local -A verdict=() specs=()
+    [ -n "$with_gates" ] && mkdir -p "$O/eval" "$O/programs" "$O/precompile"
     : > "$O/status.txt"
+    # 1. per file: the planner's verdict, and with gates its start program (programs/STEM.kf)
+    for f in "${files[@]}"; do
+        b=$(basename "$f" .py)
+        found=("$O"/specs/*"$b".json)
+        spec=${found[0]:-}
+        specs[$b]=$spec
+        verdict[$b]="-"
+        [ -n "$spec" ] || continue
+        # --rounds 0: the start program is synthesized (or refused) and nothing is evaluated
+        out=$(timeout "$plan_limit" "$K" optimize "$spec" --device sim --rounds 0 \
+            --db "$O/plan.db" 2>&1)
+        if echo "$out" | grep -q 'none can be synthesized'; then
+            verdict[$b]="refused: $(echo "$out" | grep -o 'not expressible.*\|no configuration.*' | head -1 | cut -c1-140)"
+        else
+            verdict[$b]="start program synthesized"
+            [ -n "$with_gates" ] &&
+                kb_start_program "$O/plan.db" "$(basename "$spec" .json)" > "$O/programs/$b.kf"
+        fi
+    done
+    # 2. with gates on a GPU: the start programs compiled JOBS at a time (one nvcc each, the
+    #    machine's cores) into the default compile cache, so each evaluation's compile is a hit
+    if [ -n "$with_gates" ] && [ "$DEVICE" = cuda ]; then
+        for b in "${!specs[@]}"; do
+            [ -s "$O/programs/$b.kf" ] && echo "$b ${specs[$b]}"
+        done | xargs -r -P "${JOBS:-$(nproc)}" -L 1 sh -c \
+            'timeout 900 "$0" compile "$3" "$1/programs/$2.kf" -o "$1/precompile/$2" \
+                > "$1/precompile/$2.log" 2>&1; echo "precompile $2 rc=$?"' "$K" "$O" \
+            >> "$O/steps.txt"
+    fi
+    # 3. per file, in order: the start program through every gate, one at a time (timings)
     for f in "${files[@]}"; do
         b=$(basename "$f" .py)
         line=$(grep -E "^(ok|FAILED): [^ ]*/$b\.py" "$O/import.log" | head -1 | cut -c1-160)
-        found=("$O"/specs/*"$b".json)
-        spec=${found[0]:-}
-        plan="-" gates="-"
-        if [ -n "$spec" ]; then
-            # --rounds 0: the start program is synthesized (or refused) and nothing is evaluated
-            out=$(timeout "$plan_limit" "$K" optimize "$spec" --device sim --rounds 0 \
-                --db "$O/plan.db" 2>&1)
-            if echo "$out" | grep -q 'none can be synthesized'; then
-                plan="refused: $(echo "$out" | grep -o 'not expressible.*\|no configuration.*' | head -1 | cut -c1-140)"
-            else
-                plan="start program synthesized"
-                if [ -n "$with_gates" ]; then
-                    prog="$O/programs/$b.kf"
-                    kb_start_program "$O/plan.db" "$(basename "$spec" .json)" > "$prog"
-                    if [ -s "$prog" ]; then
-                        timeout 900 "$K" eval "$spec" --program "$prog" --tier full \
-                            --device "$DEVICE" --json > "$O/eval/$b.json" 2> "$O/eval/$b.log"
-                        gates="eval rc=$? $(grep -o '"status": *"[a-z_]*"' "$O/eval/$b.json" | head -1)"
-                    else
-                        gates="(start program not found in plan.db)"
-                    fi
+        plan=${verdict[$b]}
+        if [ -n "$with_gates" ]; then
+            local gates="-"
+            prog="$O/programs/$b.kf"
+            if [ "$plan" = "start program synthesized" ]; then
+                if [ -s "$prog" ]; then
+                    timeout 900 "$K" eval "${specs[$b]}" --program "$prog" --tier full \
+                        --device "$DEVICE" --json > "$O/eval/$b.json" 2> "$O/eval/$b.log"
+                    gates="eval rc=$? $(grep -o '"status": *"[a-z_]*"' "$O/eval/$b.json" | head -1)"
+                else
+                    gates="(start program not found in plan.db)"
                 fi
             fi
-        fi
-        if [ -n "$with_gates" ]; then
             printf '%s | %s | %s | %s\n' "$b" "${line%%:*}" "$plan" "$gates" >> "$O/status.txt"
         else
             printf '%s | %s | %s\n' "$b" "${line%%:*}" "$plan" >> "$O/status.txt"
