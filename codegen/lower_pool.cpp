@@ -92,14 +92,23 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
                           ((axes[2].out + cfg.items - 1) / cfg.items);
     // tiles < 2^30: a warp's last index and the grid-stride step stay inside int
     const bool tiled = max_or_avg && cfg.lanes == 1 &&
-                       axes[0].in * axes[1].in * axes[2].in <= int_max && tiles <= (int64_t{1} << 30);
+                       axes[0].in * axes[1].in * axes[2].in <= int_max &&
+                       tiles <= (int64_t{1} << 30);
     if (cfg.rows < 1 || cfg.rows > 8) return make_error(where, "rows must be in 1..8");
     if (cfg.vec != 1 && cfg.vec != 2 && cfg.vec != 4)
         return make_error(where, "vec must be 1, 2 or 4");
     if (!tiled && (cfg.rows != 1 || cfg.vec != 1))
         return make_error(where, "rows and vec need a max or avg pool with lanes 1 whose plane "
                                  "fits in 32 bits and whose tiles number under 2^30");
-    if (cfg.vec > 1 && (axes[2].in % cfg.vec != 0 || (cfg.items * axes[2].stride) % cfg.vec != 0))
+    auto vec_fits = [&](int v) {
+        return v == 1 || (axes[2].in % v == 0 && (cfg.items * axes[2].stride) % v == 0);
+    };
+    // At a correctness shape (the program configured for another: ctx.config) a row may be too
+    // short for the full shape's vectors: the widest that fits (the same outputs; the full
+    // shape's gates run the configured kernel). At the configured shape a misfit is an error.
+    int vec = cfg.vec;
+    while (ctx.config != nullptr && !vec_fits(vec)) vec /= 2;
+    if (!vec_fits(vec))
         return make_error(where, "vec " + std::to_string(cfg.vec) + " needs the row length (" +
                                      std::to_string(axes[2].in) + ") and items x stride (" +
                                      std::to_string(cfg.items * axes[2].stride) +
@@ -141,15 +150,15 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
       << chain_init(*chain)
       << "    ";
     const std::string& xname = kernel.args[0].name;
-    auto tiles_call = [&](int vec) {
+    auto tiles_call = [&](int v) {
         return "pool_tiles<" + geom + ", " + std::to_string(cfg.threads) + ", " +
                std::to_string(cfg.items) + ", " + std::to_string(cfg.rows) + ", " +
-               std::to_string(vec) + ">(t_" + xname + ", int(planes), chain);\n";
+               std::to_string(v) + ">(t_" + xname + ", int(planes), chain);\n";
     };
     // vector loads need x's base aligned (an arena buffer is; a view into one may not be)
-    if (tiled && cfg.vec > 1)
-        s << "if (kforge::is_aligned<" << cfg.vec << ">(t_" << xname << ")) {\n        kforge::"
-          << tiles_call(cfg.vec) << "    } else {\n        kforge::" << tiles_call(1)
+    if (tiled && vec > 1)
+        s << "if (kforge::is_aligned<" << vec << ">(t_" << xname << ")) {\n        kforge::"
+          << tiles_call(vec) << "    } else {\n        kforge::" << tiles_call(1)
           << "    }\n";
     else if (tiled)
         s << "kforge::" << tiles_call(1);

@@ -11,7 +11,8 @@
 //   vectors (aligned: the lowering checks w % VEC == 0 and ITEMS * stride_w % VEC == 0, so a
 //   vector is wholly inside the row or wholly in the padding), reduced per output along w, then
 //   folded into the outputs whose window along h holds the row: overlapping windows (stride <
-//   kernel) share their loads in registers.
+//   kernel) share their loads in registers. A warp's outputs of a row are stored through shared
+//   memory, neighbouring lanes writing neighbouring outputs.
 // - pool_outputs (every kind; adaptive windows, large windows split over LANES threads): a group
 //   of LANES threads computes ITEMS consecutive outputs along the last axis; a grid-stride loop
 //   covers the rest.
@@ -21,8 +22,8 @@
 // 0 (avg) or -inf (max).
 //
 // G provides: static constexpr int kKind (kPoolMax, kPoolAvg, kPoolAdaptiveAvg,
-// kPoolAdaptiveMax), bool kIncludePad, int64_t kDivisor, and `static __device__ PoolAxis
-// axis(int i)` for i = 0, 1, 2 (d, h, w).
+// kPoolAdaptiveMax), bool kIncludePad, int64_t kDivisor, and `static constexpr __device__
+// PoolAxis axis(int i)` for i = 0, 1, 2 (d, h, w).
 #pragma once
 
 #include "kernels/common.cuh"
@@ -144,18 +145,20 @@ struct alignas(ITEMS == 1 ? 4 : ITEMS == 2 ? 8 : 16) PoolStage {
 template <class G, int ITEMS, int ROWS, int VEC>
 struct PoolTileShape {
     // scalars only: a static constexpr PoolAxis would be odr-used (undefined) in device code
-    static constexpr int kIn0 = int(G::axis(0).in), kIn1 = int(G::axis(1).in), kIn2 = int(G::axis(2).in);
-    static constexpr int kOut0 = int(G::axis(0).out), kOut1 = int(G::axis(1).out), kOut2 = int(G::axis(2).out);
-    static constexpr int kK0 = int(G::axis(0).kernel), kS0 = int(G::axis(0).stride), kP0 = int(G::axis(0).padding);
-    static constexpr int kD0 = int(G::axis(0).dilation);
-    static constexpr int kK1 = int(G::axis(1).kernel), kS1 = int(G::axis(1).stride), kP1 = int(G::axis(1).padding);
-    static constexpr int kD1 = int(G::axis(1).dilation);
-    static constexpr int kK2 = int(G::axis(2).kernel), kS2 = int(G::axis(2).stride), kP2 = int(G::axis(2).padding);
-    static constexpr int kD2 = int(G::axis(2).dilation);
-    static constexpr int kGroups1 = (kOut1 + ROWS - 1) / ROWS, kGroups2 = (kOut2 + ITEMS - 1) / ITEMS;
+    static constexpr int kIn0 = int(G::axis(0).in), kOut0 = int(G::axis(0).out);
+    static constexpr int kK0 = int(G::axis(0).kernel), kS0 = int(G::axis(0).stride);
+    static constexpr int kP0 = int(G::axis(0).padding), kD0 = int(G::axis(0).dilation);
+    static constexpr int kIn1 = int(G::axis(1).in), kOut1 = int(G::axis(1).out);
+    static constexpr int kK1 = int(G::axis(1).kernel), kS1 = int(G::axis(1).stride);
+    static constexpr int kP1 = int(G::axis(1).padding), kD1 = int(G::axis(1).dilation);
+    static constexpr int kIn2 = int(G::axis(2).in), kOut2 = int(G::axis(2).out);
+    static constexpr int kK2 = int(G::axis(2).kernel), kS2 = int(G::axis(2).stride);
+    static constexpr int kP2 = int(G::axis(2).padding), kD2 = int(G::axis(2).dilation);
+    static constexpr int kGroups1 = (kOut1 + ROWS - 1) / ROWS;
+    static constexpr int kGroups2 = (kOut2 + ITEMS - 1) / ITEMS;
     static constexpr int kRowsIn = (ROWS - 1) * kS1 + (kK1 - 1) * kD1 + 1;  // input rows of a tile
     static constexpr int kSpan = (ITEMS - 1) * kS2 + (kK2 - 1) * kD2 + 1;   // its input columns
-    static constexpr int kOff = ((-kP2) % VEC + VEC) % VEC;  // the first column's place in its vector
+    static constexpr int kOff = ((-kP2) % VEC + VEC) % VEC;  // first column's place in its vector
     static constexpr int kVecs = (kOff + kSpan + VEC - 1) / VEC;
     static constexpr int64_t kPlaneIn = int64_t(kIn0) * kIn1 * kIn2;
     // input row j of a tile lies in output row r's window along axis 1
@@ -206,7 +209,8 @@ __device__ __forceinline__ void pool_tile_fold(float (&acc)[ROWS][ITEMS],
                 }
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r)
-                    if (T::in_window(j, r)) acc[r][i] = kMax ? pool_max(rr, acc[r][i]) : acc[r][i] + rr;
+                    if (T::in_window(j, r))
+                        acc[r][i] = kMax ? pool_max(rr, acc[r][i]) : acc[r][i] + rr;
             }
         }
     }
