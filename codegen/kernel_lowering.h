@@ -70,6 +70,14 @@ Expected<KernelCode> lower_pool(const dsl::Kernel& kernel, const LowerContext& c
 Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerContext& ctx);
 // attention with `impl cutlass_fmha`: CUTLASS's Hopper FMHA (codegen/lower_attention_fmha.cpp).
 Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const LowerContext& ctx);
+// attention with `impl cutlass_mea`: CUTLASS's memory-efficient attention
+// (codegen/lower_attention_mea.cpp).
+Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerContext& ctx);
+// A CUTLASS attention builder's C++ for extent `i` of `t` (lower_attention_fmha.cpp): the
+// run-time dim it names (`in->dims[k]`), or its literal where it names none; an error naming
+// `impl` where it names a dim expression.
+Expected<std::string> runtime_extent(const TensorInfo& t, size_t i, const Problem& p,
+                                     const std::string& where, const std::string& impl);
 // copy: one launch of kernels/copy.cuh (codegen/lower_copy.cpp).
 Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& ctx);
 // rnn: a projection and a persistent recurrent launch per layer of kernels/rnn.cuh

@@ -163,7 +163,7 @@ Expected<Lowered> lower_program(const dsl::Program& program, const Problem& prob
             case dsl::KernelKind::kPool: code = lower_pool(k, ctx); break;
             case dsl::KernelKind::kAttention:
                 code = lower_attention(k, ctx);
-                fmha = fmha || k.attention.impl == dsl::AttentionImpl::kCutlassFmha;
+                fmha = fmha || k.attention.impl != dsl::AttentionImpl::kWmma;  // CUTLASS's
                 break;
             case dsl::KernelKind::kCopy: code = lower_copy(k, ctx); break;
             case dsl::KernelKind::kRnn: code = lower_rnn(k, ctx); break;

@@ -47,6 +47,7 @@ Expected<KernelCode> lower_attention(const dsl::Kernel& kernel, const LowerConte
     const std::string where = "kernel " + kernel.name;
     const dsl::AttentionConfig& cfg = kernel.attention;
     if (cfg.impl == dsl::AttentionImpl::kCutlassFmha) return lower_attention_fmha(kernel, ctx);
+    if (cfg.impl == dsl::AttentionImpl::kCutlassMea) return lower_attention_mea(kernel, ctx);
     if (kernel.args.size() != 3 && kernel.args.size() != 4)
         return make_error(where, "attention takes Q, K, V and an optional mask");
     if (cfg.tile_m % 16 || cfg.tile_n % 16 || cfg.tile_m < 16 || cfg.tile_m > 128 ||

@@ -33,10 +33,10 @@ const char* schedule_type(dsl::FmhaSchedule s) {
     return "";
 }
 
-// C++ for extent `i` of `t` in the builder: the run-time dim it names, or its literal where it
-// names none.
-Expected<std::string> extent_code(const TensorInfo& t, size_t i, const Problem& p,
-                                  const std::string& where) {
+}  // namespace
+
+Expected<std::string> runtime_extent(const TensorInfo& t, size_t i, const Problem& p,
+                                     const std::string& where, const std::string& impl) {
     const std::string& name = i < t.dim_names.size() ? t.dim_names[i] : std::string();
     if (name.empty()) return std::to_string(t.shape[i]) + "LL";
     int idx = 0;
@@ -45,11 +45,9 @@ Expected<std::string> extent_code(const TensorInfo& t, size_t i, const Problem& 
         if (dim == name) return "in->dims[" + std::to_string(idx) + "]";
         ++idx;
     }
-    return make_error(where, "cutlass_fmha: dim " + name + " of " + t.name +
+    return make_error(where, impl + ": dim " + name + " of " + t.name +
                                  " is not a problem dim (a dim expression; use impl wmma)");
 }
-
-}  // namespace
 
 Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const LowerContext& ctx) {
     const std::string where = "kernel " + kernel.name;
@@ -92,7 +90,7 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
     // the builder's dims: B (batch dims but the last), H (the last batch dim), S, L, D
     std::string dims_code;
     auto add = [&](const std::string& var, const TensorInfo& ti, size_t i) -> Status {
-        auto c = extent_code(ti, i, *ctx.problem, where);
+        auto c = runtime_extent(ti, i, *ctx.problem, where, "cutlass_fmha");
         if (!c) return c.error();
         dims_code += "    " + var + " *= " + *c + ";\n";
         return Ok{};

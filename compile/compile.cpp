@@ -275,8 +275,9 @@ CompileOptions default_compile_options(const std::string& arch) {
     if (!cutlass.empty()) {
         o.include_dirs.push_back(cutlass);
         o.include_dirs.push_back((fs::path(cutlass).parent_path() / "tools/util/include").string());
-        // CUTLASS's examples: the Hopper FMHA (88_hopper_fmha) that attention's
-        // `impl cutlass_fmha` instantiates (codegen/lower_attention_fmha.cpp)
+        // CUTLASS's examples: the Hopper FMHA (88_hopper_fmha) and the memory-efficient
+        // attention (41_fused_multi_head_attention) that attention's `impl cutlass_fmha` and
+        // `impl cutlass_mea` instantiate (codegen/lower_attention_fmha.cpp, _mea.cpp)
         o.include_dirs.push_back((fs::path(cutlass).parent_path() / "examples").string());
     }
     o.include_dirs.push_back(paths.data_dir);

@@ -97,6 +97,8 @@ Moves shared_memory_moves() {
         // kforge's WMMA attention stages scores and probabilities in shared memory
         set(kAttention, "impl", "cutlass_fmha",
             "CUTLASS's Hopper FMHA keeps the scores in registers (wgmma, TMA)"),
+        set(kAttention, "impl", "cutlass_mea",
+            "CUTLASS's memory-efficient attention keeps the scores in registers (masks, f32)"),
     };
 }
 
@@ -162,6 +164,8 @@ Moves tensor_moves() {
         set(kGemm, "schedule", "pingpong", "ping-pong overlaps epilogue and mainloop"),
         up(kGemm, "cluster", "larger cluster, multicast operand loads"),
         set(kAttention, "impl", "cutlass_fmha", "CUTLASS's Hopper FMHA: wgmma instead of WMMA"),
+        set(kAttention, "impl", "cutlass_mea",
+            "CUTLASS's memory-efficient attention: mma.sync from registers instead of WMMA"),
         set(kAttention, "fmha_schedule", "pingpong",
             "ping-pong overlaps one warpgroup's softmax with the other's products"),
     };

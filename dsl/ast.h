@@ -210,9 +210,10 @@ struct PoolConfig {
 
 // An attention kernel's knobs (kernels/attention.cuh): tile = query rows x key rows per step
 // (a warp per 16 query rows); scale = the scores' factor (the problem's scale op).
-// `impl`: kforge's WMMA template, or CUTLASS's Hopper FMHA (dsl/attention_fmha.h) with its
-// tile (query rows x key rows x head dim) and kernel schedule.
-enum class AttentionImpl { kWmma, kCutlassFmha };
+// `impl`: kforge's WMMA template, CUTLASS's Hopper FMHA (dsl/attention_fmha.h) with its
+// tile (query rows x key rows x head dim) and kernel schedule, or CUTLASS's memory-efficient
+// attention (dsl/attention_mea.h: any head dim, f32 as 3xTF32, additive masks) with its tile.
+enum class AttentionImpl { kWmma, kCutlassFmha, kCutlassMea };
 enum class FmhaSchedule { kCooperative, kPingpong, kTma };
 struct AttentionConfig {
     int tile_m = 64;   // query rows per CTA (16 per warp)
@@ -222,6 +223,7 @@ struct AttentionConfig {
     AttentionImpl impl = AttentionImpl::kWmma;
     int fmha_m = 128, fmha_n = 64, fmha_d = 64;  // `fmha_tile`: CUTLASS's TileShape
     FmhaSchedule fmha_schedule = FmhaSchedule::kCooperative;
+    int mea_m = 64, mea_n = 64;  // `mea_tile`: query rows x key rows of a CTA (cutlass_mea)
     // `mask tril|triu` + `diagonal d`: the scores' structured mask (a causal mask is triu 1),
     // computed from the indices, fully masked key tiles skipped (the problem's, not a search move)
     TriMask tri_mask = TriMask::kNone;

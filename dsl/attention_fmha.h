@@ -25,11 +25,14 @@
 namespace kforge::dsl {
 
 inline std::string_view to_string(AttentionImpl i) {
-    return i == AttentionImpl::kCutlassFmha ? "cutlass_fmha" : "wmma";
+    return i == AttentionImpl::kCutlassFmha  ? "cutlass_fmha"
+           : i == AttentionImpl::kCutlassMea ? "cutlass_mea"
+                                             : "wmma";
 }
 inline std::optional<AttentionImpl> attention_impl_from_string(std::string_view s) {
-    if (s == "wmma") return AttentionImpl::kWmma;
-    if (s == "cutlass_fmha") return AttentionImpl::kCutlassFmha;
+    for (AttentionImpl i : {AttentionImpl::kWmma, AttentionImpl::kCutlassFmha,
+                            AttentionImpl::kCutlassMea})
+        if (to_string(i) == s) return i;
     return std::nullopt;
 }
 inline std::string_view to_string(FmhaSchedule s) {

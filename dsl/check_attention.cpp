@@ -8,6 +8,7 @@
 
 #include "dsl/attention.h"
 #include "dsl/attention_fmha.h"
+#include "dsl/attention_mea.h"
 
 namespace kforge::dsl {
 
@@ -88,57 +89,102 @@ std::optional<int> attention_expr(Sem& sem, const Kernel& kn, int k) {
 
 namespace {
 
-// `impl cutlass_fmha` (dsl/attention_fmha.h): the rule on what the checker knows (the dtypes of
-// problem tensors; a program buffer's the lowering checks), and a chain that only stores O
-// [batch.., S, F] in place (an optional cast to the inputs' type first): the kernel writes O
-// itself, with no epilogue of kforge's.
-void check_fmha(const Kernel& kn, const Problem& problem, const DeviceLimits& limits,
-                Reporter& rep) {
-    const SourceLoc at = knob_loc(kn, "impl");
-    if (kn.args.size() < 3) return;
-    auto extent = [&](const TensorRef& r, size_t from_end) -> int64_t {
-        if (r.dims.size() < from_end) return 0;
-        const std::string& d = r.dims[r.dims.size() - from_end];
-        if (auto it = problem.dims.find(d); it != problem.dims.end()) return it->second;
-        return d.find_first_not_of("0123456789") == std::string::npos && !d.empty()
-                   ? std::stoll(d) : int64_t{0};
-    };
-    auto dtype = [&](const std::string& name, DType fallback) {
-        const Tensor* t = problem.find_tensor(name);
-        return t ? t->dtype : fallback;
-    };
-    FmhaFacts f;
-    const Tensor* q = problem.find_tensor(kn.args[0].name);
-    f.q = q ? q->dtype : (problem.policy == PrecisionPolicy::kFp16 ? DType::kF16 : DType::kBF16);
-    f.k = dtype(kn.args[1].name, f.q);
-    f.v = dtype(kn.args[2].name, f.q);
-    f.policy = problem.policy;
-    f.s = extent(kn.args[0], 2), f.e = extent(kn.args[0], 1), f.f = extent(kn.args[2], 1);
-    f.mask = kn.args.size() > 3;
-    f.tri = kn.attention.tri_mask, f.tri_diagonal = kn.attention.tri_diagonal;
-    f.tri_fill = attention_tri_fill(problem, f.tri, f.tri_diagonal);
-    f.l = extent(kn.args[1], 2);
-    f.scale = kn.attention.scale.value_or(1.0);
-    f.sm90a = limits.cc_major == 9;
+// A kernel argument's extent `from_end` dims from its end: the problem dim it names, a literal,
+// or 0 where neither (a derived dim: the lowering checks it).
+int64_t ref_extent(const Problem& problem, const TensorRef& r, size_t from_end) {
+    if (r.dims.size() < from_end) return 0;
+    const std::string& d = r.dims[r.dims.size() - from_end];
+    if (auto it = problem.dims.find(d); it != problem.dims.end()) return it->second;
+    return d.find_first_not_of("0123456789") == std::string::npos && !d.empty() ? std::stoll(d)
+                                                                                : int64_t{0};
+}
+
+DType tensor_dtype(const Problem& problem, const std::string& name, DType fallback) {
+    const Tensor* t = problem.find_tensor(name);
+    return t ? t->dtype : fallback;
+}
+
+// The CUTLASS attention kernels write O themselves: the chain may only cast to the inputs' type
+// `in` and store O [batch.., S, F] packed, once. Why it does not (empty when it does); `out` gets
+// the stored tensor's dtype.
+std::string cutlass_chain_misfit(const Kernel& kn, const Problem& problem, DType in,
+                                 std::optional<DType>& out) {
     const TensorRef* store = nullptr;
     bool extra = false;
     for (const ChainOp& op : kn.chain) {
         if (op.kind == ChainOpKind::kStore && op.tensor && !store) store = &*op.tensor;
-        else if (!(op.kind == ChainOpKind::kCast && op.cast_to == f.q && !store)) extra = true;
+        else if (!(op.kind == ChainOpKind::kCast && op.cast_to == in && !store)) extra = true;
     }
-    if (store) f.out = dtype(store->name, f.q);
+    if (store) out = tensor_dtype(problem, store->name, in);
+    if (extra || !store) return "the kernel writes O itself: the chain may only cast to the inputs' "
+                                "type and store O once";
+    std::vector<std::string> want(kn.args[0].dims.begin(), kn.args[0].dims.end() - 1);
+    want.push_back(kn.args[2].dims.back());
+    if (store->dims != want)
+        return "the kernel stores O packed as [batch.., S, F]; the chain stores " + ref_text(*store);
+    return "";
+}
+
+// `impl cutlass_fmha` (dsl/attention_fmha.h): the rule on what the checker knows (the dtypes of
+// problem tensors; a program buffer's the lowering checks), and a chain that only stores O
+// [batch.., S, F] in place (an optional cast to the inputs' type first).
+void check_fmha(const Kernel& kn, const Problem& problem, const DeviceLimits& limits,
+                Reporter& rep) {
+    const SourceLoc at = knob_loc(kn, "impl");
+    if (kn.args.size() < 3) return;
+    FmhaFacts f;
+    const Tensor* q = problem.find_tensor(kn.args[0].name);
+    f.q = q ? q->dtype : (problem.policy == PrecisionPolicy::kFp16 ? DType::kF16 : DType::kBF16);
+    f.k = tensor_dtype(problem, kn.args[1].name, f.q);
+    f.v = tensor_dtype(problem, kn.args[2].name, f.q);
+    f.policy = problem.policy;
+    f.s = ref_extent(problem, kn.args[0], 2), f.e = ref_extent(problem, kn.args[0], 1);
+    f.f = ref_extent(problem, kn.args[2], 1);
+    f.mask = kn.args.size() > 3;
+    f.tri = kn.attention.tri_mask, f.tri_diagonal = kn.attention.tri_diagonal;
+    f.tri_fill = attention_tri_fill(problem, f.tri, f.tri_diagonal);
+    f.l = ref_extent(problem, kn.args[1], 2);
+    f.scale = kn.attention.scale.value_or(1.0);
+    f.sm90a = limits.cc_major == 9;
+    const std::string chain = cutlass_chain_misfit(kn, problem, f.q, f.out);
     std::string why = fmha_misfit(kn.attention, f);
-    if (why.empty() && (extra || !store))
-        why = "CUTLASS's FMHA writes O itself: the chain may only cast to the inputs' type and "
-              "store O once";
-    if (why.empty()) {
-        std::vector<std::string> want(kn.args[0].dims.begin(), kn.args[0].dims.end() - 1);
-        want.push_back(kn.args[2].dims.back());
-        if (store->dims != want)
-            why = "CUTLASS's FMHA stores O packed as [batch.., S, F]; the chain stores " +
-                  ref_text(*store);
-    }
+    if (why.empty() && !chain.empty()) why = "CUTLASS's FMHA: " + chain;
     if (!why.empty()) rep.error(at, "impl cutlass_fmha: " + why + "; use impl wmma");
+}
+
+// `impl cutlass_mea` (dsl/attention_mea.h), checked as check_fmha is. A mask's extents are its
+// problem tensor's (a program buffer's the lowering checks).
+void check_mea(const Kernel& kn, const Problem& problem, const DeviceLimits& limits,
+               Reporter& rep) {
+    const SourceLoc at = knob_loc(kn, "impl");
+    if (kn.args.size() < 3) return;
+    MeaFacts f;
+    f.q = tensor_dtype(problem, kn.args[0].name, DType::kF32);
+    f.k = tensor_dtype(problem, kn.args[1].name, f.q);
+    f.v = tensor_dtype(problem, kn.args[2].name, f.q);
+    f.s = ref_extent(problem, kn.args[0], 2), f.e = ref_extent(problem, kn.args[0], 1);
+    f.f = ref_extent(problem, kn.args[2], 1), f.l = ref_extent(problem, kn.args[1], 2);
+    std::vector<int64_t> scores;
+    const TensorRef& q = kn.args[0];
+    for (size_t i = 0; i + 2 < q.dims.size(); ++i) {
+        scores.push_back(ref_extent(problem, q, q.dims.size() - i));
+        f.batch *= std::max<int64_t>(1, scores.back());
+    }
+    scores.push_back(f.s), scores.push_back(f.l);
+    f.mask = kn.args.size() > 3;
+    if (f.mask) {
+        f.mask_dtype = tensor_dtype(problem, kn.args[3].name, f.q);
+        if (const Tensor* m = problem.find_tensor(kn.args[3].name))
+            mea_mask_facts(f, m->shape, scores);
+    }
+    f.tri = kn.attention.tri_mask, f.tri_diagonal = kn.attention.tri_diagonal;
+    f.tri_fill = attention_tri_fill(problem, f.tri, f.tri_diagonal);
+    f.scale = kn.attention.scale.value_or(1.0);
+    f.cc_major = limits.cc_major;
+    const std::string chain = cutlass_chain_misfit(kn, problem, f.q, f.out);
+    std::string why = mea_misfit(kn.attention, f);
+    if (why.empty() && !chain.empty()) why = "CUTLASS's memory-efficient attention: " + chain;
+    if (!why.empty()) rep.error(at, "impl cutlass_mea: " + why + "; use impl wmma");
 }
 
 }  // namespace
@@ -147,6 +193,7 @@ void check_legality_attention(const Kernel& kn, const Problem& problem,
                               const DeviceLimits& limits, Reporter& rep) {
     const AttentionConfig& c = kn.attention;
     if (c.impl == AttentionImpl::kCutlassFmha) return check_fmha(kn, problem, limits, rep);
+    if (c.impl == AttentionImpl::kCutlassMea) return check_mea(kn, problem, limits, rep);
     const SourceLoc at = knob_loc(kn, "tile");
     if (c.tile_m % 16 != 0 || c.tile_m < 16 || c.tile_m > 128 || c.tile_n % 16 != 0 ||
         c.tile_n < 16 || c.tile_n > 128) {

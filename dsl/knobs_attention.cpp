@@ -1,6 +1,7 @@
 // The attention kernel kind's knob table (dsl/knobs.h): the query x key tile, the math and the
-// scale of kforge's WMMA kernel; `impl` and CUTLASS's FMHA tile and schedule (dsl/attention_fmha.h),
-// written only for `impl cutlass_fmha` (whose program omits the WMMA tile).
+// scale of kforge's WMMA kernel; `impl`, CUTLASS's FMHA tile and schedule (dsl/attention_fmha.h),
+// written only for `impl cutlass_fmha`, and CUTLASS's memory-efficient attention tile
+// (dsl/attention_mea.h), written only for `impl cutlass_mea` (their programs omit the WMMA tile).
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +22,7 @@ std::vector<KnobSpec> attention_knobs() {
              return std::string();
          },
          [](const Kernel& k) -> std::optional<KnobValue> {
-             if (k.attention.impl == AttentionImpl::kCutlassFmha) return std::nullopt;
+             if (k.attention.impl != AttentionImpl::kWmma) return std::nullopt;
              return KnobValue{{k.attention.tile_m, k.attention.tile_n}, {}, 0.0};
          }},
         {"math", KnobValueKind::kWord, {}, {}, {"auto", "f32"}, "auto",
@@ -69,9 +70,10 @@ std::vector<KnobSpec> attention_knobs() {
                  return std::nullopt;
              return KnobValue{{}, {}, static_cast<double>(k.attention.tri_diagonal)};
          }},
-        {"impl", KnobValueKind::kWord, {}, {}, {"wmma", "cutlass_fmha"}, "wmma",
+        {"impl", KnobValueKind::kWord, {}, {}, {"wmma", "cutlass_fmha", "cutlass_mea"}, "wmma",
          "wmma: kforge's kernel (any head dim, masks); cutlass_fmha: CUTLASS's Hopper FMHA "
-         "(sm_90a, bf16/f16, no mask)",
+         "(sm_90a, bf16/f16, no mask); cutlass_mea: CUTLASS's memory-efficient attention "
+         "(sm_80+, f32 as 3xTF32 / bf16 / f16, head dims multiples of 4, additive masks)",
          [](Kernel& k, const KnobValue& v) {
              k.attention.impl = *attention_impl_from_string(v.word);
              return std::string();
@@ -92,6 +94,17 @@ std::vector<KnobSpec> attention_knobs() {
          [](const Kernel& k) -> std::optional<KnobValue> {
              if (k.attention.impl != AttentionImpl::kCutlassFmha) return std::nullopt;
              return KnobValue{{k.attention.fmha_m, k.attention.fmha_n, k.attention.fmha_d}, {}, 0.0};
+         }},
+        {"mea_tile", KnobValueKind::kInts, {"M", "N"}, {IntDomain{{32, 64}}, IntDomain{{64, 128}}},
+         {}, "64x64", "cutlass_mea: query rows x key rows of a CTA (PyTorch's sm_80 tiles)",
+         [](Kernel& k, const KnobValue& v) {
+             k.attention.mea_m = static_cast<int>(v.ints.at(0));
+             k.attention.mea_n = static_cast<int>(v.ints.at(1));
+             return std::string();
+         },
+         [](const Kernel& k) -> std::optional<KnobValue> {
+             if (k.attention.impl != AttentionImpl::kCutlassMea) return std::nullopt;
+             return KnobValue{{k.attention.mea_m, k.attention.mea_n}, {}, 0.0};
          }},
         {"fmha_schedule", KnobValueKind::kWord, {}, {}, {"cooperative", "pingpong", "tma"},
          "cooperative", "cutlass_fmha: warp-specialized cooperative / ping-pong, or plain TMA",

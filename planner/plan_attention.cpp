@@ -9,10 +9,17 @@
 //
 // Where CUTLASS's Hopper FMHA applies (dsl/attention_fmha.h: sm_90a, bf16/f16 under their
 // policy, one head dim of at most 256, no mask, a chain that only stores O) its configurations
-// come first, so the seed is `impl cutlass_fmha`; the WMMA tiles follow as the fallback, and
-// SeedOptions::attention_wmma (a seed variant) plans WMMA only.
+// come first, so the seed is `impl cutlass_fmha`; then CUTLASS's memory-efficient attention
+// (dsl/attention_mea.h: f32 as 3xTF32, any head dim, additive masks, causal masks), whose
+// f32 and masked kernels PyTorch's efficient backend runs (the WMMA kernel measured 2.8-5.1x
+// slower than it at f32 and 7-8x slower than cuDNN masked on the H100, session 23); the WMMA
+// tiles follow as the fallback, and SeedOptions::attention_wmma (a seed variant) plans WMMA only.
+// The unfused path is planned where neither the memory-efficient kernel nor a WMMA tile fits.
+#include <algorithm>
+
 #include "dsl/attention.h"
 #include "dsl/attention_fmha.h"
+#include "dsl/attention_mea.h"
 #include "planner/partition.h"
 
 namespace kforge::planner::detail {
@@ -150,6 +157,32 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
         }
     }
     const size_t fmha_candidates = candidates.size();
+    if (!pl.opt.attention_wmma) {
+        // the rule on what the planner knows (the chain and O's dtype the checker sees)
+        dsl::MeaFacts f;
+        const Tensor& k = pl.tensor(pt->k);
+        const size_t r = q.shape.size();
+        f.q = q.dtype, f.k = k.dtype, f.v = v.dtype;
+        f.s = q.shape[r - 2], f.e = q.shape[r - 1], f.l = k.shape[r - 2], f.f = v.shape[r - 1];
+        std::vector<int64_t> scores(q.shape.begin(), q.shape.end() - 2);
+        for (int64_t b : scores) f.batch *= b;
+        scores.push_back(f.s), scores.push_back(f.l);
+        f.mask = pt->has_mask;
+        if (f.mask) {
+            f.mask_dtype = pl.tensor(pt->m).dtype;
+            dsl::mea_mask_facts(f, pl.tensor(pt->m).shape, scores);
+        }
+        f.tri = pt->tri, f.tri_diagonal = pt->diagonal;
+        f.tri_fill = dsl::attention_tri_fill(p, pt->tri, pt->diagonal);
+        f.scale = pt->has_scale ? pt->scale_value : 1.0;
+        f.cc_major = pl.limits.cc_major;
+        for (const dsl::MeaInstance& m : dsl::mea_instances_for(q.dtype, f.e, f.f)) {
+            dsl::Kernel c = kn;
+            c.attention.impl = dsl::AttentionImpl::kCutlassMea;
+            c.attention.mea_m = m.m, c.attention.mea_n = m.n;
+            if (dsl::mea_misfit(c.attention, f).empty()) candidates.push_back(std::move(c));
+        }
+    }
     for (const auto& t : kTiles) {
         if (!misfit(t[0], t[1]).empty())
             continue;
@@ -179,7 +212,16 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
     for (size_t j : pt->dropouts) pl.done[j] = true;
     DType value = DType::kF32;
     const Op& out = p.ops[pt->out];
-    if (auto st = pl.absorb(kn, out.output, value, out); !st) return st.error();
+    // The CUTLASS kernels write O themselves (a chain that only stores it): where one applies
+    // the element-wise consumers of O stay their own kernels (a pass over O, small next to the
+    // products) rather than keep the WMMA kernel for its chain; the WMMA seed variant absorbs.
+    const bool cutlass = std::any_of(candidates.begin(), candidates.end(), [](const dsl::Kernel& c) {
+        return c.attention.impl != dsl::AttentionImpl::kWmma;
+    });
+    if (auto st = cutlass ? pl.emit_store(kn, value, out.output, out)
+                          : pl.absorb(kn, out.output, value, out);
+        !st)
+        return st.error();
     PlannedKernel pk{{}, mm.json_path + " attention"};
     for (dsl::Kernel& c : candidates) {
         c.chain = kn.chain;

@@ -4,6 +4,7 @@
 
 #include "compile/compile_history.h"
 #include "dsl/attention_fmha.h"
+#include "dsl/attention_mea.h"
 #include "search/suite_start.h"
 
 namespace kforge::search {
@@ -35,13 +36,18 @@ CompileClass compile_class(const dsl::Program& p) {
             case dsl::KernelKind::kMap: c = {"map", "", false, 0}; break;
             case dsl::KernelKind::kPool: c = {"pool", "", false, 0}; break;
             case dsl::KernelKind::kAttention:
-                // CUTLASS's Hopper FMHA is an nvcc compile (~70-80 s), the WMMA kernel NVRTC
+                // CUTLASS's Hopper FMHA is an nvcc compile (~70-80 s), its memory-efficient
+                // attention one too (~40 s on the 2-core host), the WMMA kernel NVRTC
                 c = k.attention.impl == dsl::AttentionImpl::kCutlassFmha
                         ? CompileClass{"attention_fmha",
                                        dsl::fmha_tile_text(k.attention.fmha_m, k.attention.fmha_n,
                                                            k.attention.fmha_d) + " " +
                                            std::string(dsl::to_string(k.attention.fmha_schedule)),
                                        true, 3}
+                    : k.attention.impl == dsl::AttentionImpl::kCutlassMea
+                        ? CompileClass{"attention_mea",
+                                       dsl::mea_tile_text(k.attention.mea_m, k.attention.mea_n),
+                                       true, 2}
                         : CompileClass{"attention", "", false, 1};
                 break;
             case dsl::KernelKind::kCopy: c = {"copy", "", false, 0}; break;

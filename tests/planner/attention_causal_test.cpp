@@ -51,7 +51,11 @@ const char* kCausal = R"(], "mask": "triu", "diagonal": 1)";
 
 TEST(AttentionCausal, CausalMaskIsOneAttentionKernelWithoutAMaskTensor) {
     const Problem p = masked("f32", "fp32_strict", kCausal);
-    const std::string t = seed_checked(p);
+    // the seed: CUTLASS's memory-efficient attention, its CausalFromTopLeft (attention_mea_plan_test)
+    EXPECT_TRUE(has(seed_checked(p), "mask triu diagonal 1 impl cutlass_mea mea_tile 64x64"));
+    planner::SeedOptions wmma;
+    wmma.attention_wmma = true;
+    const std::string t = seed_checked(p, wmma);
     EXPECT_EQ(kernels(t), 1u) << t;
     EXPECT_TRUE(has(t, "attention(q[B,H,S,E], k[B,H,S,E], v[B,H,S,E]) tile")) << t;
     EXPECT_TRUE(has(t, "mask triu diagonal 1")) << t;

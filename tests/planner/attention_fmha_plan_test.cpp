@@ -66,14 +66,31 @@ TEST(AttentionFmhaPlan, SeedIsCutlassFmhaWhereItApplies) {
     EXPECT_TRUE(has(seed_checked(sdpa("bf16", "bf16", 256, 256)), "fmha_tile 128x64x256"));
 }
 
-TEST(AttentionFmhaPlan, WmmaWhereFmhaDoesNotApply) {
+TEST(AttentionFmhaPlan, OthersWhereFmhaDoesNotApply) {
+    // CUTLASS's memory-efficient attention where it computes the kernel (two head dims, f32:
+    // tests/planner/attention_mea_plan_test.cpp), else WMMA (a bool mask)
     for (const Problem& p : {sdpa("bf16", "bf16", 64, 48), sdpa("f32", "fp32_strict", 64, 64),
-                             sdpa("bf16", "bf16", 64, 64, true), sdpa("bf16", "bf16", 64, 64, false, "relu")}) {
+                             sdpa("bf16", "bf16", 64, 64, true)}) {
         const std::string t = seed_checked(p);
         EXPECT_FALSE(has(t, "cutlass_fmha")) << t;
         EXPECT_TRUE(has(t, "attention(")) << t;
-        EXPECT_TRUE(has(t, " tile ")) << t;
+        EXPECT_TRUE(has(t, " tile ") || has(t, "impl cutlass_mea")) << t;
     }
+    EXPECT_TRUE(has(seed_checked(sdpa("bf16", "bf16", 64, 64, true)), " tile "));
+}
+
+TEST(AttentionFmhaPlan, ConsumersOfOStayApartFromTheCutlassKernel) {
+    // CUTLASS's kernels write O themselves: a relu after it is its own kernel, not a reason to
+    // seed the (slower) WMMA kernel, which absorbs it in the WMMA seed variant
+    const Problem p = sdpa("bf16", "bf16", 64, 64, false, "relu");
+    const std::string t = seed_checked(p);
+    EXPECT_TRUE(has(t, "impl cutlass_fmha")) << t;
+    EXPECT_EQ(seedtest::kernels(t), 2u) << t;
+    planner::SeedOptions wmma;
+    wmma.attention_wmma = true;
+    const std::string w = seed_checked(p, wmma);
+    EXPECT_EQ(seedtest::kernels(w), 1u) << w;
+    EXPECT_TRUE(has(w, "relu")) << w;
 }
 
 TEST(AttentionFmhaPlan, WmmaStaysASeedVariant) {

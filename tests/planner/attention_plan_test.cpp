@@ -60,6 +60,14 @@ Problem attention(const std::string& dtype, const std::string& policy, const std
     return problem_of(json);
 }
 
+// The seed options that plan kforge's WMMA kernel (or the unfused path) only: the CUTLASS
+// kernels come first where they apply (attention_fmha_plan_test.cpp, attention_mea_plan_test.cpp).
+planner::SeedOptions wmma() {
+    planner::SeedOptions o;
+    o.attention_wmma = true;
+    return o;
+}
+
 void expect_nvrtc_compiles(const Problem& p, const std::string& text) {
     const std::string src = lowered_source(p, text);
     ASSERT_FALSE(src.empty()) << text;
@@ -69,7 +77,7 @@ void expect_nvrtc_compiles(const Problem& p, const std::string& text) {
 
 TEST(AttentionPlan, SdpaIsOneAttentionKernel) {
     const Problem p = attention("bf16", "bf16");
-    const std::string t = seed_checked(p);
+    const std::string t = seed_checked(p, wmma());
     EXPECT_EQ(kernels(t), 1u) << t;
     EXPECT_TRUE(has(t, "kernel k0 = attention(q[B,H,S,E], k[B,H,L,E], v[B,H,L,F]) tile 64x64 "
                        "scale 0.125")) << t;
@@ -83,7 +91,7 @@ TEST(AttentionPlan, SdpaIsOneAttentionKernel) {
 TEST(AttentionPlan, MasksAndTheChainAfterTheOutput) {
     // a bool causal-style mask: masked_fill -inf, tiles fully masked are skipped
     Problem p = attention("f16", "fp16", "masked_fill");
-    std::string t = seed_checked(p);
+    std::string t = seed_checked(p, wmma());
     EXPECT_EQ(kernels(t), 1u) << t;
     EXPECT_TRUE(has(t, "attention(q[B,H,S,E], k[B,H,S,E], v[B,H,S,F], m[S,S])")) << t;
     std::string src = lowered_source(p, t);
@@ -91,7 +99,7 @@ TEST(AttentionPlan, MasksAndTheChainAfterTheOutput) {
     EXPECT_TRUE(has(src, "kSkip = true")) << src;
     // a float mask added, the element-wise consumer absorbed
     p = attention("f32", "fp32_strict", "add", 64, "relu");
-    t = seed_checked(p);
+    t = seed_checked(p, wmma());  // (the seed: cutlass_mea, and relu its own kernel)
     EXPECT_EQ(kernels(t), 1u) << t;
     EXPECT_TRUE(has(t, "{ relu; store o[B,H,S,F] }")) << t;
     src = lowered_source(p, t);
@@ -125,11 +133,11 @@ TEST(AttentionPlan, NvrtcCompilesEachOperandPath) {
                              attention("f32", "fp32_strict", "add", 40),
                              attention("f32", "tf32", "", 32), attention("f32", "bf16", "", 96)}) {
         SCOPED_TRACE(p.tensors.front().name + " " + std::string(to_string(p.policy)));
-        expect_nvrtc_compiles(p, seed_checked(p));
+        expect_nvrtc_compiles(p, seed_checked(p, wmma()));
     }
     // `math f32`: FMA on the CUDA cores
     const Problem p = attention("f32", "fp32_strict");
-    std::string t = seed_checked(p);
+    std::string t = seed_checked(p, wmma());
     t.replace(t.find("tile 64x64"), 10, "tile 64x64 math f32");
     const std::string src = lowered_source(p, t);
     EXPECT_TRUE(has(src, ", float, float, float, 0>")) << t << src;
@@ -138,7 +146,7 @@ TEST(AttentionPlan, NvrtcCompilesEachOperandPath) {
 
 TEST(AttentionPlan, WrongProgramsAreRefused) {
     const Problem p = attention("bf16", "bf16");
-    const std::string t = seed_checked(p);
+    const std::string t = seed_checked(p, wmma());
     std::string bad = t;
     bad.replace(bad.find("scale 0.125"), 11, "scale 0.25");  // another scale
     auto parsed = dsl::parse_program(bad, "bad.kf");
@@ -155,8 +163,9 @@ TEST(AttentionPlan, WrongProgramsAreRefused) {
 }
 
 TEST(AttentionPlan, HeadDimPastSharedMemoryPlansUnfused) {
-    // E = F = 1024 in f32 (KernelBench level 1, 97's head dim): the output accumulator would
-    // spill its registers, so no attention kernel; the unfused path plans instead (rank-4
+    // E = F = 1024 in f32 (KernelBench level 1, 97's head dim): CUTLASS's memory-efficient
+    // attention takes it (a loop over the value columns); the WMMA kernel's output accumulator
+    // would spill its registers, so without the CUTLASS kernels the unfused path plans (rank-4
     // batched gemms over B*H, planner/plan_gemm.cpp, and the softmax between)
     const Problem p = problem_of(R"({"name": "wide", "dims": {"B": 2, "H": 2, "S": 64, "L": 64, "E": 1024},
         "inputs": {"q": {"shape": ["B", "H", "S", "E"], "dtype": "f32"},
@@ -166,7 +175,8 @@ TEST(AttentionPlan, HeadDimPastSharedMemoryPlansUnfused) {
                   {"op": "softmax", "inputs": ["s"], "output": "p", "axis": -1},
                   {"op": "matmul", "inputs": ["p", "v"], "output": "o"}],
         "outputs": ["o"], "precision": {"policy": "fp32_strict"}})");
-    auto prog = planner::seed_program(p, h200());
+    EXPECT_TRUE(has(seed_checked(p), "impl cutlass_mea mea_tile 32x128"));
+    auto prog = planner::seed_program(p, h200(), wmma());
     ASSERT_TRUE(prog.ok()) << prog.error().to_string();
     const std::string plan = planner::describe_fusion_plan(*prog);
     EXPECT_FALSE(has(plan, "attention")) << plan;
@@ -187,7 +197,7 @@ TEST(AttentionPlan, UnfusedScoresStayF32) {
                   {"op": "softmax", "inputs": ["t"], "output": "p", "axis": -1},
                   {"op": "matmul", "inputs": ["p", "v"], "output": "o"}],
         "outputs": ["o"], "precision": {"policy": "bf16"}})");
-    const std::string t = seed_checked(p);
+    const std::string t = seed_checked(p, wmma());  // (the seed is cutlass_mea)
     EXPECT_FALSE(has(t, "attention(")) << t;
     EXPECT_TRUE(has(t, "{ mul 0.044; store t[B,H,S,L] }")) << t;  // no cast: f32 from the accumulator
     EXPECT_TRUE(has(t, "{ cast bf16; store p[B,H,S,L] }")) << t;

@@ -1,0 +1,207 @@
+// lower_attention_mea: an `attention(Q, K, V [, M]) impl cutlass_mea` kernel to CUTLASS's
+// memory-efficient attention forward kernel (examples/41_fused_multi_head_attention/
+// kernel_forward.h of the installed CUTLASS package, included from there: compile/ adds CUTLASS's
+// examples folder to the include path) - an extern "C" __global__ entry running the
+// AttentionKernel type the kernel's namespace defines, and an extern "C" param builder
+// (codegen/host_abi.h) that fills its Params from the run-time dims, as the Hopper FMHA does
+// (lower_attention_fmha.cpp), so one compile serves every shape of the problem.
+//
+// Where it applies is dsl/attention_mea.h's rule (checked again here on the tensor table, which
+// knows program buffers' dtypes). Every batch dim folds into the kernel's batch (grid z) with
+// num_heads 1: Q [.., S, E], K [.., L, E], V [.., L, F] and O [.., S, F] packed, rows E, E, F
+// and F elements apart. A mask M (an additive attn_bias of the inputs' dtype) is packed too:
+// its key rows L apart where it has the query rows (else stride 0), and S*L (or L) a batch
+// entry where it has the batch dims (else 0). A causal `mask triu` diagonal d is the kernel's
+// CausalFromTopLeft with causal_diagonal_offset d - 1. Where the head dims pass the key tile and
+// the inputs are 16-bit, the kernel accumulates O in f32 across its passes over the value
+// columns: the builder asks for that buffer as its workspace (B*S*F floats).
+#include <string>
+
+#include "codegen/chain.h"
+#include "codegen/gemm_emit_common.h"
+#include "codegen/gemm_spec.h"
+#include "codegen/kernel_lowering.h"
+#include "dsl/attention.h"
+#include "dsl/attention_mea.h"
+
+namespace kforge::codegen {
+
+Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    const std::string where = "kernel " + kernel.name;
+    const dsl::AttentionConfig& cfg = kernel.attention;
+    if (kernel.args.size() != 3 && kernel.args.size() != 4)
+        return make_error(where, "attention takes Q, K, V and an optional mask");
+    std::vector<const TensorInfo*> t;
+    for (const dsl::TensorRef& a : kernel.args) {
+        auto it = ctx.tensors.find(a.name);
+        if (it == ctx.tensors.end()) return make_error(where, "unknown tensor " + a.name);
+        t.push_back(&it->second);
+    }
+    const dsl::TensorRef* store = nullptr;
+    for (const dsl::ChainOp& op : kernel.chain)
+        if (op.kind == dsl::ChainOpKind::kStore && op.tensor) store = &*op.tensor;
+    if (!store) return make_error(where, "cutlass_mea: the chain stores no output");
+    auto ot = ctx.tensors.find(store->name);
+    if (ot == ctx.tensors.end()) return make_error(where, "unknown tensor " + store->name);
+    const TensorInfo &q = *t[0], &k = *t[1], &v = *t[2], &o = ot->second;
+    const size_t rank = q.shape.size();
+    if (rank < 2 || k.shape.size() != rank || v.shape.size() != rank || o.shape.size() != rank)
+        return make_error(where, "cutlass_mea: Q, K, V and O must have one rank, 2 or more");
+    for (size_t i = 0; i + 2 < rank; ++i)
+        if (k.shape[i] != q.shape[i] || v.shape[i] != q.shape[i] || o.shape[i] != q.shape[i])
+            return make_error(where, "cutlass_mea: Q, K, V and O must share their batch extents");
+    if (k.shape[rank - 1] != q.shape[rank - 1] || v.shape[rank - 2] != k.shape[rank - 2] ||
+        o.shape[rank - 2] != q.shape[rank - 2] || o.shape[rank - 1] != v.shape[rank - 1])
+        return make_error(where, "cutlass_mea needs Q[..,S,E], K[..,L,E], V[..,L,F], O[..,S,F]");
+
+    dsl::MeaFacts f;
+    f.q = q.dtype, f.k = k.dtype, f.v = v.dtype, f.out = o.dtype;
+    f.s = q.shape[rank - 2], f.e = q.shape[rank - 1], f.l = k.shape[rank - 2];
+    f.f = v.shape[rank - 1];
+    std::vector<int64_t> scores(q.shape.begin(), q.shape.end() - 2);
+    for (int64_t b : scores) f.batch *= b;
+    scores.push_back(f.s), scores.push_back(f.l);
+    f.mask = t.size() == 4;
+    if (f.mask) {
+        f.mask_dtype = t[3]->dtype;
+        if (t[3]->shape.size() > rank)
+            return make_error(where, "the mask has more dims than the scores");
+        dsl::mea_mask_facts(f, t[3]->shape, scores);
+    }
+    f.tri = cfg.tri_mask, f.tri_diagonal = cfg.tri_diagonal;
+    f.tri_fill = dsl::attention_tri_fill(*ctx.problem, cfg.tri_mask, cfg.tri_diagonal);
+    f.scale = cfg.scale.value_or(1.0);
+    f.cc_major = ctx.arch.size() > 3 && ctx.arch.rfind("sm_", 0) == 0 ? ctx.arch[3] - '0' : 0;
+    if (ctx.arch.size() > 4 && ctx.arch.rfind("sm_1", 0) == 0) f.cc_major = 10;  // sm_100 ..
+    if (const std::string why = dsl::mea_misfit(cfg, f); !why.empty())
+        return make_error(where, "impl cutlass_mea: " + why);
+
+    // the builder's dims: B (every batch dim), S, L, E, F; the mask's rows and batch flags
+    std::string dims_code;
+    auto add = [&](const std::string& var, const TensorInfo& ti, size_t i) -> Status {
+        auto c = runtime_extent(ti, i, *ctx.problem, where, "cutlass_mea");
+        if (!c) return c.error();
+        dims_code += "    " + var + " *= " + *c + ";\n";
+        return Ok{};
+    };
+    for (size_t i = 0; i + 2 < rank; ++i)
+        if (auto st = add("B", q, i); !st) return st.error();
+    for (auto [var, ti, i] : {std::tuple{"S", &q, rank - 2}, {"L", &k, rank - 2},
+                              {"E", &q, rank - 1}, {"F", &v, rank - 1}})
+        if (auto st = add(var, *ti, i); !st) return st.error();
+    bool mask_rows = false, mask_batch = false;
+    if (f.mask) {
+        const std::vector<int64_t>& ms = t[3]->shape;
+        auto present = [&](size_t i) {  // scores dim i is a dim of the mask (not broadcast)
+            if (i + ms.size() < rank) return false;
+            return ms[ms.size() - (rank - i)] != 1 || scores[i] == 1;
+        };
+        mask_rows = present(rank - 2) && f.s != 1;
+        for (size_t i = 0; i + 2 < rank; ++i) mask_batch = mask_batch || (scores[i] != 1 && present(i));
+    }
+
+    const int64_t max_k = dsl::mea_max_k(cfg.mea_n, f.e, f.f);
+    const bool aligned = dsl::mea_aligned(f);
+    const bool accum_buffer = max_k > cfg.mea_n && q.dtype != DType::kF32;
+    const std::string ns = "kforge_mea_" + kernel.name;
+    const std::string element = cutlass_type(q.dtype);
+    std::string dev;
+    dev += "// kernel " + kernel.name + ": CUTLASS's memory-efficient attention " +
+           "(41_fused_multi_head_attention), " + element + ", tile " +
+           dsl::mea_tile_text(cfg.mea_m, cfg.mea_n) + ", kMaxK " + std::to_string(max_k) +
+           (aligned ? ", aligned" : ", unaligned") + (f.mask ? ", additive mask" : "") +
+           (cfg.tri_mask != TriMask::kNone ? ", causal" : "") + "\n";
+    dev += "#include \"41_fused_multi_head_attention/kernel_forward.h\"\n";
+    dev += "namespace " + ns + " {\n"
+           "using Kernel = AttentionKernel<" + element + ", cutlass::arch::Sm80, " +
+           (aligned ? "true" : "false") + ", " + std::to_string(cfg.mea_m) + ", " +
+           std::to_string(cfg.mea_n) + ", " + std::to_string(max_k) + ", false, " +
+           (f.mask ? "true" : "false") + ">;\n}  // namespace " + ns + "\n\n";
+    const std::string symbol = symbol_of(kernel.name);
+    CutlassEntry entry = cutlass_entry(
+        ns, symbol, dev,
+        "extern \"C\" __global__ void\n__launch_bounds__(" + ns + "::Kernel::kNumThreads, " + ns +
+            "::Kernel::kMinBlocksPerSm)\n" + symbol + "(typename " + ns +
+            "::Kernel::Params p) {\n"
+            "    if (!p.advance_to_block()) return;\n    " + ns +
+            "::Kernel::attention_kernel(p);\n}\n");
+
+    const std::string tri_offset =
+        cfg.tri_mask != TriMask::kNone ? std::to_string(cfg.tri_diagonal - 1) : "0";
+    const int num_tensors = f.mask ? 5 : 4;
+    const std::string builder = builder_symbol_of(kernel.name);
+    std::string host;
+    host += "extern \"C\" int " + builder +
+            "(const KforgeBuildArgs* in, KforgeBuiltLaunch* out) {\n"
+            "    using namespace " + ns + ";\n"
+            "    if (in == nullptr || out == nullptr || in->abi_version != KFORGE_HOST_ABI_VERSION ||\n"
+            "        in->num_tensors != " + std::to_string(num_tensors) +
+            " || in->tensors == nullptr || in->dims == nullptr ||\n"
+            "        in->num_dims != " + std::to_string(ctx.problem->dims.size()) + ")\n"
+            "        return KFORGE_BUILD_BAD_ARGS;\n"
+            "    int64_t B = 1, S = 1, L = 1, E = 1, F = 1;\n" + dims_code +
+            "    const int64_t kMax = 0x7fffffff;\n"
+            "    if (B < 1 || S < 1 || L < 1 || E < 1 || F < 1 || B > 65535 || S * E > kMax ||\n"
+            "        L * E > kMax || L * F > kMax || S * F > kMax || S * L > kMax)\n"
+            "        return KFORGE_BUILD_BAD_ARGS;  // int strides, grid z\n"
+            "    void* const* tensors = in->tensors;  // q, k, v, o[, mask]\n"
+            "    using T = " + element + ";\n"
+            "    typename Kernel::Params p;\n"
+            "    p.query_ptr = static_cast<T*>(tensors[0]);\n"
+            "    p.key_ptr = static_cast<T*>(tensors[1]);\n"
+            "    p.value_ptr = static_cast<T*>(tensors[2]);\n"
+            "    p.output_ptr = static_cast<T*>(tensors[3]);\n" +
+            (f.mask ? "    p.attn_bias_ptr = static_cast<T*>(tensors[4]);\n"
+                      "    p.bias_strideM = " + std::string(mask_rows ? "int32_t(L)" : "0") + ";\n"
+                      "    p.bias_strideB = " + (mask_batch ? (mask_rows ? "S * L" : "L") : "0") +
+                      ";\n"
+                    : "") +
+            "    p.scale = " + cuda_float_literal(f.scale) + ";\n"
+            "    p.head_dim = int32_t(E);\n    p.head_dim_value = int32_t(F);\n"
+            "    p.num_queries = int32_t(S);\n    p.num_keys = int32_t(L);\n"
+            "    p.custom_mask_type = " +
+            (cfg.tri_mask != TriMask::kNone ? "Kernel::CausalFromTopLeft" : "Kernel::NoCustomMask") +
+            ";\n"
+            "    p.causal_diagonal_offset = " + tri_offset + "u;\n"
+            "    p.q_strideM = int32_t(E);\n    p.k_strideM = int32_t(E);\n"
+            "    p.v_strideM = int32_t(F);\n    p.o_strideM = int32_t(F);\n"
+            "    // one head a batch entry: the head strides only keep the kernel off its\n"
+            "    // one-query path (which reads them as the query stride)\n"
+            "    p.q_strideH = int32_t(S * E);\n    p.k_strideH = int32_t(L * E);\n"
+            "    p.v_strideH = int32_t(L * F);\n"
+            "    p.q_strideB = S * E;\n    p.k_strideB = L * E;\n    p.v_strideB = L * F;\n"
+            "    p.num_batches = int32_t(B);\n    p.num_heads = 1;\n" +
+            (accum_buffer
+                 ? "    out->workspace_bytes = uint64_t(B * S * F) * sizeof(float);\n"
+                   "    if (in->workspace == nullptr) return KFORGE_BUILD_NEED_WORKSPACE;\n"
+                   "    p.output_accum_ptr = static_cast<float*>(in->workspace);\n"
+                 : "    out->workspace_bytes = 0;\n") +
+            "    if (!Kernel::check_supported(p)) return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
+            "    const dim3 grid = p.getBlocksGrid(), block = p.getThreadsGrid();\n"
+            "    if (out->params == nullptr || out->params_capacity < sizeof(p))\n"
+            "        return KFORGE_BUILD_PARAMS_TOO_LARGE;\n"
+            "    std::memcpy(out->params, &p, sizeof(p));\n"
+            "    out->params_bytes = sizeof(p);\n"
+            "    out->grid[0] = grid.x; out->grid[1] = grid.y; out->grid[2] = grid.z;\n"
+            "    out->block[0] = block.x; out->block[1] = block.y; out->block[2] = block.z;\n"
+            "    out->cluster[0] = 1; out->cluster[1] = 1; out->cluster[2] = 1;\n"
+            "    out->smem_bytes = uint32_t(sizeof(typename Kernel::SharedStorage));\n"
+            "    return KFORGE_BUILD_OK;\n}\n";
+
+    KernelCode code;
+    code.device_source = std::move(dev);
+    code.entry = std::move(entry);
+    code.host_source = std::move(host);
+    KernelLaunch launch;
+    launch.name = kernel.name;
+    launch.symbol = symbol;
+    launch.params = {KernelParam{ParamKind::kParamBlob, "", 0, 0.0}};
+    launch.param_builder = builder;
+    launch.builder_tensors = {kernel.args[0].name, kernel.args[1].name, kernel.args[2].name,
+                              store->name};
+    if (f.mask) launch.builder_tensors.push_back(kernel.args[3].name);
+    code.launches.push_back(launch);
+    return code;
+}
+
+}  // namespace kforge::codegen
