@@ -25,6 +25,8 @@ CASES = [
     ("bf16_boolmask_b4h16_s2048_d64", 4, 16, 2048, 2048, 64, 64, "bf16", "bf16", "bool"),
     ("bf16_addmask_b4h16_s1024_d64", 4, 16, 1024, 1024, 64, 64, "bf16", "bf16", "float"),
     ("f32_b2h8_s1024_d64", 2, 8, 1024, 1024, 64, 64, "f32", "fp32_strict", ""),
+    # an f32 additive mask (CUTLASS's memory-efficient attention adds it as its attn_bias)
+    ("f32_addmask_b4h16_s1024_d64", 4, 16, 1024, 1024, 64, 64, "f32", "fp32_strict", "float"),
     ("f32_kb97_b32h32_s512_d1024", 32, 32, 512, 512, 1024, 1024, "f32", "fp32_strict", ""),
     # causal: masked_fill's structured mask triu 1 (what the importer writes for MinGPT's tril
     # buffer and SDPA is_causal): no mask read, fully masked tiles skipped; bf16 d64 / d128 seed

@@ -28,7 +28,12 @@ PREDICTED_FMHA = "90-140% of flash"
 # (level 3, 43's shape, 3xTF32) 0.5-1.2x of the best f32 backend. The head dim 512 case plans
 # unfused only where rank-4 batched matmul is expressible (else "refused").
 PREDICTED_CAUSAL = {"fmha": "80-120% of flash", "bf16": "2.5-4x (25-40% of the best)",
-                    "f32": "0.5-1.2x"}
+                    "f32": "0.5-1.2x", "mea": "0.95-1.1x of efficient (its kernel)"}
+# Session 24 (CPU): CUTLASS's memory-efficient attention is the kernel PyTorch's efficient
+# backend runs (kernel_forward.h, the same tiles for the head dim), so kforge's times should be
+# that backend's within launch noise: 0.95-1.1x of `efficient`; at f32 that is the best backend
+# (flash and cuDNN take no f32), 16-bit masked 1.0-2.5x of the best (cuDNN where it takes the mask)
+PREDICTED_MEA = "0.95-1.1x of efficient (its kernel)"
 
 
 def load(path):
@@ -60,6 +65,8 @@ def main(argv):
             text = open(plan_path).read()
             plan = ("attention cutlass_fmha " + text.split("fmha_tile ")[1].split("\n")[0].split(" {")[0]
                     if "impl cutlass_fmha" in text else
+                    "attention cutlass_mea " + text.split("mea_tile ")[1].split("\n")[0].split(" {")[0]
+                    if "impl cutlass_mea" in text else
                     "attention" if "attention(" in text else "unfused")
         gates, us = result(d, n)
         wgates, wus = result(d, n + ".wmma")
@@ -71,9 +78,11 @@ def main(argv):
                              for k, v in t.items() if k != "best" and isinstance(v, dict))
         ratio = f"{us / (best['ms'] * 1e3):.2f}x" if us and best else "-"
         of_flash = f"{flash * 1e3 / us * 100:.0f}%" if us and flash else "-"
-        predicted = PREDICTED_FMHA if "cutlass_fmha" in plan else PREDICTED.get(c["dtype"], "-")
+        predicted = (PREDICTED_FMHA if "cutlass_fmha" in plan else
+                     PREDICTED_MEA if "cutlass_mea" in plan else PREDICTED.get(c["dtype"], "-"))
         if c.get("mask") == "causal":
             predicted = PREDICTED_CAUSAL["fmha" if "cutlass_fmha" in plan else
+                                         "mea" if "cutlass_mea" in plan else
                                          "f32" if c["dtype"] == "f32" else "bf16"]
         print(f"| {n} | {plan} | {gates} | {f'{us:.0f}' if us else '-'} | {twin} |", end="")
         print(f" {best['backend'] if best else '-'} | {best['ms'] * 1e3:.0f} |" if best else " - | - |",

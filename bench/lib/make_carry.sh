@@ -54,6 +54,6 @@ echo "make_carry: $(du -sh "$C" | cut -f1) in $C ($(ls "$C/lib" | wc -l) librari
 if [ "${PACK:-0}" = 1 ]; then
     V=.venv/lib/python3.11/site-packages/cutlass_library/source
     (cd "$R" && tar cJf .carry.tar.xz .carry "$V/include" "$V/tools/util/include" \
-        "$V/examples/88_hopper_fmha")
+        "$V/examples/88_hopper_fmha" "$V/examples/41_fused_multi_head_attention")
     echo "make_carry: packed $(du -sh "$R/.carry.tar.xz" | cut -f1) in $R/.carry.tar.xz"
 fi
