@@ -74,8 +74,8 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
 // (codegen/lower_attention_mea.cpp).
 Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerContext& ctx);
 // A CUTLASS attention builder's C++ for extent `i` of `t` (lower_attention_fmha.cpp): the
-// run-time dim it names (`in->dims[k]`), or its literal where it names none; an error naming
-// `impl` where it names a dim expression.
+// run-time dim it names (`in->dims[k]`), or its literal where it names none or a number; an
+// error naming `impl` where it names a dim expression.
 Expected<std::string> runtime_extent(const TensorInfo& t, size_t i, const Problem& p,
                                      const std::string& where, const std::string& impl);
 // copy: one launch of kernels/copy.cuh (codegen/lower_copy.cpp).

@@ -38,7 +38,9 @@ const char* schedule_type(dsl::FmhaSchedule s) {
 Expected<std::string> runtime_extent(const TensorInfo& t, size_t i, const Problem& p,
                                      const std::string& where, const std::string& impl) {
     const std::string& name = i < t.dim_names.size() ? t.dim_names[i] : std::string();
-    if (name.empty()) return std::to_string(t.shape[i]) + "LL";
+    // a literal extent (`8` heads written as a number): no run-time dim
+    if (name.empty() || name.find_first_not_of("0123456789") == std::string::npos)
+        return std::to_string(t.shape[i]) + "LL";
     int idx = 0;
     for (const auto& [dim, value] : p.dims) {
         (void)value;

@@ -154,6 +154,25 @@ TEST(AttentionMeaPlan, LoweredSourceInstantiatesTheKernelAndItsBuilder) {
     EXPECT_TRUE(has(lw->cuda_source, "return KFORGE_BUILD_NEED_WORKSPACE;"));
 }
 
+TEST(AttentionMeaPlan, ALiteralHeadCountIsALiteralInTheBuilder) {
+    // MinGPT's heads are written as a number ([B, 8, T, 96] after the importer's view): the
+    // builder multiplies it in as a literal (it had looked the number up as a run-time dim and
+    // refused, so the planner fell back to WMMA for L3 43 / 44)
+    const Problem p = problem_of(R"({"name": "heads", "dims": {"B": 2, "T": 64, "E": 96},
+        "inputs": {"q": {"shape": ["B", 8, "T", "E"], "dtype": "f32"},
+                   "k": {"shape": ["B", 8, "T", "E"], "dtype": "f32"},
+                   "v": {"shape": ["B", 8, "T", "E"], "dtype": "f32"}},
+        "graph": [{"op": "matmul", "inputs": ["q", "k"], "transpose_b": true, "output": "s"},
+                  {"op": "softmax", "inputs": ["s"], "output": "p", "axis": -1},
+                  {"op": "matmul", "inputs": ["p", "v"], "output": "o"}],
+        "outputs": ["o"], "precision": {"policy": "fp32_strict"}})");
+    const std::string t = seed_checked(p);
+    ASSERT_TRUE(has(t, "impl cutlass_mea")) << t;
+    auto low = lowered(p, t);
+    ASSERT_TRUE(low.ok()) << low.error().to_string();
+    EXPECT_TRUE(has(low->cuda_source, "    B *= in->dims[0];\n    B *= 8LL;\n")) << low->cuda_source;
+}
+
 TEST(AttentionMeaPlan, LoweringRefusesAnOlderArch) {
     const Problem p = sdpa("f32", "fp32_strict", 64, 64);
     auto low = lowered(p, seed_checked(p), "sm_75");
