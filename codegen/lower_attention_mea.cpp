@@ -14,7 +14,10 @@
 // entry where it has the batch dims (else 0). A causal `mask triu` diagonal d is the kernel's
 // CausalFromTopLeft with causal_diagonal_offset d - 1. Where the head dims pass the key tile and
 // the inputs are 16-bit, the kernel accumulates O in f32 across its passes over the value
-// columns: the builder asks for that buffer as its workspace (B*S*F floats).
+// columns: the builder asks for that buffer as its workspace (B*S*F floats). A bool mask filled
+// with -inf is converted to the additive form first (a launch of its own into a workspace of the
+// inputs' dtype: adding -inf is filling with it), which makes the source shape-specific.
+#include <algorithm>
 #include <string>
 
 #include "codegen/chain.h"
@@ -64,6 +67,7 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
     f.mask = t.size() == 4;
     if (f.mask) {
         f.mask_dtype = t[3]->dtype;
+        f.mask_fill = dsl::attention_mask_fill(*ctx.problem, t[3]->name);
         if (t[3]->shape.size() > rank)
             return make_error(where, "the mask has more dims than the scores");
         dsl::mea_mask_facts(f, t[3]->shape, scores);
@@ -117,6 +121,23 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
            (aligned ? "true" : "false") + ", " + std::to_string(cfg.mea_m) + ", " +
            std::to_string(cfg.mea_n) + ", " + std::to_string(max_k) + ", false, " +
            (f.mask ? "true" : "false") + ">;\n}  // namespace " + ns + "\n\n";
+    // a bool mask (filled with -inf): converted to the additive one the kernel reads, into a
+    // workspace of the inputs' dtype and the mask's shape, by a launch before the attention
+    const bool convert = f.mask && t[3]->dtype == DType::kBool;
+    const std::string bias = convert ? kernel.name + "_bias" : std::string();
+    int64_t mask_numel = 1;
+    if (convert) {
+        for (int64_t e : t[3]->shape) mask_numel *= e;
+        dev += "// kernel " + kernel.name + "'s bool mask as the additive one it reads\n"
+               "extern \"C\" __global__ void __launch_bounds__(256)\nkforge_" + kernel.name +
+               "_bias(const bool* __restrict__ t_" + t[3]->name + ", " + ns +
+               "::Kernel::scalar_t* __restrict__ t_" + bias + ") {\n"
+               "    using T = " + ns + "::Kernel::scalar_t;\n"
+               "    for (int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x; i < " +
+               std::to_string(mask_numel) + "LL;\n         i += int64_t(gridDim.x) * 256)\n"
+               "        t_" + bias + "[i] = t_" + t[3]->name +
+               "[i] ? T(-cutlass::platform::numeric_limits<float>::infinity()) : T(0.0f);\n}\n\n";
+    }
     const std::string symbol = symbol_of(kernel.name);
     CutlassEntry entry = cutlass_entry(
         ns, symbol, dev,
@@ -192,6 +213,22 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
     code.device_source = std::move(dev);
     code.entry = std::move(entry);
     code.host_source = std::move(host);
+    if (convert) {
+        BufferDecl b;
+        b.name = bias;
+        b.dtype = q.dtype;
+        b.shape = t[3]->shape;
+        b.workspace = true;
+        code.buffers.push_back(b);
+        KernelLaunch c;
+        c.name = kernel.name + "_bias";
+        c.symbol = "kforge_" + kernel.name + "_bias";
+        c.grid = {unsigned(std::clamp<int64_t>((mask_numel + 255) / 256, 1, 65535)), 1, 1};
+        c.block = {256, 1, 1};
+        c.params = {KernelParam{ParamKind::kTensor, t[3]->name, 0, 0.0},
+                    KernelParam{ParamKind::kTensor, bias, 0, 0.0}};
+        code.launches.push_back(c);
+    }
     KernelLaunch launch;
     launch.name = kernel.name;
     launch.symbol = symbol;
@@ -199,7 +236,7 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
     launch.param_builder = builder;
     launch.builder_tensors = {kernel.args[0].name, kernel.args[1].name, kernel.args[2].name,
                               store->name};
-    if (f.mask) launch.builder_tensors.push_back(kernel.args[3].name);
+    if (f.mask) launch.builder_tensors.push_back(convert ? bias : kernel.args[3].name);
     code.launches.push_back(launch);
     return code;
 }

@@ -15,7 +15,9 @@
 // [batch.., rows, D], so a mask must fold the same way (each batch dim present in it, or each
 // broadcast). The tile (query rows x key rows) is one PyTorch instantiates for sm_80; a head
 // dim past the key tile makes the kernel loop over the value columns (kMaxK unbounded), and the
-// 16-bit kernel then accumulates O in an f32 workspace.
+// 16-bit kernel then accumulates O in an f32 workspace. A bool mask filled with -inf (adding
+// -inf is filling it) is first converted to that additive form by a launch of its own, into a
+// workspace of the inputs' dtype and the mask's shape.
 #pragma once
 
 #include <algorithm>
@@ -53,6 +55,7 @@ struct MeaFacts {
     int64_t batch = 1;  // the product of the batch dims (the kernel's grid z)
     bool mask = false;
     DType mask_dtype = DType::kF32;
+    double mask_fill = 0.0;   // a bool mask's masked_fill value (dsl/attention.h)
     bool mask_keys = true;    // the mask has the key dim (not broadcast along the keys)
     bool mask_folds = true;   // its batch dims are all present or all broadcast (one stride)
     TriMask tri = TriMask::kNone;  // the kernel's structured mask, its diagonal and fill
@@ -86,10 +89,13 @@ inline std::string mea_misfit(const AttentionConfig& c, const MeaFacts& f) {
         return "head dims E=" + std::to_string(f.e) + ", F=" + std::to_string(f.f) +
                " must be multiples of 4 (the kernel's minimum access)";
     if (f.mask) {
-        if (f.mask_dtype != f.q)
+        if (f.mask_dtype == DType::kBool && !(f.mask_fill < 0 && std::isinf(f.mask_fill)))
+            return "a bool mask filled with " + std::to_string(f.mask_fill) + " is not an "
+                   "addition (only -inf is: the kernel adds its mask)";
+        if (f.mask_dtype != DType::kBool && f.mask_dtype != f.q)
             return "CUTLASS's memory-efficient attention adds a mask of the inputs' dtype (mask " +
                    std::string(to_string(f.mask_dtype)) + ", inputs " + std::string(to_string(f.q)) +
-                   "); a bool mask is masked_fill, not an addition";
+                   ")";
         if (!f.mask_keys) return "the mask is broadcast along the keys (the kernel reads its rows)";
         if (!f.mask_folds)
             return "the mask is present along some batch dims and broadcast along others (the "

@@ -174,6 +174,7 @@ void check_mea(const Kernel& kn, const Problem& problem, const DeviceLimits& lim
     f.mask = kn.args.size() > 3;
     if (f.mask) {
         f.mask_dtype = tensor_dtype(problem, kn.args[3].name, f.q);
+        f.mask_fill = attention_mask_fill(problem, kn.args[3].name);
         if (const Tensor* m = problem.find_tensor(kn.args[3].name))
             mea_mask_facts(f, m->shape, scores);
     }

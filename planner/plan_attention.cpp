@@ -170,6 +170,7 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
         f.mask = pt->has_mask;
         if (f.mask) {
             f.mask_dtype = pl.tensor(pt->m).dtype;
+            f.mask_fill = dsl::attention_mask_fill(p, pt->m);
             dsl::mea_mask_facts(f, pl.tensor(pt->m).shape, scores);
         }
         f.tri = pt->tri, f.tri_diagonal = pt->diagonal;

@@ -1,8 +1,8 @@
 // The checker's rule for `impl cutlass_mea` (dsl/attention_mea.h, dsl/check_attention.cpp): an
 // attention kernel runs on CUTLASS's memory-efficient attention where that kernel computes it
 // (sm_80+, Q, K, V, O of one dtype among f32 / bf16 / f16, head dims multiples of 4, one of
-// PyTorch's sm_80 tiles holding them, an additive mask of the inputs' dtype that folds over the
-// batch dims, a causal mask triu d >= 1 filled with -inf, a chain that only stores O);
+// PyTorch's sm_80 tiles holding them, an additive mask of the inputs' dtype (or a bool one
+// filled with -inf) that folds over the batch dims, a causal mask triu d >= 1 filled with -inf, a chain that only stores O);
 // everywhere else the error names why.
 #include <gtest/gtest.h>
 
@@ -24,7 +24,8 @@ struct Spec {
     std::string mask;                    // "", "add" (mask of mask_dtype) or "bool"
     std::string mask_dtype = "f32";
     std::string mask_shape = R"("S", "L")";
-    std::string causal;                  // "" or a masked_fill's "tri"/"diagonal" attributes
+    std::string causal;                  // "" or a masked_fill's "mask"/"diagonal" attributes
+    std::string fill = "\"-inf\"";         // a bool mask's masked_fill value
     double scale = 0.125;
 };
 
@@ -44,7 +45,8 @@ std::string spec_json(const Spec& c) {
          R"(, "output": "t"},)";
     if (c.mask == "add") j += R"({"op": "add", "inputs": ["t", "m"], "output": "u"},)";
     else if (c.mask == "bool")
-        j += R"({"op": "masked_fill", "inputs": ["t", "m"], "output": "u", "value": "-inf"},)";
+        j += R"({"op": "masked_fill", "inputs": ["t", "m"], "output": "u", "value": )" + c.fill +
+             "},";
     else if (!c.causal.empty())
         j += R"({"op": "masked_fill", "inputs": ["t"], "output": "u", "value": "-inf", )" +
              c.causal + "},";
@@ -99,6 +101,9 @@ TEST(CheckAttentionMea, AcceptedWhereCutlassComputesIt) {
     EXPECT_EQ(first_error(add, kMea), "");
     add.mask_shape = R"(1, 1, "S", "L")";
     EXPECT_EQ(first_error(add, kMea), "");
+    Spec bool_mask;  // masked_fill -inf: converted to the additive form (adding -inf fills)
+    bool_mask.mask = "bool";
+    EXPECT_EQ(first_error(bool_mask, kMea), "");
     Spec causal;  // triu 1 (and any diagonal past it) filled with -inf
     causal.s = causal.l = 128;
     causal.causal = R"("mask": "triu", "diagonal": 1)";
@@ -116,8 +121,9 @@ TEST(CheckAttentionMea, RefusedWithTheReason) {
         Spec spec;
         std::string knobs, chain, want;
     };
-    Spec bool_mask;
-    bool_mask.mask = "bool";
+    Spec bool_finite;  // filled with a number: replacing the score is not adding to it
+    bool_finite.mask = "bool";
+    bool_finite.fill = "-10000.0";
     Spec bf16_mask;  // f32 inputs, a bf16 mask (the kernel reads its bias as the inputs' type)
     bf16_mask.mask = "add";
     bf16_mask.mask_dtype = "bf16";
@@ -135,7 +141,7 @@ TEST(CheckAttentionMea, RefusedWithTheReason) {
     tril.s = tril.l = 128;
     tril.causal = R"("mask": "tril", "diagonal": -1)";
     const std::vector<Case> cases = {
-        {bool_mask, kMea, "", "a bool mask is masked_fill, not an addition"},
+        {bool_finite, kMea, "", "a bool mask filled with -10000.000000 is not an addition"},
         {bf16_mask, kMea, "", "mask bf16, inputs f32"},
         {half_folded, kMea, "", "present along some batch dims and broadcast along others"},
         {key_broadcast, kMea, "", "broadcast along the keys"},

@@ -70,7 +70,9 @@ TEST(AttentionCausal, CausalMaskIsOneAttentionKernelWithoutAMaskTensor) {
 TEST(AttentionCausal, ADataMaskIsNotTakenForACausalOne) {
     // a bool input mask keeps its tensor (any pattern: drawn at random in evaluation)
     const Problem p = masked("f16", "fp16", R"(, "m"])", true);
-    const std::string t = seed_checked(p);
+    planner::SeedOptions wmma;  // (the seed: cutlass_mea with the mask converted)
+    wmma.attention_wmma = true;
+    const std::string t = seed_checked(p, wmma);
     EXPECT_EQ(kernels(t), 1u) << t;
     EXPECT_TRUE(has(t, "v[B,H,S,E], m[S,S])")) << t;
     EXPECT_FALSE(has(t, "mask triu")) << t;

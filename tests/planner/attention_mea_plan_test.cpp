@@ -3,7 +3,8 @@
 // test_codegen_attention_mea_compile compiles it; bench/attention/run.sh times it on the GPU):
 // the seed is `impl cutlass_mea` where the Hopper FMHA does not apply and it does (f32 inputs,
 // additive masks, causal masks, head dims past 256, E != F), with PyTorch's sm_80 tile for the
-// head dims; a bool mask keeps the WMMA kernel, O's consumers are their own kernels; the lowered source
+// head dims; a bool mask filled with -inf is converted to the additive form by a launch of its
+// own (another fill keeps the WMMA kernel), O's consumers are their own kernels; the lowered source
 // instantiates kernel_forward.h's AttentionKernel from the installed package with a param
 // builder that reads the run-time dims, the mask's strides and the causal diagonal.
 #include <gtest/gtest.h>
@@ -30,7 +31,7 @@ using seedtest::seed_checked;
 // `mask` is "", "add" (m of `mask_shape`, the inputs' dtype), "bool" or "causal".
 Problem sdpa(const std::string& dtype, const std::string& policy, int64_t e, int64_t f,
              const std::string& mask = "", const std::string& mask_shape = R"("S", "L")",
-             const std::string& after = "") {
+             const std::string& after = "", const std::string& fill = "\"-inf\"") {
     const std::string out = after.empty() ? "o" : "h";
     const int64_t l = mask == "causal" ? 128 : 72;
     std::string m, op;
@@ -39,7 +40,7 @@ Problem sdpa(const std::string& dtype, const std::string& policy, int64_t e, int
             (mask == "bool" ? std::string("bool") : dtype) + R"("})";
     if (mask == "add") op = R"({"op": "add", "inputs": ["t", "m"], "output": "u"},)";
     if (mask == "bool")
-        op = R"({"op": "masked_fill", "inputs": ["t", "m"], "output": "u", "value": "-inf"},)";
+        op = R"({"op": "masked_fill", "inputs": ["t", "m"], "output": "u", "value": )" + fill + "},";
     if (mask == "causal")
         op = R"({"op": "masked_fill", "inputs": ["t"], "mask": "triu", "diagonal": 1, "output": "u", "value": "-inf"},)";
     return problem_of(R"({"name": "sdpa", "dims": {"B": 2, "H": 3, "S": 128, "L": )" +
@@ -86,7 +87,7 @@ TEST(AttentionMeaPlan, SeedIsCutlassMeaWhereFmhaDoesNotApply) {
 }
 
 TEST(AttentionMeaPlan, WmmaWhereMeaDoesNotApply) {
-    for (const Problem& p : {sdpa("bf16", "bf16", 64, 64, "bool"),
+    for (const Problem& p : {sdpa("bf16", "bf16", 64, 64, "bool", R"("S", "L")", "", "-1e9"),
                              sdpa("f32", "fp32_strict", 62, 62),
                              sdpa("f32", "fp32_strict", 64, 64, "add", R"("B", 1, "S", "L")")}) {
         const std::string t = seed_checked(p);
@@ -97,6 +98,32 @@ TEST(AttentionMeaPlan, WmmaWhereMeaDoesNotApply) {
     planner::SeedOptions wmma;
     wmma.attention_wmma = true;
     EXPECT_FALSE(has(seed_checked(sdpa("f32", "fp32_strict", 64, 64), wmma), "cutlass_mea"));
+}
+
+TEST(AttentionMeaPlan, ABoolMaskFilledWithMinusInfIsConvertedFirst) {
+    // masked_fill(m, -inf) is adding -inf where m: a launch writes the additive mask (the
+    // inputs' dtype, the mask's shape) into a workspace the kernel reads as its attn_bias
+    const Problem p = sdpa("bf16", "bf16", 64, 64, "bool");
+    const std::string t = seed_checked(p);
+    ASSERT_TRUE(has(t, "impl cutlass_mea")) << t;
+    auto low = lowered(p, t);
+    ASSERT_TRUE(low.ok()) << low.error().to_string();
+    const std::string& src = low->cuda_source;
+    for (const char* want :
+         {"kforge_k0_bias(const bool* __restrict__ t_m, kforge_mea_k0::Kernel::scalar_t* "
+          "__restrict__ t_k0_bias)",
+          "i < 9216LL;", "t_k0_bias[i] = t_m[i] ? T(-cutlass::platform::numeric_limits<float>::infinity()) : T(0.0f);",
+          "AttentionKernel<cutlass::bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, false, true>"})
+        EXPECT_TRUE(has(src, want)) << want << "\n" << src;
+    ASSERT_EQ(low->plan.kernels.size(), 2u);
+    EXPECT_EQ(low->plan.kernels[0].symbol, "kforge_k0_bias");
+    EXPECT_EQ(low->plan.kernels[1].builder_tensors,
+              (std::vector<std::string>{"q", "k", "v", "o", "k0_bias"}));
+    const auto b = std::find_if(low->plan.buffers.begin(), low->plan.buffers.end(),
+                                [](const codegen::BufferDecl& d) { return d.name == "k0_bias"; });
+    ASSERT_NE(b, low->plan.buffers.end());
+    EXPECT_EQ(b->dtype, DType::kBF16);
+    EXPECT_EQ(b->shape, (std::vector<int64_t>{128, 72}));
 }
 
 TEST(AttentionMeaPlan, ConsumersOfOAreTheirOwnKernel) {
@@ -198,7 +225,8 @@ TEST(AttentionMeaPlan, SeedsPassTheSimulatedPipeline) {
     ASSERT_TRUE(device.ok()) << device.error().to_string();
     eval::InProcessEvaluator evaluator(**device);
     for (const Problem& p : {sdpa("f32", "fp32_strict", 64, 64, "add", R"("B", "H", "S", "L")"),
-                             sdpa("f32", "fp32_strict", 64, 64, "causal")}) {
+                             sdpa("f32", "fp32_strict", 64, 64, "causal"),
+                             sdpa("bf16", "bf16", 64, 64, "bool")}) {
         eval::EvalRequest req;
         req.problem = p;
         req.program_text = seed_checked(p);
