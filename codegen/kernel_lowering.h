@@ -73,11 +73,34 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
 // attention with `impl cutlass_mea`: CUTLASS's memory-efficient attention
 // (codegen/lower_attention_mea.cpp).
 Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerContext& ctx);
+// A CUTLASS attention kernel's operands (lower_attention_fmha.cpp): Q, K, V [, M] and the O its
+// chain stores, checked as Q[..,S,E], K[..,L,E], V[..,L,F], O[..,S,F] of one rank (2 or more)
+// sharing their batch extents; errors name `impl`.
+struct CutlassAttentionOperands {
+    std::vector<const TensorInfo*> args;  // Q, K, V [, M]
+    const TensorInfo* o = nullptr;
+    const dsl::TensorRef* store = nullptr;  // the chain's store of O
+    size_t rank = 0;
+};
+Expected<CutlassAttentionOperands> cutlass_attention_operands(const dsl::Kernel& kernel,
+                                                              const LowerContext& ctx,
+                                                              const std::string& impl);
+// A CUTLASS attention param builder's first lines (`extern "C" int BUILDER(in, out) {`, the ABI,
+// tensor and dim counts checked) and its last (the Params `params` copied out with the dim3s
+// `grid` and `block`, the cluster and the dynamic shared memory given as C++ expressions).
+std::string attention_builder_head(const std::string& builder, int num_tensors,
+                                   const LowerContext& ctx);
+std::string attention_builder_tail(const std::string& cluster_x, const std::string& cluster_y,
+                                   const std::string& smem);
 // A CUTLASS attention builder's C++ for extent `i` of `t` (lower_attention_fmha.cpp): the
 // run-time dim it names (`in->dims[k]`), or its literal where it names none or a number; an
 // error naming `impl` where it names a dim expression.
 Expected<std::string> runtime_extent(const TensorInfo& t, size_t i, const Problem& p,
                                      const std::string& where, const std::string& impl);
+// `    VAR *= <runtime_extent>;` appended to a builder's `code`.
+Status add_runtime_extent(std::string& code, const std::string& var, const TensorInfo& t,
+                          size_t i, const Problem& p, const std::string& where,
+                          const std::string& impl);
 // copy: one launch of kernels/copy.cuh (codegen/lower_copy.cpp).
 Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& ctx);
 // rnn: a projection and a persistent recurrent launch per layer of kernels/rnn.cuh

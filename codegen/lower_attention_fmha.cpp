@@ -51,26 +51,81 @@ Expected<std::string> runtime_extent(const TensorInfo& t, size_t i, const Proble
                                  " is not a problem dim (a dim expression; use impl wmma)");
 }
 
-Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const LowerContext& ctx) {
+Status add_runtime_extent(std::string& code, const std::string& var, const TensorInfo& t,
+                          size_t i, const Problem& p, const std::string& where,
+                          const std::string& impl) {
+    auto c = runtime_extent(t, i, p, where, impl);
+    if (!c) return c.error();
+    code += "    " + var + " *= " + *c + ";\n";
+    return Ok{};
+}
+
+Expected<CutlassAttentionOperands> cutlass_attention_operands(const dsl::Kernel& kernel,
+                                                              const LowerContext& ctx,
+                                                              const std::string& impl) {
     const std::string where = "kernel " + kernel.name;
-    const dsl::AttentionConfig& cfg = kernel.attention;
-    if (kernel.args.size() < 3) return make_error(where, "attention takes Q, K, V");
-    std::vector<const TensorInfo*> t;
+    if (kernel.args.size() != 3 && kernel.args.size() != 4)
+        return make_error(where, "attention takes Q, K, V and an optional mask");
+    CutlassAttentionOperands r;
     for (const dsl::TensorRef& a : kernel.args) {
         auto it = ctx.tensors.find(a.name);
         if (it == ctx.tensors.end()) return make_error(where, "unknown tensor " + a.name);
-        t.push_back(&it->second);
+        r.args.push_back(&it->second);
     }
-    const dsl::TensorRef* store = nullptr;
     for (const dsl::ChainOp& op : kernel.chain)
-        if (op.kind == dsl::ChainOpKind::kStore && op.tensor) store = &*op.tensor;
-    if (!store) return make_error(where, "cutlass_fmha: the chain stores no output");
-    auto ot = ctx.tensors.find(store->name);
-    if (ot == ctx.tensors.end()) return make_error(where, "unknown tensor " + store->name);
-    const TensorInfo &q = *t[0], &k = *t[1], &v = *t[2], &o = ot->second;
-    const size_t rank = q.shape.size();
+        if (op.kind == dsl::ChainOpKind::kStore && op.tensor) r.store = &*op.tensor;
+    if (!r.store) return make_error(where, impl + ": the chain stores no output");
+    auto ot = ctx.tensors.find(r.store->name);
+    if (ot == ctx.tensors.end()) return make_error(where, "unknown tensor " + r.store->name);
+    r.o = &ot->second;
+    const TensorInfo &q = *r.args[0], &k = *r.args[1], &v = *r.args[2], &o = *r.o;
+    r.rank = q.shape.size();
+    const size_t rank = r.rank;
     if (rank < 2 || k.shape.size() != rank || v.shape.size() != rank || o.shape.size() != rank)
-        return make_error(where, "cutlass_fmha: Q, K, V and O must have one rank, 2 or more");
+        return make_error(where, impl + ": Q, K, V and O must have one rank, 2 or more");
+    for (size_t i = 0; i + 2 < rank; ++i)
+        if (k.shape[i] != q.shape[i] || v.shape[i] != q.shape[i] || o.shape[i] != q.shape[i])
+            return make_error(where, impl + ": Q, K, V and O must share their batch extents");
+    if (k.shape[rank - 1] != q.shape[rank - 1] || v.shape[rank - 2] != k.shape[rank - 2] ||
+        o.shape[rank - 2] != q.shape[rank - 2] || o.shape[rank - 1] != v.shape[rank - 1])
+        return make_error(where, impl + " needs Q[..,S,E], K[..,L,E], V[..,L,F], O[..,S,F]");
+    return r;
+}
+
+std::string attention_builder_head(const std::string& builder, int num_tensors,
+                                   const LowerContext& ctx) {
+    return "extern \"C\" int " + builder +
+           "(const KforgeBuildArgs* in, KforgeBuiltLaunch* out) {\n"
+           "    if (in == nullptr || out == nullptr || in->abi_version != KFORGE_HOST_ABI_VERSION ||\n"
+           "        in->num_tensors != " + std::to_string(num_tensors) +
+           " || in->tensors == nullptr || in->dims == nullptr ||\n"
+           "        in->num_dims != " + std::to_string(ctx.problem->dims.size()) + ")\n"
+           "        return KFORGE_BUILD_BAD_ARGS;\n";
+}
+
+std::string attention_builder_tail(const std::string& cluster_x, const std::string& cluster_y,
+                                   const std::string& smem) {
+    return "    if (out->params == nullptr || out->params_capacity < sizeof(params))\n"
+           "        return KFORGE_BUILD_PARAMS_TOO_LARGE;\n"
+           "    std::memcpy(out->params, &params, sizeof(params));\n"
+           "    out->params_bytes = sizeof(params);\n"
+           "    out->grid[0] = grid.x; out->grid[1] = grid.y; out->grid[2] = grid.z;\n"
+           "    out->block[0] = block.x; out->block[1] = block.y; out->block[2] = block.z;\n"
+           "    out->cluster[0] = " + cluster_x + ";\n    out->cluster[1] = " + cluster_y +
+           ";\n    out->cluster[2] = 1;\n"
+           "    out->smem_bytes = " + smem + ";\n"
+           "    return KFORGE_BUILD_OK;\n}\n";
+}
+
+Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    const std::string where = "kernel " + kernel.name;
+    const dsl::AttentionConfig& cfg = kernel.attention;
+    auto ops = cutlass_attention_operands(kernel, ctx, "cutlass_fmha");
+    if (!ops) return ops.error();
+    const std::vector<const TensorInfo*>& t = ops->args;
+    const dsl::TensorRef* store = ops->store;
+    const TensorInfo &q = *t[0], &k = *t[1], &v = *t[2], &o = *ops->o;
+    const size_t rank = ops->rank;
     dsl::FmhaFacts f;
     f.q = q.dtype, f.k = k.dtype, f.v = v.dtype, f.out = o.dtype;
     f.policy = ctx.problem->policy;
@@ -82,20 +137,11 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
     f.sm90a = ctx.arch.rfind("sm_90", 0) == 0;
     if (const std::string why = dsl::fmha_misfit(cfg, f); !why.empty())
         return make_error(where, "impl cutlass_fmha: " + why);
-    for (size_t i = 0; i + 2 < rank; ++i)
-        if (k.shape[i] != q.shape[i] || v.shape[i] != q.shape[i] || o.shape[i] != q.shape[i])
-            return make_error(where, "cutlass_fmha: Q, K, V and O must share their batch extents");
-    if (k.shape[rank - 1] != f.e || v.shape[rank - 2] != k.shape[rank - 2] ||
-        o.shape[rank - 2] != f.s || o.shape[rank - 1] != f.e)
-        return make_error(where, "cutlass_fmha needs Q[..,S,D], K[..,L,D], V[..,L,D], O[..,S,D]");
 
     // the builder's dims: B (batch dims but the last), H (the last batch dim), S, L, D
     std::string dims_code;
-    auto add = [&](const std::string& var, const TensorInfo& ti, size_t i) -> Status {
-        auto c = runtime_extent(ti, i, *ctx.problem, where, "cutlass_fmha");
-        if (!c) return c.error();
-        dims_code += "    " + var + " *= " + *c + ";\n";
-        return Ok{};
+    auto add = [&](const std::string& var, const TensorInfo& ti, size_t i) {
+        return add_runtime_extent(dims_code, var, ti, i, *ctx.problem, where, "cutlass_fmha");
     };
     for (size_t i = 0; i + 2 < rank; ++i)
         if (auto st = add(i + 3 == rank ? "H" : "B", q, i); !st) return st.error();
@@ -133,13 +179,8 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
     const double scale = f.scale;
     const std::string builder = builder_symbol_of(kernel.name);
     std::string host;
-    host += "extern \"C\" int " + builder +
-            "(const KforgeBuildArgs* in, KforgeBuiltLaunch* out) {\n"
+    host += attention_builder_head(builder, 5, ctx) +
             "    using namespace cute;\n    using namespace " + ns + ";\n"
-            "    if (in == nullptr || out == nullptr || in->abi_version != KFORGE_HOST_ABI_VERSION ||\n"
-            "        in->num_tensors != 5 || in->tensors == nullptr || in->dims == nullptr ||\n"
-            "        in->num_dims != " + std::to_string(ctx.problem->dims.size()) + ")\n"
-            "        return KFORGE_BUILD_BAD_ARGS;\n"
             "    int64_t B = 1, H = 1, S = 1, L = 1, D = 1;\n" + dims_code +
             "    const int64_t kMax = 0x7fffffff;\n"
             "    if (B < 1 || H < 1 || S < 1 || L < 1 || D < 1 || B > 65535 || H > 65535 ||\n"
@@ -166,17 +207,9 @@ Expected<KernelCode> lower_attention_fmha(const dsl::Kernel& kernel, const Lower
             "    params.mainloop.scale_softmax_log2 = " + cuda_float_literal(scale) +
             " * 1.4426950408889634f;\n"
             "    dim3 grid = Kernel::get_grid_shape(params);\n"
-            "    dim3 block = Kernel::get_block_shape();\n"
-            "    if (out->params == nullptr || out->params_capacity < sizeof(params))\n"
-            "        return KFORGE_BUILD_PARAMS_TOO_LARGE;\n"
-            "    std::memcpy(out->params, &params, sizeof(params));\n"
-            "    out->params_bytes = sizeof(params);\n"
-            "    out->grid[0] = grid.x; out->grid[1] = grid.y; out->grid[2] = grid.z;\n"
-            "    out->block[0] = block.x; out->block[1] = block.y; out->block[2] = block.z;\n"
-            "    out->cluster[0] = size<0>(Kernel::ClusterShape{});\n"
-            "    out->cluster[1] = size<1>(Kernel::ClusterShape{}); out->cluster[2] = 1;\n"
-            "    out->smem_bytes = Kernel::SharedStorageSize;\n"
-            "    return KFORGE_BUILD_OK;\n}\n";
+            "    dim3 block = Kernel::get_block_shape();\n" +
+            attention_builder_tail("size<0>(Kernel::ClusterShape{})", "size<1>(Kernel::ClusterShape{})",
+                                   "Kernel::SharedStorageSize");
 
     KernelCode code;
     code.device_source = std::move(dev);

@@ -32,30 +32,12 @@ namespace kforge::codegen {
 Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerContext& ctx) {
     const std::string where = "kernel " + kernel.name;
     const dsl::AttentionConfig& cfg = kernel.attention;
-    if (kernel.args.size() != 3 && kernel.args.size() != 4)
-        return make_error(where, "attention takes Q, K, V and an optional mask");
-    std::vector<const TensorInfo*> t;
-    for (const dsl::TensorRef& a : kernel.args) {
-        auto it = ctx.tensors.find(a.name);
-        if (it == ctx.tensors.end()) return make_error(where, "unknown tensor " + a.name);
-        t.push_back(&it->second);
-    }
-    const dsl::TensorRef* store = nullptr;
-    for (const dsl::ChainOp& op : kernel.chain)
-        if (op.kind == dsl::ChainOpKind::kStore && op.tensor) store = &*op.tensor;
-    if (!store) return make_error(where, "cutlass_mea: the chain stores no output");
-    auto ot = ctx.tensors.find(store->name);
-    if (ot == ctx.tensors.end()) return make_error(where, "unknown tensor " + store->name);
-    const TensorInfo &q = *t[0], &k = *t[1], &v = *t[2], &o = ot->second;
-    const size_t rank = q.shape.size();
-    if (rank < 2 || k.shape.size() != rank || v.shape.size() != rank || o.shape.size() != rank)
-        return make_error(where, "cutlass_mea: Q, K, V and O must have one rank, 2 or more");
-    for (size_t i = 0; i + 2 < rank; ++i)
-        if (k.shape[i] != q.shape[i] || v.shape[i] != q.shape[i] || o.shape[i] != q.shape[i])
-            return make_error(where, "cutlass_mea: Q, K, V and O must share their batch extents");
-    if (k.shape[rank - 1] != q.shape[rank - 1] || v.shape[rank - 2] != k.shape[rank - 2] ||
-        o.shape[rank - 2] != q.shape[rank - 2] || o.shape[rank - 1] != v.shape[rank - 1])
-        return make_error(where, "cutlass_mea needs Q[..,S,E], K[..,L,E], V[..,L,F], O[..,S,F]");
+    auto ops = cutlass_attention_operands(kernel, ctx, "cutlass_mea");
+    if (!ops) return ops.error();
+    const std::vector<const TensorInfo*>& t = ops->args;
+    const dsl::TensorRef* store = ops->store;
+    const TensorInfo &q = *t[0], &k = *t[1], &v = *t[2], &o = *ops->o;
+    const size_t rank = ops->rank;
 
     dsl::MeaFacts f;
     f.q = q.dtype, f.k = k.dtype, f.v = v.dtype, f.out = o.dtype;
@@ -82,11 +64,8 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
 
     // the builder's dims: B (every batch dim), S, L, E, F; the mask's rows and batch flags
     std::string dims_code;
-    auto add = [&](const std::string& var, const TensorInfo& ti, size_t i) -> Status {
-        auto c = runtime_extent(ti, i, *ctx.problem, where, "cutlass_mea");
-        if (!c) return c.error();
-        dims_code += "    " + var + " *= " + *c + ";\n";
-        return Ok{};
+    auto add = [&](const std::string& var, const TensorInfo& ti, size_t i) {
+        return add_runtime_extent(dims_code, var, ti, i, *ctx.problem, where, "cutlass_mea");
     };
     for (size_t i = 0; i + 2 < rank; ++i)
         if (auto st = add("B", q, i); !st) return st.error();
@@ -152,14 +131,8 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
     const int num_tensors = f.mask ? 5 : 4;
     const std::string builder = builder_symbol_of(kernel.name);
     std::string host;
-    host += "extern \"C\" int " + builder +
-            "(const KforgeBuildArgs* in, KforgeBuiltLaunch* out) {\n"
+    host += attention_builder_head(builder, num_tensors, ctx) +
             "    using namespace " + ns + ";\n"
-            "    if (in == nullptr || out == nullptr || in->abi_version != KFORGE_HOST_ABI_VERSION ||\n"
-            "        in->num_tensors != " + std::to_string(num_tensors) +
-            " || in->tensors == nullptr || in->dims == nullptr ||\n"
-            "        in->num_dims != " + std::to_string(ctx.problem->dims.size()) + ")\n"
-            "        return KFORGE_BUILD_BAD_ARGS;\n"
             "    int64_t B = 1, S = 1, L = 1, E = 1, F = 1;\n" + dims_code +
             "    const int64_t kMax = 0x7fffffff;\n"
             "    if (B < 1 || S < 1 || L < 1 || E < 1 || F < 1 || B > 65535 || S * E > kMax ||\n"
@@ -167,47 +140,39 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
             "        return KFORGE_BUILD_BAD_ARGS;  // int strides, grid z\n"
             "    void* const* tensors = in->tensors;  // q, k, v, o[, mask]\n"
             "    using T = " + element + ";\n"
-            "    typename Kernel::Params p;\n"
-            "    p.query_ptr = static_cast<T*>(tensors[0]);\n"
-            "    p.key_ptr = static_cast<T*>(tensors[1]);\n"
-            "    p.value_ptr = static_cast<T*>(tensors[2]);\n"
-            "    p.output_ptr = static_cast<T*>(tensors[3]);\n" +
-            (f.mask ? "    p.attn_bias_ptr = static_cast<T*>(tensors[4]);\n"
-                      "    p.bias_strideM = " + std::string(mask_rows ? "int32_t(L)" : "0") + ";\n"
-                      "    p.bias_strideB = " + (mask_batch ? (mask_rows ? "S * L" : "L") : "0") +
+            "    typename Kernel::Params params;\n"
+            "    params.query_ptr = static_cast<T*>(tensors[0]);\n"
+            "    params.key_ptr = static_cast<T*>(tensors[1]);\n"
+            "    params.value_ptr = static_cast<T*>(tensors[2]);\n"
+            "    params.output_ptr = static_cast<T*>(tensors[3]);\n" +
+            (f.mask ? "    params.attn_bias_ptr = static_cast<T*>(tensors[4]);\n"
+                      "    params.bias_strideM = " + std::string(mask_rows ? "int32_t(L)" : "0") + ";\n"
+                      "    params.bias_strideB = " + (mask_batch ? (mask_rows ? "S * L" : "L") : "0") +
                       ";\n"
                     : "") +
-            "    p.scale = " + cuda_float_literal(f.scale) + ";\n"
-            "    p.head_dim = int32_t(E);\n    p.head_dim_value = int32_t(F);\n"
-            "    p.num_queries = int32_t(S);\n    p.num_keys = int32_t(L);\n"
-            "    p.custom_mask_type = " +
+            "    params.scale = " + cuda_float_literal(f.scale) + ";\n"
+            "    params.head_dim = int32_t(E);\n    params.head_dim_value = int32_t(F);\n"
+            "    params.num_queries = int32_t(S);\n    params.num_keys = int32_t(L);\n"
+            "    params.custom_mask_type = " +
             (cfg.tri_mask != TriMask::kNone ? "Kernel::CausalFromTopLeft" : "Kernel::NoCustomMask") +
             ";\n"
-            "    p.causal_diagonal_offset = " + tri_offset + "u;\n"
-            "    p.q_strideM = int32_t(E);\n    p.k_strideM = int32_t(E);\n"
-            "    p.v_strideM = int32_t(F);\n    p.o_strideM = int32_t(F);\n"
+            "    params.causal_diagonal_offset = " + tri_offset + "u;\n"
+            "    params.q_strideM = int32_t(E);\n    params.k_strideM = int32_t(E);\n"
+            "    params.v_strideM = int32_t(F);\n    params.o_strideM = int32_t(F);\n"
             "    // one head a batch entry: the head strides only keep the kernel off its\n"
             "    // one-query path (which reads them as the query stride)\n"
-            "    p.q_strideH = int32_t(S * E);\n    p.k_strideH = int32_t(L * E);\n"
-            "    p.v_strideH = int32_t(L * F);\n"
-            "    p.q_strideB = S * E;\n    p.k_strideB = L * E;\n    p.v_strideB = L * F;\n"
-            "    p.num_batches = int32_t(B);\n    p.num_heads = 1;\n" +
+            "    params.q_strideH = int32_t(S * E);\n    params.k_strideH = int32_t(L * E);\n"
+            "    params.v_strideH = int32_t(L * F);\n"
+            "    params.q_strideB = S * E;\n    params.k_strideB = L * E;\n    params.v_strideB = L * F;\n"
+            "    params.num_batches = int32_t(B);\n    params.num_heads = 1;\n" +
             (accum_buffer
                  ? "    out->workspace_bytes = uint64_t(B * S * F) * sizeof(float);\n"
                    "    if (in->workspace == nullptr) return KFORGE_BUILD_NEED_WORKSPACE;\n"
-                   "    p.output_accum_ptr = static_cast<float*>(in->workspace);\n"
+                   "    params.output_accum_ptr = static_cast<float*>(in->workspace);\n"
                  : "    out->workspace_bytes = 0;\n") +
-            "    if (!Kernel::check_supported(p)) return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
-            "    const dim3 grid = p.getBlocksGrid(), block = p.getThreadsGrid();\n"
-            "    if (out->params == nullptr || out->params_capacity < sizeof(p))\n"
-            "        return KFORGE_BUILD_PARAMS_TOO_LARGE;\n"
-            "    std::memcpy(out->params, &p, sizeof(p));\n"
-            "    out->params_bytes = sizeof(p);\n"
-            "    out->grid[0] = grid.x; out->grid[1] = grid.y; out->grid[2] = grid.z;\n"
-            "    out->block[0] = block.x; out->block[1] = block.y; out->block[2] = block.z;\n"
-            "    out->cluster[0] = 1; out->cluster[1] = 1; out->cluster[2] = 1;\n"
-            "    out->smem_bytes = uint32_t(sizeof(typename Kernel::SharedStorage));\n"
-            "    return KFORGE_BUILD_OK;\n}\n";
+            "    if (!Kernel::check_supported(params)) return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
+            "    const dim3 grid = params.getBlocksGrid(), block = params.getThreadsGrid();\n" +
+            attention_builder_tail("1", "1", "uint32_t(sizeof(typename Kernel::SharedStorage))");
 
     KernelCode code;
     code.device_source = std::move(dev);

@@ -148,8 +148,8 @@ TEST(AttentionMeaPlan, LoweredSourceInstantiatesTheKernelAndItsBuilder) {
           // dims sorted B, E, F, H, L, S: every batch dim into B, then S, L, E, F at run time
           "    B *= in->dims[0];\n    B *= in->dims[3];\n    S *= in->dims[5];\n"
           "    L *= in->dims[4];\n    E *= in->dims[1];\n    F *= in->dims[2];\n",
-          "p.bias_strideM = int32_t(L);", "p.bias_strideB = S * L;", "p.scale = 0.125f;",
-          "p.custom_mask_type = Kernel::NoCustomMask;", "p.num_heads = 1;",
+          "params.bias_strideM = int32_t(L);", "params.bias_strideB = S * L;", "params.scale = 0.125f;",
+          "params.custom_mask_type = Kernel::NoCustomMask;", "params.num_heads = 1;",
           "out->workspace_bytes = 0;"})
         EXPECT_TRUE(has(src, want)) << want << "\n" << src;
     ASSERT_EQ(low->plan.kernels.size(), 1u);
@@ -161,16 +161,16 @@ TEST(AttentionMeaPlan, LoweredSourceInstantiatesTheKernelAndItsBuilder) {
     const Problem b = sdpa("f32", "fp32_strict", 64, 64, "add");
     auto lb = lowered(b, seed_checked(b));
     ASSERT_TRUE(lb.ok()) << lb.error().to_string();
-    EXPECT_TRUE(has(lb->cuda_source, "p.bias_strideB = 0;"));
-    EXPECT_TRUE(has(lb->cuda_source, "p.bias_strideM = int32_t(L);"));
+    EXPECT_TRUE(has(lb->cuda_source, "params.bias_strideB = 0;"));
+    EXPECT_TRUE(has(lb->cuda_source, "params.bias_strideM = int32_t(L);"));
 
     // causal: CausalFromTopLeft, diagonal 1 is offset 0; no bias
     const Problem c = sdpa("f32", "fp32_strict", 64, 64, "causal");
     auto lc = lowered(c, seed_checked(c));
     ASSERT_TRUE(lc.ok()) << lc.error().to_string();
     for (const char* want : {"AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, false, false>",
-                             "p.custom_mask_type = Kernel::CausalFromTopLeft;",
-                             "p.causal_diagonal_offset = 0u;"})
+                             "params.custom_mask_type = Kernel::CausalFromTopLeft;",
+                             "params.causal_diagonal_offset = 0u;"})
         EXPECT_TRUE(has(lc->cuda_source, want)) << want << "\n" << lc->cuda_source;
 
     // 16-bit head dims past the key tile: the f32 accumulator is the builder's workspace
