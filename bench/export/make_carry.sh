@@ -13,5 +13,5 @@ cp -L "$B/runtime/libkforge_runtime.so" "$R/.carry/lib/"
 command -v ninja > /dev/null && cp -L "$(command -v ninja)" "$R/.carry/bin/"
 V=.venv/lib/python3.11/site-packages/cutlass_library/source
 (cd "$R" && tar cJf .carry.tar.xz .carry "$V/include" "$V/tools/util/include" \
-        "$V/examples/88_hopper_fmha")
+        "$V/examples/88_hopper_fmha" "$V/examples/41_fused_multi_head_attention")
 echo "make_carry: packed $(du -sh "$R/.carry.tar.xz" | cut -f1) in $R/.carry.tar.xz"
