@@ -18,6 +18,7 @@
 // with -inf is converted to the additive form first (a launch of its own into a workspace of the
 // inputs' dtype: adding -inf is filling with it), which makes the source shape-specific.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "codegen/chain.h"
@@ -28,6 +29,18 @@
 #include "dsl/attention_mea.h"
 
 namespace kforge::codegen {
+namespace {
+
+// The compute capability's major of an arch name: sm_80 8, sm_90a 9, sm_100a 10 (0 for another).
+int sm_major(const std::string& arch) {
+    if (arch.rfind("sm_", 0) != 0) return 0;
+    int v = 0;
+    for (size_t i = 3; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i)
+        v = v * 10 + (arch[i] - '0');
+    return v / 10;
+}
+
+}  // namespace
 
 Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerContext& ctx) {
     const std::string where = "kernel " + kernel.name;
@@ -39,30 +52,20 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
     const TensorInfo &q = *t[0], &k = *t[1], &v = *t[2], &o = *ops->o;
     const size_t rank = ops->rank;
 
-    dsl::MeaFacts f;
-    f.q = q.dtype, f.k = k.dtype, f.v = v.dtype, f.out = o.dtype;
-    f.s = q.shape[rank - 2], f.e = q.shape[rank - 1], f.l = k.shape[rank - 2];
-    f.f = v.shape[rank - 1];
-    std::vector<int64_t> scores(q.shape.begin(), q.shape.end() - 2);
-    for (int64_t b : scores) f.batch *= b;
-    scores.push_back(f.s), scores.push_back(f.l);
-    f.mask = t.size() == 4;
-    if (f.mask) {
-        f.mask_dtype = t[3]->dtype;
-        f.mask_fill = dsl::attention_mask_fill(*ctx.problem, t[3]->name);
+    std::optional<dsl::MeaOperand> mask;
+    if (t.size() == 4) {
         if (t[3]->shape.size() > rank)
             return make_error(where, "the mask has more dims than the scores");
-        dsl::mea_mask_facts(f, t[3]->shape, scores);
+        mask = dsl::MeaOperand{t[3]->dtype, t[3]->shape};
     }
-    f.tri = cfg.tri_mask, f.tri_diagonal = cfg.tri_diagonal;
-    f.tri_fill = dsl::attention_tri_fill(*ctx.problem, cfg.tri_mask, cfg.tri_diagonal);
-    f.scale = cfg.scale.value_or(1.0);
-    f.cc_major = ctx.arch.size() > 3 && ctx.arch.rfind("sm_", 0) == 0 ? ctx.arch[3] - '0' : 0;
-    if (ctx.arch.size() > 4 && ctx.arch.rfind("sm_1", 0) == 0) f.cc_major = 10;  // sm_100 ..
+    dsl::MeaFacts f = dsl::mea_facts(cfg, *ctx.problem, {q.dtype, q.shape}, {k.dtype, k.shape},
+                                     {v.dtype, v.shape}, mask ? &*mask : nullptr,
+                                     mask ? t[3]->name : std::string(), sm_major(ctx.arch));
+    f.out = o.dtype;
     if (const std::string why = dsl::mea_misfit(cfg, f); !why.empty())
         return make_error(where, "impl cutlass_mea: " + why);
 
-    // the builder's dims: B (every batch dim), S, L, E, F; the mask's rows and batch flags
+    // the builder's dims: B (every batch dim), S, L, E, F
     std::string dims_code;
     auto add = [&](const std::string& var, const TensorInfo& ti, size_t i) {
         return add_runtime_extent(dims_code, var, ti, i, *ctx.problem, where, "cutlass_mea");
@@ -72,16 +75,6 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
     for (auto [var, ti, i] : {std::tuple{"S", &q, rank - 2}, {"L", &k, rank - 2},
                               {"E", &q, rank - 1}, {"F", &v, rank - 1}})
         if (auto st = add(var, *ti, i); !st) return st.error();
-    bool mask_rows = false, mask_batch = false;
-    if (f.mask) {
-        const std::vector<int64_t>& ms = t[3]->shape;
-        auto present = [&](size_t i) {  // scores dim i is a dim of the mask (not broadcast)
-            if (i + ms.size() < rank) return false;
-            return ms[ms.size() - (rank - i)] != 1 || scores[i] == 1;
-        };
-        mask_rows = present(rank - 2) && f.s != 1;
-        for (size_t i = 0; i + 2 < rank; ++i) mask_batch = mask_batch || (scores[i] != 1 && present(i));
-    }
 
     const int64_t max_k = dsl::mea_max_k(cfg.mea_n, f.e, f.f);
     const bool aligned = dsl::mea_aligned(f);
@@ -126,6 +119,9 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
             "    if (!p.advance_to_block()) return;\n    " + ns +
             "::Kernel::attention_kernel(p);\n}\n");
 
+    // the mask's strides, packed: rows L apart where it has them, a batch entry S*L (or L)
+    const std::string bias_rows = f.mask_rows ? "int32_t(L)" : "0";
+    const std::string bias_batch = !f.mask_batch ? "0" : f.mask_rows ? "S * L" : "L";
     const std::string tri_offset =
         cfg.tri_mask != TriMask::kNone ? std::to_string(cfg.tri_diagonal - 1) : "0";
     const int num_tensors = f.mask ? 5 : 4;
@@ -146,16 +142,14 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
             "    params.value_ptr = static_cast<T*>(tensors[2]);\n"
             "    params.output_ptr = static_cast<T*>(tensors[3]);\n" +
             (f.mask ? "    params.attn_bias_ptr = static_cast<T*>(tensors[4]);\n"
-                      "    params.bias_strideM = " + std::string(mask_rows ? "int32_t(L)" : "0") + ";\n"
-                      "    params.bias_strideB = " + (mask_batch ? (mask_rows ? "S * L" : "L") : "0") +
-                      ";\n"
+                      "    params.bias_strideM = " + bias_rows + ";\n"
+                      "    params.bias_strideB = " + bias_batch + ";\n"
                     : "") +
             "    params.scale = " + cuda_float_literal(f.scale) + ";\n"
             "    params.head_dim = int32_t(E);\n    params.head_dim_value = int32_t(F);\n"
             "    params.num_queries = int32_t(S);\n    params.num_keys = int32_t(L);\n"
-            "    params.custom_mask_type = " +
-            (cfg.tri_mask != TriMask::kNone ? "Kernel::CausalFromTopLeft" : "Kernel::NoCustomMask") +
-            ";\n"
+            "    params.custom_mask_type = Kernel::" +
+            (cfg.tri_mask != TriMask::kNone ? "CausalFromTopLeft" : "NoCustomMask") + ";\n"
             "    params.causal_diagonal_offset = " + tri_offset + "u;\n"
             "    params.q_strideM = int32_t(E);\n    params.k_strideM = int32_t(E);\n"
             "    params.v_strideM = int32_t(F);\n    params.o_strideM = int32_t(F);\n"
@@ -163,7 +157,8 @@ Expected<KernelCode> lower_attention_mea(const dsl::Kernel& kernel, const LowerC
             "    // one-query path (which reads them as the query stride)\n"
             "    params.q_strideH = int32_t(S * E);\n    params.k_strideH = int32_t(L * E);\n"
             "    params.v_strideH = int32_t(L * F);\n"
-            "    params.q_strideB = S * E;\n    params.k_strideB = L * E;\n    params.v_strideB = L * F;\n"
+            "    params.q_strideB = S * E;\n    params.k_strideB = L * E;\n"
+            "    params.v_strideB = L * F;\n"
             "    params.num_batches = int32_t(B);\n    params.num_heads = 1;\n" +
             (accum_buffer
                  ? "    out->workspace_bytes = uint64_t(B * S * F) * sizeof(float);\n"

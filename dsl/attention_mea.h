@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "dsl/ast.h"
+#include "dsl/attention.h"
 #include "problem/problem.h"
 
 namespace kforge::dsl {
@@ -58,6 +59,8 @@ struct MeaFacts {
     double mask_fill = 0.0;   // a bool mask's masked_fill value (dsl/attention.h)
     bool mask_keys = true;    // the mask has the key dim (not broadcast along the keys)
     bool mask_folds = true;   // its batch dims are all present or all broadcast (one stride)
+    bool mask_rows = false;   // it has the query rows (S > 1): its rows are L apart, else 0
+    bool mask_batch = false;  // it has the batch dims (those of extent > 1): a batch stride
     TriMask tri = TriMask::kNone;  // the kernel's structured mask, its diagonal and fill
     int64_t tri_diagonal = 0;
     double tri_fill = 0.0;
@@ -94,8 +97,8 @@ inline std::string mea_misfit(const AttentionConfig& c, const MeaFacts& f) {
                    "addition (only -inf is: the kernel adds its mask)";
         if (f.mask_dtype != DType::kBool && f.mask_dtype != f.q)
             return "CUTLASS's memory-efficient attention adds a mask of the inputs' dtype (mask " +
-                   std::string(to_string(f.mask_dtype)) + ", inputs " + std::string(to_string(f.q)) +
-                   ")";
+                   std::string(to_string(f.mask_dtype)) + ", inputs " +
+                   std::string(to_string(f.q)) + ")";
         if (!f.mask_keys) return "the mask is broadcast along the keys (the kernel reads its rows)";
         if (!f.mask_folds)
             return "the mask is present along some batch dims and broadcast along others (the "
@@ -104,8 +107,8 @@ inline std::string mea_misfit(const AttentionConfig& c, const MeaFacts& f) {
             return "key rows L=" + std::to_string(f.l) + " must be a multiple of 4 with a mask "
                    "(its rows are read 4 elements at a time)";
     }
-    if (f.tri != TriMask::kNone &&
-        (f.tri != TriMask::kTriu || f.tri_diagonal < 1 || !(f.tri_fill < 0 && std::isinf(f.tri_fill))))
+    const bool minus_inf = f.tri_fill < 0 && std::isinf(f.tri_fill);
+    if (f.tri != TriMask::kNone && (f.tri != TriMask::kTriu || f.tri_diagonal < 1 || !minus_inf))
         return "CUTLASS's memory-efficient attention masks only causally (triu d >= 1, filled "
                "with -inf)";
     if (!(f.scale > 0))
@@ -151,12 +154,53 @@ inline void mea_mask_facts(MeaFacts& f, const std::vector<int64_t>& mask,
         return mask[mask.size() - (r - i)] != 1 || scores[i] == 1;
     };
     f.mask_keys = r >= 1 && present(r - 1);
+    f.mask_rows = r >= 2 && present(r - 2) && scores[r - 2] != 1;
     int with = 0, without = 0;
     for (size_t i = 0; i + 2 < r; ++i) {
         if (scores[i] == 1) continue;  // either way
         (present(i) ? with : without) += 1;
     }
     f.mask_folds = with == 0 || without == 0;
+    f.mask_batch = with > 0;
+}
+
+// An attention operand as the rule sees it: its dtype and extents (0 where one is unknown; a
+// mask's shape empty where it is unknown).
+struct MeaOperand {
+    DType dtype = DType::kF32;
+    std::vector<int64_t> shape;
+};
+
+// The facts of `attention(Q, K, V [, M])` with `c`'s structured mask and scale in `problem` (a
+// bool mask's fill: the problem's masked_fill reading `mask_name`), for a target of
+// `cc_major`; the checker, the planner and the lowering each pass what they know.
+inline MeaFacts mea_facts(const AttentionConfig& c, const Problem& problem, const MeaOperand& q,
+                          const MeaOperand& k, const MeaOperand& v, const MeaOperand* mask,
+                          const std::string& mask_name, int cc_major) {
+    auto from_end = [](const std::vector<int64_t>& shape, size_t i) -> int64_t {
+        return shape.size() >= i ? shape[shape.size() - i] : 0;
+    };
+    MeaFacts f;
+    f.q = q.dtype, f.k = k.dtype, f.v = v.dtype;
+    f.s = from_end(q.shape, 2), f.e = from_end(q.shape, 1);
+    f.l = from_end(k.shape, 2), f.f = from_end(v.shape, 1);
+    std::vector<int64_t> scores;
+    for (size_t i = 0; i + 2 < q.shape.size(); ++i) {
+        scores.push_back(q.shape[i]);
+        f.batch *= std::max<int64_t>(1, q.shape[i]);
+    }
+    scores.push_back(f.s), scores.push_back(f.l);
+    if (mask) {
+        f.mask = true;
+        f.mask_dtype = mask->dtype;
+        f.mask_fill = attention_mask_fill(problem, mask_name);
+        if (!mask->shape.empty()) mea_mask_facts(f, mask->shape, scores);
+    }
+    f.tri = c.tri_mask, f.tri_diagonal = c.tri_diagonal;
+    f.tri_fill = attention_tri_fill(problem, c.tri_mask, c.tri_diagonal);
+    f.scale = c.scale.value_or(1.0);
+    f.cc_major = cc_major;
+    return f;
 }
 
 }  // namespace kforge::dsl

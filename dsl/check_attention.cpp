@@ -3,6 +3,7 @@
 // build: contract over E, mul scale, mask, softmax over L, contract over L), and the legality of
 // its tile on the device (shared memory, warps).
 #include <limits>
+#include <optional>
 
 #include "dsl/check_attention.h"
 
@@ -116,12 +117,14 @@ std::string cutlass_chain_misfit(const Kernel& kn, const Problem& problem, DType
         else if (!(op.kind == ChainOpKind::kCast && op.cast_to == in && !store)) extra = true;
     }
     if (store) out = tensor_dtype(problem, store->name, in);
-    if (extra || !store) return "the kernel writes O itself: the chain may only cast to the inputs' "
-                                "type and store O once";
+    if (extra || !store)
+        return "the kernel writes O itself: the chain may only cast to the inputs' type and store "
+               "O once";
     std::vector<std::string> want(kn.args[0].dims.begin(), kn.args[0].dims.end() - 1);
     want.push_back(kn.args[2].dims.back());
     if (store->dims != want)
-        return "the kernel stores O packed as [batch.., S, F]; the chain stores " + ref_text(*store);
+        return "the kernel stores O packed as [batch.., S, F]; the chain stores " +
+               ref_text(*store);
     return "";
 }
 
@@ -158,30 +161,21 @@ void check_mea(const Kernel& kn, const Problem& problem, const DeviceLimits& lim
                Reporter& rep) {
     const SourceLoc at = knob_loc(kn, "impl");
     if (kn.args.size() < 3) return;
-    MeaFacts f;
-    f.q = tensor_dtype(problem, kn.args[0].name, DType::kF32);
-    f.k = tensor_dtype(problem, kn.args[1].name, f.q);
-    f.v = tensor_dtype(problem, kn.args[2].name, f.q);
-    f.s = ref_extent(problem, kn.args[0], 2), f.e = ref_extent(problem, kn.args[0], 1);
-    f.f = ref_extent(problem, kn.args[2], 1), f.l = ref_extent(problem, kn.args[1], 2);
-    std::vector<int64_t> scores;
-    const TensorRef& q = kn.args[0];
-    for (size_t i = 0; i + 2 < q.dims.size(); ++i) {
-        scores.push_back(ref_extent(problem, q, q.dims.size() - i));
-        f.batch *= std::max<int64_t>(1, scores.back());
+    auto operand = [&](const TensorRef& r, DType fallback) {
+        MeaOperand o{tensor_dtype(problem, r.name, fallback), {}};
+        for (size_t i = r.dims.size(); i > 0; --i) o.shape.push_back(ref_extent(problem, r, i));
+        return o;
+    };
+    const MeaOperand q = operand(kn.args[0], DType::kF32);
+    std::optional<MeaOperand> m;
+    if (kn.args.size() > 3) {  // its extents from its problem tensor (a buffer's: the lowering)
+        m = MeaOperand{tensor_dtype(problem, kn.args[3].name, q.dtype), {}};
+        if (const Tensor* t = problem.find_tensor(kn.args[3].name)) m->shape = t->shape;
     }
-    scores.push_back(f.s), scores.push_back(f.l);
-    f.mask = kn.args.size() > 3;
-    if (f.mask) {
-        f.mask_dtype = tensor_dtype(problem, kn.args[3].name, f.q);
-        f.mask_fill = attention_mask_fill(problem, kn.args[3].name);
-        if (const Tensor* m = problem.find_tensor(kn.args[3].name))
-            mea_mask_facts(f, m->shape, scores);
-    }
-    f.tri = kn.attention.tri_mask, f.tri_diagonal = kn.attention.tri_diagonal;
-    f.tri_fill = attention_tri_fill(problem, f.tri, f.tri_diagonal);
-    f.scale = kn.attention.scale.value_or(1.0);
-    f.cc_major = limits.cc_major;
+    MeaFacts f = mea_facts(kn.attention, problem, q, operand(kn.args[1], q.dtype),
+                           operand(kn.args[2], q.dtype), m ? &*m : nullptr,
+                           kn.args.size() > 3 ? kn.args[3].name : std::string(),
+                           limits.cc_major);
     const std::string chain = cutlass_chain_misfit(kn, problem, f.q, f.out);
     std::string why = mea_misfit(kn.attention, f);
     if (why.empty() && !chain.empty()) why = "CUTLASS's memory-efficient attention: " + chain;

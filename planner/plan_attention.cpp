@@ -16,6 +16,7 @@
 // tiles follow as the fallback, and SeedOptions::attention_wmma (a seed variant) plans WMMA only.
 // The unfused path is planned where neither the memory-efficient kernel nor a WMMA tile fits.
 #include <algorithm>
+#include <optional>
 
 #include "dsl/attention.h"
 #include "dsl/attention_fmha.h"
@@ -159,24 +160,14 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
     const size_t fmha_candidates = candidates.size();
     if (!pl.opt.attention_wmma) {
         // the rule on what the planner knows (the chain and O's dtype the checker sees)
-        dsl::MeaFacts f;
-        const Tensor& k = pl.tensor(pt->k);
-        const size_t r = q.shape.size();
-        f.q = q.dtype, f.k = k.dtype, f.v = v.dtype;
-        f.s = q.shape[r - 2], f.e = q.shape[r - 1], f.l = k.shape[r - 2], f.f = v.shape[r - 1];
-        std::vector<int64_t> scores(q.shape.begin(), q.shape.end() - 2);
-        for (int64_t b : scores) f.batch *= b;
-        scores.push_back(f.s), scores.push_back(f.l);
-        f.mask = pt->has_mask;
-        if (f.mask) {
-            f.mask_dtype = pl.tensor(pt->m).dtype;
-            f.mask_fill = dsl::attention_mask_fill(p, pt->m);
-            dsl::mea_mask_facts(f, pl.tensor(pt->m).shape, scores);
-        }
-        f.tri = pt->tri, f.tri_diagonal = pt->diagonal;
-        f.tri_fill = dsl::attention_tri_fill(p, pt->tri, pt->diagonal);
-        f.scale = pt->has_scale ? pt->scale_value : 1.0;
-        f.cc_major = pl.limits.cc_major;
+        auto operand = [&](const std::string& name) {
+            return dsl::MeaOperand{pl.tensor(name).dtype, pl.tensor(name).shape};
+        };
+        std::optional<dsl::MeaOperand> m;
+        if (pt->has_mask) m = operand(pt->m);
+        const dsl::MeaFacts f = dsl::mea_facts(kn.attention, p, operand(pt->q), operand(pt->k),
+                                               operand(pt->v), m ? &*m : nullptr, pt->m,
+                                               pl.limits.cc_major);
         for (const dsl::MeaInstance& m : dsl::mea_instances_for(q.dtype, f.e, f.f)) {
             dsl::Kernel c = kn;
             c.attention.impl = dsl::AttentionImpl::kCutlassMea;
@@ -216,9 +207,10 @@ Expected<bool> add_attention(Planner& pl, size_t i) {
     // The CUTLASS kernels write O themselves (a chain that only stores it): where one applies
     // the element-wise consumers of O stay their own kernels (a pass over O, small next to the
     // products) rather than keep the WMMA kernel for its chain; the WMMA seed variant absorbs.
-    const bool cutlass = std::any_of(candidates.begin(), candidates.end(), [](const dsl::Kernel& c) {
-        return c.attention.impl != dsl::AttentionImpl::kWmma;
-    });
+    const bool cutlass =
+        std::any_of(candidates.begin(), candidates.end(), [](const dsl::Kernel& c) {
+            return c.attention.impl != dsl::AttentionImpl::kWmma;
+        });
     if (auto st = cutlass ? pl.emit_store(kn, value, out.output, out)
                           : pl.absorb(kn, out.output, value, out);
         !st)
