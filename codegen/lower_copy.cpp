@@ -130,12 +130,25 @@ Expected<KernelCode> lower_copy(const dsl::Kernel& kernel, const LowerContext& c
         out_shape = g.out_shape;
         out_dims = store->tensor->dims;
     } else {
-        std::vector<std::vector<int64_t>> strides;  // inputs read through views
-        for (size_t k = 0; k < inputs.size() && k < op->inputs.size(); ++k)
-            strides.push_back(op->inputs[k] == inputs[k]
-                                  ? std::vector<int64_t>{}
-                                  : view_strides(*ctx.problem, inputs[k], op->inputs[k]));
-        g = copy_geometry(*ctx.problem, *op, strides);
+        std::vector<std::optional<ViewLayout>> views;  // inputs read through views
+        for (size_t k = 0; k < inputs.size() && k < op->inputs.size(); ++k) {
+            if (op->inputs[k] == inputs[k]) {
+                views.emplace_back();
+                continue;
+            }
+            views.push_back(view_layout(*ctx.problem, inputs[k], op->inputs[k]));
+            const Tensor* in = ctx.problem->find_tensor(op->inputs[k]);
+            if (!views.back() || in == nullptr)
+                return make_error(where, op->inputs[k] + " is no view of " + inputs[k] +
+                                             " that strides express");
+            if (op->kind == OpKind::kReshape &&
+                !reshape_strides(in->shape, views.back()->stride,
+                                 ctx.problem->find_tensor(op->output)->shape))
+                return make_error(where, "the reshape merges axes of " + op->inputs[k] +
+                                             " that are apart in " + inputs[k] +
+                                             "'s buffer: read " + op->inputs[k] + " as stored");
+        }
+        g = copy_geometry(*ctx.problem, *op, views);
         const Tensor* y = ctx.problem->find_tensor(op->output);
         out_shape = y->shape;
         for (size_t i = 0; i < y->shape.size(); ++i)

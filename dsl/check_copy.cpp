@@ -93,7 +93,7 @@ int copy_node(ExprGraph& g, std::vector<int> in, const Op& op, const Problem& pr
 std::vector<int> copy_inputs(ExprGraph& g, std::vector<int> args, const Op& op, const Kernel& kn,
                              const Problem& problem, const Origin& origin) {
     for (size_t i = 0; i < args.size() && i < op.inputs.size() && i < kn.args.size(); ++i)
-        for (const Op* r : reshapes_between(problem, kn.args[i].name, op.inputs[i]))
+        for (const Op* r : views_between(problem, kn.args[i].name, op.inputs[i]))
             if (!is_rank_view(problem, *r))  // a rank view (expand too) is its input's value
                 args[i] = copy_node(g, {args[i]}, *r, problem, origin);
     return args;

@@ -74,7 +74,7 @@ const Tensor* Sem::renamed_read(const TensorRef& ref, const Tensor& t) const {
 }
 
 int Sem::view_node(int node, const std::string& root, const Tensor& view, const Origin& origin) {
-    for (const Op* op : reshapes_between(problem, root, view.name))
+    for (const Op* op : views_between(problem, root, view.name))
         if (!is_rank_view(problem, *op)) node = copy_node(graph, {node}, *op, problem, origin);
     return node;
 }

@@ -42,7 +42,7 @@ Status add_copy_kernel(Planner& pl, const Op& op) {
     kn.copy_op = op.kind;
     for (const std::string& in : op.inputs) {
         const dsl::TensorRef r = pl.ref(in);
-        if (r.name != in && !is_reshape_of(pl.p, in, r.name))
+        if (r.name != in && !is_view_of(pl.p, in, r.name))
             return not_expressible(op, "its input " + in + " is a folded view of " + r.name +
                                            " that is not a reshape; a copy kernel reads stored "
                                            "tensors or their reshapes");
@@ -79,17 +79,30 @@ bool heads_a_scan(const Problem& p, const Op& op) {
 }
 
 // Whether every reader of `t` is a shape op that a copy kernel computes (not a view of its own,
-// not the slice of an exclusive scan): they can read `t` through its view (problem/copy_op.h
-// view_strides), so `t` needs no kernel.
-bool copies_read_all(const Planner& pl, const std::string& t, const std::string& root) {
-    if (pl.readers.at(t).empty()) return false;
+// not the slice of an exclusive scan), or a reshape, no problem output, whose own readers are
+// such copies: they can read `t` through its view (problem/copy_op.h view_layout: reshapes,
+// slices), so `t` needs no kernel. (A split of a fused projection - q, k, v sliced out of one
+// GEMM's output, each reshaped to heads and permuted - is then one permute each.)
+bool copies_read_all(const Planner& pl, const std::string& t, const std::string& root,
+                     size_t depth = 0) {
+    if (pl.readers.at(t).empty() || depth > pl.p.ops.size()) return false;
     for (size_t r : pl.readers.at(t)) {
         const Op& o = pl.p.ops[r];
+        if (o.kind == OpKind::kReshape && !is_rank_view(pl.p, o) && !pl.is_output(o.output) &&
+            copies_read_all(pl, o.output, root, depth + 1))
+            continue;
         if (!is_copy_op(o.kind) || is_rank_view(pl.p, o) || o.kind == OpKind::kReshape ||
             heads_a_scan(pl.p, o))
             return false;
     }
-    return !view_strides(pl.p, root, t).empty();
+    return view_layout(pl.p, root, t).has_value();
+}
+
+// Whether `x` is read from a float tensor of the problem that a kernel stores or the caller
+// passes (no value of the program's own): a view of it can be read in its place.
+bool stored_float_root(const Planner& pl, const std::string& x) {
+    const dsl::TensorRef r = pl.ref(x);
+    return pl.p.find_tensor(r.name) != nullptr && is_float_storage(pl.dtype_of(r.name));
 }
 
 // A merging or splitting reshape of x folded into the kernel that stores x, where that kernel
@@ -370,6 +383,15 @@ Status Planner::add_shape(const Op& op) {
         }
     }
     if (fold_rename(*this, op)) return Ok{};
+    // a slice read only by copies (through reshapes): they read its input at the slice's offset
+    if (op.kind == OpKind::kSlice && !is_output(op.output) &&
+        stored_float_root(*this, op.inputs[0]) &&
+        copies_read_all(*this, op.output, ref(op.inputs[0]).name)) {
+        views[op.output] = ref(op.inputs[0]);
+        available.insert(op.output);
+        stored_dtype[op.output] = dtype_of(views[op.output].name);
+        return Ok{};
+    }
     if (is_copy_op(op.kind)) return add_copy_kernel(*this, op);
     const Tensor& x = tensor(op.inputs[0]);
     const Tensor& y = tensor(op.output);

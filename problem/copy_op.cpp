@@ -40,19 +40,23 @@ bool is_copy_op(OpKind k) {
 }
 
 CopyGeometry copy_geometry(const Problem& problem, const Op& op,
-                           const std::vector<std::vector<int64_t>>& in_strides) {
+                           const std::vector<std::optional<ViewLayout>>& in_views) {
     CopyGeometry g;
     const Tensor& y = *problem.find_tensor(op.output);
     const Tensor& x = *problem.find_tensor(op.inputs.at(0));
     g.out_shape = y.shape;
     const size_t r = y.shape.size();
-    const auto strides_of = [&](size_t k, const Tensor& t) {
-        return k < in_strides.size() && !in_strides[k].empty() ? in_strides[k] : row_major(t.shape);
+    const auto view_of = [&](size_t k, const Tensor& t) {
+        return k < in_views.size() && in_views[k] ? *in_views[k] : ViewLayout{0, row_major(t.shape)};
     };
-    const std::vector<int64_t> xs = strides_of(0, x);
+    const ViewLayout xv = view_of(0, x);
+    const std::vector<int64_t>& xs = xv.stride;
     CopySource s = whole(x.name, y.shape);
+    s.base = xv.base;
     switch (op.kind) {
-        case OpKind::kReshape: s.stride = row_major(y.shape); break;  // of a stored buffer
+        case OpKind::kReshape:  // of a stored buffer, or of a view that strides express
+            s.stride = reshape_strides(x.shape, xs, y.shape).value_or(row_major(y.shape));
+            break;
         case OpKind::kExpand: {  // X's axes align with the trailing output axes
             const size_t lead = r - x.shape.size();
             for (size_t a = lead; a < r; ++a)
@@ -67,7 +71,7 @@ CopyGeometry copy_geometry(const Problem& problem, const Op& op,
             const SliceRange sr = slice_range(op.attrs, x.shape[ax]);
             s.stride = xs;
             s.stride[ax] = xs[ax] * sr.step;
-            s.base = sr.start * xs[ax];
+            s.base += sr.start * xs[ax];
             break;
         }
         case OpKind::kPad:
@@ -86,10 +90,11 @@ CopyGeometry copy_geometry(const Problem& problem, const Op& op,
                 const std::string& in = op.inputs[k];
                 const Tensor& t = *problem.find_tensor(in);
                 CopySource c = whole(in, y.shape);
-                c.stride = strides_of(k, t);
+                const ViewLayout v = view_of(k, t);
+                c.stride = v.stride;
                 c.lo[ax] = at;
                 c.hi[ax] = at + t.shape[ax];
-                c.base = -at * c.stride[ax];
+                c.base = v.base - at * c.stride[ax];
                 at += t.shape[ax];
                 g.sources.push_back(std::move(c));
             }
@@ -101,15 +106,15 @@ CopyGeometry copy_geometry(const Problem& problem, const Op& op,
     return g;
 }
 
-std::vector<const Op*> reshapes_between(const Problem& problem, const std::string& root,
-                                        const std::string& name) {
+std::vector<const Op*> views_between(const Problem& problem, const std::string& root,
+                                     const std::string& name) {
     std::vector<const Op*> path;
     std::string at = name;
     while (at != root) {
         const Op* by = nullptr;
         for (const Op& op : problem.ops)
             if (op.output == at) by = &op;
-        const bool view = by != nullptr && (by->kind == OpKind::kReshape ||
+        const bool view = by != nullptr && (by->kind == OpKind::kReshape || by->kind == OpKind::kSlice ||
                                              (by->kind == OpKind::kExpand && is_rank_view(problem, *by)));
         if (!view || path.size() > problem.ops.size()) return {};
         path.insert(path.begin(), by);
@@ -118,35 +123,82 @@ std::vector<const Op*> reshapes_between(const Problem& problem, const std::strin
     return path;
 }
 
-bool is_reshape_of(const Problem& problem, const std::string& name, const std::string& root) {
-    return name == root || !view_strides(problem, root, name).empty();
+bool is_view_of(const Problem& problem, const std::string& name, const std::string& root) {
+    return name == root || view_layout(problem, root, name).has_value();
 }
 
-std::vector<int64_t> view_strides(const Problem& problem, const std::string& root,
-                                  const std::string& name) {
+std::optional<std::vector<int64_t>> reshape_strides(const std::vector<int64_t>& shape,
+                                                    const std::vector<int64_t>& stride,
+                                                    const std::vector<int64_t>& to) {
+    int64_t n = 1, m = 1;
+    for (int64_t e : shape) n *= e;
+    for (int64_t e : to) m *= e;
+    if (n != m || stride.size() != shape.size()) return std::nullopt;
+    std::vector<int64_t> out(to.size(), 1);
+    if (n == 0) return row_major(to);
+    // Walk the input's axes from the last in runs that are one stretch of memory (each axis's
+    // stride is the next one's times its extent; axes of extent 1 join any run); each run must be
+    // covered by a run of the new shape's axes of the same element count, strided from its base.
+    auto t = static_cast<ptrdiff_t>(to.size()) - 1;
+    int64_t base = shape.empty() ? 1 : stride.back();
+    int64_t run = 1, covered = 1;
+    for (auto a = static_cast<ptrdiff_t>(shape.size()) - 1; a >= 0; --a) {
+        run *= shape[static_cast<size_t>(a)];
+        const bool ends = a == 0 || (shape[static_cast<size_t>(a - 1)] != 1 &&
+                                     stride[static_cast<size_t>(a - 1)] != run * base);
+        if (!ends) continue;
+        while (t >= 0 && (covered < run || to[static_cast<size_t>(t)] == 1)) {
+            out[static_cast<size_t>(t)] = covered * base;
+            covered *= to[static_cast<size_t>(t)];
+            --t;
+        }
+        if (covered != run) return std::nullopt;
+        if (a > 0) {
+            base = stride[static_cast<size_t>(a - 1)];
+            run = covered = 1;
+        }
+    }
+    for (; t >= 0; --t) out[static_cast<size_t>(t)] = 1;  // leading axes of extent 1
+    return out;
+}
+
+std::optional<ViewLayout> view_layout(const Problem& problem, const std::string& root,
+                                      const std::string& name) {
     const Tensor* t = problem.find_tensor(root);
-    if (t == nullptr) return {};
-    std::vector<int64_t> st = row_major(t->shape);
-    if (name == root) return st;
-    const std::vector<const Op*> path = reshapes_between(problem, root, name);
-    if (path.empty()) return {};
-    bool contiguous = true;
-    for (const Op* v : path) {
-        const Tensor& in = *problem.find_tensor(v->inputs[0]);
-        const Tensor& out = *problem.find_tensor(v->output);
-        if (v->kind == OpKind::kReshape) {
-            if (!contiguous) return {};
-            st = row_major(out.shape);
+    if (t == nullptr) return std::nullopt;
+    ViewLayout v{0, row_major(t->shape)};
+    if (name == root) return v;
+    const std::vector<const Op*> path = views_between(problem, root, name);
+    if (path.empty()) return std::nullopt;
+    bool broadcast = false;  // a reshape after a broadcast: no strides express it
+    for (const Op* op : path) {
+        const Tensor& in = *problem.find_tensor(op->inputs[0]);
+        const Tensor& out = *problem.find_tensor(op->output);
+        if (op->kind == OpKind::kReshape) {
+            if (broadcast) return std::nullopt;
+            auto st = reshape_strides(in.shape, v.stride, out.shape);
+            if (!st) return std::nullopt;
+            v.stride = std::move(*st);
+            continue;
+        }
+        if (op->kind == OpKind::kSlice) {
+            const auto ax = static_cast<size_t>(op->attrs.axis);
+            if (ax >= v.stride.size()) return std::nullopt;
+            const SliceRange sr = slice_range(op->attrs, in.shape[ax]);
+            v.base += sr.start * v.stride[ax];
+            v.stride[ax] *= sr.step;
             continue;
         }
         std::vector<int64_t> next(out.shape.size(), 0);  // expand: broadcast axes read stride 0
         const size_t lead = out.shape.size() - in.shape.size();
-        for (size_t a = lead; a < out.shape.size(); ++a)
-            next[a] = in.shape[a - lead] == 1 && out.shape[a] != 1 ? 0 : st[a - lead];
-        contiguous = contiguous && next == row_major(out.shape);
-        st = std::move(next);
+        for (size_t a = lead; a < out.shape.size(); ++a) {
+            const bool b = in.shape[a - lead] == 1 && out.shape[a] != 1;
+            next[a] = b ? 0 : v.stride[a - lead];
+            broadcast = broadcast || b;
+        }
+        v.stride = std::move(next);
     }
-    return st;
+    return v;
 }
 
 std::optional<std::vector<std::string>> rename_dims(const Problem& problem, const std::string& root,
@@ -154,7 +206,7 @@ std::optional<std::vector<std::string>> rename_dims(const Problem& problem, cons
     const Tensor* r = problem.find_tensor(root);
     const Tensor* v = problem.find_tensor(view);
     if (r == nullptr || v == nullptr || root == view) return std::nullopt;
-    const std::vector<const Op*> path = reshapes_between(problem, root, view);
+    const std::vector<const Op*> path = views_between(problem, root, view);
     if (path.empty()) return std::nullopt;
     for (const Op* op : path)
         if (op->kind != OpKind::kReshape) return std::nullopt;
@@ -195,7 +247,7 @@ const Op* find_copy_op(const Problem& problem, OpKind kind, const std::vector<st
         if (op.kind == kind && op.inputs.size() == inputs.size()) {
             bool reads = true;
             for (size_t i = 0; i < inputs.size() && reads; ++i)
-                reads = is_reshape_of(problem, op.inputs[i], inputs[i]);
+                reads = is_view_of(problem, op.inputs[i], inputs[i]);
             if (reads) cands.push_back(&op);
         }
     if (cands.empty()) return nullptr;

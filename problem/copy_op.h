@@ -39,25 +39,39 @@ struct CopyGeometry {
 // pad).
 bool is_copy_op(OpKind k);
 
-// The gather of shape op `op` (is_copy_op) of `problem`, at the problem's shapes. `in_strides`:
-// per input, the strides of its buffer (empty: row-major, as stored; view_strides for an input
-// read through views).
+// A view's layout in its root's buffer: element o (multi-index over the view's shape) is the
+// root's row-major element base + sum_a o[a] * stride[a].
+struct ViewLayout {
+    int64_t base = 0;
+    std::vector<int64_t> stride;
+};
+
+// The gather of shape op `op` (is_copy_op) of `problem`, at the problem's shapes. `in_views`:
+// per input, where it lies in the buffer read (nullopt: row-major, as stored; view_layout for an
+// input read through views).
 CopyGeometry copy_geometry(const Problem& problem, const Op& op,
-                           const std::vector<std::vector<int64_t>>& in_strides = {});
+                           const std::vector<std::optional<ViewLayout>>& in_views = {});
 
-// Whether `name` is `root` or a view of it through reshapes and broadcasting expands (a copy
-// kernel reading `root`'s buffer reads `name` with view_strides).
-bool is_reshape_of(const Problem& problem, const std::string& name, const std::string& root);
-// The view ops (reshape, expand) from `root` to `name`, in graph order; empty where `name` is no
-// such view of `root` (or is `root`).
-std::vector<const Op*> reshapes_between(const Problem& problem, const std::string& root,
-                                        const std::string& name);
-// The strides (per axis of `name`, in elements of `root`'s row-major buffer) of view `name` of
-// `root`; empty where a reshape follows a broadcast (no strides express it).
-std::vector<int64_t> view_strides(const Problem& problem, const std::string& root,
-                                  const std::string& name);
+// Whether `name` is `root` or a view of it through reshapes, slices and broadcasting expands (a
+// copy kernel reading `root`'s buffer reads `name` at its view_layout).
+bool is_view_of(const Problem& problem, const std::string& name, const std::string& root);
+// The view ops (reshape, slice, expand of a rank view) from `root` to `name`, in graph order;
+// empty where `name` is no such view of `root` (or is `root`).
+std::vector<const Op*> views_between(const Problem& problem, const std::string& root,
+                                     const std::string& name);
+// Where view `name` of `root` reads in root's row-major buffer (a slice moves the base and
+// multiplies its axis's stride by the step; a reshape regroups runs of axes that are one stretch
+// of memory); nullopt where `name` is no view of `root` or no strides express it (a reshape that
+// merges axes a slice or a broadcast has separated).
+std::optional<ViewLayout> view_layout(const Problem& problem, const std::string& root,
+                                      const std::string& name);
+// The strides of shape `shape` at `stride` read as shape `to` (a reshape without a copy); nullopt
+// where the element counts differ or `to` merges axes that are not one stretch of memory.
+std::optional<std::vector<int64_t>> reshape_strides(const std::vector<int64_t>& shape,
+                                                    const std::vector<int64_t>& stride,
+                                                    const std::vector<int64_t>& to);
 
-// A pure rename: `view` is a view of `root` through reshapes only (reshapes_between) whose axes
+// A pure rename: `view` is a view of `root` through reshapes only (views_between) whose axes
 // of extent > 1 have root's extents in root's order (an unsqueeze, or a reshape that gives an
 // axis another dim name: c[..., None, :] of c[.., Z] as [.., 1, Z_1]), so its row-major buffer
 // is root's, read position by position under other names. Returns the dims to read root's
@@ -71,7 +85,7 @@ const Tensor* renamed_view(const Problem& problem, const std::string& root,
                            const std::vector<std::string>& dims);
 
 // The op of `problem` of kind `kind` reading `inputs` (in order; an input may be a reshape of
-// the tensor named: is_reshape_of) that a copy kernel
+// the tensor named: is_view_of) that a copy kernel
 // storing `stored` computes: the one whose output is `stored`, else one whose output reaches
 // `stored` through element-wise ops (the kernel's chain absorbed them) and reshapes (folded
 // into its store), else the first; null

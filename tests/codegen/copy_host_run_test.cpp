@@ -163,6 +163,28 @@ TEST(CopyHostRun, SplittingReshapeAndNegativeSliceMatchTheInterpreter) {
       "outputs": ["y", "s"], "precision": {"policy": "fp32_strict"}})");
 }
 
+TEST(CopyHostRun, SlicesReadThroughByTheirCopies) {
+    // attention's head split: q, k, v sliced out of one projection, viewed as heads and
+    // transposed - each permute reads qkv at the slice's offset through the view; a cat of two
+    // stepped slices and a pad of a slice read their input the same way (no slice kernels)
+    expect_program_matches(R"({"name": "heads", "dims": {"B": 2, "T": 5, "H": 3, "D": 4, "E": 36, "W": 9},
+      "inputs": {"qkv": {"shape": ["B","T","E"], "dtype": "f32"}, "x": {"shape": ["B","W"], "dtype": "f32"}},
+      "graph": [{"op": "slice", "inputs": ["qkv"], "output": "q", "axis": 2, "start": 0, "end": 12},
+                {"op": "slice", "inputs": ["qkv"], "output": "k", "axis": 2, "start": 12, "end": 24},
+                {"op": "slice", "inputs": ["qkv"], "output": "v", "axis": 2, "start": 24},
+                {"op": "reshape", "inputs": ["q"], "output": "qh", "shape": ["B", "T", "H", "D"]},
+                {"op": "reshape", "inputs": ["k"], "output": "kh", "shape": ["B", "T", "H", "D"]},
+                {"op": "reshape", "inputs": ["v"], "output": "vh", "shape": ["B", "T", "H", "D"]},
+                {"op": "permute", "inputs": ["qh"], "output": "qt", "dims": [0, 2, 1, 3]},
+                {"op": "permute", "inputs": ["kh"], "output": "kt", "dims": [0, 2, 3, 1]},
+                {"op": "permute", "inputs": ["vh"], "output": "vt", "dims": [2, 0, 1, 3]},
+                {"op": "slice", "inputs": ["x"], "output": "xe", "axis": 1, "start": 0, "step": 2},
+                {"op": "slice", "inputs": ["x"], "output": "xo", "axis": 1, "start": 1, "step": 2},
+                {"op": "cat", "inputs": ["xo", "xe"], "output": "c", "axis": 1},
+                {"op": "pad", "inputs": ["xo"], "output": "p", "pads": [[1, 0], [2, 1]], "value": -1}],
+      "outputs": ["qt", "kt", "vt", "c", "p"], "precision": {"policy": "fp32_strict"}})");
+}
+
 TEST(CopyHostRun, ClassTokenExpandReadThroughByTheCat) {
     // a ViT's class token: cls [1, 1, D] broadcast to [B, 1, D] and put before the patches; the
     // cat reads cls through the expand (stride 0 over B), no kernel of its own

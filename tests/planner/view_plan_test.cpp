@@ -268,6 +268,42 @@ TEST(ViewPlan, ARenameIsAFreeView) {
     }
 }
 
+// A fused projection split into heads as attention modules write it: q, k, v sliced out of
+// qkv[B, T, 3*H*D], each viewed as [B, T, H, D] and transposed to [B, H, T, D]; a fourth slice is
+// read by an element-wise op. The three head splits read qkv through the slice and the view
+// (problem/copy_op.h view_layout): one permute copy each, no slice kernel; the fourth slice,
+// read by relu, is a copy kernel of its own.
+Problem heads_split() {
+    return spec(R"({"name": "heads", "dims": {"B": 2, "T": 24, "H": 4, "D": 8, "E": 128},
+        "inputs": {"qkv": {"shape": ["B", "T", "E"], "dtype": "f32"}},
+        "graph": [{"op": "slice", "inputs": ["qkv"], "output": "q", "axis": 2, "start": 0, "end": 32},
+                  {"op": "slice", "inputs": ["qkv"], "output": "k", "axis": 2, "start": 32, "end": 64},
+                  {"op": "slice", "inputs": ["qkv"], "output": "v", "axis": 2, "start": 64, "end": 96},
+                  {"op": "slice", "inputs": ["qkv"], "output": "g", "axis": 2, "start": 96},
+                  {"op": "reshape", "inputs": ["q"], "output": "qh", "shape": ["B", "T", "H", "D"]},
+                  {"op": "reshape", "inputs": ["k"], "output": "kh", "shape": ["B", "T", "H", "D"]},
+                  {"op": "reshape", "inputs": ["v"], "output": "vh", "shape": ["B", "T", "H", "D"]},
+                  {"op": "permute", "inputs": ["qh"], "output": "qt", "dims": [0, 2, 1, 3]},
+                  {"op": "permute", "inputs": ["kh"], "output": "kt", "dims": [0, 2, 1, 3]},
+                  {"op": "permute", "inputs": ["vh"], "output": "vt", "dims": [0, 2, 1, 3]},
+                  {"op": "relu", "inputs": ["g"], "output": "gr"}],
+        "outputs": ["qt", "kt", "vt", "gr"], "precision": {"policy": "fp32_strict"}})");
+}
+
+TEST(ViewPlan, HeadSplitsReadTheProjectionThroughTheirSlices) {
+    const std::string text = seed_checked(heads_split());
+    EXPECT_EQ(kernels(text), 4u) << text;  // three permutes and the relu'd slice
+    size_t permutes = 0;
+    for (size_t at = text.find("copy permute(qkv[B,T,E])"); at != std::string::npos;
+         at = text.find("copy permute(qkv[B,T,E])", at + 1))
+        ++permutes;
+    EXPECT_EQ(permutes, 3u) << text;
+    EXPECT_TRUE(has(text, "copy slice(qkv[B,T,E])")) << text;  // g: read by relu
+    EXPECT_TRUE(has(text, "{ relu; store gr[")) << text;
+    EXPECT_FALSE(has(text, "store q[")) << text;   // no slice stored for the heads
+    EXPECT_FALSE(has(text, "store qh[")) << text;
+}
+
 TEST(ViewPlan, SweepShapesPlan) {
     const std::string g = seed_checked(glu());
     EXPECT_TRUE(has(g, "mul a[")) << g;  // b's kernel reads a, stored by a's own
@@ -289,7 +325,8 @@ TEST(ViewPlan, PlansPassTheSimulatedPipeline) {
     for (const Problem& p : {diag_matmul(), exclusive_cumsum(), exclusive_cumsum(true), broadcasts(),
                              glu(), two_slices_mapped(), softmax_channels_flattened(),
                              scans_over_a_middle_dim(),
-                             repeat_rows(), pairwise_difference(), outer_of_an_input()}) {
+                             repeat_rows(), pairwise_difference(), outer_of_an_input(),
+                             heads_split()}) {
         eval::EvalRequest req;
         req.problem = p;
         req.program_text = seed_checked(p);

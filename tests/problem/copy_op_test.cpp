@@ -58,13 +58,69 @@ TEST(CopyOp, FindsTheOpThroughReshapesAndElementwiseConsumers) {
     const Op* s2 = find_copy_op(*p, OpKind::kSlice, {"x"}, "z");  // x -> r -> r2 -> s2 -> relu z
     ASSERT_NE(s2, nullptr);
     EXPECT_EQ(s2->output, "s2");
-    EXPECT_EQ(reshapes_between(*p, "x", "r2").size(), 2u);
-    EXPECT_TRUE(is_reshape_of(*p, "r2", "x"));
-    EXPECT_FALSE(is_reshape_of(*p, "s", "x"));
+    EXPECT_EQ(views_between(*p, "x", "r2").size(), 2u);
+    EXPECT_TRUE(is_view_of(*p, "r2", "x"));
+    EXPECT_TRUE(is_view_of(*p, "s", "x"));  // a slice is a view: base and strides
+    EXPECT_FALSE(is_view_of(*p, "p", "x"));  // a permute moves data
     const Op* s = find_copy_op(*p, OpKind::kSlice, {"x"}, "s");
     ASSERT_NE(s, nullptr);
     EXPECT_EQ(s->output, "s");
     EXPECT_EQ(find_copy_op(*p, OpKind::kCat, {"y", "x", "x"}, "c"), nullptr);
+}
+
+// A fused projection split as attention does it: qkv[B,T,3*H*D] sliced into q, k, v, each
+// reshaped to [B,T,H,D] and permuted to [B,H,T,D]. Each permute reads qkv's buffer through the
+// slice and the reshape (view_layout): the gather equals the interpreter's permute.
+const char* kSplit = R"({"name": "split", "dims": {"B": 2, "T": 3, "H": 2, "D": 4, "E": 24},
+    "inputs": {"qkv": {"shape": ["B", "T", "E"], "dtype": "f32"}},
+    "graph": [{"op": "slice", "inputs": ["qkv"], "output": "k", "axis": 2, "start": 8, "end": 16},
+              {"op": "reshape", "inputs": ["k"], "output": "kh", "shape": ["B", "T", "H", "D"]},
+              {"op": "permute", "inputs": ["kh"], "output": "kt", "dims": [0, 2, 1, 3]},
+              {"op": "slice", "inputs": ["qkv"], "output": "w", "axis": 1, "start": 1, "step": 2},
+              {"op": "reshape", "inputs": ["w"], "output": "wr", "shape": ["B", "E"]},
+              {"op": "reshape", "inputs": ["k"], "output": "kf", "shape": ["B", "T*H*D"]}],
+    "outputs": ["kt", "wr", "kf"], "precision": {"policy": "fp32_strict"}})";
+
+TEST(CopyOp, ReadsThroughSlicesAndReshapes) {
+    auto p = parse_problem(kSplit, "split.json");
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    std::map<std::string, std::vector<double>> in;
+    for (int64_t i = 0; i < 2 * 3 * 24; ++i) in["qkv"].push_back(double(i));
+    auto ref = interpret(*p, in);
+    ASSERT_TRUE(ref.ok()) << ref.error().to_string();
+
+    EXPECT_EQ(views_between(*p, "qkv", "kh").size(), 2u);
+    const auto kh = view_layout(*p, "qkv", "kh");
+    ASSERT_TRUE(kh.has_value());
+    EXPECT_EQ(kh->base, 8);
+    EXPECT_EQ(kh->stride, (std::vector<int64_t>{72, 24, 4, 1}));
+    const CopyGeometry g = copy_geometry(*p, p->ops[2], {kh});
+    ASSERT_EQ(g.sources.size(), 1u);
+    const std::vector<double> got = run_copy(g, {&in.at("qkv")});
+    EXPECT_EQ(got, ref->at("kt"));
+
+    // a slice with a step (every other row of T) then a reshape merging [T/2=1, E]: one row each
+    const auto wr = view_layout(*p, "qkv", "wr");
+    ASSERT_TRUE(wr.has_value());
+    EXPECT_EQ(wr->base, 24);
+    // a reshape merging T with the sliced E: the rows are apart in qkv's buffer, no strides
+    EXPECT_FALSE(view_layout(*p, "qkv", "kf").has_value());
+    EXPECT_FALSE(is_view_of(*p, "kf", "qkv"));
+}
+
+TEST(CopyOp, ReshapeStridesRegroupRunsOfMemory) {
+    // contiguous: row-major of the new shape
+    EXPECT_EQ(reshape_strides({2, 3, 4}, {12, 4, 1}, {6, 4}), (std::vector<int64_t>{4, 1}));
+    // a split of a strided axis: the last axis's stride scales the new axes
+    EXPECT_EQ(reshape_strides({2, 8}, {24, 1}, {2, 2, 4}), (std::vector<int64_t>{24, 4, 1}));
+    // a transposed pair cannot merge
+    EXPECT_FALSE(reshape_strides({3, 4}, {1, 3}, {12}).has_value());
+    // axes of extent 1 join any run; new axes of extent 1 take any stride
+    EXPECT_EQ(reshape_strides({2, 1, 4}, {4, 99, 1}, {8}), (std::vector<int64_t>{1}));
+    EXPECT_FALSE(reshape_strides({2, 1, 4}, {8, 99, 1}, {8}).has_value());  // rows apart
+    EXPECT_TRUE(reshape_strides({4}, {2}, {1, 4, 1}).has_value());
+    EXPECT_EQ(reshape_strides({4}, {2}, {1, 4, 1})->at(1), 2);
+    EXPECT_FALSE(reshape_strides({2, 3}, {3, 1}, {5}).has_value());  // counts differ
 }
 
 }  // namespace
