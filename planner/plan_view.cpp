@@ -98,13 +98,6 @@ bool copies_read_all(const Planner& pl, const std::string& t, const std::string&
     return view_layout(pl.p, root, t).has_value();
 }
 
-// Whether `x` is read from a float tensor of the problem that a kernel stores or the caller
-// passes (no value of the program's own): a view of it can be read in its place.
-bool stored_float_root(const Planner& pl, const std::string& x) {
-    const dsl::TensorRef r = pl.ref(x);
-    return pl.p.find_tensor(r.name) != nullptr && is_float_storage(pl.dtype_of(r.name));
-}
-
 // A merging or splitting reshape of x folded into the kernel that stores x, where that kernel
 // stores at the value's row-major index (rowwise, pool, copy: dsl/check_sem_kernel.cpp reads a
 // store under other dims of as many elements as the value reshaped): it stores the reshape's
@@ -371,9 +364,9 @@ Status Planner::add_shape(const Op& op) {
     }
     if (is_rank_view(p, op)) return add_rank_view(op);
     if (op.kind == OpKind::kReshape && store_reshaped(*this, op)) return Ok{};
-    if (op.kind == OpKind::kReshape && !is_output(op.output)) {
+    if ((op.kind == OpKind::kReshape || op.kind == OpKind::kSlice) && !is_output(op.output)) {
         // read through by the copy kernels of its readers (each indexes the buffer by the
-        // reshape's shape): no kernel of its own
+        // reshape's shape, a slice's at its offset and step): no kernel of its own
         if (copies_read_all(*this, op.output, ref(op.inputs[0]).name) &&
             is_float_storage(dtype_of(ref(op.inputs[0]).name))) {
             views[op.output] = ref(op.inputs[0]);
@@ -383,15 +376,6 @@ Status Planner::add_shape(const Op& op) {
         }
     }
     if (fold_rename(*this, op)) return Ok{};
-    // a slice read only by copies (through reshapes): they read its input at the slice's offset
-    if (op.kind == OpKind::kSlice && !is_output(op.output) &&
-        stored_float_root(*this, op.inputs[0]) &&
-        copies_read_all(*this, op.output, ref(op.inputs[0]).name)) {
-        views[op.output] = ref(op.inputs[0]);
-        available.insert(op.output);
-        stored_dtype[op.output] = dtype_of(views[op.output].name);
-        return Ok{};
-    }
     if (is_copy_op(op.kind)) return add_copy_kernel(*this, op);
     const Tensor& x = tensor(op.inputs[0]);
     const Tensor& y = tensor(op.output);

@@ -158,8 +158,7 @@ std::optional<std::vector<int64_t>> reshape_strides(const std::vector<int64_t>& 
             run = covered = 1;
         }
     }
-    for (; t >= 0; --t) out[static_cast<size_t>(t)] = 1;  // leading axes of extent 1
-    return out;
+    return out;  // leading axes of extent 1 left over keep stride 1
 }
 
 std::optional<ViewLayout> view_layout(const Problem& problem, const std::string& root,
