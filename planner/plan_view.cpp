@@ -44,8 +44,8 @@ Status add_copy_kernel(Planner& pl, const Op& op) {
         const dsl::TensorRef r = pl.ref(in);
         if (r.name != in && !is_view_of(pl.p, in, r.name))
             return not_expressible(op, "its input " + in + " is a folded view of " + r.name +
-                                           " that is not a reshape; a copy kernel reads stored "
-                                           "tensors or their reshapes");
+                                           " that is not a reshape or slice; a copy kernel reads "
+                                           "stored tensors through reshapes and slices");
         if (!is_float_storage(pl.dtype_of(in)))
             return not_expressible(op, "copy input " + in + " is " +
                                            std::string(to_string(pl.dtype_of(in))) +
