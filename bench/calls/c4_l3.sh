@@ -10,7 +10,7 @@ T0=$(date +%s); R=$OUT/c4; mkdir -p $R
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit,temperature.gpu --format=csv > $R/gpu.txt 2>&1
 echo "start $(date -u +%T) L3=${L3:?set L3 to the Level 3 stems of this batch}" > $R/steps_c4.txt
 mkdir -p /tmp/kforge-export && touch /tmp/kforge-export/device_test_done
-OUT=$R/exp BUILTIN=" " KERNELBENCH=" " OVERHEAD=" " L3_DIR=.kb/KernelBench/level3 \
+OUT=$R/exp BUILTIN=" " KERNELBENCH=" " OVERHEAD=" " L3_DIR=${KB:-.kb/KernelBench/KernelBench}/level3 \
     EVAL_TIER=${EVAL_TIER:-full} DEADLINE_S=$(( ${CALL_S:-560} - 25 )) \
     bash bench/export/run.sh > $R/export.log 2>&1
 echo "export rc=$? $(( $(date +%s) - T0 ))s" >> $R/steps_c4.txt
