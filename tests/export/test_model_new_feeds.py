@@ -30,10 +30,10 @@ from kforge_py.export import feed_plan
 CLI = os.environ["KFORGE_CLI"]
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 NAMES = ["lstm_drawn_state", "causal_mask_buffer", "gather_one_hot", "made_constant",
-         "deep_mlp_packed"]
+         "deep_mlp_packed", "pooled_flatten_linear"]
 KINDS = {"lstm_drawn_state": {"arg", "drawn", "attr"}, "causal_mask_buffer": {"arg", "fold"},
          "gather_one_hot": {"arg", "attr", "fold"}, "made_constant": {"arg", "attr", "made"},
-         "deep_mlp_packed": {"arg", "attr"}}
+         "deep_mlp_packed": {"arg", "attr"}, "pooled_flatten_linear": {"arg", "attr"}}
 
 
 def kforge(*args):

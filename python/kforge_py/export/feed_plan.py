@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import torch
 from torch.overrides import TorchFunctionMode
 
-from kforge_py import fx_fold, kernelbench, spec_build
+from kforge_py import fx_fold, kernelbench, spec_build, spec_torch
 from kforge_py.fx_shape import resolve_dims, spec_extent
 from kforge_py.fx_import import Unsupported
 
@@ -210,7 +210,9 @@ def plan(path, spec, traced=None, real=None):
                  for k, c in enumerate(calls)]
         if any(pos >= given + len(draws) for pos in drawn_pos):
             raise Mismatch("a drawn argument of the spec is not one Model.forward draws")
-    dims = spec["dims"]
+    # a Linear after a flatten of pooled features has a weight of a dim its graph derives
+    # ("D400": "D16*H_out_out*W_out_out", the pool's out_dims): run the graph for those
+    dims = spec_torch.with_graph_dims(spec)["dims"]
 
     def concrete(shape):
         return concrete_shape(shape, dims)
