@@ -3,6 +3,8 @@
 
 #include <set>
 
+#include "codegen/host_abi.h"
+
 namespace kforge::codegen {
 
 std::string cutlass_prelude(bool sm90, bool sm80) {
@@ -27,9 +29,11 @@ std::string cutlass_prelude(bool sm90, bool sm80) {
 #include "cutlass/epilogue/threadblock/fusion/visitors.hpp"
 #include "cutlass/gemm/threadblock/threadblock_swizzle.h"
 )";
+    // the version in the source text: the compile cache (keyed by it) never serves a library
+    // built against another ABI
+    s += "\n\nstatic_assert(KFORGE_HOST_ABI_VERSION == " + std::to_string(KFORGE_HOST_ABI_VERSION) +
+         ", \"kforge host ABI version mismatch\");";
     s += R"(
-
-static_assert(KFORGE_HOST_ABI_VERSION == 2, "kforge host ABI version mismatch");
 
 namespace kforge_cutlass {
 // Applies a scalar float functor element-wise (epilogue visitors call functors on Arrays).

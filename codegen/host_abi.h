@@ -14,6 +14,10 @@
  * (KernelLaunch::knobs) and the caller passes them in KforgeBuildArgs, so kernels that differ
  * only in them share one compiled source. The workspace asked in step 1 follows them (split-K
  * partials): ask again whenever they change.
+ * Since version 3 a builder may split its problem into `parts` launches run one after another
+ * in part order on the same stream (a convolution whose tensors pass CUTLASS 2.x's 2 GiB limit
+ * of 32-bit offsets, split along the batch): the call for part 0 returns the count, and the
+ * caller calls again with part = 1 .. parts - 1, each into its own params blob. 0 or 1: one.
  * Bump KFORGE_HOST_ABI_VERSION on any change, appending fields only: a library built against an
  * older version (an older export) is called with that version (LaunchPlan::host_abi_version) and
  * reads the prefix it knows. Generated sources static_assert on it, so the compile cache (keyed
@@ -23,7 +27,7 @@
 
 #include <stdint.h>
 
-#define KFORGE_HOST_ABI_VERSION 2
+#define KFORGE_HOST_ABI_VERSION 3
 
 #define KFORGE_BUILD_OK 0
 #define KFORGE_BUILD_NEED_WORKSPACE 1
@@ -52,6 +56,8 @@ typedef struct KforgeBuildArgs {
     int32_t splits;             /* split-K factor (stream-K scheduler only; 0: 1) */
     int32_t decomposition;      /* KFORGE_DECOMPOSITION_* (stream-K scheduler only) */
     int32_t max_ctas;           /* persistent CTAs at most (0: one per SM, CUTLASS's grid) */
+    /* Since version 3: which of the builder's parts to encode (0 .. parts - 1). */
+    int32_t part;
 } KforgeBuildArgs;
 
 #define KFORGE_RASTER_HEURISTIC 0
@@ -72,6 +78,8 @@ typedef struct KforgeBuiltLaunch {
     uint32_t cluster[3];        /* out: cluster dims (cuLaunchKernelEx attribute) */
     uint32_t smem_bytes;        /* out: dynamic shared memory (set the max-dynamic attribute) */
     uint64_t workspace_bytes;   /* out */
+    /* Since version 3: how many launches the problem takes at these dims (0 or 1: one). */
+    uint32_t parts;             /* out */
 } KforgeBuiltLaunch;
 
 typedef int (*KforgeParamBuilderFn)(const KforgeBuildArgs* args, KforgeBuiltLaunch* out);

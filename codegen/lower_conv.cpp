@@ -498,7 +498,7 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
       << "        return KFORGE_BUILD_BAD_ARGS;\n"
       << "    if (in->dims == nullptr || in->num_dims != " << pr.dims.size()
       << ") return KFORGE_BUILD_BAD_ARGS;\n"
-      << "    const int64_t N = " << dim_expr(pr, x.dim_names[0], g.n)
+      << "    int64_t N = " << dim_expr(pr, x.dim_names[0], g.n)
       << ", C = " << dim_expr(pr, x.dim_names[1], g.c)
       << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[x.dim_names.size() - 2], g.h))
       << ", W = " << dim_expr(pr, x.dim_names.back(), g.w) << ";\n"
@@ -534,6 +534,7 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
       << "    // the staged operands' padding, as the plan's workspace buffers\n"
       << "    const int64_t Cp = (C + kChannelMultiple - 1) / kChannelMultiple * kChannelMultiple;\n"
       << "    const int64_t Kp = (K + kFilterMultiple - 1) / kFilterMultiple * kFilterMultiple;\n"
+      << conv_batch_parts("D * H * W * Cp", "Z * P * Q * Kp", "Kp * T * R * S * Cp")
       << "    if (N * D * H * W * Cp >= (int64_t(1) << 31) || Kp * T * R * S * Cp >= (int64_t(1) << 31) ||\n"
       << "        N * Z * P * Q * Kp >= (int64_t(1) << 31))\n"
       << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n";
@@ -542,7 +543,6 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
           << "        int(Kp), int(T), int(R), int(S), int(Z), int(P), int(Q), kPadD, kPadH, kPadW,\n"
           << "        kStrideD, kStrideH, kStrideW, kDilationD, kDilationH, kDilationW,\n"
           << "        cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1, /*groups=*/1);\n"
-          << "    void* const* tensors = in->tensors;\n"
           << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
           << "        Layout::packed({int(N), int(D), int(H), int(W), int(Cp)}));\n"
           << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"
@@ -554,7 +554,6 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
           << "        int(R), int(S), int(P), int(Q), kPadH, kPadW, kStrideH, kStrideW, kDilationH,\n"
           << "        kDilationW, cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1,\n"
           << "        /*groups=*/1);\n"
-          << "    void* const* tensors = in->tensors;\n"
           << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
           << "        Layout::packed({int(N), int(H), int(W), int(Cp)}));\n"
           << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"

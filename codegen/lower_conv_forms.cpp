@@ -338,6 +338,29 @@ Expected<std::string> conv_form_kernel(const dsl::Kernel& kernel, const ConvGeom
     return o.str();
 }
 
+std::string conv_batch_parts(const std::string& x_image, const std::string& y_image,
+                             const std::string& w_elems) {
+    std::ostringstream h;
+    h << "    // tensors of 2 GiB and more: the batch in parts (codegen/host_abi.h)\n"
+      << "    const int64_t kLimit = (int64_t(1) << 31) - 1, x_image = " << x_image
+      << ", y_image = " << y_image << ";\n"
+      << "    if (int64_t(" << w_elems << ") * int64_t(sizeof(Element)) > kLimit)\n"
+      << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
+      << "    const int64_t x_fit = kLimit / (x_image * int64_t(sizeof(Element))),\n"
+      << "        y_fit = kLimit / (y_image * int64_t(sizeof(float)));\n"
+      << "    const int64_t per_part = x_fit < y_fit ? x_fit : y_fit;\n"
+      << "    if (per_part < 1) return KFORGE_BUILD_CANNOT_IMPLEMENT;  // one image is too large\n"
+      << "    const int64_t parts = (N + per_part - 1) / per_part;\n"
+      << "    if (in->part < 0 || in->part >= parts) return KFORGE_BUILD_BAD_ARGS;\n"
+      << "    const int64_t first = int64_t(in->part) * per_part;\n"
+      << "    N = N - first < per_part ? N - first : per_part;\n"
+      << "    out->parts = uint32_t(parts);\n"
+      << "    void* tensors[3] = {static_cast<Element*>(in->tensors[0]) + first * x_image,\n"
+      << "                        in->tensors[1],\n"
+      << "                        static_cast<float*>(in->tensors[2]) + first * y_image};\n";
+    return h.str();
+}
+
 std::string conv_form_host_problem(const ConvGeometry& g) {
     std::ostringstream h;
     h << "    if (N < 1 || C < 1 || H < 1 || W < 1 || K < 1 || R < 1 || S < 1 || D < 1 || T < 1)\n"
@@ -357,6 +380,7 @@ std::string conv_form_host_problem(const ConvGeometry& g) {
           << "    const int64_t P = (H + 2 * kPadH - kDilationH * (R - 1) - 1) / kStrideH + 1;\n"
           << "    const int64_t Q = (W + 2 * kPadW - kDilationW * (S - 1) - 1) / kStrideW + 1;\n"
           << "    // each group's channels and filters in place\n"
+          << conv_batch_parts("H * W * Cx", "P * Q * Kx", "Kx * R * S * (Cx / Gx)")
           << "    if (N * H * W * Cx >= (int64_t(1) << 31) || Kx * R * S * (Cx / Gx) >= (int64_t(1) << 31) ||\n"
           << "        N * P * Q * Kx >= (int64_t(1) << 31))\n"
           << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
@@ -375,7 +399,6 @@ std::string conv_form_host_problem(const ConvGeometry& g) {
           << "    cutlass::conv::Conv2dProblemSize problem(int(N), int(H), int(W), int(Cx), int(Kx),\n"
           << "        int(R), int(S), int(P), int(Q), kPadH, kPadW, kStrideH, kStrideW, kDilationH,\n"
           << "        kDilationW, cutlass::conv::Mode::kCrossCorrelation, int(splits), int(Gx));\n"
-          << "    void* const* tensors = in->tensors;\n"
           << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
           << "        Layout::packed({int(N), int(H), int(W), int(Cx)}));\n"
           << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"
@@ -399,6 +422,7 @@ std::string conv_form_host_problem(const ConvGeometry& g) {
       << "    // both channel counts padded to 16 bytes, as the plan's workspace buffers\n"
       << "    const int64_t Cp = (C + kChannelMultiple - 1) / kChannelMultiple * kChannelMultiple;\n"
       << "    const int64_t Kp = (K + kChannelMultiple - 1) / kChannelMultiple * kChannelMultiple;\n"
+      << conv_batch_parts("Ds * Hs * Ws * Cp", "Z * P * Q * Kp", "Cp * T * R * S * Kp")
       << "    if (N * Ds * Hs * Ws * Cp >= (int64_t(1) << 31) || Cp * T * R * S * Kp >= (int64_t(1) << 31) ||\n"
       << "        N * Z * P * Q * Kp >= (int64_t(1) << 31))\n"
       << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
@@ -409,7 +433,6 @@ std::string conv_form_host_problem(const ConvGeometry& g) {
           << "        int(Cp), int(T), int(R), int(S), int(Ds), int(Hs), int(Ws), kPadD, kPadH, kPadW,\n"
           << "        kStrideD, kStrideH, kStrideW, kDilationD, kDilationH, kDilationW,\n"
           << "        cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1, /*groups=*/1);\n"
-          << "    void* const* tensors = in->tensors;\n"
           << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
           << "        Layout::packed({int(N), int(Ds), int(Hs), int(Ws), int(Cp)}));\n"
           << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"
@@ -421,7 +444,6 @@ std::string conv_form_host_problem(const ConvGeometry& g) {
           << "        int(R), int(S), int(Hs), int(Ws), kPadH, kPadW, kStrideH, kStrideW, kDilationH,\n"
           << "        kDilationW, cutlass::conv::Mode::kCrossCorrelation, /*split_k_slices=*/1,\n"
           << "        /*groups=*/1);\n"
-          << "    void* const* tensors = in->tensors;\n"
           << "    cutlass::TensorRef<Element, Layout> ref_x(static_cast<Element*>(tensors[0]),\n"
           << "        Layout::packed({int(N), int(Hs), int(Ws), int(Cp)}));\n"
           << "    cutlass::TensorRef<Element, Layout> ref_w(static_cast<Element*>(tensors[1]),\n"

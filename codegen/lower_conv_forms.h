@@ -37,4 +37,13 @@ std::string conv_form_title(const ConvGeometry& g);
 // 31-bit guard and CUTLASS's problem size for the form.
 std::string conv_form_host_problem(const ConvGeometry& g);
 
+// The host builder's batch split (codegen/host_abi.h parts): CUTLASS 2.x's convolutions take
+// 32-bit offsets and refuse a tensor of 2^31 bytes or more, so images are launched in parts
+// that keep the staged input (`x_image` Elements an image), the f32 output (`y_image` floats an
+// image) under it; the filter (`w_elems` Elements) cannot be split. Emitted after the sizes,
+// before the problem: it narrows the builder's N to this part's images and declares
+// `tensors`, the part's pointers.
+std::string conv_batch_parts(const std::string& x_image, const std::string& y_image,
+                             const std::string& w_elems);
+
 }  // namespace kforge::codegen

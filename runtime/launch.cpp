@@ -173,6 +173,25 @@ Expected<PreparedLaunch> prepare_launch(const DriverApi& api, const Module& modu
         }
         l.smem_bytes = out.smem_bytes;
         l.args = {l.storage.data()};
+        // a problem split into parts (host ABI 3): each part's blob from its own call
+        const uint32_t parts = plan.host_abi_version >= 3 && out.parts > 1 ? out.parts : 1;
+        for (uint32_t part = 1; part < parts; ++part) {
+            LaunchPart p;
+            p.storage.assign(kParamsCapacity / 8, 0);
+            KforgeBuiltLaunch o{};
+            o.params = p.storage.data();
+            o.params_capacity = kParamsCapacity;
+            args.part = static_cast<int32_t>(part);
+            rc = fn(&args, &o);
+            if (rc != KFORGE_BUILD_OK)
+                return plan_error(k, builder_status(k, rc) + " for part " + std::to_string(part) +
+                                         " of " + std::to_string(parts));
+            if (o.block[0] != out.block[0] || o.smem_bytes != out.smem_bytes || o.parts != parts)
+                return plan_error(k, "part " + std::to_string(part) + " of " + k.param_builder +
+                                         " changes the block, shared memory or part count");
+            for (int i = 0; i < 3; ++i) p.grid[i] = o.grid[i];
+            l.more.push_back(std::move(p));
+        }
     } else {
         l.storage.assign(k.params.size(), 0);
         for (size_t i = 0; i < k.params.size(); ++i) {
@@ -255,6 +274,17 @@ LaunchFailure enqueue_launches(const DriverApi& api, std::vector<PreparedLaunch>
         }
         CUresult r = api.cuLaunchKernelEx(&cfg, l.function, l.args.data(), nullptr);
         if (r != CUDA_SUCCESS) return {r, "launch of " + l.name};
+        for (size_t p = 0; p < l.more.size(); ++p) {
+            LaunchPart& part = l.more[p];
+            void* blob = part.storage.data();
+            CUlaunchConfig pc = cfg;
+            pc.gridDimX = part.grid[0];
+            pc.gridDimY = part.grid[1];
+            pc.gridDimZ = part.grid[2];
+            r = api.cuLaunchKernelEx(&pc, l.function, &blob, nullptr);
+            if (r != CUDA_SUCCESS)
+                return {r, "launch of " + l.name + " part " + std::to_string(p + 1)};
+        }
     }
     return {};
 }

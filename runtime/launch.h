@@ -43,6 +43,13 @@ void unload_module(const DriverApi& api, Module& module);
 // The host library alone (param builders, no cubin, no context needed): for workspace queries.
 Expected<Module> load_builders(const codegen::LaunchPlan& plan, const std::string& host_library_path);
 
+// Part 1.. of a builder that splits its problem (codegen/host_abi.h, version 3): its own grid
+// and params blob; block, cluster and shared memory as part 0's.
+struct LaunchPart {
+    unsigned grid[3]{1, 1, 1};
+    std::vector<uint64_t> storage;
+};
+
 struct PreparedLaunch {
     std::string name;
     CUfunction function = nullptr;
@@ -50,6 +57,7 @@ struct PreparedLaunch {
     unsigned smem_bytes = 0;
     std::vector<uint64_t> storage;  // plain params, 8 bytes each; or the params blob
     std::vector<void*> args;        // kernelParams (point into storage)
+    std::vector<LaunchPart> more;   // launched right after this one, in order
 };
 
 // Where a kernel's buffers are: every tensor and plan buffer by name, the problem's dims (sorted
@@ -85,6 +93,8 @@ struct LaunchFailure {
     std::string what;  // "launch of k0"
     bool ok() const { return result == CUDA_SUCCESS; }
 };
+// A launch with `more` parts issues them right after itself (one kernel, several launches: a
+// `before` hook and a timing see them as one).
 // `before`, when set, runs ahead of launch i on the same stream (the correctness run's poisoning
 // of the arena buffers first written there); a failure it returns stops the sequence.
 LaunchFailure enqueue_launches(const DriverApi& api, std::vector<PreparedLaunch>& launches,

@@ -152,7 +152,7 @@ TEST(ConvCodegen, F32SourceHasTheFpropTypesAndTheOpAttributes) {
     expect_has(s, "extern \"C\" int kforge_build_k0(");
     expect_has(s, "cutlass::conv::Mode::kCrossCorrelation");
     // the builder reads every size from the harness (dims sorted: C H K N Q? R S W ...)
-    expect_has(s, "const int64_t N = in->dims[");
+    expect_has(s, "int64_t N = in->dims[");
     expect_has(s, "const int64_t K = in->dims[");
     EXPECT_EQ(s.find("int(17)"), std::string::npos);
     // the bias is applied by the chain, in the output kernel

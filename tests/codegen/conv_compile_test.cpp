@@ -5,7 +5,8 @@
 // kernel spills (a 3xTF32 conv at 64x32 warps did: lower_conv picks 32x32).
 // Then each param builder runs on the host (it only encodes Params; device pointers are never
 // dereferenced): the grid is the implicit GEMM's tiles, the block the kernel's warps, the
-// shared memory the stages' tiles, a too-large tensor or a wrong call refused. No GPU needed.
+// shared memory the stages' tiles, a batch past 2 GiB split into parts, a too-large image or a
+// wrong call refused. No GPU needed.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -53,7 +54,8 @@ struct Built {
     KforgeBuiltLaunch launch{};
 };
 
-Built build(void* lib, const char* symbol, const Problem& problem, int num_tensors = 3) {
+Built build(void* lib, const char* symbol, const Problem& problem, int num_tensors = 3,
+            int part = 0) {
     auto fn = reinterpret_cast<KforgeParamBuilderFn>(dlsym(lib, symbol));
     EXPECT_NE(fn, nullptr) << symbol;
     Built b;
@@ -70,6 +72,7 @@ Built build(void* lib, const char* symbol, const Problem& problem, int num_tenso
     a.num_dims = static_cast<int32_t>(dims.size());
     a.dims = dims.data();
     a.sm_count = 132;
+    a.part = part;
     alignas(64) static unsigned char blob[8192];
     b.launch.params = blob;
     b.launch.params_capacity = sizeof blob;
@@ -126,7 +129,24 @@ TEST(ConvCompile, TwoConvolutionsBuildAndTheirBuildersEncodeParams) {
     Problem big = *problem;
     big.dims["N"] = 64;
     EXPECT_EQ(build(lib, "kforge_build_k32", big).launch.grid[0], 45u);  // 64*9*10 / 128
-    // a wrong call and an activation past 2^31 bytes are refused, not encoded
+    // a batch past CUTLASS's 2 GiB a tensor is launched in parts (codegen/host_abi.h): N 2048
+    // at 512 x 512 is 4 MiB an image staged (Cp 4 f32) and 3 MiB of output (256 x 256 x Kp 12
+    // f32): 511 images a part, 5 parts, the last of 4 images
+    Problem many = *problem;
+    many.dims["N"] = 2048;
+    many.dims["H"] = 512;
+    many.dims["W"] = 512;
+    Built first = build(lib, "kforge_build_k32", many);
+    EXPECT_EQ(first.rc, KFORGE_BUILD_OK);
+    EXPECT_EQ(first.launch.parts, 5u);
+    EXPECT_EQ(first.launch.grid[0], 511u * 256 * 256 / 128);
+    Built last = build(lib, "kforge_build_k32", many, 3, 4);
+    EXPECT_EQ(last.rc, KFORGE_BUILD_OK);
+    EXPECT_EQ(last.launch.parts, 5u);
+    EXPECT_EQ(last.launch.grid[0], 4u * 256 * 256 / 128);
+    EXPECT_EQ(build(lib, "kforge_build_k32", many, 3, 5).rc, KFORGE_BUILD_BAD_ARGS);
+    EXPECT_EQ(b32.launch.parts, 1u);  // a problem under the limit: one launch
+    // a wrong call and one image past 2^31 bytes are refused, not encoded
     EXPECT_EQ(build(lib, "kforge_build_k32", *problem, 2).rc, KFORGE_BUILD_BAD_ARGS);
     Problem huge = *problem;
     huge.dims["H"] = 1 << 16;

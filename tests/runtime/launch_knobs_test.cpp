@@ -38,6 +38,11 @@ extern "C" int kforge_build_k0(const KforgeBuildArgs* in, KforgeBuiltLaunch* out
     std::memcpy(out->params, seen, sizeof seen);
     out->params_bytes = sizeof seen;
     for (int i = 0; i < 3; ++i) out->grid[i] = out->block[i] = out->cluster[i] = 1;
+    if (in->abi_version >= 3) {  // a batch of 128 or more in three parts; grid x names the part
+        out->parts = in->dims[0] >= 128 ? 3 : 1;
+        if (in->part < 0 || in->part >= int32_t(out->parts)) return KFORGE_BUILD_BAD_ARGS;
+        out->grid[0] = uint32_t(in->part) + 1;
+    }
     return KFORGE_BUILD_OK;
 }
 )";
@@ -76,9 +81,19 @@ codegen::LaunchPlan plan_with(codegen::LaunchKnobs knobs, int host_abi_version) 
 struct Prepared {
     std::vector<int32_t> seen;
     uint64_t workspace_asked = 0;
+    std::vector<unsigned> part_grids;  // grid x of each launch, in launch order
 };
 
-Prepared prepare(const codegen::LaunchPlan& plan) {
+// What enqueue_launches issued: grid x and the params blob's first word of each launch.
+std::vector<std::pair<unsigned, int32_t>> g_launched;
+CUresult record_launch(const CUlaunchConfig* c, CUfunction, void** args, void**) {
+    int32_t first = 0;
+    std::memcpy(&first, args[0], sizeof first);
+    g_launched.emplace_back(c->gridDimX, first);
+    return CUDA_SUCCESS;
+}
+
+Prepared prepare(const codegen::LaunchPlan& plan, std::vector<int64_t> dims = {64, 64, 64}) {
     auto module = load_builders(plan, builder_library());
     EXPECT_TRUE(module.ok()) << (module.ok() ? "" : module.error().to_string());
     if (!module.ok()) return {};
@@ -86,7 +101,7 @@ Prepared prepare(const codegen::LaunchPlan& plan) {
     Prepared out;
     Bindings b;
     b.pointer_of = [](const std::string&) -> Expected<CUdeviceptr> { return CUdeviceptr{1} << 20; };
-    b.dims = {64, 64, 64};
+    b.dims = dims;
     b.sm_count = 132;
     b.set_function_attributes = false;
     b.workspace = [&](size_t, uint64_t bytes) -> Expected<CUdeviceptr> {
@@ -98,6 +113,16 @@ Prepared prepare(const codegen::LaunchPlan& plan) {
     if (l.ok()) {
         out.seen.resize(7);
         std::memcpy(out.seen.data(), l->storage.data(), 7 * sizeof(int32_t));
+        DriverApi api;
+        api.cuLaunchKernelEx = &record_launch;
+        std::vector<PreparedLaunch> launches;
+        launches.push_back(std::move(*l));  // moved, not copied: args point into its storage
+        g_launched.clear();
+        EXPECT_TRUE(enqueue_launches(api, launches, nullptr).ok());
+        for (const auto& [grid, first] : g_launched) {
+            out.part_grids.push_back(grid);
+            EXPECT_EQ(first, out.seen[0]);  // each part's own blob, encoded by the same builder
+        }
     }
     dlclose(module->host_library);
     return out;
@@ -129,6 +154,15 @@ TEST(RuntimeLaunchKnobs, AnOlderExportIsCalledWithItsOwnAbiVersion) {
     Prepared p = prepare(plan_with(codegen::LaunchKnobs{}, 1));
     EXPECT_EQ(p.seen, (std::vector<int32_t>{1, -1, -1, -1, -1, -1, 132}));
     EXPECT_EQ(p.workspace_asked, 0u);
+}
+
+TEST(RuntimeLaunchKnobs, AProblemSplitIntoPartsLaunchesEachPartInOrder) {
+    const codegen::LaunchPlan plan = plan_with(codegen::LaunchKnobs{}, KFORGE_HOST_ABI_VERSION);
+    EXPECT_EQ(prepare(plan).part_grids, (std::vector<unsigned>{1}));  // under the split: one
+    EXPECT_EQ(prepare(plan, {128, 64, 64}).part_grids, (std::vector<unsigned>{1, 2, 3}));
+    // a version-2 export's builder never splits: one launch whatever its dims
+    EXPECT_EQ(prepare(plan_with(codegen::LaunchKnobs{}, 2), {128, 64, 64}).part_grids,
+              (std::vector<unsigned>{1}));
 }
 
 }  // namespace

@@ -17,7 +17,7 @@
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 
 
-static_assert(KFORGE_HOST_ABI_VERSION == 2, "kforge host ABI version mismatch");
+static_assert(KFORGE_HOST_ABI_VERSION == 3, "kforge host ABI version mismatch");
 
 namespace kforge_cutlass {
 // Applies a scalar float functor element-wise (epilogue visitors call functors on Arrays).

@@ -15,7 +15,7 @@
 #include "cutlass/gemm/threadblock/threadblock_swizzle.h"
 
 
-static_assert(KFORGE_HOST_ABI_VERSION == 2, "kforge host ABI version mismatch");
+static_assert(KFORGE_HOST_ABI_VERSION == 3, "kforge host ABI version mismatch");
 
 namespace kforge_cutlass {
 // Applies a scalar float functor element-wise (epilogue visitors call functors on Arrays).
