@@ -89,6 +89,12 @@ private:
     // One correctness round: inputs and reference (the GPU's with `gpu_reference`, else the CPU
     // interpreter's) from the cache, then one run of the loaded candidate.
     RoundResult round(const Problem& shape, Distribution d, uint64_t seed, bool gpu_reference);
+    // The conditioning recheck's per-element sensitivity of a round that failed on its bands
+    // alone (eval/gates.h): the reference on the round's inputs perturbed by the policy's unit
+    // roundoff; nothing (why in `evidence`) when that reference fails.
+    std::optional<TensorData> conditioning(const Problem& shape, Distribution d, uint64_t seed,
+                                           bool gpu_reference, const TensorData& reference,
+                                           nlohmann::ordered_json& evidence);
     // The device computes references, the last one did not fail, and `shape` is the full shape.
     bool use_gpu_reference(const Problem& shape) const;
     // gate_correctness returned false without recording a failure because the GPU reference

@@ -51,8 +51,8 @@ struct ChunkStats {
     bool out_all_zero = true, ref_all_zero = true;
 };
 
-ChunkStats compare_chunk(const double* out, const double* ref, size_t lo, size_t hi,
-                         const Tolerance& tolerance, double scale) {
+ChunkStats compare_chunk(const double* out, const double* ref, const double* sens, size_t lo,
+                         size_t hi, const Tolerance& tolerance, double scale) {
     ChunkStats s;
     for (size_t i = lo; i < hi; ++i) {
         double o = out[i], r = ref[i];
@@ -68,6 +68,7 @@ ChunkStats compare_chunk(const double* out, const double* ref, size_t lo, size_t
         }
         double err = std::fabs(o - r);
         double band = tolerance.atol + tolerance.rtol * std::max(std::fabs(r), scale);
+        if (sens) band += kSensitivityFactor * sens[i];
         if (err <= band) ++s.ok_count;
         if (band > 0) s.worst_excess = std::max(s.worst_excess, err / band);
         else if (err > 0) s.worst_excess = INFINITY;
@@ -164,10 +165,12 @@ double rms_finite(const std::vector<double>& v) {
 
 TensorComparison compare_tensor(const std::string& name, const std::vector<double>& out,
                                 const std::vector<double>& ref, const Tolerance& tolerance,
-                                double scale) {
+                                double scale, const std::vector<double>* sensitivity) {
     TensorComparison c;
     c.tensor = name;
     c.scale = scale;
+    if (sensitivity && sensitivity->size() != ref.size()) sensitivity = nullptr;
+    c.sensitivity_band = sensitivity != nullptr;
     c.count = static_cast<int64_t>(ref.size());
     if (out.size() != ref.size()) {
         c.failure = name + ": " + std::to_string(out.size()) + " elements, expected " +
@@ -181,7 +184,9 @@ TensorComparison compare_tensor(const std::string& name, const std::vector<doubl
     // chunk order, so the worst index is the first of the largest error, as in one sweep.
     std::vector<ChunkStats> part(chunk_count(ref.size()));
     parallel_chunks(ref.size(), [&](size_t k, size_t begin, size_t end) {
-        part[k] = compare_chunk(out.data(), ref.data(), begin, end, tolerance, scale);
+        part[k] = compare_chunk(out.data(), ref.data(),
+                                sensitivity ? sensitivity->data() : nullptr, begin, end,
+                                tolerance, scale);
     });
     ChunkStats all;
     for (const ChunkStats& p : part) merge_into(all, p);
@@ -212,6 +217,9 @@ TensorComparison compare_tensor(const std::string& name, const std::vector<doubl
                     "% of elements within atol " + fmt(tolerance.atol) + " + rtol " +
                     fmt(tolerance.rtol) +
                     (scale > 0 ? " * max(|ref|, rms " + fmt(scale) + ")" : std::string(" * |ref|")) +
+                    (c.sensitivity_band ? " + " + fmt(kSensitivityFactor) +
+                                              " x its change under input rounding"
+                                        : std::string()) +
                     " (" + std::to_string(c.count - c.ok_count) +
                     " of " + std::to_string(c.count) + " outside), " +
                     fmt(100 * tolerance.min_fraction) + "% required" + at;
@@ -268,7 +276,7 @@ PrecisionProfile precision_profile(PrecisionPolicy policy, DType dtype,
 }
 
 Comparison compare_outputs(const Problem& problem, const TensorData& outputs,
-                           const TensorData& reference) {
+                           const TensorData& reference, const TensorData* sensitivity) {
     Comparison c;
     for (const std::string& name : problem.outputs) {
         const Tensor* t = problem.find_tensor(name);
@@ -297,8 +305,12 @@ Comparison compare_outputs(const Problem& problem, const TensorData& outputs,
         if (terms > 0) held = product_reference(ref, dtype);
         const std::vector<double>& want = terms > 0 ? held : ref;
         const double scale = sums_terms(problem, name) ? rms_finite(want) : 0.0;
+        const std::vector<double>* sens = nullptr;
+        if (sensitivity)
+            if (auto it = sensitivity->find(name); it != sensitivity->end()) sens = &it->second;
         c.tensors.push_back(compare_tensor(name, o->second, want,
-                                           product_tolerance(problem.tolerance, terms), scale));
+                                           product_tolerance(problem.tolerance, terms), scale,
+                                           sens));
         c.profiles.push_back(precision_profile(problem.policy, dtype, o->second, want));
     }
     for (size_t i = 0; i < c.tensors.size(); ++i) {
@@ -317,6 +329,72 @@ Comparison compare_outputs(const Problem& problem, const TensorData& outputs,
         return c;
     }
     return c;
+}
+
+bool failed_on_bands_only(const Comparison& c) {
+    if (c.status != EvalStatus::kIncorrect) return false;
+    for (const TensorComparison& t : c.tensors) {
+        if (t.passed) continue;
+        if (t.nonfinite_count > 0 || t.all_zero || t.count == 0 ||
+            t.failure.find("output missing") != std::string::npos ||
+            t.failure.find(" elements, expected ") != std::string::npos)
+            return false;
+    }
+    return true;
+}
+
+double unit_roundoff(PrecisionPolicy policy) {
+    switch (policy) {
+        case PrecisionPolicy::kFp32Strict: return 0x1p-24;
+        case PrecisionPolicy::kTf32:
+        case PrecisionPolicy::kFp16: return 0x1p-11;
+        case PrecisionPolicy::kBf16: return 0x1p-8;
+    }
+    return 0x1p-24;
+}
+
+TensorData perturbed_inputs(const Problem& problem, const TensorData& inputs, double u,
+                            uint64_t salt) {
+    TensorData out = inputs;
+    uint64_t tensor_salt = salt;
+    for (const Tensor* t : problem.graph_inputs()) {
+        tensor_salt = tensor_salt * 0x9e3779b97f4a7c15ULL + 1;
+        if (t->dtype == DType::kI32 || t->dtype == DType::kI64 || t->dtype == DType::kBool)
+            continue;
+        auto it = out.find(t->name);
+        if (it == out.end()) continue;
+        std::vector<double>& v = it->second;
+        const uint64_t base = tensor_salt;
+        parallel_chunks(v.size(), [&](size_t, size_t begin, size_t end) {
+            for (size_t i = begin; i < end; ++i) {
+                uint64_t h = base + 0x9e3779b97f4a7c15ULL * (i + 1);  // splitmix64
+                h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+                h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+                h ^= h >> 31;
+                v[i] *= (h & 1) ? 1.0 + u : 1.0 - u;
+            }
+        });
+    }
+    return out;
+}
+
+TensorData sensitivity_of(const TensorData& reference, const std::vector<TensorData>& others) {
+    TensorData out;
+    for (const auto& [name, ref] : reference) {
+        std::vector<double> d(ref.size(), 0.0);
+        for (const TensorData& other : others) {
+            auto it = other.find(name);
+            if (it == other.end() || it->second.size() != ref.size()) continue;
+            const std::vector<double>& o = it->second;
+            parallel_chunks(ref.size(), [&](size_t, size_t begin, size_t end) {
+                for (size_t i = begin; i < end; ++i)
+                    if (std::isfinite(ref[i]) && std::isfinite(o[i]))
+                        d[i] = std::max(d[i], std::fabs(o[i] - ref[i]));
+            });
+        }
+        out.emplace(name, std::move(d));
+    }
+    return out;
 }
 
 bool outputs_identical(const TensorData& a, const TensorData& b) {
@@ -356,6 +434,7 @@ nlohmann::ordered_json to_json(const Comparison& c, const Tolerance& tolerance) 
         e["count"] = t.count;
         e["fraction_ok"] = t.fraction_ok;
         if (t.scale > 0) e["band_scale"] = t.scale;
+        if (t.sensitivity_band) e["sensitivity_factor"] = kSensitivityFactor;
         e["max_abs_err"] = t.max_abs_err;
         e["max_rel_err"] = t.max_rel_err;
         e["nonfinite_or_unwritten"] = t.nonfinite_count;

@@ -24,6 +24,16 @@
 // product, flushed or subnormal, compares equal and an all-zero output is not "all zeros where
 // the reference is not"). Other outputs keep the problem's tolerance unchanged.
 //
+// Conditioning (only where a comparison failed on its bands alone, evaluate_gates.cpp): the
+// reference is computed again on inputs perturbed by the policy's unit roundoff u (each
+// floating input element times 1 + u or 1 - u, signs from a hash of its index; two draws), and
+// each element's band grows by kSensitivityFactor * its largest change. A problem whose output
+// moves more under one rounding of its inputs than the tolerance allows (a softmax over logits
+// of 1e6 from heavy-tailed inputs) cannot be computed within that tolerance at the policy's
+// precision by any implementation; the recheck forgives that much and no more: a wrong element
+// (an indexing or tiling bug) is off by about |ref|, far beyond a band of rounding changes.
+// NaN/Inf, unwritten, all-zero and missing outputs are never rechecked.
+//
 // Error profile (anti-gaming): a policy that demands more precision than the outputs show is
 // flagged. Over the elements with |ref| >= 0.1 * rms(ref) (no cancellation blow-up), the median
 // of |out - ref| / |ref| is compared with what rounding to a narrower format leaves behind:
@@ -53,6 +63,10 @@ inline constexpr double kProfileBf16 = 3e-4;
 inline constexpr double kProfileHalf = 4e-5;
 inline constexpr double kProfileMaxRel = 0.1;
 inline constexpr int64_t kProfileMinElements = 16;
+// The conditioning recheck's band per unit of an element's change under input rounding: a
+// program rounds every intermediate (q, k, the logits) once or more, each a perturbation the
+// size of the inputs' rounding.
+inline constexpr double kSensitivityFactor = 8.0;
 // Relative error per factor of an f32 product: 2^-23, twice the unit roundoff of one multiply.
 inline constexpr double kProductRelErrPerTerm = 0x1p-23;
 
@@ -69,6 +83,7 @@ struct TensorComparison {
     double worst_out = 0;
     double worst_ref = 0;
     bool all_zero = false;        // output all zero while the reference is not
+    bool sensitivity_band = false;  // bands widened by the conditioning recheck
     bool passed = false;
     std::string failure;          // empty when passed
 };
@@ -87,10 +102,13 @@ struct Comparison {
     bool passed() const { return status == EvalStatus::kPassed; }
 };
 
-// Compares one output tensor under `tolerance`; `scale` is s above (0: per-element bands).
+// Compares one output tensor under `tolerance`; `scale` is s above (0: per-element bands);
+// `sensitivity`, when given (the conditioning recheck), adds kSensitivityFactor * its element
+// to each band.
 TensorComparison compare_tensor(const std::string& name, const std::vector<double>& out,
                                 const std::vector<double>& ref, const Tolerance& tolerance,
-                                double scale = 0.0);
+                                double scale = 0.0,
+                                const std::vector<double>* sensitivity = nullptr);
 
 // Whether output `tensor` of `problem` is computed through a sum of many terms (see above).
 bool sums_terms(const Problem& problem, const std::string& tensor);
@@ -112,9 +130,26 @@ double rms_finite(const std::vector<double>& v);
 PrecisionProfile precision_profile(PrecisionPolicy policy, DType dtype,
                                    const std::vector<double>& out, const std::vector<double>& ref);
 
-// Compares every problem output (missing or mis-sized tensors fail) and runs the profile.
+// Compares every problem output (missing or mis-sized tensors fail) and runs the profile;
+// `sensitivity` (per output, as reference) widens the bands (the conditioning recheck).
 Comparison compare_outputs(const Problem& problem, const TensorData& outputs,
-                           const TensorData& reference);
+                           const TensorData& reference, const TensorData* sensitivity = nullptr);
+
+// Whether a failed comparison failed on its bands alone (no NaN/Inf, unwritten, all-zero,
+// missing or mis-sized output, no profile flag): only those get the conditioning recheck.
+bool failed_on_bands_only(const Comparison& c);
+
+// The policy's unit roundoff: fp32_strict 2^-24, tf32 and fp16 2^-11, bf16 2^-8.
+double unit_roundoff(PrecisionPolicy policy);
+
+// `inputs` with each floating element of the problem's graph inputs times (1 + u) or (1 - u),
+// the sign from a hash of (`salt`, tensor, index); integer and bool inputs unchanged.
+TensorData perturbed_inputs(const Problem& problem, const TensorData& inputs, double u,
+                            uint64_t salt);
+
+// Per output element, the largest |other - reference| over `others` (references of perturbed
+// inputs); non-finite pairs give 0.
+TensorData sensitivity_of(const TensorData& reference, const std::vector<TensorData>& others);
 
 // True when every output tensor holds bit-identical values in `a` and `b` (NaN equals NaN).
 bool outputs_identical(const TensorData& a, const TensorData& b);

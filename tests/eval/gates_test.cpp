@@ -330,5 +330,70 @@ TEST(Gates, ProfileOfALargeOutputSamplesTheMedianButSeesEveryOutlier) {
     EXPECT_EQ(precision_profile(p.policy, DType::kF32, out, ref).looks_like, "");
 }
 
+// The conditioning recheck (eval/gates.h): an element whose reference moves under one rounding of
+// the inputs gets that much more band, an element that is simply wrong does not.
+TEST(Gates, ConditioningWidensOnlyTheBandsOfSensitiveElements) {
+    Problem p = problem("fp32_strict", "f32");
+    std::vector<double> ref = ramp(64), out = ramp(64);
+    out[5] += 0.05;  // 0.05 outside a band of ~0.003
+    Comparison c = compare_outputs(p, {{"Y", out}}, {{"Y", ref}});
+    ASSERT_EQ(c.status, EvalStatus::kIncorrect);
+    EXPECT_TRUE(failed_on_bands_only(c));
+    TensorData sens{{"Y", std::vector<double>(64, 0.0)}};
+    sens["Y"][5] = 0.01;  // element 5 moves by 0.01 when its inputs round: 8 x 0.01 = 0.08
+    Comparison again = compare_outputs(p, {{"Y", out}}, {{"Y", ref}}, &sens);
+    EXPECT_TRUE(again.passed()) << again.message;
+    EXPECT_TRUE(again.tensors[0].sensitivity_band);
+    EXPECT_EQ(to_json(again, p.tolerance)["tensors"][0]["sensitivity_factor"], kSensitivityFactor);
+    sens["Y"][5] = 0.001;  // not sensitive enough to forgive 0.05
+    Comparison still = compare_outputs(p, {{"Y", out}}, {{"Y", ref}}, &sens);
+    EXPECT_EQ(still.status, EvalStatus::kIncorrect);
+    EXPECT_NE(still.message.find("change under input rounding"), std::string::npos)
+        << still.message;
+    sens["Y"][5] = 0.0;
+    sens["Y"][6] = 1.0;  // another element's sensitivity does not cover element 5
+    EXPECT_FALSE(compare_outputs(p, {{"Y", out}}, {{"Y", ref}}, &sens).passed());
+}
+
+TEST(Gates, NonFiniteOrAllZeroOutputsAreNeverRechecked) {
+    Problem p = problem("fp32_strict", "f32");
+    std::vector<double> out = ramp(64);
+    out[3] = kNaN;
+    EXPECT_FALSE(failed_on_bands_only(compare_outputs(p, {{"Y", out}}, {{"Y", ramp(64)}})));
+    EXPECT_FALSE(failed_on_bands_only(
+        compare_outputs(p, {{"Y", std::vector<double>(64, 0.0)}}, {{"Y", ramp(64)}})));
+    EXPECT_FALSE(failed_on_bands_only(compare_outputs(p, {}, {{"Y", ramp(64)}})));
+    EXPECT_FALSE(failed_on_bands_only(compare_outputs(p, {{"Y", ramp(64)}}, {{"Y", ramp(64)}})));
+}
+
+TEST(Gates, PerturbedInputsMoveEachFloatElementByTheUnitRoundoff) {
+    auto parsed = parse_problem(R"({"name": "p", "dims": {"N": 1000},
+        "inputs": {"X": {"shape": ["N"], "dtype": "f32"},
+                   "I": {"shape": ["N"], "dtype": "i64"}},
+        "graph": [{"op": "relu", "inputs": ["X"], "output": "Y"}], "outputs": ["Y"],
+        "precision": {"policy": "fp32_strict"}})", "<test>");
+    ASSERT_TRUE(parsed.ok()) << parsed.error().to_string();
+    const double u = unit_roundoff(PrecisionPolicy::kFp32Strict);
+    EXPECT_EQ(u, std::ldexp(1.0, -24));
+    EXPECT_EQ(unit_roundoff(PrecisionPolicy::kBf16), std::ldexp(1.0, -8));
+    TensorData in{{"X", ramp(1000)}, {"I", std::vector<double>(1000, 7.0)}};
+    TensorData a = perturbed_inputs(*parsed, in, u, 1), b = perturbed_inputs(*parsed, in, u, 2);
+    EXPECT_EQ(a["I"], in["I"]);  // indices stay as drawn
+    int up = 0, differ = 0;
+    for (size_t i = 0; i < 1000; ++i) {
+        const double rel = a["X"][i] / in["X"][i] - 1;
+        EXPECT_NEAR(std::fabs(rel), u, 1e-6 * u) << i;  // double rounding of rel
+        up += rel > 0;
+        differ += (a["X"][i] != b["X"][i]);
+    }
+    EXPECT_GT(up, 400);  // signs from a hash: about half each way
+    EXPECT_LT(up, 600);
+    EXPECT_GT(differ, 400);  // another salt, other signs
+    EXPECT_EQ(perturbed_inputs(*parsed, in, u, 1)["X"], a["X"]);  // deterministic
+    TensorData s = sensitivity_of({{"Y", {1.0, 2.0, kInf}}},
+                                  {{{"Y", {1.5, 2.0, kInf}}}, {{"Y", {0.75, 2.25, 1.0}}}});
+    EXPECT_EQ(s["Y"], (std::vector<double>{0.5, 0.25, 0.0}));
+}
+
 }  // namespace
 }  // namespace kforge::eval
