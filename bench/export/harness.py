@@ -17,6 +17,12 @@
              or the ctypes path where it could not build - op_path says which) and ModelNew
              replayed from a CUDA graph (the kernels alone); the SM clock (NVML, through
              torch.cuda.clock_rate) after each trial, its median per variant
+  policy     PyTorch's defaults are what KernelBench runs: cuDNN convolutions and RNNs in TF32
+             (torch.backends.cudnn.allow_tf32 True), matmuls in fp32. Where the exported
+             program's precision policy is stricter (fp32_strict, while cuDNN's default is
+             TF32), the check and the eager / torch.compile timings are repeated with PyTorch
+             held to the policy (both allow_tf32 flags False): correct_policy, eager_policy,
+             compile_policy, speedup_vs_*_policy; the rows above stay KernelBench's own
   graph      ModelNew captured in a CUDA graph and replayed: same result as eager ModelNew
   compile    torch.compile(ModelNew, fullgraph=True): same result as eager ModelNew
   (kforge's own evaluator median, `kforge eval --tier full --json` of the same program, is
@@ -50,6 +56,26 @@ TRIALS_CORRECT = 5
 TRIALS_TIMED = 100
 WARMUP = 3
 SEED = 42
+
+
+@contextlib.contextmanager
+def tf32(matmul, cudnn):
+    """PyTorch's TF32 switches set for the block (restored after)."""
+    before = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = matmul, cudnn
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before
+
+
+def policy_differs(d):
+    """True where the export's precision policy is fp32_strict while PyTorch's current
+    settings let a matmul or cuDNN use TF32 (its defaults: cuDNN on)."""
+    with open(os.path.join(d, "spec.json")) as f:
+        policy = json.load(f).get("precision", {}).get("policy")
+    return policy == "fp32_strict" and (torch.backends.cuda.matmul.allow_tf32 or
+                                        torch.backends.cudnn.allow_tf32)
 
 
 def tolerance(dtype):
@@ -245,6 +271,24 @@ def fp64_errors(model, model_new, inputs):
         return {"error": f"{type(e).__name__}: {e}"}
 
 
+def check_trials(model, model_new, seeds, trial_inputs):
+    """KernelBench's correctness trials: (all ok, worst |diff|, messages)."""
+    ok_all, worst, msgs = True, 0.0, []
+    for s, cpu_inputs in zip(seeds, trial_inputs):
+        inputs = to_cuda(cpu_inputs)
+        with torch.no_grad():  # each seeded alike: a Model that draws h0 / c0 in forward()
+            torch.manual_seed(s)  # draws the same as ModelNew (model_new.draw_missing)
+            ref = model(*inputs)
+            torch.manual_seed(s)
+            ok, diff, msg = compare(ref, model_new(*inputs))
+        ok_all &= ok
+        worst = max(worst, diff or 0.0)
+        if msg:
+            msgs.append(msg)
+    torch.cuda.synchronize()
+    return ok_all, worst, msgs
+
+
 def run(d, lock):
     res = {"problem": os.path.basename(os.path.normpath(d))}
     with cpu_work(lock):  # imports, models and inputs built on the CPU
@@ -264,21 +308,19 @@ def run(d, lock):
             torch.manual_seed(s)
             trial_inputs.append(get_inputs())
     with gpu_lock(lock):
-        ok_all, worst, msgs = True, 0.0, []
-        for s, cpu_inputs in zip(seeds, trial_inputs):
-            inputs = to_cuda(cpu_inputs)
-            with torch.no_grad():  # each seeded alike: a Model that draws h0 / c0 in forward()
-                torch.manual_seed(s)  # draws the same as ModelNew (model_new.draw_missing)
-                ref = model(*inputs)
-                torch.manual_seed(s)
-                ok, diff, msg = compare(ref, model_new(*inputs))
-            ok_all &= ok
-            worst = max(worst, diff or 0.0)
-            if msg:
-                msgs.append(msg)
-        torch.cuda.synchronize()
+        ok_all, worst, msgs = check_trials(model, model_new, seeds, trial_inputs)
     res["correct"] = ok_all
     res["max_abs_diff"] = worst
+    res["torch_tf32"] = {"matmul": torch.backends.cuda.matmul.allow_tf32,
+                         "cudnn": torch.backends.cudnn.allow_tf32}
+    strict = policy_differs(d)
+    if strict:  # the same trials with Model held to the policy (no TF32 anywhere)
+        with gpu_lock(lock), tf32(False, False):
+            ok_p, worst_p, msgs_p = check_trials(model, model_new, seeds, trial_inputs)
+        res["correct_policy"] = ok_p
+        res["max_abs_diff_policy"] = worst_p
+        if msgs_p:
+            res["correct_policy_message"] = msgs_p[0]
     if msgs:
         res["correct_message"] = msgs[0]
         # which side is nearer the exact result: Model and ModelNew against Model run in fp64
@@ -298,6 +340,10 @@ def run(d, lock):
         compiled_new = torch.compile(model_new, fullgraph=True)
         with torch.no_grad():
             compiled(*inputs)
+        if strict:  # its own compiled module: Inductor takes the TF32 switches at compile
+            compiled_policy = torch.compile(model)
+            with torch.no_grad(), tf32(False, False):
+                compiled_policy(*inputs)
             out_compiled_new = compiled_new(*inputs)
         torch.cuda.synchronize()
     with timing_lock(lock):
@@ -320,11 +366,23 @@ def run(d, lock):
         # stretches it (session 18's kb_04_layer_norm: 40 us over its kernel, compile 184 us
         # vs 64 before); the other harness processes' CPU-heavy sections wait (timing_lock)
         res["load_avg_1m"] = os.getloadavg()[0]
-        res.update(timer.time_us({"eager": model, "compile": compiled, "exported": model_new,
-                                  "exported_graph": lambda *a: g.replay()}, inputs))
+        variants = {"eager": model, "compile": compiled, "exported": model_new,
+                    "exported_graph": lambda *a: g.replay()}
+        if strict:
+            def held(fn):
+                def call(*a):
+                    with tf32(False, False):
+                        return fn(*a)
+                return call
+            variants["eager_policy"] = held(model)
+            variants["compile_policy"] = held(compiled_policy)
+        res.update(timer.time_us(variants, inputs))
     e = res["exported"]["median_us"]
     res["speedup_vs_eager"] = res["eager"]["median_us"] / e
     res["speedup_vs_compile"] = res["compile"]["median_us"] / e
+    if strict:
+        res["speedup_vs_eager_policy"] = res["eager_policy"]["median_us"] / e
+        res["speedup_vs_compile_policy"] = res["compile_policy"]["median_us"] / e
     res["overhead_us"] = e - res["exported_graph"]["median_us"]
     return res
 

@@ -3,10 +3,15 @@
 evaluator medians (WORK/<problem>/kforge_eval.json, `kforge eval --tier full --json`):
     table.py RESULTS.jsonl WORK_DIR"""
 import json
+import math
 import os
 import re
 import statistics
 import sys
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
 def us(x):
@@ -118,6 +123,30 @@ def main(path, work):
               f" | {'-' if ratio is None else '%.3f' % ratio} | {mhz}"
               f" | {us(r['eager']['median_us'])} | {us(r['compile']['median_us'])}"
               f" | {r['speedup_vs_eager']:.2f} | {r['speedup_vs_compile']:.2f} |")
+    held = [r for r in rows if "error" not in r and "correct_policy" in r]
+    if held:  # harness.py's policy rows: PyTorch without TF32, as the fp32_strict policy
+        print("\nThe same rows with PyTorch held to the exported policy (fp32_strict: "
+              "torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False; "
+              "the table above is PyTorch's defaults, cuDNN in TF32, as KernelBench runs):\n")
+        print("| problem | correct (5 trials, Model without TF32) | eager | compile | x eager "
+              "| x compile |")
+        print("|---|---|---|---|---|---|")
+        for r in held:
+            c = "yes" if r["correct_policy"] else "NO: " + r.get("correct_policy_message", "")
+            print(f"| {r['problem']} | {c} | {us(r['eager_policy']['median_us'])}"
+                  f" | {us(r['compile_policy']['median_us'])}"
+                  f" | {r['speedup_vs_eager_policy']:.2f} | {r['speedup_vs_compile_policy']:.2f} |")
+    timed = [r for r in rows if "error" not in r]
+    for label, key in (("KernelBench's check (PyTorch defaults)", ""),
+                       ("PyTorch held to the policy", "_policy")):
+        # a row without a policy variant is the same under both
+        good = [r for r in timed if r.get("correct" + key, r["correct"])]
+        if good:
+            ge = geomean([r.get("speedup_vs_eager" + key, r["speedup_vs_eager"]) for r in good])
+            gc = geomean([r.get("speedup_vs_compile" + key, r["speedup_vs_compile"])
+                          for r in good])
+            print(f"\n{label}: {len(good)} of {len(rows)} correct; over them the geomean "
+                  f"speedup is {ge:.2f}x eager, {gc:.2f}x torch.compile.")
     paths = sorted({r.get("op_path", "ctypes") for r in rows if "error" not in r})
     print(f"\nop path: {', '.join(paths)}. {ok} of {len(rows)} exported models correct, the same in a CUDA graph and under "
           f"torch.compile(fullgraph=True); {within} of {big} kernels over 50 us within 3% of "
