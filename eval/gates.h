@@ -32,7 +32,8 @@
 // of 1e6 from heavy-tailed inputs) cannot be computed within that tolerance at the policy's
 // precision by any implementation; the recheck forgives that much and no more: a wrong element
 // (an indexing or tiling bug) is off by about |ref|, far beyond a band of rounding changes.
-// NaN/Inf, unwritten, all-zero and missing outputs are never rechecked.
+// NaN/Inf, unwritten, all-zero and missing outputs, and a tensor with more than 1% of its
+// elements outside, are never rechecked.
 //
 // Error profile (anti-gaming): a policy that demands more precision than the outputs show is
 // flagged. Over the elements with |ref| >= 0.1 * rms(ref) (no cancellation blow-up), the median
@@ -67,6 +68,8 @@ inline constexpr int64_t kProfileMinElements = 16;
 // program rounds every intermediate (q, k, the logits) once or more, each a perturbation the
 // size of the inputs' rounding.
 inline constexpr double kSensitivityFactor = 8.0;
+// A tensor with more of its elements outside than 1 - this is not rechecked.
+inline constexpr double kRecheckMinFraction = 0.99;
 // Relative error per factor of an f32 product: 2^-23, twice the unit roundoff of one multiply.
 inline constexpr double kProductRelErrPerTerm = 0x1p-23;
 

@@ -334,12 +334,12 @@ TEST(Gates, ProfileOfALargeOutputSamplesTheMedianButSeesEveryOutlier) {
 // the inputs gets that much more band, an element that is simply wrong does not.
 TEST(Gates, ConditioningWidensOnlyTheBandsOfSensitiveElements) {
     Problem p = problem("fp32_strict", "f32");
-    std::vector<double> ref = ramp(64), out = ramp(64);
+    std::vector<double> ref = ramp(1000), out = ramp(1000);  // 1 of 1000 outside
     out[5] += 0.05;  // 0.05 outside a band of ~0.003
     Comparison c = compare_outputs(p, {{"Y", out}}, {{"Y", ref}});
     ASSERT_EQ(c.status, EvalStatus::kIncorrect);
     EXPECT_TRUE(failed_on_bands_only(c));
-    TensorData sens{{"Y", std::vector<double>(64, 0.0)}};
+    TensorData sens{{"Y", std::vector<double>(1000, 0.0)}};
     sens["Y"][5] = 0.01;  // element 5 moves by 0.01 when its inputs round: 8 x 0.01 = 0.08
     Comparison again = compare_outputs(p, {{"Y", out}}, {{"Y", ref}}, &sens);
     EXPECT_TRUE(again.passed()) << again.message;
@@ -364,6 +364,9 @@ TEST(Gates, NonFiniteOrAllZeroOutputsAreNeverRechecked) {
         compare_outputs(p, {{"Y", std::vector<double>(64, 0.0)}}, {{"Y", ramp(64)}})));
     EXPECT_FALSE(failed_on_bands_only(compare_outputs(p, {}, {{"Y", ramp(64)}})));
     EXPECT_FALSE(failed_on_bands_only(compare_outputs(p, {{"Y", ramp(64)}}, {{"Y", ramp(64)}})));
+    std::vector<double> many = ramp(64);
+    many[3] += 0.05;  // 1 of 64 outside: more than 1% - a bug, not conditioning
+    EXPECT_FALSE(failed_on_bands_only(compare_outputs(p, {{"Y", many}}, {{"Y", ramp(64)}})));
 }
 
 TEST(Gates, PerturbedInputsMoveEachFloatElementByTheUnitRoundoff) {
