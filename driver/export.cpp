@@ -34,6 +34,13 @@ struct Item {
 
 ExportResult failed(Exit exit, const std::string& message) { return {fail(exit, message), {}}; }
 
+// A program exported without a run has no measured launch mode: from this many launches on it
+// is launched as one CUDA graph. Session 26's Level 3 exports (H100, stream mode): an eager call
+// of a network of 20-1029 launches took 66-1330 us longer than the replay of its CUDA graph
+// (VanillaRNNHidden, 1029 launches: 3650 us of host time a call against 48 for the replay);
+// below 16 launches the difference was 23-360 us, much of it the cold host path, not launches.
+constexpr size_t kGraphLaunchesUnmeasured = 16;
+
 // The launch mode the evaluation chose: the timing gate's evidence "launch_mode" (graph only
 // where the full tier measured it faster, eval/launch_mode.h); "stream" when it has none.
 std::string launch_mode_of_timing(const Json& timing_evidence) {
@@ -274,6 +281,16 @@ ExportResult run_export(const ExportRequest& r, const Console& console) {
         runtime::PackageManifest manifest = runtime::manifest_of(*problem, target->arch);
         manifest.built = !r.no_build;
         codegen::LaunchPlan plan = built.lowered.plan;  // launched as the evaluation chose
+        if (!it.evidence.contains("launch_mode")) {  // a spec exported without a run
+            const size_t n = plan.kernels.size();
+            const bool graph = n >= kGraphLaunchesUnmeasured;
+            it.evidence["launch_mode"] = graph ? "graph" : "stream";
+            it.evidence["launch_mode_reason"] =
+                "not measured (no run): " + std::to_string(n) + " launches, " +
+                (graph ? "one CUDA graph instead of a host launch each"
+                       : "fewer than " + std::to_string(kGraphLaunchesUnmeasured) +
+                             ", launched on the stream");
+        }
         plan.launch_mode = it.evidence.value("launch_mode", "stream") == "graph"
                                ? codegen::LaunchMode::kGraph
                                : codegen::LaunchMode::kStream;

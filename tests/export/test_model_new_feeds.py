@@ -11,6 +11,7 @@ give Model's outputs. Mutations of model_new.py (h0 and c0 drawn in the other or
 left out, a stale cached constant) must fail. An op of more than PyTorch's 64 schema arguments
 (deep_mlp_packed: 81) takes its inputs as one list; the real package registers it (compiled op
 or ctypes path) and checks a call."""
+import glob
 import json
 import os
 import shutil
@@ -98,6 +99,23 @@ class ModelNewFeedsTest(unittest.TestCase):
                 self.assertEqual(problems, [])
                 self.assertEqual(len(standin.calls[0]), len(spec["inputs"]))
         self.assertTrue(os.path.exists(os.path.join(self.out("made_constant"), "constants.pt")))
+
+    def test_unmeasured_launch_mode_by_launch_count(self):
+        """A spec exported without a run has no measured launch mode (driver/export.cpp): a plan
+        of 16 launches or more is launched as one CUDA graph, a shorter one on the stream; the
+        evidence says why."""
+        for name, want in (("deep_mlp_packed", "graph"), ("lstm_drawn_state", "stream")):
+            with self.subTest(fixture=name):
+                out = self.out(name)
+                plan_path = glob.glob(os.path.join(out, "*", "program", "plan.json"))[0]
+                with open(plan_path) as f:
+                    plan = json.load(f)
+                with open(os.path.join(out, "evidence.json")) as f:
+                    ev = json.load(f)
+                self.assertEqual(plan["launch_mode"], want)
+                self.assertEqual(ev["launch_mode"], want)
+                self.assertIn(f"{len(plan['kernels'])} launches", ev["launch_mode_reason"])
+                self.assertEqual(len(plan["kernels"]) >= 16, want == "graph")
 
     def test_draw_missing_draws_as_forward(self):
         """model_new.draw_missing (the harness gives Model and ModelNew its draws): the same

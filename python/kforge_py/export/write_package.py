@@ -153,6 +153,11 @@ def readme(out, package, op, spec, manifest, evidence, model_new):
               + ", and `libkforge_runtime.so` (kforge's C runtime).",
               "- `spec.json` (the problem), `program.kf` (the kforge program), `evidence.json` "
               "(where it came from and how it measured)."]
+    mode = evidence.get("launch_mode", "stream")
+    lines += [f"- Launched {'as one CUDA graph' if mode == 'graph' else 'kernel by kernel on the stream'} "
+              f"(plan.json `launch_mode`: {mode}; "
+              + (evidence["launch_mode_reason"] if evidence.get("launch_mode_reason")
+                 else "as the evaluation's timing chose") + ")."]
     if model_new:
         lines += ["- `model_new.py`: `class ModelNew`, a drop-in for the KernelBench `Model` "
                   "(same constructor, parameters and buffers; `forward` calls the custom op), "
