@@ -24,6 +24,8 @@
 # ones the planner plans, 35_LSTM among them: its ModelNew draws h0/c0 as Model does), imported
 # with --allow-degenerate (35_LSTM's output barely moves with h0/c0 at 512 steps) and exported
 # with --kernelbench L3_DIR; the carry must hold the folder (.kb/KernelBench/level3).
+# HARNESS_S (240) bounds one harness process (a network's three torch.compile warm-ups - Model,
+# ModelNew, Model held to the policy - take minutes).
 set -uo pipefail
 O=${OUT:-/tmp/kforge-out}; mkdir -p "$O"
 W=/tmp/kforge-export  # carry_env.sh's KFORGE_TORCH_EXT_CACHE is under it (step 2a builds it)
@@ -121,8 +123,8 @@ while read -r n spec kb; do
     [ -e "$W/$n/README.md" ] && [ ! -s "$W/rows/$n.json" ] && echo "$n"
 done < "$jobs_file" |
     timeout "$(t=$(( $(left) - 60 )); [ $t -gt 30 ] && echo $t || echo 30)" xargs -P 4 -I{} bash -c \
-        'timeout 240 python3 "$0/bench/export/harness.py" "$1/$2" --lock "$1/gpu.lock" > "$1/rows/$2.json.tmp" 2>> "$1/harness.err" && mv "$1/rows/$2.json.tmp" "$1/rows/$2.json"' \
-        "$R" "$W" {}
+        'timeout "$3" python3 "$0/bench/export/harness.py" "$1/$2" --lock "$1/gpu.lock" > "$1/rows/$2.json.tmp" 2>> "$1/harness.err" && mv "$1/rows/$2.json.tmp" "$1/rows/$2.json"' \
+        "$R" "$W" {} "${HARNESS_S:-240}"
 stamp "harness rows: $(ls "$W"/rows/*.json 2>/dev/null | wc -l)"
 
 stamp "4. kforge eval --tier $EVAL_TIER (one at a time, while time is left)"
