@@ -52,21 +52,30 @@ bool Pipeline::gpu_reference_failed_quietly() const {
     return gpu_reference_error_.has_value() && report_.status == EvalStatus::kPassed;
 }
 
+// The fp64 reference of `inputs`: the CPU interpreter's, or with `gpu_reference` the device's
+// (its compile and run times into `gpu_evidence`, a lost context into `context_lost`).
+Expected<TensorData> compute_reference(Device& device, const Problem& shape,
+                                       const TensorData& inputs, bool gpu_reference,
+                                       nlohmann::ordered_json& gpu_evidence, bool& context_lost) {
+    if (!gpu_reference) return interpret(shape, inputs);
+    ReferenceResult g = device.reference(shape, inputs);
+    gpu_evidence = {{"compile_ms", g.time_compile_ms},
+                    {"run_ms", g.time_run_ms},
+                    {"module_cached", g.module_cached}};
+    if (!g.ok()) {
+        context_lost = g.context_lost;
+        return make_error("", g.error);
+    }
+    return std::move(g.outputs);
+}
+
 FetchedCase fetch_case(Device& device, ReferenceCache& cache, const Problem& shape,
                        Distribution d, uint64_t seed, bool gpu_reference) {
     FetchedCase f;
     int64_t misses = cache.stats().reference_misses;
-    auto make_reference = [&](const TensorData& inputs) -> Expected<TensorData> {
-        if (!gpu_reference) return interpret(shape, inputs);
-        ReferenceResult g = device.reference(shape, inputs);
-        f.gpu_evidence = {{"compile_ms", g.time_compile_ms},
-                          {"run_ms", g.time_run_ms},
-                          {"module_cached", g.module_cached}};
-        if (!g.ok()) {
-            f.context_lost = g.context_lost;
-            return make_error("", g.error);
-        }
-        return std::move(g.outputs);
+    auto make_reference = [&](const TensorData& inputs) {
+        return compute_reference(device, shape, inputs, gpu_reference, f.gpu_evidence,
+                                 f.context_lost);
     };
     f.c = cache.get(
         shape, d, seed, [&] { return make_inputs(shape, d, seed); }, make_reference,
@@ -100,6 +109,7 @@ RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed,
         return r;
     }
     r.reference = c->reference;
+    r.inputs = c->inputs;
     RunResult run = device_.run(*c->inputs, RunOptions{c->id, true});
     if (run.status != EvalStatus::kPassed) {
         r.status = run.status;
@@ -114,23 +124,19 @@ RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed,
 // The conditioning recheck's sensitivity (eval/gates.h): the reference again on the round's
 // inputs perturbed twice by the policy's unit roundoff, the same reference kind as the round's.
 // Nothing (and why, in `evidence`) when a perturbed reference fails.
-std::optional<TensorData> Pipeline::conditioning(const Problem& shape, Distribution d,
+std::optional<TensorData> Pipeline::conditioning(const Problem& shape, const RoundResult& r,
                                                  uint64_t seed, bool gpu_reference,
-                                                 const TensorData& reference,
                                                  nlohmann::ordered_json& evidence) {
     auto t0 = std::chrono::steady_clock::now();
-    FetchedCase f = fetch_case(device_, *cache_, shape, d, seed, gpu_reference);
-    if (!f.c || !f.c->inputs) return std::nullopt;
+    if (!r.inputs || !r.reference) return std::nullopt;
     const double u = unit_roundoff(shape.policy);
     std::vector<TensorData> others;
     for (uint64_t salt : {seed * 2 + 1, seed * 2 + 2}) {
-        TensorData in = perturbed_inputs(shape, *f.c->inputs, u, salt);
-        Expected<TensorData> ref = [&]() -> Expected<TensorData> {
-            if (!gpu_reference) return interpret(shape, in);
-            ReferenceResult g = device_.reference(shape, in);
-            if (!g.ok()) return make_error("", g.error);
-            return std::move(g.outputs);
-        }();
+        nlohmann::ordered_json gpu_evidence;
+        bool lost = false;  // not read: the recheck's failure stays the round's
+        Expected<TensorData> ref =
+            compute_reference(device_, shape, perturbed_inputs(shape, *r.inputs, u, salt),
+                              gpu_reference, gpu_evidence, lost);
         if (!ref) {
             evidence["conditioning"] = {{"error", ref.error().to_string()}};
             return std::nullopt;
@@ -141,7 +147,7 @@ std::optional<TensorData> Pipeline::conditioning(const Problem& shape, Distribut
                                 {"perturbed_references", others.size()},
                                 {"factor", kSensitivityFactor},
                                 {"ms", ms_since(t0)}};
-    return sensitivity_of(reference, others);
+    return sensitivity_of(*r.reference, others);
 }
 
 // A passed correctness gate of an earlier evaluation (EvalRequest::reusable_gates) at the same
@@ -211,8 +217,7 @@ bool Pipeline::gate_correctness(const std::string& gate, const Problem& shape, i
         Comparison c = compare_outputs(shape, r.outputs, *r.reference);
         if (failed_on_bands_only(c)) {  // the problem's conditioning (eval/gates.h)
             r.evidence["comparison_before_recheck"] = to_json(c, shape.tolerance);
-            auto sens = conditioning(shape, correctness_distribution(i), seed_base + i, gpu,
-                                     *r.reference, r.evidence);
+            auto sens = conditioning(shape, r, seed_base + i, gpu, r.evidence);
             if (sens) c = compare_outputs(shape, r.outputs, *r.reference, &*sens);
         }
         r.evidence["comparison"] = to_json(c, shape.tolerance);

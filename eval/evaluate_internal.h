@@ -31,6 +31,7 @@ struct RoundResult {
     nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
     TensorData outputs;
     std::shared_ptr<const TensorData> reference;
+    std::shared_ptr<const TensorData> inputs;  // the round's (the conditioning recheck's base)
     bool gpu_reference_failed = false;  // the GPU reference, not the candidate, failed
 };
 
@@ -89,11 +90,12 @@ private:
     // One correctness round: inputs and reference (the GPU's with `gpu_reference`, else the CPU
     // interpreter's) from the cache, then one run of the loaded candidate.
     RoundResult round(const Problem& shape, Distribution d, uint64_t seed, bool gpu_reference);
-    // The conditioning recheck's per-element sensitivity of a round that failed on its bands
-    // alone (eval/gates.h): the reference on the round's inputs perturbed by the policy's unit
-    // roundoff; nothing (why in `evidence`) when that reference fails.
-    std::optional<TensorData> conditioning(const Problem& shape, Distribution d, uint64_t seed,
-                                           bool gpu_reference, const TensorData& reference,
+    // The conditioning recheck's per-element sensitivity of round `r`, which failed on its
+    // bands alone (eval/gates.h): the reference on its inputs perturbed by the policy's unit
+    // roundoff, signs salted by the round's `seed`; nothing (why in `evidence`) when that
+    // reference fails.
+    std::optional<TensorData> conditioning(const Problem& shape, const RoundResult& r,
+                                           uint64_t seed, bool gpu_reference,
                                            nlohmann::ordered_json& evidence);
     // The device computes references, the last one did not fail, and `shape` is the full shape.
     bool use_gpu_reference(const Problem& shape) const;
