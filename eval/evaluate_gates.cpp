@@ -123,7 +123,8 @@ RoundResult Pipeline::round(const Problem& shape, Distribution d, uint64_t seed,
 
 // The conditioning recheck's sensitivity (eval/gates.h): the reference again on the round's
 // inputs perturbed twice by the policy's unit roundoff, the same reference kind as the round's.
-// Nothing (and why, in `evidence`) when a perturbed reference fails.
+// Nothing (and why, in `evidence`) when a perturbed reference fails; a GPU reference that lost
+// the context is the environment's failure, as in a round.
 std::optional<TensorData> Pipeline::conditioning(const Problem& shape, const RoundResult& r,
                                                  uint64_t seed, bool gpu_reference,
                                                  nlohmann::ordered_json& evidence) {
@@ -133,12 +134,13 @@ std::optional<TensorData> Pipeline::conditioning(const Problem& shape, const Rou
     std::vector<TensorData> others;
     for (uint64_t salt : {seed * 2 + 1, seed * 2 + 2}) {
         nlohmann::ordered_json gpu_evidence;
-        bool lost = false;  // not read: the recheck's failure stays the round's
+        bool lost = false;
         Expected<TensorData> ref =
             compute_reference(device_, shape, perturbed_inputs(shape, *r.inputs, u, salt),
                               gpu_reference, gpu_evidence, lost);
         if (!ref) {
             evidence["conditioning"] = {{"error", ref.error().to_string()}};
+            if (lost) report_.context_lost = report_.environment_error = true;
             return std::nullopt;
         }
         others.push_back(std::move(*ref));
