@@ -534,10 +534,7 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
       << "    // the staged operands' padding, as the plan's workspace buffers\n"
       << "    const int64_t Cp = (C + kChannelMultiple - 1) / kChannelMultiple * kChannelMultiple;\n"
       << "    const int64_t Kp = (K + kFilterMultiple - 1) / kFilterMultiple * kFilterMultiple;\n"
-      << conv_batch_parts("D * H * W * Cp", "Z * P * Q * Kp", "Kp * T * R * S * Cp")
-      << "    if (N * D * H * W * Cp >= (int64_t(1) << 31) || Kp * T * R * S * Cp >= (int64_t(1) << 31) ||\n"
-      << "        N * Z * P * Q * Kp >= (int64_t(1) << 31))\n"
-      << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n";
+      << conv_batch_parts("D * H * W * Cp", "Z * P * Q * Kp", "Kp * T * R * S * Cp");
     if (g.three_d)
         h << "    cutlass::conv::Conv3dProblemSize problem(int(N), int(D), int(H), int(W), int(Cp),\n"
           << "        int(Kp), int(T), int(R), int(S), int(Z), int(P), int(Q), kPadD, kPadH, kPadW,\n"

@@ -381,9 +381,6 @@ std::string conv_form_host_problem(const ConvGeometry& g) {
           << "    const int64_t Q = (W + 2 * kPadW - kDilationW * (S - 1) - 1) / kStrideW + 1;\n"
           << "    // each group's channels and filters in place\n"
           << conv_batch_parts("H * W * Cx", "P * Q * Kx", "Kx * R * S * (Cx / Gx)")
-          << "    if (N * H * W * Cx >= (int64_t(1) << 31) || Kx * R * S * (Cx / Gx) >= (int64_t(1) << 31) ||\n"
-          << "        N * P * Q * Kx >= (int64_t(1) << 31))\n"
-          << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
           << (g.form == ConvForm::kDepthwise
                   // The direct convolution's grid is (1, channel groups, splits): CTA z walks
                   // output tiles z, z + splits, ... of N x P x Q (its "split K" splits the
@@ -423,9 +420,6 @@ std::string conv_form_host_problem(const ConvGeometry& g) {
       << "    const int64_t Cp = (C + kChannelMultiple - 1) / kChannelMultiple * kChannelMultiple;\n"
       << "    const int64_t Kp = (K + kChannelMultiple - 1) / kChannelMultiple * kChannelMultiple;\n"
       << conv_batch_parts("Ds * Hs * Ws * Cp", "Z * P * Q * Kp", "Cp * T * R * S * Kp")
-      << "    if (N * Ds * Hs * Ws * Cp >= (int64_t(1) << 31) || Cp * T * R * S * Kp >= (int64_t(1) << 31) ||\n"
-      << "        N * Z * P * Q * Kp >= (int64_t(1) << 31))\n"
-      << "        return KFORGE_BUILD_CANNOT_IMPLEMENT;\n"
       << "    // dgrad's names: the gradient dx [N,P,Q,Kp] (its H, W, C), dy = x as staged [N,Hs,Ws,Cp] (its P, Q,\n"
       << "    // K), the filter [Cp,R,S,Kp] (KRSC)\n";
     if (g.three_d)

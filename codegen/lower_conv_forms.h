@@ -34,7 +34,7 @@ std::string conv_form_title(const ConvGeometry& g);
 
 // The host param builder's lines from the sizes (N, C, H, W, K, R, S; D, T for 3-D, all int64
 // in scope) to `problem`, `ref_x`, `ref_w`, `ref_y`: the output size, the padded channels, the
-// 31-bit guard and CUTLASS's problem size for the form.
+// batch split (conv_batch_parts) and CUTLASS's problem size for the form.
 std::string conv_form_host_problem(const ConvGeometry& g);
 
 // The host builder's batch split (codegen/host_abi.h parts): CUTLASS 2.x's convolutions take
@@ -42,7 +42,7 @@ std::string conv_form_host_problem(const ConvGeometry& g);
 // that keep the staged input (`x_image` Elements an image), the f32 output (`y_image` floats an
 // image) under it; the filter (`w_elems` Elements) cannot be split. Emitted after the sizes,
 // before the problem: it narrows the builder's N to this part's images and declares
-// `tensors`, the part's pointers.
+// `tensors`, the part's pointers; every tensor then fits 31 bits, so no other size guard.
 std::string conv_batch_parts(const std::string& x_image, const std::string& y_image,
                              const std::string& w_elems);
 
