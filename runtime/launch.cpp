@@ -59,6 +59,15 @@ KforgeBuildArgs build_args(const codegen::LaunchPlan& plan, const codegen::Kerne
     return a;
 }
 
+// A builder's output encoding its params blob into `storage` (sized to the capacity here).
+KforgeBuiltLaunch built_into(std::vector<uint64_t>& storage) {
+    storage.assign(kParamsCapacity / 8, 0);
+    KforgeBuiltLaunch out{};
+    out.params = storage.data();
+    out.params_capacity = kParamsCapacity;
+    return out;
+}
+
 std::string builder_status(const codegen::KernelLaunch& k, int rc) {
     return k.param_builder + " returned " + std::to_string(rc) + " (codegen/host_abi.h KFORGE_BUILD_*)";
 }
@@ -114,11 +123,9 @@ Expected<uint64_t> builder_workspace_bytes(const Module& module, const codegen::
     std::vector<void*> tensors;
     for (size_t i = 0; i < k.builder_tensors.size(); ++i)
         tensors.push_back(reinterpret_cast<void*>(uintptr_t{(i + 1)} << 20));
-    std::vector<uint64_t> storage(kParamsCapacity / 8, 0);
+    std::vector<uint64_t> storage;
     KforgeBuildArgs args = build_args(plan, k, tensors, dims, sm_count, device_id);
-    KforgeBuiltLaunch out{};
-    out.params = storage.data();
-    out.params_capacity = kParamsCapacity;
+    KforgeBuiltLaunch out = built_into(storage);
     int rc = fn(&args, &out);
     if (rc == KFORGE_BUILD_OK) return uint64_t{0};
     if (rc == KFORGE_BUILD_NEED_WORKSPACE) return out.workspace_bytes;
@@ -152,11 +159,8 @@ Expected<PreparedLaunch> prepare_launch(const DriverApi& api, const Module& modu
             if (!p) return p.error();
             tensors.push_back(reinterpret_cast<void*>(*p));
         }
-        l.storage.assign(kParamsCapacity / 8, 0);
         KforgeBuildArgs args = build_args(plan, k, tensors, b.dims, b.sm_count, b.device_id);
-        KforgeBuiltLaunch out{};
-        out.params = l.storage.data();
-        out.params_capacity = kParamsCapacity;
+        KforgeBuiltLaunch out = built_into(l.storage);
         int rc = fn(&args, &out);
         if (rc == KFORGE_BUILD_NEED_WORKSPACE) {
             if (!b.workspace) return plan_error(k, "the builder needs a workspace; none given");
@@ -177,10 +181,7 @@ Expected<PreparedLaunch> prepare_launch(const DriverApi& api, const Module& modu
         const uint32_t parts = plan.host_abi_version >= 3 && out.parts > 1 ? out.parts : 1;
         for (uint32_t part = 1; part < parts; ++part) {
             LaunchPart p;
-            p.storage.assign(kParamsCapacity / 8, 0);
-            KforgeBuiltLaunch o{};
-            o.params = p.storage.data();
-            o.params_capacity = kParamsCapacity;
+            KforgeBuiltLaunch o = built_into(p.storage);
             args.part = static_cast<int32_t>(part);
             rc = fn(&args, &o);
             if (rc != KFORGE_BUILD_OK)
