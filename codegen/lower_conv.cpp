@@ -68,10 +68,11 @@ std::string dim_expr(const Problem& problem, const std::string& name, int64_t va
 
 Status check_tile(const dsl::Kernel& kernel, dsl::MathMode math) {
     const dsl::GemmConfig& c = kernel.gemm;
+    if (c.schedule == dsl::Schedule::kTmaWarpSpecialized) return Ok{};  // check_conv_sm90
     if (c.schedule != dsl::Schedule::kMultistage)
         return unsupported(kernel, "schedule " + std::string(dsl::to_string(c.schedule)) +
-                                       " (conv2d runs CUTLASS's sm80 multistage kernel: schedule "
-                                       "multistage)");
+                                       " (conv2d runs CUTLASS's sm80 multistage kernel, schedule "
+                                       "multistage, or its sm90 one, schedule tma_ws)");
     if (c.split_k > 1) return unsupported(kernel, "splitk > 1");
     if (c.cluster_m * c.cluster_n > 1) return unsupported(kernel, "a cluster");
     if (c.acc != DType::kF32)
@@ -278,6 +279,11 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     KernelCode code;
     std::ostringstream dev;
     const bool fprop = g.form == ConvForm::kFprop;
+    const bool sm90 = c.schedule == dsl::Schedule::kTmaWarpSpecialized;
+    if (sm90) {
+        if (auto st = emit_conv_sm90(kernel, ctx, g, {bx, bw, by}, dev, code); !st)
+            return st.error();
+    } else {
     dev << (!fprop    ? conv_form_includes(g)
             : g.three_d ? "#include \"cutlass/conv/conv3d_problem_size.h\"\n"
                           "#include \"cutlass/conv/kernel/default_conv3d_fprop.h\"\n"
@@ -450,6 +456,8 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         code.buffers.push_back(b);
     }
 
+    }  // steps 1 to 3 of the sm80 form
+
     // 4.: the accumulators back to NCHW through the chain.
     {
         EntryParams params;
@@ -483,6 +491,7 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
         code.launches.push_back(l);
     }
     code.device_source = dev.str();
+    if (sm90) return code;  // its builder came with steps 1 to 3
 
     // The host param builder: sizes from the harness's dims (so one build serves every shape),
     // the padding rules as the plan's buffers.

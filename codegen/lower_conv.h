@@ -35,6 +35,7 @@
 
 #include <array>
 #include <cstdint>
+#include <sstream>
 #include <string>
 
 #include "codegen/kernel_lowering.h"
@@ -96,6 +97,22 @@ inline bool group_fprop_tiles(int64_t filters_per_group, int64_t tile_n) {
     return filters_per_group > 0 && tile_n > 0 &&
            (filters_per_group % tile_n == 0 || tile_n % filters_per_group == 0);
 }
+
+// The Hopper form (`schedule tma_ws`, codegen/lower_conv_sm90.cpp): CUTLASS 3.x's sm90
+// implicit-GEMM fprop on staged operands; 3xTF32 as a tf32 convolution over hi/lo channel
+// copies, in chunks of at most kConvSm90ChunkK products per output added in f32.
+inline constexpr int64_t kConvSm90ChunkK = 2400;
+// Copies of each channel in the staged operands: 3 for math tf32x3, else 1.
+int conv_sm90_parts(dsl::MathMode math);
+// What the Hopper form cannot run (dense 2-D / 1-D fprop only; its tiles), by name.
+Status check_conv_sm90(const dsl::Kernel& kernel, const ConvGeometry& g);
+struct ConvSm90Buffers {
+    std::string x, w, y;
+};
+// Steps 1 to 3 of the Hopper form: the two staging launches, the convolution (its entry and
+// host param builder: code.entry, code.host_source) and their buffers.
+Status emit_conv_sm90(const dsl::Kernel& kernel, const LowerContext& ctx, const ConvGeometry& g,
+                      const ConvSm90Buffers& names, std::ostringstream& dev, KernelCode& code);
 
 // The workspace buffer names of kernel `kernel`: "<kernel>_conv_x", "_conv_w", "_conv_y".
 std::string conv_buffer_name(const std::string& kernel, const char* what);

@@ -351,10 +351,39 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
     // groups > 1 (CUTLASS's group fprop) and transposed convolutions (its dgrad): what those
     // kernels cannot run (3-D groups, grouped transposed, stride with dilation) the lowering
     // refuses by name (codegen/lower_conv_forms.cpp).
-    if (c.schedule != Schedule::kMultistage) {
+    const bool sm90 = c.schedule == Schedule::kTmaWarpSpecialized;
+    if (c.schedule != Schedule::kMultistage && !sm90) {
         rep.error(knob_loc(kn, "schedule"), "schedule " + std::string(to_string(c.schedule)) +
-                                                ": a conv2d kernel runs on schedule multistage only "
-                                                "(CUTLASS's sm80 implicit-GEMM convolution)");
+                                                ": a conv2d kernel runs on schedule multistage "
+                                                "(CUTLASS's sm80 implicit-GEMM convolution) or "
+                                                "tma_ws (its sm90 one)");
+    }
+    if (sm90) {
+        // CUTLASS 3.x's sm90 fprop (codegen/lower_conv_sm90.cpp): dense 2-D and 1-D, one
+        // consumer warp group, tile K one 128-byte swizzle row of the staged dtype
+        const bool dense_2d = op.attrs.groups == 1 && !is_conv_transpose(op.kind) &&
+                              op.kind != OpKind::kConv3d;
+        if (!dense_2d)
+            rep.error(knob_loc(kn, "schedule"), "schedule tma_ws: CUTLASS's sm90 convolution runs "
+                                                "the dense conv1d/conv2d fprop here (no groups, "
+                                                "transposed or 3-D); use schedule multistage");
+        if (c.tile_m != 64 && c.tile_m != 128)
+            rep.error(knob_loc(kn, "tile"), "tile " + tile_text(c) + " with schedule tma_ws: tile "
+                                            "M 64 or 128 (one consumer warp group)");
+        const int staged = x->dtype == DType::kF32 ? 4 : dtype_bytes(x->dtype);
+        if (c.tile_k * staged != 128)
+            rep.error(knob_loc(kn, "tile"), "tile " + tile_text(c) + " with schedule tma_ws: "
+                                            "tile K " + std::to_string(128 / staged) +
+                                            " (one 128-byte row of the staged operands)");
+        if (c.math == MathMode::kF32Simt)
+            rep.error(knob_loc(kn, "math"), "math f32_simt with schedule tma_ws: wgmma runs "
+                                            "tf32x3, tf32, f16 or bf16");
+        if (c.iterator != ConvIterator::kAuto)
+            rep.error(knob_loc(kn, "iterator"), "iterator " +
+                      std::string(c.iterator == ConvIterator::kFewChannels ? "few_channels"
+                                                                           : "optimized") +
+                      " with schedule tma_ws: TMA im2col walks the filter (the iterator knob is "
+                      "the multistage kernel's)");
     }
     if (c.cluster_m * c.cluster_n != 1 || c.split_k != 1 || c.raster != Raster::kAuto) {
         rep.error(kn.loc, "kernel " + kn.name + ": a conv2d kernel has no cluster, splitk or raster "
@@ -391,7 +420,7 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
     if (c.stages < 2 || c.stages > 6) {
         rep.error(knob_loc(kn, "stages"), "stages " + std::to_string(c.stages) +
                                               ": a conv2d kernel takes 2..6 stages");
-    } else {
+    } else if (!sm90) {  // tma_ws: as many stages as fit beside its epilogue (CUTLASS's carveout)
         check_stages(kn, facts, bytes, limits, rep);
     }
     check_swizzle(kn, rep);

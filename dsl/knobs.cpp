@@ -129,9 +129,9 @@ std::vector<KnobSpec> gemm_knobs() {
     };
 }
 
-// conv2d: the gemm knobs of a multistage kernel (the implicit GEMM M = N*P*Q, N = K,
-// K = C*R*S): tile, stages 2..6, schedule (multistage only; `auto` reads as multistage), math,
-// acc, swizzle. No cluster, raster or splitk: the sm80 conv kernels have none.
+// conv2d: the gemm knobs of the implicit GEMM (M = N*P*Q, N = K, K = C*R*S): tile, stages 2..6
+// (multistage; tma_ws sizes its own pipeline), schedule (multistage or tma_ws; `auto` reads as
+// multistage), math, acc, swizzle. No cluster, raster or splitk: the sm80 conv kernels have none.
 std::vector<KnobSpec> conv2d_knobs() {
     std::vector<KnobSpec> out;
     for (KnobSpec s : gemm_knobs()) {
@@ -145,11 +145,14 @@ std::vector<KnobSpec> conv2d_knobs() {
             s.doc = "cp.async pipeline stages";
             s.read = [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.gemm.stages}); };
         } else if (s.name == "schedule") {
-            s.words = {"auto", "multistage"};
+            s.words = {"auto", "multistage", "tma_ws"};
             s.default_text = "multistage";
-            s.doc = "mainloop schedule: Ampere cp.async multistage (auto: the same)";
-            s.apply = [](Kernel& k, const KnobValue&) {
-                k.gemm.schedule = Schedule::kMultistage;
+            s.doc = "mainloop schedule: Ampere cp.async multistage (CUTLASS 2.x), or tma_ws: "
+                    "Hopper TMA im2col + wgmma, warp-specialized (CUTLASS 3.x sm90; dense 2-D "
+                    "and 1-D fprop); auto: multistage";
+            s.apply = [](Kernel& k, const KnobValue& v) {
+                k.gemm.schedule = v.word == "tma_ws" ? Schedule::kTmaWarpSpecialized
+                                                     : Schedule::kMultistage;
                 return std::string();
             };
         } else if (s.name != "math" && s.name != "acc" && s.name != "swizzle") {

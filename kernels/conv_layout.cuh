@@ -129,6 +129,62 @@ KFORGE_CONV_HD void channels_last_scatter(Store store, float (*tile)[kConvTile +
     }
 }
 
+// The staged operands of the sm90 convolution (codegen/lower_conv_sm90.cpp): channel c of the
+// Cc = chunks * cc padded channels lands in chunk j = c / cc at channel l = c % cc of
+// dst [chunks, images, HW, parts * cc], once per part p at l + p * cc (3xTF32: the hi and lo
+// parts whose products the tf32 convolution sums). Where a chunk's rows are its own packed
+// tensor, the convolution over them is chunk j's share of the channel sum.
+struct ConvSplit {
+    int64_t cc;      // channels per chunk
+    int64_t chunks;  // chunks * cc >= C
+    int parts;       // copies of each channel per chunk (3: hi / lo parts, 1: one)
+    int64_t images;  // the destination's images (gridDim.z)
+};
+
+// The chunking of a staged channel count C for a convolution of `taps` filter positions whose
+// operands hold `parts` copies of each channel (3 for 3xTF32), padded to `multiple` channels
+// (16 bytes): one chunk where parts * C * taps <= max_k (the tensor core's accumulation before
+// an exact f32 add: lower_conv_sm90.cpp), else chunks of cc channels, a multiple of 32 (whole
+// tile-K steps of f32) where 32 fit, each at most max_k / (parts * taps) and as even as the
+// granularity allows. cc 0: not even `multiple` channels fit. The lowering (its buffers and
+// launch grids) and the host param builder (its parts) call this one function.
+KFORGE_CONV_HD ConvSplit conv_split_of(int64_t C, int64_t taps, int parts, int64_t multiple,
+                                       int64_t max_k) {
+    ConvSplit sp{0, 1, parts, 0};
+    const int64_t cap = max_k / (parts * (taps > 0 ? taps : 1));
+    const int64_t whole = conv_round_up(C, multiple);
+    if (parts == 1 || whole <= cap) {
+        sp.cc = whole;
+        return sp;
+    }
+    const int64_t step = cap >= 32 ? 32 : multiple;
+    const int64_t most = cap / step * step;
+    if (most < multiple) return sp;  // cc 0
+    sp.chunks = (C + most - 1) / most;
+    sp.cc = conv_round_up((C + sp.chunks - 1) / sp.chunks, step);
+    return sp;
+}
+
+// Phase 2 of the split staging: as channels_last_scatter over the tile's channels of
+// [0, chunks * cc), calling store(offset, part, value) for each part of each element.
+template <class Store>
+KFORGE_CONV_HD void channels_last_scatter_split(Store store, float (*tile)[kConvTile + 1],
+                                                int64_t HW, const ConvSplit& sp, ConvBlock b,
+                                                int tid) {
+    const int64_t cpad = sp.chunks * sp.cc;
+    const int64_t hw0 = b.bx * kConvTile, c0 = b.by * kConvTile;
+    const int64_t cw = cpad - c0 < kConvTile ? cpad - c0 : kConvTile;
+    const int64_t hn = HW - hw0 < kConvTile ? HW - hw0 : kConvTile;
+    if (cw <= 0 || hn <= 0) return;
+    const int64_t row = sp.parts * sp.cc;
+    for (int64_t e = tid; e < cw * hn; e += kConvThreads) {
+        const int64_t h = e / cw, c = c0 + e - h * cw;
+        const int64_t j = c / sp.cc, l = c - j * sp.cc;
+        const int64_t base = ((j * sp.images + b.bz) * HW + hw0 + h) * row + l;
+        for (int p = 0; p < sp.parts; ++p) store(base + p * sp.cc, p, tile[c - c0][h]);
+    }
+}
+
 // Block coordinates of the output transform: bx over tiles of P*Q, by over tiles of K, bz = n.
 // Phase 1: thread (tx, ty) loads ys[n, pq, k] (ys [N, PQ, Kp]) for k = 32 by + tx and
 // pq = 32 bx + ty + 8j into tile[pq - 32 bx][k - 32 by] (zero outside K x PQ).
@@ -161,6 +217,7 @@ KFORGE_CONV_HD void output_scatter(Emit emit, float (*tile)[kConvTile + 1], int6
 #if defined(__CUDACC__)
 
 #include "kernels/common.cuh"
+#include "kernels/stage_operand.cuh"
 
 namespace kforge {
 
@@ -209,6 +266,33 @@ __device__ __forceinline__ void conv_channels_last_block_diagonal(
     __syncthreads();
     channels_last_scatter([&](int64_t o, float v) { dst[o] = from_f32<TOut>(v); }, tile, HW, Kp,
                           b, threadIdx.y * kConvTile + threadIdx.x);
+}
+
+// Steps 1 and 2 of the sm90 convolution: src [images_valid, C, HW] -> dst [chunks, images, HW,
+// parts * cc] (ConvSplit). TOut float: each part tf32-rounded, part p holding lo(v) where bit p
+// of LO_MASK is set (stage_operand.cuh's tf32_split), else hi(v); ROUND false (16-bit
+// operands): the value converted as it is. Launch: grid (ceil(HW / 32), ceil(chunks * cc / 32),
+// images), block 32 x 8.
+template <bool ROUND, unsigned LO_MASK, class TIn, class TOut>
+__device__ __forceinline__ void conv_channels_last_split(const TIn* __restrict__ src,
+                                                         TOut* __restrict__ dst, int64_t C,
+                                                         int64_t HW, ConvSplit sp,
+                                                         int64_t images_valid) {
+    __shared__ float tile[kConvTile][kConvTile + 1];
+    const ConvBlock b{int64_t(blockIdx.x), int64_t(blockIdx.y), int64_t(blockIdx.z)};
+    channels_last_gather([&](int64_t o) { return to_f32(src[o]); }, tile, C, HW, images_valid, b,
+                         threadIdx.x, threadIdx.y);
+    __syncthreads();
+    channels_last_scatter_split(
+        [&](int64_t o, int p, float v) {
+            if constexpr (ROUND) {
+                const Tf32Split s = tf32_split(v);
+                dst[o] = from_f32<TOut>((LO_MASK >> p) & 1u ? s.lo : s.hi);
+            } else {
+                dst[o] = from_f32<TOut>(v);
+            }
+        },
+        tile, HW, sp, b, threadIdx.y * kConvTile + threadIdx.x);
 }
 
 // Step 4: ys [N, PQ, Kp] f32 -> the chain at every y [N, K, P, Q] element (its stores write y).

@@ -230,8 +230,71 @@ TEST(ConvCodegen, UnsupportedConfigurationsAreUserErrors) {
     EXPECT_NE(lower_error(narrow, f32).find("2x2 warps"), std::string::npos);
     dsl::Program sm90 = conv_program("tile 128x64x32");
     sm90.kernels[0].gemm.schedule = dsl::Schedule::kCooperative;
-    EXPECT_NE(lower_error(sm90, f32).find("schedule multistage"), std::string::npos);
+    EXPECT_NE(lower_error(sm90, f32).find("schedule multistage, or its sm90 one, schedule tma_ws"),
+              std::string::npos);
     EXPECT_NE(lower_error(conv_program("tile 64x64x32 math f32_simt"), f32).find("tile K 8 or 16"),
+              std::string::npos);
+}
+
+// schedule tma_ws (codegen/lower_conv_sm90.cpp): the same four launches around CUTLASS 3.x's
+// sm90 fprop. Under 3xTF32 x and w are staged in chunks of channels, each channel as three
+// tf32 parts ([hi|lo|hi] and [hi|hi|lo]); the builder runs a chunk per part (beta 1 after the
+// first); one source for every shape.
+TEST(ConvCodegen, HopperFormStagesChunksOfHiLoChannels) {
+    // C 96, 5x5: 32 channels a chunk (3 x 32 x 25 = 2400 products), 3 chunks
+    const std::string json = R"({"name": "c", "dims": {"N": 4, "C": 96, "H": 27, "W": 27,
+        "K": 250, "R": 5, "S": 5},
+      "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
+                 "w": {"shape": ["K", "C", "R", "S"], "dtype": "f32", "param": true}},
+      "graph": [{"op": "conv2d", "inputs": ["x", "w"], "output": "h", "padding": 2,
+                 "out_dims": ["P", "Q"]}, {"op": "relu", "inputs": ["h"], "output": "y"}],
+      "outputs": ["y"], "precision": {"policy": "fp32_strict"}})";
+    const Problem problem = parsed(json);
+    auto program = dsl::parse_program(
+        "program p for \"c\"\nkernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S]) tile 128x128x32 "
+        "schedule tma_ws math tf32x3 { relu; store y[N,K,P,Q] }\n", "p.kf");
+    ASSERT_TRUE(program.ok()) << program.error().to_string();
+    ASSERT_TRUE(dsl::check_program(*program, problem, h200()).ok());
+    Lowered out = lower_ok(*program, problem);
+    const LaunchPlan& plan = out.plan;
+    ASSERT_EQ(plan.kernels.size(), 4u);
+    EXPECT_EQ(plan.kernels[0].symbol, "kforge_k0_conv_x");
+    EXPECT_EQ(int_param(plan.kernels[0], "chunk_channels"), 32);
+    EXPECT_EQ(int_param(plan.kernels[0], "chunks"), 3);
+    EXPECT_EQ(plan.kernels[0].grid, (std::array<unsigned, 3>{23, 3, 4}));  // 729 positions, 96 ch
+    EXPECT_EQ(plan.kernels[1].grid, (std::array<unsigned, 3>{1, 3, 252}));  // 25 taps, Kp images
+    EXPECT_EQ(int_param(plan.kernels[1], "images_valid"), 250);
+    EXPECT_EQ(plan.kernels[2].param_builder, "kforge_build_k0");
+    EXPECT_EQ(buffer(plan, "k0_conv_x")->shape, (std::vector<int64_t>{3, 4, 27, 27, 96}));
+    EXPECT_EQ(buffer(plan, "k0_conv_w")->shape, (std::vector<int64_t>{3, 252, 5, 5, 96}));
+    EXPECT_EQ(buffer(plan, "k0_conv_y")->shape, (std::vector<int64_t>{4, 27, 27, 252}));
+    const std::string& src = out.cuda_source;
+    expect_has(src, "kforge::conv_channels_last_split<true, 2u>(t_x");  // x' = [hi|lo|hi]
+    expect_has(src, "kforge::conv_channels_last_split<true, 4u>(t_w");  // w' = [hi|hi|lo]
+    expect_has(src, "cutlass::conv::collective::CollectiveBuilder<\n    cutlass::arch::Sm90");
+    expect_has(src, "using Element = cutlass::tfloat32_t;");
+    expect_has(src, "constexpr int kPadH = 2, kPadW = 2;");
+    expect_has(src, "const float beta = chunk == 0 ? 0.0f : 1.0f;");
+    expect_has(src, "kforge::conv_split_of(C, R * S, kParts, kChannelMultiple, kChunkK)");
+    // every size is a builder dim or a param: the small shape lowers to the same source
+    auto small = parse_problem(json, "<test>");
+    ASSERT_TRUE(small.ok());
+    small->dims["N"] = 1, small->dims["H"] = 9, small->dims["W"] = 7;
+    EXPECT_EQ(lower_ok(*program, *small).cuda_source, src);
+    // f16 operands: one part, no chunks, no rounding
+    const Problem half = conv_problem("f16", "fp16");
+    Lowered h = lower_ok(conv_program("tile 128x64x64 schedule tma_ws math f16"), half);
+    expect_has(h.cuda_source, "kforge::conv_channels_last_split<false, 0u>(t_x");
+    expect_has(h.cuda_source, "using Element = cutlass::half_t;");
+    EXPECT_EQ(buffer(h.plan, "k0_conv_x")->shape, (std::vector<int64_t>{1, 2, 17, 19, 8}));
+    // what the Hopper form does not run is refused by name, also past the checker
+    dsl::Program wide = conv_program("tile 128x64x32 schedule tma_ws math tf32x3");
+    wide.kernels[0].gemm.tile_m = 256;
+    EXPECT_NE(lower_error(wide, conv_problem()).find("tile M 256 with schedule tma_ws"),
+              std::string::npos);
+    dsl::Program k16 = conv_program("tile 128x64x32 schedule tma_ws math tf32x3");
+    k16.kernels[0].gemm.tile_k = 16;
+    EXPECT_NE(lower_error(k16, conv_problem()).find("tile K 16 with schedule tma_ws"),
               std::string::npos);
 }
 

@@ -156,5 +156,49 @@ TEST(ConvCompile, TwoConvolutionsBuildAndTheirBuildersEncodeParams) {
     fs::remove_all(out);
 }
 
+// schedule tma_ws (codegen/lower_conv_sm90.cpp): CUTLASS 3.x's sm90 fprop on 3xTF32 chunks
+// builds for sm_90a without spills beside its split staging kernels (25 s on two cores). Its
+// builder encodes TMA descriptors through the CUDA driver, so on a machine without one only the
+// refusals before that are run here: a wrong ABI, a part past the chunks (C 96 at 5x5: 3).
+TEST(ConvCompile, HopperFormBuildsAndItsBuilderRefusesBadCalls) {
+    auto problem = parse_problem(R"({"name": "c", "dims": {"N": 4, "C": 96, "H": 27, "W": 27,
+        "K": 64, "R": 5, "S": 5},
+      "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
+                 "w": {"shape": ["K", "C", "R", "S"], "dtype": "f32", "param": true},
+                 "b": {"shape": ["K"], "dtype": "f32", "param": true}},
+      "graph": [{"op": "conv2d", "inputs": ["x", "w", "b"], "output": "y", "padding": 2,
+                 "out_dims": ["P", "Q"]}],
+      "outputs": ["y"], "precision": {"policy": "fp32_strict"}})", "<test>");
+    ASSERT_TRUE(problem.ok()) << problem.error().to_string();
+    auto program = dsl::parse_program(
+        "program p for \"c\"\nkernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S]) tile 128x128x32 "
+        "schedule tma_ws math tf32x3 { add b[K]; store y[N,K,P,Q] }\n", "p.kf");
+    ASSERT_TRUE(program.ok()) << program.error().to_string();
+    auto lowered = lower_program(*program, *problem, LowerOptions{});
+    ASSERT_TRUE(lowered.ok()) << lowered.error().to_string();
+    fs::path out = fs::temp_directory_path() / ("kforge_conv_sm90_" + std::to_string(getpid()));
+    fs::remove_all(out);
+    compile::CompileOptions o = compile::default_compile_options("sm_90a");
+    o.host_library = lowered->has_host_code;
+    o.out_dir = out.string();
+    o.timeout_s = 900;
+    auto r = compile::compile_cuda(lowered->cuda_source, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    ASSERT_EQ(r->status, compile::CompileStatus::kOk) << r->log;
+    std::printf("compile time: %.1f s\n%s", r->time_compile_ns / 1e9,
+                compile::format_ptxas_report(r->kernels).c_str());
+    std::set<std::string> names;
+    for (const auto& k : r->kernels) names.insert(k.name);
+    for (const KernelLaunch& l : lowered->plan.kernels) EXPECT_TRUE(names.count(l.symbol)) << l.symbol;
+    for (const auto& k : r->kernels) EXPECT_FALSE(k.spills()) << k.name;
+    void* lib = dlopen(r->host_library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(lib, nullptr) << dlerror();
+    EXPECT_EQ(build(lib, "kforge_build_k0", *problem, 2).rc, KFORGE_BUILD_BAD_ARGS);
+    EXPECT_EQ(build(lib, "kforge_build_k0", *problem, 3, 3).rc, KFORGE_BUILD_BAD_ARGS);
+    EXPECT_EQ(build(lib, "kforge_build_k0", *problem, 3, -1).rc, KFORGE_BUILD_BAD_ARGS);
+    dlclose(lib);
+    fs::remove_all(out);
+}
+
 }  // namespace
 }  // namespace kforge::codegen

@@ -276,5 +276,77 @@ TEST(ConvLayout, BlockDiagonalWeightEqualsDirectLoops) {
     }
 }
 
+// conv_split_of: one chunk where the whole channel sum fits max_k products, else chunks of whole
+// tile-K steps (32 channels) where 32 fit, else of the 16-byte multiple, as even as that allows;
+// parts 1 (no 3xTF32) never chunks; a filter too large for one multiple gives cc 0.
+TEST(ConvLayout, SplitChunksTheChannelSum) {
+    auto split = [](int64_t c, int64_t taps, int parts) { return conv_split_of(c, taps, parts, 4, 2400); };
+    struct Case { int64_t c, taps; int parts; int64_t cc, chunks; };
+    for (const Case& k : {Case{256, 9, 3, 64, 4},     // 3x3: 88 fit, 64 (2 steps) in 4 chunks
+                          Case{96, 25, 3, 32, 3},     // 5x5: 32 fit exactly
+                          Case{100, 9, 3, 64, 2},     // 2 chunks of 64 (50 each, whole steps)
+                          Case{3, 121, 3, 4, 1},      // an image's 3 channels, 11x11: one chunk
+                          Case{48, 49, 3, 16, 3},     // 7x7: 16 fit, of the 4-channel multiple
+                          Case{768, 1, 3, 768, 1},    // 1x1: the whole sum, 2304 products
+                          Case{801, 1, 3, 416, 2},    // past 2400: two chunks of 13 steps
+                          Case{4096, 9, 1, 4096, 1},  // parts 1: one chunk whatever its length
+                          Case{8, 256, 3, 0, 1}}) {   // 16x16 taps: not even 4 channels fit
+        const ConvSplit sp = split(k.c, k.taps, k.parts);
+        EXPECT_EQ(sp.cc, k.cc) << k.c << " " << k.taps;
+        EXPECT_EQ(sp.chunks, k.chunks) << k.c << " " << k.taps;
+        if (sp.cc == 0) continue;
+        EXPECT_GE(sp.cc * sp.chunks, k.c);
+        EXPECT_LT((sp.chunks - 1) * sp.cc, k.c);  // no chunk of padding alone
+        EXPECT_EQ(sp.cc % 4, 0);
+        if (sp.chunks > 1) EXPECT_LE(k.parts * sp.cc * k.taps, 2400);
+    }
+}
+
+// The split staging on the host (grid ceil(HW/32) x ceil(chunks*cc/32) x images): channel c of
+// image n at position p lands in chunk c / cc at c % cc + part * cc of its row, once per part;
+// channels past C and images past images_valid are zero; every element written once.
+TEST(ConvLayout, SplitStagingPlacesEveryPart) {
+    struct Case { int64_t c, hw, images, valid; ConvSplit sp; };
+    for (const Case& k : {Case{70, 45, 2, 2, {32, 3, 3, 2}}, Case{5, 33, 3, 2, {8, 1, 3, 3}},
+                          Case{40, 7, 2, 2, {20, 2, 1, 2}}}) {
+        const std::vector<float> src = random_values(k.valid * k.c * k.hw, 11);
+        const int64_t row = k.sp.parts * k.sp.cc;
+        std::vector<float> dst(static_cast<size_t>(k.sp.chunks * k.images * k.hw * row), -99.0f);
+        std::vector<int> writes(dst.size(), 0), part_of(dst.size(), -1);
+        float tile[kConvTile][kConvTile + 1];
+        for (int64_t bz = 0; bz < k.images; ++bz)
+            for (int64_t by = 0; by < ceil_div(k.sp.chunks * k.sp.cc, kConvTile); ++by)
+                for (int64_t bx = 0; bx < ceil_div(k.hw, kConvTile); ++bx) {
+                    const ConvBlock b{bx, by, bz};
+                    for (int y = 0; y < kConvTileRows; ++y)
+                        for (int x = 0; x < kConvTile; ++x)
+                            channels_last_gather([&](int64_t o) { return src.at(size_t(o)); },
+                                                 tile, k.c, k.hw, k.valid, b, x, y);
+                    for (int tid = 0; tid < kConvThreads; ++tid)
+                        channels_last_scatter_split(
+                            [&](int64_t o, int part, float v) {
+                                dst.at(size_t(o)) = v;
+                                ++writes.at(size_t(o));
+                                part_of.at(size_t(o)) = part;
+                            },
+                            tile, k.hw, k.sp, b, tid);
+                }
+        for (int64_t j = 0; j < k.sp.chunks; ++j)
+            for (int64_t n = 0; n < k.images; ++n)
+                for (int64_t p = 0; p < k.hw; ++p)
+                    for (int part = 0; part < k.sp.parts; ++part)
+                        for (int64_t l = 0; l < k.sp.cc; ++l) {
+                            const int64_t c = j * k.sp.cc + l;
+                            const float want = n < k.valid && c < k.c
+                                                   ? src[size_t((n * k.c + c) * k.hw + p)] : 0.0f;
+                            const size_t i = size_t(((j * k.images + n) * k.hw + p) * row +
+                                                    part * k.sp.cc + l);
+                            ASSERT_EQ(dst[i], want) << j << " " << n << " " << p << " " << l;
+                            ASSERT_EQ(writes[i], 1);
+                            ASSERT_EQ(part_of[i], part);
+                        }
+    }
+}
+
 }  // namespace
 }  // namespace kforge

@@ -150,6 +150,32 @@ TEST(Conv2dCheck, TileRulesOfTheMultistageGemm) {
     EXPECT_TRUE(r.ok()) << all_errors(r);
 }
 
+// schedule tma_ws: CUTLASS 3.x's sm90 fprop (codegen/lower_conv_sm90.cpp) - one consumer warp
+// group (tile M 64 or 128, its accumulators in 255 registers), tile K one 128-byte row, a
+// tensor-op math, no iterator; stages are CUTLASS's carveout (any 2..6 the knob takes).
+TEST(Conv2dCheck, HopperScheduleTiles) {
+    CheckResult r = check_text(conv_spec(), conv_program("tile 128x128x32 schedule tma_ws math tf32x3"));
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 64x256x32 stages 6 schedule tma_ws math tf32x3"));
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 128x128x16 schedule tma_ws math tf32x3"));
+    EXPECT_NE(all_errors(r).find("with schedule tma_ws: tile K 32 (one 128-byte row of the staged "
+                                 "operands)"), std::string::npos) << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 256x128x32 schedule tma_ws math tf32x3"));
+    EXPECT_NE(all_errors(r).find("tile M 64 or 128 (one consumer warp group)"), std::string::npos)
+        << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 128x256x32 schedule tma_ws math tf32x3"));
+    EXPECT_NE(all_errors(r).find("256 accumulator registers per thread"), std::string::npos)
+        << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 128x64x32 schedule tma_ws math tf32x3 "
+                                             "iterator few_channels"));
+    EXPECT_NE(all_errors(r).find("iterator few_channels with schedule tma_ws"), std::string::npos)
+        << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 128x64x32 schedule tma_ws math f32_simt"));
+    EXPECT_NE(all_errors(r).find("math f32_simt with schedule tma_ws"), std::string::npos)
+        << all_errors(r);
+}
+
 TEST(Conv2dCheck, HandBuiltKnobsOutsideTheConvTable) {
     auto problem = parse_problem(conv_spec(), "p.json");
     ASSERT_TRUE(problem.ok()) << problem.error().to_string();
@@ -159,7 +185,8 @@ TEST(Conv2dCheck, HandBuiltKnobsOutsideTheConvTable) {
     p.kernels[0].gemm.schedule = Schedule::kCooperative;
     p.kernels[0].gemm.stages = 8;
     CheckResult r = check_program(p, *problem, h200());
-    EXPECT_NE(all_errors(r).find("a conv2d kernel runs on schedule multistage only"), std::string::npos)
+    EXPECT_NE(all_errors(r).find("a conv2d kernel runs on schedule multistage (CUTLASS's sm80 "
+                                 "implicit-GEMM convolution) or tma_ws"), std::string::npos)
         << all_errors(r);
     EXPECT_NE(all_errors(r).find("stages 8: a conv2d kernel takes 2..6 stages"), std::string::npos)
         << all_errors(r);

@@ -104,9 +104,14 @@ TEST(Conv2dParse, IteratorKnob) {
               "iterator analytic: expected one of auto, optimized, few_channels");
 }
 
-TEST(Conv2dParse, OnlyTheMultistageKnobs) {
+TEST(Conv2dParse, OnlyTheConvKnobs) {
     Error e = parse_fail(conv_with("schedule cooperative"));
-    EXPECT_EQ(e.message, "schedule cooperative: expected one of auto, multistage");
+    EXPECT_EQ(e.message, "schedule cooperative: expected one of auto, multistage, tma_ws");
+    // the Hopper convolution reads back from its canonical text
+    const Program sm90 = parse_ok(conv_with("tile 128x128x32 schedule tma_ws"));
+    EXPECT_EQ(sm90.kernels[0].gemm.schedule, Schedule::kTmaWarpSpecialized);
+    EXPECT_NE(print_canonical(sm90).find("schedule tma_ws"), std::string::npos);
+    EXPECT_EQ(strip_locations(parse_ok(print_canonical(sm90))), strip_locations(sm90));
     e = parse_fail(conv_with("cluster 2x1"));
     EXPECT_EQ(e.message, "expected a knob (tile, stages, schedule, ...) or '{', got 'cluster'");
     EXPECT_EQ(parse_fail(conv_with("splitk 2")).message,

@@ -155,26 +155,30 @@ TEST(Conv2dSeed, KnobMovesStayInTheConvTable) {
     for (const auto& m : moves) {
         knobs.insert(m.knob);
         const dsl::Kernel& k = m.program.kernels[0];
-        EXPECT_EQ(k.gemm.schedule, dsl::Schedule::kMultistage) << m.move;
+        EXPECT_TRUE(k.gemm.schedule == dsl::Schedule::kMultistage ||
+                    k.gemm.schedule == dsl::Schedule::kTmaWarpSpecialized) << m.move;
         // every move reads back from its canonical text
         auto again = dsl::parse_program(dsl::print_canonical(m.program), "m.kf");
         ASSERT_TRUE(again.ok()) << m.move << ": " << again.error().to_string();
         EXPECT_EQ(dsl::strip_locations(*again), m.program) << m.move;
         if (dsl::check_program(m.program, p, h200()).ok()) legal.insert(m.move);
     }
-    EXPECT_EQ(knobs, (std::set<std::string>{"k0 tile", "k0 stages", "k0 math", "k0 acc", "k0 swizzle"}));
+    EXPECT_EQ(knobs, (std::set<std::string>{"k0 tile", "k0 stages", "k0 schedule", "k0 math",
+                                            "k0 acc", "k0 swizzle"}));
     for (const char* move : {"k0 stages 3 -> 4", "k0 stages 3 -> 2", "k0 tile 128x64x32 -> 128x128x32",
+                             "k0 schedule multistage -> tma_ws",
                              "k0 tile 128x64x32 -> 128x64x16", "k0 math tf32 -> tf32x3",
                              "k0 swizzle 1 -> 2"})
         EXPECT_TRUE(legal.count(move)) << move;
     // tile K 64 of f32 (a 256-byte row) and math bf16 under tf32 are moves the checker refuses
     EXPECT_FALSE(legal.count("k0 tile 128x64x32 -> 128x64x64"));
     EXPECT_FALSE(legal.count("k0 math tf32 -> bf16"));
-    // a random draw of the conv's knobs is a conv2d kernel on the multistage schedule
+    // a random draw of the conv's knobs is a conv2d kernel on one of its two schedules
     search::Rng rng{7};
     for (int i = 0; i < 20; ++i) {
         const auto m = search::random_kernel_knobs(*seed, 0, rng);
-        EXPECT_EQ(m.program.kernels[0].gemm.schedule, dsl::Schedule::kMultistage);
+        const dsl::Schedule s = m.program.kernels[0].gemm.schedule;
+        EXPECT_TRUE(s == dsl::Schedule::kMultistage || s == dsl::Schedule::kTmaWarpSpecialized);
         EXPECT_TRUE(m.program.kernels[0].gemm.stages >= 2 && m.program.kernels[0].gemm.stages <= 6);
     }
 }

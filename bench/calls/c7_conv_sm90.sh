@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# bench/calls (README.md) - device call 7 (issue 24): the Hopper convolution (`schedule tma_ws`,
+# codegen/lower_conv_sm90.cpp: CUTLASS 3.x sm90 fprop; 3xTF32 as a tf32 convolution over hi/lo
+# channel copies in chunks added in f32) against the sm80 multistage one, on KernelBench's dense
+# convolutions. For each stem: import, the planner's start program (`kforge export --no-build`),
+# its twin with every dense conv2d kernel on `tile 128x128x32 schedule tma_ws` (TMA=..., the
+# tile), then `kforge eval --tier full --interleave` of both: every gate (the fp32_strict error
+# profile included) and the full-tier timing, interleaved A B A B, in one worker session.
+# CALL_S (560) bounds the call; DEVICE=sim is a dry run (modelled times).
+T0=$(date +%s); R=$OUT/c7; mkdir -p $R
+K=${KFORGE:-$PWD/.carry/bin/kforge}
+KB=${KB:-.kb/KernelBench/KernelBench}
+STEMS=${STEMS:-"level1/87_conv_pointwise_2D level1/50_conv_standard_2D__square_input__square_kernel level1/55_conv_standard_2D__asymmetric_input__square_kernel level1/56_conv_standard_2D__asymmetric_input__asymmetric_kernel level1/62_conv_standard_2D__square_input__asymmetric_kernel level1/67_conv_standard_1D level1/80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__ level1/76_conv_standard_1D_dilated_strided__ level3/8_ResNetBasicBlock"}
+TILE=${TILE:-128x128x32}
+nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit,temperature.gpu --format=csv > $R/gpu.txt 2>&1
+echo "| problem | program | status | timing gate | largest median rel err (profile) | note |" > $R/conv_sm90.md
+echo "|---|---|---|---|---|---|" >> $R/conv_sm90.md
+for s in $STEMS; do
+    left=$(( ${CALL_S:-560} - ($(date +%s) - T0) )); [ $left -gt 45 ] || break
+    n=$(basename $s); d=$R/$n; mkdir -p $d
+    timeout 120 "$K" import kernelbench "$KB/$s.py" -o $d/specs --allow-degenerate > $d/import.txt 2>&1
+    spec=$(ls $d/specs/*.json 2>/dev/null | head -1)
+    timeout 120 "$K" export "$spec" -o $d/exp --no-build > $d/export.txt 2>&1
+    cp $d/exp/program.kf $d/ms.kf 2>/dev/null || { echo "$n: no start program" >> $R/steps.txt; continue; }
+    # the twin: dense conv2d kernels (no groups / transpose: the multistage line says iterator or not)
+    sed -E '/= conv2d\(/ s/tile [0-9]+x[0-9]+x[0-9]+ stages [0-9]+ schedule multistage/tile '$TILE' stages 3 schedule tma_ws/; /schedule tma_ws/ s/ iterator [a-z_]+//' $d/ms.kf > $d/sm90.kf
+    timeout $(( left - 15 )) "$K" eval "$d/exp/spec.json" --program $d/ms.kf --program $d/sm90.kf \
+        --tier full --interleave --device ${DEVICE:-cuda} --json > $d/eval.json 2> $d/eval.err
+    echo "$n eval rc=$? $(( $(date +%s) - T0 ))s" >> $R/steps.txt
+    python3 - "$d/eval.json" "$n" >> $R/conv_sm90.md <<'PY'
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    print(f"| {sys.argv[2]} | - | no report ({e}) | | | |"); sys.exit()
+for c in j.get("candidates", []):
+    r = c.get("report") or {}
+    t = None
+    med = []
+    for g in r.get("gates") or []:
+        ev = g.get("evidence") or {}
+        if g.get("gate") == "timing" and g.get("status") == "passed":
+            t = g.get("message", "")
+        for rd in ev.get("rounds") or []:
+            for tn in (rd.get("comparison") or {}).get("tensors") or []:
+                m = (tn.get("profile") or {}).get("median_rel_err")
+                if m is not None: med.append(m)
+    note = (r.get("message") or "")[:160].replace("|", "/").replace("\n", " ")
+    print(f"| {sys.argv[2]} | {c.get('label')} | {r.get('status')} | {t or '-'} | "
+          f"{max(med) if med else '-'} | {note} |")
+PY
+echo "interleaved: $(python3 -c "import json,sys; t=json.load(open(sys.argv[1])).get('timing',{}); print([(p.get('status'), [rep.get('stats',{}).get('median_ns') for rep in p.get('repetitions',[])]) for p in t.get('programs',[])])" $d/eval.json 2>&1 | head -c 300)" >> $R/steps.txt
+done
+cd $OUT && tar czf c7.tgz c7; cp c7/conv_sm90.md c7/steps.txt c7/gpu.txt . 2>/dev/null; rm -rf c7; cat conv_sm90.md
