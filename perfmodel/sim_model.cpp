@@ -7,6 +7,7 @@
 #include "codegen/gemm_spec.h"
 #include "codegen/gemm_stage.h"
 #include "codegen/lower_conv.h"
+#include "kernels/conv_layout.cuh"
 #include "dsl/math_policy.h"
 #include "perfmodel/attention_time.h"
 #include "perfmodel/chain_cost.h"
@@ -267,8 +268,36 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
             strides *= conv->attrs.stride[i], dilated = dilated || conv->attrs.dilation[i] > 1;
         if (dilated) gemm_k *= strides;
     }
-    const double xs_bytes = n * static_cast<double>(spatial(x)) * cp * elem,
-                 ws_bytes = kp * rs * cp /
+    // schedule tma_ws (codegen/lower_conv_sm90.cpp): wgmma without the multistage derate, the
+    // staged channels as conv_split_of chunks them (3xTF32: 3 parts of cc channels, each tap's
+    // run in whole tile-K steps), and each chunk after the first reading the f32 sum back
+    const bool sm90 = k.gemm.schedule == dsl::Schedule::kTmaWarpSpecialized;
+    // the dense multistage fprop walks C in tile-K steps per filter position (CUTLASS's
+    // optimized iterator: C = 4 under tile K 32 multiplies 28 zero lanes a step), the
+    // few-channels iterator the flattened R*S*C (kb_09's fprop, 53 us at C = 3, 12% warps)
+    if (!sm90 && groups == 1 && !transpose && k.gemm.math != dsl::MathMode::kF32Simt &&
+        k.gemm.tile_k > 0) {
+        const double tk = k.gemm.tile_k;
+        gemm_k = k.gemm.iterator == dsl::ConvIterator::kFewChannels
+                     ? std::ceil(cp * rs / tk) * tk
+                     : std::ceil(cp / tk) * tk * rs;
+    }
+    double chunks = 1, staged_channels = cp;
+    if (sm90 && groups == 1 && !transpose) {
+        const dsl::MathMode m90 = gemm_math(k.gemm, problem.policy, x->dtype);
+        const int parts = codegen::conv_sm90_parts(m90);
+        const ConvSplit sp = conv_split_of(x->shape[1], static_cast<int64_t>(rs), parts,
+                                           16 / static_cast<int64_t>(elem >= 4 ? 4 : elem),
+                                           codegen::kConvSm90ChunkK);
+        if (sp.cc > 0) {
+            const double tk = 128.0 / (elem >= 4 ? 4.0 : elem);
+            chunks = static_cast<double>(sp.chunks);
+            staged_channels = chunks * parts * static_cast<double>(sp.cc);
+            gemm_k = chunks * std::ceil(parts * static_cast<double>(sp.cc) / tk) * tk / parts * rs;
+        }
+    }
+    const double xs_bytes = n * static_cast<double>(spatial(x)) * staged_channels * elem,
+                 ws_bytes = kp * rs * staged_channels /
                             static_cast<double>(transpose || block_diagonal ? 1 : groups) * elem;
     const double ys_bytes = m * kp * 4.0;
 
@@ -283,10 +312,13 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     double peak = ceil.peak(unit);
     if (peak <= 0) peak = ceil.peak(ComputeUnit::kFp32Simt);
     if (math == dsl::MathMode::kTf32x3) peak /= 3;
-    if (unit != ComputeUnit::kFp32Simt && has_wgmma(ceil)) peak *= kMultistageOnWgmmaEfficiency;
-    t.flops = 2.0 * m * kp * gemm_k;  // what the padded implicit GEMM executes
+    if (unit != ComputeUnit::kFp32Simt && has_wgmma(ceil) && !sm90)
+        peak *= kMultistageOnWgmmaEfficiency;
+    // what the padded implicit GEMM executes: whole tiles of filters (K = 6 in a tile N of 64
+    // computes 64)
+    t.flops = 2.0 * m * std::ceil(kp / std::max(1, g.tile_n)) * std::max(1, g.tile_n) * gemm_k;
     const double compute_s = t.flops / (peak * quant * stage_efficiency(g.stages) * tile_eff);
-    const double main_bytes = xs_bytes + ws_bytes + ys_bytes;
+    const double main_bytes = xs_bytes + ws_bytes + ys_bytes * (2 * chunks - 1);
     const double memory_s =
         main_bytes / (ceil.dram_bytes_per_s * std::min(1.0, tiles / std::max(1, sm_count)));
     t.compute_bound = compute_s >= memory_s;

@@ -4,13 +4,14 @@
 # channel copies in chunks added in f32) against the sm80 multistage one, on KernelBench's dense
 # convolutions. For each stem: import, the planner's start program (`kforge export --no-build`),
 # its twin with every dense conv2d kernel on `tile 128x128x32 schedule tma_ws` (TMA=..., the
-# tile), then `kforge eval --tier full --interleave` of both: every gate (the fp32_strict error
+# tile) and its twin on the few-channels iterator (fc.kf), then `kforge eval --tier full
+# --interleave` of them: every gate (the fp32_strict error
 # profile included) and the full-tier timing, interleaved A B A B, in one worker session.
 # CALL_S (560) bounds the call; DEVICE=sim is a dry run (modelled times).
 T0=$(date +%s); R=$OUT/c7; mkdir -p $R
 K=${KFORGE:-$PWD/.carry/bin/kforge}
 KB=${KB:-.kb/KernelBench/KernelBench}
-STEMS=${STEMS:-"level1/87_conv_pointwise_2D level1/50_conv_standard_2D__square_input__square_kernel level1/55_conv_standard_2D__asymmetric_input__square_kernel level1/56_conv_standard_2D__asymmetric_input__asymmetric_kernel level1/62_conv_standard_2D__square_input__asymmetric_kernel level1/67_conv_standard_1D level1/80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__ level1/76_conv_standard_1D_dilated_strided__ level3/8_ResNetBasicBlock"}
+STEMS=${STEMS:-"level1/55_conv_standard_2D__asymmetric_input__square_kernel level3/4_LeNet5 level1/87_conv_pointwise_2D level1/67_conv_standard_1D level3/8_ResNetBasicBlock level1/80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__ level1/62_conv_standard_2D__square_input__asymmetric_kernel level1/50_conv_standard_2D__square_input__square_kernel level1/76_conv_standard_1D_dilated_strided__"}
 TILE=${TILE:-128x128x32}
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit,temperature.gpu --format=csv > $R/gpu.txt 2>&1
 echo "| problem | program | status | timing gate | largest median rel err (profile) | note |" > $R/conv_sm90.md
@@ -21,10 +22,17 @@ for s in $STEMS; do
     timeout 120 "$K" import kernelbench "$KB/$s.py" -o $d/specs --allow-degenerate > $d/import.txt 2>&1
     spec=$(ls $d/specs/*.json 2>/dev/null | head -1)
     timeout 120 "$K" export "$spec" -o $d/exp --no-build > $d/export.txt 2>&1
-    cp $d/exp/program.kf $d/ms.kf 2>/dev/null || { echo "$n: no start program" >> $R/steps.txt; continue; }
+    [ -f $d/exp/program.kf ] || { echo "$n: no start program" >> $R/steps.txt; continue; }
+    # the multistage program: the start program, its Hopper conv kernels (the planner's first
+    # choice from C >= 16 on) put back on the sm80 kernel's first tile
+    sed -E '/= conv2d\(/ s/tile [0-9]+x[0-9]+x([0-9]+) stages [0-9]+ schedule tma_ws/tile 128x64x\1 stages 3 schedule multistage/' $d/exp/program.kf > $d/ms.kf
     # the twin: dense conv2d kernels (no groups / transpose: the multistage line says iterator or not)
     sed -E '/= conv2d\(/ s/tile [0-9]+x[0-9]+x[0-9]+ stages [0-9]+ schedule multistage/tile '$TILE' stages 3 schedule tma_ws/; /schedule tma_ws/ s/ iterator [a-z_]+//' $d/ms.kf > $d/sm90.kf
-    timeout $(( left - 15 )) "$K" eval "$d/exp/spec.json" --program $d/ms.kf --program $d/sm90.kf \
+    # and the multistage kernels on CUTLASS's few-channels iterator (never run on a GPU before;
+    # the fix predicted for C below tile K: kb_09, LeNet5's 1 and 6 channels)
+    sed -E '/= conv2d\(/ { /iterator|f32_simt/! s/ schedule multistage/ schedule multistage iterator few_channels/ }' $d/ms.kf > $d/fc.kf
+    FC=""; cmp -s $d/ms.kf $d/fc.kf || FC="--program $d/fc.kf"
+    timeout $(( left - 15 )) "$K" eval "$d/exp/spec.json" --program $d/ms.kf --program $d/sm90.kf $FC \
         --tier full --interleave --device ${DEVICE:-cuda} --json > $d/eval.json 2> $d/eval.err
     echo "$n eval rc=$? $(( $(date +%s) - T0 ))s" >> $R/steps.txt
     python3 - "$d/eval.json" "$n" >> $R/conv_sm90.md <<'PY'
