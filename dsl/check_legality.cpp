@@ -417,6 +417,14 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
     }
     const int bytes = dtype_bytes(x->dtype);
     check_tile(kn, bytes, rep);
+    // the sm80 tensor-op fprop's epilogue maps 2x2 warps' accumulators onto rows of the tile:
+    // tile N 16 leaves it no row iterations (a static assertion in CUTLASS's
+    // output_tile_thread_map.h: LeNet5's conv at 64x16x32 failed to compile, 64x32x32 built)
+    if (!sm90 && c.math != MathMode::kF32Simt && op.attrs.groups == 1 && c.tile_n < 32) {
+        rep.error(knob_loc(kn, "tile"), "tile " + tile_text(c) + ": a multistage tensor-op conv2d "
+                                        "takes tile N 32 or more (CUTLASS's epilogue thread map "
+                                        "has no row iterations at " + std::to_string(c.tile_n) + ")");
+    }
     if (c.stages < 2 || c.stages > 6) {
         rep.error(knob_loc(kn, "stages"), "stages " + std::to_string(c.stages) +
                                               ": a conv2d kernel takes 2..6 stages");

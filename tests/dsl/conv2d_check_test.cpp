@@ -176,6 +176,16 @@ TEST(Conv2dCheck, HopperScheduleTiles) {
         << all_errors(r);
 }
 
+// tile N 16 on the multistage tensor-op fprop does not compile (CUTLASS's epilogue thread map);
+// 32 does, and the SIMT depthwise forms keep their own tiles
+TEST(Conv2dCheck, MultistageTileNAtLeast32) {
+    CheckResult r = check_text(conv_spec(), conv_program("tile 64x16x32 math tf32x3"));
+    EXPECT_NE(all_errors(r).find("a multistage tensor-op conv2d takes tile N 32 or more"),
+              std::string::npos) << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 64x32x32 math tf32x3 iterator few_channels"));
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+}
+
 TEST(Conv2dCheck, HandBuiltKnobsOutsideTheConvTable) {
     auto problem = parse_problem(conv_spec(), "p.json");
     ASSERT_TRUE(problem.ok()) << problem.error().to_string();
