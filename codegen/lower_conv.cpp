@@ -110,6 +110,30 @@ std::string conv_buffer_name(const std::string& kernel, const char* what) {
     return kernel + "_conv_" + what;
 }
 
+std::string conv_dim_expr(const Problem& problem, const std::string& name, int64_t value) {
+    return dim_expr(problem, name, value);
+}
+
+std::string conv_builder_head(const dsl::Kernel& kernel, const LowerContext& ctx,
+                              const ConvGeometry& g, const std::string& ns) {
+    const Problem& pr = *ctx.problem;
+    const TensorInfo& x = ctx.tensors.at(kernel.args[0].name);
+    std::ostringstream h;
+    h << "extern \"C\" int " << builder_symbol_of(kernel.name)
+      << "(const KforgeBuildArgs* in, KforgeBuiltLaunch* out) {\n"
+      << "    using namespace " << ns << ";\n"
+      << "    if (in == nullptr || out == nullptr || in->abi_version != KFORGE_HOST_ABI_VERSION ||\n"
+      << "        in->num_tensors != 3 || in->tensors == nullptr)\n"
+      << "        return KFORGE_BUILD_BAD_ARGS;\n"
+      << "    if (in->dims == nullptr || in->num_dims != " << pr.dims.size()
+      << ") return KFORGE_BUILD_BAD_ARGS;\n"
+      << "    int64_t N = " << dim_expr(pr, x.dim_names[0], g.n)
+      << ", C = " << dim_expr(pr, x.dim_names[1], g.c)
+      << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[x.dim_names.size() - 2], g.h))
+      << ", W = " << dim_expr(pr, x.dim_names.back(), g.w) << ";\n";
+    return h.str();
+}
+
 Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerContext& ctx) {
     if (kernel.args.size() != 2)
         return make_error(kernel.name, "conv2d takes two operands: X[N,C,H,W], W[K,C,R,S]");
@@ -499,18 +523,7 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     // K: fprop w [K, C/groups, ..]; transposed w [C, K, ..] (groups 1)
     const size_t k_dim = g.form == ConvForm::kDgrad ? 1 : 0;
     std::ostringstream h;
-    h << "extern \"C\" int " << builder_symbol_of(kernel.name)
-      << "(const KforgeBuildArgs* in, KforgeBuiltLaunch* out) {\n"
-      << "    using namespace " << ns << ";\n"
-      << "    if (in == nullptr || out == nullptr || in->abi_version != KFORGE_HOST_ABI_VERSION ||\n"
-      << "        in->num_tensors != 3 || in->tensors == nullptr)\n"
-      << "        return KFORGE_BUILD_BAD_ARGS;\n"
-      << "    if (in->dims == nullptr || in->num_dims != " << pr.dims.size()
-      << ") return KFORGE_BUILD_BAD_ARGS;\n"
-      << "    int64_t N = " << dim_expr(pr, x.dim_names[0], g.n)
-      << ", C = " << dim_expr(pr, x.dim_names[1], g.c)
-      << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[x.dim_names.size() - 2], g.h))
-      << ", W = " << dim_expr(pr, x.dim_names.back(), g.w) << ";\n"
+    h << conv_builder_head(kernel, ctx, g, ns)
       << "    const int64_t K = "
       << (g.w_group_filters > 0 && g.form == ConvForm::kDgrad  // w [C, K/groups, ..]
               ? dim_expr(pr, w.dim_names[k_dim], g.w_group_filters) + " * " +

@@ -114,6 +114,13 @@ struct ConvSm90Buffers {
 Status emit_conv_sm90(const dsl::Kernel& kernel, const LowerContext& ctx, const ConvGeometry& g,
                       const ConvSm90Buffers& names, std::ostringstream& dev, KernelCode& code);
 
+// The host param builder's head (lower_conv.cpp): its extern "C" signature, the ABI and dims
+// checks, and `int64_t N, C, H, W` from the harness's dims (H = 1 for a conv1d).
+std::string conv_builder_head(const dsl::Kernel& kernel, const LowerContext& ctx,
+                              const ConvGeometry& g, const std::string& ns);
+// `in->dims[i]` for a dim the harness passes, else the literal size.
+std::string conv_dim_expr(const Problem& problem, const std::string& name, int64_t value);
+
 // The workspace buffer names of kernel `kernel`: "<kernel>_conv_x", "_conv_w", "_conv_y".
 std::string conv_buffer_name(const std::string& kernel, const char* what);
 

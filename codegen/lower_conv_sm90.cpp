@@ -33,17 +33,6 @@ Error unsupported(const dsl::Kernel& k, const std::string& what) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// `in->dims[i]` for a dim the harness passes, else the literal size.
-std::string dim_expr(const Problem& problem, const std::string& name, int64_t value) {
-    int i = 0;
-    for (const auto& [n, v] : problem.dims) {
-        (void)v;
-        if (n == name) return "in->dims[" + std::to_string(i) + "]";
-        ++i;
-    }
-    return std::to_string(value);
-}
-
 }  // namespace
 
 int conv_sm90_parts(dsl::MathMode math) { return math == dsl::MathMode::kTf32x3 ? 3 : 1; }
@@ -222,21 +211,10 @@ Status emit_conv_sm90(const dsl::Kernel& kernel, const LowerContext& ctx, const 
     // plan's buffers (conv_split_of), part = batch part * chunks + chunk.
     const Problem& pr = *ctx.problem;
     std::ostringstream h;
-    h << "extern \"C\" int " << builder_symbol_of(kernel.name)
-      << "(const KforgeBuildArgs* in, KforgeBuiltLaunch* out) {\n"
-      << "    using namespace " << ns << ";\n"
-      << "    if (in == nullptr || out == nullptr || in->abi_version != KFORGE_HOST_ABI_VERSION ||\n"
-      << "        in->num_tensors != 3 || in->tensors == nullptr)\n"
-      << "        return KFORGE_BUILD_BAD_ARGS;\n"
-      << "    if (in->dims == nullptr || in->num_dims != " << pr.dims.size()
-      << ") return KFORGE_BUILD_BAD_ARGS;\n"
-      << "    int64_t N = " << dim_expr(pr, x.dim_names[0], g.n)
-      << ";\n    const int64_t C = " << dim_expr(pr, x.dim_names[1], g.c)
-      << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[x.dim_names.size() - 2], g.h))
-      << ", W = " << dim_expr(pr, x.dim_names.back(), g.w) << ";\n"
-      << "    const int64_t K = " << dim_expr(pr, w.dim_names[0], g.k)
-      << ", R = " << (g.one_d ? "1" : dim_expr(pr, w.dim_names[w.dim_names.size() - 2], g.r))
-      << ", S = " << dim_expr(pr, w.dim_names.back(), g.s) << ";\n"
+    h << conv_builder_head(kernel, ctx, g, ns)
+      << "    const int64_t K = " << conv_dim_expr(pr, w.dim_names[0], g.k) << ", R = "
+      << (g.one_d ? "1" : conv_dim_expr(pr, w.dim_names[w.dim_names.size() - 2], g.r))
+      << ", S = " << conv_dim_expr(pr, w.dim_names.back(), g.s) << ";\n"
       << "    if (N < 1 || C < 1 || H < 1 || W < 1 || K < 1 || R < 1 || S < 1)\n"
       << "        return KFORGE_BUILD_BAD_ARGS;\n"
       << "    if (H + 2 * kPadH < kDilationH * (R - 1) + 1 || W + 2 * kPadW < kDilationW * (S - 1) + 1)\n"

@@ -2,10 +2,8 @@
 # bench/calls (README.md) - device call 7 (issue 24): the Hopper convolution (`schedule tma_ws`,
 # codegen/lower_conv_sm90.cpp: CUTLASS 3.x sm90 fprop; 3xTF32 as a tf32 convolution over hi/lo
 # channel copies in chunks added in f32) against the sm80 multistage one, on KernelBench's dense
-# convolutions. For each stem: import, the planner's start program (`kforge export --no-build`),
-# its twin with every dense conv2d kernel on `tile 128x128x32 schedule tma_ws` (TMA=..., the
-# tile) and its twin on the few-channels iterator (fc.kf), then `kforge eval --tier full
-# --interleave` of them: every gate (the fp32_strict error
+# convolutions. For each stem: import, the planner's start program (`kforge export --no-build`)
+# and its twins (below), then `kforge eval --tier full --interleave` of them: every gate (the fp32_strict error
 # profile included) and the full-tier timing, interleaved A B A B, in one worker session.
 # CALL_S (560) bounds the call; DEVICE=sim is a dry run (modelled times).
 T0=$(date +%s); R=$OUT/c7; mkdir -p $R
@@ -23,16 +21,17 @@ for s in $STEMS; do
     spec=$(ls $d/specs/*.json 2>/dev/null | head -1)
     timeout 120 "$K" export "$spec" -o $d/exp --no-build > $d/export.txt 2>&1
     [ -f $d/exp/program.kf ] || { echo "$n: no start program" >> $R/steps.txt; continue; }
-    # the multistage program: the start program, its Hopper conv kernels (the planner's first
-    # choice from C >= 16 on) put back on the sm80 kernel's first tile
-    sed -E '/= conv2d\(/ s/tile [0-9]+x[0-9]+x([0-9]+) stages [0-9]+ schedule tma_ws/tile 128x64x\1 stages 3 schedule multistage/' $d/exp/program.kf > $d/ms.kf
-    # the twin: dense conv2d kernels (no groups / transpose: the multistage line says iterator or not)
-    sed -E '/= conv2d\(/ s/tile [0-9]+x[0-9]+x[0-9]+ stages [0-9]+ schedule multistage/tile '$TILE' stages 3 schedule tma_ws/; /schedule tma_ws/ s/ iterator [a-z_]+//' $d/ms.kf > $d/sm90.kf
-    # and the multistage kernels on CUTLASS's few-channels iterator (never run on a GPU before;
-    # the fix predicted for C below tile K: kb_09, LeNet5's 1 and 6 channels)
-    sed -E '/= conv2d\(/ { /iterator|f32_simt/! s/ schedule multistage/ schedule multistage iterator few_channels/ }' $d/ms.kf > $d/fc.kf
-    FC=""; cmp -s $d/ms.kf $d/fc.kf || FC="--program $d/fc.kf"
-    timeout $(( left - 15 )) "$K" eval "$d/exp/spec.json" --program $d/ms.kf --program $d/sm90.kf $FC \
+    # three programs: old.kf, every dense conv2d kernel as session 26's start program ran it
+    # (multistage 128x64x32, the optimized iterator); start.kf, this planner's start program
+    # (tma_ws from 16 channels on, few_channels below tile K, tile N 32 for few filters); sm90.kf,
+    # every conv2d kernel on tma_ws at TILE. Identical ones run once.
+    sed -E '/= conv2d\(/ { /f32_simt/! { s/tile [0-9]+x[0-9]+x([0-9]+) stages [0-9]+ schedule (multistage|tma_ws)/tile 128x64x\1 stages 3 schedule multistage/; s/ iterator [a-z_]+// } }' $d/exp/program.kf > $d/old.kf
+    cp $d/exp/program.kf $d/start.kf
+    sed -E '/= conv2d\(/ { /f32_simt/! { s/tile [0-9]+x[0-9]+x[0-9]+ stages [0-9]+ schedule (multistage|tma_ws)/tile '$TILE' stages 3 schedule tma_ws/; s/ iterator [a-z_]+// } }' $d/exp/program.kf > $d/sm90.kf
+    P="--program $d/old.kf"
+    cmp -s $d/old.kf $d/start.kf || P="$P --program $d/start.kf"
+    cmp -s $d/old.kf $d/sm90.kf || cmp -s $d/start.kf $d/sm90.kf || P="$P --program $d/sm90.kf"
+    timeout $(( left - 15 )) "$K" eval "$d/exp/spec.json" $P \
         --tier full --interleave --device ${DEVICE:-cuda} --json > $d/eval.json 2> $d/eval.err
     echo "$n eval rc=$? $(( $(date +%s) - T0 ))s" >> $R/steps.txt
     python3 - "$d/eval.json" "$n" >> $R/conv_sm90.md <<'PY'
