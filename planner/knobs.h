@@ -34,8 +34,20 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
                                              const dsl::DeviceLimits& limits,
                                              const SeedOptions& options);
 // conv2d: `s` is the implicit GEMM (m = N*P*Q, n = K, k = C*R*S), dtype the input's.
+// What the dense conv's candidates depend on beyond its implicit GEMM: its input channels and
+// filters (0: not a dense fprop), whether the Hopper form (schedule tma_ws) may run it and in how
+// many chunks of channels (kernels/conv_layout.cuh conv_split_of); that form leads the list from
+// kConvHopperMinChannels channels on where one chunk holds them (the chunked sum, beta 1 through
+// the epilogue, has not run on a GPU yet: the search reaches it, through the gates).
+struct ConvCandidateFacts {
+    int64_t channels = 0, filters = 0;
+    bool hopper = false;
+    int64_t hopper_chunks = 1;
+};
+inline constexpr int64_t kConvHopperMinChannels = 16;
 std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPolicy policy,
-                                               const dsl::DeviceLimits& limits);
+                                               const dsl::DeviceLimits& limits,
+                                               const ConvCandidateFacts& facts = {});
 // conv2d of groups > 1 (knobs_conv.cpp): c input channels, k filters, taps = R*S; depthwise
 // (groups = c = k, f32) on the direct convolution first, then the group fprop.
 std::vector<dsl::GemmConfig> grouped_conv_candidates(const GemmShape& s, int64_t groups, int64_t c,

@@ -6,18 +6,44 @@
 
 namespace kforge::planner::detail {
 
-// Rules (conv2d: CUTLASS's sm80 implicit-GEMM convolution, multistage only):
+// Rules (conv2d: CUTLASS's sm80 implicit-GEMM convolution, multistage, and on sm_90 for the
+// dense 2-D / 1-D fprop (f.hopper) CUTLASS 3.x's sm90 one,
+// schedule tma_ws, tiles 128x128, 128x64, 64x128 (the most CTAs first where SMs idle), tile K one
+// 128-byte row):
 //  - math as the gemm's: bf16/f16 -> the same; f32 -> tf32x3 under fp32_strict, else tf32;
 //  - tiles (tile K 32: an f32 row of 128 bytes, the crosswise layout's most): f16/bf16
 //    128x128x32, then 128x64x32, 64x64x32; f32 128x64x32 then 64x64x32 (3xTF32 keeps three
 //    operand fragments live: the smaller warp tiles); stages 3; where the first tile leaves
-//    SMs idle (fewer CTAs than SMs), the tile with the most CTAs first, as the gemm's list.
+//    SMs idle (fewer CTAs than SMs), the tile with the most CTAs first, as the gemm's list;
+//    128x32x32 first for 32 filters or fewer; iterator few_channels where the padded channels
+//    are fewer than tile K (dense fprop: f.channels).
 std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPolicy policy,
-                                               const dsl::DeviceLimits& limits) {
+                                               const dsl::DeviceLimits& limits,
+                                               const ConvCandidateFacts& f) {
     using dsl::MathMode;
     const MathMode math = seed_math(policy, s.dtype);
+    std::vector<dsl::GemmConfig> hopper;
+    if (f.hopper && limits.cc_major >= 9 && math != MathMode::kF32Simt) {
+        const int tile_k = s.dtype == DType::kF32 ? 32 : 64;  // one 128-byte row
+        std::vector<std::pair<int, int>> tiles = {{128, 128}, {128, 64}, {64, 128}};
+        auto ctas = [&](const std::pair<int, int>& t) {
+            return ceil_div(s.m, t.first) * ceil_div(s.n, t.second);
+        };
+        if (ctas(tiles.front()) < limits.sm_count)
+            std::stable_sort(tiles.begin(), tiles.end(),
+                             [&](const auto& a, const auto& b) { return ctas(a) > ctas(b); });
+        for (auto [tm, tn] : tiles) {
+            dsl::GemmConfig c = dsl::conv2d_default_config();
+            c.tile_m = tm, c.tile_n = tn, c.tile_k = tile_k, c.stages = 3;
+            c.schedule = dsl::Schedule::kTmaWarpSpecialized;
+            c.math = math;
+            hopper.push_back(c);
+        }
+    }
     std::vector<std::pair<int, int>> tiles = {{128, 64}, {64, 64}};
     if (s.dtype != DType::kF32) tiles.insert(tiles.begin(), {128, 128});
+    // few filters (K <= 32: LeNet5's 6 and 16) fill a tile N of 32 (16 does not build), not 64
+    if (f.filters > 0 && f.filters <= 32) tiles.insert(tiles.begin(), {128, 32});
     auto ctas = [&](const std::pair<int, int>& t) {
         return ceil_div(s.m, t.first) * ceil_div(s.n, t.second);
     };
@@ -36,8 +62,20 @@ std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPoli
         c.tile_k = 32;
         c.stages = 3;
         c.math = math;
+        // channels padded to 16 bytes below tile K: the few-channels iterator walks the
+        // flattened R*S*C instead of a mostly-zero tile-K step per filter position
+        if (f.channels > 0 && math != MathMode::kF32Simt &&
+            ceil_div(f.channels, 16 / dtype_bytes(s.dtype)) * (16 / dtype_bytes(s.dtype)) < c.tile_k)
+            c.iterator = dsl::ConvIterator::kFewChannels;
         out.push_back(c);
     }
+    // The Hopper form first where the channels fill its tile-K steps (kConvHopperMinChannels)
+    // in one chunk, after the multistage list otherwise (the search still tries it). On the H200
+    // (bench/calls/c7, KernelBench L1 55: C 64, 3x3, 615 GFLOP) 9.37 ms against 13.06 ms on
+    // multistage, every gate passed (profile median 4.0e-6).
+    const bool hopper_first =
+        f.hopper && f.channels >= kConvHopperMinChannels && f.hopper_chunks == 1;
+    out.insert(hopper_first ? out.begin() : out.end(), hopper.begin(), hopper.end());
     return out;
 }
 

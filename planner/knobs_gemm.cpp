@@ -31,8 +31,9 @@ dsl::GemmConfig config(int tm, int tn, int tk, int cm, dsl::Schedule schedule, d
 //  - math: bf16/f16 operands -> the same; f32 -> tf32x3 under fp32_strict, else tf32 (on the
 //    Hopper schedules MN-major operands are staged K-major, and tf32x3 runs as one tf32 GEMM
 //    over K' = 3K of staged hi/lo parts with a promoted accumulator, codegen/gemm_stage.h).
-//  - Hopper (sm_90), tf32x3, once 128x128 tiles fill the SMs (below that the two staging
-//    launches and copies outweigh wgmma's gain): cooperative 128x128x32, cluster 2x1 if M
+//  - Hopper (sm_90), tf32x3, once 128x128 tiles fill the SMs and the operands' staging is under
+//    half the GEMM's time (below that the two staging launches and copies outweigh wgmma's
+//    gain): cooperative 128x128x32, cluster 2x1 if M
 //    allows - on the H200 at 4096^3 1.25 ms with staging against 1.36 ms for 128x192 and
 //    2.69 ms for cuBLAS SGEMM (bench/kernels/tf32x3_accum, 2026-12-01); larger tiles spill the
 //    doubled accumulator (dsl/check_legality.cpp) - then cluster 1x1, then the multistage list.
@@ -76,7 +77,17 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
         for (auto [tm, tn, st] : tiles)
             out.push_back(config(tm, tn, 32, 1, Schedule::kMultistage, math, st, 8));
     }
-    if (limits.cc_major >= 9 && math == MathMode::kTf32x3 && square >= limits.sm_count) {
+    // 3xTF32 on wgmma stages A and B as tf32 parts first: each element of M*K and N*K read once
+    // and written three times (16 bytes) before 6MNK tf32 products; with ~400 TFLOPS of tf32
+    // wgmma against 3.35-4.8 TB/s that staging is ~300 (1/M + 1/N) of the GEMM's time, and the
+    // multistage kernel (which splits in registers, reading each operand once) runs at ~0.6-0.75
+    // of wgmma's rate: from half the GEMM's time in staging on, multistage goes first.
+    // ShallowWideMLP (M 128, N 32768, K 16384-32768: 550 GFLOP) took 17.9 ms on the H100 in
+    // session 26, ~the 60 GB of staging traffic; at M = N = 4096 the share is 0.15.
+    const bool staging_bound =
+        300.0 * (1.0 / static_cast<double>(s.m) + 1.0 / static_cast<double>(s.n)) > 0.5;
+    if (limits.cc_major >= 9 && math == MathMode::kTf32x3 && square >= limits.sm_count &&
+        !staging_bound) {
         out.push_back(config(128, 128, 32, cm, Schedule::kCooperative, math, 0, 8));
         if (cm > 1) out.push_back(config(128, 128, 32, 1, Schedule::kCooperative, math, 0, 8));
     }

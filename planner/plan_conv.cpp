@@ -1,5 +1,6 @@
 // Convolutions in the fusion planner (planner/partition.h).
 #include "codegen/lower_conv.h"
+#include "kernels/conv_layout.cuh"
 #include "planner/knobs.h"
 #include "planner/partition.h"
 
@@ -69,8 +70,17 @@ Status Planner::add_conv2d(const Op& op) {
                                        std::string(to_string(dt)) + " channels, and its direct "
                                        "depthwise convolution is run here on f32 only)");
     }
+    // the Hopper form (codegen/lower_conv_sm90.cpp): the dense 2-D / 1-D fprop whose 3xTF32
+    // chunks take at least 4 channels (conv_split_of)
+    const ConvSplit split = conv_split_of(x.shape[1], taps,
+                                          codegen::conv_sm90_parts(seed_math(p.policy, dt)),
+                                          16 / dtype_bytes(dt), codegen::kConvSm90ChunkK);
+    const bool hopper = groups == 1 && !transpose && !three_d && split.cc > 0;
+    ConvCandidateFacts facts;
+    if (groups == 1 && !transpose && !three_d)
+        facts = {x.shape[1], y.shape[1], hopper, split.chunks};
     std::vector<dsl::GemmConfig> candidates =
-        groups == 1 || transpose ? conv2d_candidates(s, p.policy, limits)  // dgrad: dense
+        groups == 1 || transpose ? conv2d_candidates(s, p.policy, limits, facts)  // dgrad: dense
                     : grouped_conv_candidates(s, groups, c, k, taps, p.policy, limits);
     // a conv1d's direct depthwise tile is one row: CUTLASS's threads cover it on tile N 16 only
     // (codegen/lower_conv_forms.cpp direct_warp_m)

@@ -9,7 +9,7 @@
 T0=$(date +%s); R=$OUT/c7; mkdir -p $R
 K=${KFORGE:-$PWD/.carry/bin/kforge}
 KB=${KB:-.kb/KernelBench/KernelBench}
-STEMS=${STEMS:-"level1/55_conv_standard_2D__asymmetric_input__square_kernel level3/4_LeNet5 level1/87_conv_pointwise_2D level1/67_conv_standard_1D level3/8_ResNetBasicBlock level1/80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__ level1/62_conv_standard_2D__square_input__asymmetric_kernel level1/50_conv_standard_2D__square_input__square_kernel level1/76_conv_standard_1D_dilated_strided__"}
+STEMS=${STEMS:-"level1/55_conv_standard_2D__asymmetric_input__square_kernel level3/4_LeNet5 level3/2_ShallowWideMLP level1/87_conv_pointwise_2D level1/67_conv_standard_1D level3/8_ResNetBasicBlock level1/80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__ level1/62_conv_standard_2D__square_input__asymmetric_kernel level1/50_conv_standard_2D__square_input__square_kernel level1/76_conv_standard_1D_dilated_strided__"}
 TILE=${TILE:-128x128x32}
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit,temperature.gpu --format=csv > $R/gpu.txt 2>&1
 echo "| problem | program | status | timing gate | largest median rel err (profile) | note |" > $R/conv_sm90.md
@@ -26,6 +26,11 @@ for s in $STEMS; do
     # (tma_ws from 16 channels on, few_channels below tile K, tile N 32 for few filters); sm90.kf,
     # every conv2d kernel on tma_ws at TILE. Identical ones run once.
     sed -E '/= conv2d\(/ { /f32_simt/! { s/tile [0-9]+x[0-9]+x([0-9]+) stages [0-9]+ schedule (multistage|tma_ws)/tile 128x64x\1 stages 3 schedule multistage/; s/ iterator [a-z_]+// } }' $d/exp/program.kf > $d/old.kf
+    # COOP_STEMS: their f32 gemm kernels as session 26 started them (cooperative 128x128 on
+    # staged 3xTF32 parts) in old.kf, against this planner's multistage for staging-bound shapes
+    case " ${COOP_STEMS-level3/2_ShallowWideMLP} " in *" $s "*)
+        sed -i -E '/= gemm\(/ s/tile [0-9]+x[0-9]+x32 cluster 1x1 stages [0-9]+ schedule multistage math tf32x3/tile 128x128x32 cluster 1x1 stages auto schedule cooperative math tf32x3/' $d/old.kf ;;
+    esac
     cp $d/exp/program.kf $d/start.kf
     sed -E '/= conv2d\(/ { /f32_simt/! { s/tile [0-9]+x[0-9]+x[0-9]+ stages [0-9]+ schedule (multistage|tma_ws)/tile '$TILE' stages 3 schedule tma_ws/; s/ iterator [a-z_]+// } }' $d/exp/program.kf > $d/sm90.kf
     P="--program $d/old.kf"

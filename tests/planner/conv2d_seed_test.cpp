@@ -39,13 +39,41 @@ std::string conv_spec(const std::string& policy, const std::string& dtype, const
 
 constexpr const char* kRelu = R"(, {"op": "relu", "inputs": ["h"], "output": "y"})";
 
+// C 3 (padded to 4) under tile K 32: the few-channels iterator, not 8 of 9 MMA slices of zeros
 TEST(Conv2dSeed, BiasAndReluInOneKernelFp32Strict) {
     const Problem p = problem_of(conv_spec("fp32_strict", "f32", kRelu));
     EXPECT_EQ(seed_checked(p),
               "program seed_conv_seed for \"conv_seed\"\n"
               "kernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S]) tile 128x64x32 stages 3 schedule "
-              "multistage math tf32x3 acc f32 swizzle 1\n"
+              "multistage math tf32x3 acc f32 swizzle 1 iterator few_channels\n"
               "    { add b[K]; relu; store y[N,K,P,Q] }\n");
+}
+
+// On sm_90 a dense conv of 16 channels or more that one 3xTF32 chunk holds starts on the Hopper
+// form (schedule tma_ws); a few filters (K <= 32) take tile N 32 on the multistage kernel.
+TEST(Conv2dSeed, HopperFormFirstFromSixteenChannels) {
+    std::string spec = conv_spec("fp32_strict", "f32", kRelu);
+    spec.replace(spec.find("\"C\": 3"), 6, "\"C\": 64");
+    auto wide = planner::seed_program(problem_of(spec), h200());
+    ASSERT_TRUE(wide.ok()) << wide.error().to_string();
+    EXPECT_EQ(wide->kernels[0].gemm.schedule, dsl::Schedule::kTmaWarpSpecialized);
+    EXPECT_EQ(wide->kernels[0].gemm.tile_m, 128);
+    EXPECT_EQ(wide->kernels[0].gemm.tile_n, 64);  // 128 tiles of 128x128 leave SMs idle: 256
+    EXPECT_EQ(wide->kernels[0].gemm.iterator, dsl::ConvIterator::kAuto);
+    // C 256 at 3x3 is four chunks of 64 channels under 3xTF32: not yet first (unmeasured)
+    std::string deep = conv_spec("fp32_strict", "f32", kRelu);
+    deep.replace(deep.find("\"C\": 3"), 6, "\"C\": 256");
+    auto chunked = planner::seed_program(problem_of(deep), h200());
+    ASSERT_TRUE(chunked.ok()) << chunked.error().to_string();
+    EXPECT_EQ(chunked->kernels[0].gemm.schedule, dsl::Schedule::kMultistage);
+    std::string few = conv_spec("fp32_strict", "f32", kRelu);
+    few.replace(few.find("\"K\": 128"), 8, "\"K\": 6");
+    few.replace(few.find("\"N\": 16"), 7, "\"N\": 64");  // 512 CTAs of 128x32
+    auto narrow = planner::seed_program(problem_of(few), h200());
+    ASSERT_TRUE(narrow.ok()) << narrow.error().to_string();
+    EXPECT_EQ(narrow->kernels[0].gemm.schedule, dsl::Schedule::kMultistage);
+    EXPECT_EQ(narrow->kernels[0].gemm.tile_n, 32);
+    EXPECT_EQ(narrow->kernels[0].gemm.iterator, dsl::ConvIterator::kFewChannels);
 }
 
 TEST(Conv2dSeed, MathAndTileByPrecision) {
@@ -164,15 +192,18 @@ TEST(Conv2dSeed, KnobMovesStayInTheConvTable) {
         if (dsl::check_program(m.program, p, h200()).ok()) legal.insert(m.move);
     }
     EXPECT_EQ(knobs, (std::set<std::string>{"k0 tile", "k0 stages", "k0 schedule", "k0 math",
-                                            "k0 acc", "k0 swizzle"}));
+                                            "k0 acc", "k0 swizzle", "k0 iterator"}));
     for (const char* move : {"k0 stages 3 -> 4", "k0 stages 3 -> 2", "k0 tile 128x64x32 -> 128x128x32",
-                             "k0 schedule multistage -> tma_ws",
+                             "k0 iterator few_channels -> optimized",
                              "k0 tile 128x64x32 -> 128x64x16", "k0 math tf32 -> tf32x3",
                              "k0 swizzle 1 -> 2"})
         EXPECT_TRUE(legal.count(move)) << move;
     // tile K 64 of f32 (a 256-byte row) and math bf16 under tf32 are moves the checker refuses
     EXPECT_FALSE(legal.count("k0 tile 128x64x32 -> 128x64x64"));
     EXPECT_FALSE(legal.count("k0 math tf32 -> bf16"));
+    // the seed's few-channels iterator is the sm80 kernel's: tma_ws with it is refused (the pair
+    // move with iterator auto is not)
+    EXPECT_FALSE(legal.count("k0 schedule multistage -> tma_ws"));
     // a random draw of the conv's knobs is a conv2d kernel on one of its two schedules
     search::Rng rng{7};
     for (int i = 0; i < 20; ++i) {
