@@ -80,6 +80,32 @@ Built build(void* lib, const char* symbol, const Problem& problem, int num_tenso
     return b;
 }
 
+// nvcc for sm_90a into `out`: a cubin holding every launch's symbol, no kernel spilling, and the
+// host library opened (nullptr and a failure otherwise; the caller dlcloses it).
+void* build_without_spills(const Lowered& lowered, const fs::path& out) {
+    fs::remove_all(out);
+    compile::CompileOptions o = compile::default_compile_options("sm_90a");
+    o.host_library = lowered.has_host_code;
+    o.out_dir = out.string();
+    o.timeout_s = 900;
+    auto r = compile::compile_cuda(lowered.cuda_source, o);
+    if (!r.ok()) {
+        ADD_FAILURE() << r.error().to_string();
+        return nullptr;
+    }
+    std::printf("compile time: %.1f s\n%s", r->time_compile_ns / 1e9,
+                compile::format_ptxas_report(r->kernels).c_str());
+    std::set<std::string> names;
+    for (const auto& k : r->kernels) names.insert(k.name);
+    for (const KernelLaunch& l : lowered.plan.kernels) EXPECT_TRUE(names.count(l.symbol)) << l.symbol;
+    for (const auto& k : r->kernels) EXPECT_FALSE(k.spills()) << k.name;
+    void* lib = r->status == compile::CompileStatus::kOk
+                    ? dlopen(r->host_library_path.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+    if (lib == nullptr)
+        ADD_FAILURE() << (r->status == compile::CompileStatus::kOk ? dlerror() : r->log);
+    return lib;
+}
+
 TEST(ConvCompile, TwoConvolutionsBuildAndTheirBuildersEncodeParams) {
     auto problem = parse_problem(kProblem, "<test>");
     ASSERT_TRUE(problem.ok()) << problem.error().to_string();
@@ -89,24 +115,9 @@ TEST(ConvCompile, TwoConvolutionsBuildAndTheirBuildersEncodeParams) {
     ASSERT_TRUE(lowered.ok()) << lowered.error().to_string();
     ASSERT_EQ(lowered->plan.kernels.size(), 8u);
 
-    fs::path out = fs::temp_directory_path() / ("kforge_conv_compile_" + std::to_string(getpid()));
-    fs::remove_all(out);
-    compile::CompileOptions o = compile::default_compile_options("sm_90a");
-    o.host_library = lowered->has_host_code;
-    o.out_dir = out.string();
-    o.timeout_s = 900;
-    auto r = compile::compile_cuda(lowered->cuda_source, o);
-    ASSERT_TRUE(r.ok()) << r.error().to_string();
-    ASSERT_EQ(r->status, compile::CompileStatus::kOk) << r->log;
-    std::printf("compile time: %.1f s\n%s", r->time_compile_ns / 1e9,
-                compile::format_ptxas_report(r->kernels).c_str());
-    std::set<std::string> names;
-    for (const auto& k : r->kernels) names.insert(k.name);
-    for (const KernelLaunch& l : lowered->plan.kernels) EXPECT_TRUE(names.count(l.symbol)) << l.symbol;
-    for (const auto& k : r->kernels) EXPECT_FALSE(k.spills()) << k.name;
-
-    void* lib = dlopen(r->host_library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(lib, nullptr) << dlerror();
+    const fs::path out = fs::temp_directory_path() / ("kforge_conv_compile_" + std::to_string(getpid()));
+    void* lib = build_without_spills(*lowered, out);
+    ASSERT_NE(lib, nullptr);
     // k32: M = N P Q = 2 * 9 * 10 = 180 -> 2 tiles of 128; N = Kp = 12 -> 1 tile of 64;
     // 3xTF32 at 32x32 warps: 8 warps; 3 stages of (128 + 64) x 32 f32
     Built b32 = build(lib, "kforge_build_k32", *problem);
@@ -176,23 +187,9 @@ TEST(ConvCompile, HopperFormBuildsAndItsBuilderRefusesBadCalls) {
     ASSERT_TRUE(program.ok()) << program.error().to_string();
     auto lowered = lower_program(*program, *problem, LowerOptions{});
     ASSERT_TRUE(lowered.ok()) << lowered.error().to_string();
-    fs::path out = fs::temp_directory_path() / ("kforge_conv_sm90_" + std::to_string(getpid()));
-    fs::remove_all(out);
-    compile::CompileOptions o = compile::default_compile_options("sm_90a");
-    o.host_library = lowered->has_host_code;
-    o.out_dir = out.string();
-    o.timeout_s = 900;
-    auto r = compile::compile_cuda(lowered->cuda_source, o);
-    ASSERT_TRUE(r.ok()) << r.error().to_string();
-    ASSERT_EQ(r->status, compile::CompileStatus::kOk) << r->log;
-    std::printf("compile time: %.1f s\n%s", r->time_compile_ns / 1e9,
-                compile::format_ptxas_report(r->kernels).c_str());
-    std::set<std::string> names;
-    for (const auto& k : r->kernels) names.insert(k.name);
-    for (const KernelLaunch& l : lowered->plan.kernels) EXPECT_TRUE(names.count(l.symbol)) << l.symbol;
-    for (const auto& k : r->kernels) EXPECT_FALSE(k.spills()) << k.name;
-    void* lib = dlopen(r->host_library_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(lib, nullptr) << dlerror();
+    const fs::path out = fs::temp_directory_path() / ("kforge_conv_sm90_" + std::to_string(getpid()));
+    void* lib = build_without_spills(*lowered, out);
+    ASSERT_NE(lib, nullptr);
     EXPECT_EQ(build(lib, "kforge_build_k0", *problem, 2).rc, KFORGE_BUILD_BAD_ARGS);
     EXPECT_EQ(build(lib, "kforge_build_k0", *problem, 3, 3).rc, KFORGE_BUILD_BAD_ARGS);
     EXPECT_EQ(build(lib, "kforge_build_k0", *problem, 3, -1).rc, KFORGE_BUILD_BAD_ARGS);
