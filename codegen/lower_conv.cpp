@@ -55,16 +55,6 @@ Expected<dsl::MathMode> conv_math(const dsl::Kernel& k, DType operand, Precision
     return unsupported(k, "math " + m);
 }
 
-// `in->dims[i]` for a dim the harness passes, else the literal size.
-std::string dim_expr(const Problem& problem, const std::string& name, int64_t value) {
-    int i = 0;
-    for (const auto& [n, v] : problem.dims) {
-        (void)v;
-        if (n == name) return "in->dims[" + std::to_string(i) + "]";
-        ++i;
-    }
-    return std::to_string(value);
-}
 
 Status check_tile(const dsl::Kernel& kernel, dsl::MathMode math) {
     const dsl::GemmConfig& c = kernel.gemm;
@@ -111,7 +101,31 @@ std::string conv_buffer_name(const std::string& kernel, const char* what) {
 }
 
 std::string conv_dim_expr(const Problem& problem, const std::string& name, int64_t value) {
-    return dim_expr(problem, name, value);
+    int i = 0;
+    for (const auto& [n, v] : problem.dims) {
+        (void)v;
+        if (n == name) return "in->dims[" + std::to_string(i) + "]";
+        ++i;
+    }
+    return std::to_string(value);
+}
+
+void add_conv_layout_launch(KernelCode& code, const dsl::Kernel& kernel, const std::string& symbol,
+                            std::array<unsigned, 3> grid, std::vector<KernelParam> params,
+                            const std::string& buffer, DType dtype, std::vector<int64_t> shape) {
+    KernelLaunch l;
+    l.name = kernel.name;
+    l.symbol = symbol;
+    l.grid = grid;
+    l.block = {unsigned(kTile), unsigned(kTileRows), 1};
+    l.params = std::move(params);
+    code.launches.push_back(l);
+    BufferDecl b;
+    b.name = buffer;
+    b.dtype = dtype;
+    b.shape = std::move(shape);
+    b.workspace = true;
+    code.buffers.push_back(b);
 }
 
 std::string conv_builder_head(const dsl::Kernel& kernel, const LowerContext& ctx,
@@ -127,10 +141,10 @@ std::string conv_builder_head(const dsl::Kernel& kernel, const LowerContext& ctx
       << "        return KFORGE_BUILD_BAD_ARGS;\n"
       << "    if (in->dims == nullptr || in->num_dims != " << pr.dims.size()
       << ") return KFORGE_BUILD_BAD_ARGS;\n"
-      << "    int64_t N = " << dim_expr(pr, x.dim_names[0], g.n)
-      << ", C = " << dim_expr(pr, x.dim_names[1], g.c)
-      << ", H = " << (g.one_d ? "1" : dim_expr(pr, x.dim_names[x.dim_names.size() - 2], g.h))
-      << ", W = " << dim_expr(pr, x.dim_names.back(), g.w) << ";\n";
+      << "    int64_t N = " << conv_dim_expr(pr, x.dim_names[0], g.n)
+      << ", C = " << conv_dim_expr(pr, x.dim_names[1], g.c)
+      << ", H = " << (g.one_d ? "1" : conv_dim_expr(pr, x.dim_names[x.dim_names.size() - 2], g.h))
+      << ", W = " << conv_dim_expr(pr, x.dim_names.back(), g.w) << ";\n";
     return h.str();
 }
 
@@ -360,19 +374,9 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
                           "up_h, up_w}, padded_channels, images_valid);\n}\n"
                     : "    kforge::conv_channels_last(t_" + src.name + ", w_" + buffer +
                           ", channels, positions, padded_channels, images_valid);\n}\n");
-        KernelLaunch l;
-        l.name = kernel.name;
-        l.symbol = symbol;
-        l.grid = {unsigned(grid.x), unsigned(grid.y), unsigned(images)};
-        l.block = {unsigned(kTile), unsigned(kTileRows), 1};
-        l.params = params.plan_params();
-        code.launches.push_back(l);
-        BufferDecl b;
-        b.name = buffer;
-        b.dtype = g.staged;
-        b.shape = std::move(shape);
-        b.workspace = true;
-        code.buffers.push_back(b);
+        add_conv_layout_launch(code, kernel, symbol,
+                               {unsigned(grid.x), unsigned(grid.y), unsigned(images)},
+                               params.plan_params(), buffer, g.staged, std::move(shape));
     };
     // x [N,C,..] -> [N,..,Cp]; w [images, channels, ..] -> [images padded, .., channels padded]
     if (g.three_d) {
@@ -526,22 +530,22 @@ Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext&
     h << conv_builder_head(kernel, ctx, g, ns)
       << "    const int64_t K = "
       << (g.w_group_filters > 0 && g.form == ConvForm::kDgrad  // w [C, K/groups, ..]
-              ? dim_expr(pr, w.dim_names[k_dim], g.w_group_filters) + " * " +
+              ? conv_dim_expr(pr, w.dim_names[k_dim], g.w_group_filters) + " * " +
                     std::to_string(g.groups)
-              : dim_expr(pr, w.dim_names[k_dim], g.k))
-      << ", R = " << (g.one_d ? "1" : dim_expr(pr, w.dim_names[w.dim_names.size() - 2], g.r))
-      << ", S = " << dim_expr(pr, w.dim_names.back(), g.s) << ";\n";
+              : conv_dim_expr(pr, w.dim_names[k_dim], g.k))
+      << ", R = " << (g.one_d ? "1" : conv_dim_expr(pr, w.dim_names[w.dim_names.size() - 2], g.r))
+      << ", S = " << conv_dim_expr(pr, w.dim_names.back(), g.s) << ";\n";
     if (!fprop) {
         h << "    const int64_t D = "
-          << (g.three_d ? dim_expr(pr, x.dim_names[2], g.d) + ", T = " +
-                              dim_expr(pr, w.dim_names[2], g.t)
+          << (g.three_d ? conv_dim_expr(pr, x.dim_names[2], g.d) + ", T = " +
+                              conv_dim_expr(pr, w.dim_names[2], g.t)
                         : std::string("1, T = 1"))
           << ";\n"
           << conv_form_host_problem(g);
     } else {
     if (g.three_d)
-        h << "    const int64_t D = " << dim_expr(pr, x.dim_names[2], g.d)
-          << ", T = " << dim_expr(pr, w.dim_names[2], g.t) << ";\n"
+        h << "    const int64_t D = " << conv_dim_expr(pr, x.dim_names[2], g.d)
+          << ", T = " << conv_dim_expr(pr, w.dim_names[2], g.t) << ";\n"
           << "    if (D < 1 || T < 1 || D + 2 * kPadD < kDilationD * (T - 1) + 1)\n"
           << "        return KFORGE_BUILD_BAD_ARGS;\n"
           << "    const int64_t Z = (D + 2 * kPadD - kDilationD * (T - 1) - 1) / kStrideD + 1;\n";

@@ -39,6 +39,7 @@
 #include <string>
 
 #include "codegen/kernel_lowering.h"
+#include "kernels/conv_layout.cuh"
 
 namespace kforge::codegen {
 
@@ -104,6 +105,11 @@ inline bool group_fprop_tiles(int64_t filters_per_group, int64_t tile_n) {
 inline constexpr int64_t kConvSm90ChunkK = 2400;
 // Copies of each channel in the staged operands: 3 for math tf32x3, else 1.
 int conv_sm90_parts(dsl::MathMode math);
+// The Hopper form's chunking of a convolution of `channels` input channels and `taps` filter
+// positions on `operand`-typed operands under `math` (kernels/conv_layout.cuh conv_split_of at
+// 16 bytes of the operand and kConvSm90ChunkK): the one the lowering stages, the planner and the
+// simulator price. cc 0: the filter is too large for a chunk.
+ConvSplit conv_sm90_split(int64_t channels, int64_t taps, dsl::MathMode math, DType operand);
 // What the Hopper form cannot run (dense 2-D / 1-D fprop only; its tiles), by name.
 Status check_conv_sm90(const dsl::Kernel& kernel, const ConvGeometry& g);
 struct ConvSm90Buffers {
@@ -120,6 +126,12 @@ std::string conv_builder_head(const dsl::Kernel& kernel, const LowerContext& ctx
                               const ConvGeometry& g, const std::string& ns);
 // `in->dims[i]` for a dim the harness passes, else the literal size.
 std::string conv_dim_expr(const Problem& problem, const std::string& name, int64_t value);
+
+// A channels-last layout launch of kernel `kernel` (blocks of 32 x 8 threads, kernels/
+// conv_layout.cuh) with its params, and the workspace buffer it writes.
+void add_conv_layout_launch(KernelCode& code, const dsl::Kernel& kernel, const std::string& symbol,
+                            std::array<unsigned, 3> grid, std::vector<KernelParam> params,
+                            const std::string& buffer, DType dtype, std::vector<int64_t> shape);
 
 // The workspace buffer names of kernel `kernel`: "<kernel>_conv_x", "_conv_w", "_conv_y".
 std::string conv_buffer_name(const std::string& kernel, const char* what);

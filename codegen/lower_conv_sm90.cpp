@@ -22,7 +22,6 @@
 #include "codegen/gemm_spec.h"
 #include "codegen/kernel_entry.h"
 #include "codegen/lower_conv.h"
-#include "kernels/conv_layout.cuh"
 
 namespace kforge::codegen {
 namespace {
@@ -36,6 +35,11 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 }  // namespace
 
 int conv_sm90_parts(dsl::MathMode math) { return math == dsl::MathMode::kTf32x3 ? 3 : 1; }
+
+ConvSplit conv_sm90_split(int64_t channels, int64_t taps, dsl::MathMode math, DType operand) {
+    return conv_split_of(channels, taps, conv_sm90_parts(math), conv_channel_multiple(operand),
+                         kConvSm90ChunkK);
+}
 
 Status check_conv_sm90(const dsl::Kernel& kernel, const ConvGeometry& g) {
     const dsl::GemmConfig& c = kernel.gemm;
@@ -64,9 +68,7 @@ Status check_conv_sm90(const dsl::Kernel& kernel, const ConvGeometry& g) {
                                        std::to_string(128 / dtype_bytes(g.staged)) + " " +
                                        std::string(to_string(g.staged)) +
                                        " elements: one 128-byte swizzle row)");
-    const ConvSplit sp = conv_split_of(g.c, g.r * g.s, conv_sm90_parts(g.math),
-                                       conv_channel_multiple(g.staged), kConvSm90ChunkK);
-    if (sp.cc == 0)
+    if (conv_sm90_split(g.c, g.r * g.s, g.math, g.staged).cc == 0)
         return unsupported(kernel, "schedule tma_ws with math tf32x3 for a filter of " +
                                        std::to_string(g.r * g.s) + " positions (a chunk of " +
                                        std::to_string(conv_channel_multiple(g.staged)) +
@@ -83,7 +85,7 @@ Status emit_conv_sm90(const dsl::Kernel& kernel, const LowerContext& ctx, const 
     const dsl::GemmConfig& c = kernel.gemm;
     const int parts = conv_sm90_parts(g.math);
     const int multiple = conv_channel_multiple(g.staged);
-    ConvSplit sp = conv_split_of(g.c, g.r * g.s, parts, multiple, kConvSm90ChunkK);
+    const ConvSplit sp = conv_sm90_split(g.c, g.r * g.s, g.math, g.staged);
     const int64_t row = parts * sp.cc, rs = g.r * g.s, hw = g.h * g.w;
     const std::string staged_ctype = *cuda_float_type(g.staged, "");
     const bool round = g.staged == DType::kF32;  // tf32 operands: hi (and lo) parts
@@ -122,20 +124,10 @@ Status emit_conv_sm90(const dsl::Kernel& kernel, const LowerContext& ctx, const 
             << lo_mask << "u>(t_" << src.name << ", w_" << buffer
             << ", channels, positions,\n        kforge::ConvSplit{chunk_channels, chunks, "
             << parts << ", int64_t(gridDim.z)}, images_valid);\n}\n";
-        KernelLaunch l;
-        l.name = kernel.name;
-        l.symbol = symbol;
-        l.grid = {unsigned(ceil_div(positions, kConvTile)),
-                  unsigned(ceil_div(sp.chunks * sp.cc, kConvTile)), unsigned(images)};
-        l.block = {unsigned(kConvTile), unsigned(kConvTileRows), 1};
-        l.params = params.plan_params();
-        code.launches.push_back(l);
-        BufferDecl b;
-        b.name = buffer;
-        b.dtype = g.staged;
-        b.shape = std::move(shape);
-        b.workspace = true;
-        code.buffers.push_back(b);
+        add_conv_layout_launch(code, kernel, symbol,
+                               {unsigned(ceil_div(positions, kConvTile)),
+                                unsigned(ceil_div(sp.chunks * sp.cc, kConvTile)), unsigned(images)},
+                               params.plan_params(), buffer, g.staged, std::move(shape));
     };
     if (ceil_div(sp.chunks * sp.cc, kConvTile) > 65535 || g.n > 65535 || g.kp > 65535)
         return unsupported(kernel, "a staging grid past 65535 blocks in y or z");

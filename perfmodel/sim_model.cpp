@@ -7,7 +7,6 @@
 #include "codegen/gemm_spec.h"
 #include "codegen/gemm_stage.h"
 #include "codegen/lower_conv.h"
-#include "kernels/conv_layout.cuh"
 #include "dsl/math_policy.h"
 #include "perfmodel/attention_time.h"
 #include "perfmodel/chain_cost.h"
@@ -269,7 +268,7 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
         if (dilated) gemm_k *= strides;
     }
     // schedule tma_ws (codegen/lower_conv_sm90.cpp): wgmma without the multistage derate, the
-    // staged channels as conv_split_of chunks them (3xTF32: 3 parts of cc channels, each tap's
+    // staged channels as conv_sm90_split chunks them (3xTF32: 3 parts of cc channels, each tap's
     // run in whole tile-K steps), and each chunk after the first reading the f32 sum back
     const bool sm90 = k.gemm.schedule == dsl::Schedule::kTmaWarpSpecialized;
     // the dense multistage fprop walks C in tile-K steps per filter position (CUTLASS's
@@ -282,13 +281,12 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
                      ? std::ceil(cp * rs / tk) * tk
                      : std::ceil(cp / tk) * tk * rs;
     }
+    const dsl::MathMode math = gemm_math(k.gemm, problem.policy, x->dtype);
     double chunks = 1, staged_channels = cp;
     if (sm90 && groups == 1 && !transpose) {
-        const dsl::MathMode m90 = gemm_math(k.gemm, problem.policy, x->dtype);
-        const int parts = codegen::conv_sm90_parts(m90);
-        const ConvSplit sp = conv_split_of(x->shape[1], static_cast<int64_t>(rs), parts,
-                                           16 / static_cast<int64_t>(elem >= 4 ? 4 : elem),
-                                           codegen::kConvSm90ChunkK);
+        const int parts = codegen::conv_sm90_parts(math);
+        const ConvSplit sp =
+            codegen::conv_sm90_split(x->shape[1], static_cast<int64_t>(rs), math, x->dtype);
         if (sp.cc > 0) {
             const double tk = 128.0 / (elem >= 4 ? 4.0 : elem);
             chunks = static_cast<double>(sp.chunks);
@@ -307,7 +305,6 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     const double quant = tiles / (waves * std::max(1, sm_count));
     const double tile_eff =
         std::pow(std::min(1.0, double(g.tile_m) * g.tile_n / (128.0 * 128.0)), 0.25);
-    const dsl::MathMode math = gemm_math(g, problem.policy, x->dtype);
     const ComputeUnit unit = gemm_unit(math, problem.policy, x->dtype);
     double peak = ceil.peak(unit);
     if (peak <= 0) peak = ceil.peak(ComputeUnit::kFp32Simt);

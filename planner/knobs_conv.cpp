@@ -2,6 +2,7 @@
 // configurations, preferred first.
 #include <algorithm>
 
+#include "codegen/lower_conv.h"
 #include "planner/knobs.h"
 
 namespace kforge::planner::detail {
@@ -65,7 +66,7 @@ std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPoli
         // channels padded to 16 bytes below tile K: the few-channels iterator walks the
         // flattened R*S*C instead of a mostly-zero tile-K step per filter position
         if (f.channels > 0 && math != MathMode::kF32Simt &&
-            ceil_div(f.channels, 16 / dtype_bytes(s.dtype)) * (16 / dtype_bytes(s.dtype)) < c.tile_k)
+            conv_round_up(f.channels, codegen::conv_channel_multiple(s.dtype)) < c.tile_k)
             c.iterator = dsl::ConvIterator::kFewChannels;
         out.push_back(c);
     }

@@ -1,6 +1,5 @@
 // Convolutions in the fusion planner (planner/partition.h).
 #include "codegen/lower_conv.h"
-#include "kernels/conv_layout.cuh"
 #include "planner/knobs.h"
 #include "planner/partition.h"
 
@@ -71,10 +70,8 @@ Status Planner::add_conv2d(const Op& op) {
                                        "depthwise convolution is run here on f32 only)");
     }
     // the Hopper form (codegen/lower_conv_sm90.cpp): the dense 2-D / 1-D fprop whose 3xTF32
-    // chunks take at least 4 channels (conv_split_of)
-    const ConvSplit split = conv_split_of(x.shape[1], taps,
-                                          codegen::conv_sm90_parts(seed_math(p.policy, dt)),
-                                          16 / dtype_bytes(dt), codegen::kConvSm90ChunkK);
+    // chunks take at least 4 channels (conv_sm90_split)
+    const ConvSplit split = codegen::conv_sm90_split(x.shape[1], taps, seed_math(p.policy, dt), dt);
     const bool hopper = groups == 1 && !transpose && !three_d && split.cc > 0;
     ConvCandidateFacts facts;
     if (groups == 1 && !transpose && !three_d)
