@@ -58,8 +58,8 @@ Expected<dsl::MathMode> conv_math(const dsl::Kernel& k, DType operand, Precision
 
 Status check_tile(const dsl::Kernel& kernel, dsl::MathMode math) {
     const dsl::GemmConfig& c = kernel.gemm;
-    if (c.schedule == dsl::Schedule::kTmaWarpSpecialized) return Ok{};  // check_conv_sm90
-    if (c.schedule != dsl::Schedule::kMultistage)
+    const bool sm90 = c.schedule == dsl::Schedule::kTmaWarpSpecialized;
+    if (c.schedule != dsl::Schedule::kMultistage && !sm90)
         return unsupported(kernel, "schedule " + std::string(dsl::to_string(c.schedule)) +
                                        " (conv2d runs CUTLASS's sm80 multistage kernel, schedule "
                                        "multistage, or its sm90 one, schedule tma_ws)");
@@ -68,6 +68,7 @@ Status check_tile(const dsl::Kernel& kernel, dsl::MathMode math) {
     if (c.acc != DType::kF32)
         return unsupported(kernel, "acc " + std::string(to_string(c.acc)) +
                                        " (the accumulators are staged as f32)");
+    if (sm90) return Ok{};  // its tiles: check_conv_sm90
     if (c.tile_m % 2 != 0 || c.tile_n % 2 != 0 || c.tile_m / 2 < 16 || c.tile_n / 2 < 8)
         return unsupported(kernel, "tile " + std::to_string(c.tile_m) + "x" +
                                        std::to_string(c.tile_n) + " (2x2 warps of at least 16x8)");

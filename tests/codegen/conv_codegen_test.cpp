@@ -296,6 +296,13 @@ TEST(ConvCodegen, HopperFormStagesChunksOfHiLoChannels) {
     k16.kernels[0].gemm.tile_k = 16;
     EXPECT_NE(lower_error(k16, conv_problem()).find("tile K 16 with schedule tma_ws"),
               std::string::npos);
+    // the knobs no conv kernel has are refused on this form too
+    dsl::Program split = conv_program("tile 128x64x32 schedule tma_ws math tf32x3");
+    split.kernels[0].gemm.split_k = 2;
+    EXPECT_NE(lower_error(split, conv_problem()).find("splitk > 1"), std::string::npos);
+    dsl::Program acc = conv_program("tile 128x64x32 schedule tma_ws math tf32x3");
+    acc.kernels[0].gemm.acc = DType::kF16;
+    EXPECT_NE(lower_error(acc, conv_problem()).find("acc f16"), std::string::npos);
 }
 
 // 3 groups of 3 filters: no power-of-two tile N of CUTLASS's group fprop is a multiple or a
