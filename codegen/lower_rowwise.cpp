@@ -99,6 +99,37 @@ Expected<detail::RowwisePlan> plan_rows(const dsl::Kernel& kernel, const LowerCo
         return make_error(where, "threads must be a multiple of 32 in 32..1024");
     }
 
+    if (dsl::over_is_set(kernel)) {
+        const auto axes = dsl::over_axes(kernel);
+        if (!axes) {
+            return make_error(where, "over " + kernel.over + ": each dim of the set must be a dim "
+                                     "of " + xref.name + ", named once");
+        }
+        const dsl::RowOp op = kernel.row_op;
+        if (op != dsl::RowOp::kSum && op != dsl::RowOp::kMean && op != dsl::RowOp::kMax &&
+            op != dsl::RowOp::kMin) {
+            return make_error(where, "over " + kernel.over + ": a set of dims is reduced by "
+                                     "sum, mean, max and min only");
+        }
+        detail::RowwisePlan plan;
+        plan.kernel = &kernel;
+        plan.x = &x;
+        plan.set = true;
+        plan.set_axes = *axes;
+        const RowOpInfo info = row_op_info(op);
+        plan.tmpl = info.tmpl;
+        plan.mode = info.mode;
+        plan.header = header_of(op);
+        plan.n = plan.outer = plan.inner = 1;
+        for (size_t d = 0; d < rank; ++d)
+            (std::binary_search(axes->begin(), axes->end(), d) ? plan.n : plan.outer) *= shape[d];
+        for (size_t d = rank; d > 0 && std::binary_search(axes->begin(), axes->end(), d - 1); --d)
+            plan.inner *= shape[d - 1];
+        plan.rows = plan.outer;
+        plan.config_n = plan.n;
+        return plan;
+    }
+
     // The dim reduced / normalized from (`over`), default the last (norms: the weight's dims).
     const std::optional<size_t> row_axis = dsl::row_axis(kernel);
     if (!row_axis) {
@@ -165,7 +196,7 @@ Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext
     if (!plan) return plan.error();
     // At a correctness shape, a row kernel is configured for the rows of the full shape (the
     // emission keeps that only where it also serves these rows), so one source serves both
-    if (ctx.config != nullptr && !plan->column)
+    if (ctx.config != nullptr && !plan->column && !plan->set)
         if (auto full = plan_rows(kernel, *ctx.config); full && !full->column && full->n > plan->n)
             plan->config_n = full->n;
     // The chain's index space: the input, or the input without the reduced dim.
@@ -173,7 +204,9 @@ Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext
     const RowOpInfo info = row_op_info(kernel.row_op);
     ChainSpace space;
     for (size_t d = 0; d < plan->x->shape.size(); ++d) {
-        if (info.per_row_result && d == plan->axis) continue;
+        if (plan->set ? std::binary_search(plan->set_axes.begin(), plan->set_axes.end(), d)
+                      : info.per_row_result && d == plan->axis)
+            continue;
         space.dims.push_back(xref.dims[d]);
         space.shape.push_back(plan->x->shape[d]);
     }
@@ -200,6 +233,7 @@ Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext
         pre = std::move(*code);
         plan->pre = &*pre;
     }
+    if (plan->set) return detail::emit_set_reduce(*plan, ctx);
     if (plan->column) return detail::emit_column_reduce(*plan, ctx);
     return plan->tmpl == "scan_rows" ? detail::emit_scan_rows(*plan, ctx)
                                      : detail::emit_row_kernel(*plan, ctx);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/chain.h"
 #include "codegen/kernel_lowering.h"
@@ -18,6 +19,11 @@ struct RowwisePlan {
     std::string tmpl, mode, header;
     // row kernels: rows x n; column reductions: outer x n x inner (n = the reduced length)
     bool column = false;
+    // a reduction over a set of dims (`over N,H,W`): the input's axes reduced, ascending;
+    // n = the elements reduced per output, outer = the outputs, inner = the contiguous run of
+    // the trailing reduced dims (1 when the last dim is kept)
+    bool set = false;
+    std::vector<size_t> set_axes;
     int64_t rows = 0, n = 0, outer = 0, inner = 0;
     // Row kernels: the row length the kernel's compile-time configuration (vector width, how a
     // row is held) is derived for: n, or the full shape's longer rows when lowered at a
@@ -31,6 +37,8 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
 // cumsum / cumprod (kernels/scan.cuh; lower_rowwise_scan.cpp).
 Expected<KernelCode> emit_scan_rows(const RowwisePlan& plan, const LowerContext& ctx);
 Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerContext& ctx);
+// sum / mean / max / min over a set of dims (kernels/reduce_col.cuh reduce_set).
+Expected<KernelCode> emit_set_reduce(const RowwisePlan& plan, const LowerContext& ctx);
 // argmax / argmin / cross_entropy: their own kernels, chain one store (lower_rowwise_arg.cpp).
 bool is_index_row_op(dsl::RowOp op);
 Expected<KernelCode> lower_rowwise_index(const dsl::Kernel& kernel, const LowerContext& ctx);

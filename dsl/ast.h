@@ -300,6 +300,7 @@ Program strip_locations(Program p);
 // input has no dims. (Inline: codegen reads the AST without linking the dsl stage.)
 inline std::optional<size_t> row_axis(const Kernel& kernel) {
     if (kernel.args.empty() || kernel.args[0].dims.empty()) return std::nullopt;
+    if (kernel.over.find(',') != std::string::npos) return std::nullopt;  // a set: over_axes()
     const std::vector<std::string>& dims = kernel.args[0].dims;
     const size_t rank = dims.size();
     if (!kernel.over.empty()) {
@@ -311,6 +312,42 @@ inline std::optional<size_t> row_axis(const Kernel& kernel) {
     if (norm && kernel.args.size() > 1 && kernel.args[1].dims.size() <= rank)
         return rank - std::max<size_t>(1, kernel.args[1].dims.size());
     return rank - 1;
+}
+
+// The dims a rowwise kernel's `over` names, in the order written: one, or several joined by
+// commas (`over N,H,W`: sum, mean, max or min over that set of dims in one kernel). Empty when
+// `over` is unset.
+inline std::vector<std::string> over_dims(const Kernel& kernel) {
+    std::vector<std::string> dims;
+    size_t from = 0;
+    while (!kernel.over.empty()) {
+        const size_t comma = kernel.over.find(',', from);
+        dims.push_back(kernel.over.substr(from, comma - from));
+        if (comma == std::string::npos) break;
+        from = comma + 1;
+    }
+    return dims;
+}
+
+// Whether `over` names a set of dims (more than one).
+inline bool over_is_set(const Kernel& kernel) {
+    return kernel.over.find(',') != std::string::npos;
+}
+
+// For a set `over`: the axes of the input (args[0]) it names, ascending (each dim's last
+// occurrence, as row_axis); nullopt when one names no dim of the input or two name the same.
+inline std::optional<std::vector<size_t>> over_axes(const Kernel& kernel) {
+    if (kernel.args.empty()) return std::nullopt;
+    const std::vector<std::string>& dims = kernel.args[0].dims;
+    std::vector<size_t> axes;
+    for (const std::string& d : over_dims(kernel)) {
+        auto it = std::find(dims.rbegin(), dims.rend(), d);
+        if (it == dims.rend()) return std::nullopt;
+        axes.push_back(dims.size() - 1 - static_cast<size_t>(it - dims.rbegin()));
+    }
+    std::sort(axes.begin(), axes.end());
+    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) return std::nullopt;
+    return axes;
 }
 
 }  // namespace kforge::dsl

@@ -288,6 +288,22 @@ int ExprGraph::apply(const std::string& op, std::vector<int> args, std::vector<d
             return contract(factors[0], factors[1], over[0], origin);
         }
     }
+    // A reduction of a reduction of the same kind over other dims is one reduction over both
+    // sets (sum, max, min; mean too, every group being the same size): a problem's chain of
+    // single-dim means (BatchNorm's batch statistics) and one kernel over the set are the same
+    // computation. The set is kept sorted, so the order of the steps does not matter.
+    if (drops_over && args.size() == 1 && params.empty() &&
+        (op == "reduce_sum" || op == "reduce_mean" || op == "reduce_max" || op == "reduce_min")) {
+        const Expr& inner = at(args[0]);
+        if (inner.op == op && inner.args.size() == 1 && inner.params.empty()) {
+            std::vector<std::string> both = inner.over;
+            for (const auto& d : over)
+                if (!contains(both, d)) both.push_back(d);
+            std::sort(both.begin(), both.end());
+            return apply(op, {inner.args[0]}, {}, std::move(both), true, origin);
+        }
+        std::sort(over.begin(), over.end());
+    }
     std::vector<std::string> dims;
     for (const auto& d : at(args.at(0)).dims)
         if (!drops_over || !contains(over, d)) dims.push_back(d);

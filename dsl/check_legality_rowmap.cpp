@@ -65,6 +65,7 @@ void check_vec(const Kernel& kn, int vec, int bytes, int64_t extent, const std::
 bool row_path(const Kernel& kn) {
     const bool norm = kn.row_op == RowOp::kLayerNorm || kn.row_op == RowOp::kRmsNorm ||
                       kn.row_op == RowOp::kGroupNorm;
+    if (over_is_set(kn)) return false;  // a set of dims: the column-reduction family
     const auto axis = row_axis(kn);
     return norm || !axis || *axis + 1 == kn.args.at(0).dims.size();
 }

@@ -133,10 +133,12 @@ void check_lowering(const Kernel& kn, Reporter& rep) {
                       "split " + std::to_string(kn.rowwise.split) + ": a split row is one thread-"
                       "block cluster, at most " + std::to_string(kMaxRowSplit) + " CTAs");
         }
-        if (!kn.pre.empty() && !over_last) {
+        const bool set = over_is_set(kn);
+        if (!kn.pre.empty() && !over_last && !set) {
             rep.error(knob_loc(kn, "over"), "pre { .. } with over " + kn.over +
                                                 ": a prologue is lowered for reductions over the "
-                                                "last dim only (a column reduction has none)");
+                                                "last dim or a set of dims only (a column "
+                                                "reduction has none)");
         }
         const RowOp op = kn.row_op;
         if ((op == RowOp::kL1Normalize || op == RowOp::kL2Normalize) && !over_last) {

@@ -636,7 +636,33 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
                 in.push_back(*w);
             }
         }
-        if (std::find(x.dims.begin(), x.dims.end(), over) == x.dims.end()) {
+        if (over_is_set(kn)) {
+            // sum / mean / max / min over a set of dims in one kernel: the value reduced over
+            // each (the expressions merge nested reductions of one kind, dsl/check_expr.h)
+            const auto axes = over_axes(kn);
+            const bool reduction = kind == OpKind::kSum || kind == OpKind::kMean ||
+                                   kind == OpKind::kMax || kind == OpKind::kMin;
+            if (!axes) {
+                rep.error(knob_loc(kn, "over"), "over " + kn.over + ": each dim of the set must "
+                                                    "be a dim of " + ref_text(x) + ", named once");
+            } else if (!reduction) {
+                rep.error(knob_loc(kn, "over"), "over " + kn.over + ": a set of dims is reduced "
+                                                    "by sum, mean, max and min only, not " +
+                                                    std::string(to_string(kn.row_op)));
+            } else if (xn && in.size() == kn.args.size()) {
+                std::vector<std::string> dims;
+                for (size_t a : *axes) dims.push_back(x.dims[a]);
+                const std::string name(to_string(kind));
+                const Origin o{at, x.name, name + " over " + kn.over};
+                v = g.apply("reduce_" + name, in, {}, named_dims(dims), true, o);
+                // the lowering's vectors run within the innermost dim when the set has it
+                // (codegen/lower_rowwise_col.cpp): that dim is the facts' row
+                f.row_len = !x.dims.empty() && axes->back() + 1 == x.dims.size()
+                                ? sem.extent(x.dims.back())
+                                : 1;
+                f.rows = f.row_len > 0 ? sem.numel(x.dims) / f.row_len : 0;
+            }
+        } else if (std::find(x.dims.begin(), x.dims.end(), over) == x.dims.end()) {
             rep.error(knob_loc(kn, "over"), "over " + over + ": " + ref_text(x) + " has no dim " + over);
         } else if (xn && in.size() == kn.args.size()) {
             const bool normalize = kind == OpKind::kL1Normalize || kind == OpKind::kL2Normalize;

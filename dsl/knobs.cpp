@@ -182,7 +182,7 @@ std::vector<KnobSpec> conv2d_knobs() {
 
 std::vector<KnobSpec> rowwise_knobs() {
     return {
-        {"over", KnobValueKind::kDim, {}, {}, {}, "the last dim", "the dim reduced or normalized",
+        {"over", KnobValueKind::kDim, {}, {}, {}, "the last dim", "the dim reduced or normalized (sum, mean, max, min: a set of dims joined by commas, reduced in one kernel)",
          [](Kernel& k, const KnobValue& v) { k.over = v.word; return std::string(); },
          [](const Kernel& k) -> std::optional<KnobValue> {
              if (k.over.empty()) return std::nullopt;

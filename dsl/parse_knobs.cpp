@@ -91,17 +91,23 @@ Expected<KnobValue> Parser::knob_value(const KnobSpec& spec, const Token& name) 
                                    did_you_mean(w.text, spec.words));
         }
         case KnobValueKind::kDim:
-            if (peek().kind == TokenKind::kInt) {  // a dim written as its extent, as in X[B,100]
-                Expected<int64_t> n = integer(peek());
-                if (!n) return n.error();
+            // one dim, or several joined by commas (`over N,H,W`: a reduction over a set of dims)
+            while (true) {
+                if (peek().kind == TokenKind::kInt) {  // a dim written as its extent, as in X[B,100]
+                    Expected<int64_t> n = integer(peek());
+                    if (!n) return n.error();
+                    take();
+                    v.word += std::to_string(*n);
+                } else if (peek().kind == TokenKind::kIdent) {
+                    v.word += std::string(take().text);
+                } else {
+                    return expected(knob + ": a dim (a name such as N, or an integer as the tensor "
+                                           "writes it)" + (v.word.empty() ? "" : " after ','"));
+                }
+                if (!at_punct(',')) return v;
                 take();
-                v.word = std::to_string(*n);
-                return v;
+                v.word += ",";
             }
-            if (peek().kind != TokenKind::kIdent)
-                return expected(knob + ": a dim (a name such as N, or an integer as the tensor writes it)");
-            v.word = std::string(take().text);
-            return v;
         case KnobValueKind::kNumber: {
             if (!at_number()) return expected(knob + ": a positive number (e.g. 1e-5)");
             Token t = take();

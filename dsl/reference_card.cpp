@@ -70,7 +70,7 @@ kernel k0 = conv2d(X[N,C,H,W], Wt[K,C,R,S]) tile 128x64x32 stages 3 math tf32x3
 std::string values_text(const KnobSpec& s) {
     switch (s.kind) {
         case KnobValueKind::kFlag: return "flag (no value)";
-        case KnobValueKind::kDim: return "a dim name";
+        case KnobValueKind::kDim: return "a dim name (or several joined by commas)";
         case KnobValueKind::kNumber: return "a positive number";
         case KnobValueKind::kWord: {
             std::string out;

@@ -3,27 +3,10 @@
 // f32 whatever the input dtype). One sweep over memory.
 #pragma once
 
+#include "kernels/reduce_ops.cuh"
 #include "kernels/row.cuh"
 
 namespace kforge {
-
-enum class ReduceMode { kSum, kMean, kMax, kMin, kProd };
-
-struct OpProd {
-    __device__ __forceinline__ float operator()(float a, float b) const { return a * b; }
-};
-
-template <ReduceMode M> struct ReduceTraits;
-template <> struct ReduceTraits<ReduceMode::kSum> { using Op = OpSum; static constexpr float kInit = 0.f; };
-template <> struct ReduceTraits<ReduceMode::kMean> { using Op = OpSum; static constexpr float kInit = 0.f; };
-template <> struct ReduceTraits<ReduceMode::kMax> { using Op = OpMax; static constexpr float kInit = -INFINITY; };
-template <> struct ReduceTraits<ReduceMode::kMin> { using Op = OpMin; static constexpr float kInit = INFINITY; };
-template <> struct ReduceTraits<ReduceMode::kProd> { using Op = OpProd; static constexpr float kInit = 1.f; };
-
-// No element-wise prologue: the row is reduced as loaded.
-struct RowNoPrologue {};
-template <class P> struct RowPrologueActive { static constexpr bool value = true; };
-template <> struct RowPrologueActive<RowNoPrologue> { static constexpr bool value = false; };
 
 // One entry point. x: [rows, n]; chain.run(v, row) stores the row's result. Launch like
 // softmax_rows. pre: the kernel's `pre { .. }` prologue, a chain functor (codegen/chain.h) over

@@ -169,6 +169,8 @@ struct Planner {
     static bool is_row_reduction(OpKind k) {
         return k == OpKind::kSum || k == OpKind::kMean || k == OpKind::kMax || k == OpKind::kMin;
     }
+    std::vector<std::string> reduction_set(const Op& op, const std::vector<std::string>& dx,
+                                           size_t axis) const;
     bool reduces_last_dim(const Op& next, const std::string& value) const;
     Status add_rowwise(const Op& op, const Prologue* pre = nullptr);
 

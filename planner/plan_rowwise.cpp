@@ -36,6 +36,41 @@ dsl::RowOp row_op_of(OpKind k) {
 // a dim that is not the last, between copy kernels that transpose it last and back.
 Status add_rowwise_transposed(Planner& pl, const Op& op, size_t axis);
 
+// The dims (of `op`'s input, named as `dx` names them) that `op` (sum / mean / max / min over
+// `axis`) and the reductions of its kind that follow it reduce: each step the only reader of
+// the last one's value, over a dim of dx named once that the set does not have yet, no value in
+// between a problem output. Only a set with dx's last dim is kept (its run of contiguous
+// elements is what the kernel reads in vectors, codegen/lower_rowwise_col.cpp); else {dx[axis]}.
+std::vector<std::string> Planner::reduction_set(const Op& op, const std::vector<std::string>& dx,
+                                                size_t axis) const {
+    std::vector<std::string> set{dx[axis]};
+    const bool kind = op.kind == OpKind::kSum || op.kind == OpKind::kMean ||
+                      op.kind == OpKind::kMax || op.kind == OpKind::kMin;
+    if (!opt.fuse || !kind || std::count(dx.begin(), dx.end(), dx[axis]) != 1) return set;
+    const Op* cur = &op;
+    while (!is_output(cur->output)) {
+        const auto& rs = readers.at(cur->output);
+        if (rs.size() != 1 || done[rs[0]]) break;
+        const Op& next = p.ops[rs[0]];
+        if (next.kind != op.kind || next.inputs.size() != 1 || next.inputs[0] != cur->output) break;
+        const auto dn = dims_of(tensor(cur->output));
+        const int64_t rank = static_cast<int64_t>(dn.size());
+        const int64_t a = next.attrs.axis < 0 ? next.attrs.axis + rank : next.attrs.axis;
+        if (a < 0 || a >= rank) break;
+        const std::string& d = dn[static_cast<size_t>(a)];
+        if (d == "1" || std::count(dn.begin(), dn.end(), d) != 1 ||
+            std::count(dx.begin(), dx.end(), d) != 1 ||
+            std::find(set.begin(), set.end(), d) != set.end())
+            break;
+        set.push_back(d);
+        cur = &next;
+    }
+    if (std::find(set.begin(), set.end(), dx.back()) == set.end() ||
+        std::count(dx.begin(), dx.end(), dx.back()) != 1)
+        return {dx[axis]};
+    return set;
+}
+
 bool Planner::reduces_last_dim(const Op& next, const std::string& value) const {
     const auto dn = dims_of(tensor(value));
     const int64_t rank = static_cast<int64_t>(dn.size());
@@ -86,6 +121,33 @@ Status Planner::add_rowwise(const Op& op, const Prologue* pre) {
         kn.groups = op.attrs.num_groups;
         s.rows = x.shape[0] * op.attrs.num_groups;
         s.len = numel / std::max<int64_t>(1, s.rows);
+    } else if (const auto set = reduction_set(op, dx, axis); set.size() > 1) {
+        // a chain of reductions of one kind ending over a set of the input's dims with its
+        // last one (BatchNorm's mean over W, then H, then N): one kernel over the set, the
+        // chain's later steps taken (the checker's expressions merge such chains alike)
+        std::string over;
+        for (size_t d = 0; d < rank; ++d)
+            if (std::find(set.begin(), set.end(), dx[d]) != set.end())
+                over += (over.empty() ? "" : ",") + dx[d];
+        kn.over = over;
+        s.column = true;
+        s.len = x.shape.back();
+        s.rows = numel / std::max<int64_t>(1, s.len);
+        const Op* last = &op;
+        for (size_t i = 1; i < set.size(); ++i) {
+            const size_t next = readers.at(last->output)[0];
+            done[next] = true;
+            last = &p.ops[next];
+        }
+        DType value = DType::kF32;
+        if (auto st = absorb(kn, last->output, value, *last); !st) return st;
+        PlannedKernel pk{{}, op.json_path + " " + std::string(to_string(op.kind)) + " over " + over};
+        for (const auto& c : rowwise_candidates(s, limits, opt)) {
+            kn.rowwise = c;
+            pk.candidates.push_back(kn);
+        }
+        kernels.push_back(std::move(pk));
+        return Ok{};
     } else {
         if (std::count(dx.begin(), dx.end(), dx[axis]) != 1) {
             return not_expressible(op, "the reduced dim " + dx[axis] + " appears more than once in " +

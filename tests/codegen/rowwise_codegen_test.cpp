@@ -100,6 +100,58 @@ TEST(RowwiseCodegen, ColumnSumUsesWorkspaceAndFinish) {
     EXPECT_EQ(code->launches[0].params[1].kind, ParamKind::kWorkspace);
 }
 
+// BatchNorm's statistics: mean over N, H, W of [N, C, H, W] in one launch (kernels/reduce_set.cuh):
+// the kept C and the reduced N as groups, H * W one contiguous run read in vectors of 4, slices
+// over the run that fill the SMs and a finish launch over C (32 images; at 2 one block an
+// output does); the chain indexes the 64 outputs.
+TEST(RowwiseCodegen, SetMeanIsOneLaunchPlusFinish) {
+    Tensors t;
+    t.add("X", {"N", "C", "H", "W"}, {32, 64, 56, 56}).add("Y", {"C"}, {64});
+    dsl::Kernel k = rowwise("bn", dsl::RowOp::kMean, {ref("X", {"N", "C", "H", "W"})},
+                            {store("Y", {"C"})});
+    k.over = "N,H,W";
+    auto code = lower_rowwise(k, t.ctx);
+    ASSERT_TRUE(code.ok()) << code.error().to_string();
+    expect_golden("set_mean_bn", code->device_source);
+    ASSERT_EQ(code->launches.size(), 2u);
+    const KernelLaunch& l = code->launches[0];
+    EXPECT_EQ(l.grid[0], 64u);
+    const auto param = [&](const std::string& name) {
+        for (const auto& p : l.params)
+            if (p.name == name) return p.int_value;
+        ADD_FAILURE() << "no param " << name;
+        return int64_t{-1};
+    };
+    EXPECT_EQ(param("run"), 56 * 56);
+    EXPECT_EQ(param("total"), 32 * 56 * 56);
+    EXPECT_EQ(param("outputs"), 64);
+    EXPECT_EQ(param("kext0"), 64);
+    EXPECT_EQ(param("kstr0"), 56 * 56);
+    EXPECT_EQ(param("rext0"), 32);
+    EXPECT_EQ(param("rstr0"), 64 * 56 * 56);
+    EXPECT_EQ(param("chunk") % 4, 0);
+    EXPECT_GT(l.grid[1], 1u);
+    EXPECT_EQ(int64_t(l.grid[1]), code->buffers.at(0).shape[0]);
+    EXPECT_EQ(code->launches[1].symbol, "kforge_bn_finish");
+    EXPECT_NE(code->device_source.find("reduce_set<256, 4, 1, 1"), std::string::npos);
+
+    // up to 32768 elements an output: one block each, no finish launch
+    Tensors small;
+    small.add("X", {"N", "C", "H", "W"}, {2, 64, 56, 56}).add("Y", {"C"}, {64});
+    auto one = lower_rowwise(k, small.ctx);
+    ASSERT_TRUE(one.ok()) << one.error().to_string();
+    EXPECT_EQ(one->launches.size(), 1u);
+    EXPECT_EQ(one->launches[0].grid[1], 1u);
+    EXPECT_TRUE(one->buffers.empty());
+
+    // a user's set with a dim the input lacks, or a row op that does not reduce
+    k.over = "N,Q";
+    EXPECT_FALSE(lower_rowwise(k, t.ctx).ok());
+    k.over = "N,H,W";
+    k.row_op = dsl::RowOp::kSoftmax;
+    EXPECT_FALSE(lower_rowwise(k, t.ctx).ok());
+}
+
 TEST(MapCodegen, BiasGeluMulGolden) {
     Tensors t;
     t.add("X", {"R", "C"}, {4096, 4096}).add("b", {"C"}, {4096}).add("G", {"R", "C"}, {4096, 4096});

@@ -123,6 +123,44 @@ TEST(RowwiseCompile, EveryRowOp) {
             entries += code->launches.size();
         }
     }
+    // Reductions over a set of dims (kernels/reduce_set.cuh): BatchNorm's N, H, W of
+    // [N, C, H, W] in one slice and several (with the finish launch), a prologue, a kept last
+    // dim (scalar run), three alternating groups.
+    for (R row_op : {R::kSum, R::kMean, R::kMax, R::kMin}) {
+        for (int64_t n : {2, 64}) {
+            Tensors t;
+            t.add("X", {"N", "C", "H", "W"}, {n, 256, 28, 28}, DType::kBF16)
+                .add("m", {"C"}, {256})
+                .add("Y", {"C"}, {256});
+            const std::string name = "set_" + std::to_string(int(row_op)) + "_" + std::to_string(n);
+            dsl::Kernel k = rowwise(name, row_op, {ref("X", {"N", "C", "H", "W"})}, {store("Y", {"C"})});
+            k.over = "N,H,W";
+            if (n == 64) k.pre = {with(K::kSub, "m", {"C"}), op(K::kSquare)};
+            auto code = lower_rowwise(k, t.ctx);
+            ASSERT_TRUE(code.ok()) << code.error().to_string();
+            source += code->device_source;
+            entries += code->launches.size();
+        }
+    }
+    {
+        Tensors t;
+        t.add("X", {"A", "B", "C", "D", "E"}, {4, 6, 8, 10, 12}).add("Y", {"B", "D"}, {6, 10});
+        t.add("Z", {"B", "E"}, {6, 12});
+        dsl::Kernel k = rowwise("set_groups", R::kMean, {ref("X", {"A", "B", "C", "D", "E"})},
+                                {store("Y", {"B", "D"})});
+        k.over = "A,C,E";
+        auto code = lower_rowwise(k, t.ctx);
+        ASSERT_TRUE(code.ok()) << code.error().to_string();
+        source += code->device_source;
+        entries += code->launches.size();
+        dsl::Kernel kept_last = rowwise("set_kept_last", R::kSum,
+                                        {ref("X", {"A", "B", "C", "D", "E"})}, {store("Z", {"B", "E"})});
+        kept_last.over = "A,C,D";
+        code = lower_rowwise(kept_last, t.ctx);
+        ASSERT_TRUE(code.ok()) << code.error().to_string();
+        source += code->device_source;
+        entries += code->launches.size();
+    }
     expect_compiles_without_spills("rowwise_all", source, entries);
 }
 

@@ -318,6 +318,59 @@ TEST(Seed, ProdIsOneRowKernel) {
     EXPECT_EQ(seed_and_verify(last), "");
 }
 
+// BatchNorm in training mode, as KernelBench files import it (mean over W, then H, then N, each
+// keepdim; the variance's with its `sub; square` in front): one set reduction per statistic
+// (`over` the three dims) and the normalizing map, 3 kernels where the chain took 7; with the
+// statistic read by another op in between, or a kept last dim, the chain stays.
+TEST(Seed, ChainedReductionsBecomeOneSetReduction) {
+    const std::string head = R"({"name":"bn","dims":{"N":8,"C":64,"H":28,"W":28},
+        "inputs":{"X":{"shape":["N","C","H","W"],"dtype":"f32"},"g":{"shape":["C",1,1],"dtype":"f32"}},
+        "graph":[{"op":"mean","inputs":["X"],"axis":3,"keepdim":true,"output":"m3"},
+                 {"op":"mean","inputs":["m3"],"axis":2,"keepdim":true,"output":"m2"},
+                 {"op":"mean","inputs":["m2"],"axis":0,"keepdim":true,"output":"M"},
+                 {"op":"sub","inputs":["X","M"],"output":"D"},
+                 {"op":"square","inputs":["D"],"output":"S"},
+                 {"op":"mean","inputs":["S"],"axis":3,"keepdim":true,"output":"v3"},
+                 {"op":"mean","inputs":["v3"],"axis":2,"keepdim":true,"output":"v2"},
+                 {"op":"mean","inputs":["v2"],"axis":0,"keepdim":true,"output":"V"},
+                 {"op":"add_scalar","inputs":["V"],"value":1e-5,"output":"Ve"},
+                 {"op":"rsqrt","inputs":["Ve"],"output":"R"},
+                 {"op":"sub","inputs":["X","M"],"output":"D2"},
+                 {"op":"mul","inputs":["D2","R"],"output":"Z"},
+                 {"op":"mul","inputs":["Z","g"],"output":"Y"})";
+    const std::string tail = R"(],"outputs":["Y"],"precision":{"policy":"fp32_strict"}})";
+    Problem bn = parse(head + tail);
+    auto prog = planner::seed_program(bn, h200());
+    ASSERT_TRUE(prog.ok()) << prog.error().to_string();
+    ASSERT_EQ(prog->kernels.size(), 3u) << dsl::print_canonical(*prog);
+    EXPECT_EQ(prog->kernels[0].over, "N,H,W");
+    EXPECT_EQ(prog->kernels[1].over, "N,H,W");
+    EXPECT_FALSE(prog->kernels[1].pre.empty());
+    EXPECT_EQ(prog->kernels[2].kind, dsl::KernelKind::kMap);
+    EXPECT_EQ(seed_and_verify(bn), "");
+
+    // m2 also read by another op: the set stops at m2 (over H,W), the mean over N is its own
+    Problem shared = parse(head + R"(,{"op":"relu","inputs":["m2"],"output":"Q"})" +
+                           R"(],"outputs":["Y","Q"],"precision":{"policy":"fp32_strict"}})");
+    auto ps = planner::seed_program(shared, h200());
+    ASSERT_TRUE(ps.ok()) << ps.error().to_string();
+    ASSERT_EQ(ps->kernels.size(), 4u) << dsl::print_canonical(*ps);
+    EXPECT_EQ(ps->kernels[0].over, "H,W") << dsl::print_canonical(*ps);
+    EXPECT_EQ(ps->kernels[1].over, "N") << dsl::print_canonical(*ps);
+    EXPECT_EQ(seed_and_verify(shared), "");
+
+    // sum over N, then H of [N, C, H, W]: the last dim is kept, the two column reductions stay
+    Problem kept = parse(R"({"name":"kept","dims":{"N":8,"C":64,"H":28,"W":28},
+        "inputs":{"X":{"shape":["N","C","H","W"],"dtype":"f32"}},
+        "graph":[{"op":"sum","inputs":["X"],"axis":0,"output":"A"},
+                 {"op":"sum","inputs":["A"],"axis":1,"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"fp32_strict"}})");
+    auto pk = planner::seed_program(kept, h200());
+    ASSERT_TRUE(pk.ok()) << pk.error().to_string();
+    EXPECT_EQ(pk->kernels.size(), 2u) << dsl::print_canonical(*pk);
+    EXPECT_EQ(seed_and_verify(kept), "");
+}
+
 // erf ... reciprocal and maximum / minimum of two tensors: after a linear they fuse into the
 // gemm's epilogue (CUTLASS EVT: scalar functors and maximum_with_nan_propagation nodes), on
 // their own into one map; each checks and lowers.
