@@ -174,8 +174,12 @@ Status emit_conv_sm90(const dsl::Kernel& kernel, const LowerContext& ctx, const 
         << "    cutlass::conv::collective::KernelScheduleAuto>::CollectiveOp;\n"
         << "using ProblemShape = cutlass::conv::ConvProblemShape<cutlass::conv::Operator::kFprop,\n"
         << "    CollectiveMainloop::DispatchPolicy::NumSpatialDimensions>;\n"
+        // The scheduler tag spelled out (void maps to it): ConvUniversal derives from
+        // GemmUniversal, whose CUTLASS 2.x specialization (an sm80 GEMM's include in the same
+        // program) matches any non-tuple first argument with a void scheduler, so a conv
+        // problem shape with void is ambiguous there (ResNet-18 failed to compile, H100, s28).
         << "using ConvKernel = cutlass::conv::kernel::ConvUniversal<ProblemShape, "
-           "CollectiveMainloop,\n    CollectiveEpilogue>;\n"
+           "CollectiveMainloop,\n    CollectiveEpilogue, cutlass::gemm::PersistentScheduler>;\n"
         << "}  // namespace " << ns << "\n\n";
     code.entry = cutlass_entry(
         ns, sym, dev.str(),

@@ -168,7 +168,9 @@ TEST(ConvCompile, TwoConvolutionsBuildAndTheirBuildersEncodeParams) {
 }
 
 // schedule tma_ws (codegen/lower_conv_sm90.cpp): CUTLASS 3.x's sm90 fprop on 3xTF32 chunks
-// builds for sm_90a without spills beside its split staging kernels (25 s on two cores). Its
+// builds for sm_90a without spills beside its split staging kernels and, in the same source, an
+// sm80 GEMM (CUTLASS 2.x's GemmUniversal specialization beside the conv's: ResNet-18 did not
+// compile while the conv's scheduler was void) (~50 s on two cores). Its
 // builder encodes TMA descriptors through the CUDA driver, so on a machine without one only the
 // refusals before that are run here: a wrong ABI, a part past the chunks (C 96 at 5x5: 3).
 TEST(ConvCompile, HopperFormBuildsAndItsBuilderRefusesBadCalls) {
@@ -176,14 +178,18 @@ TEST(ConvCompile, HopperFormBuildsAndItsBuilderRefusesBadCalls) {
         "K": 64, "R": 5, "S": 5},
       "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
                  "w": {"shape": ["K", "C", "R", "S"], "dtype": "f32", "param": true},
-                 "b": {"shape": ["K"], "dtype": "f32", "param": true}},
+                 "b": {"shape": ["K"], "dtype": "f32", "param": true},
+                 "a": {"shape": [256, 512], "dtype": "f32"}, "v": {"shape": [512, 128], "dtype": "f32"}},
       "graph": [{"op": "conv2d", "inputs": ["x", "w", "b"], "output": "y", "padding": 2,
-                 "out_dims": ["P", "Q"]}],
-      "outputs": ["y"], "precision": {"policy": "fp32_strict"}})", "<test>");
+                 "out_dims": ["P", "Q"]},
+                {"op": "matmul", "inputs": ["a", "v"], "output": "g"}],
+      "outputs": ["y", "g"], "precision": {"policy": "fp32_strict"}})", "<test>");
     ASSERT_TRUE(problem.ok()) << problem.error().to_string();
     auto program = dsl::parse_program(
         "program p for \"c\"\nkernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S]) tile 128x128x32 "
-        "schedule tma_ws math tf32x3 { add b[K]; store y[N,K,P,Q] }\n", "p.kf");
+        "schedule tma_ws math tf32x3 { add b[K]; store y[N,K,P,Q] }\n"
+        "kernel k1 = gemm(a[256,512], v[512,128]) tile 64x64x32 stages 3 schedule multistage "
+        "math tf32x3 { store g[256,128] }\n", "p.kf");
     ASSERT_TRUE(program.ok()) << program.error().to_string();
     auto lowered = lower_program(*program, *problem, LowerOptions{});
     ASSERT_TRUE(lowered.ok()) << lowered.error().to_string();
