@@ -369,6 +369,17 @@ TEST(Seed, ChainedReductionsBecomeOneSetReduction) {
     ASSERT_TRUE(pk.ok()) << pk.error().to_string();
     EXPECT_EQ(pk->kernels.size(), 2u) << dsl::print_canonical(*pk);
     EXPECT_EQ(seed_and_verify(kept), "");
+
+    // every dim reduced (an MSE's mean of means): the row reduction and the mean of its rows
+    Problem all = parse(R"({"name":"all","dims":{"R":64,"C":4096},
+        "inputs":{"X":{"shape":["R","C"],"dtype":"f32"}},
+        "graph":[{"op":"mean","inputs":["X"],"axis":-1,"output":"A"},
+                 {"op":"mean","inputs":["A"],"axis":-1,"output":"Y"}],
+        "outputs":["Y"],"precision":{"policy":"fp32_strict"}})");
+    auto pa = planner::seed_program(all, h200());
+    ASSERT_TRUE(pa.ok()) << pa.error().to_string();
+    EXPECT_EQ(pa->kernels.size(), 2u) << dsl::print_canonical(*pa);
+    EXPECT_EQ(seed_and_verify(all), "");
 }
 
 // erf ... reciprocal and maximum / minimum of two tensors: after a linear they fuse into the
