@@ -5,7 +5,8 @@
 # convolutions. For each stem: import, the planner's start program (`kforge export --no-build`)
 # and its twins (below), then `kforge eval --tier full --interleave` of them: every gate (the fp32_strict error
 # profile included) and the full-tier timing, interleaved A B A B, in one worker session.
-# CALL_S (560) bounds the call; DEVICE=sim is a dry run (modelled times).
+# CALL_S (560) bounds the call; EVAL_TIER (full) the tier (quick for 4 GiB operands: the full
+# tier of ShallowWideMLP or L1 33 ran past 280 s, session 28); DEVICE=sim is a dry run.
 T0=$(date +%s); R=$OUT/c7; mkdir -p $R
 K=${KFORGE:-$PWD/.carry/bin/kforge}
 KB=${KB:-.kb/KernelBench/KernelBench}
@@ -37,7 +38,7 @@ for s in $STEMS; do
     cmp -s $d/old.kf $d/start.kf || P="$P --program $d/start.kf"
     cmp -s $d/old.kf $d/sm90.kf || cmp -s $d/start.kf $d/sm90.kf || P="$P --program $d/sm90.kf"
     timeout $(( left - 15 )) "$K" eval "$d/exp/spec.json" $P \
-        --tier full --interleave --device ${DEVICE:-cuda} --json > $d/eval.json 2> $d/eval.err
+        --tier ${EVAL_TIER:-full} --interleave --device ${DEVICE:-cuda} --json > $d/eval.json 2> $d/eval.err
     echo "$n eval rc=$? $(( $(date +%s) - T0 ))s" >> $R/steps.txt
     python3 - "$d/eval.json" "$n" >> $R/conv_sm90.md <<'PY'
 import json, sys
