@@ -76,15 +76,21 @@ void add_launches(KernelCode& code, std::ostringstream& s, const RowwisePlan& pl
     code.buffers.push_back(buf);
 }
 
+// The checks a column or set reduction's kernel passes first, and its input's CUDA type.
+Expected<std::string> reduction_input_type(const RowwisePlan& plan) {
+    const dsl::Kernel& k = *plan.kernel;
+    const std::string where = "kernel " + k.name;
+    if (k.args.size() > 1) return make_error(where, "a reduction takes one tensor");
+    if (k.rowwise.split < 1) return make_error(where, "split must be >= 1");
+    return cuda_float_type(plan.x->dtype, where + ": " + plan.x->name);
+}
+
 }  // namespace
 
 Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerContext& ctx) {
     const dsl::Kernel& k = *plan.kernel;
     const dsl::RowwiseConfig& cfg = k.rowwise;
-    const std::string where = "kernel " + k.name;
-    if (k.args.size() > 1) return make_error(where, "a reduction takes one tensor");
-    if (cfg.split < 1) return make_error(where, "split must be >= 1");
-    auto xtype = cuda_float_type(plan.x->dtype, where + ": " + plan.x->name);
+    auto xtype = reduction_input_type(plan);
     if (!xtype) return xtype.error();
 
     const int vec = dsl::widest_vec(cfg.vec, plan.inner);
@@ -93,7 +99,7 @@ Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerCont
     while (tx * 2 <= cfg.threads && tx < col_vecs && cfg.threads % (tx * 2) == 0) tx *= 2;
     const int ty = cfg.threads / tx;
     const int64_t blocks_x = ceil_div(plan.inner, int64_t(tx) * vec) * plan.outer;
-    if (blocks_x > 0x7fffffff) return make_error(where, "too many columns for one grid");
+    if (blocks_x > 0x7fffffff) return make_error("kernel " + k.name, "too many columns for one grid");
     int64_t slices = cfg.split;
     if (slices == 1) slices = std::max<int64_t>(1, ceil_div(4 * int64_t(ctx.sm_count), blocks_x));
     slices = std::clamp<int64_t>(slices, 1, std::min<int64_t>(ceil_div(plan.n, ty), 65535));
@@ -151,10 +157,7 @@ Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerCont
 Expected<KernelCode> emit_set_reduce(const RowwisePlan& plan, const LowerContext& ctx) {
     const dsl::Kernel& k = *plan.kernel;
     const dsl::RowwiseConfig& cfg = k.rowwise;
-    const std::string where = "kernel " + k.name;
-    if (k.args.size() > 1) return make_error(where, "a reduction takes one tensor");
-    if (cfg.split < 1) return make_error(where, "split must be >= 1");
-    auto xtype = cuda_float_type(plan.x->dtype, where + ": " + plan.x->name);
+    auto xtype = reduction_input_type(plan);
     if (!xtype) return xtype.error();
     const std::vector<int64_t>& shape = plan.x->shape;
     const auto reduced = [&](size_t d) {
@@ -187,7 +190,7 @@ Expected<KernelCode> emit_set_reduce(const RowwisePlan& plan, const LowerContext
         (it->reduced ? outer_reduced : kept).push_back(*it);
     constexpr size_t kMaxGroups = 4;
     if (kept.size() > kMaxGroups || outer_reduced.size() > kMaxGroups) {
-        return make_error(where, "over " + k.over + ": the kept and reduced dims of " +
+        return make_error("kernel " + k.name, "over " + k.over + ": the kept and reduced dims of " +
                                      plan.x->name + " alternate more than " +
                                      std::to_string(kMaxGroups) + " times");
     }
@@ -197,7 +200,7 @@ Expected<KernelCode> emit_set_reduce(const RowwisePlan& plan, const LowerContext
     for (const Group& g : kept) outputs *= g.extent;
     for (const Group& g : outer_reduced) segments *= g.extent;
     const int64_t total = segments * run;
-    if (outputs > 0x7fffffff) return make_error(where, "too many outputs for one grid");
+    if (outputs > 0x7fffffff) return make_error("kernel " + k.name, "too many outputs for one grid");
 
     // Vectors along the run, within the innermost dim (a prologue's operands broadcast there).
     const int vec = run > 1 ? dsl::widest_vec(cfg.vec, std::gcd(run, shape.back())) : 1;

@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace kforge::codegen::hostrun {
 
@@ -34,6 +36,26 @@ inline HostBuild build_host_run(const std::filesystem::path& dir) {
     while (p && fgets(buf, sizeof buf, p)) b.log += buf;
     b.status = p ? pclose(p) : -1;
     return b;
+}
+
+// Writes each f32 tensor of `tensors` to DIR/<name>.bin and returns the run.cpp lines that read
+// them, in the map's order, from argv[first], argv[first + 1], .. into std::vector<float> <name>
+// (the program returns 2 where one cannot be read).
+inline std::string write_f32_inputs(const std::filesystem::path& dir,
+                                    const std::map<std::string, std::vector<float>>& tensors,
+                                    int first) {
+    std::string reads;
+    int arg = first;
+    for (const auto& [name, values] : tensors) {
+        std::ofstream(dir / (name + ".bin"), std::ios::binary)
+            .write(reinterpret_cast<const char*>(values.data()),
+                   std::streamsize(values.size() * sizeof(float)));
+        reads += "    std::vector<float> " + name + "(" + std::to_string(values.size()) + ");\n"
+                 "    { FILE* f = std::fopen(argv[" + std::to_string(arg++) + "], \"rb\");\n"
+                 "      if (!f || std::fread(" + name + ".data(), 4, " + name + ".size(), f) != " +
+                 name + ".size()) return 2; std::fclose(f); }\n";
+    }
+    return reads;
 }
 
 // kernels/common.cuh's helpers that a chain functor calls, as scalar host code (f32 tensors).

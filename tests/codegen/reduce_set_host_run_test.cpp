@@ -130,16 +130,10 @@ void expect_set_reductions_match(const Problem& problem, size_t kernels,
     const fs::path dir = fs::temp_directory_path() /
                          ("kforge_reduce_set_host_" + problem.name + "_" + std::to_string(getpid()));
     fs::create_directories(dir);
-    std::string reads, writes;
+    const std::string reads = hostrun::write_f32_inputs(dir, host, 1);
+    std::string writes;
     int arg = 1;
     for (const auto& [name, values] : host) {
-        std::ofstream(dir / (name + ".bin"), std::ios::binary)
-            .write(reinterpret_cast<const char*>(values.data()),
-                   std::streamsize(values.size() * sizeof(float)));
-        reads += "    std::vector<float> " + name + "(" + std::to_string(values.size()) + ");\n"
-                 "    { FILE* f = std::fopen(argv[" + std::to_string(arg) + "], \"rb\");\n"
-                 "      if (!f || std::fread(" + name + ".data(), 4, " + name + ".size(), f) != " +
-                 name + ".size()) return 2; std::fclose(f); }\n";
         writes += "    { FILE* f = std::fopen(argv[" + std::to_string(arg) + "], \"wb\");\n"
                   "      if (!f || std::fwrite(" + name + ".data(), 4, " + name + ".size(), f) != " +
                   name + ".size() || std::fclose(f)) return 3; }\n";

@@ -81,17 +81,9 @@ void expect_seed_matches_interpreter(const Problem& problem, const std::string& 
     const fs::path dir = fs::temp_directory_path() /
                          ("kforge_row_prologue_host_" + problem.name + "_" + std::to_string(getpid()));
     fs::create_directories(dir);
-    std::string reads, init;
-    int arg = 1;
-    for (const auto& [name, values] : host) {
-        std::ofstream(dir / (name + ".bin"), std::ios::binary)
-            .write(reinterpret_cast<const char*>(values.data()),
-                   std::streamsize(values.size() * sizeof(float)));
-        reads += "    std::vector<float> " + name + "(" + std::to_string(values.size()) + ");\n"
-                 "    { FILE* f = std::fopen(argv[" + std::to_string(arg++) + "], \"rb\");\n"
-                 "      if (!f || std::fread(" + name + ".data(), 4, " + name + ".size(), f) != " +
-                 name + ".size()) return 2; std::fclose(f); }\n";
-    }
+    const std::string reads = hostrun::write_f32_inputs(dir, host, 1);
+    std::string init;
+    const int arg = 1 + int(host.size());
     for (const ChainParam& p : pre->params) init += (init.empty() ? "" : ", ") + p.name + ".data()";
     std::string ops = read_text(fs::path(KFORGE_SOURCE_DIR) / "kernels" / "chain_ops.cuh");
     ops.replace(ops.find("#include \"kernels/common.cuh\""), 29, "");
