@@ -61,6 +61,9 @@ struct KernelCode {
 
 Expected<KernelCode> lower_gemm(const dsl::Kernel& kernel, const LowerContext& ctx);
 Expected<KernelCode> lower_rowwise(const dsl::Kernel& kernel, const LowerContext& ctx);
+// A reduction over a set of dims (kernels/reduce_set.cuh) gives each output of at most this
+// many elements one block (no slices, no finish launch); the planner sizes its threads by it.
+inline constexpr int64_t kSetOneBlockElements = 32768;
 Expected<KernelCode> lower_map(const dsl::Kernel& kernel, const LowerContext& ctx);
 // conv2d: four launches (codegen/lower_conv.h).
 Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext& ctx);

@@ -205,13 +205,12 @@ Expected<KernelCode> emit_set_reduce(const RowwisePlan& plan, const LowerContext
     // Vectors along the run, within the innermost dim (a prologue's operands broadcast there).
     const int vec = run > 1 ? dsl::widest_vec(cfg.vec, std::gcd(run, shape.back())) : 1;
     // Slices fill the SMs (16 blocks an SM: two waves of 8 resident 256-thread blocks, each
-    // thread 4 loads in flight) where each output has many elements; up to kOneBlockElements a
+    // thread 4 loads in flight) where each output has many elements; up to kSetOneBlockElements a
     // block per output reads them in a few microseconds, and a second (finish) launch would cost
     // more than the idle SMs (ResNet-18's statistics: 64 channels of 2 x 56 x 56). A slice holds
     // at least 4 vectors a thread.
-    constexpr int64_t kOneBlockElements = 32768;
     int64_t slices = cfg.split;
-    if (slices == 1 && total > kOneBlockElements)
+    if (slices == 1 && total > kSetOneBlockElements)
         slices = std::max<int64_t>(1, ceil_div(16 * int64_t(ctx.sm_count), outputs));
     slices = std::clamp<int64_t>(
         slices, 1, std::min<int64_t>(65535, ceil_div(total, int64_t(cfg.threads) * vec * 4)));

@@ -347,6 +347,8 @@ TEST(Seed, ChainedReductionsBecomeOneSetReduction) {
     EXPECT_EQ(prog->kernels[1].over, "N,H,W");
     EXPECT_FALSE(prog->kernels[1].pre.empty());
     EXPECT_EQ(prog->kernels[2].kind, dsl::KernelKind::kMap);
+    // 8 x 28 x 28 = 6272 elements an output: one block of 512 threads each
+    EXPECT_EQ(prog->kernels[0].rowwise.threads, 512);
     EXPECT_EQ(seed_and_verify(bn), "");
 
     // m2 also read by another op: the set stops at m2 (over H,W), the mean over N is its own
