@@ -68,8 +68,9 @@ private:
 
 // `Chain chain{t_a, t_b};` for a chain functor whose pointers come from the entry's params;
 // a runtime-shape chain's sizes follow (`sizes`: one expression per space dim).
-inline std::string chain_init(const ChainCode& chain, const std::vector<std::string>& sizes = {}) {
-    std::string s = "    const " + chain.type_name + " chain{";
+inline std::string chain_init(const ChainCode& chain, const std::vector<std::string>& sizes = {},
+                              const std::string& var = "chain") {
+    std::string s = "    const " + chain.type_name + " " + var + "{";
     for (size_t i = 0; i < chain.params.size(); ++i) {
         s += (i ? ", " : "") + std::string("t_") + chain.params[i].name;
     }

@@ -105,28 +105,19 @@ Expected<detail::RowwisePlan> plan_rows(const dsl::Kernel& kernel, const LowerCo
             return make_error(where, "over " + kernel.over + ": each dim of the set must be a dim "
                                      "of " + xref.name + ", named once");
         }
-        const dsl::RowOp op = kernel.row_op;
-        if (op != dsl::RowOp::kSum && op != dsl::RowOp::kMean && op != dsl::RowOp::kMax &&
-            op != dsl::RowOp::kMin) {
+        if (!dsl::reduces_a_set(kernel.row_op)) {
             return make_error(where, "over " + kernel.over + ": a set of dims is reduced by "
                                      "sum, mean, max and min only");
         }
+        // emit_set_reduce derives its dim groups, run and outputs from the shape and the axes
         detail::RowwisePlan plan;
         plan.kernel = &kernel;
         plan.x = &x;
         plan.set = true;
         plan.set_axes = *axes;
-        const RowOpInfo info = row_op_info(op);
+        const RowOpInfo info = row_op_info(kernel.row_op);
         plan.tmpl = info.tmpl;
         plan.mode = info.mode;
-        plan.header = header_of(op);
-        plan.n = plan.outer = plan.inner = 1;
-        for (size_t d = 0; d < rank; ++d)
-            (std::binary_search(axes->begin(), axes->end(), d) ? plan.n : plan.outer) *= shape[d];
-        for (size_t d = rank; d > 0 && std::binary_search(axes->begin(), axes->end(), d - 1); --d)
-            plan.inner *= shape[d - 1];
-        plan.rows = plan.outer;
-        plan.config_n = plan.n;
         return plan;
     }
 

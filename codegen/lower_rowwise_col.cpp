@@ -48,17 +48,10 @@ void add_launches(KernelCode& code, std::ostringstream& s, const RowwisePlan& pl
     s << "extern \"C\" __global__ void __launch_bounds__(" << kFinishThreads << ") " << fsym
       << "(" << fin.signature() << ") {\n"
       << chain_init(*plan.chain);
-    const auto fcall = [&](int v) {
+    s << vec_dispatch(vec, [&](int v) {
         return "kforge::reduce_col_finish<" + std::to_string(v) + ", " + plan.mode + ">(w_" + ws +
                ", slices, total, r_len, chain);\n";
-    };
-    if (vec == 1) {
-        s << "    " << fcall(1);
-    } else {
-        s << "    if (chain.aligned<" << vec << ">()) {\n        " << fcall(vec)
-          << "    } else {\n        " << fcall(1) << "    }\n";
-    }
-    s << "}\n";
+    }) << "}\n";
     KernelLaunch second;
     second.name = k.name;
     second.symbol = fsym;
@@ -255,12 +248,7 @@ Expected<KernelCode> emit_set_reduce(const RowwisePlan& plan, const LowerContext
         s << chain_init(*plan.chain);
         chain_arg = "chain";
     }
-    if (plan.pre) {
-        s << "    const " << plan.pre->type_name << " pre{";
-        for (size_t i = 0; i < plan.pre->params.size(); ++i)
-            s << (i ? ", " : "") << "t_" << plan.pre->params[i].name;
-        s << "};\n";
-    }
+    if (plan.pre) s << chain_init(*plan.pre, {}, "pre");
     s << array("kext", "kext", kept.size()) << array("kstr", "kstr", kept.size())
       << array("rext", "rext", outer_reduced.size()) << array("rstr", "rstr", outer_reduced.size());
     const auto call = [&](int v) {

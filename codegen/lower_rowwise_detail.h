@@ -19,9 +19,8 @@ struct RowwisePlan {
     std::string tmpl, mode, header;
     // row kernels: rows x n; column reductions: outer x n x inner (n = the reduced length)
     bool column = false;
-    // a reduction over a set of dims (`over N,H,W`): the input's axes reduced, ascending;
-    // n = the elements reduced per output, outer = the outputs, inner = the contiguous run of
-    // the trailing reduced dims (1 when the last dim is kept)
+    // a reduction over a set of dims (`over N,H,W`): the input's axes reduced, ascending (the
+    // row and column sizes below are not set: emit_set_reduce groups the dims itself)
     bool set = false;
     std::vector<size_t> set_axes;
     int64_t rows = 0, n = 0, outer = 0, inner = 0;
@@ -37,7 +36,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
 // cumsum / cumprod (kernels/scan.cuh; lower_rowwise_scan.cpp).
 Expected<KernelCode> emit_scan_rows(const RowwisePlan& plan, const LowerContext& ctx);
 Expected<KernelCode> emit_column_reduce(const RowwisePlan& plan, const LowerContext& ctx);
-// sum / mean / max / min over a set of dims (kernels/reduce_col.cuh reduce_set).
+// sum / mean / max / min over a set of dims (kernels/reduce_set.cuh).
 Expected<KernelCode> emit_set_reduce(const RowwisePlan& plan, const LowerContext& ctx);
 // argmax / argmin / cross_entropy: their own kernels, chain one store (lower_rowwise_arg.cpp).
 bool is_index_row_op(dsl::RowOp op);

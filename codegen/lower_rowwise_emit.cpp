@@ -148,12 +148,7 @@ Expected<KernelCode> emit_row_kernel(const RowwisePlan& plan, const LowerContext
     s << "extern \"C\" __global__ void __launch_bounds__(" << cfg.threads << ") " << symbol << "("
       << params.signature() << ") {\n";
     s << chain_init(*plan.chain);
-    if (plan.pre) {
-        s << "    const " << plan.pre->type_name << " pre{";
-        for (size_t i = 0; i < plan.pre->params.size(); ++i)
-            s << (i ? ", " : "") << "t_" << plan.pre->params[i].name;
-        s << "};\n";
-    }
+    if (plan.pre) s << chain_init(*plan.pre, {}, "pre");
     std::string args = "t_" + plan.x->name;
     std::string tmpl_extra;
     if (norm) {

@@ -293,6 +293,16 @@ struct Program {
 // `p` with every SourceLoc and knob_locs cleared: compare programs by meaning.
 Program strip_locations(Program p);
 
+// Whether `over` names a set of dims (more than one).
+inline bool over_is_set(const Kernel& kernel) {
+    return kernel.over.find(',') != std::string::npos;
+}
+
+// The row ops that reduce a set of dims in one kernel (`over N,H,W`): sum, mean, max, min.
+inline bool reduces_a_set(RowOp op) {
+    return op == RowOp::kSum || op == RowOp::kMean || op == RowOp::kMax || op == RowOp::kMin;
+}
+
 // The dim of a rowwise kernel's input (args[0]) that it reduces or normalizes from, as an
 // index into args[0].dims: `over` (its last occurrence), else for layer_norm / rms_norm as many
 // trailing dims as the weight (args[1]) has, else the last dim. Norms cover every dim from there
@@ -300,7 +310,7 @@ Program strip_locations(Program p);
 // input has no dims. (Inline: codegen reads the AST without linking the dsl stage.)
 inline std::optional<size_t> row_axis(const Kernel& kernel) {
     if (kernel.args.empty() || kernel.args[0].dims.empty()) return std::nullopt;
-    if (kernel.over.find(',') != std::string::npos) return std::nullopt;  // a set: over_axes()
+    if (over_is_set(kernel)) return std::nullopt;  // a set: over_axes()
     const std::vector<std::string>& dims = kernel.args[0].dims;
     const size_t rank = dims.size();
     if (!kernel.over.empty()) {
@@ -329,10 +339,6 @@ inline std::vector<std::string> over_dims(const Kernel& kernel) {
     return dims;
 }
 
-// Whether `over` names a set of dims (more than one).
-inline bool over_is_set(const Kernel& kernel) {
-    return kernel.over.find(',') != std::string::npos;
-}
 
 // For a set `over`: the axes of the input (args[0]) it names, ascending (each dim's last
 // occurrence, as row_axis); nullopt when one names no dim of the input or two name the same.

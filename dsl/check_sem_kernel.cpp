@@ -640,12 +640,10 @@ KernelFacts check_kernel_semantics(Sem& sem, int k) {
             // sum / mean / max / min over a set of dims in one kernel: the value reduced over
             // each (the expressions merge nested reductions of one kind, dsl/check_expr.h)
             const auto axes = over_axes(kn);
-            const bool reduction = kind == OpKind::kSum || kind == OpKind::kMean ||
-                                   kind == OpKind::kMax || kind == OpKind::kMin;
             if (!axes) {
                 rep.error(knob_loc(kn, "over"), "over " + kn.over + ": each dim of the set must "
                                                     "be a dim of " + ref_text(x) + ", named once");
-            } else if (!reduction) {
+            } else if (!reduces_a_set(kn.row_op)) {
                 rep.error(knob_loc(kn, "over"), "over " + kn.over + ": a set of dims is reduced "
                                                     "by sum, mean, max and min only, not " +
                                                     std::string(to_string(kn.row_op)));

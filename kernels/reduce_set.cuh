@@ -20,8 +20,8 @@ namespace kforge {
 
 // One thread's part of output o's slice s: its vectors (THREADS apart, four loads in flight)
 // reduced with the mode's functor after the prologue. Each thread keeps a running (segment,
-// offset in the run), so it divides only where it enters a new segment. No shared memory or warp built-ins: the set
-// reduction's host-run test runs it for every thread of every block.
+// offset in the run), so it divides only where it enters a new segment. No shared memory or
+// warp built-ins: the set reduction's host-run test runs it for every thread of every block.
 template <int THREADS, int VEC, int NK, int NR, ReduceMode M, typename T, class Pre>
 __device__ __forceinline__ float reduce_set_thread(
     const T* __restrict__ x, const int64_t (&kext)[NK], const int64_t (&kstr)[NK],

@@ -36,7 +36,7 @@ std::vector<dsl::GemmConfig> gemm_candidates(const GemmShape& s, PrecisionPolicy
 // conv2d: `s` is the implicit GEMM (m = N*P*Q, n = K, k = C*R*S), dtype the input's.
 // What the dense conv's candidates depend on beyond its implicit GEMM: its input channels and
 // filters (0: not a dense fprop), whether the Hopper form (schedule tma_ws) may run it and in how
-// many chunks of channels (kernels/conv_layout.cuh conv_split_of); that form leads the list from
+// many chunks of channels (codegen::conv_sm90_split); that form leads the list from
 // kConvHopperMinChannels channels on where one chunk holds them (the chunked sum, beta 1 through
 // the epilogue, has not run on a GPU yet: the search reaches it, through the gates).
 struct ConvCandidateFacts {

@@ -23,13 +23,13 @@ std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPoli
                                                const ConvCandidateFacts& f) {
     using dsl::MathMode;
     const MathMode math = seed_math(policy, s.dtype);
+    auto ctas = [&](const std::pair<int, int>& t) {
+        return ceil_div(s.m, t.first) * ceil_div(s.n, t.second);
+    };
     std::vector<dsl::GemmConfig> hopper;
     if (f.hopper && limits.cc_major >= 9 && math != MathMode::kF32Simt) {
         const int tile_k = s.dtype == DType::kF32 ? 32 : 64;  // one 128-byte row
         std::vector<std::pair<int, int>> tiles = {{128, 128}, {128, 64}, {64, 128}};
-        auto ctas = [&](const std::pair<int, int>& t) {
-            return ceil_div(s.m, t.first) * ceil_div(s.n, t.second);
-        };
         // the filters a tile N pads to first: 64 filters in a tile N of 128 run twice the MMA
         // work (ResNet's 64-filter 3x3 at 128x128: 1642 us, 22.5 TFLOPS, H100, session 28)
         auto padded = [&](const std::pair<int, int>& t) { return ceil_div(s.n, t.second) * t.second; };
@@ -50,9 +50,6 @@ std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPoli
     if (s.dtype != DType::kF32) tiles.insert(tiles.begin(), {128, 128});
     // few filters (K <= 32: LeNet5's 6 and 16) fill a tile N of 32 (16 does not build), not 64
     if (f.filters > 0 && f.filters <= 32) tiles.insert(tiles.begin(), {128, 32});
-    auto ctas = [&](const std::pair<int, int>& t) {
-        return ceil_div(s.m, t.first) * ceil_div(s.n, t.second);
-    };
     if (ctas(tiles.front()) < limits.sm_count) {
         std::stable_sort(tiles.begin(), tiles.end(), [&](const auto& a, const auto& b) {
             const bool fa = ctas(a) >= limits.sm_count, fb = ctas(b) >= limits.sm_count;

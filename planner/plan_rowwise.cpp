@@ -46,9 +46,8 @@ Status add_rowwise_transposed(Planner& pl, const Op& op, size_t axis);
 std::vector<std::string> Planner::reduction_set(const Op& op, const std::vector<std::string>& dx,
                                                 size_t axis) const {
     std::vector<std::string> set{dx[axis]};
-    const bool kind = op.kind == OpKind::kSum || op.kind == OpKind::kMean ||
-                      op.kind == OpKind::kMax || op.kind == OpKind::kMin;
-    if (!opt.fuse || !kind || std::count(dx.begin(), dx.end(), dx[axis]) != 1) return set;
+    if (!opt.fuse || !is_row_reduction(op.kind) || std::count(dx.begin(), dx.end(), dx[axis]) != 1)
+        return set;
     const Op* cur = &op;
     while (!is_output(cur->output)) {
         const auto& rs = readers.at(cur->output);
