@@ -169,7 +169,7 @@ Expected<Lowered> lower_program(const dsl::Program& program, const Problem& prob
             case dsl::KernelKind::kRnn: code = lower_rnn(k, ctx); break;
             case dsl::KernelKind::kConv2d:
                 code = lower_conv2d(k, ctx);
-                conv = true;
+                conv = conv || k.gemm.schedule != dsl::Schedule::kDirect;  // direct: kforge's own
                 break;
         }
         if (!code) return code.error();

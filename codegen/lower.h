@@ -29,7 +29,8 @@ struct LowerOptions {
     // lowering at another (smaller) one: the evaluator's correctness shapes then run the source
     // the full shape is timed with (one compile serves every shape). Row kernels keep the full
     // shape's vector width and row holding where those also serve the smaller rows (the
-    // templates guard every column); other kernels take nothing from it. Null: the problem.
+    // templates guard every column), a direct convolution its spatial tile; other kernels take
+    // nothing from it. Null: the problem.
     const Problem* config_problem = nullptr;
     // Called after each pass with its name and a readable form of its result.
     std::function<void(std::string_view pass, std::string_view text)> dump;

@@ -255,6 +255,7 @@ Expected<ConvGeometry> conv_geometry(const dsl::Kernel& kernel, const LowerConte
 }
 
 Expected<KernelCode> lower_conv2d(const dsl::Kernel& kernel, const LowerContext& ctx) {
+    if (kernel.gemm.schedule == dsl::Schedule::kDirect) return lower_conv_direct(kernel, ctx);
     auto geo = conv_geometry(kernel, ctx);
     if (!geo) return geo.error();
     const ConvGeometry& g = *geo;

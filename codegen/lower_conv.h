@@ -7,6 +7,7 @@
 //   3. CUTLASS 2.x DefaultConv2dFprop (Sm80, kOptimized, NHWC) -> <k>_conv_y [N,P,Q,Kp] f32;
 //      its Params encoded by the host param builder kforge_build_<k> (codegen/host_abi.h)
 //   4. <k>_conv_y -> the kernel's chain over y [N,K,P,Q] (its stores write NCHW)
+// `schedule direct` is one launch of kforge's own direct convolution instead (lower_conv_direct).
 // The other forms share the four launches and differ in step 3 (codegen/lower_conv_forms.cpp):
 //  - grouped / depthwise (groups > 1, conv1d and conv2d): CUTLASS's DefaultConv2dGroupFprop;
 //    x is staged unpadded (Cp = C) and w as [K,R,S,C/groups], so each group's channel run starts
@@ -135,6 +136,10 @@ void add_conv_layout_launch(KernelCode& code, const dsl::Kernel& kernel, const s
 
 // The workspace buffer names of kernel `kernel`: "<kernel>_conv_x", "_conv_w", "_conv_y".
 std::string conv_buffer_name(const std::string& kernel, const char* what);
+
+// `schedule direct` (codegen/lower_conv_direct.cpp): one launch of kforge's direct convolution
+// (kernels/conv_direct.cuh), x and w read in place, the chain in registers, y stored NCHW.
+Expected<KernelCode> lower_conv_direct(const dsl::Kernel& kernel, const LowerContext& ctx);
 
 // The geometry of a conv2d kernel: the problem's conv2d op it implements (found by its inputs),
 // the resolved math, the staged dtype. User errors name what is not supported.

@@ -51,6 +51,10 @@ Expected<Sm90Schedule> sm90_schedule(const GemmSpec& g, const dsl::Kernel& k) {
                                 "cutlass::epilogue::TmaWarpSpecializedCooperative",
                                 uses_stream_k_scheduler(c) ? "cutlass::gemm::StreamKScheduler"
                                                            : "cutlass::gemm::PersistentScheduler"};
+        case dsl::Schedule::kDirect:
+            return unsupported(k, "schedule direct (the direct convolution is a conv2d kernel's "
+                                  "schedule; a gemm runs tma_ws, cooperative, pingpong, stream_k "
+                                  "or multistage)");
         case dsl::Schedule::kMultistage: break;
     }
     return unsupported(k, "internal: multistage reached the sm90 emitter");

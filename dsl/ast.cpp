@@ -56,10 +56,10 @@ constexpr std::array<std::pair<ReduceKind, std::string_view>, 4> kReduceKinds{{
     {ReduceKind::kSum, "sum"}, {ReduceKind::kMax, "max"},
     {ReduceKind::kMin, "min"}, {ReduceKind::kMean, "mean"}}};
 
-constexpr std::array<std::pair<Schedule, std::string_view>, 5> kSchedules{{
+constexpr std::array<std::pair<Schedule, std::string_view>, 6> kSchedules{{
     {Schedule::kTmaWarpSpecialized, "tma_ws"}, {Schedule::kCooperative, "cooperative"},
     {Schedule::kPingpong, "pingpong"}, {Schedule::kStreamK, "stream_k"},
-    {Schedule::kMultistage, "multistage"}}};
+    {Schedule::kMultistage, "multistage"}, {Schedule::kDirect, "direct"}}};
 
 constexpr std::array<std::pair<MathMode, std::string_view>, 6> kMathModes{{
     {MathMode::kAuto, "auto"}, {MathMode::kF32Simt, "f32_simt"}, {MathMode::kTf32, "tf32"},

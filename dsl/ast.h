@@ -111,6 +111,7 @@ enum class Schedule {
     kPingpong,            // `pingpong`: persistent, consumer warpgroups alternate tiles
     kStreamK,             // `stream_k`: cooperative with the stream-K tile scheduler
     kMultistage,          // `multistage`: Ampere-style cp.async multistage (sm_80+), also SIMT
+    kDirect,              // `direct`: conv2d kernels only, kforge's direct convolution (f32 FMA)
 };
 std::string_view to_string(Schedule s);
 std::optional<Schedule> schedule_from_string(std::string_view s);

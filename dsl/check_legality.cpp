@@ -6,13 +6,14 @@
 #include <cctype>
 
 #include "dsl/check_internal.h"
+#include "dsl/conv_direct.h"
 #include "dsl/math_policy.h"
 #include "sol/target.h"
 
 namespace kforge::dsl {
 namespace {
 
-bool is_tma(Schedule s) { return s != Schedule::kMultistage; }
+bool is_tma(Schedule s) { return s != Schedule::kMultistage && s != Schedule::kDirect; }
 
 std::string kib(int64_t bytes) { return std::to_string((bytes + 1023) / 1024) + " KiB"; }
 
@@ -41,7 +42,8 @@ int consumer_threads(const GemmConfig& c) {
     case Schedule::kStreamK: return 256;  // two consumer warpgroups share one tile
     case Schedule::kTmaWarpSpecialized:
     case Schedule::kPingpong: return 128;  // one consumer warpgroup holds a whole tile
-    case Schedule::kMultistage: break;
+    case Schedule::kMultistage:
+    case Schedule::kDirect: break;
     }
     // CUTLASS 2.x: 64x64 warp tiles, 4 to 8 warps per CTA.
     return std::clamp(c.tile_m * c.tile_n / 4096, 4, 8) * 32;
@@ -239,6 +241,12 @@ void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Probl
     const ResolvedTensor* b = tensors.find_tensor(kn.args[1].name);
     if (a == nullptr || b == nullptr) return;
     const std::string device = upper(limits.name);
+    if (c.schedule == Schedule::kDirect) {
+        rep.error(knob_loc(kn, "schedule"), "schedule direct is a conv2d kernel's (kforge's "
+                                            "direct convolution); a gemm runs tma_ws, "
+                                            "cooperative, pingpong, stream_k or multistage");
+        return;
+    }
     check_arch(kn, limits, rep);
     check_math(kn, a->dtype, b->dtype, problem, rep);
     const int bytes = dtype_bytes(a->dtype);
@@ -336,6 +344,72 @@ void check_legality_gemm(const Kernel& kn, const KernelFacts& facts, const Probl
 
 namespace kforge::dsl {
 
+namespace {
+
+// The chain's operands, against the output's dims [N,K,P,Q]: what the epilogue broadcasts.
+void check_conv_chain_operands(const Kernel& kn, const KernelFacts& facts, const Op& op,
+                               Reporter& rep) {
+    const std::vector<std::string>& out = facts.value_dims;
+    if (out.size() < 2) return;
+    // K: the output's second dim where none is dropped, else the weight's first (transposed:
+    // its second, K/groups)
+    const std::string k = out.size() == kn.args[0].dims.size() ? out[1]
+                          : is_conv_transpose(op.kind)         ? kn.args[1].dims.at(1)
+                                                               : kn.args[1].dims.at(0);
+    for (const ChainOp& s : kn.chain) {
+        if (!s.tensor || s.kind == ChainOpKind::kStore || s.kind == ChainOpKind::kReduce) continue;
+        const std::vector<std::string> d = named_dims(s.tensor->dims);
+        if (d.empty() || d == out || d == std::vector<std::string>{k}) continue;
+        rep.error(s.tensor->loc, std::string(to_string(s.kind)) + " " + ref_text(*s.tensor) +
+                                     ": a conv2d chain reads per-channel tensors [" + k +
+                                     "], tensors of the output's dims " + dims_text(out) +
+                                     " and scalars ([]); broadcast " + s.tensor->name +
+                                     " in a map kernel after the conv2d");
+    }
+}
+
+// schedule direct (dsl/conv_direct.h, kernels/conv_direct.cuh): the forms, operands and math
+// it runs, its tile, stages and shared memory on this device.
+void check_conv_direct(const Kernel& kn, const Op& op, const Problem& problem,
+                       const DeviceLimits& limits, Reporter& rep) {
+    const GemmConfig& c = kn.gemm;
+    auto shape = conv_direct_shape(op, problem);
+    if (!shape) {
+        rep.error(knob_loc(kn, "schedule"), "schedule direct " + shape.error().message +
+                                                "; use schedule multistage");
+        return;
+    }
+    if (c.math != MathMode::kF32Simt)
+        rep.error(knob_loc(kn, "math"), "math " + std::string(to_string(c.math)) +
+                                            " with schedule direct: the direct convolution "
+                                            "multiplies in f32 on the CUDA cores; use math "
+                                            "f32_simt");
+    if (c.iterator != ConvIterator::kAuto)
+        rep.error(knob_loc(kn, "iterator"), "iterator with schedule direct: the iterator knob is "
+                                            "the multistage kernel's; leave it auto");
+    if (c.acc != DType::kF32)
+        rep.error(knob_loc(kn, "acc"), "acc f16 with schedule direct: it accumulates in f32");
+    if (c.swizzle != 1)
+        rep.error(knob_loc(kn, "swizzle"), "swizzle with schedule direct: it has no tile "
+                                           "swizzle; use swizzle 1");
+    if (c.cluster_m * c.cluster_n != 1 || c.split_k != 1 || c.raster != Raster::kAuto)
+        rep.error(kn.loc, "kernel " + kn.name + ": a conv2d kernel has no cluster, splitk or "
+                                                "raster (they are Hopper gemm knobs)");
+    if (c.stages < 1 || c.stages > 6)
+        rep.error(knob_loc(kn, "stages"), "stages " + std::to_string(c.stages) +
+                                              " with schedule direct: 1..6 channel steps in "
+                                              "flight");
+    if (limits.cc_major < 8)
+        rep.error(knob_loc(kn, "schedule"), "schedule direct stages with cp.async: sm_80 or "
+                                            "newer; the " + upper(limits.name) + " is " +
+                                            sm_name(limits.cc_major, limits.cc_minor));
+    auto tiling = conv_direct_tiling(*shape, c.tile_m, c.tile_n, c.tile_k,
+                                     std::max(1, c.stages), limits.smem_per_block_optin_bytes);
+    if (!tiling) rep.error(knob_loc(kn, "tile"), tiling.error().where + ": " + tiling.error().message);
+}
+
+}  // namespace
+
 // A conv2d kernel: the implicit GEMM (M = N*P*Q, N = K, K = C*R*S) of CUTLASS's sm80 multistage
 // convolution, so the multistage gemm's checks (architecture, math vs policy, tile, shared memory
 // per stage, swizzle) with the operand dtype of X; no cluster or split-K. The lowering zero-pads
@@ -352,11 +426,18 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
     // kernels cannot run (3-D groups, grouped transposed, stride with dilation) the lowering
     // refuses by name (codegen/lower_conv_forms.cpp).
     const bool sm90 = c.schedule == Schedule::kTmaWarpSpecialized;
-    if (c.schedule != Schedule::kMultistage && !sm90) {
+    if (c.schedule != Schedule::kMultistage && !sm90 && c.schedule != Schedule::kDirect) {
         rep.error(knob_loc(kn, "schedule"), "schedule " + std::string(to_string(c.schedule)) +
                                                 ": a conv2d kernel runs on schedule multistage "
-                                                "(CUTLASS's sm80 implicit-GEMM convolution) or "
-                                                "tma_ws (its sm90 one)");
+                                                "(CUTLASS's sm80 implicit-GEMM convolution), "
+                                                "tma_ws (its sm90 one) or direct (kforge's "
+                                                "direct convolution)");
+    }
+    if (c.schedule == Schedule::kDirect) {
+        check_math(kn, x->dtype, w->dtype, problem, rep);
+        check_conv_direct(kn, op, problem, limits, rep);
+        check_conv_chain_operands(kn, facts, op, rep);
+        return;
     }
     if (sm90) {
         // CUTLASS 3.x's sm90 fprop (codegen/lower_conv_sm90.cpp): dense 2-D and 1-D, one
@@ -432,25 +513,7 @@ void check_legality_conv2d(const Kernel& kn, const KernelFacts& facts, const Pro
         check_stages(kn, facts, bytes, limits, rep);
     }
     check_swizzle(kn, rep);
-
-    // The chain's operands, against the output's dims [N,K,P,Q]: what the epilogue broadcasts.
-    const std::vector<std::string>& out = facts.value_dims;
-    if (out.size() < 2) return;
-    // K: the output's second dim where none is dropped, else the weight's first (transposed:
-    // its second, K/groups)
-    const std::string k = out.size() == kn.args[0].dims.size() ? out[1]
-                          : is_conv_transpose(op.kind)         ? kn.args[1].dims.at(1)
-                                                               : kn.args[1].dims.at(0);
-    for (const ChainOp& s : kn.chain) {
-        if (!s.tensor || s.kind == ChainOpKind::kStore || s.kind == ChainOpKind::kReduce) continue;
-        const std::vector<std::string> d = named_dims(s.tensor->dims);
-        if (d.empty() || d == out || d == std::vector<std::string>{k}) continue;
-        rep.error(s.tensor->loc, std::string(to_string(s.kind)) + " " + ref_text(*s.tensor) +
-                                     ": a conv2d chain reads per-channel tensors [" + k +
-                                     "], tensors of the output's dims " + dims_text(out) +
-                                     " and scalars ([]); broadcast " + s.tensor->name +
-                                     " in a map kernel after the conv2d");
-    }
+    check_conv_chain_operands(kn, facts, op, rep);
 }
 
 }  // namespace kforge::dsl

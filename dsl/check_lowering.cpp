@@ -124,7 +124,10 @@ void check_lowering(const Kernel& kn, Reporter& rep) {
     }
     // A conv2d kernel's chain runs in its own transposing epilogue kernel (codegen/lower_conv.cpp),
     // not CUTLASS's: f32_simt takes any chain there, the SIMT tile rules hold.
-    if (kn.kind == KernelKind::kConv2d && kn.gemm.math == MathMode::kF32Simt) check_simt_tile(kn, rep);
+    // schedule direct is kforge's own kernel: its tile rules are check_conv_direct's.
+    if (kn.kind == KernelKind::kConv2d && kn.gemm.math == MathMode::kF32Simt &&
+        kn.gemm.schedule != Schedule::kDirect)
+        check_simt_tile(kn, rep);
     if (kn.kind == KernelKind::kRowwise) {
         const bool over_last = kn.over.empty() || (!kn.args.empty() && !kn.args[0].dims.empty() &&
                                                    kn.over == kn.args[0].dims.back());

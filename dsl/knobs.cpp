@@ -137,22 +137,28 @@ std::vector<KnobSpec> conv2d_knobs() {
     for (KnobSpec s : gemm_knobs()) {
         if (s.name == "tile") {
             s.default_text = "128x64x32";
+            s.domains[1] = IntDomain{{}, 8, 256, 8};  // direct: 8 filters a thread
+            s.domains[2] = IntDomain{{4, 8, 16, 32, 64, 128}};  // direct: channels a step
             s.doc = "CTA tile MxNxK of the implicit GEMM (M = N*P*Q, N = K, K = C*R*S)";
         } else if (s.name == "stages") {
             s.kind = KnobValueKind::kInts;
-            s.domains = {IntDomain{{}, 2, 6, 1}};
+            s.domains = {IntDomain{{}, 1, 6, 1}};
             s.default_text = "3";
-            s.doc = "cp.async pipeline stages";
+            s.doc = "cp.async pipeline stages (multistage 2..6; direct: channel steps in flight, "
+                    "1..6)";
             s.read = [](const Kernel& k) -> std::optional<KnobValue> { return ints({k.gemm.stages}); };
         } else if (s.name == "schedule") {
-            s.words = {"auto", "multistage", "tma_ws"};
+            s.words = {"auto", "multistage", "tma_ws", "direct"};
             s.default_text = "multistage";
-            s.doc = "mainloop schedule: Ampere cp.async multistage (CUTLASS 2.x), or tma_ws: "
+            s.doc = "mainloop schedule: Ampere cp.async multistage (CUTLASS 2.x), tma_ws: "
                     "Hopper TMA im2col + wgmma, warp-specialized (CUTLASS 3.x sm90; dense 2-D "
-                    "and 1-D fprop); auto: multistage";
+                    "and 1-D fprop), or direct: kforge's direct convolution in f32 FMA, one "
+                    "launch, NCHW in and out (dense fprop of f32 operands, math f32_simt; tile "
+                    "M positions x N filters a block x K channels a step); auto: multistage";
             s.apply = [](Kernel& k, const KnobValue& v) {
-                k.gemm.schedule = v.word == "tma_ws" ? Schedule::kTmaWarpSpecialized
-                                                     : Schedule::kMultistage;
+                k.gemm.schedule = v.word == "tma_ws"   ? Schedule::kTmaWarpSpecialized
+                                  : v.word == "direct" ? Schedule::kDirect
+                                                       : Schedule::kMultistage;
                 return std::string();
             };
         } else if (s.name != "math" && s.name != "acc" && s.name != "swizzle") {

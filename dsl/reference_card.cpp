@@ -27,9 +27,9 @@ A value used more than once stays in one kernel: `let t` names the value, `add t
 statement) reads it as the operand, `use t` makes it the value again. Names are local to their
 kernel, bound once, and differ from every tensor's name. `rowwise sum|mean|max|min(X[..]) pre { .. }` applies
 element-wise statements to each element before it is reduced (no store or cast): `rowwise sum(A[M,K]) pre { mul B[K,N] }` is a matvec.
-`conv2d(X[N,C,H,W], Wt[K,C,R,S])` is the problem's conv2d op (stride, padding, dilation are the
-op's; groups 1 only) as a multistage implicit GEMM (M = N*P*Q, N = K, K = C*R*S); its chain runs
-over the output [N,K,P,Q]: the op's bias is `add b[K]` (a [K] tensor broadcasts over N, P, Q).
+`conv2d(X[N,C,H,W], Wt[K,C,R,S])` is the problem's conv2d op (stride, padding, dilation are the op's) as an implicit GEMM (M = N*P*Q,
+N = K, K = C*R*S; `schedule multistage` or `tma_ws`), or with `schedule direct math f32_simt` as one direct f32 FMA kernel for few channels
+(C*R*S up to ~256; tile M positions x N filters x K channels a step); its chain runs over the output [N,K,P,Q]: the bias is `add b[K]`.
 `pool max|avg|adaptive_avg|adaptive_max(X[N,C,..])` is the problem's pool op of that kind reading X
 (its attributes are the op's); the chain runs on each pooled value over the op's output [N,C,..].
 `attention(Q[..,S,E], K[..,L,E], V[..,L,F] [, M[..,S,L]])` is softmax(Q K^T * scale, masked) V in one

@@ -7,6 +7,7 @@
 #include "codegen/gemm_spec.h"
 #include "codegen/gemm_stage.h"
 #include "codegen/lower_conv.h"
+#include "dsl/conv_direct.h"
 #include "dsl/math_policy.h"
 #include "perfmodel/attention_time.h"
 #include "perfmodel/chain_cost.h"
@@ -205,6 +206,56 @@ Expected<SimKernelTime> gemm_time(const dsl::Kernel& k, const Problem& problem,
     return t;
 }
 
+// schedule direct (codegen/lower_conv_direct.cpp, kernels/conv_direct.cuh): one launch, the
+// padded tiles' products as f32 FMAs on the CUDA cores (kConvDirectFmaShare of the issue slots:
+// each tap of a thread's 8 x 4 outputs also reads 4 inputs and 2 vectors of weights from shared
+// memory), blocks in waves of the resident ones, and DRAM for x, w, y and the chain's operands
+// once each (the patches' halo reloads hit L2). Not yet fitted to GPU measurements.
+constexpr double kConvDirectFmaShare = 0.75;
+Expected<SimKernelTime> conv_direct_time(const dsl::Kernel& k, const Op& conv,
+                                         const Problem& problem, const Ceilings& ceil,
+                                         int sm_count) {
+    SimKernelTime t{k.name};
+    auto shape = dsl::conv_direct_shape(conv, problem);
+    if (!shape) return make_error(k.name, shape.error().message);
+    auto tiling = dsl::conv_direct_tiling(*shape, k.gemm.tile_m, k.gemm.tile_n, k.gemm.tile_k,
+                                          std::max(1, k.gemm.stages), 227 * 1024);
+    if (!tiling) return make_error(k.name, tiling.error().message);
+    const dsl::ConvDirectShape& g = *shape;
+    const dsl::ConvDirectTiling& d = *tiling;
+    const double blocks = double(d.grid[0]) * double(d.grid[1]) * double(d.grid[2]);
+    // resident blocks an SM: threads, shared memory, registers (about 128 a thread)
+    const double resident = std::max(
+        1.0, std::min({std::floor(2048.0 / d.threads), std::floor(65536.0 / (d.threads * 128.0)),
+                       std::floor(228.0 * 1024 / double(d.smem_bytes + 1024))}));
+    const double slots = resident * std::max(1, sm_count);
+    const double waves = std::ceil(blocks / slots);
+    const double quant = blocks / (waves * slots);
+    const double positions = double(d.grid[0]) * d.tile_p * d.tile_q * double(d.grid[2]);
+    const double filters = double(d.grid[1]) * d.tile_n;
+    const double steps = std::ceil(double(g.c) / d.tile_c);
+    t.flops = 2.0 * positions * filters * steps * d.tile_c * double(g.t * g.r * g.s);
+    double compute_s =
+        t.flops / (ceil.peak(ComputeUnit::kFp32Simt) * kConvDirectFmaShare * quant);
+    const Tensor* x = problem.find_tensor(conv.inputs[0]);
+    const Tensor* w = problem.find_tensor(conv.inputs[1]);
+    const Tensor* y = problem.find_tensor(conv.output);
+    if (!x || !w || !y) return make_error(k.name, "conv operands not in the problem");
+    const PipeTimes epi = pipe_times(
+        kernel_instructions(k, problem, static_cast<double>(y->numel()),
+                            static_cast<double>(y->numel()), ceil.arch),
+        ceil);
+    compute_s = std::max(compute_s + epi.simt_s, epi.sfu_s);
+    auto cb = chain_bytes(k, problem);
+    if (!cb) return cb.error();
+    t.bytes = static_cast<double>(x->bytes() + w->bytes()) + cb->first + cb->second;
+    const double memory_s =
+        t.bytes / (ceil.dram_bytes_per_s * std::min(1.0, blocks / std::max(1, sm_count)));
+    t.compute_bound = compute_s >= memory_s;
+    t.time_ns = std::max(compute_s, memory_s) * 1e9;
+    return t;
+}
+
 // conv2d (codegen/lower_conv.cpp's four launches): x NCHW -> xs NHWC with the channels padded to
 // Cp, w -> ws [Kp, R, S, Cp], the CUTLASS 2.x implicit-GEMM fprop (M = N*P*Q, N = Kp,
 // K = R*S*Cp: tiles, waves, stages and tile efficiency as a gemm's, mma.sync multistage) into an
@@ -224,6 +275,8 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
     if (!conv)
         return make_error(k.name, "no conv2d op of the problem reads " + k.args[0].name +
                                       " and " + k.args[1].name);
+    if (k.gemm.schedule == dsl::Schedule::kDirect)
+        return conv_direct_time(k, *conv, problem, ceil, sm_count);
     const Tensor* x = problem.find_tensor(conv->inputs[0]);
     const Tensor* w = problem.find_tensor(conv->inputs[1]);
     const Tensor* y = problem.find_tensor(conv->output);

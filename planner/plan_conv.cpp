@@ -76,6 +76,9 @@ Status Planner::add_conv2d(const Op& op) {
     ConvCandidateFacts facts;
     if (groups == 1 && !transpose && !three_d)
         facts = {x.shape[1], y.shape[1], hopper, split.chunks};
+    if (groups == 1 && !transpose && dt == DType::kF32)
+        facts.direct = true, facts.direct_products = x.shape[1] * taps,
+        facts.direct_filters = y.shape[1], facts.direct_channels = x.shape[1];
     std::vector<dsl::GemmConfig> candidates =
         groups == 1 || transpose ? conv2d_candidates(s, p.policy, limits, facts)  // dgrad: dense
                     : grouped_conv_candidates(s, groups, c, k, taps, p.policy, limits);

@@ -26,7 +26,11 @@ CompileClass compile_class(const dsl::Program& p) {
     for (const dsl::Kernel& k : p.kernels) {
         CompileClass c;
         switch (k.kind) {
-            case dsl::KernelKind::kConv2d: c = {"conv2d", gemm_config(k.gemm), true, 4}; break;
+            case dsl::KernelKind::kConv2d:  // schedule direct: kforge's own, an NVRTC compile
+                c = k.gemm.schedule == dsl::Schedule::kDirect
+                        ? CompileClass{"conv2d_direct", "", false, 1}
+                        : CompileClass{"conv2d", gemm_config(k.gemm), true, 4};
+                break;
             case dsl::KernelKind::kGemm:
                 c = k.gemm.schedule == dsl::Schedule::kMultistage
                         ? CompileClass{"gemm_multistage", gemm_config(k.gemm), true, 2}

@@ -176,6 +176,39 @@ TEST(Conv2dCheck, HopperScheduleTiles) {
         << all_errors(r);
 }
 
+// schedule direct (dsl/conv_direct.h): f32 FMA on dense fprops of f32 operands; its tile is
+// positions x filters x channels a step, at most 1024 threads, the staged patch and weights
+// within shared memory; gemm kernels refuse it.
+TEST(Conv2dCheck, DirectScheduleRules) {
+    CheckResult r = check_text(conv_spec(), conv_program("tile 128x64x16 stages 1 schedule direct "
+                                                         "math f32_simt"));
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 128x8x4 stages 2 schedule direct math f32_simt"));
+    EXPECT_TRUE(r.ok()) << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 128x64x16 stages 1 schedule direct math tf32x3"));
+    EXPECT_NE(all_errors(r).find("math tf32x3 with schedule direct"), std::string::npos)
+        << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 256x256x16 stages 1 schedule direct "
+                                             "math f32_simt"));
+    EXPECT_NE(all_errors(r).find("2048 threads (M / 4 * N / 8)"), std::string::npos)
+        << all_errors(r);
+    r = check_text(conv_spec(), conv_program("tile 128x24x16 stages 1 schedule direct "
+                                             "math f32_simt iterator few_channels"));
+    EXPECT_NE(all_errors(r).find("iterator with schedule direct"), std::string::npos)
+        << all_errors(r);
+    // a patch past shared memory: 64 channels of a 3x3 stride-4 patch at tile M 256 (dilation 5)
+    std::string deep = conv_spec("fp32_strict", "f32", R"("stride": 4, "dilation": 5, "out_dims": ["P", "Q"])");
+    deep.replace(deep.find("\"C\": 3"), 6, "\"C\": 64");
+    r = check_text(deep, conv_program("tile 256x8x64 stages 6 schedule direct math f32_simt"));
+    EXPECT_NE(all_errors(r).find("of shared memory a block"), std::string::npos) << all_errors(r);
+    // f16 operands and grouped convolutions keep the implicit GEMM
+    r = check_text(conv_spec("fp16", "f16"),
+                   conv_program("tile 128x64x16 stages 1 schedule direct math f32_simt",
+                                "add b[K]; relu; store y[N,K,P,Q]"));
+    EXPECT_NE(all_errors(r).find("schedule direct takes f32 operands"), std::string::npos)
+        << all_errors(r);
+}
+
 // tile N 16 on the multistage tensor-op fprop does not compile (CUTLASS's epilogue thread map);
 // 32 does, and the SIMT depthwise forms keep their own tiles
 TEST(Conv2dCheck, MultistageTileNAtLeast32) {
@@ -196,7 +229,8 @@ TEST(Conv2dCheck, HandBuiltKnobsOutsideTheConvTable) {
     p.kernels[0].gemm.stages = 8;
     CheckResult r = check_program(p, *problem, h200());
     EXPECT_NE(all_errors(r).find("a conv2d kernel runs on schedule multistage (CUTLASS's sm80 "
-                                 "implicit-GEMM convolution) or tma_ws"), std::string::npos)
+                                 "implicit-GEMM convolution), tma_ws (its sm90 one) or direct"),
+              std::string::npos)
         << all_errors(r);
     EXPECT_NE(all_errors(r).find("stages 8: a conv2d kernel takes 2..6 stages"), std::string::npos)
         << all_errors(r);

@@ -106,7 +106,13 @@ TEST(Conv2dParse, IteratorKnob) {
 
 TEST(Conv2dParse, OnlyTheConvKnobs) {
     Error e = parse_fail(conv_with("schedule cooperative"));
-    EXPECT_EQ(e.message, "schedule cooperative: expected one of auto, multistage, tma_ws");
+    EXPECT_EQ(e.message, "schedule cooperative: expected one of auto, multistage, tma_ws, direct");
+    // the direct convolution too
+    const Program direct = parse_ok(conv_with("tile 128x8x4 stages 1 schedule direct math f32_simt"));
+    EXPECT_EQ(direct.kernels[0].gemm.schedule, Schedule::kDirect);
+    EXPECT_EQ(direct.kernels[0].gemm.tile_n, 8);
+    EXPECT_EQ(direct.kernels[0].gemm.stages, 1);
+    EXPECT_EQ(strip_locations(parse_ok(print_canonical(direct))), strip_locations(direct));
     // the Hopper convolution reads back from its canonical text
     const Program sm90 = parse_ok(conv_with("tile 128x128x32 schedule tma_ws"));
     EXPECT_EQ(sm90.kernels[0].gemm.schedule, Schedule::kTmaWarpSpecialized);
@@ -116,11 +122,11 @@ TEST(Conv2dParse, OnlyTheConvKnobs) {
     EXPECT_EQ(e.message, "expected a knob (tile, stages, schedule, ...) or '{', got 'cluster'");
     EXPECT_EQ(parse_fail(conv_with("splitk 2")).message,
               "expected a knob (tile, stages, schedule, ...) or '{', got 'splitk'");
-    EXPECT_EQ(parse_fail(conv_with("stages 7")).message, "stages 7: expected 2..6");
+    EXPECT_EQ(parse_fail(conv_with("stages 7")).message, "stages 7: expected 1..6");
     EXPECT_EQ(parse_fail(conv_with("stages auto")).message,
               "stages: expected an integer (e.g. 3), got 'auto'");
     EXPECT_EQ(parse_fail(conv_with("tile 128x64x48")).message,
-              "tile 128x64x48: K expected one of 16, 32, 64, 128");
+              "tile 128x64x48: K expected one of 4, 8, 16, 32, 64, 128");
 }
 
 TEST(Conv2dParse, HeadErrors) {
@@ -147,7 +153,8 @@ TEST(Conv2dParse, ReferenceCardDocumentsConv2d) {
     const std::string card = reference_card();
     EXPECT_NE(card.find("'conv2d' '(' X[N,C,H,W] ',' Wt[K,C,R,S] ')'"), std::string::npos) << card;
     EXPECT_NE(card.find("### conv2d knobs"), std::string::npos);
-    EXPECT_NE(card.find("| `stages` | 2..6 | 3 |"), std::string::npos);
+    EXPECT_NE(card.find("| `stages` | 1..6 | 3 |"), std::string::npos);
+    EXPECT_NE(card.find("`schedule direct math f32_simt`"), std::string::npos);
 }
 
 }  // namespace

@@ -39,14 +39,35 @@ std::string conv_spec(const std::string& policy, const std::string& dtype, const
 
 constexpr const char* kRelu = R"(, {"op": "relu", "inputs": ["h"], "output": "y"})";
 
-// C 3 (padded to 4) under tile K 32: the few-channels iterator, not 8 of 9 MMA slices of zeros
+// C 8 and a 7x7 filter: 392 products an output, past the direct convolution's first range
+std::string wide_filter(std::string spec) {
+    spec.replace(spec.find("\"C\": 3"), 6, "\"C\": 8");
+    spec.replace(spec.find("\"R\": 3, \"S\": 3"), 14, "\"R\": 7, \"S\": 7");
+    return spec;
+}
+
+// C 3 at 3x3 (27 products an output): the direct convolution, one launch in f32 FMA, all three
+// channels in one step (stages 1), 64 filters a block
 TEST(Conv2dSeed, BiasAndReluInOneKernelFp32Strict) {
     const Problem p = problem_of(conv_spec("fp32_strict", "f32", kRelu));
     EXPECT_EQ(seed_checked(p),
               "program seed_conv_seed for \"conv_seed\"\n"
+              "kernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S]) tile 128x64x16 stages 1 schedule "
+              "direct math f32_simt acc f32 swizzle 1\n"
+              "    { add b[K]; relu; store y[N,K,P,Q] }\n");
+}
+
+// Past 256 products an output the implicit GEMM first: C 8 (padded to 8) under tile K 32 takes
+// the few-channels iterator, not 3 of 4 MMA slices of zeros; f16 operands never run direct.
+TEST(Conv2dSeed, ImplicitGemmPastTheDirectRange) {
+    EXPECT_EQ(seed_checked(problem_of(wide_filter(conv_spec("fp32_strict", "f32", kRelu)))),
+              "program seed_conv_seed for \"conv_seed\"\n"
               "kernel k0 = conv2d(x[N,C,H,W], w[K,C,R,S]) tile 128x64x32 stages 3 schedule "
               "multistage math tf32x3 acc f32 swizzle 1 iterator few_channels\n"
               "    { add b[K]; relu; store y[N,K,P,Q] }\n");
+    auto half = planner::seed_program(problem_of(conv_spec("fp16", "f16", kRelu)), h200());
+    ASSERT_TRUE(half.ok()) << half.error().to_string();
+    EXPECT_EQ(half->kernels[0].gemm.schedule, dsl::Schedule::kMultistage);
 }
 
 // On sm_90 a dense conv of 16 channels or more that one 3xTF32 chunk holds starts on the Hopper
@@ -81,13 +102,18 @@ TEST(Conv2dSeed, HopperFormFirstFromSixteenChannels) {
     few.replace(few.find("\"N\": 16"), 7, "\"N\": 64");  // 512 CTAs of 128x32
     auto narrow = planner::seed_program(problem_of(few), h200());
     ASSERT_TRUE(narrow.ok()) << narrow.error().to_string();
-    EXPECT_EQ(narrow->kernels[0].gemm.schedule, dsl::Schedule::kMultistage);
-    EXPECT_EQ(narrow->kernels[0].gemm.tile_n, 32);
-    EXPECT_EQ(narrow->kernels[0].gemm.iterator, dsl::ConvIterator::kFewChannels);
+    EXPECT_EQ(narrow->kernels[0].gemm.schedule, dsl::Schedule::kDirect);  // 27 products
+    EXPECT_EQ(narrow->kernels[0].gemm.tile_n, 8);
+    EXPECT_EQ(narrow->kernels[0].gemm.tile_m, 256);
+    auto narrow_wide = planner::seed_program(problem_of(wide_filter(few)), h200());
+    ASSERT_TRUE(narrow_wide.ok()) << narrow_wide.error().to_string();
+    EXPECT_EQ(narrow_wide->kernels[0].gemm.schedule, dsl::Schedule::kMultistage);
+    EXPECT_EQ(narrow_wide->kernels[0].gemm.tile_n, 32);
+    EXPECT_EQ(narrow_wide->kernels[0].gemm.iterator, dsl::ConvIterator::kFewChannels);
 }
 
 TEST(Conv2dSeed, MathAndTileByPrecision) {
-    std::string text = seed_checked(problem_of(conv_spec("tf32", "f32", kRelu)));
+    std::string text = seed_checked(problem_of(wide_filter(conv_spec("tf32", "f32", kRelu))));
     EXPECT_NE(text.find("tile 128x64x32 stages 3 schedule multistage math tf32 "), std::string::npos)
         << text;
     // f16 with K = 256: 256 CTAs of 128x128
@@ -185,7 +211,7 @@ TEST(Conv2dSeed, GroupedConvolutionSeedsTheGroupFprop) {
 }
 
 TEST(Conv2dSeed, KnobMovesStayInTheConvTable) {
-    const Problem p = problem_of(conv_spec("tf32", "f32", kRelu));
+    const Problem p = problem_of(wide_filter(conv_spec("tf32", "f32", kRelu)));
     auto seed = planner::seed_program(p, h200());
     ASSERT_TRUE(seed.ok()) << seed.error().to_string();
     const auto moves = search::knob_neighbours(*seed);
@@ -194,7 +220,8 @@ TEST(Conv2dSeed, KnobMovesStayInTheConvTable) {
         knobs.insert(m.knob);
         const dsl::Kernel& k = m.program.kernels[0];
         EXPECT_TRUE(k.gemm.schedule == dsl::Schedule::kMultistage ||
-                    k.gemm.schedule == dsl::Schedule::kTmaWarpSpecialized) << m.move;
+                    k.gemm.schedule == dsl::Schedule::kTmaWarpSpecialized ||
+                    k.gemm.schedule == dsl::Schedule::kDirect) << m.move;
         // every move reads back from its canonical text
         auto again = dsl::parse_program(dsl::print_canonical(m.program), "m.kf");
         ASSERT_TRUE(again.ok()) << m.move << ": " << again.error().to_string();
@@ -214,14 +241,35 @@ TEST(Conv2dSeed, KnobMovesStayInTheConvTable) {
     // the seed's few-channels iterator is the sm80 kernel's: tma_ws with it is refused (the pair
     // move with iterator auto is not)
     EXPECT_FALSE(legal.count("k0 schedule multistage -> tma_ws"));
-    // a random draw of the conv's knobs is a conv2d kernel on one of its two schedules
+    // a random draw of the conv's knobs is a conv2d kernel on one of its three schedules
     search::Rng rng{7};
     for (int i = 0; i < 20; ++i) {
         const auto m = search::random_kernel_knobs(*seed, 0, rng);
         const dsl::Schedule s = m.program.kernels[0].gemm.schedule;
-        EXPECT_TRUE(s == dsl::Schedule::kMultistage || s == dsl::Schedule::kTmaWarpSpecialized);
-        EXPECT_TRUE(m.program.kernels[0].gemm.stages >= 2 && m.program.kernels[0].gemm.stages <= 6);
+        EXPECT_TRUE(s == dsl::Schedule::kMultistage || s == dsl::Schedule::kTmaWarpSpecialized ||
+                    s == dsl::Schedule::kDirect);
+        EXPECT_TRUE(m.program.kernels[0].gemm.stages >= 1 && m.program.kernels[0].gemm.stages <= 6);
     }
+}
+
+// The direct seed's moves: its tile (filters, positions, channels a step) and stages move to
+// legal direct kernels; math off f32_simt is refused on direct.
+TEST(Conv2dSeed, KnobMovesOfTheDirectConvolution) {
+    const Problem p = problem_of(conv_spec("fp32_strict", "f32", kRelu));
+    auto seed = planner::seed_program(p, h200());
+    ASSERT_TRUE(seed.ok()) << seed.error().to_string();
+    ASSERT_EQ(seed->kernels[0].gemm.schedule, dsl::Schedule::kDirect);
+    std::set<std::string> legal, all;
+    for (const auto& m : search::knob_neighbours(*seed)) {
+        all.insert(m.move);
+        if (dsl::check_program(m.program, p, h200()).ok()) legal.insert(m.move);
+    }
+    std::string listed;
+    for (const auto& m : legal) listed += m + "; ";
+    for (const char* move : {"k0 tile 128x64x16 -> 128x32x16", "k0 stages 1 -> 2"})
+        EXPECT_TRUE(legal.count(move)) << move << " among " << listed;
+    EXPECT_TRUE(all.count("k0 math f32_simt -> tf32x3"));
+    EXPECT_FALSE(legal.count("k0 math f32_simt -> tf32x3"));
 }
 
 }  // namespace
