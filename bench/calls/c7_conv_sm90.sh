@@ -40,28 +40,7 @@ for s in $STEMS; do
     timeout $(( left - 15 )) "$K" eval "$d/exp/spec.json" $P \
         --tier ${EVAL_TIER:-full} --interleave --device ${DEVICE:-cuda} --json > $d/eval.json 2> $d/eval.err
     echo "$n eval rc=$? $(( $(date +%s) - T0 ))s" >> $R/steps.txt
-    python3 - "$d/eval.json" "$n" >> $R/conv_sm90.md <<'PY'
-import json, sys
-try:
-    j = json.load(open(sys.argv[1]))
-except (OSError, ValueError) as e:
-    print(f"| {sys.argv[2]} | - | no report ({e}) | | | |"); sys.exit()
-for c in j.get("candidates", []):
-    r = c.get("report") or {}
-    t = None
-    med = []
-    for g in r.get("gates") or []:
-        ev = g.get("evidence") or {}
-        if g.get("gate") == "timing" and g.get("status") == "passed":
-            t = g.get("message", "")
-        for rd in ev.get("rounds") or []:
-            for tn in (rd.get("comparison") or {}).get("tensors") or []:
-                m = (tn.get("profile") or {}).get("median_rel_err")
-                if m is not None: med.append(m)
-    note = (r.get("message") or "")[:160].replace("|", "/").replace("\n", " ")
-    print(f"| {sys.argv[2]} | {c.get('label')} | {r.get('status')} | {t or '-'} | "
-          f"{max(med) if med else '-'} | {note} |")
-PY
+    python3 bench/calls/eval_rows.py "$d/eval.json" "$n" >> $R/conv_sm90.md
 echo "interleaved: $(python3 -c "import json,sys; t=json.load(open(sys.argv[1])).get('timing',{}); print([(p.get('status'), [rep.get('stats',{}).get('median_ns') for rep in p.get('repetitions',[])]) for p in t.get('programs',[])])" $d/eval.json 2>&1 | head -c 300)" >> $R/steps.txt
 done
 cd $OUT && tar czf c7.tgz c7; cp c7/conv_sm90.md c7/steps.txt c7/gpu.txt . 2>/dev/null; rm -rf c7; cat conv_sm90.md

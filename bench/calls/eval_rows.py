@@ -1,3 +1,5 @@
+# bench/calls: one row per candidate of a `kforge eval --json` report (c7, c9): problem, program,
+# status, the timing gate's message, the largest median relative error of the error profile, note.
 import json, sys
 try:
     j = json.load(open(sys.argv[1]))
