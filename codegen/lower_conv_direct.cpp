@@ -98,7 +98,9 @@ Expected<KernelCode> lower_conv_direct(const dsl::Kernel& kernel, const LowerCon
     const std::string ns = "kforge_conv_" + kernel.name;
     std::ostringstream dev;
     dev << "#include \"kernels/conv_direct.cuh\"\n#include \"kernels/chain_ops.cuh\"\n"
-        << "// kernel " << kernel.name << ": direct " << to_string(op->kind) << " (f32 FMA), "
+        << "// kernel " << kernel.name << ": direct " << to_string(op->kind)
+        << (g.transposed ? " as a stride-1 convolution over the zero-inserted input" : "")
+        << " (f32 FMA), "
         << t.tile_p << "x" << t.tile_q << " positions x " << t.tile_n << " filters a block, "
         << t.tile_c << " channels a step, " << t.stages << " in flight\n"
         << "namespace " << ns << " {\nstruct Geo {\n"
@@ -109,6 +111,9 @@ Expected<KernelCode> lower_conv_direct(const dsl::Kernel& kernel, const LowerCon
         << ", kPadW = " << g.pad[2] << ";\n"
         << "    static constexpr int kDilD = " << g.dil[0] << ", kDilH = " << g.dil[1]
         << ", kDilW = " << g.dil[2] << ";\n"
+        << "    static constexpr int kUpD = " << g.up[0] << ", kUpH = " << g.up[1]
+        << ", kUpW = " << g.up[2] << ", kTransposed = " << (g.transposed ? 1 : 0)
+        << ", kGroups = " << g.groups << ";\n"
         << "    static constexpr int kTileP = " << t.tile_p << ", kTileQ = " << t.tile_q
         << ", kTileN = " << t.tile_n << ", kTileC = " << t.tile_c << ", kStages = " << t.stages
         << ";\n"

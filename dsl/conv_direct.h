@@ -6,7 +6,13 @@
 // filters a block, K: channels a staged step (min(K, C)); `stages` steps in flight (at most
 // the steps there are). A thread holds kConvDirectFilters filters (N below 8: all N) at
 // kConvDirectPositions positions, so a block has M / 4 * N / 8 threads. f32 operands, math
-// f32_simt (the products are exact f32 FMAs), groups 1, not transposed.
+// f32_simt (the products are exact f32 FMAs). Groups: a block's filters lie in one group (tile N
+// divides the filters per group), whose channels it reads.
+//
+// A transposed convolution runs as the convolution it equals: stride 1 over its input with
+// stride - 1 zeros inserted between neighbours (`up`), padded by dilation * (taps - 1) - padding
+// (output_padding only lengthens the output), with the filter flipped and read [C, K, ..]: the
+// zeros are multiplied (stride^dims the products), as CUTLASS's zero-insertion dgrad does.
 #pragma once
 
 #include <algorithm>
@@ -23,10 +29,13 @@ inline constexpr int kConvDirectFilters = 8;    // filters a thread (at most)
 
 // What the direct convolution needs of the problem's conv op.
 struct ConvDirectShape {
-    int64_t c = 1, k = 1;                                 // channels, filters
+    int64_t c = 1, k = 1;                                 // channels, filters (all groups)
+    int64_t groups = 1;
     int64_t t = 1, r = 1, s = 1;                          // taps (D, H, W)
     int64_t stride[3] = {1, 1, 1}, pad[3] = {0, 0, 0}, dil[3] = {1, 1, 1};  // D, H, W
-    int64_t d = 1, h = 1, w = 1;                          // input extents
+    int64_t up[3] = {1, 1, 1};                            // transposed: the zero insertion
+    bool transposed = false;
+    int64_t d = 1, h = 1, w = 1;                          // input extents (before insertion)
     int64_t z = 1, p = 1, q = 1;                          // output extents
     int64_t n = 1;
 };
@@ -43,12 +52,8 @@ struct ConvDirectTiling {
 // The op's shape, or why the direct convolution does not run it.
 inline Expected<ConvDirectShape> conv_direct_shape(const Op& op, const Problem& problem) {
     const int rank = spatial_rank(op.kind);
-    if (is_conv_transpose(op.kind) || rank < 1 || rank > 3 || op.inputs.size() < 2)
-        return make_error("schedule direct", "runs conv1d, conv2d and conv3d forward (not a "
-                                             "transposed convolution)");
-    if (op.attrs.groups != 1)
-        return make_error("schedule direct", "runs groups 1 (this convolution has " +
-                                                 std::to_string(op.attrs.groups) + ")");
+    if (rank < 1 || rank > 3 || op.inputs.size() < 2)
+        return make_error("schedule direct", "runs convolutions of 1-3 spatial dims");
     const Tensor* x = problem.find_tensor(op.inputs[0]);
     const Tensor* w = problem.find_tensor(op.inputs[1]);
     const Tensor* y = problem.find_tensor(op.output);
@@ -61,13 +66,24 @@ inline Expected<ConvDirectShape> conv_direct_shape(const Op& op, const Problem& 
                                                  std::string(to_string(x->dtype)) + ", " +
                                                  std::string(to_string(w->dtype)) + ")");
     ConvDirectShape g;
-    g.n = x->shape[0], g.c = x->shape[1], g.k = y->shape[1];
+    g.n = x->shape[0], g.c = x->shape[1], g.k = y->shape[1], g.groups = op.attrs.groups;
+    if (g.groups < 1 || g.c % g.groups != 0 || g.k % g.groups != 0)
+        return make_error("schedule direct", "groups " + std::to_string(g.groups) +
+                                                 " do not divide the channels and filters");
+    g.transposed = is_conv_transpose(op.kind);
     const size_t first = 3 - static_cast<size_t>(rank);  // D, H, W slots the op fills
     for (size_t i = 0; i < static_cast<size_t>(rank); ++i) {
         const size_t a = first + i;
         g.stride[a] = op.attrs.stride.at(i), g.pad[a] = op.attrs.padding.at(i);
         g.dil[a] = op.attrs.dilation.at(i);
     }
+    if (g.transposed)  // the equal convolution: stride 1 over the zero-inserted input
+        for (size_t i = 0; i < static_cast<size_t>(rank); ++i) {
+            const size_t a = first + i;
+            g.up[a] = g.stride[a];
+            g.stride[a] = 1;
+            g.pad[a] = g.dil[a] * (w->shape[2 + i] - 1) - g.pad[a];
+        }
     int64_t* in[3] = {&g.d, &g.h, &g.w};
     int64_t* taps[3] = {&g.t, &g.r, &g.s};
     int64_t* out[3] = {&g.z, &g.p, &g.q};
@@ -92,6 +108,10 @@ inline Expected<ConvDirectTiling> conv_direct_tiling(const ConvDirectShape& g, i
     if (tile_n < 1 || (tile_n > kConvDirectFilters && tile_n % kConvDirectFilters != 0))
         return make_error(tile, "tile N (filters a block) up to 8, or a multiple of 8");
     if (tile_k < 1) return make_error(tile, "tile K (channels a step) at least 1");
+    const int64_t group_filters = g.k / g.groups, group_channels = g.c / g.groups;
+    if (g.groups > 1 && group_filters % tile_n != 0)
+        return make_error(tile, "tile N dividing the " + std::to_string(group_filters) +
+                                    " filters of a group (a block's filters lie in one group)");
     t.tile_n = tile_n;
     t.fk = std::min(tile_n, kConvDirectFilters);
     t.threads = tile_m / kConvDirectPositions * (tile_n / t.fk);
@@ -111,8 +131,8 @@ inline Expected<ConvDirectTiling> conv_direct_tiling(const ConvDirectShape& g, i
             if (best < 0 || padded < best) best = padded, t.tile_q = q, t.tile_p = p;
         }
     }
-    t.tile_c = static_cast<int>(std::min<int64_t>(tile_k, g.c));
-    const int64_t steps = (g.c + t.tile_c - 1) / t.tile_c;
+    t.tile_c = static_cast<int>(std::min<int64_t>(tile_k, group_channels));
+    const int64_t steps = (group_channels + t.tile_c - 1) / t.tile_c;
     t.stages = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(stages, steps)));
     t.patch_t = static_cast<int>((g.t - 1) * g.dil[0] + 1);  // one output depth a block
     t.patch_h = static_cast<int>((t.tile_p - 1) * g.stride[1] + (g.r - 1) * g.dil[1] + 1);

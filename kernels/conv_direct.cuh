@@ -32,7 +32,11 @@ struct ConvDirectSizes {
 
 // G (generated per kernel) declares, all static constexpr int: kT, kR, kS (filter taps),
 // kStrideD/H/W, kPadD/H/W, kDilD/H/W, kTileP, kTileQ, kTileN, kTileC, kStages, kFK, kFP,
-// kThreads, kPatchT, kPatchH, kPatchW.
+// kThreads, kPatchT, kPatchH, kPatchW; and kUpD/H/W, kTransposed, kGroups (a block's filters
+// lie in one group: kTileN divides the filters of a group; it reads that group's channels
+// [g * C / kGroups, (g + 1) * C / kGroups) only). A transposed convolution
+// (kTransposed) runs as the convolution it equals (dsl/conv_direct.h): stride 1 over its input
+// with kUp - 1 zeros between neighbours, the filter w [C, K, T, R, S] read flipped.
 template <class G> struct ConvDirectLayout {
     static constexpr int kTaps = G::kT * G::kR * G::kS;
     static constexpr int kPosThreads = G::kTileP * G::kTileQ / G::kFP;
@@ -69,14 +73,20 @@ __device__ __forceinline__ void conv_direct_load(const float* __restrict__ x,
     using L = ConvDirectLayout<G>;
     const int64_t d0 = b.z * G::kStrideD - G::kPadD, h0 = b.p0 * G::kStrideH - G::kPadH,
                   w0 = b.q0 * G::kStrideW - G::kPadW;
+    // the block's group: its channels [cb, cb + cg), its filters [kb, kb + kg)
+    const int64_t cg = s.c / G::kGroups, kg = s.k / G::kGroups;
+    const int64_t kb = b.k0 / kg * kg, cb = b.k0 / kg * cg;
     for (int e = tid; e < L::kPatch; e += G::kThreads) {
         const int iw = e % G::kPatchW;
         int rest = e / G::kPatchW;
         const int ih = rest % G::kPatchH;
         rest /= G::kPatchH;
         const int it = rest % G::kPatchT, c = rest / G::kPatchT;
-        const int64_t gc = c0 + c, gd = d0 + it, gh = h0 + ih, gw = w0 + iw;
-        const bool ok = gc < s.c && gd >= 0 && gd < s.d && gh >= 0 && gh < s.h && gw >= 0 &&
+        // the (zero-inserted) input's coordinates, then the input's
+        const int64_t gc = cb + c0 + c, ud = d0 + it, uh = h0 + ih, uw = w0 + iw;
+        const int64_t gd = ud / G::kUpD, gh = uh / G::kUpH, gw = uw / G::kUpW;
+        const bool ok = c0 + c < cg && ud >= 0 && ud % G::kUpD == 0 && gd < s.d && uh >= 0 &&
+                        uh % G::kUpH == 0 && gh < s.h && uw >= 0 && uw % G::kUpW == 0 &&
                         gw < s.w;
         copy(stage + e, ok ? x + (((b.n * s.c + gc) * s.d + gd) * s.h + gh) * s.w + gw : x, ok);
     }
@@ -87,10 +97,14 @@ __device__ __forceinline__ void conv_direct_load(const float* __restrict__ x,
         const int tap = e % L::kTaps;
         const int rest = e / L::kTaps;
         const int c = rest % G::kTileC, f = rest / G::kTileC;
-        const int64_t gk = b.k0 + f, gc = c0 + c;
-        const bool ok = gk < s.k && gc < s.c;
-        copy(ws + (c * L::kTaps + tap) * G::kTileN + f,
-             ok ? w + (gk * s.c + gc) * L::kTaps + tap : w, ok);
+        const int64_t gk = b.k0 + f, gc = c0 + c;  // gc: the channel within the group
+        const bool ok = gk < s.k && gc < cg;
+        // w [K, C / groups, taps]; transposed: w [C, K / groups, taps] flipped (the reversed
+        // row-major tap flips every axis)
+        const int64_t src = G::kTransposed
+                                ? ((cb + gc) * kg + gk - kb) * L::kTaps + (L::kTaps - 1 - tap)
+                                : (gk * cg + gc) * L::kTaps + tap;
+        copy(ws + (c * L::kTaps + tap) * G::kTileN + f, ok ? w + src : w, ok);
     }
 }
 
@@ -190,7 +204,7 @@ __device__ __forceinline__ void conv_direct(const float* __restrict__ x,
     const int tid = int(threadIdx.x);
     const ConvDirectBlock b = conv_direct_block<G>(s, blockIdx.x, blockIdx.y, blockIdx.z);
     const auto copy = [](float* dst, const float* src, bool ok) { conv_direct_copy(dst, src, ok); };
-    const int64_t steps = (s.c + G::kTileC - 1) / G::kTileC;
+    const int64_t steps = (s.c / G::kGroups + G::kTileC - 1) / G::kTileC;
     float acc[G::kFK][G::kFP];
 #pragma unroll
     for (int f = 0; f < G::kFK; ++f)

@@ -233,7 +233,7 @@ Expected<SimKernelTime> conv_direct_time(const dsl::Kernel& k, const Op& conv,
     const double quant = blocks / (waves * slots);
     const double positions = double(d.grid[0]) * d.tile_p * d.tile_q * double(d.grid[2]);
     const double filters = double(d.grid[1]) * d.tile_n;
-    const double steps = std::ceil(double(g.c) / d.tile_c);
+    const double steps = std::ceil(double(g.c / g.groups) / d.tile_c);
     t.flops = 2.0 * positions * filters * steps * d.tile_c * double(g.t * g.r * g.s);
     double compute_s =
         t.flops / (ceil.peak(ComputeUnit::kFp32Simt) * kConvDirectFmaShare * quant);

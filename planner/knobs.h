@@ -43,17 +43,19 @@ struct ConvCandidateFacts {
     int64_t channels = 0, filters = 0;
     bool hopper = false;
     int64_t hopper_chunks = 1;
-    // schedule direct (dsl/conv_direct.h): a dense fprop of f32 operands (1-3 spatial dims),
-    // its products an output (C*T*R*S) and filters
-    bool direct = false;
-    int64_t direct_products = 0, direct_filters = 0, direct_channels = 0;
+};
+// schedule direct (dsl/conv_direct.h): a convolution (transposed too) of f32 operands (1-3
+// spatial dims) whose groups have whole tiles of 8 filters: a group's channels and filters,
+// the groups, its products an output (C/groups*T*R*S, the inserted zeros included)
+struct ConvDirectFacts {
+    int64_t channels = 0, filters = 0, groups = 1, products = 0;
 };
 inline constexpr int64_t kConvHopperMinChannels = 16;
 // The direct convolution first up to this many products an output (C*T*R*S: a 3-channel 7x7
 // stem is 147, Level 2's 8-channel 3x3 72); the implicit GEMM first beyond.
 inline constexpr int64_t kConvDirectMaxProducts = 256;
 // schedule direct's configurations (knobs_conv.cpp), preferred first.
-std::vector<dsl::GemmConfig> conv_direct_candidates(const ConvCandidateFacts& facts);
+std::vector<dsl::GemmConfig> conv_direct_candidates(const ConvDirectFacts& facts);
 std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPolicy policy,
                                                const dsl::DeviceLimits& limits,
                                                const ConvCandidateFacts& facts = {});

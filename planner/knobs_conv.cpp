@@ -19,19 +19,26 @@ namespace kforge::planner::detail {
 //    128x32x32 first for 32 filters or fewer; iterator few_channels where the padded channels
 //    are fewer than tile K (dense fprop: f.channels).
 // Rules (schedule direct, dsl/conv_direct.h): tile N the filters rounded up to 8, 16, 32, at
-// most 64; tile M 128 (256 under 32 filters: at least 64 threads); tile K 16 channels a step,
-// one step in flight where they are all the channels, else two; then the same at tile K 8 (a
-// patch too large for shared memory at 16).
-std::vector<dsl::GemmConfig> conv_direct_candidates(const ConvCandidateFacts& f) {
-    const int64_t k = std::max<int64_t>(1, f.direct_filters);
-    const int tn = k <= 8 ? 8 : k <= 16 ? 16 : k <= 32 ? 32 : 64;
+// most 64 (groups: the largest of 64, 32, 16, 8 that divides a group's filters); tile M 128
+// (256 under 32 filters: at least 64 threads); tile K 16 channels a step, one step in flight
+// where they are all of a group's channels, else two; then the same at tile K 8 (a patch too
+// large for shared memory at 16).
+std::vector<dsl::GemmConfig> conv_direct_candidates(const ConvDirectFacts& f) {
+    const int64_t k = std::max<int64_t>(1, f.filters);
+    int tn = k <= 8 ? 8 : k <= 16 ? 16 : k <= 32 ? 32 : 64;
+    if (f.groups > 1)
+        for (int t : {64, 32, 16, 8})
+            if (k % t == 0) {
+                tn = t;
+                break;
+            }
     std::vector<dsl::GemmConfig> out;
     for (int tk : {16, 8}) {
         dsl::GemmConfig c = dsl::conv2d_default_config();
         c.schedule = dsl::Schedule::kDirect;
         c.math = dsl::MathMode::kF32Simt;
         c.tile_m = tn < 32 ? 256 : 128, c.tile_n = tn, c.tile_k = tk;
-        c.stages = f.direct_channels > 0 && f.direct_channels <= tk ? 1 : 2;
+        c.stages = f.channels > 0 && f.channels <= tk ? 1 : 2;
         out.push_back(c);
     }
     return out;
@@ -98,13 +105,6 @@ std::vector<dsl::GemmConfig> conv2d_candidates(const GemmShape& s, PrecisionPoli
     const bool hopper_first =
         f.hopper && f.channels >= kConvHopperMinChannels && f.hopper_chunks == 1;
     out.insert(hopper_first ? out.begin() : out.end(), hopper.begin(), hopper.end());
-    // kforge's direct convolution (exact f32 FMA, one launch, no layout passes): first for
-    // filters of few products an output, last otherwise (the search still tries it)
-    if (f.direct && limits.cc_major >= 8) {
-        const std::vector<dsl::GemmConfig> direct = conv_direct_candidates(f);
-        out.insert(f.direct_products <= kConvDirectMaxProducts ? out.begin() : out.end(),
-                   direct.begin(), direct.end());
-    }
     return out;
 }
 

@@ -237,7 +237,7 @@ Expected<dsl::Program> seed_program(const Problem& problem, const dsl::DeviceLim
 }
 
 std::vector<dsl::Program> seed_variants(const Problem& problem, const dsl::DeviceLimits& limits) {
-    std::vector<SeedOptions> plans(8);
+    std::vector<SeedOptions> plans(9);
     plans[1].gemm_tiles = SeedGemmTiles::kSquare;
     plans[2].gemm_tiles = SeedGemmTiles::kWide;
     plans[3].fuse = false;
@@ -245,6 +245,7 @@ std::vector<dsl::Program> seed_variants(const Problem& problem, const dsl::Devic
     plans[5].rowwise_threads_scale = 2.0;
     plans[6].rowwise_one_read = true;
     plans[7].attention_wmma = true;
+    plans[8].conv_direct = false;
     std::vector<dsl::Program> out;
     std::set<std::string> seen;
     for (size_t i = 0; i < plans.size(); ++i) {

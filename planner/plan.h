@@ -46,6 +46,8 @@ struct SeedOptions {
                                       // (passes 1) first, instead of split parts read twice
     bool attention_wmma = false;      // attention on kforge's WMMA kernel even where CUTLASS's
                                       // FMHA applies (the seed's choice: plan_attention.cpp)
+    bool conv_direct = true;          // the direct convolution where it is first (false: the
+                                      // CUTLASS forms only; plan_conv.cpp)
 };
 
 // One program for `problem` that checks with zero errors and lowers on a device with `limits`;
@@ -71,7 +73,8 @@ Expected<Seeded> seed_program_counted(const Problem& problem, const dsl::DeviceL
                                       const SeedOptions& options = {});
 
 // A few structurally different seeds (fused, unfused, square vs wide tiles, f32 intermediates,
-// other rowwise block sizes), distinct by canonical text, the default seed first. Empty when not
+// other rowwise block sizes, convolutions on CUTLASS rather than the direct kernel), distinct by
+// canonical text, the default seed first. Empty when not
 // even the default seed exists (seed_program says why).
 std::vector<dsl::Program> seed_variants(const Problem& problem, const dsl::DeviceLimits& limits);
 

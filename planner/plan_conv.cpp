@@ -25,11 +25,6 @@ Status Planner::add_conv2d(const Op& op) {
     if (spatial == 0) return not_expressible(op, "not a convolution");
     const int64_t groups = op.attrs.groups;
     const std::string name(to_string(op.kind));
-    if (groups != 1 && three_d && !transpose) {
-        return not_expressible(op, "not supported: grouped conv3d (groups " +
-                                       std::to_string(groups) + "): CUTLASS has no 3-D group "
-                                       "fprop");
-    }
     const size_t rank = static_cast<size_t>(spatial) + 2;
     if (x.shape.size() != rank || w.shape.size() != rank || y.shape.size() != rank)
         return not_expressible(op, "a conv2d kernel of a " + std::string(to_string(op.kind)) +
@@ -38,6 +33,17 @@ Status Planner::add_conv2d(const Op& op) {
     if (dt != dtype_of(w.name) || !is_float_storage(dt)) {
         return not_expressible(op, "conv2d input " + x.name + " and weight " + w.name +
                                        " must share one dtype of f32, f16 or bf16");
+    }
+    // kforge's direct convolution runs it (f32; groups whose filters come in tiles of 8)
+    const bool direct = dt == DType::kF32 && limits.cc_major >= 8 &&
+                        (groups == 1 || (y.shape[1] / groups) % 8 == 0);
+    if (groups != 1 && three_d && !transpose && !direct) {
+        return not_expressible(op, "not supported: grouped conv3d (groups " +
+                                       std::to_string(groups) + ") of " +
+                                       std::string(to_string(dt)) + " operands or " +
+                                       std::to_string(y.shape[1] / groups) + " filters a group: "
+                                       "CUTLASS has no 3-D group fprop, and the direct "
+                                       "convolution takes f32 groups of whole tiles of 8 filters");
     }
     dsl::Kernel kn;
     kn.kind = dsl::KernelKind::kConv2d;
@@ -76,18 +82,16 @@ Status Planner::add_conv2d(const Op& op) {
     ConvCandidateFacts facts;
     if (groups == 1 && !transpose && !three_d)
         facts = {x.shape[1], y.shape[1], hopper, split.chunks};
-    if (groups == 1 && !transpose && dt == DType::kF32)
-        facts.direct = true, facts.direct_products = x.shape[1] * taps,
-        facts.direct_filters = y.shape[1], facts.direct_channels = x.shape[1];
     std::vector<dsl::GemmConfig> candidates =
         groups == 1 || transpose ? conv2d_candidates(s, p.policy, limits, facts)  // dgrad: dense
+        : three_d                ? std::vector<dsl::GemmConfig>{}  // the direct one only
                     : grouped_conv_candidates(s, groups, c, k, taps, p.policy, limits);
     // a conv1d's direct depthwise tile is one row: CUTLASS's threads cover it on tile N 16 only
     // (codegen/lower_conv_forms.cpp direct_warp_m)
     if (one_d && groups != 1 && !transpose)
         for (dsl::GemmConfig& cfg : candidates)
             if (cfg.math == dsl::MathMode::kF32Simt) cfg.tile_n = 16;
-    if (groups != 1 && !transpose && candidates.empty()) {
+    if (groups != 1 && !transpose && !three_d && candidates.empty()) {
         // filters per group that CUTLASS's group fprop cannot tile (3 groups of 40): one dense
         // fprop on a block-diagonal filter (codegen/lower_conv.h group_fprop_tiles), the dense
         // conv's tiles where tile N does not tile the group either, at groups times the MMA work
@@ -95,6 +99,17 @@ Status Planner::add_conv2d(const Op& op) {
         dense.k = c * taps;
         for (const dsl::GemmConfig& cfg : conv2d_candidates(dense, p.policy, limits))
             if (!codegen::group_fprop_tiles(k / groups, cfg.tile_n)) candidates.push_back(cfg);
+    }
+    // kforge's direct convolution (exact f32 FMA, one launch, no layout passes; transposed too,
+    // over the zero-inserted input; groups whose filters come in tiles of 8): first for filters
+    // of few products an output (kConvDirectMaxProducts), last otherwise (the search still
+    // tries it)
+    if (direct && (opt.conv_direct || candidates.empty())) {
+        const ConvDirectFacts d{c / groups, k / groups, groups, c / groups * taps};
+        const std::vector<dsl::GemmConfig> configs = conv_direct_candidates(d);
+        candidates.insert(d.products <= kConvDirectMaxProducts ? candidates.begin()
+                                                               : candidates.end(),
+                          configs.begin(), configs.end());
     }
     if (groups != 1 && !transpose && candidates.empty()) {
         return not_expressible(op, "not supported: " + name + " with " +

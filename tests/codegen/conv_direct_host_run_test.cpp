@@ -24,8 +24,11 @@
 #include "dsl/check.h"
 #include "dsl/parser.h"
 #include "problem/interpret.h"
+#include "dsl/printer.h"
+#include "planner/plan.h"
 #include "problem/spec.h"
 #include "sol/device.h"
+#include "tests/codegen/conv_forms_fixtures.h"
 #include "tests/codegen/host_run_shim.h"
 
 namespace kforge::codegen {
@@ -126,7 +129,8 @@ void expect_direct_matches(const Problem& problem, const std::string& program,
         "    using Acc = float[" + geo + "::kFK][" + geo + "::kFP];\n"
         "    std::vector<std::array<std::array<float, " + geo + "::kFP>, " + geo + "::kFK>> acc("
         + geo + "::kThreads);\n"
-        "    const int64_t steps = (channels + " + geo + "::kTileC - 1) / " + geo + "::kTileC;\n"
+        "    const int64_t steps = (channels / " + geo + "::kGroups + " + geo + "::kTileC - 1) / " +
+        geo + "::kTileC;\n"
         "    for (int64_t bz = 0; bz < " + std::to_string(l.grid[2]) + "; ++bz)\n"
         "    for (int64_t by = 0; by < " + std::to_string(l.grid[1]) + "; ++by)\n"
         "    for (int64_t bx = 0; bx < " + std::to_string(l.grid[0]) + "; ++bx) {\n"
@@ -254,6 +258,58 @@ TEST(ConvDirectHostRun, Conv3dMatchesInterpreter) {
                           "schedule direct math f32_simt\n"
                           "    { add b[K]; sigmoid; store y[N,K,Z,P,Q] }\n",
                           "y");
+}
+
+// Groups: 2 groups of 6 channels and 16 filters (two filter tiles of 8 a group), and a
+// transposed 3-D convolution of 2 groups, stride 2, output_padding (its weight [C, K/groups, ..]).
+TEST(ConvDirectHostRun, GroupsMatchInterpreter) {
+    const Problem p = spec(R"({"name": "g2", "dims": {"N": 2, "C": 12, "H": 11, "W": 14, "K": 32},
+      "inputs": {"x": {"shape": ["N", "C", "H", "W"], "dtype": "f32"},
+                 "w": {"shape": ["K", 6, 3, 3], "dtype": "f32", "param": true}},
+      "graph": [{"op": "conv2d", "inputs": ["x", "w"], "output": "y", "groups": 2,
+                 "stride": [1, 2], "padding": 1, "out_dims": ["P", "Q"]}],
+      "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+    expect_direct_matches(p,
+                          "program d for \"g2\"\n"
+                          "kernel k0 = conv2d(x[N,C,H,W], w[K,6,3,3]) tile 128x8x4 stages 2 "
+                          "schedule direct math f32_simt\n"
+                          "    { store y[N,K,P,Q] }\n",
+                          "y");
+    const Problem t = spec(R"({"name": "gt3", "dims": {"N": 2, "C": 4, "D": 3, "H": 5, "W": 6},
+      "inputs": {"x": {"shape": ["N", "C", "D", "H", "W"], "dtype": "f32"},
+                 "w": {"shape": ["C", 8, 3, 3, 2], "dtype": "f32", "param": true}},
+      "graph": [{"op": "conv_transpose3d", "inputs": ["x", "w"], "output": "y", "groups": 2,
+                 "stride": 2, "padding": 1, "output_padding": [1, 0, 1],
+                 "out_dims": ["Z", "P", "Q"]}],
+      "outputs": ["y"], "precision": {"policy": "fp32_strict"}})");
+    expect_direct_matches(t,
+                          "program d for \"gt3\"\n"
+                          "kernel k0 = conv2d(x[N,C,D,H,W], w[C,8,3,3,2]) tile 128x8x16 stages 1 "
+                          "schedule direct math f32_simt\n"
+                          "    { store y[N,16,Z,P,Q] }\n",
+                          "y");
+}
+
+// Every form of the convolution forms suite (conv1d/2d/3d and the transposed ones: stride,
+// padding, dilation, output_padding, asymmetric filters, groups) whose start program the
+// planner puts on the direct convolution; the transposed ones run it over the zero-inserted
+// input with the filter flipped.
+TEST(ConvDirectHostRun, EveryDirectFormOfTheFormsSuite) {
+    int direct = 0, transposed = 0, grouped = 0;
+    for (const conv_forms::FormCase& f : conv_forms::cases()) {
+        const Problem p = spec(conv_forms::form_json(f));
+        auto seed = planner::seed_program(p, dsl::device_limits(find_device("h200").value()));
+        ASSERT_TRUE(seed.ok()) << f.name << ": " << seed.error().to_string();
+        if (seed->kernels.at(0).gemm.schedule != dsl::Schedule::kDirect) continue;
+        SCOPED_TRACE(f.name);
+        expect_direct_matches(p, dsl::print_canonical(*seed), "y");
+        ++direct;
+        transposed += f.op.find("transpose") != std::string::npos;
+        grouped += f.groups > 1;
+    }
+    EXPECT_GE(direct, 9);
+    EXPECT_GE(transposed, 5);
+    EXPECT_EQ(grouped, 2);
 }
 
 }  // namespace

@@ -85,6 +85,10 @@ inline std::vector<FormCase> cases() {
          R"(, "stride": 2, "padding": 1, "output_padding": [1, 0, 1])"},
         {"transpose3d_dilated", "conv_transpose3d", 4, 6, {4, 5, 6}, {3, 2, 3},
          R"(, "padding": 1, "dilation": 2)"},
+        // groups of whole tiles of 8 filters on f32: the direct convolution (the 3-D one has no
+        // CUTLASS form)
+        {"grouped3d_direct", "conv3d", 6, 16, {4, 5, 6}, {3, 3, 3}, R"(, "padding": 1)", 2},
+        {"grouped2d_direct", "conv2d", 12, 24, {9, 10}, {3, 3}, R"(, "stride": 2)", 3},
     };
 }
 

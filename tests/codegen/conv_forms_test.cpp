@@ -40,9 +40,17 @@ struct Seeded {
     Lowered lowered;
 };
 
+// The CUTLASS form of each case (SeedOptions::conv_direct off: the dense f32 forms of few
+// channels otherwise start on the direct convolution, conv_direct_host_run_test.cpp).
+planner::SeedOptions cutlass_forms() {
+    planner::SeedOptions o;
+    o.conv_direct = false;
+    return o;
+}
+
 Seeded seed_and_lower(const std::string& json) {
     const Problem p = parsed(json);
-    auto seed = planner::seed_program(p, h200());
+    auto seed = planner::seed_program(p, h200(), cutlass_forms());
     EXPECT_TRUE(seed.ok()) << (seed.ok() ? "" : seed.error().to_string());
     if (!seed.ok()) return {};
     auto checked = dsl::check_program(*seed, p, h200());
@@ -282,7 +290,7 @@ TEST(ConvForms, LoweringRefusesKnobsTheFormCannotTake) {
             if (c.name == e.form) f = &c;
         ASSERT_NE(f, nullptr);
         const Problem p = parsed(form_json(*f));
-        auto seed = planner::seed_program(p, h200());
+        auto seed = planner::seed_program(p, h200(), cutlass_forms());
         ASSERT_TRUE(seed.ok()) << seed.error().to_string();
         std::string text = dsl::print_canonical(*seed);
         ASSERT_NE(text.find(e.from), std::string::npos) << text;

@@ -129,7 +129,18 @@ TEST(NetworkPlan, GroupsCutlassCannotTileRunDenseOnABlockDiagonalFilter) {
     const std::string text = seed_checked(p);
     EXPECT_EQ(kernels(text), 1u) << text;
     EXPECT_TRUE(has(text, "conv2d(x[B,C,H,W], w[K,8,1,1])")) << text;
-    auto prog = planner::seed_program(p, h200());
+    // the seed: the direct convolution, a block's 8 filters in one group of 40 (f32, 8 products
+    // an output), one launch
+    EXPECT_TRUE(has(text, "tile 256x8x16 stages 1 schedule direct math f32_simt")) << text;
+    auto direct = codegen::lower_program(*planner::seed_program(p, h200()), p,
+                                         codegen::LowerOptions{});
+    ASSERT_TRUE(direct.ok()) << direct.error().to_string();
+    EXPECT_EQ(direct->plan.kernels.size(), 1u);
+    EXPECT_NE(direct->cuda_source.find("kGroups = 3;"), std::string::npos);
+    // CUTLASS's forms (the seed variant without the direct convolution)
+    planner::SeedOptions cutlass;
+    cutlass.conv_direct = false;
+    auto prog = planner::seed_program(p, h200(), cutlass);
     ASSERT_TRUE(prog.ok()) << prog.error().to_string();
     // the seed's tile N tiles 40 filters neither way: the lowering stages a block-diagonal filter
     EXPECT_FALSE(codegen::group_fprop_tiles(40, prog->kernels[0].gemm.tile_n)) << text;
