@@ -12,16 +12,14 @@ K=${KFORGE:-$PWD/.carry/bin/kforge}
 KB=${KB:-.kb/KernelBench/KernelBench}
 STEMS=${STEMS:-"level1/55_conv_standard_2D__asymmetric_input__square_kernel level3/4_LeNet5 level3/2_ShallowWideMLP level1/87_conv_pointwise_2D level1/67_conv_standard_1D level3/8_ResNetBasicBlock level1/80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__ level1/62_conv_standard_2D__square_input__asymmetric_kernel level1/50_conv_standard_2D__square_input__square_kernel level1/76_conv_standard_1D_dilated_strided__"}
 TILE=${TILE:-128x128x32}
+. bench/calls/kb_start.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit,temperature.gpu --format=csv > $R/gpu.txt 2>&1
 echo "| problem | program | status | timing gate | largest median rel err (profile) | note |" > $R/conv_sm90.md
 echo "|---|---|---|---|---|---|" >> $R/conv_sm90.md
 for s in $STEMS; do
     left=$(( ${CALL_S:-560} - ($(date +%s) - T0) )); [ $left -gt 45 ] || break
     n=$(basename $s); d=$R/$n; mkdir -p $d
-    timeout 120 "$K" import kernelbench "$KB/$s.py" -o $d/specs --allow-degenerate > $d/import.txt 2>&1
-    spec=$(ls $d/specs/*.json 2>/dev/null | head -1)
-    timeout 120 "$K" export "$spec" -o $d/exp --no-build > $d/export.txt 2>&1
-    [ -f $d/exp/program.kf ] || { echo "$n: no start program" >> $R/steps.txt; continue; }
+    kb_start $s $d || continue
     # three programs: old.kf, every dense conv2d kernel as session 26's start program ran it
     # (multistage 128x64x32, the optimized iterator); start.kf, this planner's start program
     # (tma_ws from 16 channels on, few_channels below tile K, tile N 32 for few filters); sm90.kf,

@@ -15,16 +15,14 @@ K=${KFORGE:-$PWD/.carry/bin/kforge}
 KB=${KB:-.kb/KernelBench/KernelBench}
 STEMS=${STEMS:-"level2/73_Conv2d_BatchNorm_Scaling level2/57_Conv2d_ReLU_HardSwish level2/6_Conv3d_Softmax_MaxPool_MaxPool level3/8_ResNetBasicBlock level2/21_Conv2d_Add_Scale_Sigmoid_GroupNorm"}
 DIRECT_TILES=${DIRECT_TILES:-"128x64x16 128x32x16"}
+. bench/calls/kb_start.sh
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.sm,power.limit,temperature.gpu --format=csv > $R/gpu.txt 2>&1
 echo "| problem | program | status | timing gate | largest median rel err (profile) | note |" > $R/direct.md
 echo "|---|---|---|---|---|---|" >> $R/direct.md
 for s in $STEMS; do
     left=$(( ${CALL_S:-560} - ($(date +%s) - T0) )); [ $left -gt 45 ] || break
     n=$(basename $s); d=$R/$n; mkdir -p $d
-    timeout 120 "$K" import kernelbench "$KB/$s.py" -o $d/specs --allow-degenerate > $d/import.txt 2>&1
-    spec=$(ls $d/specs/*.json 2>/dev/null | head -1)
-    timeout 120 "$K" export "$spec" -o $d/exp --no-build > $d/export.txt 2>&1
-    [ -f $d/exp/program.kf ] || { echo "$n: no start program" >> $R/steps.txt; continue; }
+    kb_start $s $d || continue
     cp $d/exp/program.kf $d/start.kf
     P="--program $d/start.kf"
     # the implicit-GEMM twin (igemm.kf: the conv kernels the planner now starts on direct, at the

@@ -29,6 +29,7 @@
 #include "problem/spec.h"
 #include "sol/device.h"
 #include "tests/codegen/conv_forms_fixtures.h"
+#include "tests/codegen/host_run_problem.h"
 #include "tests/codegen/host_run_shim.h"
 
 namespace kforge::codegen {
@@ -36,20 +37,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Problem spec(const std::string& json) {
-    auto p = parse_problem(json, "spec");
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
-    return p.ok() ? *p : Problem{};
-}
+using hostrun::param;
+using hostrun::spec;
 
 double input_value(int64_t i, int salt) { return std::sin(0.37 * double(i) + 0.4 + salt) + 0.25; }
 
-int64_t param(const KernelLaunch& l, const std::string& name) {
-    for (const auto& p : l.params)
-        if (p.name == name) return p.int_value;
-    ADD_FAILURE() << l.symbol << " has no parameter " << name;
-    return 0;
-}
 
 // Checks and lowers `program` (one direct conv kernel) for `problem`, runs it on the host and
 // compares output `out` with interpret().

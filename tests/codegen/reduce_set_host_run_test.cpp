@@ -23,6 +23,7 @@
 #include "problem/spec.h"
 #include "planner/plan.h"
 #include "sol/device.h"
+#include "tests/codegen/host_run_problem.h"
 #include "tests/codegen/host_run_shim.h"
 
 namespace kforge::codegen {
@@ -30,20 +31,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Problem spec(const std::string& json) {
-    auto p = parse_problem(json, "spec");
-    EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().to_string());
-    return p.ok() ? *p : Problem{};
-}
+using hostrun::param;
+using hostrun::spec;
 
 double input_value(int64_t i) { return 2.0 * std::sin(0.37 * double(i) + 0.4) + 0.5; }
-
-int64_t param(const KernelLaunch& l, const std::string& name) {
-    for (const auto& p : l.params)
-        if (p.name == name) return p.int_value;
-    ADD_FAILURE() << l.symbol << " has no parameter " << name;
-    return 0;
-}
 
 // Seeds `problem`, expects `kernels` kernels, each a set reduction whose chain is one store;
 // runs them in order on the host and compares each stored tensor in `outputs` with interpret().
