@@ -24,16 +24,6 @@ Error unsupported(const dsl::Kernel& k, const std::string& what) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// The problem's conv2d (or conv1d, run as a conv2d with H = 1) op that `kernel` implements:
-// the one reading its two arguments.
-const Op* find_conv_op(const dsl::Kernel& kernel, const Problem& problem) {
-    for (const Op& op : problem.ops)
-        if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d ||
-             op.kind == OpKind::kConv3d || is_conv_transpose(op.kind)) && op.inputs.size() >= 2 &&
-            op.inputs[0] == kernel.args[0].name && op.inputs[1] == kernel.args[1].name)
-            return &op;
-    return nullptr;
-}
 
 // The kernel's math on its operands (dsl/math_policy.h), or why the lowering cannot run it.
 Expected<dsl::MathMode> conv_math(const dsl::Kernel& k, DType operand, PrecisionPolicy p) {
@@ -94,6 +84,15 @@ Status check_tile(const dsl::Kernel& kernel, dsl::MathMode math) {
 }
 
 }  // namespace
+
+const Op* find_conv_op(const dsl::Kernel& kernel, const Problem& problem) {
+    for (const Op& op : problem.ops)
+        if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d ||
+             op.kind == OpKind::kConv3d || is_conv_transpose(op.kind)) && op.inputs.size() >= 2 &&
+            op.inputs[0] == kernel.args[0].name && op.inputs[1] == kernel.args[1].name)
+            return &op;
+    return nullptr;
+}
 
 int conv_channel_multiple(DType staged) { return 16 / dtype_bytes(staged); }
 

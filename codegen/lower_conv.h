@@ -137,6 +137,10 @@ void add_conv_layout_launch(KernelCode& code, const dsl::Kernel& kernel, const s
 // The workspace buffer names of kernel `kernel`: "<kernel>_conv_x", "_conv_w", "_conv_y".
 std::string conv_buffer_name(const std::string& kernel, const char* what);
 
+// The problem's convolution op (conv1d/2d/3d, conv_transpose1d/2d/3d) that `kernel` implements:
+// the first reading its two arguments (kernel.args has two), or null.
+const Op* find_conv_op(const dsl::Kernel& kernel, const Problem& problem);
+
 // `schedule direct` (codegen/lower_conv_direct.cpp): one launch of kforge's direct convolution
 // (kernels/conv_direct.cuh), x and w read in place, the chain in registers, y stored NCHW.
 Expected<KernelCode> lower_conv_direct(const dsl::Kernel& kernel, const LowerContext& ctx);

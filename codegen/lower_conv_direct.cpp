@@ -14,25 +14,12 @@
 #include "dsl/conv_direct.h"
 
 namespace kforge::codegen {
-namespace {
-
-const Op* direct_conv_op(const dsl::Kernel& kernel, const Problem& problem) {
-    for (const Op& op : problem.ops)
-        if (spatial_rank(op.kind) > 0 && op.inputs.size() >= 2 &&
-            (op.kind == OpKind::kConv1d || op.kind == OpKind::kConv2d ||
-             op.kind == OpKind::kConv3d || is_conv_transpose(op.kind)) &&
-            op.inputs[0] == kernel.args[0].name && op.inputs[1] == kernel.args[1].name)
-            return &op;
-    return nullptr;
-}
-
-}  // namespace
 
 Expected<KernelCode> lower_conv_direct(const dsl::Kernel& kernel, const LowerContext& ctx) {
     const std::string where = "kernel " + kernel.name;
     if (kernel.args.size() != 2)
         return make_error(where, "conv2d takes two operands: X[N,C,...], W[K,C,...]");
-    const Op* op = direct_conv_op(kernel, *ctx.problem);
+    const Op* op = find_conv_op(kernel, *ctx.problem);
     if (op == nullptr)
         return make_error(where, "no convolution of the problem reads " + kernel.args[0].name +
                                      " and " + kernel.args[1].name);
@@ -41,7 +28,7 @@ Expected<KernelCode> lower_conv_direct(const dsl::Kernel& kernel, const LowerCon
     // the tiling at the configured shape; the grid at this one
     dsl::ConvDirectShape config = *shape;
     if (ctx.config != nullptr) {
-        const Op* cop = direct_conv_op(kernel, *ctx.config->problem);
+        const Op* cop = find_conv_op(kernel, *ctx.config->problem);
         if (cop == nullptr) return make_error(where, "the configured problem has no such conv");
         auto cs = dsl::conv_direct_shape(*cop, *ctx.config->problem);
         if (!cs) return make_error(where, "schedule direct " + cs.error().message);
@@ -51,18 +38,14 @@ Expected<KernelCode> lower_conv_direct(const dsl::Kernel& kernel, const LowerCon
     if (c.math != dsl::MathMode::kF32Simt)
         return make_error(where, "schedule direct multiplies in f32: math f32_simt");
     const int64_t kSmemLimit = 227 * 1024;
-    auto tiling = dsl::conv_direct_tiling(config, c.tile_m, c.tile_n, c.tile_k,
-                                          std::max(1, c.stages), kSmemLimit);
+    auto tiling = dsl::conv_direct_tiling(config, c.tile_m, c.tile_n, c.tile_k, c.stages,
+                                          kSmemLimit);
     if (!tiling) return make_error(where, tiling.error().where + ": " + tiling.error().message);
     const dsl::ConvDirectTiling& t = *tiling;
     // this shape's grid under the configured tiling
     const dsl::ConvDirectShape& g = *shape;
-    const int64_t grid_x = (g.p + t.tile_p - 1) / t.tile_p * ((g.q + t.tile_q - 1) / t.tile_q);
-    const int64_t grid_y = (g.k + t.tile_n - 1) / t.tile_n, grid_z = g.n * g.z;
-    if (grid_x > 0x7fffffff || grid_y > 65535 || grid_z > 65535)
-        return make_error(where, "schedule direct needs a grid of " + std::to_string(grid_x) +
-                                     " x " + std::to_string(grid_y) + " x " +
-                                     std::to_string(grid_z) + " blocks (y and z at most 65535)");
+    auto grid = dsl::conv_direct_grid(g, t.tile_p, t.tile_q, t.tile_n);
+    if (!grid) return make_error(where, grid.error().where + " needs " + grid.error().message);
 
     // The chain over y [N,K,(Z),(P),Q]: the dims of its first store name the space.
     const int rank = spatial_rank(op->kind);
@@ -133,7 +116,7 @@ Expected<KernelCode> lower_conv_direct(const dsl::Kernel& kernel, const LowerCon
     KernelLaunch l;
     l.name = kernel.name;
     l.symbol = sym;
-    l.grid = {unsigned(grid_x), unsigned(grid_y), unsigned(grid_z)};
+    l.grid = {unsigned((*grid)[0]), unsigned((*grid)[1]), unsigned((*grid)[2])};
     l.block = {unsigned(t.threads), 1, 1};
     l.smem_bytes = unsigned(t.smem_bytes);
     l.params = params.plan_params();

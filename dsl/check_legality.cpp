@@ -403,8 +403,8 @@ void check_conv_direct(const Kernel& kn, const Op& op, const Problem& problem,
         rep.error(knob_loc(kn, "schedule"), "schedule direct stages with cp.async: sm_80 or "
                                             "newer; the " + upper(limits.name) + " is " +
                                             sm_name(limits.cc_major, limits.cc_minor));
-    auto tiling = conv_direct_tiling(*shape, c.tile_m, c.tile_n, c.tile_k,
-                                     std::max(1, c.stages), limits.smem_per_block_optin_bytes);
+    auto tiling = conv_direct_tiling(*shape, c.tile_m, c.tile_n, c.tile_k, c.stages,
+                                     limits.smem_per_block_optin_bytes);
     if (!tiling) rep.error(knob_loc(kn, "tile"), tiling.error().where + ": " + tiling.error().message);
 }
 

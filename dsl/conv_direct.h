@@ -3,8 +3,8 @@
 // runs and how a tile MxNxK becomes threads, a spatial tile and shared memory.
 //
 // tile M: output positions a block (kTileP rows of kTileQ along the output's last dim), N:
-// filters a block, K: channels a staged step (min(K, C)); `stages` steps in flight (at most
-// the steps there are). A thread holds kConvDirectFilters filters (N below 8: all N) at
+// filters a block, K: channels a staged step (min(K, C / groups)); `stages` steps in flight (at
+// most the steps there are). A thread holds kConvDirectFilters filters (N below 8: all N) at
 // kConvDirectPositions positions, so a block has M / 4 * N / 8 threads. f32 operands, math
 // f32_simt (the products are exact f32 FMAs). Groups: a block's filters lie in one group (tile N
 // divides the filters per group), whose channels it reads.
@@ -16,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -46,7 +47,7 @@ struct ConvDirectTiling {
     int patch_t = 1, patch_h = 1, patch_w = 1;
     int64_t stage_floats = 0;  // one stage: the patch (padded to 4 floats) and the weights
     int64_t smem_bytes = 0;
-    int64_t grid[3] = {1, 1, 1};
+    std::array<int64_t, 3> grid = {1, 1, 1};  // at the shape the tiling was chosen for
 };
 
 // The op's shape, or why the direct convolution does not run it.
@@ -93,6 +94,23 @@ inline Expected<ConvDirectShape> conv_direct_shape(const Op& op, const Problem& 
         *out[first + i] = y->shape[2 + i];
     }
     return g;
+}
+
+// The blocks of shape `g` under a spatial tile of tile_p x tile_q positions and tile_n filters
+// (x: spatial tiles, Q fastest; y: filter tiles; z: images x output depth), or why CUDA cannot
+// launch them (y and z at most 65535).
+inline Expected<std::array<int64_t, 3>> conv_direct_grid(const ConvDirectShape& g, int tile_p,
+                                                         int tile_q, int tile_n) {
+    const std::array<int64_t, 3> grid = {
+        (g.p + tile_p - 1) / tile_p * ((g.q + tile_q - 1) / tile_q),
+        (g.k + tile_n - 1) / tile_n, g.n * g.z};
+    if (grid[0] > 0x7fffffff || grid[1] > 65535 || grid[2] > 65535)
+        return make_error("schedule direct", "a grid of " + std::to_string(grid[0]) + " x " +
+                                                 std::to_string(grid[1]) + " x " +
+                                                 std::to_string(grid[2]) +
+                                                 " blocks (y: filter tiles, z: images x output "
+                                                 "depth, at most 65535 each)");
+    return grid;
 }
 
 // The launch of tile MxNxK with `stages`, or why it does not fit (smem_limit: the device's
@@ -150,14 +168,9 @@ inline Expected<ConvDirectTiling> conv_direct_tiling(const ConvDirectShape& g, i
                                     std::to_string(smem_limit / 1024) +
                                     " KiB of shared memory a block: use a smaller tile K or M, "
                                     "or fewer stages");
-    t.grid[0] = (g.p + t.tile_p - 1) / t.tile_p * ((g.q + t.tile_q - 1) / t.tile_q);
-    t.grid[1] = (g.k + tile_n - 1) / tile_n;
-    t.grid[2] = g.n * g.z;
-    if (t.grid[0] > 0x7fffffff || t.grid[1] > 65535 || t.grid[2] > 65535)
-        return make_error(tile, "a grid of " + std::to_string(t.grid[0]) + " x " +
-                                    std::to_string(t.grid[1]) + " x " + std::to_string(t.grid[2]) +
-                                    " blocks (y: filter tiles, z: images x output depth, at most "
-                                    "65535 each)");
+    auto grid = conv_direct_grid(g, t.tile_p, t.tile_q, tile_n);
+    if (!grid) return make_error(tile, grid.error().message);
+    t.grid = *grid;
     return t;
 }
 

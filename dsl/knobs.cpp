@@ -153,8 +153,9 @@ std::vector<KnobSpec> conv2d_knobs() {
             s.doc = "mainloop schedule: Ampere cp.async multistage (CUTLASS 2.x), tma_ws: "
                     "Hopper TMA im2col + wgmma, warp-specialized (CUTLASS 3.x sm90; dense 2-D "
                     "and 1-D fprop), or direct: kforge's direct convolution in f32 FMA, one "
-                    "launch, NCHW in and out (dense fprop of f32 operands, math f32_simt; tile "
-                    "M positions x N filters a block x K channels a step); auto: multistage";
+                    "launch, NCHW in and out (f32 operands, math f32_simt; transposed too, and "
+                    "groups of whole tiles of N filters; tile M positions x N filters a block x "
+                    "K channels a step); auto: multistage";
             s.apply = [](Kernel& k, const KnobValue& v) {
                 k.gemm.schedule = v.word == "tma_ws"   ? Schedule::kTmaWarpSpecialized
                                   : v.word == "direct" ? Schedule::kDirect

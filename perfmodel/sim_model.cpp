@@ -219,7 +219,7 @@ Expected<SimKernelTime> conv_direct_time(const dsl::Kernel& k, const Op& conv,
     auto shape = dsl::conv_direct_shape(conv, problem);
     if (!shape) return make_error(k.name, shape.error().message);
     auto tiling = dsl::conv_direct_tiling(*shape, k.gemm.tile_m, k.gemm.tile_n, k.gemm.tile_k,
-                                          std::max(1, k.gemm.stages), 227 * 1024);
+                                          k.gemm.stages, 227 * 1024);
     if (!tiling) return make_error(k.name, tiling.error().message);
     const dsl::ConvDirectShape& g = *shape;
     const dsl::ConvDirectTiling& d = *tiling;
@@ -265,13 +265,7 @@ Expected<SimKernelTime> conv2d_time(const dsl::Kernel& k, const Problem& problem
                                     const Ceilings& ceil, int sm_count) {
     SimKernelTime t{k.name};
     if (k.args.size() < 2) return make_error(k.name, "conv2d kernel without input and weight");
-    const Op* conv = nullptr;
-    for (const Op& op : problem.ops)
-        if ((op.kind == OpKind::kConv2d || op.kind == OpKind::kConv1d ||  // conv1d: H = 1
-             op.kind == OpKind::kConv3d || is_conv_transpose(op.kind)) &&  // transposed: dgrad
-            op.inputs.size() >= 2 && op.inputs[0] == k.args[0].name &&
-            op.inputs[1] == k.args[1].name)
-            conv = &op;
+    const Op* conv = codegen::find_conv_op(k, problem);
     if (!conv)
         return make_error(k.name, "no conv2d op of the problem reads " + k.args[0].name +
                                       " and " + k.args[1].name);
